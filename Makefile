@@ -1,0 +1,119 @@
+# sbw -- Softmax Bottleneck Workbench.  Plain GNU make; `make help` lists
+# the targets.  Tools are core|synth|analysis|plots/tool_VERB.c -> bin/sbw-VERB;
+# every other .c there goes into libsbw.a; tests/test_*.c are cmocka suites.
+# Adding a tool, a module or a test means adding a file: nothing here changes.
+
+BUILD ?= build
+BIN ?= bin
+PREFIX ?= /usr/local
+SAN ?=
+WERROR ?=
+
+SRCDIRS := core synth analysis plots
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L $(addprefix -I,$(SRCDIRS)) -Itests
+WARN := -Wall -Wextra -Wpedantic -Wshadow
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 $(WARN) $(WERROR) -fopenmp -MMD -MP
+# Hot numerical kernels (*_kern.c): vectorised exp/log through libmvec needs
+# -ffast-math; it is confined to these files, which never test for NaN/Inf.
+KERN_CFLAGS := -O3 -march=native -ffast-math
+LDFLAGS += -fopenmp
+LDLIBS := -lgsl -llapacke -lopenblas -lm
+ifneq ($(SAN),)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+TOOL_SRC := $(wildcard $(addsuffix /tool_*.c,$(SRCDIRS)))
+LIB_SRC := $(filter-out $(TOOL_SRC),$(wildcard $(addsuffix /*.c,$(SRCDIRS))))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libsbw.a
+tool_name = $(BIN)/sbw-$(patsubst tool_%,%,$(basename $(notdir $(1))))
+TOOLS := $(foreach t,$(TOOL_SRC),$(call tool_name,$(t)))
+TEST_SRC := $(wildcard tests/test_*.c)
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_HELPER := $(BUILD)/tests/sbw_test.o
+
+.PHONY: all tests check check-run asan bench demo install clean lint format deps help
+.DEFAULT_GOAL := all
+
+all: $(TOOLS)
+
+help:
+	@echo "make            build the tools into $(BIN)/"
+	@echo "make check      install missing dependencies, build, run every test"
+	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
+	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
+	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
+	@echo "make lint       cppcheck and clang-tidy over the sources"
+	@echo "make format     clang-format the sources in place"
+	@echo "make install PREFIX=/usr/local"
+
+# -Wconversion holds for core/ (the library's foundation).
+$(BUILD)/core/%.o: WARN += -Wconversion
+$(BUILD)/%_kern.o: CFLAGS += $(KERN_CFLAGS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+define tool_rule
+$(call tool_name,$(1)): $(BUILD)/$(1:.c=.o) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+endef
+$(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELPER) $(LIB)
+	$(CC) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+
+tests: $(TESTS) $(TOOLS)
+
+deps:
+	@scripts/deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory WERROR=-Werror check-run
+
+check-run: tests
+	@scripts/run-tests.sh $(BUILD)/tests $(BIN)
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin SAN=1 WERROR=-Werror check-run
+
+bench:
+	@scripts/deps.sh --bench
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@experiments/quickstart.sh
+
+install: all $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sbw
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(wildcard $(addsuffix /*.h,$(SRCDIRS))) $(DESTDIR)$(PREFIX)/include/sbw
+
+ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
+ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
+	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
+	  $(addprefix -I,$(SRCDIRS)) $(SRCDIRS)
+	clang-tidy --quiet $(wildcard $(addsuffix /*.c,$(SRCDIRS))) -- $(CPPFLAGS) -std=c11 -fopenmp
+
+format:
+	clang-format -i $(ALL_C) $(ALL_H)
+
+clean:
+	rm -rf build build-asan bin
+
+-include $(LIB_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d)

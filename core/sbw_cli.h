@@ -1,0 +1,106 @@
+/* sbw_cli.h -- what every sbw tool's main() shares: option parsing with
+ * checked numbers, --help/--version/--quiet/--json/--threads/--seed/-o,
+ * thread setup, and turning a failed status into a message + exit code.
+ *
+ * This module and sbw_progress are the only parts of libsbw that write to
+ * the terminal, and they do so only on behalf of main().
+ *
+ * Exit codes: 0 ok, 1 bad data or a failed computation, 2 bad usage.
+ */
+#ifndef SBW_CLI_H
+#define SBW_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBW_VERSION "0.1.0"
+
+enum { SBW_EXIT_OK = 0, SBW_EXIT_DATA = 1, SBW_EXIT_USAGE = 2 };
+
+/* sbw_cli_parse() returns this after printing --help or --version. */
+#define SBW_CLI_DONE (-1)
+
+typedef enum sbw_arg_type {
+    SBW_ARG_FLAG,   /* bool *, set to true */
+    SBW_ARG_SIZE,   /* size_t *, integer >= 0 ("1e5" accepted when exact) */
+    SBW_ARG_LONG,   /* long * */
+    SBW_ARG_DOUBLE, /* double *, finite */
+    SBW_ARG_STRING, /* const char ** */
+    SBW_ARG_U64     /* uint64_t * */
+} sbw_arg_type;
+
+typedef struct sbw_opt {
+    const char *name;    /* "--alpha" */
+    const char *metavar; /* "A"; NULL for flags */
+    sbw_arg_type type;
+    void *dst;
+    double min, max; /* inclusive range for numbers; none when min > max */
+    const char *help;
+} sbw_opt;
+
+/* Which common options a tool takes, besides --help --version --quiet. */
+enum {
+    SBW_CLI_OUTPUT = 1u << 0,  /* -o FILE */
+    SBW_CLI_JSON = 1u << 1,    /* --json */
+    SBW_CLI_THREADS = 1u << 2, /* --threads N */
+    SBW_CLI_SEED = 1u << 3     /* --seed S */
+};
+
+typedef struct sbw_cli {
+    const char *tool;    /* "sbw-info" (or "sbw-synth dirichlet") */
+    const char *usage;   /* what follows "[options]": "FILE.npy" */
+    const char *summary; /* one line */
+    const char *details; /* printed after the options by --help: output, examples */
+    const sbw_opt *opts; /* the tool's own options, ended by a {0} entry */
+    int min_args, max_args;
+    unsigned common;
+} sbw_cli;
+
+typedef struct sbw_common {
+    bool quiet, json;
+    long threads;       /* 0: every core */
+    const char *output; /* -o FILE, NULL when absent */
+    uint64_t seed;      /* SBW_DEFAULT_SEED unless --seed */
+    bool seed_given;
+    char **args; /* positional arguments (into argv) */
+    int nargs;
+    char cmdline[1024]; /* the command as typed, for output headers */
+} sbw_common;
+
+/* Parses argv[1..argc) against cli's options and the common ones, filling
+ * the opts' dst and *c (which it initialises first).  Returns 0 to go on,
+ * SBW_CLI_DONE after printing help or version (exit 0), or SBW_EXIT_USAGE
+ * after printing the problem and the usage line on stderr.  "--name=value"
+ * and "--name value" both work; "--" ends options. */
+int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_common *c);
+
+/* Prints "TOOL: message" and the usage line on stderr; returns 2. */
+int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints the last library error as "TOOL: reason" on stderr and returns the
+ * exit code for status (2 for SBW_EINVAL, 1 otherwise). */
+int sbw_cli_fail(const char *tool, int status);
+
+/* Sets the OpenBLAS and OpenMP thread counts (0 = every core) and returns
+ * the count in use. */
+int sbw_cli_threads(long threads);
+
+/* OpenBLAS's configuration string ("OpenBLAS 0.3.21 DYNAMIC_ARCH ..."). */
+const char *sbw_cli_blas(void);
+
+/* Checked conversions used by the parser, exposed for tools and tests:
+ * the whole string must be a number in [min, max] (no range if min > max).
+ * Return SBW_OK or SBW_EINVAL with a reason naming what. */
+int sbw_cli_parse_size(const char *s, const char *what, double min, double max, size_t *out);
+int sbw_cli_parse_long(const char *s, const char *what, double min, double max, long *out);
+int sbw_cli_parse_double(const char *s, const char *what, double min, double max,
+                         double *out);
+int sbw_cli_parse_u64(const char *s, const char *what, uint64_t *out);
+
+/* Parses a comma list of sizes and ranges "1,2,5:10" / "2:100:2" into a
+ * new array (caller frees).  Errors: SBW_EINVAL, SBW_ENOMEM. */
+int sbw_cli_parse_size_list(const char *s, const char *what, size_t **out, size_t *n);
+
+#endif

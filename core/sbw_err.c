@@ -1,0 +1,58 @@
+/* sbw_err.c -- status codes and the thread-local last error. */
+#include "sbw_err.h"
+
+#include <gsl/gsl_errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char err_reason[512];
+static _Thread_local const char *err_file = "";
+static _Thread_local int err_line;
+static _Thread_local int err_status;
+
+static const char *const status_text[SBW_NSTATUS] = {
+    [SBW_OK] = "ok",
+    [SBW_EINVAL] = "invalid argument",
+    [SBW_ENOMEM] = "out of memory",
+    [SBW_EIO] = "input/output error",
+    [SBW_EFORMAT] = "malformed file",
+    [SBW_EDTYPE] = "unsupported data type",
+    [SBW_ESHAPE] = "shape mismatch",
+    [SBW_EDATA] = "invalid data",
+    [SBW_ENUMERIC] = "numerical failure",
+    [SBW_EINTR] = "interrupted",
+};
+
+const char *sbw_strerror(int status)
+{
+    if (status < 0 || status >= SBW_NSTATUS)
+        return "unknown status";
+    return status_text[status];
+}
+
+int sbw_error_set(int status, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err_reason, sizeof err_reason, fmt, ap);
+    va_end(ap);
+    err_file = file;
+    err_line = line;
+    err_status = status;
+    return status;
+}
+
+const char *sbw_error_reason(void) { return err_reason; }
+const char *sbw_error_file(void) { return err_file; }
+int sbw_error_line(void) { return err_line; }
+int sbw_error_status(void) { return err_status; }
+
+void sbw_error_clear(void)
+{
+    err_reason[0] = '\0';
+    err_file = "";
+    err_line = 0;
+    err_status = SBW_OK;
+}
+
+void sbw_error_gsl_quiet(void) { gsl_set_error_handler_off(); }

@@ -1,0 +1,48 @@
+/* sbw_err.h -- status codes and the last error's reason.
+ *
+ * Every library function returns an int status: SBW_OK (0) or one of the
+ * SBW_E* codes below, and writes its results through out-parameters.  On
+ * failure it records a one-line reason (with the source file and line that
+ * raised it) in thread-local storage; main() reads it with
+ * sbw_error_reason().  The library never prints, exits or aborts.
+ */
+#ifndef SBW_ERR_H
+#define SBW_ERR_H
+
+enum sbw_status {
+    SBW_OK = 0,
+    SBW_EINVAL,  /* bad argument from the caller (a usage error in a tool) */
+    SBW_ENOMEM,  /* allocation failed or a size overflowed */
+    SBW_EIO,     /* open/read/write/close failed (errno in the reason) */
+    SBW_EFORMAT, /* malformed file: bad magic, header, truncated payload */
+    SBW_EDTYPE,  /* well-formed file with an unsupported dtype or layout */
+    SBW_ESHAPE,  /* shapes do not fit together */
+    SBW_EDATA,   /* values out of domain: NaN/Inf, unnormalised rows */
+    SBW_ENUMERIC,/* a computation failed (LAPACK info != 0, no convergence) */
+    SBW_EINTR,   /* interrupted by a signal; partial work was saved */
+    SBW_NSTATUS
+};
+
+/* A short fixed description of a status code ("malformed file"). */
+const char *sbw_strerror(int status);
+
+/* Records status with a printf-style reason; returns status so that
+ * `return SBW_ERROR(SBW_EINVAL, "n must be >= 1, got %zu", n);` reads well.
+ * The reason is truncated to 511 bytes. */
+int sbw_error_set(int status, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define SBW_ERROR(status, ...) sbw_error_set((status), __FILE__, __LINE__, __VA_ARGS__)
+
+/* The last recorded reason on this thread ("" when none), and where it was
+ * raised.  Valid until the next sbw_error_set() on the same thread. */
+const char *sbw_error_reason(void);
+const char *sbw_error_file(void);
+int sbw_error_line(void);
+int sbw_error_status(void);
+void sbw_error_clear(void);
+
+/* Switches GSL's default abort-on-error handler off, once per process, so a
+ * GSL failure comes back as a status instead of killing the tool. */
+void sbw_error_gsl_quiet(void);
+
+#endif

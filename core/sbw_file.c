@@ -1,0 +1,139 @@
+/* sbw_file.c -- atomic output files (temporary + rename). */
+#include "sbw_file.h"
+
+#include "sbw_err.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool sbw_file_is_std(const char *path) { return path && strcmp(path, "-") == 0; }
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* "dir/name" -> "dir/.name.tmp.XXXXXX"; NULL on allocation failure. */
+static char *temp_template(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = path + dirlen;
+    size_t n = dirlen + 1 + strlen(base) + sizeof ".tmp.XXXXXX";
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+    return t;
+}
+
+/* Regular files and names that do not exist yet go through a temporary. */
+static bool wants_temp(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return true;
+    return S_ISREG(sb.st_mode);
+}
+
+static int open_temp(sbw_file *f)
+{
+    f->tmp = temp_template(f->path);
+    if (!f->tmp)
+        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", f->path);
+    int fd = mkstemp(f->tmp);
+    if (fd < 0)
+        return SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    f->fp = fdopen(fd, "wb");
+    if (!f->fp) {
+        int e = errno;
+        close(fd);
+        unlink(f->tmp);
+        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", f->path, strerror(e));
+    }
+    return SBW_OK;
+}
+
+int sbw_file_create(sbw_file *f, const char *path)
+{
+    *f = (sbw_file){0};
+    if (!path || !*path)
+        return SBW_ERROR(SBW_EINVAL, "empty output file name");
+    f->path = dup_str(path);
+    if (!f->path)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = SBW_OK;
+    if (sbw_file_is_std(path)) {
+        f->fp = stdout;
+        f->is_stdout = true;
+    } else if (wants_temp(path)) {
+        st = open_temp(f);
+    } else {
+        f->fp = fopen(path, "wb");
+        if (!f->fp)
+            st = SBW_ERROR(SBW_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
+    }
+    if (st) {
+        free(f->tmp);
+        free(f->path);
+        *f = (sbw_file){0};
+    }
+    return st;
+}
+
+int sbw_file_write(sbw_file *f, const void *buf, size_t bytes)
+{
+    if (bytes && fwrite(buf, 1, bytes, f->fp) != bytes)
+        return SBW_ERROR(SBW_EIO, "%s: write failed: %s", f->path, strerror(errno));
+    return SBW_OK;
+}
+
+static void release(sbw_file *f)
+{
+    free(f->tmp);
+    free(f->path);
+    *f = (sbw_file){0};
+}
+
+int sbw_file_commit(sbw_file *f)
+{
+    if (!f->fp)
+        return SBW_ERROR(SBW_EINVAL, "commit of a file that is not open");
+    int st = SBW_OK;
+    if (fflush(f->fp) != 0 || ferror(f->fp))
+        st = SBW_ERROR(SBW_EIO, "%s: write failed: %s", f->path, strerror(errno));
+    if (!f->is_stdout && fclose(f->fp) != 0 && !st)
+        st = SBW_ERROR(SBW_EIO, "%s: close failed: %s", f->path, strerror(errno));
+    f->fp = NULL;
+    if (f->tmp) {
+        if (!st && rename(f->tmp, f->path) != 0)
+            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path,
+                           strerror(errno));
+        if (st)
+            unlink(f->tmp);
+    }
+    release(f);
+    return st;
+}
+
+void sbw_file_abort(sbw_file *f)
+{
+    if (!f)
+        return;
+    if (f->fp && !f->is_stdout)
+        fclose(f->fp);
+    if (f->fp && f->is_stdout)
+        fflush(stdout);
+    if (f->tmp)
+        unlink(f->tmp);
+    release(f);
+}

@@ -1,0 +1,146 @@
+/* sbw_mat.c -- dense row-major matrices. */
+#include "sbw_mat.h"
+
+#include "sbw_err.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SBW_MAT_ALIGN 64
+
+int sbw_mat_bytes(size_t rows, size_t cols, size_t size, size_t *bytes)
+{
+    if (cols != 0 && rows > SIZE_MAX / cols)
+        return SBW_ERROR(SBW_ENOMEM, "matrix %zu x %zu overflows size_t", rows, cols);
+    size_t n = rows * cols;
+    if (size != 0 && n > (size_t)PTRDIFF_MAX / size)
+        return SBW_ERROR(SBW_ENOMEM, "matrix %zu x %zu of %zu-byte items is too large",
+                         rows, cols, size);
+    *bytes = n * size;
+    return SBW_OK;
+}
+
+/* aligned_alloc needs a size that is a multiple of the alignment. */
+static void *alloc_zeroed(size_t bytes)
+{
+    size_t padded = (bytes + SBW_MAT_ALIGN - 1) / SBW_MAT_ALIGN * SBW_MAT_ALIGN;
+    if (padded == 0)
+        padded = SBW_MAT_ALIGN;
+    void *p = aligned_alloc(SBW_MAT_ALIGN, padded);
+    if (p)
+        memset(p, 0, padded);
+    return p;
+}
+
+int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols)
+{
+    size_t bytes = 0;
+    int st = sbw_mat_bytes(rows, cols, sizeof(double), &bytes);
+    if (st)
+        return st;
+    double *data = alloc_zeroed(bytes);
+    if (!data)
+        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu doubles (%.3g GB)", rows,
+                         cols, (double)bytes / 1e9);
+    *m = (sbw_mat){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
+    return SBW_OK;
+}
+
+int sbw_matf_alloc(sbw_matf *m, size_t rows, size_t cols)
+{
+    size_t bytes = 0;
+    int st = sbw_mat_bytes(rows, cols, sizeof(float), &bytes);
+    if (st)
+        return st;
+    float *data = alloc_zeroed(bytes);
+    if (!data)
+        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu floats (%.3g GB)", rows,
+                         cols, (double)bytes / 1e9);
+    *m = (sbw_matf){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
+    return SBW_OK;
+}
+
+void sbw_mat_free(sbw_mat *m)
+{
+    if (!m)
+        return;
+    if (m->owner)
+        free(m->data);
+    *m = (sbw_mat){0};
+}
+
+void sbw_matf_free(sbw_matf *m)
+{
+    if (!m)
+        return;
+    if (m->owner)
+        free(m->data);
+    *m = (sbw_matf){0};
+}
+
+sbw_mat sbw_mat_view(double *data, size_t rows, size_t cols, size_t ld)
+{
+    return (sbw_mat){.rows = rows, .cols = cols, .ld = ld, .data = data, .owner = false};
+}
+
+sbw_mat sbw_mat_rows(const sbw_mat *m, size_t r0, size_t nr)
+{
+    return sbw_mat_view(m->data + r0 * m->ld, nr, m->cols, m->ld);
+}
+
+static int check_same_shape(size_t r1, size_t c1, size_t r2, size_t c2)
+{
+    if (r1 != r2 || c1 != c2)
+        return SBW_ERROR(SBW_ESHAPE, "shapes differ: %zu x %zu vs %zu x %zu", r1, c1, r2, c2);
+    return SBW_OK;
+}
+
+int sbw_mat_copy(sbw_mat *dst, const sbw_mat *src)
+{
+    int st = check_same_shape(dst->rows, dst->cols, src->rows, src->cols);
+    if (st)
+        return st;
+    for (size_t i = 0; i < src->rows; i++)
+        memmove(dst->data + i * dst->ld, src->data + i * src->ld, src->cols * sizeof(double));
+    return SBW_OK;
+}
+
+int sbw_mat_to_float(sbw_matf *dst, const sbw_mat *src)
+{
+    int st = check_same_shape(dst->rows, dst->cols, src->rows, src->cols);
+    if (st)
+        return st;
+    for (size_t i = 0; i < src->rows; i++)
+        for (size_t j = 0; j < src->cols; j++)
+            SBW_AT(dst, i, j) = (float)SBW_AT(src, i, j);
+    return SBW_OK;
+}
+
+int sbw_matf_to_double(sbw_mat *dst, const sbw_matf *src)
+{
+    int st = check_same_shape(dst->rows, dst->cols, src->rows, src->cols);
+    if (st)
+        return st;
+    for (size_t i = 0; i < src->rows; i++)
+        for (size_t j = 0; j < src->cols; j++)
+            SBW_AT(dst, i, j) = (double)SBW_AT(src, i, j);
+    return SBW_OK;
+}
+
+int sbw_mat_max_abs_diff(const sbw_mat *a, const sbw_mat *b, double *out)
+{
+    int st = check_same_shape(a->rows, a->cols, b->rows, b->cols);
+    if (st)
+        return st;
+    double mx = 0.0;
+    for (size_t i = 0; i < a->rows; i++)
+        for (size_t j = 0; j < a->cols; j++) {
+            double d = fabs(SBW_AT(a, i, j) - SBW_AT(b, i, j));
+            if (d > mx || isnan(d))
+                mx = d;
+        }
+    *out = mx;
+    return SBW_OK;
+}

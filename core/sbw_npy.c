@@ -1,0 +1,827 @@
+/* sbw_npy.c -- streamed .npy reading and writing.
+ *
+ * Format: "\x93NUMPY", major, minor, a little-endian header length (2 bytes
+ * in version 1, 4 in versions 2 and 3), then a Python dict literal
+ * {'descr': '<f8', 'fortran_order': False, 'shape': (r, c), } padded with
+ * spaces and a final newline, then the payload.
+ * Reference: numpy/lib/format.py (NEP 1).
+ */
+#include "sbw_npy.h"
+
+#include "sbw_err.h"
+#include "sbw_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NPY_MAGIC "\x93NUMPY"
+#define NPY_MAGIC_LEN 6
+#define NPY_MAX_HEADER (1u << 20)
+#define HOST_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
+struct sbw_npy_reader {
+    int fd;
+    bool own_fd;
+    bool seekable;
+    char *path;
+    sbw_npy_info info;
+    size_t next_row;
+    unsigned char *stage; /* staging buffer for conversions, grown on demand */
+    size_t stage_cap;
+    unsigned char *whole; /* Fortran-order payload from a pipe, read at open */
+};
+
+struct sbw_npy_writer {
+    sbw_file file;
+    size_t rows, cols, written;
+    sbw_dtype dtype;
+    unsigned char *stage;
+    size_t stage_cap;
+};
+
+const char *sbw_dtype_name(sbw_dtype t) { return t == SBW_F32 ? "float32" : "float64"; }
+
+/* ---- low-level reads ---------------------------------------------------- */
+
+/* Reads up to n bytes, retrying short reads and EINTR; *got is the count
+ * (less than n only at end of file).  SBW_EIO on a read error. */
+static int read_full(int fd, void *buf, size_t n, size_t *got, const char *path)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = read(fd, (unsigned char *)buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return SBW_ERROR(SBW_EIO, "%s: read failed: %s", path, strerror(errno));
+        if (k == 0)
+            break;
+        done += (size_t)k;
+    }
+    *got = done;
+    return SBW_OK;
+}
+
+static int pread_full(int fd, void *buf, size_t n, size_t off, const char *path)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = pread(fd, (unsigned char *)buf + done, n - done, (off_t)(off + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return SBW_ERROR(SBW_EIO, "%s: read failed: %s", path, strerror(errno));
+        if (k == 0)
+            return SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends at byte %zu", path,
+                             off + done);
+        done += (size_t)k;
+    }
+    return SBW_OK;
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return SBW_OK;
+    unsigned char *p = realloc(*buf, need);
+    if (!p)
+        return SBW_ERROR(SBW_ENOMEM, "cannot allocate a %zu-byte read buffer", need);
+    *buf = p;
+    *cap = need;
+    return SBW_OK;
+}
+
+/* ---- header dict parser ------------------------------------------------- */
+
+typedef struct lexer {
+    const char *p, *end;
+    const char *path;
+} lexer;
+
+static int bad_header(const lexer *lx, const char *what)
+{
+    return SBW_ERROR(SBW_EFORMAT, "%s: bad .npy header: %s", lx->path, what);
+}
+
+static void skip_ws(lexer *lx)
+{
+    while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\n'))
+        lx->p++;
+}
+
+static bool accept(lexer *lx, char c)
+{
+    skip_ws(lx);
+    if (lx->p < lx->end && *lx->p == c) {
+        lx->p++;
+        return true;
+    }
+    return false;
+}
+
+static int parse_string(lexer *lx, char *out, size_t cap)
+{
+    skip_ws(lx);
+    if (lx->p >= lx->end || (*lx->p != '\'' && *lx->p != '"'))
+        return bad_header(lx, "expected a quoted string");
+    char q = *lx->p++;
+    size_t n = 0;
+    while (lx->p < lx->end && *lx->p != q) {
+        if (n + 1 >= cap)
+            return bad_header(lx, "string too long");
+        out[n++] = *lx->p++;
+    }
+    if (lx->p >= lx->end)
+        return bad_header(lx, "unterminated string");
+    lx->p++;
+    out[n] = '\0';
+    return SBW_OK;
+}
+
+static int parse_bool(lexer *lx, bool *out)
+{
+    skip_ws(lx);
+    size_t left = (size_t)(lx->end - lx->p);
+    if (left >= 4 && memcmp(lx->p, "True", 4) == 0) {
+        lx->p += 4;
+        *out = true;
+    } else if (left >= 5 && memcmp(lx->p, "False", 5) == 0) {
+        lx->p += 5;
+        *out = false;
+    } else {
+        return bad_header(lx, "fortran_order is not True or False");
+    }
+    return SBW_OK;
+}
+
+static int parse_dim(lexer *lx, size_t *out)
+{
+    skip_ws(lx);
+    if (lx->p >= lx->end || *lx->p < '0' || *lx->p > '9')
+        return bad_header(lx, "shape entry is not a non-negative integer");
+    size_t v = 0;
+    while (lx->p < lx->end && *lx->p >= '0' && *lx->p <= '9') {
+        size_t dig = (size_t)(*lx->p++ - '0');
+        if (v > (SIZE_MAX - dig) / 10)
+            return bad_header(lx, "shape entry overflows");
+        v = v * 10 + dig;
+    }
+    if (lx->p < lx->end && *lx->p == 'L')
+        lx->p++;
+    *out = v;
+    return SBW_OK;
+}
+
+/* "(a, b)", "(n,)" or "()"; ndim counts entries (up to 32 are parsed). */
+static int parse_shape(lexer *lx, size_t shape[2], int *ndim)
+{
+    if (!accept(lx, '('))
+        return bad_header(lx, "shape is not a tuple");
+    int n = 0;
+    while (!accept(lx, ')')) {
+        size_t d = 0;
+        int st = parse_dim(lx, &d);
+        if (st)
+            return st;
+        if (n < 2)
+            shape[n] = d;
+        if (++n > 32)
+            return bad_header(lx, "too many dimensions");
+        if (!accept(lx, ',')) {
+            if (!accept(lx, ')'))
+                return bad_header(lx, "shape tuple is not closed");
+            break;
+        }
+    }
+    *ndim = n;
+    return SBW_OK;
+}
+
+typedef struct header_fields {
+    char descr[32];
+    bool fortran;
+    size_t shape[2];
+    int ndim;
+} header_fields;
+
+static int parse_entry(lexer *lx, header_fields *h, unsigned *seen)
+{
+    char key[32];
+    int st = parse_string(lx, key, sizeof key);
+    if (st)
+        return st;
+    if (!accept(lx, ':'))
+        return bad_header(lx, "expected ':' after a key");
+    if (strcmp(key, "descr") == 0) {
+        *seen |= 1u;
+        skip_ws(lx);
+        if (lx->p < lx->end && *lx->p == '[')
+            return SBW_ERROR(SBW_EDTYPE, "%s: structured dtypes are not supported", lx->path);
+        return parse_string(lx, h->descr, sizeof h->descr);
+    }
+    if (strcmp(key, "fortran_order") == 0) {
+        *seen |= 2u;
+        return parse_bool(lx, &h->fortran);
+    }
+    if (strcmp(key, "shape") == 0) {
+        *seen |= 4u;
+        return parse_shape(lx, h->shape, &h->ndim);
+    }
+    return SBW_ERROR(SBW_EFORMAT, "%s: bad .npy header: unexpected key '%s'", lx->path, key);
+}
+
+static int parse_dict(const char *text, size_t len, const char *path, header_fields *h)
+{
+    lexer lx = {.p = text, .end = text + len, .path = path};
+    unsigned seen = 0;
+    if (!accept(&lx, '{'))
+        return bad_header(&lx, "not a dict");
+    while (!accept(&lx, '}')) {
+        int st = parse_entry(&lx, h, &seen);
+        if (st)
+            return st;
+        if (!accept(&lx, ',')) {
+            if (!accept(&lx, '}'))
+                return bad_header(&lx, "expected ',' or '}'");
+            break;
+        }
+    }
+    if (seen != 7u)
+        return bad_header(&lx, "missing descr, fortran_order or shape");
+    return SBW_OK;
+}
+
+/* ---- header validation -------------------------------------------------- */
+
+static int set_dtype(sbw_npy_info *info, const char *descr, const char *path)
+{
+    size_t n = strlen(descr);
+    bool order_ok = n == 3 && strchr("<>=|", descr[0]);
+    if (!order_ok || descr[1] != 'f' || (descr[2] != '4' && descr[2] != '8'))
+        return SBW_ERROR(SBW_EDTYPE,
+                         "%s: unsupported dtype '%s' (sbw reads float64 '<f8' and float32 "
+                         "'<f4', either byte order)",
+                         path, descr);
+    bool big = descr[0] == '>';
+    bool little = descr[0] == '<';
+    snprintf(info->descr, sizeof info->descr, "%s", descr);
+    info->itemsize = descr[2] == '8' ? 8 : 4;
+    info->dtype = descr[2] == '8' ? SBW_F64 : SBW_F32;
+    info->swap = HOST_LITTLE ? big : little;
+    return SBW_OK;
+}
+
+static int set_shape(sbw_npy_info *info, const header_fields *h, const char *path)
+{
+    if (h->ndim == 0 || h->ndim > 2)
+        return SBW_ERROR(SBW_EDTYPE, "%s: %d-d arrays are not supported (need 1-d or 2-d)",
+                         path, h->ndim);
+    info->ndim = h->ndim;
+    info->rows = h->shape[0];
+    info->cols = h->ndim == 2 ? h->shape[1] : 1;
+    info->fortran = h->fortran && h->ndim == 2;
+    size_t bytes = 0;
+    if (sbw_mat_bytes(info->rows, info->cols, info->itemsize, &bytes))
+        return SBW_ERROR(SBW_EFORMAT, "%s: shape (%zu, %zu) overflows the address space",
+                         path, info->rows, info->cols);
+    info->data_bytes = bytes;
+    return SBW_OK;
+}
+
+static uint32_t le_u32(const unsigned char *b, size_t n)
+{
+    uint32_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = (v << 8) | b[i];
+    return v;
+}
+
+static int read_preamble(sbw_npy_reader *r, size_t *hlen)
+{
+    unsigned char pre[12];
+    size_t got;
+    int st = read_full(r->fd, pre, 10, &got, r->path);
+    if (st)
+        return st;
+    if (got < 10 || memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
+        return SBW_ERROR(SBW_EFORMAT, "%s: not a .npy file (bad magic)", r->path);
+    r->info.major = pre[6];
+    r->info.minor = pre[7];
+    if (pre[6] < 1 || pre[6] > 3)
+        return SBW_ERROR(SBW_EFORMAT, "%s: unsupported .npy version %d.%d", r->path, pre[6],
+                         pre[7]);
+    size_t lenbytes = pre[6] == 1 ? 2 : 4;
+    if (lenbytes == 4) {
+        st = read_full(r->fd, pre + 10, 2, &got, r->path);
+        if (st)
+            return st;
+        if (got < 2)
+            return SBW_ERROR(SBW_EFORMAT, "%s: truncated .npy preamble", r->path);
+    }
+    *hlen = le_u32(pre + 8, lenbytes);
+    r->info.data_offset = 8 + lenbytes + *hlen;
+    if (*hlen > NPY_MAX_HEADER)
+        return SBW_ERROR(SBW_EFORMAT, "%s: implausible .npy header length %zu", r->path, *hlen);
+    return SBW_OK;
+}
+
+static int read_header(sbw_npy_reader *r)
+{
+    size_t hlen = 0, got = 0;
+    int st = read_preamble(r, &hlen);
+    if (st)
+        return st;
+    char *text = malloc(hlen + 1);
+    if (!text)
+        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", r->path);
+    st = read_full(r->fd, text, hlen, &got, r->path);
+    if (!st && got < hlen)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: truncated .npy header", r->path);
+    header_fields h = {0};
+    if (!st)
+        st = parse_dict(text, hlen, r->path, &h);
+    free(text);
+    if (!st)
+        st = set_dtype(&r->info, h.descr, r->path);
+    if (!st)
+        st = set_shape(&r->info, &h, r->path);
+    return st;
+}
+
+static int check_payload_size(sbw_npy_reader *r)
+{
+    struct stat sb;
+    if (fstat(r->fd, &sb) != 0)
+        return SBW_ERROR(SBW_EIO, "%s: stat failed: %s", r->path, strerror(errno));
+    size_t have = (size_t)sb.st_size - r->info.data_offset;
+    if ((size_t)sb.st_size < r->info.data_offset || have < r->info.data_bytes)
+        return SBW_ERROR(SBW_EFORMAT,
+                         "%s: truncated: shape (%zu, %zu) of %s needs %zu payload bytes, "
+                         "file has %zu",
+                         r->path, r->info.rows, r->info.cols, r->info.descr,
+                         r->info.data_bytes,
+                         (size_t)sb.st_size < r->info.data_offset ? 0 : have);
+    if (have > r->info.data_bytes)
+        return SBW_ERROR(SBW_EFORMAT, "%s: %zu bytes after the payload of shape (%zu, %zu)",
+                         r->path, have - r->info.data_bytes, r->info.rows, r->info.cols);
+    return SBW_OK;
+}
+
+/* A Fortran-order payload cannot be streamed by rows from a pipe. */
+static int slurp_payload(sbw_npy_reader *r)
+{
+    size_t got;
+    r->whole = malloc(r->info.data_bytes ? r->info.data_bytes : 1);
+    if (!r->whole)
+        return SBW_ERROR(SBW_ENOMEM, "%s: cannot buffer a %zu-byte Fortran-order payload",
+                         r->path, r->info.data_bytes);
+    int st = read_full(r->fd, r->whole, r->info.data_bytes, &got, r->path);
+    if (!st && got < r->info.data_bytes)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends after %zu of %zu bytes",
+                       r->path, got, r->info.data_bytes);
+    return st;
+}
+
+static int open_fd(sbw_npy_reader *r, const char *path)
+{
+    if (sbw_file_is_std(path)) {
+        r->fd = STDIN_FILENO;
+        r->path = strdup("<stdin>");
+    } else {
+        r->fd = open(path, O_RDONLY);
+        r->own_fd = r->fd >= 0;
+        r->path = strdup(path);
+        if (r->fd < 0)
+            return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    if (!r->path)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    struct stat sb;
+    r->seekable = fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (S_ISDIR(sb.st_mode))
+        return SBW_ERROR(SBW_EIO, "%s: is a directory", path);
+    return SBW_OK;
+}
+
+int sbw_npy_open(sbw_npy_reader **out, const char *path)
+{
+    *out = NULL;
+    sbw_npy_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    r->fd = -1;
+    int st = open_fd(r, path);
+    if (!st)
+        st = read_header(r);
+    if (!st && r->seekable)
+        st = check_payload_size(r);
+    if (!st && !r->seekable && r->info.fortran)
+        st = slurp_payload(r);
+    if (st) {
+        sbw_npy_close(r);
+        return st;
+    }
+    if (r->seekable)
+        posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    *out = r;
+    return SBW_OK;
+}
+
+const sbw_npy_info *sbw_npy_reader_info(const sbw_npy_reader *r) { return &r->info; }
+const char *sbw_npy_reader_path(const sbw_npy_reader *r) { return r->path; }
+size_t sbw_npy_reader_row(const sbw_npy_reader *r) { return r->next_row; }
+
+void sbw_npy_close(sbw_npy_reader *r)
+{
+    if (!r)
+        return;
+    if (r->own_fd)
+        close(r->fd);
+    free(r->path);
+    free(r->stage);
+    free(r->whole);
+    free(r);
+}
+
+/* ---- row reading -------------------------------------------------------- */
+
+static double load_item(const unsigned char *p, size_t itemsize, bool swap)
+{
+    unsigned char b[8];
+    for (size_t k = 0; k < itemsize; k++)
+        b[k] = swap ? p[itemsize - 1 - k] : p[k];
+    if (itemsize == 8) {
+        double d;
+        memcpy(&d, b, 8);
+        return d;
+    }
+    float f;
+    memcpy(&f, b, 4);
+    return (double)f;
+}
+
+/* Raw items of rows [row0, row0 + nr) into r->stage.  *rs, *cs are the item
+ * strides of (i, j) in the returned buffer. */
+static int fetch_raw(sbw_npy_reader *r, size_t nr, const unsigned char **raw, size_t *rs,
+                     size_t *cs)
+{
+    const sbw_npy_info *in = &r->info;
+    size_t bytes = nr * in->cols * in->itemsize, got;
+    if (r->whole) {
+        *raw = r->whole + r->next_row * in->itemsize;
+        *rs = 1;
+        *cs = in->rows;
+        return SBW_OK;
+    }
+    int st = grow(&r->stage, &r->stage_cap, bytes);
+    if (st)
+        return st;
+    *raw = r->stage;
+    *rs = in->fortran ? 1 : in->cols;
+    *cs = in->fortran ? nr : 1;
+    if (in->fortran) {
+        for (size_t j = 0; j < in->cols && !st; j++)
+            st = pread_full(r->fd, r->stage + j * nr * in->itemsize, nr * in->itemsize,
+                            in->data_offset + (j * in->rows + r->next_row) * in->itemsize,
+                            r->path);
+        return st;
+    }
+    if (r->seekable)
+        return pread_full(r->fd, r->stage, bytes,
+                          in->data_offset + r->next_row * in->cols * in->itemsize, r->path);
+    st = read_full(r->fd, r->stage, bytes, &got, r->path);
+    if (!st && got < bytes)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: stream ended in row %zu of %zu", r->path,
+                       r->next_row + got / (in->cols * in->itemsize), in->rows);
+    return st;
+}
+
+static int check_read(const sbw_npy_reader *r, size_t nr, size_t ld)
+{
+    if (nr > r->info.rows - r->next_row)
+        return SBW_ERROR(SBW_EINVAL, "%s: read of %zu rows past row %zu of %zu", r->path, nr,
+                         r->next_row, r->info.rows);
+    if (ld < r->info.cols)
+        return SBW_ERROR(SBW_EINVAL, "leading dimension %zu < %zu columns", ld, r->info.cols);
+    return SBW_OK;
+}
+
+/* Fast path: native float64 C-order rows read straight into dst. */
+static bool direct_ok(const sbw_npy_reader *r, size_t ld)
+{
+    const sbw_npy_info *in = &r->info;
+    return in->dtype == SBW_F64 && !in->swap && !in->fortran && ld == in->cols && !r->whole;
+}
+
+static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
+{
+    const sbw_npy_info *in = &r->info;
+    size_t bytes = nr * in->cols * 8, got;
+    if (r->seekable)
+        return pread_full(r->fd, dst, bytes, in->data_offset + r->next_row * in->cols * 8,
+                          r->path);
+    int st = read_full(r->fd, dst, bytes, &got, r->path);
+    if (!st && got < bytes)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: stream ended in row %zu of %zu", r->path,
+                       r->next_row + got / (in->cols * 8), in->rows);
+    return st;
+}
+
+int sbw_npy_read_rows(sbw_npy_reader *r, size_t nr, double *dst, size_t ld)
+{
+    int st = check_read(r, nr, ld);
+    if (st || nr == 0)
+        return st;
+    if (direct_ok(r, ld)) {
+        st = read_direct(r, nr, dst);
+    } else {
+        const unsigned char *raw;
+        size_t rs, cs, isz = r->info.itemsize;
+        st = fetch_raw(r, nr, &raw, &rs, &cs);
+        for (size_t i = 0; i < nr && !st; i++)
+            for (size_t j = 0; j < r->info.cols; j++)
+                dst[i * ld + j] = load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap);
+    }
+    if (!st)
+        r->next_row += nr;
+    return st;
+}
+
+int sbw_npy_read_rows_f32(sbw_npy_reader *r, size_t nr, float *dst, size_t ld)
+{
+    int st = check_read(r, nr, ld);
+    if (st || nr == 0)
+        return st;
+    const unsigned char *raw;
+    size_t rs, cs, isz = r->info.itemsize;
+    st = fetch_raw(r, nr, &raw, &rs, &cs);
+    for (size_t i = 0; i < nr && !st; i++)
+        for (size_t j = 0; j < r->info.cols; j++)
+            dst[i * ld + j] = (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap);
+    if (!st)
+        r->next_row += nr;
+    return st;
+}
+
+static int skip_stream(sbw_npy_reader *r, size_t nrows)
+{
+    size_t rowbytes = r->info.cols * r->info.itemsize, got;
+    size_t chunk = nrows < 64 ? nrows : 64;
+    int st = grow(&r->stage, &r->stage_cap, chunk * rowbytes);
+    while (!st && nrows > 0) {
+        size_t k = nrows < chunk ? nrows : chunk;
+        st = read_full(r->fd, r->stage, k * rowbytes, &got, r->path);
+        if (!st && got < k * rowbytes)
+            st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: stream ended in row %zu of %zu",
+                           r->path, r->next_row, r->info.rows);
+        if (!st) {
+            r->next_row += k;
+            nrows -= k;
+        }
+    }
+    return st;
+}
+
+int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)
+{
+    if (row > r->info.rows)
+        return SBW_ERROR(SBW_EINVAL, "%s: row %zu is past the last row (%zu rows)", r->path,
+                         row, r->info.rows);
+    if (r->seekable || r->whole) {
+        r->next_row = row;
+        return SBW_OK;
+    }
+    if (row < r->next_row)
+        return SBW_ERROR(SBW_EINVAL, "%s: cannot move backwards in a pipe", r->path);
+    return skip_stream(r, row - r->next_row);
+}
+
+/* ---- whole-file loading ------------------------------------------------- */
+
+int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
+{
+    sbw_npy_reader *r;
+    int st = sbw_npy_open(&r, path);
+    if (st)
+        return st;
+    const sbw_npy_info *in = sbw_npy_reader_info(r);
+    sbw_mat tmp = {0};
+    st = sbw_mat_alloc(&tmp, in->rows, in->cols);
+    if (!st)
+        st = sbw_npy_read_rows(r, in->rows, tmp.data, tmp.ld);
+    if (!st && info)
+        *info = *in;
+    sbw_npy_close(r);
+    if (st)
+        sbw_mat_free(&tmp);
+    else
+        *m = tmp;
+    return st;
+}
+
+int sbw_npy_load_f32(const char *path, sbw_matf *m, sbw_npy_info *info)
+{
+    sbw_npy_reader *r;
+    int st = sbw_npy_open(&r, path);
+    if (st)
+        return st;
+    const sbw_npy_info *in = sbw_npy_reader_info(r);
+    sbw_matf tmp = {0};
+    st = sbw_matf_alloc(&tmp, in->rows, in->cols);
+    if (!st)
+        st = sbw_npy_read_rows_f32(r, in->rows, tmp.data, tmp.ld);
+    if (!st && info)
+        *info = *in;
+    sbw_npy_close(r);
+    if (st)
+        sbw_matf_free(&tmp);
+    else
+        *m = tmp;
+    return st;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The header: preamble + dict padded with spaces and '\n' to a multiple of
+ * 64 bytes.  Version 1 unless the dict needs more than 65535 bytes. */
+static int write_header(sbw_npy_writer *w, int ndim)
+{
+    char dict[160], shape[64];
+    if (ndim == 1)
+        snprintf(shape, sizeof shape, "(%zu,)", w->rows);
+    else
+        snprintf(shape, sizeof shape, "(%zu, %zu)", w->rows, w->cols);
+    int n = snprintf(dict, sizeof dict, "{'descr': '%c%s', 'fortran_order': False, 'shape': %s, }",
+                     HOST_LITTLE ? '<' : '>', w->dtype == SBW_F64 ? "f8" : "f4", shape);
+    size_t pre = 10, dictlen = (size_t)n;
+    size_t total = (pre + dictlen + 1 + 63) / 64 * 64;
+    unsigned char buf[256];
+    memcpy(buf, NPY_MAGIC, NPY_MAGIC_LEN);
+    buf[6] = 1;
+    buf[7] = 0;
+    size_t hlen = total - pre;
+    buf[8] = (unsigned char)(hlen & 0xff);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memcpy(buf + pre, dict, dictlen);
+    memset(buf + pre + dictlen, ' ', total - pre - dictlen - 1);
+    buf[total - 1] = '\n';
+    return sbw_file_write(&w->file, buf, total);
+}
+
+int sbw_npy_create(sbw_npy_writer **out, const char *path, size_t rows, size_t cols, int ndim,
+                   sbw_dtype dtype)
+{
+    *out = NULL;
+    size_t bytes = 0;
+    if (ndim != 1 && ndim != 2)
+        return SBW_ERROR(SBW_EINVAL, "%s: ndim must be 1 or 2", path);
+    if (ndim == 1 && cols != 1)
+        return SBW_ERROR(SBW_EINVAL, "%s: a 1-d array has one column", path);
+    int st = sbw_mat_bytes(rows, cols, dtype == SBW_F64 ? 8 : 4, &bytes);
+    if (st)
+        return st;
+    sbw_npy_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    *w = (sbw_npy_writer){.rows = rows, .cols = cols, .dtype = dtype};
+    st = sbw_file_create(&w->file, path);
+    if (st) {
+        free(w);
+        return st;
+    }
+    st = write_header(w, ndim);
+    if (st) {
+        sbw_npy_abort(w);
+        return st;
+    }
+    *out = w;
+    return SBW_OK;
+}
+
+static int check_write(const sbw_npy_writer *w, size_t nr, size_t ld)
+{
+    if (nr > w->rows - w->written)
+        return SBW_ERROR(SBW_EINVAL, "%s: writing %zu rows past row %zu of %zu", w->file.path,
+                         nr, w->written, w->rows);
+    if (ld < w->cols)
+        return SBW_ERROR(SBW_EINVAL, "leading dimension %zu < %zu columns", ld, w->cols);
+    return SBW_OK;
+}
+
+int sbw_npy_write_rows(sbw_npy_writer *w, size_t nr, const double *src, size_t ld)
+{
+    int st = check_write(w, nr, ld);
+    if (st)
+        return st;
+    if (w->dtype == SBW_F64 && ld == w->cols) {
+        st = sbw_file_write(&w->file, src, nr * w->cols * sizeof(double));
+    } else if (w->dtype == SBW_F64) {
+        for (size_t i = 0; i < nr && !st; i++)
+            st = sbw_file_write(&w->file, src + i * ld, w->cols * sizeof(double));
+    } else {
+        st = grow(&w->stage, &w->stage_cap, w->cols * sizeof(float));
+        float *row = (float *)(void *)w->stage;
+        for (size_t i = 0; i < nr && !st; i++) {
+            for (size_t j = 0; j < w->cols; j++)
+                row[j] = (float)src[i * ld + j];
+            st = sbw_file_write(&w->file, row, w->cols * sizeof(float));
+        }
+    }
+    if (!st)
+        w->written += nr;
+    return st;
+}
+
+int sbw_npy_write_rows_f32(sbw_npy_writer *w, size_t nr, const float *src, size_t ld)
+{
+    int st = check_write(w, nr, ld);
+    if (st)
+        return st;
+    if (w->dtype == SBW_F32) {
+        for (size_t i = 0; i < nr && !st; i++)
+            st = sbw_file_write(&w->file, src + i * ld, w->cols * sizeof(float));
+    } else {
+        st = grow(&w->stage, &w->stage_cap, w->cols * sizeof(double));
+        double *row = (double *)(void *)w->stage;
+        for (size_t i = 0; i < nr && !st; i++) {
+            for (size_t j = 0; j < w->cols; j++)
+                row[j] = (double)src[i * ld + j];
+            st = sbw_file_write(&w->file, row, w->cols * sizeof(double));
+        }
+    }
+    if (!st)
+        w->written += nr;
+    return st;
+}
+
+int sbw_npy_finish(sbw_npy_writer *w)
+{
+    int st = SBW_OK;
+    if (w->written != w->rows) {
+        st = SBW_ERROR(SBW_EINVAL, "%s: only %zu of %zu rows were written", w->file.path,
+                       w->written, w->rows);
+        sbw_file_abort(&w->file);
+    } else {
+        st = sbw_file_commit(&w->file);
+    }
+    free(w->stage);
+    free(w);
+    return st;
+}
+
+void sbw_npy_abort(sbw_npy_writer *w)
+{
+    if (!w)
+        return;
+    sbw_file_abort(&w->file);
+    free(w->stage);
+    free(w);
+}
+
+int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype)
+{
+    sbw_npy_writer *w;
+    int st = sbw_npy_create(&w, path, m->rows, m->cols, 2, dtype);
+    if (st)
+        return st;
+    st = sbw_npy_write_rows(w, m->rows, m->data, m->ld);
+    if (st) {
+        sbw_npy_abort(w);
+        return st;
+    }
+    return sbw_npy_finish(w);
+}
+
+int sbw_npy_save_f32(const char *path, const sbw_matf *m)
+{
+    sbw_npy_writer *w;
+    int st = sbw_npy_create(&w, path, m->rows, m->cols, 2, SBW_F32);
+    if (st)
+        return st;
+    st = sbw_npy_write_rows_f32(w, m->rows, m->data, m->ld);
+    if (st) {
+        sbw_npy_abort(w);
+        return st;
+    }
+    return sbw_npy_finish(w);
+}
+
+int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_dtype dtype)
+{
+    sbw_npy_writer *w;
+    int st = sbw_npy_create(&w, path, n, 1, 1, dtype);
+    if (st)
+        return st;
+    st = sbw_npy_write_rows(w, n, v, 1);
+    if (st) {
+        sbw_npy_abort(w);
+        return st;
+    }
+    return sbw_npy_finish(w);
+}

@@ -1,0 +1,102 @@
+/* sbw_npy.h -- NumPy .npy files: read versions 1-3, write version 1 (2 when
+ * the header needs it), float64 and float32, both byte orders read, C and
+ * Fortran order read, C order written, 1-D and 2-D shapes.
+ *
+ * Reading is streamed: sbw_npy_read_rows() hands out the next block of
+ * rows, converted to double or float, so a matrix larger than RAM (or one
+ * arriving through a pipe) is walked block by block with memory for one
+ * block.  Regular files are read with pread() and can be repositioned with
+ * sbw_npy_seek_row(); a Fortran-order file from a pipe is buffered whole
+ * (it cannot be streamed by rows).  Writing is streamed too, through
+ * sbw_file (temporary + rename for regular files, "-" for stdout).
+ *
+ * A 1-D array of n items reads as an n x 1 matrix (info.ndim == 1).
+ */
+#ifndef SBW_NPY_H
+#define SBW_NPY_H
+
+#include "sbw_mat.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum sbw_dtype { SBW_F64 = 0, SBW_F32 = 1 } sbw_dtype;
+
+typedef struct sbw_npy_info {
+    int major, minor;   /* format version */
+    char descr[8];      /* as written: "<f8", ">f4", ... */
+    sbw_dtype dtype;    /* SBW_F64 or SBW_F32 */
+    size_t itemsize;    /* 8 or 4 */
+    bool swap;          /* stored byte order differs from this machine's */
+    bool fortran;       /* column-major payload */
+    int ndim;           /* 1 or 2 */
+    size_t rows, cols;  /* 2-D: the shape; 1-D (n,): n x 1 */
+    size_t data_offset; /* bytes before the payload */
+    size_t data_bytes;  /* rows * cols * itemsize */
+} sbw_npy_info;
+
+typedef struct sbw_npy_reader sbw_npy_reader;
+typedef struct sbw_npy_writer sbw_npy_writer;
+
+/* "float64" / "float32" */
+const char *sbw_dtype_name(sbw_dtype t);
+
+/* Opens path ("-" for stdin) and parses and validates the header; for a
+ * regular file also checks that the payload has exactly rows*cols*itemsize
+ * bytes.  Errors: SBW_EIO (cannot open/read), SBW_EFORMAT (bad magic,
+ * header, shape, size), SBW_EDTYPE (dtype other than f4/f8, 0-d or >2-d),
+ * SBW_ENOMEM.  Every reason starts with the path.  *r is NULL on failure. */
+int sbw_npy_open(sbw_npy_reader **r, const char *path);
+
+/* The parsed header of an open reader (valid until sbw_npy_close). */
+const sbw_npy_info *sbw_npy_reader_info(const sbw_npy_reader *r);
+
+/* The path the reader was opened with. */
+const char *sbw_npy_reader_path(const sbw_npy_reader *r);
+
+/* Reads the next nr rows into dst (nr x cols, leading dimension ld >= cols),
+ * converting to double (or float).  Errors: SBW_EINVAL (nr beyond the last
+ * row, ld < cols), SBW_EFORMAT (payload ends early: truncated), SBW_EIO. */
+int sbw_npy_read_rows(sbw_npy_reader *r, size_t nr, double *dst, size_t ld);
+int sbw_npy_read_rows_f32(sbw_npy_reader *r, size_t nr, float *dst, size_t ld);
+
+/* Index of the next row sbw_npy_read_rows will return. */
+size_t sbw_npy_reader_row(const sbw_npy_reader *r);
+
+/* Moves to row (0 <= row <= rows).  Regular files only; a pipe that is
+ * asked to move backwards gives SBW_EINVAL (forward moves skip data). */
+int sbw_npy_seek_row(sbw_npy_reader *r, size_t row);
+
+/* Closes and frees; NULL is a no-op. */
+void sbw_npy_close(sbw_npy_reader *r);
+
+/* Whole-file helpers: a new rows x cols matrix (caller frees with
+ * sbw_mat_free / sbw_matf_free); info may be NULL. */
+int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info);
+int sbw_npy_load_f32(const char *path, sbw_matf *m, sbw_npy_info *info);
+
+/* Starts a C-order 2-D file of rows x cols items of dtype at path ("-" for
+ * stdout) and writes its header.  ndim 1 writes shape (rows,) and needs
+ * cols == 1.  *w is NULL on failure and nothing is left behind. */
+int sbw_npy_create(sbw_npy_writer **w, const char *path, size_t rows, size_t cols,
+                   int ndim, sbw_dtype dtype);
+
+/* Appends nr rows from src (nr x cols, leading dimension ld), converting
+ * to the file's dtype.  Writing more rows than declared is SBW_EINVAL. */
+int sbw_npy_write_rows(sbw_npy_writer *w, size_t nr, const double *src, size_t ld);
+int sbw_npy_write_rows_f32(sbw_npy_writer *w, size_t nr, const float *src, size_t ld);
+
+/* Completes the file: checks that every declared row was written, flushes,
+ * closes and renames into place.  Frees w whatever happens; on failure the
+ * temporary is removed and the final name untouched. */
+int sbw_npy_finish(sbw_npy_writer *w);
+
+/* Abandons the file (temporary removed) and frees w; NULL is a no-op. */
+void sbw_npy_abort(sbw_npy_writer *w);
+
+/* One-call writers for a matrix and for a vector of n doubles (shape (n,)). */
+int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype);
+int sbw_npy_save_f32(const char *path, const sbw_matf *m);
+int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_dtype dtype);
+
+#endif

@@ -1,0 +1,77 @@
+/* sbw_progress.c -- a progress bar (terminal) or periodic lines (logs). */
+#include "sbw_progress.h"
+
+#include <time.h>
+#include <unistd.h>
+
+double sbw_progress_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sbw_progress_start(sbw_progress *p, const char *label, const char *unit, double total,
+                        bool quiet)
+{
+    *p = (sbw_progress){.label = label, .unit = unit, .total = total, .quiet = quiet, .f = stderr};
+    p->tty = isatty(fileno(stderr)) != 0;
+    p->interval = p->tty ? 0.1 : 5.0;
+    p->t_start = p->t_last = sbw_progress_now();
+}
+
+static void format_secs(double s, char *buf, size_t cap)
+{
+    if (s < 0 || s != s)
+        snprintf(buf, cap, "?");
+    else if (s < 100)
+        snprintf(buf, cap, "%.0fs", s);
+    else if (s < 6000)
+        snprintf(buf, cap, "%ldm%02lds", (long)s / 60, (long)s % 60);
+    else
+        snprintf(buf, cap, "%.1fh", s / 3600);
+}
+
+static void draw(sbw_progress *p, double now, bool final)
+{
+    double el = now - p->t_start, rate = el > 0 ? p->done / el : 0;
+    double frac = p->total > 0 ? p->done / p->total : 0;
+    char eta[32], elapsed[32];
+    format_secs(rate > 0 && p->total > 0 ? (p->total - p->done) / rate : -1, eta, sizeof eta);
+    format_secs(el, elapsed, sizeof elapsed);
+    if (p->tty) {
+        char bar[31];
+        int fill = (int)(frac * 30.0 + 0.5);
+        for (int i = 0; i < 30; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[30] = '\0';
+        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s   ", p->label, bar, 100 * frac, rate,
+                p->unit, eta);
+    } else {
+        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s\n", p->label,
+                p->done, p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta);
+    }
+    if (final && p->tty)
+        fprintf(p->f, "\n");
+    fflush(p->f);
+    p->drawn = true;
+}
+
+void sbw_progress_update(sbw_progress *p, double done)
+{
+    p->done = done;
+    if (p->quiet)
+        return;
+    double now = sbw_progress_now();
+    if (now - p->t_last < p->interval)
+        return;
+    p->t_last = now;
+    draw(p, now, false);
+}
+
+void sbw_progress_finish(sbw_progress *p)
+{
+    if (p->quiet || !p->drawn)
+        return; /* short jobs finish silently */
+    draw(p, sbw_progress_now(), true);
+}

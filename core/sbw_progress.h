@@ -1,0 +1,39 @@
+/* sbw_progress.h -- progress of long work on stderr.
+ *
+ * On a terminal: a bar redrawn in place at most 10 times a second, with
+ * the rate and the estimated time left.  Otherwise (a log file, CI): one
+ * line every few seconds.  Silent when quiet.  Call sbw_progress_update
+ * from one thread (the one that owns p); it is cheap enough for every row
+ * block.
+ */
+#ifndef SBW_PROGRESS_H
+#define SBW_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct sbw_progress {
+    const char *label; /* "sbw-synth: rows" */
+    const char *unit;  /* "rows" */
+    double total;      /* 0 when unknown */
+    double done;
+    double t_start, t_last;
+    bool quiet, tty, drawn;
+    double interval; /* seconds between lines when not a terminal */
+    FILE *f;
+} sbw_progress;
+
+/* Starts reporting; total may be 0 (unknown). */
+void sbw_progress_start(sbw_progress *p, const char *label, const char *unit, double total,
+                        bool quiet);
+
+/* Records that done units (cumulative) are finished; draws when due. */
+void sbw_progress_update(sbw_progress *p, double done);
+
+/* Draws the final state and ends the line. */
+void sbw_progress_finish(sbw_progress *p);
+
+/* Seconds on the monotonic clock. */
+double sbw_progress_now(void);
+
+#endif

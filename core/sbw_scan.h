@@ -1,0 +1,47 @@
+/* sbw_scan.h -- one streaming pass over a matrix: value range, NaN/Inf
+ * counts with the first position, and whether the rows look like
+ * log-probabilities (|logsumexp| <= tol) or probabilities (entries in
+ * [0, 1], |sum - 1| <= tol).  Used by sbw-info and by every tool that must
+ * refuse non-finite or unnormalised input with a precise message.
+ */
+#ifndef SBW_SCAN_H
+#define SBW_SCAN_H
+
+#include "sbw_npy.h"
+#include "sbw_progress.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sbw_scan {
+    double tol;
+    size_t rows, cols;         /* scanned so far */
+    double min, max;           /* over finite entries (+inf/-inf when none) */
+    size_t nan, posinf, neginf;
+    bool any_bad;              /* some NaN or Inf seen */
+    size_t bad_row, bad_col;   /* first NaN/Inf, row-major order */
+    size_t rows_logprob;       /* rows with |logsumexp| <= tol */
+    size_t rows_prob;          /* rows in [0,1] with |sum - 1| <= tol */
+    double max_abs_lse;        /* largest |logsumexp(row)| (NaN rows skipped) */
+    size_t worst_lse_row;
+    double max_abs_sum_dev;    /* largest |sum(row) - 1| */
+} sbw_scan;
+
+/* Starts an empty scan with row-normalisation tolerance tol. */
+void sbw_scan_init(sbw_scan *s, double tol);
+
+/* Adds rows x cols (leading dim ld) as the next rows of the matrix. */
+void sbw_scan_rows(sbw_scan *s, const double *a, size_t rows, size_t cols, size_t ld);
+
+/* "log-probabilities", "probabilities", "other" or "empty". */
+const char *sbw_scan_kind(const sbw_scan *s);
+
+/* Scans the whole of an open reader from its current row, in blocks of
+ * about 8 MB; progress may be NULL.  Errors: those of sbw_npy_read_rows,
+ * SBW_ENOMEM. */
+int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress);
+
+/* Rows per block so that one block of cols doubles is about bytes. */
+size_t sbw_scan_block_rows(size_t cols, size_t bytes);
+
+#endif

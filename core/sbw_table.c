@@ -1,0 +1,403 @@
+/* sbw_table.c -- TSV (with # key=value headers) and JSON output. */
+#include "sbw_table.h"
+
+#include "sbw_cli.h"
+#include "sbw_err.h"
+#include "sbw_file.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { CELL_EMPTY, CELL_STR, CELL_INT, CELL_U64, CELL_DBL, CELL_BOOL } cell_type;
+
+typedef struct cell {
+    cell_type type;
+    char *s;
+    long long i;
+    uint64_t u;
+    double d;
+} cell;
+
+typedef struct meta {
+    char *key;
+    cell value;
+} meta;
+
+struct sbw_table {
+    meta *meta;
+    size_t nmeta, cap_meta;
+    char **cols;
+    size_t ncols;
+    cell *cells; /* nrows * ncols */
+    size_t nrows, cap_rows;
+};
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void cell_clear(cell *c)
+{
+    free(c->s);
+    *c = (cell){0};
+}
+
+void sbw_table_free(sbw_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nmeta; i++) {
+        free(t->meta[i].key);
+        cell_clear(&t->meta[i].value);
+    }
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        cell_clear(&t->cells[i]);
+    for (size_t j = 0; j < t->ncols; j++)
+        free(t->cols[j]);
+    free(t->meta);
+    free(t->cols);
+    free(t->cells);
+    free(t);
+}
+
+/* The meta slot for key, appended when new. */
+static int meta_slot(sbw_table *t, const char *key, cell **out)
+{
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (strcmp(t->meta[i].key, key) == 0) {
+            cell_clear(&t->meta[i].value);
+            *out = &t->meta[i].value;
+            return SBW_OK;
+        }
+    if (t->nmeta == t->cap_meta) {
+        size_t nc = t->cap_meta ? 2 * t->cap_meta : 16;
+        meta *p = realloc(t->meta, nc * sizeof *p);
+        if (!p)
+            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        t->meta = p;
+        t->cap_meta = nc;
+    }
+    char *k = dup_str(key);
+    if (!k)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    t->meta[t->nmeta] = (meta){.key = k};
+    *out = &t->meta[t->nmeta++].value;
+    return SBW_OK;
+}
+
+int sbw_table_meta_str(sbw_table *t, const char *key, const char *value)
+{
+    cell *c;
+    int st = meta_slot(t, key, &c);
+    if (st)
+        return st;
+    c->s = dup_str(value ? value : "");
+    if (!c->s)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    c->type = CELL_STR;
+    return SBW_OK;
+}
+
+int sbw_table_meta_int(sbw_table *t, const char *key, long long value)
+{
+    cell *c;
+    int st = meta_slot(t, key, &c);
+    if (!st)
+        *c = (cell){.type = CELL_INT, .i = value};
+    return st;
+}
+
+int sbw_table_meta_u64(sbw_table *t, const char *key, uint64_t value)
+{
+    cell *c;
+    int st = meta_slot(t, key, &c);
+    if (!st)
+        *c = (cell){.type = CELL_U64, .u = value};
+    return st;
+}
+
+int sbw_table_meta_dbl(sbw_table *t, const char *key, double value)
+{
+    cell *c;
+    int st = meta_slot(t, key, &c);
+    if (!st)
+        *c = (cell){.type = CELL_DBL, .d = value};
+    return st;
+}
+
+int sbw_table_meta_bool(sbw_table *t, const char *key, bool value)
+{
+    cell *c;
+    int st = meta_slot(t, key, &c);
+    if (!st)
+        *c = (cell){.type = CELL_BOOL, .i = value};
+    return st;
+}
+
+int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_common *c,
+                    bool with_seed)
+{
+    sbw_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = sbw_table_meta_str(t, "tool", tool);
+    if (!st)
+        st = sbw_table_meta_str(t, "version", SBW_VERSION);
+    if (!st && c)
+        st = sbw_table_meta_str(t, "command", c->cmdline);
+    if (!st && c && with_seed)
+        st = sbw_table_meta_u64(t, "seed", c->seed);
+    if (!st)
+        st = sbw_table_meta_str(t, "blas", sbw_cli_blas());
+    if (!st)
+        st = sbw_table_meta_int(t, "threads", omp_get_max_threads());
+    if (st) {
+        sbw_table_free(t);
+        return st;
+    }
+    *out = t;
+    return SBW_OK;
+}
+
+int sbw_table_columns(sbw_table *t, const char *const *names, size_t n)
+{
+    if (t->nrows)
+        return SBW_ERROR(SBW_EINVAL, "columns must be declared before rows");
+    char **cols = calloc(n ? n : 1, sizeof *cols);
+    if (!cols)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    for (size_t j = 0; j < n; j++)
+        if (!(cols[j] = dup_str(names[j]))) {
+            for (size_t k = 0; k < j; k++)
+                free(cols[k]);
+            free(cols);
+            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        }
+    for (size_t j = 0; j < t->ncols; j++)
+        free(t->cols[j]);
+    free(t->cols);
+    t->cols = cols;
+    t->ncols = n;
+    return SBW_OK;
+}
+
+int sbw_table_add_row(sbw_table *t)
+{
+    if (t->nrows == t->cap_rows) {
+        size_t nc = t->cap_rows ? 2 * t->cap_rows : 8;
+        cell *p = realloc(t->cells, nc * (t->ncols ? t->ncols : 1) * sizeof *p);
+        if (!p)
+            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        t->cells = p;
+        t->cap_rows = nc;
+    }
+    for (size_t j = 0; j < t->ncols; j++)
+        t->cells[t->nrows * t->ncols + j] = (cell){0};
+    t->nrows++;
+    return SBW_OK;
+}
+
+size_t sbw_table_nrows(const sbw_table *t) { return t->nrows; }
+
+static int row_cell(sbw_table *t, const char *col, cell **out)
+{
+    if (!t->nrows)
+        return SBW_ERROR(SBW_EINVAL, "no row to set '%s' in", col);
+    for (size_t j = 0; j < t->ncols; j++)
+        if (strcmp(t->cols[j], col) == 0) {
+            *out = &t->cells[(t->nrows - 1) * t->ncols + j];
+            cell_clear(*out);
+            return SBW_OK;
+        }
+    return SBW_ERROR(SBW_EINVAL, "unknown column '%s'", col);
+}
+
+int sbw_table_set_str(sbw_table *t, const char *col, const char *value)
+{
+    cell *c;
+    int st = row_cell(t, col, &c);
+    if (st)
+        return st;
+    if (!(c->s = dup_str(value ? value : "")))
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    c->type = CELL_STR;
+    return SBW_OK;
+}
+
+int sbw_table_set_int(sbw_table *t, const char *col, long long value)
+{
+    cell *c;
+    int st = row_cell(t, col, &c);
+    if (!st)
+        *c = (cell){.type = CELL_INT, .i = value};
+    return st;
+}
+
+int sbw_table_set_dbl(sbw_table *t, const char *col, double value)
+{
+    cell *c;
+    int st = row_cell(t, col, &c);
+    if (!st)
+        *c = (cell){.type = CELL_DBL, .d = value};
+    return st;
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+void sbw_table_format_double(double x, char *buf, size_t cap)
+{
+    if (isnan(x)) {
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(buf, cap, x > 0 ? "inf" : "-inf");
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+/* TSV text of a cell: tabs and newlines in strings become spaces. */
+static void print_tsv_cell(FILE *f, const cell *c)
+{
+    char buf[40];
+    switch (c->type) {
+    case CELL_EMPTY:
+        fputs("nan", f);
+        break;
+    case CELL_STR:
+        for (const char *p = c->s; *p; p++)
+            fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
+        break;
+    case CELL_INT:
+        fprintf(f, "%lld", c->i);
+        break;
+    case CELL_U64:
+        fprintf(f, "%" PRIu64, c->u);
+        break;
+    case CELL_DBL:
+        sbw_table_format_double(c->d, buf, sizeof buf);
+        fputs(buf, f);
+        break;
+    case CELL_BOOL:
+        fputs(c->i ? "true" : "false", f);
+        break;
+    }
+}
+
+static void print_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void print_json_cell(FILE *f, const cell *c)
+{
+    if (c->type == CELL_STR)
+        print_json_string(f, c->s);
+    else if (c->type == CELL_EMPTY || (c->type == CELL_DBL && !isfinite(c->d)))
+        fputs("null", f);
+    else
+        print_tsv_cell(f, c);
+}
+
+static void print_json_pair(FILE *f, const char *key, const cell *c, bool *first)
+{
+    fputs(*first ? "" : ", ", f);
+    *first = false;
+    print_json_string(f, key);
+    fputs(": ", f);
+    print_json_cell(f, c);
+}
+
+static void print_json_row(FILE *f, const sbw_table *t, size_t i, bool *first)
+{
+    for (size_t j = 0; j < t->ncols; j++)
+        print_json_pair(f, t->cols[j], &t->cells[i * t->ncols + j], first);
+}
+
+static void print_json(const sbw_table *t, FILE *f)
+{
+    bool first = true;
+    fputc('{', f);
+    for (size_t i = 0; i < t->nmeta; i++)
+        print_json_pair(f, t->meta[i].key, &t->meta[i].value, &first);
+    if (t->nrows == 1 && t->ncols) {
+        print_json_row(f, t, 0, &first);
+    } else if (t->ncols) {
+        fprintf(f, "%s\"rows\": [", first ? "" : ", ");
+        for (size_t i = 0; i < t->nrows; i++) {
+            bool rfirst = true;
+            fputs(i ? ", {" : "{", f);
+            print_json_row(f, t, i, &rfirst);
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
+    fputs("}\n", f);
+}
+
+static void print_tsv(const sbw_table *t, FILE *f)
+{
+    for (size_t i = 0; i < t->nmeta; i++) {
+        fprintf(f, "# %s=", t->meta[i].key);
+        print_tsv_cell(f, &t->meta[i].value);
+        fputc('\n', f);
+    }
+    for (size_t j = 0; j < t->ncols; j++)
+        fprintf(f, "%s%s", j ? "\t" : "", t->cols[j]);
+    if (t->ncols)
+        fputc('\n', f);
+    for (size_t i = 0; i < t->nrows; i++) {
+        for (size_t j = 0; j < t->ncols; j++) {
+            if (j)
+                fputc('\t', f);
+            print_tsv_cell(f, &t->cells[i * t->ncols + j]);
+        }
+        fputc('\n', f);
+    }
+}
+
+int sbw_table_print(const sbw_table *t, FILE *f, bool json)
+{
+    if (json)
+        print_json(t, f);
+    else
+        print_tsv(t, f);
+    if (fflush(f) != 0 || ferror(f))
+        return SBW_ERROR(SBW_EIO, "cannot write the result table");
+    return SBW_OK;
+}
+
+int sbw_table_write(const sbw_table *t, const char *path, bool json)
+{
+    sbw_file out;
+    int st = sbw_file_create(&out, path);
+    if (st)
+        return st;
+    if (json)
+        print_json(t, out.fp);
+    else
+        print_tsv(t, out.fp);
+    return sbw_file_commit(&out);
+}

@@ -1,0 +1,60 @@
+/* sbw_table.h -- the results every tool prints: "# key=value" header lines
+ * (tool, version, BLAS, threads, command, every parameter and input),
+ * then a TSV table with a header line of column names, or, with --json,
+ * the same as one JSON object.
+ *
+ * JSON shape: the meta keys, then, for a one-row table, the row's columns
+ * as top-level keys; for any other table, "rows": [ {col: value, ...} ].
+ * Non-finite numbers print as nan/inf in TSV and null in JSON.  Doubles
+ * print in the shortest form that reads back exactly (up to %.17g).
+ */
+#ifndef SBW_TABLE_H
+#define SBW_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct sbw_table sbw_table;
+struct sbw_common;
+
+/* A new table whose meta starts with tool, version, blas and threads (the
+ * current OpenMP thread count), and, when c is given, the command line and
+ * seed (if the tool takes one: pass with_seed).  Errors: SBW_ENOMEM. */
+int sbw_table_alloc(sbw_table **t, const char *tool, const struct sbw_common *c,
+                    bool with_seed);
+void sbw_table_free(sbw_table *t);
+
+/* Adds or replaces a meta entry (key in snake_case). */
+int sbw_table_meta_str(sbw_table *t, const char *key, const char *value);
+int sbw_table_meta_int(sbw_table *t, const char *key, long long value);
+int sbw_table_meta_u64(sbw_table *t, const char *key, uint64_t value);
+int sbw_table_meta_dbl(sbw_table *t, const char *key, double value);
+int sbw_table_meta_bool(sbw_table *t, const char *key, bool value);
+
+/* Declares the columns (before the first row).  Errors: SBW_EINVAL when
+ * rows exist already, SBW_ENOMEM. */
+int sbw_table_columns(sbw_table *t, const char *const *names, size_t n);
+
+/* Starts a new row with every cell empty (printed as nan / null). */
+int sbw_table_add_row(sbw_table *t);
+
+/* Sets a cell of the last row by column name; SBW_EINVAL for an unknown
+ * column or when there is no row. */
+int sbw_table_set_str(sbw_table *t, const char *col, const char *value);
+int sbw_table_set_int(sbw_table *t, const char *col, long long value);
+int sbw_table_set_dbl(sbw_table *t, const char *col, double value);
+
+size_t sbw_table_nrows(const sbw_table *t);
+
+/* Prints the table to f as TSV with its header lines, or as JSON. */
+int sbw_table_print(const sbw_table *t, FILE *f, bool json);
+
+/* Prints to path through sbw_file (temporary + rename; "-" = stdout). */
+int sbw_table_write(const sbw_table *t, const char *path, bool json);
+
+/* Shortest "%.{15,16,17}g" that reads back as x; "nan", "inf", "-inf". */
+void sbw_table_format_double(double x, char *buf, size_t cap);
+
+#endif

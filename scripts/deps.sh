@@ -1,0 +1,52 @@
+#!/bin/sh
+# Installs what sbw needs when it is missing, and says what it does.
+#   scripts/deps.sh          build + test dependencies (make check, make demo)
+#   scripts/deps.sh --bench  also the Python references used by make bench
+# On a machine without apt-get it lists the packages and stops (exit 1).
+set -eu
+
+BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libcmocka-dev gnuplot-nox"
+BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch"
+
+want_bench=0
+[ "${1:-}" = "--bench" ] && want_bench=1
+
+missing=""
+have_pkg() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+# Headers and tools first, so a machine that got them another way passes.
+headers_ok() {
+    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <lapacke.h>\n#include <cblas.h>\n#include <gsl/gsl_rng.h>\n#include <cmocka.h>\nint main(void){return 0;}\n' |
+        ${CC:-cc} -x c -o /dev/null - -lgsl -llapacke -lopenblas -lcmocka -lm >/dev/null 2>&1
+}
+if ! headers_ok || ! command -v gnuplot >/dev/null 2>&1; then
+    for p in $BUILD_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+    [ -n "$missing" ] || missing="$BUILD_PKGS"
+fi
+if [ $want_bench = 1 ]; then
+    for p in $BENCH_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+fi
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "sbw: missing dependencies and no apt-get on this machine." >&2
+    echo "sbw: install (Debian names):$missing" >&2
+    echo "sbw: i.e. LAPACKE, OpenBLAS (with CBLAS), GSL, cmocka, gnuplot; then rerun make." >&2
+    exit 1
+fi
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "sbw: need root (or sudo) to apt-get install:$missing" >&2
+        exit 1
+    fi
+fi
+echo "sbw: installing missing packages with apt-get:$missing"
+export DEBIAN_FRONTEND=noninteractive
+if ! $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1; then
+    echo "sbw: apt-get update (package lists are stale or absent)"
+    $SUDO apt-get update -q >/dev/null
+    $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+echo "sbw: dependencies installed"
