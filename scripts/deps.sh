@@ -6,7 +6,7 @@
 set -eu
 
 BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libcmocka-dev gnuplot-nox"
-BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch"
+BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch time"
 
 want_bench=0
 [ "${1:-}" = "--bench" ] && want_bench=1

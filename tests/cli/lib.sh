@@ -1,0 +1,77 @@
+# tests/cli/lib.sh -- sourced by tests/cli/test_*.sh (POSIX sh).
+# Each check counts as one; finish prints a cmocka-style summary and exits
+# 1 if any check failed.  Tools come from $SBW_BIN (default bin).
+BIN=${SBW_BIN:-bin}
+FIX=${SBW_FIXTURES:-tests/fixtures}
+T=$(mktemp -d "${TMPDIR:-/tmp}/sbw-cli-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*" >&2
+}
+
+# expect_exit CODE "what" cmd args...   (stdout -> $T/out, stderr -> $T/err)
+expect_exit() {
+    want=$1
+    what=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else
+        bad "$what: exit $got, want $want; stderr: $(head -c 400 "$T/err")"
+    fi
+}
+
+# expect_grep PATTERN FILE "what"   (extended regular expression)
+expect_grep() {
+    if grep -Eq -- "$1" "$2"; then ok; else
+        bad "$3: /$1/ not in $2: $(head -c 400 "$2")"
+    fi
+}
+
+# expect_lines N FILE "what": FILE has exactly N lines
+expect_lines() {
+    n=$(wc -l <"$2")
+    if [ "$n" -eq "$1" ]; then ok; else bad "$3: $n lines in $2, want $1"; fi
+}
+
+# expect_absent FILE "what": nothing was written under FILE
+expect_absent() {
+    if [ -e "$1" ]; then bad "$2: $1 exists"; else ok; fi
+    if ls -a "$(dirname "$1")" | grep -q '\.tmp\.'; then bad "$2: temporary left in $(dirname "$1")"; else ok; fi
+}
+
+# expect_eq GOT WANT "what"
+expect_eq() {
+    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
+}
+
+# expect_num_near GOT WANT TOL "what": |GOT - WANT| <= TOL
+expect_num_near() {
+    if awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }'; then ok; else
+        bad "$4: got $1, want $2 +- $3"
+    fi
+}
+
+# tsv_field FILE COLUMN [ROW]: the value in data row ROW (1 = first) of a
+# TSV table with "# " header lines.
+tsv_field() {
+    awk -F'\t' -v col="$2" -v row="${3:-1}" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next }
+        ++r == row { if (c) print $c; exit }' "$1"
+}
+
+finish() {
+    echo "[==========] $((pass + fail)) check(s) run."
+    if [ "$fail" -eq 0 ]; then
+        echo "[  PASSED  ] $pass check(s)."
+        exit 0
+    fi
+    echo "[  FAILED  ] $fail check(s)."
+    exit 1
+}
