@@ -70,8 +70,9 @@ int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows);
 /* The same from two files read and checked through p and q (sbw_logp.h),
  * in chunks of rows spread over workers with their own readers (pipes: one
  * worker).  rows has N entries.  pg (may be NULL) counts rows.
- * Errors: SBW_ESHAPE naming both shapes, SBW_EDATA for the first bad row
- * (in row order), read errors, SBW_ENOMEM. */
+ * Errors: SBW_ESHAPE naming both shapes; SBW_EDATA for the first bad block
+ * of rows in row order (within a block, a non-finite entry of P, then of Q,
+ * is reported before an unnormalised row); read errors, SBW_ENOMEM. */
 int sbw_compare_files(sbw_logp_reader *p, sbw_logp_reader *q, int threads, sbw_progress *pg,
                       sbw_compare_row *rows);
 

@@ -89,8 +89,9 @@ int sbw_kl_exact_mat(const sbw_mat *l, const sbw_kl_opts *o, sbw_kl_exact *out);
  * (sbw_logp.h): one streaming pass in chunks spread over workers, each with
  * its own reader of the file; chunks are folded in file order, so results
  * do not depend on the thread count.  pg (may be NULL) counts rows.
- * Errors: SBW_EDATA for the first bad row in file order, SBW_ESHAPE (fewer
- * than 2 rows), read errors, SBW_ENOMEM. */
+ * Errors: SBW_EDATA for the first bad block of rows in file order (within
+ * a block, a non-finite entry is reported before an unnormalised row),
+ * SBW_ESHAPE (fewer than 2 rows), read errors, SBW_ENOMEM. */
 int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_opts *o,
                       sbw_progress *pg, sbw_kl_exact *out);
 

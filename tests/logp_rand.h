@@ -20,7 +20,7 @@
 
 /* Fills l (rows x cols) with log-Dirichlet(alpha) rows from stream
  * (seed, 0). */
-static void rand_logp_dirichlet(sbw_mat *l, double alpha, uint64_t seed)
+static inline void rand_logp_dirichlet(sbw_mat *l, double alpha, uint64_t seed)
 {
     gsl_rng *r;
     if (sbw_rng_alloc(&r, seed, 0))
@@ -35,7 +35,7 @@ static void rand_logp_dirichlet(sbw_mat *l, double alpha, uint64_t seed)
 }
 
 /* Largest |entry| of l. */
-static double max_abs_entry(const sbw_mat *l)
+static inline double max_abs_entry(const sbw_mat *l)
 {
     double m = 0.0;
     for (size_t i = 0; i < l->rows; i++)
