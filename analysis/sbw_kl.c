@@ -307,10 +307,10 @@ int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_op
     sbw_logp_reader **team = NULL;
     kl_worker *w = NULL;
     sbw_kl_acc *total = NULL;
-    int nteam = 0;
-    int st = sbw_logp_team_open(r, o ? o->threads : 0, &team, &nteam);
-    if (!st && (size_t)nteam > p.nchunks)
-        nteam = (int)p.nchunks;
+    int nopen = 0, want = o && o->threads > 0 ? o->threads : omp_get_max_threads();
+    want = (size_t)want > p.nchunks ? (int)p.nchunks : want;
+    int st = sbw_logp_team_open(r, want, &team, &nopen);
+    int nteam = nopen;
     if (!st)
         st = workers_alloc(&w, nteam, &p);
     if (!st)
@@ -321,7 +321,7 @@ int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_op
         st = sbw_kl_acc_result(total, out);
     sbw_kl_acc_free(total);
     workers_free(w, nteam);
-    sbw_logp_team_close(team, nteam);
+    sbw_logp_team_close(team, nopen);
     return st;
 }
 

@@ -143,7 +143,8 @@ static int log_of_probs(const sbw_logp_reader *r, size_t row, double *x, size_t 
     for (size_t j = 0; j < n; j++) {
         if (x[j] < 0.0)
             return SBW_ERROR(SBW_EDATA,
-                             "%s: row %zu, column %zu (0-based) is %g, not a probability",
+                             "%s: row %zu, column %zu (0-based) is %g, not a probability "
+                             "(log-probabilities? then drop --probs)",
                              sbw_logp_path(r), row, j, x[j]);
         x[j] = log(x[j]);
     }
@@ -201,6 +202,19 @@ int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t n
     return st;
 }
 
+/* True when every entry lies in [0, 1] and they sum to 1 within 1e-6:
+ * probabilities read as logs. */
+static bool looks_like_probs(const double *x, size_t n)
+{
+    double sum = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        if (!(x[j] >= 0.0 && x[j] <= 1.0))
+            return false;
+        sum += x[j];
+    }
+    return fabs(sum - 1.0) <= 1e-6;
+}
+
 static int unnormalised(const sbw_logp_reader *r, size_t row, const double *x)
 {
     size_t n = r->info->cols;
@@ -212,8 +226,10 @@ static int unnormalised(const sbw_logp_reader *r, size_t row, const double *x)
                          sbw_logp_path(r), row, exp(lse), fabs(lse), r->opts.tol);
     return SBW_ERROR(SBW_EDATA,
                      "%s: row %zu (0-based) is not normalised: logsumexp = %.6g, |.| > tol %g "
-                     "(--normalize renormalises rows deliberately)",
-                     sbw_logp_path(r), row, lse, r->opts.tol);
+                     "(%s)",
+                     sbw_logp_path(r), row, lse, r->opts.tol,
+                     looks_like_probs(x, n) ? "its entries look like probabilities: pass --probs"
+                                            : "--normalize renormalises rows deliberately");
 }
 
 int sbw_logp_check_sums(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
