@@ -171,6 +171,8 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if (sbw_file_is_std(c.args[0]) && sbw_file_is_std(c.args[1]))
+        return sbw_cli_usage_error(&cli, "P and Q cannot both come from stdin");
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     sbw_logp_opts lo = {.probs = a.probs, .normalize = a.normalize, .tol = a.tol};

@@ -11,6 +11,7 @@ expect_grep "mode_match" "$T/out" "help names the columns"
 expect_grep "Example" "$T/out" "help has an example"
 expect_exit 0 "version" "$CMP" --version
 expect_exit 2 "one argument" "$CMP" "$FIX/kl_p.npy"
+expect_exit 2 "both from stdin" "$CMP" - -
 expect_exit 2 "unknown option" "$CMP" --bogus "$FIX/kl_p.npy" "$FIX/kl_q.npy"
 
 expect_exit 0 "compare" "$CMP" --per-row "$T/rows.tsv" "$FIX/kl_p.npy" "$FIX/kl_q.npy"
