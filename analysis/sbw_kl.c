@@ -14,7 +14,7 @@ enum { KL_GROUP = 32, KL_TILE = 512 };
 
 struct sbw_kl_acc {
     size_t cols, group, n;
-    double *sp, *sp_c;   /* column sums of p, Neumaier compensation (cols) */
+    double *sp, *sp_c;   /* column sums of p and their TwoSum compensation (cols) */
     double *sl, *sl_c;   /* column sums of log p */
     double *cm, *cm_c;   /* column co-moments sum_c (p - pbar)(l - lbar) */
     double pl, pl_c;     /* sum over rows of sum_x p log p */

@@ -94,7 +94,7 @@ static int load_rows(sbw_logp_reader *r, const sbw_logp_sel *s, sbw_mat *l)
 static int write_blocks(const sbw_mat *l, sbw_npy_writer *w, sbw_progress *pg)
 {
     size_t t = l->rows, m = l->cols, nb = block_rows(t, m);
-    double *pws = malloc(nb * m * sizeof *pws), *out = malloc(nb * t * sizeof *out);
+    double *pws = malloc((nb * m + 1) * sizeof *pws), *out = malloc((nb * t + 1) * sizeof *out);
     int st = pws && out ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "cannot allocate a %zu-row block", nb);
     for (size_t i0 = 0; i0 < t && !st; i0 += nb) {
         size_t n = t - i0 < nb ? t - i0 : nb;
