@@ -44,7 +44,8 @@ static int parse_integer(const char *s, const char *what, double *v)
         return ll == (long long)*v ? SBW_OK : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
     }
     double d;
-    if (sbw_cli_parse_double(s, what, 1.0, 0.0, &d) || d != floor(d) || fabs(d) > 9.007e15)
+    if (strspn(s, "0123456789.eE+-") != strlen(s) || sbw_cli_parse_double(s, what, 1.0, 0.0, &d) ||
+        d != floor(d) || fabs(d) > 9.007e15)
         return SBW_ERROR(SBW_EINVAL, "%s needs an integer, got '%s'", what, s);
     *v = d;
     return SBW_OK;
