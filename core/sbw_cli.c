@@ -41,7 +41,8 @@ static int parse_integer(const char *s, const char *what, double *v)
     long long ll = strtoll(s, &end, 10);
     if (end != s && *end == '\0' && errno == 0) {
         *v = (double)ll;
-        return ll == (long long)*v ? SBW_OK : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
+        return ll == (long long)*v ? SBW_OK
+                                   : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
     }
     double d;
     if (strspn(s, "0123456789.eE+-") != strlen(s) || sbw_cli_parse_double(s, what, 1.0, 0.0, &d) ||
@@ -94,7 +95,7 @@ int sbw_cli_parse_u64(const char *s, const char *what, uint64_t *out)
 static int expand_item(const char *item, const char *what, size_t **v, size_t *n, size_t *cap)
 {
     char buf[64];
-    size_t lo, hi, step = 1;
+    size_t lo = 0, hi = 0, step = 1;
     snprintf(buf, sizeof buf, "%s", item);
     char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (c1)

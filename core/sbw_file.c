@@ -116,8 +116,7 @@ int sbw_file_commit(sbw_file *f)
     f->fp = NULL;
     if (f->tmp) {
         if (!st && rename(f->tmp, f->path) != 0)
-            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path,
-                           strerror(errno));
+            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path, strerror(errno));
         if (st)
             unlink(f->tmp);
     }

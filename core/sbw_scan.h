@@ -15,16 +15,16 @@
 
 typedef struct sbw_scan {
     double tol;
-    size_t rows, cols;         /* scanned so far */
-    double min, max;           /* over finite entries (+inf/-inf when none) */
+    size_t rows, cols; /* scanned so far */
+    double min, max;   /* over finite entries (+inf/-inf when none) */
     size_t nan, posinf, neginf;
-    bool any_bad;              /* some NaN or Inf seen */
-    size_t bad_row, bad_col;   /* first NaN/Inf, row-major order */
-    size_t rows_logprob;       /* rows with |logsumexp| <= tol */
-    size_t rows_prob;          /* rows in [0,1] with |sum - 1| <= tol */
-    double max_abs_lse;        /* largest |logsumexp(row)| (NaN rows skipped) */
+    bool any_bad;            /* some NaN or Inf seen */
+    size_t bad_row, bad_col; /* first NaN/Inf, row-major order */
+    size_t rows_logprob;     /* rows with |logsumexp| <= tol */
+    size_t rows_prob;        /* rows in [0,1] with |sum - 1| <= tol */
+    double max_abs_lse;      /* largest |logsumexp(row)| (NaN rows skipped) */
     size_t worst_lse_row;
-    double max_abs_sum_dev;    /* largest |sum(row) - 1| */
+    double max_abs_sum_dev; /* largest |sum(row) - 1| */
 } sbw_scan;
 
 /* Starts an empty scan with row-normalisation tolerance tol. */

@@ -6,10 +6,16 @@
 
 #include <stdio.h>
 
-static const char *const columns[] = {
-    "file", "rows", "cols", "ndim", "dtype", "byte_order", "order", "npy_version", "min", "max",
-    "nan", "posinf", "neginf", "first_nonfinite", "kind", "rows_logprob", "rows_prob",
-    "max_abs_logsumexp", "worst_row", "max_abs_rowsum_dev"};
+static const char *const columns[] = {"file",      "rows",
+                                      "cols",      "ndim",
+                                      "dtype",     "byte_order",
+                                      "order",     "npy_version",
+                                      "min",       "max",
+                                      "nan",       "posinf",
+                                      "neginf",    "first_nonfinite",
+                                      "kind",      "rows_logprob",
+                                      "rows_prob", "max_abs_logsumexp",
+                                      "worst_row", "max_abs_rowsum_dev"};
 
 static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
@@ -19,8 +25,7 @@ static const char details[] =
     "'row,col' (0-based) of the first NaN or Inf.\n\n"
     "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n";
 
-static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in,
-                        const sbw_scan *s)
+static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, const sbw_scan *s)
 {
     char pos[64] = "", ver[16];
     if (s->any_bad)
@@ -73,10 +78,9 @@ int main(int argc, char **argv)
 {
     double tol = 1e-8;
     const sbw_opt opts[] = {
-        {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"},
-        {0}};
-    const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts,
-                         1, 1 << 20, SBW_CLI_JSON};
+        {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
+    const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts, 1,
+                         1 << 20,    SBW_CLI_JSON};
     sbw_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)

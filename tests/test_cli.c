@@ -85,7 +85,13 @@ static int run_parse(fake_opts *o, sbw_common *c, int argc, const char **args)
         {"--flag", NULL, SBW_ARG_FLAG, &o->flag, 1, 0, "a flag"},
         {"--model", "NAME", SBW_ARG_STRING, &o->model, 1, 0, "head"},
         {0}};
-    const sbw_cli cli = {"sbw-fake", "IN [OUT]", "A fake tool.", "Details.\n", opts, 1, 2,
+    const sbw_cli cli = {"sbw-fake",
+                         "IN [OUT]",
+                         "A fake tool.",
+                         "Details.\n",
+                         opts,
+                         1,
+                         2,
                          SBW_CLI_OUTPUT | SBW_CLI_SEED | SBW_CLI_THREADS};
     static char *argv[16]; /* c->args points into it after return */
     for (int k = 0; k < argc; k++)
@@ -112,8 +118,8 @@ static void test_parser_accepts(void **state)
     (void)state;
     fake_opts o = {.n = 5, .alpha = 1.0};
     sbw_common c;
-    const char *a[] = {"sbw-fake", "--n", "1e2", "in.npy", "--alpha=0.5", "--flag",
-                       "-o", "out.npy", "--seed", "9", "-q", "--", "-weird"};
+    const char *a[] = {"sbw-fake", "--n",    "1e2", "in.npy", "--alpha=0.5", "--flag", "-o",
+                       "out.npy",  "--seed", "9",   "-q",     "--",          "-weird"};
     assert_int_equal(run_parse(&o, &c, 13, a), 0);
     assert_int_equal(o.n, 100);
     assert_true(o.alpha == 0.5);
@@ -136,11 +142,11 @@ static void test_parser_rejects(void **state)
     fake_opts o = {0};
     sbw_common c;
     const char *cases[][4] = {
-        {"sbw-fake", "--bogus", "x", NULL},   {"sbw-fake", "x", "--n", NULL},
-        {"sbw-fake", "--n", "0", "x"},        {"sbw-fake", "--n", "-3", "x"},
-        {"sbw-fake", "--alpha", "nan", "x"},  {"sbw-fake", "--flag=1", "x", NULL},
-        {"sbw-fake", NULL, NULL, NULL},       {"sbw-fake", "a", "b", "c"},
-        {"sbw-fake", "--json", "x", NULL},    {"sbw-fake", "--threads", "-1", "x"},
+        {"sbw-fake", "--bogus", "x", NULL},  {"sbw-fake", "x", "--n", NULL},
+        {"sbw-fake", "--n", "0", "x"},       {"sbw-fake", "--n", "-3", "x"},
+        {"sbw-fake", "--alpha", "nan", "x"}, {"sbw-fake", "--flag=1", "x", NULL},
+        {"sbw-fake", NULL, NULL, NULL},      {"sbw-fake", "a", "b", "c"},
+        {"sbw-fake", "--json", "x", NULL},   {"sbw-fake", "--threads", "-1", "x"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         int argc = 0;
@@ -165,12 +171,9 @@ static void test_threads_and_blas(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_size),
-        cmocka_unit_test(test_parse_double_long_u64),
-        cmocka_unit_test(test_parse_size_list),
-        cmocka_unit_test(test_parser_accepts),
-        cmocka_unit_test(test_parser_rejects),
-        cmocka_unit_test(test_threads_and_blas),
+        cmocka_unit_test(test_parse_size),      cmocka_unit_test(test_parse_double_long_u64),
+        cmocka_unit_test(test_parse_size_list), cmocka_unit_test(test_parser_accepts),
+        cmocka_unit_test(test_parser_rejects),  cmocka_unit_test(test_threads_and_blas),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -65,7 +65,7 @@ static void test_devices_and_errors(void **state)
     (void)state;
     sbw_file f;
     SBW_ASSERT_OK(sbw_file_create(&f, "/dev/full"));
-    assert_null(f.tmp); /* a device is written directly */
+    assert_null(f.tmp);                        /* a device is written directly */
     SBW_ASSERT_OK(sbw_file_write(&f, "x", 1)); /* buffered */
     assert_int_equal(sbw_file_commit(&f), SBW_EIO);
     assert_non_null(strstr(sbw_error_reason(), "No space left"));

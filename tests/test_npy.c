@@ -51,7 +51,7 @@ static void test_fixture_f8_c(void **state)
 static void test_fixture_layouts(void **state)
 {
     (void)state;
-    const char *names[] = {"f4_c.npy", "f8_f.npy", "f4_f.npy", "f8_be.npy",
+    const char *names[] = {"f4_c.npy",    "f8_f.npy",  "f4_f.npy", "f8_be.npy",
                            "f4_be_f.npy", "f8_v2.npy", "f8_v3.npy"};
     const bool fortran[] = {false, true, true, false, true, false, false};
     const bool f4[] = {true, false, true, false, true, false, false};
@@ -233,8 +233,8 @@ static void expect_open_error(const char *path, int status, const char *phrase)
     sbw_npy_reader *r = (sbw_npy_reader *)1;
     int st = sbw_npy_open(&r, path);
     if (st != status || !strstr(sbw_error_reason(), phrase) || !strstr(sbw_error_reason(), path))
-        print_error("%s: status %d (want %d), reason '%s' (want '%s' and the path)\n", path,
-                    st, status, sbw_error_reason(), phrase);
+        print_error("%s: status %d (want %d), reason '%s' (want '%s' and the path)\n", path, st,
+                    status, sbw_error_reason(), phrase);
     assert_int_equal(st, status);
     assert_non_null(strstr(sbw_error_reason(), phrase));
     assert_non_null(strstr(sbw_error_reason(), path));
@@ -250,8 +250,8 @@ static void test_bad_magic_and_version(void **state)
     expect_open_error(write_bytes("empty.npy", "", 0), SBW_EFORMAT, "bad magic");
     expect_open_error(write_bytes("v9.npy", "\x93NUMPY\x09\x00\x10\x00{}", 12), SBW_EFORMAT,
                       "version 9.0");
-    expect_open_error(write_bytes("hlen.npy", "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12),
-                      SBW_EFORMAT, "header length");
+    expect_open_error(write_bytes("hlen.npy", "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12), SBW_EFORMAT,
+                      "header length");
     expect_open_error(write_bytes("trunch.npy", "\x93NUMPY\x01\x00\x40\x00{'descr'", 18),
                       SBW_EFORMAT, "truncated .npy header");
     expect_open_error(sbw_test_path("does-not-exist.npy"), SBW_EIO, "cannot open");

@@ -148,9 +148,9 @@ static void test_divergences_vs_twin_and_identities(void **state)
             SBW_ASSERT_NEAR(sbw_kern_entropy(p, n), h, tol);
             SBW_ASSERT_NEAR(sbw_kern_kl(p, q, n), kl, tol);
             SBW_ASSERT_NEAR(sbw_kern_cross_entropy(p, q, n), ce, tol);
-            SBW_ASSERT_NEAR(ce, h + kl, tol);          /* H(p,q) = H(p) + KL */
-            assert_true(kl >= -tol);                   /* Gibbs */
-            assert_true(h <= log((double)n) + tol);    /* max entropy */
+            SBW_ASSERT_NEAR(ce, h + kl, tol);       /* H(p,q) = H(p) + KL */
+            assert_true(kl >= -tol);                /* Gibbs */
+            assert_true(h <= log((double)n) + tol); /* max entropy */
             assert_true(fabs(sbw_kern_kl(p, p, n)) <= tol);
         }
     free(p);

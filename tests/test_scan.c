@@ -54,7 +54,11 @@ static void test_nonfinite_positions(void **state)
 static void test_block_invariance(void **state)
 {
     (void)state;
-    double a[5][3] = {{0, -1, -2}, {-0.5, -0.5, -3}, {1, 2, 3}, {-1.0986122886681098, -1.0986122886681098, -1.0986122886681098}, {-20, 0, -20}};
+    double a[5][3] = {{0, -1, -2},
+                      {-0.5, -0.5, -3},
+                      {1, 2, 3},
+                      {-1.0986122886681098, -1.0986122886681098, -1.0986122886681098},
+                      {-20, 0, -20}};
     sbw_scan one, many;
     sbw_scan_init(&one, 1e-8);
     sbw_scan_init(&many, 1e-8);

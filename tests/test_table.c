@@ -132,8 +132,8 @@ static void test_write_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tsv),          cmocka_unit_test(test_json),
-        cmocka_unit_test(test_errors),       cmocka_unit_test(test_format_double),
+        cmocka_unit_test(test_tsv),        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_errors),     cmocka_unit_test(test_format_double),
         cmocka_unit_test(test_write_file),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
