@@ -70,11 +70,10 @@ static void scan_row(sbw_scan *s, const double *x, size_t n, size_t row)
     }
     if (unit) {
         double dev = fabs(sum - 1.0);
+        s->rows_unit++;
         s->max_abs_sum_dev = fmax(s->max_abs_sum_dev, dev);
         if (dev <= s->tol)
             s->rows_prob++;
-    } else {
-        s->max_abs_sum_dev = fmax(s->max_abs_sum_dev, finite ? fabs(sum - 1.0) : INFINITY);
     }
 }
 

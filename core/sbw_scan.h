@@ -24,7 +24,8 @@ typedef struct sbw_scan {
     size_t rows_prob;        /* rows in [0,1] with |sum - 1| <= tol */
     double max_abs_lse;      /* largest |logsumexp(row)| (NaN rows skipped) */
     size_t worst_lse_row;
-    double max_abs_sum_dev; /* largest |sum(row) - 1| */
+    size_t rows_unit;       /* rows with every entry in [0, 1] */
+    double max_abs_sum_dev; /* largest |sum(row) - 1| over those rows */
 } sbw_scan;
 
 /* Starts an empty scan with row-normalisation tolerance tol. */

@@ -4,6 +4,7 @@
 #include "sbw.h"
 #include "sbw_scan.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static const char *const columns[] = {"file",      "rows",
@@ -21,7 +22,8 @@ static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
     "file.  kind is 'log-probabilities' when every row has |logsumexp| <= TOL,\n"
     "'probabilities' when every row lies in [0,1] and sums to 1 within TOL,\n"
-    "otherwise 'other'.  min/max are over finite entries; first_nonfinite is\n"
+    "otherwise 'other'.  max_abs_rowsum_dev is over rows lying in [0,1] (nan\n"
+    "when there is none).  min/max are over finite entries; first_nonfinite is\n"
     "'row,col' (0-based) of the first NaN or Inf.\n\n"
     "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n";
 
@@ -52,7 +54,8 @@ static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, 
     st = st ? st : sbw_table_set_int(t, "rows_prob", (long long)s->rows_prob);
     st = st ? st : sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
     st = st ? st : sbw_table_set_int(t, "worst_row", (long long)s->worst_lse_row);
-    return st ? st : sbw_table_set_dbl(t, "max_abs_rowsum_dev", s->max_abs_sum_dev);
+    double dev = s->rows_unit ? s->max_abs_sum_dev : NAN; /* no row of probabilities */
+    return st ? st : sbw_table_set_dbl(t, "max_abs_rowsum_dev", dev);
 }
 
 static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
