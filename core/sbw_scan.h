@@ -42,6 +42,15 @@ const char *sbw_scan_kind(const sbw_scan *s);
  * SBW_ENOMEM. */
 int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress);
 
+/* SBW_EDATA unless the scanned matrix is all finite, with a reason naming
+ * path, the counts and the first position (and, for -inf, that it is a
+ * zero probability, which log-probability matrices must not contain). */
+int sbw_scan_check_finite(const sbw_scan *s, const char *path);
+
+/* SBW_EDATA unless every scanned row has |logsumexp| <= s->tol, with a
+ * reason naming path, the worst row and its logsumexp. */
+int sbw_scan_check_logprob(const sbw_scan *s, const char *path);
+
 /* Rows per block so that one block of cols doubles is about bytes. */
 size_t sbw_scan_block_rows(size_t cols, size_t bytes);
 

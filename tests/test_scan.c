@@ -1,6 +1,7 @@
 /* test_scan.c -- range, non-finite entries and row normalisation. */
 #include "sbw_test.h"
 
+#include "sbw_err.h"
 #include "sbw_npy.h"
 #include "sbw_scan.h"
 
@@ -73,12 +74,30 @@ static void test_block_invariance(void **state)
     assert_int_equal(one.rows_logprob, 2);
 }
 
+static void test_checks(void **state)
+{
+    (void)state;
+    sbw_scan s;
+    scan_fixture("logp.npy", &s);
+    SBW_ASSERT_OK(sbw_scan_check_finite(&s, "x.npy"));
+    SBW_ASSERT_OK(sbw_scan_check_logprob(&s, "x.npy"));
+    scan_fixture("nonfinite.npy", &s);
+    assert_int_equal(sbw_scan_check_finite(&s, "x.npy"), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "x.npy: 1 NaN, 1 +Inf and 1 -Inf entries, the "
+                                               "first at row 1, column 2"));
+    assert_non_null(strstr(sbw_error_reason(), "zero probability"));
+    scan_fixture("probs.npy", &s);
+    assert_int_equal(sbw_scan_check_logprob(&s, "p.npy"), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "p.npy: 3 of 3 rows are not normalised"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_nonfinite_positions),
         cmocka_unit_test(test_block_invariance),
+        cmocka_unit_test(test_checks),
     };
     return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
 }
