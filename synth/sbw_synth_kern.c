@@ -61,13 +61,21 @@ double sbw_synth_kern_logsumexp(const double *x, size_t n)
     return mx + log(sum_exp_pairwise(x, n, mx));
 }
 
+/* In two steps, x_j - max then - log(sum): subtracting max + log(sum) at
+ * once would round every entry to eps |max|, which for log-gamma variates
+ * at tiny alpha (|max| ~ 1e4) is far more than eps |log p_j|.  Two loops
+ * so that -ffast-math cannot reassociate the two subtractions. */
 double sbw_synth_kern_normalise(double *x, size_t n)
 {
-    double lse = sbw_synth_kern_logsumexp(x, n);
+    double mx = row_max(x, n);
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
-        x[j] -= lse;
-    return lse;
+        x[j] -= mx;
+    double ls = log(sum_exp_pairwise(x, n, 0.0));
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        x[j] -= ls;
+    return mx + ls;
 }
 
 void sbw_synth_kern_mix(const double *logw, size_t k, const double *logphi, size_t ld,

@@ -26,9 +26,9 @@ void sbw_synth_kern_log(double *x, size_t n);
  * 256) so that its rounding error grows like log2(n), not n. */
 double sbw_synth_kern_logsumexp(const double *x, size_t n);
 
-/* x_j -= logsumexp(x), n >= 1: max-shifted, the sum of exp pairwise
- * (blocks of 256) so that its rounding error grows like log2(n), not n.
- * Returns the logsumexp that was subtracted. */
+/* x_j = (x_j - max) - log sum_k exp(x_k - max), n >= 1, so each entry is
+ * rounded relative to |log p_j|, not to |max|; the sum pairwise as above.
+ * Returns the logsumexp of the input. */
 double sbw_synth_kern_normalise(double *x, size_t n);
 
 /* out_j = logsumexp_k (logw_k + logphi_kj) for j < m, k < K: a mixture of K

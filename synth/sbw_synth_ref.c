@@ -13,10 +13,15 @@ void sbw_synth_ref_log_boost(double *x, const double *u, double inv_a, size_t n)
 
 double sbw_synth_ref_normalise(double *x, size_t n)
 {
-    double lse = sbw_num_logsumexp(x, n);
+    double mx = -INFINITY;
     for (size_t j = 0; j < n; j++)
-        x[j] -= lse;
-    return lse;
+        mx = fmax(mx, x[j]);
+    for (size_t j = 0; j < n; j++)
+        x[j] -= mx;
+    double ls = sbw_num_logsumexp(x, n);
+    for (size_t j = 0; j < n; j++)
+        x[j] -= ls;
+    return mx + ls;
 }
 
 void sbw_synth_ref_mix(const double *logw, size_t k, const double *logphi, size_t ld,

@@ -8,7 +8,8 @@
 /* x_j = log(x_j) + log(u_j) * inv_a. */
 void sbw_synth_ref_log_boost(double *x, const double *u, double inv_a, size_t n);
 
-/* x_j -= logsumexp(x) (sbw_num_logsumexp); returns the logsumexp. */
+/* x_j = (x_j - max) - logsumexp(x - max) (sbw_num_logsumexp); returns the
+ * logsumexp of x. */
 double sbw_synth_ref_normalise(double *x, size_t n);
 
 /* out_j = logsumexp_k (logw_k + logphi_kj), logphi (K, m) with leading dim ld. */
