@@ -5,9 +5,8 @@
 #include "sbw_rng.h"
 #include "sbw_synth_kern.h"
 
-/* gsl_randist.h brings GSL's CBLAS declarations (gsl_cblas.h), the same ABI
- * as OpenBLAS's <cblas.h>, which cannot be included beside it; the link
- * resolves cblas_dgemm to OpenBLAS. */
+#include "sbw_synth_blas.h"
+
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <omp.h>
@@ -198,8 +197,7 @@ static void group_lowrank(const sbw_synth *g, synth_ws *w, size_t nr, double *x,
     for (size_t i = 0; i < gr * r; i++)
         w->h[i] = i < nr * r ? gsl_ran_gaussian_ziggurat(w->rng, 1.0) : 0.0;
     double s = g->p.scale / sqrt((double)r);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)gr, (int)m, (int)r, s, w->h,
-                (int)r, g->shared.data, (int)g->shared.ld, 0.0, w->logits, (int)m);
+    sbw_synth_blas_logits(gr, m, r, s, w->h, g->shared.data, g->shared.ld, w->logits, m);
     for (size_t i = 0; i < nr; i++) {
         memcpy(x + i * ld, w->logits + i * m, m * sizeof(double));
         sbw_synth_kern_normalise(x + i * ld, m);
@@ -389,6 +387,8 @@ int sbw_synth_fill(sbw_synth *g, size_t r0, sbw_mat *block)
     size_t ngroups = (rows + gr - 1) / gr;
     double *x = block->data;
     size_t ld = block->ld;
+    bool blas = g->p.kind == SBW_SYNTH_LOWRANK;
+    int blas_threads = blas ? sbw_synth_blas_serial_begin() : 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(g->nws)
     for (size_t b = 0; b < ngroups; b++) {
         synth_ws *w = &g->ws[omp_get_thread_num()];
@@ -396,6 +396,8 @@ int sbw_synth_fill(sbw_synth *g, size_t r0, sbw_mat *block)
         sbw_rng_reseed(w->rng, g->p.seed, (r0 + i0) / gr);
         fill_group(g, w, nr, x + i0 * ld, ld);
     }
+    if (blas)
+        sbw_synth_blas_serial_end(blas_threads);
     return SBW_OK;
 }
 

@@ -25,7 +25,11 @@
  * exactly the rows that sbw-synth writes.
  *
  * Threads: sbw_synth_fill and the wrappers use OpenMP over row groups with
- * omp_get_max_threads() threads.
+ * omp_get_max_threads() threads (taken at sbw_synth_alloc); lowrank runs
+ * OpenBLAS single-threaded meanwhile (one dgemm per group and thread; see
+ * sbw_synth_blas.h).  Byte-identical means on one machine and build: the
+ * kernels use libmvec and -march=native, so another CPU may differ in the
+ * last bits.
  */
 #ifndef SBW_SYNTH_H
 #define SBW_SYNTH_H

@@ -8,6 +8,8 @@
 #include "sbw_synth_kern.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,32 +57,74 @@ static void block_stats(sbw_synth_io_stats *s, const double *x, size_t rows, siz
     s->rows += rows;
 }
 
+/* One block in flight: log-probabilities and, with --probs, their exp. */
+typedef struct io_buf {
+    sbw_mat blk, pblk;
+    size_t nr;
+} io_buf;
+
 typedef struct io_job {
     sbw_synth *g;
-    sbw_mat blk, pblk;
+    io_buf buf[2];
     sbw_npy_writer *wl, *wp;
+    io_buf *pending; /* the block the writer thread is writing */
+    int wst;         /* its status, and its reason (errors are per thread) */
+    char reason[512];
 } io_job;
 
-/* Generates and writes every block. */
+/* Generates rows [r0, r0 + nr) into b, with stats and probabilities. */
+static int prepare(io_job *j, io_buf *b, size_t r0, size_t nr, sbw_synth_io_stats *stats)
+{
+    size_t m = b->blk.cols;
+    sbw_mat v = sbw_mat_rows(&b->blk, 0, nr);
+    b->nr = nr;
+    int st = sbw_synth_fill(j->g, r0, &v);
+    if (st)
+        return st;
+    if (stats)
+        block_stats(stats, v.data, nr, m, v.ld);
+    if (j->wp) {
+#pragma omp parallel for
+        for (size_t i = 0; i < nr; i++)
+            sbw_synth_kern_exp(v.data + i * v.ld, b->pblk.data + i * m, m);
+    }
+    return SBW_OK;
+}
+
+static void *writer_main(void *arg)
+{
+    io_job *j = arg;
+    const io_buf *b = j->pending;
+    j->wst = sbw_npy_write_rows(j->wl, b->nr, b->blk.data, b->blk.ld);
+    if (!j->wst && j->wp)
+        j->wst = sbw_npy_write_rows(j->wp, b->nr, b->pblk.data, b->pblk.ld);
+    if (j->wst)
+        snprintf(j->reason, sizeof j->reason, "%s", sbw_error_reason());
+    return NULL;
+}
+
+/* Generates and writes every block: block k + 1 is generated (on every
+ * OpenMP thread) while a writer thread writes block k, so the file system
+ * and the generator overlap.  Memory: two blocks. */
 static int write_blocks(io_job *j, size_t n, sbw_progress *progress, sbw_synth_io_stats *stats)
 {
-    int st = SBW_OK;
-    size_t m = j->blk.cols;
-    for (size_t r0 = 0; !st && r0 < n; r0 += j->blk.rows) {
-        size_t nr = n - r0 < j->blk.rows ? n - r0 : j->blk.rows;
-        sbw_mat v = sbw_mat_rows(&j->blk, 0, nr);
-        st = sbw_synth_fill(j->g, r0, &v);
-        if (!st && stats)
-            block_stats(stats, v.data, nr, m, v.ld);
-        st = st ? st : sbw_npy_write_rows(j->wl, nr, v.data, v.ld);
-        if (!st && j->wp) {
-#pragma omp parallel for
-            for (size_t i = 0; i < nr; i++)
-                sbw_synth_kern_exp(v.data + i * v.ld, j->pblk.data + i * m, m);
-            st = sbw_npy_write_rows(j->wp, nr, j->pblk.data, m);
-        }
+    size_t br = j->buf[0].blk.rows;
+    int st = prepare(j, &j->buf[0], 0, br < n ? br : n, stats);
+    for (size_t k = 0, r0 = 0; !st && r0 < n; k++, r0 += br) {
+        pthread_t th;
+        j->pending = &j->buf[k % 2];
+        bool threaded = pthread_create(&th, NULL, writer_main, j) == 0;
+        if (!threaded)
+            writer_main(j);
+        size_t next = r0 + br;
+        if (next < n)
+            st = prepare(j, &j->buf[(k + 1) % 2], next, n - next < br ? n - next : br, stats);
+        if (threaded)
+            pthread_join(th, NULL);
+        if (j->wst && !st)
+            st = SBW_ERROR(j->wst, "%s", j->reason);
         if (progress)
-            sbw_progress_update(progress, (double)(r0 + nr));
+            sbw_progress_update(progress, (double)(r0 + j->pending->nr));
     }
     return st;
 }
@@ -106,9 +150,11 @@ static int open_all(io_job *j, const sbw_synth_params *p, const char *logp_path,
     size_t m = p->m, br = sbw_synth_io_block_rows(m, (size_t)32 << 20);
     br = br < p->n ? br : p->n;
     int st = sbw_synth_alloc(&j->g, p);
-    st = st ? st : sbw_mat_alloc(&j->blk, br, m);
-    if (!st && probs_path)
-        st = sbw_mat_alloc(&j->pblk, br, m);
+    for (int b = 0; b < 2 && !st; b++) {
+        st = sbw_mat_alloc(&j->buf[b].blk, br, m);
+        if (!st && probs_path)
+            st = sbw_mat_alloc(&j->buf[b].pblk, br, m);
+    }
     st = st ? st : sbw_npy_create(&j->wl, logp_path, p->n, m, 2, SBW_F64);
     if (!st && probs_path)
         st = sbw_npy_create(&j->wp, probs_path, p->n, m, 2, SBW_F64);
@@ -132,8 +178,10 @@ int sbw_synth_io_write(const sbw_synth_params *p, const char *logp_path, const c
     st = st ? st : finish_both(&j, probs_path);
     sbw_npy_abort(j.wl);
     sbw_npy_abort(j.wp);
-    sbw_mat_free(&j.blk);
-    sbw_mat_free(&j.pblk);
+    for (int b = 0; b < 2; b++) {
+        sbw_mat_free(&j.buf[b].blk);
+        sbw_mat_free(&j.buf[b].pblk);
+    }
     sbw_synth_free(j.g);
     return st;
 }

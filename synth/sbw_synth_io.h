@@ -24,8 +24,9 @@ size_t sbw_synth_io_block_rows(size_t m, size_t bytes);
 /* Streams the language of p to a float64 .npy file at logp_path ("-" =
  * stdout) in blocks of about 32 MB, and, when probs_path is not NULL, its
  * exp() to a second file (probabilities below 1e-308 are 0 there).
- * progress may be NULL; stats may be NULL.  Memory: one block (two with
- * probs) plus the shared parameters, whatever N.  On failure neither file
+ * progress may be NULL; stats may be NULL.  A writer thread writes block
+ * k while the OpenMP threads generate block k + 1.  Memory: two blocks
+ * (four with probs) plus the shared parameters, whatever N.  On failure neither file
  * is left under its name (a probs file committed before a failure of the
  * logp file is removed).  Errors: those of sbw_synth_alloc (SBW_EINVAL,
  * SBW_ENOMEM), SBW_EINVAL when both paths are the same, those of
