@@ -344,6 +344,8 @@ int sbw_synth_alloc(sbw_synth **out, const sbw_synth_params *p)
     if (p->kind == SBW_SYNTH_DIRICHLET)
         g->p.alpha_vec = p->alpha_vec;
     size_t gr = SBW_SYNTH_GROUP_ENTRIES / p->m;
+    if (p->kind == SBW_SYNTH_LOWRANK && gr < SBW_SYNTH_LOWRANK_GROUP_MIN)
+        gr = SBW_SYNTH_LOWRANK_GROUP_MIN;
     g->group_rows = gr ? gr : 1;
     g->nws = omp_get_max_threads();
     g->ws = calloc((size_t)g->nws, sizeof *g->ws);

@@ -17,7 +17,7 @@
  *              K-component MoS represents exactly, computed in log space.
  *
  * Reproducibility: rows are generated in groups of sbw_synth_group_rows()
- * consecutive rows (a function of M only); group b draws from the GSL
+ * consecutive rows (a function of M and the kind only); group b draws from the GSL
  * stream (seed, b) of sbw_rng.h, and the shared parameters (W, phi) from
  * streams at the top of the index range.  So the output is byte-identical
  * whatever the thread count, block size or N (the first n rows of an
@@ -53,8 +53,11 @@ typedef enum sbw_synth_kind {
 #define SBW_SYNTH_ALPHA_MIN 1e-300
 #define SBW_SYNTH_ALPHA_MAX 1e10
 
-/* Entries (rows x M) that one RNG stream covers. */
+/* Entries (rows x M) that one RNG stream covers, and the smallest group of
+ * a lowrank language (its dgemm panel: fewer rows would reread W, M x R,
+ * for every handful of rows). */
 #define SBW_SYNTH_GROUP_ENTRIES 65536
+#define SBW_SYNTH_LOWRANK_GROUP_MIN 64
 
 typedef struct sbw_synth_params {
     sbw_synth_kind kind;
@@ -109,7 +112,8 @@ void sbw_synth_free(sbw_synth *g);
 /* The generator's parameters (alpha_vec points at its own copy). */
 const sbw_synth_params *sbw_synth_get_params(const sbw_synth *g);
 
-/* Rows per RNG stream: max(1, SBW_SYNTH_GROUP_ENTRIES / M). */
+/* Rows per RNG stream: max(1, SBW_SYNTH_GROUP_ENTRIES / M), and at least
+ * SBW_SYNTH_LOWRANK_GROUP_MIN for lowrank. */
 size_t sbw_synth_group_rows(const sbw_synth *g);
 
 /* Writes rows [r0, r0 + block->rows) of the language into block

@@ -14,10 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-size_t sbw_synth_io_block_rows(size_t m, size_t bytes)
+size_t sbw_synth_io_block_rows(size_t m, size_t group_rows, size_t bytes)
 {
-    size_t gr = SBW_SYNTH_GROUP_ENTRIES / m;
-    gr = gr ? gr : 1;
+    size_t gr = group_rows ? group_rows : 1;
     size_t rows = bytes / (m * sizeof(double));
     rows = rows / gr * gr;
     return rows ? rows : gr;
@@ -147,9 +146,11 @@ static int finish_both(io_job *j, const char *probs_path)
 static int open_all(io_job *j, const sbw_synth_params *p, const char *logp_path,
                     const char *probs_path)
 {
-    size_t m = p->m, br = sbw_synth_io_block_rows(m, (size_t)32 << 20);
-    br = br < p->n ? br : p->n;
     int st = sbw_synth_alloc(&j->g, p);
+    if (st)
+        return st;
+    size_t m = p->m, br = sbw_synth_io_block_rows(m, sbw_synth_group_rows(j->g), (size_t)32 << 20);
+    br = br < p->n ? br : p->n;
     for (int b = 0; b < 2 && !st; b++) {
         st = sbw_mat_alloc(&j->buf[b].blk, br, m);
         if (!st && probs_path)

@@ -17,9 +17,10 @@ typedef struct sbw_synth_io_stats {
     double max_abs_lse; /* largest |logsumexp(row)|, rows checked with sbw_num_logsumexp */
 } sbw_synth_io_stats;
 
-/* Rows per block written by sbw_synth_io_write: a multiple of the group
- * rows of M with about bytes per block (at least one group). */
-size_t sbw_synth_io_block_rows(size_t m, size_t bytes);
+/* Rows per block written by sbw_synth_io_write: a multiple of group_rows
+ * (sbw_synth_group_rows) with about bytes per block of M doubles (at least
+ * one group). */
+size_t sbw_synth_io_block_rows(size_t m, size_t group_rows, size_t bytes);
 
 /* Streams the language of p to a float64 .npy file at logp_path ("-" =
  * stdout) in blocks of about 32 MB, and, when probs_path is not NULL, its
