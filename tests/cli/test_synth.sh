@@ -54,20 +54,25 @@ expect_eq "$(tsv_field "$T/out" kind)" "probabilities" "probs file holds probabi
 $S zipf --n 7 --m 11 -o - 2>"$T/err" | $I - >"$T/out"
 expect_eq "$(tsv_field "$T/out" rows)" "7" "-o - streams to stdout"
 expect_grep "^# kind=zipf" "$T/err" "-o -: table on stderr"
-cp "$FIX/vec_f8.npy" "$T/alpha.npy"
-$I "$FIX/vec_f8.npy" >"$T/vec.txt"
-vlen=$(tsv_field "$T/vec.txt" rows)
-vmin=$(tsv_field "$T/vec.txt" min)
-if awk -v v="$vmin" 'BEGIN { exit !(v > 0) }'; then
-    expect_exit 0 "alpha file" $S dirichlet --n 5 --alpha-file "$T/alpha.npy" -q -o "$T/af.npy"
-    expect_eq "$(tsv_field "$T/out" cols)" "$vlen" "alpha file sets M"
-    expect_grep "^# alpha_file=$T/alpha.npy$" "$T/out" "alpha file in the header"
-    expect_exit 2 "alpha file, wrong --m" $S dirichlet --n 5 --m $((vlen + 1)) --alpha-file "$T/alpha.npy" -q -o "$T/x.npy"
-    expect_absent "$T/x.npy" "wrong --m: nothing written"
-fi
-expect_exit 1 "alpha file with a zero" $S dirichlet --n 5 --alpha-file "$FIX/logp_zero.npy" -q -o "$T/x.npy"
-expect_grep "logp_zero.npy" "$T/err" "bad alpha file named"
-expect_absent "$T/x.npy" "bad alpha file: nothing written"
+# a positive (1, 50) vector of concentrations, made by the tool itself
+expect_exit 0 "alpha vector" $S dirichlet --n 1 --m 50 --alpha 2 --probs "$T/alpha.npy" -q -o "$T/unused.npy"
+expect_exit 0 "alpha file" $S dirichlet --n 5 --alpha-file "$T/alpha.npy" -q -o "$T/af.npy"
+expect_eq "$(tsv_field "$T/out" cols)" "50" "alpha file sets M"
+expect_grep "^# alpha_file=$T/alpha.npy$" "$T/out" "alpha file in the header"
+expect_exit 0 "alpha file: sbw-info" $I "$T/af.npy"
+expect_eq "$(tsv_field "$T/out" kind)" "log-probabilities" "alpha file: normalised rows"
+expect_exit 0 "alpha file, matching --m" $S dirichlet --n 5 --m 50 --alpha-file "$T/alpha.npy" -q -o "$T/af2.npy"
+if cmp -s "$T/af.npy" "$T/af2.npy"; then ok; else bad "alpha file: --m 50 changes the output"; fi
+expect_exit 2 "alpha file, wrong --m" $S dirichlet --n 5 --m 51 --alpha-file "$T/alpha.npy" -q -o "$T/x.npy"
+expect_absent "$T/x.npy" "wrong --m: nothing written"
+expect_exit 1 "alpha file with a zero" $S dirichlet --n 5 --alpha-file "$FIX/vec_f8.npy" -q -o "$T/x.npy"
+expect_grep "vec_f8.npy: alpha\[0\]" "$T/err" "zero concentration named with its file and index"
+expect_absent "$T/x.npy" "zero concentration: nothing written"
+expect_exit 1 "alpha file not a vector" $S dirichlet --n 5 --alpha-file "$FIX/logp.npy" -q -o "$T/x.npy"
+expect_grep "logp.npy" "$T/err" "matrix as alpha file named"
+expect_absent "$T/x.npy" "matrix as alpha file: nothing written"
+expect_exit 1 "alpha file missing" $S dirichlet --n 5 --alpha-file "$T/none.npy" -q -o "$T/x.npy"
+expect_absent "$T/x.npy" "missing alpha file: nothing written"
 
 # --- bad usage: exit 2, a message, nothing written -----------------------------------
 bad_usage() {
