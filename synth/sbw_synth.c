@@ -86,7 +86,7 @@ static int check_kind(const sbw_synth_params *p)
             return SBW_ERROR(SBW_EINVAL, "sigma must be finite and >= 0, got %g", p->sigma);
         return SBW_OK;
     case SBW_SYNTH_TOPICS:
-        if (p->k < 1 || p->k > 100000 || p->k > SBW_SYNTH_GROUP_ENTRIES)
+        if (p->k < 1 || p->k > 100000)
             return SBW_ERROR(SBW_EINVAL, "k must be in [1, 100000], got %zu", p->k);
         int st = check_alpha(p->alpha, "alpha");
         return st ? st : check_alpha(p->mix_alpha, "mix-alpha");
@@ -249,7 +249,9 @@ static int shared_topics(sbw_synth *g, gsl_rng *r)
 {
     size_t m = g->p.m, k = g->p.k;
     double *u = malloc(m * sizeof *u);
-    int st = u ? sbw_mat_alloc(&g->shared, k, m) : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    if (!u)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = sbw_mat_alloc(&g->shared, k, m);
     for (size_t t = 0; !st && t < k; t++) {
         double *row = g->shared.data + t * m;
         sbw_rng_reseed(r, g->p.seed, STREAM_TOPIC(t));

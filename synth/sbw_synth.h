@@ -84,7 +84,7 @@ const char *sbw_synth_kind_name(sbw_synth_kind kind);
 /* Checks p: n, m >= 1, n * m * 8 bytes addressable, alpha (or every
  * alpha_vec entry) finite in [SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX],
  * 1 <= rank <= min(n, m), scale finite and > 0, exponent and sigma finite
- * and >= 0, 1 <= k <= min(1e5, SBW_SYNTH_GROUP_ENTRIES), mix_alpha as
+ * and >= 0, 1 <= k <= 1e5, mix_alpha as
  * alpha.  Errors:
  * SBW_EINVAL with a reason naming the parameter. */
 int sbw_synth_check(const sbw_synth_params *p);

@@ -195,10 +195,10 @@ int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m)
     int st = sbw_npy_load(path, &a, &info);
     if (st)
         return st;
-    if (a.rows != 1 && a.cols != 1) {
+    if ((a.rows != 1 && a.cols != 1) || a.rows * a.cols == 0) {
         sbw_mat_free(&a);
-        return SBW_ERROR(SBW_ESHAPE, "%s: concentrations must be a vector, got shape %zu x %zu",
-                         path, a.rows, a.cols);
+        return SBW_ERROR(SBW_ESHAPE, "%s: concentrations must be a non-empty vector, got shape "
+                         "%zu x %zu", path, a.rows, a.cols);
     }
     size_t n = a.rows * a.cols;
     for (size_t j = 0; j < n; j++) {

@@ -27,11 +27,17 @@ double sbw_synth_ref_normalise(double *x, size_t n)
 void sbw_synth_ref_mix(const double *logw, size_t k, const double *logphi, size_t ld,
                        size_t m, double *out)
 {
+    if (k == 0) { /* an empty mixture: probability 0 */
+        for (size_t j = 0; j < m; j++)
+            out[j] = -INFINITY;
+        return;
+    }
     for (size_t j = 0; j < m; j++) {
-        double mx = -INFINITY, s = 0.0;
-        for (size_t t = 0; t < k; t++)
+        double mx = logw[0] + logphi[j];
+        for (size_t t = 1; t < k; t++)
             mx = fmax(mx, logw[t] + logphi[t * ld + j]);
-        for (size_t t = 0; t < k; t++)
+        double s = exp(logw[0] + logphi[j] - mx);
+        for (size_t t = 1; t < k; t++)
             s += exp(logw[t] + logphi[t * ld + j] - mx);
         out[j] = mx + log(s);
     }

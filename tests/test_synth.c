@@ -645,6 +645,8 @@ static void test_io_load_alpha(void **state)
     SBW_ASSERT_OK(sbw_npy_save(path, &sq, SBW_F64));
     assert_int_equal(sbw_synth_io_load_alpha(path, &got, &m), SBW_ESHAPE);
     sbw_mat_free(&sq);
+    SBW_ASSERT_OK(sbw_npy_save_vector(path, v, 0, SBW_F64));
+    assert_int_equal(sbw_synth_io_load_alpha(path, &got, &m), SBW_ESHAPE);
     assert_int_equal(sbw_synth_io_load_alpha("/nonexistent-dir/a.npy", &got, &m), SBW_EIO);
     assert_null(got);
 }
@@ -706,6 +708,9 @@ static void test_bad_parameters(void **state)
     sbw_synth_params t = params(SBW_SYNTH_TOPICS, 10, 8, 1);
     p = t;
     p.k = 0;
+    expect_invalid(p, "k");
+    p = t;
+    p.k = 100001;
     expect_invalid(p, "k");
     p = t;
     p.mix_alpha = 0;
