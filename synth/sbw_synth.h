@@ -118,7 +118,8 @@ size_t sbw_synth_group_rows(const sbw_synth *g);
 
 /* Writes rows [r0, r0 + block->rows) of the language into block
  * (block->rows x M, any ld >= M).  r0 must be a multiple of
- * sbw_synth_group_rows(g) and r0 + rows <= N.  Parallel over groups.
+ * sbw_synth_group_rows(g) and r0 + rows <= N.  Parallel over groups, with
+ * the generator's workspaces: one fill at a time per generator.
  * Errors: SBW_ESHAPE (cols != M), SBW_EINVAL (r0 misaligned, rows past N). */
 int sbw_synth_fill(sbw_synth *g, size_t r0, sbw_mat *block);
 
