@@ -299,6 +299,36 @@ static void test_prefix_and_blocks(void **state)
     }
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The row groups of one seed never share an RNG sequence: the first two
+ * 32-bit draws of 300000 streams are all distinct.  (A 32-bit hash of
+ * (seed, stream) would repeat about k^2/2^33 = 10 times here.) */
+static void test_streams_distinct(void **state)
+{
+    (void)state;
+    size_t k = 300000;
+    uint64_t *first = malloc(k * sizeof *first);
+    gsl_rng *r;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 12345, 0));
+    for (size_t b = 0; b < k; b++) {
+        sbw_rng_reseed(r, 12345, b);
+        uint64_t hi = gsl_rng_get(r);
+        first[b] = hi << 32 | gsl_rng_get(r);
+    }
+    qsort(first, k, sizeof *first, cmp_u64);
+    size_t dup = 0;
+    for (size_t b = 1; b < k; b++)
+        dup += first[b] == first[b - 1];
+    assert_int_equal(dup, 0);
+    sbw_rng_free(r);
+    free(first);
+}
+
 /* The three stable entry points are the generic generator with defaults. */
 static void test_wrappers(void **state)
 {
@@ -749,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_threads_do_not_matter),
         cmocka_unit_test(test_prefix_and_blocks),
+        cmocka_unit_test(test_streams_distinct),
         cmocka_unit_test(test_wrappers),
         cmocka_unit_test(test_lowrank_rank_and_dstar),
         cmocka_unit_test(test_lowrank_rank_formula),
