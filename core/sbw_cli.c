@@ -163,9 +163,20 @@ static void print_usage_line(const sbw_cli *cli, FILE *f)
             cli->usage ? cli->usage : "");
 }
 
+/* A starting value outside the option's range means "no default" (the
+ * option is required, or its absence means something the help explains). */
+static bool outside_range(const sbw_opt *o, double v)
+{
+    return o->min <= o->max && (v < o->min || v > o->max);
+}
+
 static void format_default(const sbw_opt *o, char *buf, size_t cap)
 {
     buf[0] = '\0';
+    if ((o->type == SBW_ARG_SIZE && outside_range(o, (double)*(size_t *)o->dst)) ||
+        (o->type == SBW_ARG_LONG && outside_range(o, (double)*(long *)o->dst)) ||
+        (o->type == SBW_ARG_DOUBLE && outside_range(o, *(double *)o->dst)))
+        return;
     switch (o->type) {
     case SBW_ARG_SIZE:
         snprintf(buf, cap, " [%zu]", *(size_t *)o->dst);

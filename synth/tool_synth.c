@@ -91,8 +91,8 @@ static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_opt *o)
 {
     sbw_synth_params *p = &a->p;
     size_t n = 0;
-    o[n++] = (sbw_opt){"--n", "N", SBW_ARG_SIZE, &p->n, 1, 0, "contexts (rows), required"};
-    o[n++] = (sbw_opt){"--m", "M", SBW_ARG_SIZE, &p->m, 1, 0, "words (columns), required"};
+    o[n++] = (sbw_opt){"--n", "N", SBW_ARG_SIZE, &p->n, 1, 9e15, "contexts (rows), required"};
+    o[n++] = (sbw_opt){"--m", "M", SBW_ARG_SIZE, &p->m, 1, 9e15, "words (columns), required"};
     o[n++] = (sbw_opt){"--probs", "FILE", SBW_ARG_STRING, &a->probs, 1, 0,
                        "also write the probabilities exp(logP) to FILE"};
     const char *details = dirichlet_details;
