@@ -36,6 +36,7 @@ TEST_HELPER := $(BUILD)/tests/sbw_test.o
 
 .PHONY: all tests check check-run asan bench demo install clean lint format deps help
 .DEFAULT_GOAL := all
+.SECONDARY:
 
 all: $(TOOLS)
 

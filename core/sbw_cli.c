@@ -41,10 +41,12 @@ static int parse_integer(const char *s, const char *what, double *v)
     long long ll = strtoll(s, &end, 10);
     if (end != s && *end == '\0' && errno == 0) {
         *v = (double)ll;
-        return ll == (long long)*v ? SBW_OK : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
+        return ll == (long long)*v ? SBW_OK
+                                   : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
     }
     double d;
-    if (sbw_cli_parse_double(s, what, 1.0, 0.0, &d) || d != floor(d) || fabs(d) > 9.007e15)
+    if (strspn(s, "0123456789.eE+-") != strlen(s) || sbw_cli_parse_double(s, what, 1.0, 0.0, &d) ||
+        d != floor(d) || fabs(d) > 9.007e15)
         return SBW_ERROR(SBW_EINVAL, "%s needs an integer, got '%s'", what, s);
     *v = d;
     return SBW_OK;
@@ -93,7 +95,7 @@ int sbw_cli_parse_u64(const char *s, const char *what, uint64_t *out)
 static int expand_item(const char *item, const char *what, size_t **v, size_t *n, size_t *cap)
 {
     char buf[64];
-    size_t lo, hi, step = 1;
+    size_t lo = 0, hi = 0, step = 1;
     snprintf(buf, sizeof buf, "%s", item);
     char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (c1)
@@ -161,9 +163,20 @@ static void print_usage_line(const sbw_cli *cli, FILE *f)
             cli->usage ? cli->usage : "");
 }
 
+/* A starting value outside the option's range means "no default" (the
+ * option is required, or its absence means something the help explains). */
+static bool outside_range(const sbw_opt *o, double v)
+{
+    return o->min <= o->max && (v < o->min || v > o->max);
+}
+
 static void format_default(const sbw_opt *o, char *buf, size_t cap)
 {
     buf[0] = '\0';
+    if ((o->type == SBW_ARG_SIZE && outside_range(o, (double)*(size_t *)o->dst)) ||
+        (o->type == SBW_ARG_LONG && outside_range(o, (double)*(long *)o->dst)) ||
+        (o->type == SBW_ARG_DOUBLE && outside_range(o, *(double *)o->dst)))
+        return;
     switch (o->type) {
     case SBW_ARG_SIZE:
         snprintf(buf, cap, " [%zu]", *(size_t *)o->dst);

@@ -95,8 +95,7 @@ const char *sbw_cli_blas(void);
  * Return SBW_OK or SBW_EINVAL with a reason naming what. */
 int sbw_cli_parse_size(const char *s, const char *what, double min, double max, size_t *out);
 int sbw_cli_parse_long(const char *s, const char *what, double min, double max, long *out);
-int sbw_cli_parse_double(const char *s, const char *what, double min, double max,
-                         double *out);
+int sbw_cli_parse_double(const char *s, const char *what, double min, double max, double *out);
 int sbw_cli_parse_u64(const char *s, const char *what, uint64_t *out);
 
 /* Parses a comma list of sizes and ranges "1,2,5:10" / "2:100:2" into a

@@ -11,15 +11,15 @@
 
 enum sbw_status {
     SBW_OK = 0,
-    SBW_EINVAL,  /* bad argument from the caller (a usage error in a tool) */
-    SBW_ENOMEM,  /* allocation failed or a size overflowed */
-    SBW_EIO,     /* open/read/write/close failed (errno in the reason) */
-    SBW_EFORMAT, /* malformed file: bad magic, header, truncated payload */
-    SBW_EDTYPE,  /* well-formed file with an unsupported dtype or layout */
-    SBW_ESHAPE,  /* shapes do not fit together */
-    SBW_EDATA,   /* values out of domain: NaN/Inf, unnormalised rows */
-    SBW_ENUMERIC,/* a computation failed (LAPACK info != 0, no convergence) */
-    SBW_EINTR,   /* interrupted by a signal; partial work was saved */
+    SBW_EINVAL,   /* bad argument from the caller (a usage error in a tool) */
+    SBW_ENOMEM,   /* allocation failed or a size overflowed */
+    SBW_EIO,      /* open/read/write/close failed (errno in the reason) */
+    SBW_EFORMAT,  /* malformed file: bad magic, header, truncated payload */
+    SBW_EDTYPE,   /* well-formed file with an unsupported dtype or layout */
+    SBW_ESHAPE,   /* shapes do not fit together */
+    SBW_EDATA,    /* values out of domain: NaN/Inf, unnormalised rows */
+    SBW_ENUMERIC, /* a computation failed (LAPACK info != 0, no convergence) */
+    SBW_EINTR,    /* interrupted by a signal; partial work was saved */
     SBW_NSTATUS
 };
 
@@ -31,7 +31,16 @@ const char *sbw_strerror(int status);
  * The reason is truncated to 511 bytes. */
 int sbw_error_set(int status, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-#define SBW_ERROR(status, ...) sbw_error_set((status), __FILE__, __LINE__, __VA_ARGS__)
+/* status is evaluated twice (pass a constant); routing it through an inline
+ * function lets static analysers see that the result is status, i.e.
+ * non-zero on every error path. */
+static inline int sbw_error_pass(int recorded, int status)
+{
+    (void)recorded;
+    return status;
+}
+#define SBW_ERROR(status, ...)                                                                     \
+    sbw_error_pass(sbw_error_set((status), __FILE__, __LINE__, __VA_ARGS__), (status))
 
 /* The last recorded reason on this thread ("" when none), and where it was
  * raised.  Valid until the next sbw_error_set() on the same thread. */

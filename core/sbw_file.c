@@ -11,15 +11,6 @@
 
 bool sbw_file_is_std(const char *path) { return path && strcmp(path, "-") == 0; }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* "dir/name" -> "dir/.name.tmp.XXXXXX"; NULL on allocation failure. */
 static char *temp_template(const char *path)
 {
@@ -68,7 +59,7 @@ int sbw_file_create(sbw_file *f, const char *path)
     *f = (sbw_file){0};
     if (!path || !*path)
         return SBW_ERROR(SBW_EINVAL, "empty output file name");
-    f->path = dup_str(path);
+    f->path = strdup(path);
     if (!f->path)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     int st = SBW_OK;
@@ -116,8 +107,7 @@ int sbw_file_commit(sbw_file *f)
     f->fp = NULL;
     if (f->tmp) {
         if (!st && rename(f->tmp, f->path) != 0)
-            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path,
-                           strerror(errno));
+            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path, strerror(errno));
         if (st)
             unlink(f->tmp);
     }

@@ -29,15 +29,14 @@ double sbw_kern_logsumexp(const double *x, size_t n)
     return mx + log(sum_exp_shifted(x, n, mx));
 }
 
-void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda,
-                             double *out)
+void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda, double *out)
 {
     for (size_t i = 0; i < rows; i++)
         out[i] = sbw_kern_logsumexp(a + i * lda, cols);
 }
 
-void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ldy,
-                               size_t rows, size_t cols)
+void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
+                               size_t cols)
 {
     for (size_t i = 0; i < rows; i++) {
         const double *x = a + i * lda;

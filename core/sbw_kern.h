@@ -17,12 +17,11 @@
 double sbw_kern_logsumexp(const double *x, size_t n);
 
 /* out[i] = logsumexp of row i of A (rows x cols, leading dim lda). */
-void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda,
-                             double *out);
+void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda, double *out);
 
 /* Y = log_softmax(A) / softmax(A) row-wise; Y may alias A (ldy == lda). */
-void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ldy,
-                               size_t rows, size_t cols);
+void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
+                               size_t cols);
 void sbw_kern_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
                            size_t cols);
 

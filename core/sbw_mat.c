@@ -16,8 +16,8 @@ int sbw_mat_bytes(size_t rows, size_t cols, size_t size, size_t *bytes)
         return SBW_ERROR(SBW_ENOMEM, "matrix %zu x %zu overflows size_t", rows, cols);
     size_t n = rows * cols;
     if (size != 0 && n > (size_t)PTRDIFF_MAX / size)
-        return SBW_ERROR(SBW_ENOMEM, "matrix %zu x %zu of %zu-byte items is too large",
-                         rows, cols, size);
+        return SBW_ERROR(SBW_ENOMEM, "matrix %zu x %zu of %zu-byte items is too large", rows, cols,
+                         size);
     *bytes = n * size;
     return SBW_OK;
 }
@@ -42,8 +42,8 @@ int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols)
         return st;
     double *data = alloc_zeroed(bytes);
     if (!data)
-        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu doubles (%.3g GB)", rows,
-                         cols, (double)bytes / 1e9);
+        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu doubles (%.3g GB)", rows, cols,
+                         (double)bytes / 1e9);
     *m = (sbw_mat){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
     return SBW_OK;
 }
@@ -56,8 +56,8 @@ int sbw_matf_alloc(sbw_matf *m, size_t rows, size_t cols)
         return st;
     float *data = alloc_zeroed(bytes);
     if (!data)
-        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu floats (%.3g GB)", rows,
-                         cols, (double)bytes / 1e9);
+        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu floats (%.3g GB)", rows, cols,
+                         (double)bytes / 1e9);
     *m = (sbw_matf){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
     return SBW_OK;
 }

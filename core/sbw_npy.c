@@ -20,10 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NPY_MAGIC "\x93NUMPY"
-#define NPY_MAGIC_LEN 6
+#define NPY_MAGIC      "\x93NUMPY"
+#define NPY_MAGIC_LEN  6
 #define NPY_MAX_HEADER (1u << 20)
-#define HOST_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define HOST_LITTLE    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
 struct sbw_npy_reader {
     int fd;
@@ -280,16 +280,16 @@ static int set_dtype(sbw_npy_info *info, const char *descr, const char *path)
 static int set_shape(sbw_npy_info *info, const header_fields *h, const char *path)
 {
     if (h->ndim == 0 || h->ndim > 2)
-        return SBW_ERROR(SBW_EDTYPE, "%s: %d-d arrays are not supported (need 1-d or 2-d)",
-                         path, h->ndim);
+        return SBW_ERROR(SBW_EDTYPE, "%s: %d-d arrays are not supported (need 1-d or 2-d)", path,
+                         h->ndim);
     info->ndim = h->ndim;
     info->rows = h->shape[0];
     info->cols = h->ndim == 2 ? h->shape[1] : 1;
     info->fortran = h->fortran && h->ndim == 2;
     size_t bytes = 0;
     if (sbw_mat_bytes(info->rows, info->cols, info->itemsize, &bytes))
-        return SBW_ERROR(SBW_EFORMAT, "%s: shape (%zu, %zu) overflows the address space",
-                         path, info->rows, info->cols);
+        return SBW_ERROR(SBW_EFORMAT, "%s: shape (%zu, %zu) overflows the address space", path,
+                         info->rows, info->cols);
     info->data_bytes = bytes;
     return SBW_OK;
 }
@@ -364,8 +364,7 @@ static int check_payload_size(sbw_npy_reader *r)
         return SBW_ERROR(SBW_EFORMAT,
                          "%s: truncated: shape (%zu, %zu) of %s needs %zu payload bytes, "
                          "file has %zu",
-                         r->path, r->info.rows, r->info.cols, r->info.descr,
-                         r->info.data_bytes,
+                         r->path, r->info.rows, r->info.cols, r->info.descr, r->info.data_bytes,
                          (size_t)sb.st_size < r->info.data_offset ? 0 : have);
     if (have > r->info.data_bytes)
         return SBW_ERROR(SBW_EFORMAT, "%s: %zu bytes after the payload of shape (%zu, %zu)",
@@ -379,12 +378,12 @@ static int slurp_payload(sbw_npy_reader *r)
     size_t got;
     r->whole = malloc(r->info.data_bytes ? r->info.data_bytes : 1);
     if (!r->whole)
-        return SBW_ERROR(SBW_ENOMEM, "%s: cannot buffer a %zu-byte Fortran-order payload",
-                         r->path, r->info.data_bytes);
+        return SBW_ERROR(SBW_ENOMEM, "%s: cannot buffer a %zu-byte Fortran-order payload", r->path,
+                         r->info.data_bytes);
     int st = read_full(r->fd, r->whole, r->info.data_bytes, &got, r->path);
     if (!st && got < r->info.data_bytes)
-        st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends after %zu of %zu bytes",
-                       r->path, got, r->info.data_bytes);
+        st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends after %zu of %zu bytes", r->path,
+                       got, r->info.data_bytes);
     return st;
 }
 
@@ -453,7 +452,7 @@ void sbw_npy_close(sbw_npy_reader *r)
 
 static double load_item(const unsigned char *p, size_t itemsize, bool swap)
 {
-    unsigned char b[8];
+    unsigned char b[8] = {0};
     for (size_t k = 0; k < itemsize; k++)
         b[k] = swap ? p[itemsize - 1 - k] : p[k];
     if (itemsize == 8) {
@@ -488,8 +487,7 @@ static int fetch_raw(sbw_npy_reader *r, size_t nr, const unsigned char **raw, si
     if (in->fortran) {
         for (size_t j = 0; j < in->cols && !st; j++)
             st = pread_full(r->fd, r->stage + j * nr * in->itemsize, nr * in->itemsize,
-                            in->data_offset + (j * in->rows + r->next_row) * in->itemsize,
-                            r->path);
+                            in->data_offset + (j * in->rows + r->next_row) * in->itemsize, r->path);
         return st;
     }
     if (r->seekable)
@@ -524,8 +522,7 @@ static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
     const sbw_npy_info *in = &r->info;
     size_t bytes = nr * in->cols * 8, got;
     if (r->seekable)
-        return pread_full(r->fd, dst, bytes, in->data_offset + r->next_row * in->cols * 8,
-                          r->path);
+        return pread_full(r->fd, dst, bytes, in->data_offset + r->next_row * in->cols * 8, r->path);
     int st = read_full(r->fd, dst, bytes, &got, r->path);
     if (!st && got < bytes)
         st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: stream ended in row %zu of %zu", r->path,
@@ -578,8 +575,8 @@ static int skip_stream(sbw_npy_reader *r, size_t nrows)
         size_t k = nrows < chunk ? nrows : chunk;
         st = read_full(r->fd, r->stage, k * rowbytes, &got, r->path);
         if (!st && got < k * rowbytes)
-            st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: stream ended in row %zu of %zu",
-                           r->path, r->next_row, r->info.rows);
+            st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: stream ended in row %zu of %zu", r->path,
+                           r->next_row, r->info.rows);
         if (!st) {
             r->next_row += k;
             nrows -= k;
@@ -591,8 +588,8 @@ static int skip_stream(sbw_npy_reader *r, size_t nrows)
 int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)
 {
     if (row > r->info.rows)
-        return SBW_ERROR(SBW_EINVAL, "%s: row %zu is past the last row (%zu rows)", r->path,
-                         row, r->info.rows);
+        return SBW_ERROR(SBW_EINVAL, "%s: row %zu is past the last row (%zu rows)", r->path, row,
+                         r->info.rows);
     if (r->seekable || r->whole) {
         r->next_row = row;
         return SBW_OK;
@@ -707,8 +704,8 @@ int sbw_npy_create(sbw_npy_writer **out, const char *path, size_t rows, size_t c
 static int check_write(const sbw_npy_writer *w, size_t nr, size_t ld)
 {
     if (nr > w->rows - w->written)
-        return SBW_ERROR(SBW_EINVAL, "%s: writing %zu rows past row %zu of %zu", w->file.path,
-                         nr, w->written, w->rows);
+        return SBW_ERROR(SBW_EINVAL, "%s: writing %zu rows past row %zu of %zu", w->file.path, nr,
+                         w->written, w->rows);
     if (ld < w->cols)
         return SBW_ERROR(SBW_EINVAL, "leading dimension %zu < %zu columns", ld, w->cols);
     return SBW_OK;

@@ -78,8 +78,8 @@ int sbw_npy_load_f32(const char *path, sbw_matf *m, sbw_npy_info *info);
 /* Starts a C-order 2-D file of rows x cols items of dtype at path ("-" for
  * stdout) and writes its header.  ndim 1 writes shape (rows,) and needs
  * cols == 1.  *w is NULL on failure and nothing is left behind. */
-int sbw_npy_create(sbw_npy_writer **w, const char *path, size_t rows, size_t cols,
-                   int ndim, sbw_dtype dtype);
+int sbw_npy_create(sbw_npy_writer **w, const char *path, size_t rows, size_t cols, int ndim,
+                   sbw_dtype dtype);
 
 /* Appends nr rows from src (nr x cols, leading dimension ld), converting
  * to the file's dtype.  Writing more rows than declared is SBW_EINVAL. */

@@ -17,6 +17,8 @@ double sbw_num_logsumexp(const double *x, size_t n)
     double s = 0.0;
     for (size_t j = 0; j < n; j++)
         s += exp(x[j] - mx);
+    /* s >= 1: the maximal entry contributes exp(0). */
+    // cppcheck-suppress invalidFunctionArg
     return mx + log(s);
 }
 
@@ -63,8 +65,8 @@ double sbw_num_cross_entropy(const double *logp, const double *logq, size_t n)
     return s;
 }
 
-void sbw_num_count_nonfinite(const double *x, size_t n, size_t *nan, size_t *posinf,
-                             size_t *neginf, size_t *first)
+void sbw_num_count_nonfinite(const double *x, size_t n, size_t *nan, size_t *posinf, size_t *neginf,
+                             size_t *first)
 {
     size_t cn = 0, cp = 0, cm = 0, f = n;
     for (size_t j = 0; j < n; j++) {

@@ -30,7 +30,7 @@ double sbw_num_cross_entropy(const double *logp, const double *logq, size_t n);
 
 /* Counts of NaN, +Inf and -Inf in x; *first is the index of the first
  * non-finite entry (n when there is none).  Any pointer may be NULL. */
-void sbw_num_count_nonfinite(const double *x, size_t n, size_t *nan, size_t *posinf,
-                             size_t *neginf, size_t *first);
+void sbw_num_count_nonfinite(const double *x, size_t n, size_t *nan, size_t *posinf, size_t *neginf,
+                             size_t *first);
 
 #endif

@@ -48,8 +48,8 @@ static void draw(sbw_progress *p, double now, bool final)
         fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s   ", p->label, bar, 100 * frac, rate,
                 p->unit, eta);
     } else {
-        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s\n", p->label,
-                p->done, p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta);
+        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s\n", p->label, p->done,
+                p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta);
     }
     if (final && p->tty)
         fprintf(p->f, "\n");

@@ -3,7 +3,9 @@
  *
  * A stream is identified by (seed, stream index): block b of a parallel
  * generator draws from stream b, so output is byte-identical whatever the
- * thread count.  The pair is mixed by SplitMix64 into the generator's seed.
+ * thread count.  The generator's 32-bit seed is a bijection of
+ * (SplitMix64(seed) + stream) mod 2^32, so the first 2^32 streams of one
+ * seed are distinct sequences.
  * The generator is GSL's MT19937 (gsl_rng_mt19937).
  */
 #ifndef SBW_RNG_H

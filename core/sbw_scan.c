@@ -70,11 +70,10 @@ static void scan_row(sbw_scan *s, const double *x, size_t n, size_t row)
     }
     if (unit) {
         double dev = fabs(sum - 1.0);
+        s->rows_unit++;
         s->max_abs_sum_dev = fmax(s->max_abs_sum_dev, dev);
         if (dev <= s->tol)
             s->rows_prob++;
-    } else {
-        s->max_abs_sum_dev = fmax(s->max_abs_sum_dev, finite ? fabs(sum - 1.0) : INFINITY);
     }
 }
 
@@ -96,6 +95,28 @@ const char *sbw_scan_kind(const sbw_scan *s)
     if (s->rows_prob == s->rows)
         return "probabilities";
     return "other";
+}
+
+int sbw_scan_check_finite(const sbw_scan *s, const char *path)
+{
+    if (!s->any_bad)
+        return SBW_OK;
+    return SBW_ERROR(SBW_EDATA,
+                     "%s: %zu NaN, %zu +Inf and %zu -Inf entries, the first at row %zu, column "
+                     "%zu%s",
+                     path, s->nan, s->posinf, s->neginf, s->bad_row, s->bad_col,
+                     s->neginf ? " (-inf is log 0: a zero probability; sbw needs P > 0)" : "");
+}
+
+int sbw_scan_check_logprob(const sbw_scan *s, const char *path)
+{
+    if (s->rows_logprob == s->rows)
+        return SBW_OK;
+    return SBW_ERROR(SBW_EDATA,
+                     "%s: %zu of %zu rows are not normalised log-probabilities; the worst, row "
+                     "%zu, has logsumexp %.3g (tolerance %.3g)",
+                     path, s->rows - s->rows_logprob, s->rows, s->worst_lse_row, s->max_abs_lse,
+                     s->tol);
 }
 
 size_t sbw_scan_block_rows(size_t cols, size_t bytes)

@@ -15,16 +15,17 @@
 
 typedef struct sbw_scan {
     double tol;
-    size_t rows, cols;         /* scanned so far */
-    double min, max;           /* over finite entries (+inf/-inf when none) */
+    size_t rows, cols; /* scanned so far */
+    double min, max;   /* over finite entries (+inf/-inf when none) */
     size_t nan, posinf, neginf;
-    bool any_bad;              /* some NaN or Inf seen */
-    size_t bad_row, bad_col;   /* first NaN/Inf, row-major order */
-    size_t rows_logprob;       /* rows with |logsumexp| <= tol */
-    size_t rows_prob;          /* rows in [0,1] with |sum - 1| <= tol */
-    double max_abs_lse;        /* largest |logsumexp(row)| (NaN rows skipped) */
+    bool any_bad;            /* some NaN or Inf seen */
+    size_t bad_row, bad_col; /* first NaN/Inf, row-major order */
+    size_t rows_logprob;     /* rows with |logsumexp| <= tol */
+    size_t rows_prob;        /* rows in [0,1] with |sum - 1| <= tol */
+    double max_abs_lse;      /* largest |logsumexp(row)| (NaN rows skipped) */
     size_t worst_lse_row;
-    double max_abs_sum_dev;    /* largest |sum(row) - 1| */
+    size_t rows_unit;       /* rows with every entry in [0, 1] */
+    double max_abs_sum_dev; /* largest |sum(row) - 1| over those rows */
 } sbw_scan;
 
 /* Starts an empty scan with row-normalisation tolerance tol. */
@@ -40,6 +41,15 @@ const char *sbw_scan_kind(const sbw_scan *s);
  * about 8 MB; progress may be NULL.  Errors: those of sbw_npy_read_rows,
  * SBW_ENOMEM. */
 int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress);
+
+/* SBW_EDATA unless the scanned matrix is all finite, with a reason naming
+ * path, the counts and the first position (and, for -inf, that it is a
+ * zero probability, which log-probability matrices must not contain). */
+int sbw_scan_check_finite(const sbw_scan *s, const char *path);
+
+/* SBW_EDATA unless every scanned row has |logsumexp| <= s->tol, with a
+ * reason naming path, the worst row and its logsumexp. */
+int sbw_scan_check_logprob(const sbw_scan *s, const char *path);
 
 /* Rows per block so that one block of cols doubles is about bytes. */
 size_t sbw_scan_block_rows(size_t cols, size_t bytes);

@@ -35,15 +35,6 @@ struct sbw_table {
     size_t nrows, cap_rows;
 };
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static void cell_clear(cell *c)
 {
     free(c->s);
@@ -85,7 +76,7 @@ static int meta_slot(sbw_table *t, const char *key, cell **out)
         t->meta = p;
         t->cap_meta = nc;
     }
-    char *k = dup_str(key);
+    char *k = strdup(key);
     if (!k)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     t->meta[t->nmeta] = (meta){.key = k};
@@ -99,7 +90,7 @@ int sbw_table_meta_str(sbw_table *t, const char *key, const char *value)
     int st = meta_slot(t, key, &c);
     if (st)
         return st;
-    c->s = dup_str(value ? value : "");
+    c->s = strdup(value ? value : "");
     if (!c->s)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     c->type = CELL_STR;
@@ -142,8 +133,7 @@ int sbw_table_meta_bool(sbw_table *t, const char *key, bool value)
     return st;
 }
 
-int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_common *c,
-                    bool with_seed)
+int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_common *c, bool with_seed)
 {
     sbw_table *t = calloc(1, sizeof *t);
     if (!t)
@@ -175,7 +165,7 @@ int sbw_table_columns(sbw_table *t, const char *const *names, size_t n)
     if (!cols)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t j = 0; j < n; j++)
-        if (!(cols[j] = dup_str(names[j]))) {
+        if (!(cols[j] = strdup(names[j]))) {
             for (size_t k = 0; k < j; k++)
                 free(cols[k]);
             free(cols);
@@ -226,7 +216,7 @@ int sbw_table_set_str(sbw_table *t, const char *col, const char *value)
     int st = row_cell(t, col, &c);
     if (st)
         return st;
-    if (!(c->s = dup_str(value ? value : "")))
+    if (!(c->s = strdup(value ? value : "")))
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     c->type = CELL_STR;
     return SBW_OK;

@@ -4,23 +4,30 @@
 #include "sbw.h"
 #include "sbw_scan.h"
 
+#include <math.h>
 #include <stdio.h>
 
-static const char *const columns[] = {
-    "file", "rows", "cols", "ndim", "dtype", "byte_order", "order", "npy_version", "min", "max",
-    "nan", "posinf", "neginf", "first_nonfinite", "kind", "rows_logprob", "rows_prob",
-    "max_abs_logsumexp", "worst_row", "max_abs_rowsum_dev"};
+static const char *const columns[] = {"file",      "rows",
+                                      "cols",      "ndim",
+                                      "dtype",     "byte_order",
+                                      "order",     "npy_version",
+                                      "min",       "max",
+                                      "nan",       "posinf",
+                                      "neginf",    "first_nonfinite",
+                                      "kind",      "rows_logprob",
+                                      "rows_prob", "max_abs_logsumexp",
+                                      "worst_row", "max_abs_rowsum_dev"};
 
 static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
     "file.  kind is 'log-probabilities' when every row has |logsumexp| <= TOL,\n"
     "'probabilities' when every row lies in [0,1] and sums to 1 within TOL,\n"
-    "otherwise 'other'.  min/max are over finite entries; first_nonfinite is\n"
+    "otherwise 'other'.  max_abs_rowsum_dev is over rows lying in [0,1] (nan\n"
+    "when there is none).  min/max are over finite entries; first_nonfinite is\n"
     "'row,col' (0-based) of the first NaN or Inf.\n\n"
     "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n";
 
-static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in,
-                        const sbw_scan *s)
+static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, const sbw_scan *s)
 {
     char pos[64] = "", ver[16];
     if (s->any_bad)
@@ -47,7 +54,8 @@ static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in,
     st = st ? st : sbw_table_set_int(t, "rows_prob", (long long)s->rows_prob);
     st = st ? st : sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
     st = st ? st : sbw_table_set_int(t, "worst_row", (long long)s->worst_lse_row);
-    return st ? st : sbw_table_set_dbl(t, "max_abs_rowsum_dev", s->max_abs_sum_dev);
+    double dev = s->rows_unit ? s->max_abs_sum_dev : NAN; /* no row of probabilities */
+    return st ? st : sbw_table_set_dbl(t, "max_abs_rowsum_dev", dev);
 }
 
 static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
@@ -73,10 +81,9 @@ int main(int argc, char **argv)
 {
     double tol = 1e-8;
     const sbw_opt opts[] = {
-        {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"},
-        {0}};
-    const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts,
-                         1, 1 << 20, SBW_CLI_JSON};
+        {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
+    const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts, 1,
+                         1 << 20,    SBW_CLI_JSON};
     sbw_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)

@@ -29,8 +29,8 @@ void sbw_test_close(const double *got, const double *want, size_t n, double atol
         return;
     print_error("%s: first mismatch at [%zu]: got %.17g, want %.17g (diff %.3g; tolerance "
                 "%.3g + %.3g*|want|); largest diff %.3g at [%zu] of %zu\n",
-                what, bad, got[bad], want[bad], fabs(got[bad] - want[bad]), atol, rtol,
-                maxdiff, worst, n);
+                what, bad, got[bad], want[bad], fabs(got[bad] - want[bad]), atol, rtol, maxdiff,
+                worst, n);
     _fail(file, line);
 }
 

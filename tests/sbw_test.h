@@ -13,14 +13,14 @@
  * i; reports the first bad index, both values and the largest difference. */
 void sbw_test_close(const double *got, const double *want, size_t n, double atol, double rtol,
                     const char *what, const char *file, int line);
-#define SBW_ASSERT_CLOSE(got, want, n, atol, rtol)                                            \
+#define SBW_ASSERT_CLOSE(got, want, n, atol, rtol)                                                 \
     sbw_test_close((got), (want), (n), (atol), (rtol), #got, __FILE__, __LINE__)
 
 /* Scalar version. */
-#define SBW_ASSERT_NEAR(got, want, atol)                                                      \
-    do {                                                                                      \
-        double sbw_g_ = (got), sbw_w_ = (want);                                               \
-        sbw_test_close(&sbw_g_, &sbw_w_, 1, (atol), 0.0, #got, __FILE__, __LINE__);           \
+#define SBW_ASSERT_NEAR(got, want, atol)                                                           \
+    do {                                                                                           \
+        double sbw_g_ = (got), sbw_w_ = (want);                                                    \
+        sbw_test_close(&sbw_g_, &sbw_w_, 1, (atol), 0.0, #got, __FILE__, __LINE__);                \
     } while (0)
 
 /* Fails with the library's last error reason unless status is 0. */

@@ -1,0 +1,65 @@
+# CLI checks of sbw-info: fixtures, stdin, JSON, malformed files, usage.
+. tests/cli/lib.sh
+
+for f in f8_c f4_c f8_f f4_f f8_be f4_be_f f8_v2 f8_v3; do
+    expect_exit 0 "info $f" "$BIN/sbw-info" "$FIX/$f.npy"
+    expect_eq "$(tsv_field "$T/out" rows)x$(tsv_field "$T/out" cols)" "3x4" "$f shape"
+    expect_eq "$(tsv_field "$T/out" min) $(tsv_field "$T/out" max)" "-0.625 0.75" "$f range"
+done
+expect_exit 0 "f4 dtype" "$BIN/sbw-info" "$FIX/f4_be_f.npy"
+expect_eq "$(tsv_field "$T/out" dtype) $(tsv_field "$T/out" byte_order) $(tsv_field "$T/out" order)" \
+    "float32 big F" "f4_be_f layout"
+expect_exit 0 "logp" "$BIN/sbw-info" "$FIX/logp.npy" "$FIX/probs.npy" "$FIX/f8_c.npy"
+expect_eq "$(tsv_field "$T/out" kind 1)/$(tsv_field "$T/out" kind 2)/$(tsv_field "$T/out" kind 3)" \
+    "log-probabilities/probabilities/other" "kinds"
+expect_exit 0 "nonfinite" "$BIN/sbw-info" "$FIX/nonfinite.npy"
+expect_eq "$(tsv_field "$T/out" nan) $(tsv_field "$T/out" posinf) $(tsv_field "$T/out" neginf) $(tsv_field "$T/out" first_nonfinite)" \
+    "1 1 1 1,2" "nonfinite counts"
+expect_exit 0 "vector" "$BIN/sbw-info" "$FIX/vec_f8.npy"
+expect_eq "$(tsv_field "$T/out" ndim) $(tsv_field "$T/out" rows)" "1 5" "vector shape"
+
+# stdin, JSON, headers
+cat "$FIX/f8_be.npy" | "$BIN/sbw-info" --json - >"$T/json" 2>"$T/err"
+expect_eq "$?" 0 "stdin json exit"
+expect_grep '^\{"tool": "sbw-info", .*"rows": 3, "cols": 4, .*"kind": "other"' "$T/json" "json object"
+expect_lines 1 "$T/json" "json is one line"
+expect_exit 0 "header" "$BIN/sbw-info" "$FIX/f8_c.npy"
+expect_grep '^# version=' "$T/out" "version header"
+expect_grep '^# blas=OpenBLAS' "$T/out" "blas header"
+expect_grep '^# threads=[0-9]+$' "$T/out" "threads header"
+expect_grep '^# command=.*sbw-info' "$T/out" "command header"
+
+# malformed files: exit 1, one line naming the file
+printf 'not a numpy file at all' >"$T/magic.npy"
+head -c 150 "$FIX/f8_c.npy" >"$T/trunc.npy"
+cat "$FIX/f8_c.npy" >"$T/trail.npy"; printf 'xx' >>"$T/trail.npy"
+sed "s/'shape': (3, 4)/'shape': (3, 4/" "$FIX/f8_c.npy" >"$T/dict.npy"
+sed "s/'shape': (3, 4)/'shape': (9999999999999999999999, 4)/" "$FIX/f8_c.npy" >"$T/over.npy"
+for f in magic trunc trail dict over; do
+    expect_exit 1 "malformed $f" "$BIN/sbw-info" "$T/$f.npy"
+    expect_lines 1 "$T/err" "$f: one line"
+    expect_grep "$T/$f.npy" "$T/err" "$f: names the file"
+done
+for f in i8 f8_3d c16; do
+    expect_exit 1 "unsupported $f" "$BIN/sbw-info" "$FIX/$f.npy"
+    expect_grep "(unsupported dtype|arrays are not supported)" "$T/err" "$f reason"
+done
+expect_exit 1 "missing file" "$BIN/sbw-info" "$T/nope.npy"
+head -c 150 "$FIX/f8_c.npy" | "$BIN/sbw-info" - >"$T/out" 2>"$T/err"
+expect_eq "$?" 1 "truncated stdin exit"
+expect_grep "<stdin>: truncated" "$T/err" "truncated stdin reason"
+"$BIN/sbw-info" "$FIX/f8_c.npy" >/dev/full 2>"$T/err"
+expect_eq "$?" 1 "write error exit"
+expect_grep "cannot write" "$T/err" "write error reason"
+
+# usage
+expect_exit 2 "no args" "$BIN/sbw-info"
+expect_grep "^Usage: sbw-info" "$T/err" "usage on stderr"
+expect_exit 2 "unknown option" "$BIN/sbw-info" --frobnicate "$FIX/f8_c.npy"
+expect_exit 2 "bad tol" "$BIN/sbw-info" --tol abc "$FIX/f8_c.npy"
+expect_exit 2 "tol range" "$BIN/sbw-info" --tol 5 "$FIX/f8_c.npy"
+expect_exit 0 "help" "$BIN/sbw-info" --help
+expect_grep "^Usage: sbw-info" "$T/out" "help on stdout"
+expect_exit 0 "version" "$BIN/sbw-info" --version
+expect_grep "^sbw-info \(sbw\) [0-9]" "$T/out" "version text"
+finish

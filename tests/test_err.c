@@ -1,0 +1,79 @@
+/* test_err.c -- status codes, the thread-local last error, GSL quietness. */
+#include "sbw_test.h"
+
+#include "sbw_err.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_log.h>
+#include <omp.h>
+#include <string.h>
+
+static void test_strerror(void **state)
+{
+    (void)state;
+    for (int a = 0; a < SBW_NSTATUS; a++) {
+        assert_true(strlen(sbw_strerror(a)) > 0);
+        for (int b = 0; b < a; b++)
+            assert_string_not_equal(sbw_strerror(a), sbw_strerror(b));
+    }
+    assert_string_equal(sbw_strerror(-3), "unknown status");
+    assert_string_equal(sbw_strerror(SBW_NSTATUS), "unknown status");
+}
+
+static void test_error_records_reason(void **state)
+{
+    (void)state;
+    sbw_error_clear();
+    assert_string_equal(sbw_error_reason(), "");
+    int line = __LINE__ + 1;
+    int st = SBW_ERROR(SBW_EDATA, "row %d is %s", 7, "bad");
+    assert_int_equal(st, SBW_EDATA);
+    assert_string_equal(sbw_error_reason(), "row 7 is bad");
+    assert_int_equal(sbw_error_status(), SBW_EDATA);
+    assert_int_equal(sbw_error_line(), line);
+    assert_non_null(strstr(sbw_error_file(), "test_err.c"));
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    SBW_ERROR(SBW_EIO, "%s", big); /* truncated, not overflowed */
+    assert_int_equal(strlen(sbw_error_reason()), 511);
+    sbw_error_clear();
+    assert_int_equal(sbw_error_status(), SBW_OK);
+}
+
+/* Each thread has its own last error. */
+static void test_error_is_thread_local(void **state)
+{
+    (void)state;
+    SBW_ERROR(SBW_EIO, "main thread");
+    int seen_other = 0;
+#pragma omp parallel num_threads(2) reduction(+ : seen_other)
+    {
+        if (omp_get_thread_num() == 1) {
+            seen_other = strcmp(sbw_error_reason(), "") == 0;
+            SBW_ERROR(SBW_EDATA, "worker thread");
+        }
+    }
+    assert_string_equal(sbw_error_reason(), "main thread");
+    if (omp_get_max_threads() > 1)
+        assert_int_equal(seen_other, 1);
+}
+
+static void test_gsl_errors_return(void **state)
+{
+    (void)state;
+    sbw_error_gsl_quiet();
+    gsl_sf_result r;
+    assert_int_equal(gsl_sf_log_e(-1.0, &r), GSL_EDOM); /* would abort by default */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strerror),
+        cmocka_unit_test(test_error_records_reason),
+        cmocka_unit_test(test_error_is_thread_local),
+        cmocka_unit_test(test_gsl_errors_return),
+    };
+    return cmocka_run_group_tests_name("err", tests, NULL, NULL);
+}

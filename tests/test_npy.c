@@ -1,0 +1,461 @@
+/* test_npy.c -- .npy reading and writing against NumPy-made fixtures,
+ * round trips, streaming, pipes, and every malformed-file path. */
+#include "sbw_test.h"
+
+#include "sbw_err.h"
+#include "sbw_npy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The fixtures hold A[i][j] = (4 i + j - 5) / 8, 3 x 4 (make_fixtures.py). */
+static double fixture_value(size_t i, size_t j) { return (double)(4 * (int)i + (int)j - 5) / 8.0; }
+
+static void assert_fixture(const sbw_mat *m)
+{
+    assert_int_equal(m->rows, 3);
+    assert_int_equal(m->cols, 4);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 4; j++)
+            assert_true(SBW_AT(m, i, j) == fixture_value(i, j));
+}
+
+static void load_fixture(const char *name, sbw_mat *m, sbw_npy_info *info)
+{
+    SBW_ASSERT_OK(sbw_npy_load(sbw_test_fixture(name), m, info));
+}
+
+static void test_fixture_f8_c(void **state)
+{
+    (void)state;
+    sbw_mat m = {0};
+    sbw_npy_info in;
+    load_fixture("f8_c.npy", &m, &in);
+    assert_fixture(&m);
+    assert_int_equal(in.dtype, SBW_F64);
+    assert_false(in.fortran);
+    assert_false(in.swap);
+    assert_int_equal(in.major, 1);
+    assert_int_equal(in.ndim, 2);
+    sbw_mat_free(&m);
+}
+
+/* Every layout NumPy writes reads back to the same exact values. */
+static void test_fixture_layouts(void **state)
+{
+    (void)state;
+    const char *names[] = {"f4_c.npy",    "f8_f.npy",  "f4_f.npy", "f8_be.npy",
+                           "f4_be_f.npy", "f8_v2.npy", "f8_v3.npy"};
+    const bool fortran[] = {false, true, true, false, true, false, false};
+    const bool f4[] = {true, false, true, false, true, false, false};
+    const int major[] = {1, 1, 1, 1, 1, 2, 3};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        sbw_mat m = {0};
+        sbw_npy_info in;
+        load_fixture(names[k], &m, &in);
+        assert_fixture(&m);
+        assert_int_equal(in.fortran, fortran[k]);
+        assert_int_equal(in.dtype, f4[k] ? SBW_F32 : SBW_F64);
+        assert_int_equal(in.major, major[k]);
+        sbw_mat_free(&m);
+    }
+}
+
+static void test_fixture_f32_reader(void **state)
+{
+    (void)state;
+    const char *names[] = {"f4_c.npy", "f8_c.npy", "f4_be_f.npy"};
+    for (size_t k = 0; k < 3; k++) {
+        sbw_matf m = {0};
+        SBW_ASSERT_OK(sbw_npy_load_f32(sbw_test_fixture(names[k]), &m, NULL));
+        for (size_t i = 0; i < 3; i++)
+            for (size_t j = 0; j < 4; j++)
+                assert_true(SBW_AT(&m, i, j) == (float)fixture_value(i, j));
+        sbw_matf_free(&m);
+    }
+}
+
+static void test_fixture_vector(void **state)
+{
+    (void)state;
+    sbw_mat m = {0};
+    sbw_npy_info in;
+    load_fixture("vec_f8.npy", &m, &in);
+    assert_int_equal(in.ndim, 1);
+    assert_int_equal(m.rows, 5);
+    assert_int_equal(m.cols, 1);
+    for (size_t i = 0; i < 5; i++)
+        assert_true(m.data[i] == (double)i / 4.0);
+    sbw_mat_free(&m);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char *buf = malloc(1 << 16);
+    *n = fread(buf, 1, 1 << 16, f);
+    fclose(f);
+    return buf;
+}
+
+/* What sbw writes is byte for byte what NumPy writes (header padding too). */
+static void test_writer_matches_numpy_bytes(void **state)
+{
+    (void)state;
+    sbw_mat m = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&m, 3, 4));
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 4; j++)
+            SBW_AT(&m, i, j) = fixture_value(i, j);
+    const char *names[] = {"f8_c.npy", "f4_c.npy", "vec_f8.npy"};
+    for (int k = 0; k < 3; k++) {
+        char out[512];
+        snprintf(out, sizeof out, "%s", sbw_test_path(names[k]));
+        if (k < 2) {
+            SBW_ASSERT_OK(sbw_npy_save(out, &m, k == 0 ? SBW_F64 : SBW_F32));
+        } else {
+            double v[5] = {0, 0.25, 0.5, 0.75, 1.0};
+            SBW_ASSERT_OK(sbw_npy_save_vector(out, v, 5, SBW_F64));
+        }
+        size_t na, nb;
+        unsigned char *a = slurp(out, &na), *b = slurp(sbw_test_fixture(names[k]), &nb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na);
+        free(a);
+        free(b);
+    }
+    sbw_mat_free(&m);
+}
+
+static void fill_pattern(sbw_mat *m, double scale)
+{
+    for (size_t i = 0; i < m->rows; i++)
+        for (size_t j = 0; j < m->cols; j++)
+            SBW_AT(m, i, j) = scale * sin((double)(i * 131 + j * 7 + 1)) / (double)(j + 1);
+}
+
+/* Blocks of uneven sizes in, other blocks out: the same matrix. */
+static void test_stream_roundtrip(void **state)
+{
+    (void)state;
+    const size_t rows = 37, cols = 11;
+    sbw_mat a = {0}, b = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, rows, cols));
+    SBW_ASSERT_OK(sbw_mat_alloc(&b, rows, cols));
+    fill_pattern(&a, 3.0);
+    char path[512];
+    snprintf(path, sizeof path, "%s", sbw_test_path("stream.npy"));
+    sbw_npy_writer *w;
+    SBW_ASSERT_OK(sbw_npy_create(&w, path, rows, cols, 2, SBW_F64));
+    for (size_t r = 0, k = 1; r < rows; r += k, k = k % 5 + 2) {
+        size_t nr = r + k > rows ? rows - r : k;
+        SBW_ASSERT_OK(sbw_npy_write_rows(w, nr, a.data + r * cols, cols));
+    }
+    SBW_ASSERT_OK(sbw_npy_finish(w));
+    sbw_npy_reader *r;
+    SBW_ASSERT_OK(sbw_npy_open(&r, path));
+    for (size_t row = 0; row < rows; row += 8) {
+        size_t nr = row + 8 > rows ? rows - row : 8;
+        SBW_ASSERT_OK(sbw_npy_read_rows(r, nr, b.data + row * cols, cols));
+    }
+    assert_int_equal(sbw_npy_read_rows(r, 1, b.data, cols), SBW_EINVAL);
+    SBW_ASSERT_CLOSE(b.data, a.data, rows * cols, 0.0, 0.0);
+    /* random access on a regular file */
+    SBW_ASSERT_OK(sbw_npy_seek_row(r, 20));
+    SBW_ASSERT_OK(sbw_npy_read_rows(r, 1, b.data, cols));
+    SBW_ASSERT_CLOSE(b.data, a.data + 20 * cols, cols, 0.0, 0.0);
+    assert_int_equal(sbw_npy_seek_row(r, rows + 1), SBW_EINVAL);
+    sbw_npy_close(r);
+    sbw_mat_free(&a);
+    sbw_mat_free(&b);
+}
+
+/* float32 files hold the float rounding of the doubles; ld > cols works. */
+static void test_f32_roundtrip_with_ld(void **state)
+{
+    (void)state;
+    const size_t rows = 5, cols = 3, ld = 7;
+    double src[5 * 7], got[5 * 7];
+    for (size_t k = 0; k < rows * ld; k++)
+        src[k] = 1.0 / (double)(k + 3);
+    const char *path = sbw_test_path("f32.npy");
+    sbw_npy_writer *w;
+    SBW_ASSERT_OK(sbw_npy_create(&w, path, rows, cols, 2, SBW_F32));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, rows, src, ld));
+    SBW_ASSERT_OK(sbw_npy_finish(w));
+    sbw_npy_reader *r;
+    SBW_ASSERT_OK(sbw_npy_open(&r, path));
+    assert_int_equal(sbw_npy_reader_info(r)->dtype, SBW_F32);
+    SBW_ASSERT_OK(sbw_npy_read_rows(r, rows, got, ld));
+    sbw_npy_close(r);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            assert_true(got[i * ld + j] == (double)(float)src[i * ld + j]);
+}
+
+/* ---- malformed files ---------------------------------------------------- */
+
+static const char *write_bytes(const char *name, const void *buf, size_t n)
+{
+    const char *path = sbw_test_path(name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+/* A v1 file with the given dict and payload bytes. */
+static const char *write_npy(const char *name, const char *dict, size_t payload)
+{
+    unsigned char buf[4096] = "\x93NUMPY\x01\x00";
+    size_t len = strlen(dict);
+    size_t total = (10 + len + 1 + 63) / 64 * 64;
+    buf[8] = (unsigned char)((total - 10) & 0xff);
+    buf[9] = (unsigned char)((total - 10) >> 8);
+    memcpy(buf + 10, dict, len);
+    memset(buf + 10 + len, ' ', total - 10 - len - 1);
+    buf[total - 1] = '\n';
+    memset(buf + total, 0, payload);
+    return write_bytes(name, buf, total + payload);
+}
+
+static void expect_open_error(const char *path, int status, const char *phrase)
+{
+    sbw_npy_reader *r = (sbw_npy_reader *)1;
+    int st = sbw_npy_open(&r, path);
+    if (st != status || !strstr(sbw_error_reason(), phrase) || !strstr(sbw_error_reason(), path))
+        print_error("%s: status %d (want %d), reason '%s' (want '%s' and the path)\n", path, st,
+                    status, sbw_error_reason(), phrase);
+    assert_int_equal(st, status);
+    assert_non_null(strstr(sbw_error_reason(), phrase));
+    assert_non_null(strstr(sbw_error_reason(), path));
+    assert_null(r);
+}
+
+static void test_bad_magic_and_version(void **state)
+{
+    (void)state;
+    expect_open_error(write_bytes("magic.npy", "PK\x03\x04 not numpy at all", 22), SBW_EFORMAT,
+                      "bad magic");
+    expect_open_error(write_bytes("short.npy", "\x93NUM", 4), SBW_EFORMAT, "bad magic");
+    expect_open_error(write_bytes("empty.npy", "", 0), SBW_EFORMAT, "bad magic");
+    expect_open_error(write_bytes("v9.npy", "\x93NUMPY\x09\x00\x10\x00{}", 12), SBW_EFORMAT,
+                      "version 9.0");
+    expect_open_error(write_bytes("hlen.npy", "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12), SBW_EFORMAT,
+                      "header length");
+    expect_open_error(write_bytes("trunch.npy", "\x93NUMPY\x01\x00\x40\x00{'descr'", 18),
+                      SBW_EFORMAT, "truncated .npy header");
+    expect_open_error(sbw_test_path("does-not-exist.npy"), SBW_EIO, "cannot open");
+}
+
+static void test_bad_header_dict(void **state)
+{
+    (void)state;
+    const char *missing = "{'descr': '<f8', 'shape': (2, 2), }";
+    expect_open_error(write_npy("nofo.npy", missing, 32), SBW_EFORMAT, "missing");
+    const char *extra = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), 'x': 1}";
+    expect_open_error(write_npy("extra.npy", extra, 32), SBW_EFORMAT, "unexpected key 'x'");
+    const char *notdict = "['descr', '<f8']";
+    expect_open_error(write_npy("list.npy", notdict, 32), SBW_EFORMAT, "not a dict");
+    const char *badbool = "{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2, 2), }";
+    expect_open_error(write_npy("bool.npy", badbool, 32), SBW_EFORMAT, "fortran_order");
+    const char *badshape = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, -2), }";
+    expect_open_error(write_npy("neg.npy", badshape, 32), SBW_EFORMAT, "shape entry");
+    const char *unterminated = "{'descr': '<f8, 'fortran_order': False, 'shape': (2, 2), }";
+    expect_open_error(write_npy("quote.npy", unterminated, 32), SBW_EFORMAT, "bad .npy header");
+}
+
+static void test_unsupported_dtypes_and_dims(void **state)
+{
+    (void)state;
+    expect_open_error(sbw_test_fixture("i8.npy"), SBW_EDTYPE, "'<i8'");
+    expect_open_error(sbw_test_fixture("c16.npy"), SBW_EDTYPE, "'<c16'");
+    expect_open_error(sbw_test_fixture("f8_3d.npy"), SBW_EDTYPE, "3-d");
+    expect_open_error(sbw_test_fixture("f8_0d.npy"), SBW_EDTYPE, "0-d");
+    const char *structured = "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }";
+    expect_open_error(write_npy("struct.npy", structured, 16), SBW_EDTYPE, "structured");
+}
+
+static void test_payload_size(void **state)
+{
+    (void)state;
+    const char *d = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+    expect_open_error(write_npy("trunc.npy", d, 47), SBW_EFORMAT, "truncated");
+    expect_open_error(write_npy("trail.npy", d, 49), SBW_EFORMAT, "1 bytes after the payload");
+    const char *huge = "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                       "(4611686018427387904, 4611686018427387904), }";
+    expect_open_error(write_npy("huge.npy", huge, 8), SBW_EFORMAT, "overflows");
+    const char *over = "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                       "(99999999999999999999999, 2), }";
+    expect_open_error(write_npy("over.npy", over, 8), SBW_EFORMAT, "overflows");
+    /* Zero rows is a valid, empty matrix. */
+    const char *zero = "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }";
+    sbw_npy_reader *r;
+    SBW_ASSERT_OK(sbw_npy_open(&r, write_npy("zero.npy", zero, 0)));
+    assert_int_equal(sbw_npy_reader_info(r)->rows, 0);
+    sbw_npy_close(r);
+}
+
+/* ---- pipes -------------------------------------------------------------- */
+
+typedef struct feeder {
+    char fifo[512];
+    const char *src;
+    size_t limit; /* bytes of src to send */
+} feeder;
+
+static void *feed(void *arg)
+{
+    feeder *f = arg;
+    size_t n;
+    unsigned char *buf = slurp(f->src, &n);
+    int fd = open(f->fifo, O_WRONLY);
+    if (fd >= 0) {
+        size_t k = n < f->limit ? n : f->limit;
+        if (write(fd, buf, k) < 0 && errno != EPIPE)
+            perror("write");
+        close(fd);
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Reads fixture `name` through a FIFO (limit bytes of it) into m. */
+static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t seek_to)
+{
+    static int counter;
+    feeder f = {.src = sbw_test_fixture(name), .limit = limit};
+    char fname[64];
+    snprintf(fname, sizeof fname, "fifo%d", counter++);
+    snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path(fname));
+    assert_int_equal(mkfifo(f.fifo, 0600), 0);
+    pthread_t th;
+    pthread_create(&th, NULL, feed, &f);
+    sbw_npy_reader *r;
+    int st = sbw_npy_open(&r, f.fifo);
+    if (!st) {
+        const sbw_npy_info *in = sbw_npy_reader_info(r);
+        st = sbw_mat_alloc(m, in->rows, in->cols);
+        if (!st && seek_to)
+            st = sbw_npy_seek_row(r, seek_to);
+        for (size_t i = seek_to; i < in->rows && !st; i++)
+            st = sbw_npy_read_rows(r, 1, m->data + i * m->ld, m->ld);
+        if (!st && seek_to)
+            assert_int_equal(sbw_npy_seek_row(r, 0), SBW_EINVAL);
+        sbw_npy_close(r);
+    }
+    pthread_join(th, NULL);
+    return st;
+}
+
+static void test_pipe_reading(void **state)
+{
+    (void)state;
+    const char *names[] = {"f8_c.npy", "f4_be_f.npy", "f8_f.npy"};
+    for (int k = 0; k < 3; k++) {
+        sbw_mat m = {0};
+        SBW_ASSERT_OK(read_through_fifo(names[k], SIZE_MAX, &m, 0));
+        assert_fixture(&m);
+        sbw_mat_free(&m);
+    }
+    sbw_mat m = {0};
+    SBW_ASSERT_OK(read_through_fifo("f8_c.npy", SIZE_MAX, &m, 2)); /* skip forward */
+    for (size_t j = 0; j < 4; j++)
+        assert_true(SBW_AT(&m, 2, j) == fixture_value(2, j));
+    sbw_mat_free(&m);
+    /* A stream cut inside row 1 is reported as truncated. */
+    assert_int_equal(read_through_fifo("f8_c.npy", 128 + 40, &m, 0), SBW_EFORMAT);
+    assert_non_null(strstr(sbw_error_reason(), "truncated"));
+    sbw_mat_free(&m);
+    assert_int_equal(read_through_fifo("f8_f.npy", 128 + 40, &m, 0), SBW_EFORMAT);
+    sbw_mat_free(&m);
+}
+
+/* ---- writer failure paths ----------------------------------------------- */
+
+static bool dir_has_temp(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '\\.tmp\\.'", dir);
+    return system(cmd) == 0;
+}
+
+static void test_writer_failures(void **state)
+{
+    (void)state;
+    double row[4] = {1, 2, 3, 4};
+    sbw_npy_writer *w;
+    /* Too few rows: error, nothing under the final name, no temporary. */
+    char path[512];
+    snprintf(path, sizeof path, "%s", sbw_test_path("short-write.npy"));
+    SBW_ASSERT_OK(sbw_npy_create(&w, path, 3, 4, 2, SBW_F64));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, 1, row, 4));
+    assert_int_equal(sbw_npy_write_rows(w, 3, row, 4), SBW_EINVAL);
+    assert_int_equal(sbw_npy_finish(w), SBW_EINVAL);
+    assert_int_equal(access(path, F_OK), -1);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", sbw_test_path(""));
+    assert_false(dir_has_temp(dir));
+    /* ENOSPC on a device is reported at finish. */
+    SBW_ASSERT_OK(sbw_npy_create(&w, "/dev/full", 1, 4, 2, SBW_F64));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, 1, row, 4));
+    assert_int_equal(sbw_npy_finish(w), SBW_EIO);
+    assert_non_null(strstr(sbw_error_reason(), "/dev/full"));
+    /* Non-regular targets are written directly. */
+    SBW_ASSERT_OK(sbw_npy_create(&w, "/dev/null", 1, 4, 2, SBW_F32));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, 1, row, 4));
+    SBW_ASSERT_OK(sbw_npy_finish(w));
+    /* A directory that does not exist. */
+    assert_int_equal(sbw_npy_create(&w, "/nonexistent-dir/x.npy", 1, 4, 2, SBW_F64), SBW_EIO);
+    assert_null(w);
+    assert_int_equal(sbw_npy_create(&w, path, 2, 2, 1, SBW_F64), SBW_EINVAL);
+}
+
+/* An aborted rewrite leaves the old file intact. */
+static void test_abort_keeps_old_file(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s", sbw_test_path("keep.npy"));
+    double v[3] = {1, 2, 3};
+    SBW_ASSERT_OK(sbw_npy_save_vector(path, v, 3, SBW_F64));
+    sbw_npy_writer *w;
+    SBW_ASSERT_OK(sbw_npy_create(&w, path, 5, 1, 1, SBW_F64));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, 2, v, 1));
+    sbw_npy_abort(w);
+    sbw_mat m = {0};
+    SBW_ASSERT_OK(sbw_npy_load(path, &m, NULL));
+    assert_int_equal(m.rows, 3);
+    SBW_ASSERT_CLOSE(m.data, v, 3, 0.0, 0.0);
+    sbw_mat_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixture_f8_c),
+        cmocka_unit_test(test_fixture_layouts),
+        cmocka_unit_test(test_fixture_f32_reader),
+        cmocka_unit_test(test_fixture_vector),
+        cmocka_unit_test(test_writer_matches_numpy_bytes),
+        cmocka_unit_test(test_stream_roundtrip),
+        cmocka_unit_test(test_f32_roundtrip_with_ld),
+        cmocka_unit_test(test_bad_magic_and_version),
+        cmocka_unit_test(test_bad_header_dict),
+        cmocka_unit_test(test_unsupported_dtypes_and_dims),
+        cmocka_unit_test(test_payload_size),
+        cmocka_unit_test(test_pipe_reading),
+        cmocka_unit_test(test_writer_failures),
+        cmocka_unit_test(test_abort_keeps_old_file),
+    };
+    return cmocka_run_group_tests_name("npy", tests, NULL, NULL);
+}

@@ -1,0 +1,50 @@
+/* test_progress.c -- progress lines on a non-terminal, silence when quiet. */
+#include "sbw_test.h"
+
+#include "sbw_progress.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static size_t run(bool quiet, double interval, char *buf, size_t cap)
+{
+    memset(buf, 0, cap);
+    FILE *f = fmemopen(buf, cap, "w");
+    sbw_progress p;
+    sbw_progress_start(&p, "sbw-test", "rows", 100, quiet);
+    p.f = f;
+    p.tty = false;
+    p.interval = interval;
+    for (int k = 1; k <= 100; k++)
+        sbw_progress_update(&p, k);
+    sbw_progress_finish(&p);
+    fclose(f);
+    return strlen(buf);
+}
+
+static void test_lines_when_not_a_terminal(void **state)
+{
+    (void)state;
+    char buf[32768];
+    assert_true(run(false, 0.0, buf, sizeof buf) > 0);
+    assert_non_null(strstr(buf, "sbw-test: 50/100 rows (50.0%)"));
+    assert_non_null(strstr(buf, "sbw-test: 100/100 rows (100.0%)"));
+    assert_non_null(strstr(buf, "ETA"));
+}
+
+static void test_quiet_and_short_jobs(void **state)
+{
+    (void)state;
+    char buf[4096];
+    assert_int_equal(run(true, 0.0, buf, sizeof buf), 0);
+    assert_int_equal(run(false, 1e9, buf, sizeof buf), 0); /* never due: silent */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lines_when_not_a_terminal),
+        cmocka_unit_test(test_quiet_and_short_jobs),
+    };
+    return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
+}

@@ -1,0 +1,140 @@
+/* test_table.c -- TSV and JSON result tables. */
+#include "sbw_test.h"
+
+#include "sbw_err.h"
+#include "sbw_table.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *print_to_string(const sbw_table *t, bool json)
+{
+    static char buf[8192];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    SBW_ASSERT_OK(sbw_table_print(t, f, json));
+    fclose(f);
+    return buf;
+}
+
+static sbw_table *sample(size_t rows)
+{
+    sbw_table *t;
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "sbw-test", NULL, false));
+    SBW_ASSERT_OK(sbw_table_meta_dbl(t, "alpha", 0.1));
+    SBW_ASSERT_OK(sbw_table_meta_str(t, "input", "a\tb\"c"));
+    SBW_ASSERT_OK(sbw_table_meta_bool(t, "center", true));
+    const char *cols[] = {"d", "bound", "name"};
+    SBW_ASSERT_OK(sbw_table_columns(t, cols, 3));
+    for (size_t i = 0; i < rows; i++) {
+        SBW_ASSERT_OK(sbw_table_add_row(t));
+        SBW_ASSERT_OK(sbw_table_set_int(t, "d", (long long)i + 1));
+        if (i != 1)
+            SBW_ASSERT_OK(sbw_table_set_dbl(t, "bound", 1.0 / 3.0 + (double)i));
+        SBW_ASSERT_OK(sbw_table_set_str(t, "name", "x"));
+    }
+    return t;
+}
+
+static void test_tsv(void **state)
+{
+    (void)state;
+    sbw_table *t = sample(3);
+    const char *s = print_to_string(t, false);
+    assert_non_null(strstr(s, "# tool=sbw-test\n# version="));
+    assert_non_null(strstr(s, "# blas=OpenBLAS"));
+    assert_non_null(strstr(s, "# alpha=0.1\n"));
+    assert_non_null(strstr(s, "# input=a b\"c\n")); /* tab flattened */
+    assert_non_null(strstr(s, "# center=true\n"));
+    assert_non_null(strstr(s, "\nd\tbound\tname\n1\t0.3333333333333333\tx\n2\tnan\tx\n3\t"));
+    sbw_table_free(t);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    sbw_table *t = sample(1);
+    const char *s = print_to_string(t, true);
+    assert_true(s[0] == '{');
+    assert_non_null(strstr(s, "\"tool\": \"sbw-test\""));
+    assert_non_null(strstr(s, "\"input\": \"a\\u0009b\\\"c\""));
+    assert_non_null(strstr(s, "\"d\": 1, \"bound\": 0.3333333333333333, \"name\": \"x\"}\n"));
+    sbw_table_free(t);
+    t = sample(2);
+    s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"rows\": [{\"d\": 1, "));
+    assert_non_null(strstr(s, "{\"d\": 2, \"bound\": null, \"name\": \"x\"}]}\n"));
+    sbw_table_free(t);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    sbw_table *t = sample(0);
+    assert_int_equal(sbw_table_set_dbl(t, "d", 1.0), SBW_EINVAL); /* no row yet */
+    SBW_ASSERT_OK(sbw_table_add_row(t));
+    assert_int_equal(sbw_table_set_dbl(t, "nope", 1.0), SBW_EINVAL);
+    const char *cols[] = {"a"};
+    assert_int_equal(sbw_table_columns(t, cols, 1), SBW_EINVAL);
+    assert_int_equal(sbw_table_nrows(t), 1);
+    sbw_table_free(t);
+    sbw_table_free(NULL);
+}
+
+/* Shortest round-trip formatting: reads back exactly, never longer than
+ * %.17g, short for short decimals. */
+static void test_format_double(void **state)
+{
+    (void)state;
+    char buf[40];
+    sbw_table_format_double(0.1, buf, sizeof buf);
+    assert_string_equal(buf, "0.1");
+    sbw_table_format_double(NAN, buf, sizeof buf);
+    assert_string_equal(buf, "nan");
+    sbw_table_format_double(-INFINITY, buf, sizeof buf);
+    assert_string_equal(buf, "-inf");
+    unsigned long long s = 1;
+    for (int k = 0; k < 10000; k++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double x;
+        memcpy(&x, &s, sizeof x);
+        if (!isfinite(x))
+            continue;
+        sbw_table_format_double(x, buf, sizeof buf);
+        assert_true(strtod(buf, NULL) == x);
+        assert_true(strlen(buf) <= 24);
+    }
+    sbw_table_format_double(DBL_MIN / 4, buf, sizeof buf); /* subnormal */
+    assert_true(strtod(buf, NULL) == DBL_MIN / 4);
+}
+
+static void test_write_file(void **state)
+{
+    (void)state;
+    sbw_table *t = sample(2);
+    char path[512];
+    snprintf(path, sizeof path, "%s", sbw_test_path("t.tsv"));
+    SBW_ASSERT_OK(sbw_table_write(t, path, false));
+    FILE *f = fopen(path, "r");
+    char line[256];
+    int data = 0;
+    while (fgets(line, sizeof line, f))
+        data += line[0] != '#';
+    fclose(f);
+    assert_int_equal(data, 3); /* header + 2 rows */
+    assert_int_equal(sbw_table_write(t, "/dev/full", true), SBW_EIO);
+    sbw_table_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tsv),        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_errors),     cmocka_unit_test(test_format_double),
+        cmocka_unit_test(test_write_file),
+    };
+    return cmocka_run_group_tests_name("table", tests, NULL, NULL);
+}
