@@ -34,10 +34,12 @@ static unsigned char overlap(const size_t *a, const size_t *b, size_t k)
     return n;
 }
 
-/* Modes, ties, overlaps from the top lists tp, tq (kp = kq entries). */
+/* Modes, ties, overlaps from the top lists tp, tq (kk >= 1 entries each). */
 static void fill_ranks(const double *lp, const double *lq, const size_t *tp, const size_t *tq,
                        size_t kk, sbw_compare_row *out)
 {
+    if (kk == 0) /* no words: nothing to rank (callers need m >= 1) */
+        return;
     out->mode_p = tp[0];
     out->mode_q = tq[0];
     out->tie_p = kk > 1 && lp[tp[1]] == lp[tp[0]];
@@ -83,8 +85,7 @@ int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows)
     if (!ws)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t i = 0; i < p->rows; i++)
-        sbw_compare_row_fast(p->data + i * p->ld, q->data + i * q->ld, p->cols, ws, &rows[i],
-                             NULL);
+        sbw_compare_row_fast(p->data + i * p->ld, q->data + i * q->ld, p->cols, ws, &rows[i], NULL);
     free(ws);
     return SBW_OK;
 }
@@ -110,9 +111,11 @@ static void cmp_workers_free(cmp_worker *w, int n)
     free(w);
 }
 
-static int cmp_workers_alloc(cmp_worker **out, sbw_logp_reader **tp, sbw_logp_reader **tq,
-                             int n, size_t m)
+static int cmp_workers_alloc(cmp_worker **out, sbw_logp_reader **tp, sbw_logp_reader **tq, int n,
+                             size_t m)
 {
+    if (n < 1)
+        return SBW_ERROR(SBW_EINVAL, "no workers");
     size_t b = cmp_block(m);
     cmp_worker *w = calloc((size_t)n, sizeof *w);
     int st = w ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
@@ -122,8 +125,12 @@ static int cmp_workers_alloc(cmp_worker **out, sbw_logp_reader **tp, sbw_logp_re
             st = SBW_ERROR(SBW_ENOMEM, "cannot allocate a %zu-row block", b);
             break;
         }
-        w[i] = (cmp_worker){.p = tp[i], .q = tq[i], .bp = mem, .bq = mem + b * m,
-                            .ws = mem + 2 * b * m, .sp = mem + 2 * b * m + sbw_compare_ws(m),
+        w[i] = (cmp_worker){.p = tp[i],
+                            .q = tq[i],
+                            .bp = mem,
+                            .bq = mem + b * m,
+                            .ws = mem + 2 * b * m,
+                            .sp = mem + 2 * b * m + sbw_compare_ws(m),
                             .sq = mem + 2 * b * m + sbw_compare_ws(m) + b};
     }
     if (st) {
@@ -229,8 +236,7 @@ static double median_of(double *v, size_t n)
 }
 
 /* Means of the per-row values, compensated. */
-static void summarize_means(const sbw_compare_row *rows, size_t n, size_t m,
-                            sbw_compare_summary *o)
+static void summarize_means(const sbw_compare_row *rows, size_t n, size_t m, sbw_compare_summary *o)
 {
     double s[5 + SBW_COMPARE_NK][2] = {{0}};
     for (size_t i = 0; i < n; i++) {
@@ -272,8 +278,7 @@ static void summarize_counts(const sbw_compare_row *rows, size_t n, sbw_compare_
     o->mode_match = (double)o->mode_matches / (double)n;
 }
 
-int sbw_compare_summarize(const sbw_compare_row *rows, size_t n, size_t m,
-                          sbw_compare_summary *out)
+int sbw_compare_summarize(const sbw_compare_row *rows, size_t n, size_t m, sbw_compare_summary *out)
 {
     if (n == 0 || m == 0)
         return SBW_ERROR(SBW_EINVAL, "no rows to summarise");
@@ -324,6 +329,8 @@ static int full_order(const double *x, size_t m, ranked **out)
 
 int sbw_compare_naive_topk(const double *x, size_t m, size_t k, size_t *idx, size_t *n)
 {
+    if (m == 0)
+        return SBW_ERROR(SBW_EINVAL, "top-k of an empty row");
     ranked *r;
     int st = full_order(x, m, &r);
     if (st)
@@ -337,6 +344,8 @@ int sbw_compare_naive_topk(const double *x, size_t m, size_t k, size_t *idx, siz
 
 int sbw_compare_naive_rank(const double *x, size_t m, size_t i, size_t *rank)
 {
+    if (i >= m)
+        return SBW_ERROR(SBW_EINVAL, "rank of entry %zu of %zu", i, m);
     ranked *r;
     int st = full_order(x, m, &r);
     if (st)

@@ -31,11 +31,11 @@ size_t sbw_compare_k(size_t i);
 
 typedef struct sbw_compare_row {
     double kl, cross_entropy, entropy;
-    double row_err;   /* ||lp - lq||_2 */
-    double max_abs;   /* max_x |lp - lq| */
+    double row_err; /* ||lp - lq||_2 */
+    double max_abs; /* max_x |lp - lq| */
     size_t mode_p, mode_q;
-    size_t rank;      /* of mode_p under q, 1-based */
-    unsigned char tie_p, tie_q;             /* argmax not unique */
+    size_t rank;                           /* of mode_p under q, 1-based */
+    unsigned char tie_p, tie_q;            /* argmax not unique */
     unsigned char overlap[SBW_COMPARE_NK]; /* |top-k(P) ∩ top-k(Q)| */
 } sbw_compare_row;
 
@@ -43,14 +43,14 @@ typedef struct sbw_compare_summary {
     size_t rows, cols;
     double kl_mean, kl_median;
     double cross_entropy, entropy, perplexity; /* means over rows; exp(cross_entropy) */
-    double mode_match;                        /* mode_matches / rows */
+    double mode_match;                         /* mode_matches / rows */
     size_t mode_matches, ties_p, ties_q;
-    double top_overlap[SBW_COMPARE_NK];       /* mean |∩| / min(k, cols) */
+    double top_overlap[SBW_COMPARE_NK]; /* mean |∩| / min(k, cols) */
     double rank_mean, rank_median;
-    double frob_rms;                          /* ||A_P - A_Q||_F / sqrt(rows) */
-    double max_row_err;                       /* max_i ||lp_i - lq_i||_2 ... */
-    size_t max_row_err_row;                   /* ... at this row */
-    double max_abs_err;                       /* max_ij |A_P - A_Q| */
+    double frob_rms;        /* ||A_P - A_Q||_F / sqrt(rows) */
+    double max_row_err;     /* max_i ||lp_i - lq_i||_2 ... */
+    size_t max_row_err_row; /* ... at this row */
+    double max_abs_err;     /* max_ij |A_P - A_Q| */
 } sbw_compare_summary;
 
 /* Doubles of workspace sbw_compare_row_fast needs for rows of m words. */

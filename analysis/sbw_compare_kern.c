@@ -11,8 +11,8 @@ static void exp_row(const double *l, double *p, size_t n)
         p[x] = exp(l[x]);
 }
 
-void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf,
-                           double *qbuf, double *sums)
+void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf, double *qbuf,
+                           double *sums)
 {
     exp_row(lp, pbuf, m);
     exp_row(lq, qbuf, m);
@@ -95,7 +95,8 @@ size_t sbw_compare_kern_topk(const double *x, size_t m, size_t k, size_t *idx, d
     /* The k-th largest block maximum: k distinct entries reach it, so it
      * bounds the k-th largest entry from below. */
     for (size_t b = 0; b < nb; b++) {
-        size_t j0 = b * SBW_CMP_TOPK_BLOCK, n = m - j0 < SBW_CMP_TOPK_BLOCK ? m - j0 : SBW_CMP_TOPK_BLOCK;
+        size_t j0 = b * SBW_CMP_TOPK_BLOCK,
+               n = m - j0 < SBW_CMP_TOPK_BLOCK ? m - j0 : SBW_CMP_TOPK_BLOCK;
         ws[b] = block_max(x + j0, n);
         if (nt < k || ws[b] > tau[k - 1])
             insert_value(tau, &nt, k, ws[b]);

@@ -11,20 +11,20 @@
 
 /* Indices into the sums filled by sbw_compare_kern_sums. */
 enum {
-    SBW_CMP_SUM_P,   /* sum_x p                     (p = exp(lp)) */
-    SBW_CMP_SUM_Q,   /* sum_x q                     (q = exp(lq)) */
-    SBW_CMP_PLP,     /* sum_x p lp     = -H(P)                   */
-    SBW_CMP_PLQ,     /* sum_x p lq     = -H(P, Q)                */
-    SBW_CMP_KL,      /* sum_x p (lp - lq) = KL(P || Q), directly  */
-    SBW_CMP_SQ,      /* sum_x (lp - lq)^2                        */
-    SBW_CMP_MAXABS,  /* max_x |lp - lq|                          */
+    SBW_CMP_SUM_P,  /* sum_x p                     (p = exp(lp)) */
+    SBW_CMP_SUM_Q,  /* sum_x q                     (q = exp(lq)) */
+    SBW_CMP_PLP,    /* sum_x p lp     = -H(P)                   */
+    SBW_CMP_PLQ,    /* sum_x p lq     = -H(P, Q)                */
+    SBW_CMP_KL,     /* sum_x p (lp - lq) = KL(P || Q), directly  */
+    SBW_CMP_SQ,     /* sum_x (lp - lq)^2                        */
+    SBW_CMP_MAXABS, /* max_x |lp - lq|                          */
     SBW_CMP_NSUMS
 };
 
 /* The sums above for one pair of rows lp, lq of length m >= 1; pbuf and
  * qbuf (m each) receive exp(lp) and exp(lq). */
-void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf,
-                           double *qbuf, double *sums);
+void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf, double *qbuf,
+                           double *sums);
 
 /* Block length of the top-k search: ws needs ceil(m / block) doubles. */
 enum { SBW_CMP_TOPK_BLOCK = 64 };

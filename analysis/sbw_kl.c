@@ -14,11 +14,11 @@ enum { KL_GROUP = 32, KL_TILE = 512 };
 
 struct sbw_kl_acc {
     size_t cols, group, n;
-    double *sp, *sp_c;   /* column sums of p and their TwoSum compensation (cols) */
-    double *sl, *sl_c;   /* column sums of log p */
-    double *cm, *cm_c;   /* column co-moments sum_c (p - pbar)(l - lbar) */
-    double pl, pl_c;     /* sum over rows of sum_x p log p */
-    double *pbuf;        /* group x KL_TILE workspace */
+    double *sp, *sp_c;       /* column sums of p and their TwoSum compensation (cols) */
+    double *sl, *sl_c;       /* column sums of log p */
+    double *cm, *cm_c;       /* column co-moments sum_c (p - pbar)(l - lbar) */
+    double pl, pl_c;         /* sum over rows of sum_x p log p */
+    double *pbuf;            /* group x KL_TILE workspace */
     double *gsp, *gsl, *gcm; /* one group's tile statistics (KL_TILE) */
     double *rowpl, *rowsum;  /* per row of a group (group) */
     double *mem;
@@ -40,7 +40,7 @@ int sbw_kl_acc_alloc(sbw_kl_acc **out, size_t cols, size_t group)
         return SBW_ERROR(SBW_ESHAPE, "pairwise KL needs at least one column");
     group = group ? group : KL_GROUP;
     sbw_kl_acc *a = calloc(1, sizeof *a);
-    size_t total = 6 * cols + group * KL_TILE + 3 * KL_TILE + 2 * group;
+    size_t tile = KL_TILE, total = 6 * cols + group * tile + 3 * tile + 2 * group;
     if (a && cols < SIZE_MAX / 8 / 6 && group < SIZE_MAX / 8 / (KL_TILE + 2))
         a->mem = malloc(total * sizeof *a->mem);
     if (!a || !a->mem) {
@@ -52,11 +52,11 @@ int sbw_kl_acc_alloc(sbw_kl_acc **out, size_t cols, size_t group)
     for (size_t i = 0; i < 6; i++, p += cols)
         *arrays[i] = p;
     a->pbuf = p;
-    p += group * KL_TILE;
+    p += group * tile;
     a->gsp = p;
-    a->gsl = p + KL_TILE;
-    a->gcm = p + 2 * KL_TILE;
-    a->rowpl = p + 3 * KL_TILE;
+    a->gsl = p + tile;
+    a->gcm = p + 2 * tile;
+    a->rowpl = p + 3 * tile;
     a->rowsum = a->rowpl + group;
     a->cols = cols;
     a->group = group;
@@ -114,8 +114,7 @@ static void add_group(sbw_kl_acc *a, const double *l, size_t g, size_t ld)
         a->rowpl[r] = a->rowsum[r] = 0.0;
     for (size_t x0 = 0; x0 < a->cols; x0 += KL_TILE) {
         size_t w = a->cols - x0 < KL_TILE ? a->cols - x0 : KL_TILE;
-        sbw_kl_kern_group(l + x0, ld, g, w, a->pbuf, a->gsp, a->gsl, a->gcm, a->rowpl,
-                          a->rowsum);
+        sbw_kl_kern_group(l + x0, ld, g, w, a->pbuf, a->gsp, a->gsl, a->gcm, a->rowpl, a->rowsum);
         merge_cols(a, x0, w, a->gsp, a->gsl, a->gcm, g);
     }
     for (size_t r = 0; r < g; r++)
@@ -158,8 +157,7 @@ int sbw_kl_acc_merge(sbw_kl_acc *a, sbw_kl_acc *b)
 int sbw_kl_acc_result(const sbw_kl_acc *a, sbw_kl_exact *out)
 {
     if (a->n < 2)
-        return SBW_ERROR(SBW_ESHAPE, "expected pairwise KL needs at least 2 rows, got %zu",
-                         a->n);
+        return SBW_ERROR(SBW_ESHAPE, "expected pairwise KL needs at least 2 rows, got %zu", a->n);
     double t = (double)a->n, e = 0.0, ec = 0.0, h = 0.0, hc = 0.0;
     for (size_t x = 0; x < a->cols; x++) {
         twosum(&e, &ec, a->cm[x] + a->cm_c[x]);
@@ -232,6 +230,8 @@ static void workers_free(kl_worker *w, int n)
 
 static int workers_alloc(kl_worker **out, int n, const kl_plan *p)
 {
+    if (n < 1)
+        return SBW_ERROR(SBW_EINVAL, "no workers");
     kl_worker *w = calloc((size_t)n, sizeof *w);
     int st = w ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (int i = 0; i < n && !st; i++) {
@@ -267,8 +267,8 @@ static int run_chunk(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_plan *p
 }
 
 /* Chunks in parallel, folded into total in chunk order. */
-static int parallel_pass(sbw_logp_reader **team, int nteam, const sbw_logp_sel *s,
-                         const kl_plan *p, kl_worker *w, sbw_kl_acc *total, sbw_progress *pg)
+static int parallel_pass(sbw_logp_reader **team, int nteam, const sbw_logp_sel *s, const kl_plan *p,
+                         kl_worker *w, sbw_kl_acc *total, sbw_progress *pg)
 {
     sbw_logp_fail fail;
     sbw_logp_fail_init(&fail);
@@ -356,8 +356,8 @@ int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out)
     return SBW_OK;
 }
 
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf,
-                        double *sp, double *sl, double *cm, double *rowpl, double *rowsum)
+void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
+                        double *sl, double *cm, double *rowpl, double *rowsum)
 {
     for (size_t x = 0; x < n; x++)
         sp[x] = sl[x] = cm[x] = 0.0;

@@ -22,7 +22,8 @@
  *   C_ab = C_a + C_b + (mean_b(p) - mean_a(p)) (mean_b(l) - mean_a(l)) n_a n_b / n,
  *
  * whose running sums (and the column sums of p and log p) carry the
- * exact rounding error of every addition (Knuth's TwoSum compensation).  O(T M) time, O(M) memory beyond one block of rows.
+ * exact rounding error of every addition (Knuth's TwoSum compensation).  O(T M) time, O(M) memory
+ * beyond one block of rows.
  *
  * Also computed in the same pass: the mean entropy mean_c H(p_c) and the
  * entropy of the mean distribution H(pbar).  Their difference,
@@ -104,8 +105,8 @@ int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_op
 int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out);
 
 /* Plain-loop twins of sbw_kl_kern_group / _exp / _pair (same contracts). */
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf,
-                        double *sp, double *sl, double *cm, double *rowpl, double *rowsum);
+void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
+                        double *sl, double *cm, double *rowpl, double *rowsum);
 double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp);
 double sbw_kl_naive_pair(const double *pa, const double *la, const double *lb, size_t n);
 

@@ -41,8 +41,8 @@ static void group_row(const double *l, double *p, double *sp, double *sl, size_t
     *rowsum += ps;
 }
 
-void sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf,
-                       double *sp, double *sl, double *cm, double *rowpl, double *rowsum)
+void sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
+                       double *sl, double *cm, double *rowpl, double *rowsum)
 {
     for (size_t r = 0; r < g; r++)
         group_row(l + r * ld, pbuf + r * n, sp, sl, n, r == 0, &rowpl[r], &rowsum[r]);

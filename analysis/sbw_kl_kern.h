@@ -18,8 +18,8 @@
  *   rowpl[r] += sum_x P[r][x] L[r][x]      rowsum[r] += sum_x P[r][x]
  * sp, sl, cm are overwritten; rowpl and rowsum accumulate, so a row split
  * into column tiles sums up in tile order.  g >= 1. */
-void sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf,
-                       double *sp, double *sl, double *cm, double *rowpl, double *rowsum);
+void sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
+                       double *sl, double *cm, double *rowpl, double *rowsum);
 
 /* p = exp(l) for one row of n; returns sum_x p and sets *plogp = sum_x p l. */
 double sbw_kl_kern_exp(const double *l, double *p, size_t n, double *plogp);

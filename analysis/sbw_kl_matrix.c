@@ -12,8 +12,8 @@ int sbw_kl_matrix_block(const sbw_mat *l, size_t i0, size_t nb, double *pws, dou
 {
     size_t t = l->rows, m = l->cols;
     if (i0 > t || nb > t - i0)
-        return SBW_ERROR(SBW_EINVAL, "KL matrix rows %zu..%zu are past the %zu rows", i0,
-                         i0 + nb, t);
+        return SBW_ERROR(SBW_EINVAL, "KL matrix rows %zu..%zu are past the %zu rows", i0, i0 + nb,
+                         t);
     if (nb == 0 || t == 0)
         return SBW_OK;
     double *h = malloc(nb * sizeof *h);
@@ -22,8 +22,8 @@ int sbw_kl_matrix_block(const sbw_mat *l, size_t i0, size_t nb, double *pws, dou
     for (size_t i = 0; i < nb; i++)
         sbw_kl_kern_exp(l->data + (i0 + i) * l->ld, pws + i * m, m, &h[i]);
     /* out = P_block (log P)^T, then out = h 1^T - out. */
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)t, (int)m, 1.0, pws,
-                (int)m, l->data, (int)l->ld, 0.0, out, (int)t);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)t, (int)m, 1.0, pws, (int)m,
+                l->data, (int)l->ld, 0.0, out, (int)t);
     for (size_t i = 0; i < nb; i++) {
         double *row = out + i * t;
         for (size_t j = 0; j < t; j++)
@@ -113,8 +113,10 @@ int sbw_kl_matrix_file(sbw_logp_reader *r, const sbw_logp_sel *s, const char *pa
                        sbw_progress *pg)
 {
     if (!sbw_logp_seekable(r))
-        return SBW_ERROR(SBW_EINVAL, "%s: the KL matrix needs random access; stdin or a pipe "
-                         "cannot do it (save it to a file)", sbw_logp_path(r));
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s: the KL matrix needs random access; stdin or a pipe "
+                         "cannot do it (save it to a file)",
+                         sbw_logp_path(r));
     sbw_mat l = {0};
     sbw_npy_writer *w = NULL;
     int st = check_blas_size(s->n, sbw_logp_info(r)->cols);

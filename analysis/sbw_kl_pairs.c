@@ -43,8 +43,7 @@ static int check_indices(const size_t *a, const size_t *b, size_t npairs, size_t
     return SBW_OK;
 }
 
-int sbw_kl_pairs_mat(const sbw_mat *l, const size_t *a, const size_t *b, size_t npairs,
-                     double *kl)
+int sbw_kl_pairs_mat(const sbw_mat *l, const size_t *a, const size_t *b, size_t npairs, double *kl)
 {
     int st = check_indices(a, b, npairs, l->rows);
     if (st)
@@ -130,6 +129,8 @@ static void works_free(pair_work *w, int n)
 
 static int works_alloc(pair_work **out, int n, size_t m)
 {
+    if (n < 1)
+        return SBW_ERROR(SBW_EINVAL, "no workers");
     pair_work *w = calloc((size_t)n, sizeof *w);
     int st = w ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (int i = 0; i < n && !st; i++) {
@@ -161,7 +162,8 @@ static int parallel_pairs(sbw_logp_reader **team, int nteam, const sbw_logp_sel 
 #pragma omp parallel for num_threads(nteam) schedule(dynamic, 1)
     for (size_t c = 0; c < nstretch; c++) {
         int t = omp_get_thread_num();
-        size_t k0 = c * PAIRS_STRETCH, n = npairs - k0 < PAIRS_STRETCH ? npairs - k0 : PAIRS_STRETCH;
+        size_t k0 = c * PAIRS_STRETCH,
+               n = npairs - k0 < PAIRS_STRETCH ? npairs - k0 : PAIRS_STRETCH;
         if (sbw_logp_fail_skip(&fail, c))
             continue;
         int st = run_pairs(team[t], s, ref + k0, n, &w[t], kl);
@@ -177,12 +179,14 @@ static int parallel_pairs(sbw_logp_reader **team, int nteam, const sbw_logp_sel 
     return sbw_logp_fail_raise(&fail);
 }
 
-int sbw_kl_pairs_file(sbw_logp_reader *r, const sbw_logp_sel *s, const size_t *a,
-                      const size_t *b, size_t npairs, int threads, sbw_progress *pg, double *kl)
+int sbw_kl_pairs_file(sbw_logp_reader *r, const sbw_logp_sel *s, const size_t *a, const size_t *b,
+                      size_t npairs, int threads, sbw_progress *pg, double *kl)
 {
     if (!sbw_logp_seekable(r))
-        return SBW_ERROR(SBW_EINVAL, "%s: sampling pairs needs random access; stdin or a pipe "
-                         "cannot do it (save it to a file)", sbw_logp_path(r));
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s: sampling pairs needs random access; stdin or a pipe "
+                         "cannot do it (save it to a file)",
+                         sbw_logp_path(r));
     int st = check_indices(a, b, npairs, s->n), nteam = 0;
     pair_ref *ref = NULL;
     pair_work *w = NULL;

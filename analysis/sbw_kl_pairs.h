@@ -20,8 +20,8 @@
 /* Summary of n sampled KL values. */
 typedef struct sbw_kl_sample {
     size_t n;
-    double mean, sd, se;  /* sd with n - 1; se = sd / sqrt(n) */
-    double ci_lo, ci_hi;  /* mean -+ t_{0.975, n-1} se */
+    double mean, sd, se;                         /* sd with n - 1; se = sd / sqrt(n) */
+    double ci_lo, ci_hi;                         /* mean -+ t_{0.975, n-1} se */
     double min, q05, q25, median, q75, q95, max; /* linear interpolation */
 } sbw_kl_sample;
 
@@ -34,8 +34,7 @@ int sbw_kl_pairs_draw(size_t n, size_t npairs, uint64_t seed, size_t *a, size_t 
 /* kl[k] = KL(row a[k] || row b[k]) of the finite log-probability matrix L
  * (T, M); indices must be < T.  Errors: SBW_EINVAL (index out of range),
  * SBW_ENOMEM. */
-int sbw_kl_pairs_mat(const sbw_mat *l, const size_t *a, const size_t *b, size_t npairs,
-                     double *kl);
+int sbw_kl_pairs_mat(const sbw_mat *l, const size_t *a, const size_t *b, size_t npairs, double *kl);
 
 /* The same for selected rows of a file (a[k], b[k] index the selection s),
  * read through r: pairs are visited sorted by (a, b) so each first row is
@@ -44,8 +43,8 @@ int sbw_kl_pairs_mat(const sbw_mat *l, const size_t *a, const size_t *b, size_t 
  * normalisation is checked too.  kl is in draw order whatever the thread
  * count.  pg (may be NULL) counts pairs.  Errors: SBW_EINVAL when r is not
  * seekable or an index is out of range, SBW_EDATA, read errors, SBW_ENOMEM. */
-int sbw_kl_pairs_file(sbw_logp_reader *r, const sbw_logp_sel *s, const size_t *a,
-                      const size_t *b, size_t npairs, int threads, sbw_progress *pg, double *kl);
+int sbw_kl_pairs_file(sbw_logp_reader *r, const sbw_logp_sel *s, const size_t *a, const size_t *b,
+                      size_t npairs, int threads, sbw_progress *pg, double *kl);
 
 /* Mean, sd, se, 95% interval (GSL: gsl_stats_mean, gsl_stats_sd_m,
  * gsl_cdf_tdist_Pinv) and quantiles (gsl_stats_quantile_from_sorted_data on

@@ -60,8 +60,7 @@ int sbw_logp_reopen(const sbw_logp_reader *r, sbw_logp_reader **out)
 {
     *out = NULL;
     if (!r->seekable)
-        return SBW_ERROR(SBW_EINVAL, "%s: stdin or a pipe cannot be read twice",
-                         sbw_logp_path(r));
+        return SBW_ERROR(SBW_EINVAL, "%s: stdin or a pipe cannot be read twice", sbw_logp_path(r));
     return sbw_logp_open(out, sbw_logp_path(r), &r->opts);
 }
 
@@ -125,11 +124,9 @@ static int nonfinite_error(const sbw_logp_reader *r, size_t row, const double *x
     double v = x[first];
     const char *path = sbw_logp_path(r);
     if (isnan(v))
-        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column %zu (0-based) is NaN", path, row,
-                         first);
+        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column %zu (0-based) is NaN", path, row, first);
     if (v > 0)
-        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column %zu (0-based) is +inf", path, row,
-                         first);
+        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column %zu (0-based) is +inf", path, row, first);
     return SBW_ERROR(SBW_EDATA,
                      "%s: row %zu, column %zu (0-based) is %s, a zero probability: KL needs "
                      "every probability > 0 (as the papers assume); smooth the rows first",
@@ -178,8 +175,7 @@ static int read_run(sbw_logp_reader *r, size_t row, size_t nr, double *dst)
     return st ? st : sbw_npy_read_rows(r->npy, nr, dst, r->info->cols);
 }
 
-int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
-                  double *dst)
+int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst)
 {
     size_t m = r->info->cols;
     if (k0 > s->n || nr > s->n - k0)
@@ -294,7 +290,7 @@ int sbw_logp_team_open(sbw_logp_reader *r, int want, sbw_logp_reader ***team, in
     int k = want > 0 ? want : omp_get_max_threads();
     if (!r->seekable || k < 1)
         k = 1;
-    sbw_logp_reader **t = calloc((size_t)k, sizeof *t);
+    sbw_logp_reader **t = calloc((size_t)k, sizeof(sbw_logp_reader *));
     if (!t)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     t[0] = r;

@@ -74,8 +74,7 @@ bool sbw_logp_seekable(const sbw_logp_reader *r);
  * order streams (pipes work); a list or an out-of-order read seeks.
  * Errors: SBW_EDATA with the row, column and value; SBW_EINVAL when k0+nr
  * exceeds s->n or a pipe would have to move backwards; read errors. */
-int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
-                  double *dst);
+int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst);
 
 /* The normalisation verdict for rows just read: sums[i] is sum_j exp of
  * row i of rows (nr x cols).  A row passes when |log sums[i]| <= tol; for

@@ -42,13 +42,14 @@ typedef struct cmp_args {
 } cmp_args;
 
 static const char *const sum_cols[] = {
-    "rows", "cols", "kl_mean", "kl_median", "cross_entropy", "entropy", "perplexity",
-    "mode_match", "mode_matches", "ties_p", "ties_q", "top1_overlap", "top5_overlap",
-    "top10_overlap", "rank_mean", "rank_median", "frob_rms", "max_row_err", "max_row_err_row",
-    "max_abs_err"};
-static const char *const row_cols[] = {
-    "row", "kl", "cross_entropy", "entropy", "mode_p", "mode_q", "mode_match", "tie_p",
-    "tie_q", "rank", "top1_overlap", "top5_overlap", "top10_overlap", "row_err", "max_abs_err"};
+    "rows",        "cols",         "kl_mean",      "kl_median",       "cross_entropy",
+    "entropy",     "perplexity",   "mode_match",   "mode_matches",    "ties_p",
+    "ties_q",      "top1_overlap", "top5_overlap", "top10_overlap",   "rank_mean",
+    "rank_median", "frob_rms",     "max_row_err",  "max_row_err_row", "max_abs_err"};
+static const char *const row_cols[] = {"row",           "kl",      "cross_entropy", "entropy",
+                                       "mode_p",        "mode_q",  "mode_match",    "tie_p",
+                                       "tie_q",         "rank",    "top1_overlap",  "top5_overlap",
+                                       "top10_overlap", "row_err", "max_abs_err"};
 static const char *const overlap_cols[] = {"top1_overlap", "top5_overlap", "top10_overlap"};
 
 static int add_meta(sbw_table *t, const cmp_args *a, sbw_logp_reader *const rd[2])
@@ -61,7 +62,8 @@ static int add_meta(sbw_table *t, const cmp_args *a, sbw_logp_reader *const rd[2
         size_t worst;
         sbw_logp_stats(rd[i], &lse, &worst);
         st = sbw_table_meta_str(t, keys[i][0], sbw_logp_path(rd[i]));
-        st = st ? st : sbw_table_meta_str(t, keys[i][1], sbw_dtype_name(sbw_logp_info(rd[i])->dtype));
+        st = st ? st
+                : sbw_table_meta_str(t, keys[i][1], sbw_dtype_name(sbw_logp_info(rd[i])->dtype));
         st = st ? st : sbw_table_meta_dbl(t, keys[i][2], lse);
         st = st ? st : sbw_table_meta_int(t, keys[i][3], (long long)worst);
     }
@@ -161,12 +163,18 @@ int main(int argc, char **argv)
     const sbw_opt opts[] = {
         {"--per-row", "FILE", SBW_ARG_STRING, &a.per_row, 1, 0, "write per-context values (TSV)"},
         {"--probs", NULL, SBW_ARG_FLAG, &a.probs, 1, 0, "entries are probabilities, not logs"},
-        {"--normalize", NULL, SBW_ARG_FLAG, &a.normalize, 1, 0, "renormalise rows instead of refusing"},
+        {"--normalize", NULL, SBW_ARG_FLAG, &a.normalize, 1, 0,
+         "renormalise rows instead of refusing"},
         {"--tol", "TOL", SBW_ARG_DOUBLE, &a.tol, 1e-15, 1, "largest |logsumexp(row)| accepted"},
         {0}};
-    const sbw_cli cli = {"sbw-compare", "LOGP.npy LOGQ.npy",
-                         "Compare a model Q with the true P*, context by context.", details, opts,
-                         2, 2, SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS};
+    const sbw_cli cli = {"sbw-compare",
+                         "LOGP.npy LOGQ.npy",
+                         "Compare a model Q with the true P*, context by context.",
+                         details,
+                         opts,
+                         2,
+                         2,
+                         SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS};
     sbw_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)

@@ -50,11 +50,12 @@ typedef struct kl_args {
     double tol;
 } kl_args;
 
-static const char *const exact_cols[] = {"rows", "cols", "expected_pairwise_kl",
-                                         "mean_entropy", "entropy_of_mean", "js_spread"};
+static const char *const exact_cols[] = {
+    "rows", "cols", "expected_pairwise_kl", "mean_entropy", "entropy_of_mean", "js_spread"};
 static const char *const pair_cols[] = {
-    "pairs", "kl_sample_mean", "kl_sample_sd", "kl_sample_se", "kl_ci95_lo", "kl_ci95_hi",
-    "kl_min", "kl_q05", "kl_q25", "kl_median", "kl_q75", "kl_q95", "kl_max", "sample_z"};
+    "pairs",      "kl_sample_mean", "kl_sample_sd", "kl_sample_se", "kl_ci95_lo",
+    "kl_ci95_hi", "kl_min",         "kl_q05",       "kl_q25",       "kl_median",
+    "kl_q75",     "kl_q95",         "kl_max",       "sample_z"};
 
 /* "A:B", "A:", ":B" (0-based, B exclusive) within [0, rows]. */
 static int parse_rows(const sbw_cli *cli, const char *spec, size_t rows, size_t *a, size_t *b)
@@ -62,8 +63,7 @@ static int parse_rows(const sbw_cli *cli, const char *spec, size_t rows, size_t 
     const char *colon = strchr(spec, ':');
     char lo[32] = "", hi[32] = "";
     if (!colon || (size_t)(colon - spec) >= sizeof lo || strlen(colon + 1) >= sizeof hi)
-        return sbw_cli_usage_error(cli, "--rows needs A:B (0-based, B exclusive), got '%s'",
-                                   spec);
+        return sbw_cli_usage_error(cli, "--rows needs A:B (0-based, B exclusive), got '%s'", spec);
     memcpy(lo, spec, (size_t)(colon - spec));
     strcpy(hi, colon + 1);
     *a = 0;
@@ -72,8 +72,7 @@ static int parse_rows(const sbw_cli *cli, const char *spec, size_t rows, size_t 
         (*hi && sbw_cli_parse_size(hi, "--rows end", 1, 0, b)))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     if (*b > rows || *a >= *b)
-        return sbw_cli_usage_error(cli, "--rows %s is not a range within the %zu rows", spec,
-                                   rows);
+        return sbw_cli_usage_error(cli, "--rows %s is not a range within the %zu rows", spec, rows);
     return SBW_OK;
 }
 
@@ -92,7 +91,8 @@ static int select_rows(const sbw_cli *cli, const kl_args *k, const sbw_common *c
     if ((k->pairs || k->matrix) && !sbw_logp_seekable(r))
         return sbw_cli_usage_error(cli, "--pairs and --matrix need a regular file, not a pipe");
     if (k->matrix && (k->sample_rows ? k->sample_rows : b - a) > k->max_matrix_rows)
-        return sbw_cli_usage_error(cli, "--matrix: %zu rows exceed --max-matrix-rows %zu "
+        return sbw_cli_usage_error(cli,
+                                   "--matrix: %zu rows exceed --max-matrix-rows %zu "
                                    "(the matrix takes 8 T^2 bytes)",
                                    k->sample_rows ? k->sample_rows : b - a, k->max_matrix_rows);
     if (k->sample_rows)
@@ -101,8 +101,7 @@ static int select_rows(const sbw_cli *cli, const kl_args *k, const sbw_common *c
     return SBW_OK;
 }
 
-static int add_meta(sbw_table *t, const kl_args *k, const sbw_logp_reader *r,
-                    const sbw_logp_sel *s)
+static int add_meta(sbw_table *t, const kl_args *k, const sbw_logp_reader *r, const sbw_logp_sel *s)
 {
     const sbw_npy_info *in = sbw_logp_info(r);
     char range[64];
@@ -137,8 +136,18 @@ static int add_values(sbw_table *t, const sbw_kl_exact *e, const sbw_kl_sample *
     st = st ? st : sbw_table_set_dbl(t, "js_spread", e->js_spread);
     if (st || !smp)
         return st;
-    const double v[] = {smp->mean, smp->sd, smp->se, smp->ci_lo, smp->ci_hi, smp->min, smp->q05,
-                        smp->q25, smp->median, smp->q75, smp->q95, smp->max,
+    const double v[] = {smp->mean,
+                        smp->sd,
+                        smp->se,
+                        smp->ci_lo,
+                        smp->ci_hi,
+                        smp->min,
+                        smp->q05,
+                        smp->q25,
+                        smp->median,
+                        smp->q75,
+                        smp->q95,
+                        smp->max,
                         (smp->mean - e->expected_kl) / smp->se};
     st = sbw_table_set_int(t, "pairs", (long long)smp->n);
     for (size_t i = 1; i < sizeof pair_cols / sizeof *pair_cols && !st; i++)
@@ -158,8 +167,8 @@ static int declare(sbw_table *t, bool with_pairs)
     return sbw_table_columns(t, cols, n);
 }
 
-static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k,
-                   const sbw_common *c, sbw_kl_sample *out)
+static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_common *c,
+                   sbw_kl_sample *out)
 {
     size_t *ab = malloc(2 * k->pairs * sizeof *ab);
     double *kl = malloc(k->pairs * sizeof *kl);
@@ -175,8 +184,8 @@ static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k,
     return st;
 }
 
-static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k,
-                   const sbw_common *c, sbw_kl_exact *e, sbw_kl_sample *smp)
+static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_common *c,
+                   sbw_kl_exact *e, sbw_kl_sample *smp)
 {
     sbw_kl_opts ko = {.threads = (int)c->threads};
     sbw_progress p;
@@ -214,13 +223,20 @@ int main(int argc, char **argv)
         {"--sample-rows", "K", SBW_ARG_SIZE, &k.sample_rows, 1, 0, "use K random rows of those"},
         {"--pairs", "S", SBW_ARG_SIZE, &k.pairs, 1, 1e12, "also sample S pairs (the paper's way)"},
         {"--matrix", "FILE", SBW_ARG_STRING, &k.matrix, 1, 0, "write the T x T KL matrix (.npy)"},
-        {"--max-matrix-rows", "T", SBW_ARG_SIZE, &k.max_matrix_rows, 2, 1e6, "refuse --matrix beyond T rows"},
+        {"--max-matrix-rows", "T", SBW_ARG_SIZE, &k.max_matrix_rows, 2, 1e6,
+         "refuse --matrix beyond T rows"},
         {"--probs", NULL, SBW_ARG_FLAG, &k.probs, 1, 0, "entries are probabilities, not logs"},
-        {"--normalize", NULL, SBW_ARG_FLAG, &k.normalize, 1, 0, "renormalise rows instead of refusing"},
+        {"--normalize", NULL, SBW_ARG_FLAG, &k.normalize, 1, 0,
+         "renormalise rows instead of refusing"},
         {"--tol", "TOL", SBW_ARG_DOUBLE, &k.tol, 1e-15, 1, "largest |logsumexp(row)| accepted"},
         {0}};
-    const sbw_cli cli = {"sbw-kl", "LOGP.npy", "Expected pairwise KL divergence between contexts.",
-                         details, opts, 1, 1,
+    const sbw_cli cli = {"sbw-kl",
+                         "LOGP.npy",
+                         "Expected pairwise KL divergence between contexts.",
+                         details,
+                         opts,
+                         1,
+                         1,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     sbw_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);

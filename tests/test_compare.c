@@ -93,7 +93,7 @@ static void test_sums_match_naive(void **state)
         double f[SBW_CMP_NSUMS], n[SBW_CMP_NSUMS], *buf = malloc(2 * m * sizeof *buf);
         sbw_compare_kern_sums(l.data, l.data + m, m, buf, buf + m, f);
         sbw_compare_naive_sums(l.data, l.data + m, m, n);
-        double mag = max_abs_entry(&l), tol = 8 * m * mag * DBL_EPSILON;
+        double mag = max_abs_entry(&l), tol = 8.0 * (double)m * mag * DBL_EPSILON;
         SBW_ASSERT_NEAR(f[SBW_CMP_SUM_P], n[SBW_CMP_SUM_P], 4 * m * DBL_EPSILON);
         SBW_ASSERT_NEAR(f[SBW_CMP_SUM_Q], n[SBW_CMP_SUM_Q], 4 * m * DBL_EPSILON);
         SBW_ASSERT_NEAR(f[SBW_CMP_PLP], n[SBW_CMP_PLP], tol);
@@ -124,7 +124,7 @@ static void test_row_fast_matches_naive(void **state)
             sbw_compare_row f, n;
             sbw_compare_row_fast(l.data, l.data + m, m, ws, &f, sums);
             SBW_ASSERT_OK(sbw_compare_naive_row(l.data, l.data + m, m, &n));
-            assert_rows_equal(&f, &n, 16 * m * max_abs_entry(&l) * DBL_EPSILON);
+            assert_rows_equal(&f, &n, 16.0 * (double)m * max_abs_entry(&l) * DBL_EPSILON);
             SBW_ASSERT_NEAR(sums[0], 1.0, 4 * m * DBL_EPSILON);
             SBW_ASSERT_NEAR(sums[1], 1.0, 4 * m * DBL_EPSILON);
             free(ws);
@@ -153,10 +153,10 @@ static void test_mode_match_hand_cases(void **state)
     (void)state;
     /* P ties at 1 and 2 -> mode 1 (lowest index), tie counted. */
     const double p[] = {0.1, 0.4, 0.4, 0.1};
-    const double q1[] = {0.1, 0.3, 0.5, 0.1};   /* Q's mode 2: no match */
-    const double q2[] = {0.1, 0.5, 0.3, 0.1};   /* Q's mode 1: match */
+    const double q1[] = {0.1, 0.3, 0.5, 0.1};     /* Q's mode 2: no match */
+    const double q2[] = {0.1, 0.5, 0.3, 0.1};     /* Q's mode 1: match */
     const double q3[] = {0.25, 0.25, 0.25, 0.25}; /* all tied: mode 0 */
-    const double q4[] = {0.1, 0.4, 0.4, 0.1};   /* same ties: match */
+    const double q4[] = {0.1, 0.4, 0.4, 0.1};     /* same ties: match */
     sbw_compare_row r = row_of(p, q1, 4);
     assert_int_equal(r.mode_p, 1);
     assert_true(r.tie_p);
@@ -218,7 +218,7 @@ static void test_identities(void **state)
         for (size_t j = 0; j < m; j++)
             l.data[m + j] = l.data[j] + 1e-9 * cos((double)j);
         sbw_num_log_softmax(l.data + m, l.data + m, m);
-        double mag = max_abs_entry(&l), tol = 16 * m * mag * DBL_EPSILON;
+        double mag = max_abs_entry(&l), tol = 16.0 * (double)m * mag * DBL_EPSILON;
         sbw_compare_row r;
         sbw_compare_row_fast(l.data, l.data, m, ws, &r, NULL);
         assert_true(r.kl == 0.0); /* p (lp - lp) is exactly 0 */
@@ -245,14 +245,44 @@ static void test_summary_hand_case(void **state)
 {
     (void)state;
     sbw_compare_row rows[4] = {
-        {.kl = 0.5, .cross_entropy = 2.5, .entropy = 2.0, .row_err = 3.0, .max_abs = 1.5,
-         .mode_p = 1, .mode_q = 1, .rank = 1, .tie_p = 1, .overlap = {1, 3, 7}},
-        {.kl = 0.1, .cross_entropy = 1.1, .entropy = 1.0, .row_err = 4.0, .max_abs = 2.0,
-         .mode_p = 2, .mode_q = 0, .rank = 4, .tie_q = 1, .overlap = {0, 2, 6}},
-        {.kl = 0.3, .cross_entropy = 1.3, .entropy = 1.0, .row_err = 0.0, .max_abs = 0.0,
-         .mode_p = 5, .mode_q = 5, .rank = 1, .overlap = {1, 5, 10}},
-        {.kl = 0.9, .cross_entropy = 3.9, .entropy = 3.0, .row_err = 2.0, .max_abs = 1.0,
-         .mode_p = 0, .mode_q = 3, .rank = 9, .overlap = {0, 0, 1}},
+        {.kl = 0.5,
+         .cross_entropy = 2.5,
+         .entropy = 2.0,
+         .row_err = 3.0,
+         .max_abs = 1.5,
+         .mode_p = 1,
+         .mode_q = 1,
+         .rank = 1,
+         .tie_p = 1,
+         .overlap = {1, 3, 7}},
+        {.kl = 0.1,
+         .cross_entropy = 1.1,
+         .entropy = 1.0,
+         .row_err = 4.0,
+         .max_abs = 2.0,
+         .mode_p = 2,
+         .mode_q = 0,
+         .rank = 4,
+         .tie_q = 1,
+         .overlap = {0, 2, 6}},
+        {.kl = 0.3,
+         .cross_entropy = 1.3,
+         .entropy = 1.0,
+         .row_err = 0.0,
+         .max_abs = 0.0,
+         .mode_p = 5,
+         .mode_q = 5,
+         .rank = 1,
+         .overlap = {1, 5, 10}},
+        {.kl = 0.9,
+         .cross_entropy = 3.9,
+         .entropy = 3.0,
+         .row_err = 2.0,
+         .max_abs = 1.0,
+         .mode_p = 0,
+         .mode_q = 3,
+         .rank = 9,
+         .overlap = {0, 0, 1}},
     };
     sbw_compare_summary s;
     SBW_ASSERT_OK(sbw_compare_summarize(rows, 4, 12, &s));
@@ -329,7 +359,7 @@ static void test_file_refusals(void **state)
     sbw_logp_close(rq);
     /* an unnormalised row of Q, named with its amount */
     for (size_t j = 0; j < 6; j++)
-        q.data[3 * 6 + j] += 1e-4;
+        q.data[(size_t)3 * 6 + j] += 1e-4;
     rq = open_saved(&q, "Qu.npy", 1e-6);
     assert_int_equal(sbw_compare_files(rp, rq, 2, NULL, rows), SBW_EDATA);
     assert_non_null(strstr(sbw_error_reason(), "Qu.npy: row 3 (0-based) is not normalised: "

@@ -66,9 +66,11 @@ static void test_kern_group_matches_naive(void **state)
             SBW_ASSERT_CLOSE(f, v, g * n, 1e-300, 4 * DBL_EPSILON);
             SBW_ASSERT_CLOSE(f + g * n, v + g * n, n, 1e-300, 8 * g * DBL_EPSILON);
             SBW_ASSERT_CLOSE(f + g * n + n, v + g * n + n, n, 8 * g * mag * DBL_EPSILON, 0);
-            SBW_ASSERT_CLOSE(f + g * n + 2 * n, v + g * n + 2 * n, n, 16 * g * mag * DBL_EPSILON, 0);
+            SBW_ASSERT_CLOSE(f + g * n + 2 * n, v + g * n + 2 * n, n, 16 * g * mag * DBL_EPSILON,
+                             0);
             SBW_ASSERT_CLOSE(f + g * n + 3 * n, v + g * n + 3 * n, g, 8 * n * DBL_EPSILON, 0);
-            SBW_ASSERT_CLOSE(f + g * n + 3 * n + g, v + g * n + 3 * n + g, g, 0, 8 * n * DBL_EPSILON);
+            SBW_ASSERT_CLOSE(f + g * n + 3 * n + g, v + g * n + 3 * n + g, g, 0,
+                             8 * n * DBL_EPSILON);
             free(ws);
             sbw_mat_free(&l);
         }
@@ -90,7 +92,8 @@ static void test_kern_exp_pair_match_naive(void **state)
         double kf = sbw_kl_kern_pair(p, l.data, l.data + n, n);
         double kn = sbw_kl_naive_pair(p, l.data, l.data + n, n);
         SBW_ASSERT_NEAR(kf, kn, 4 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
-        SBW_ASSERT_NEAR(kf, sbw_num_kl(l.data, l.data + n, n), 8 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
+        SBW_ASSERT_NEAR(kf, sbw_num_kl(l.data, l.data + n, n),
+                        8 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
         free(p);
         sbw_mat_free(&l);
     }
@@ -360,7 +363,7 @@ static void test_kl_nonnegative_up_to_roundoff(void **state)
             l.data[i * l.ld + j] = l.data[j] + 1e-9 * sin((double)(i * 31 + j));
         sbw_num_log_softmax(l.data + i * l.ld, l.data + i * l.ld, l.cols);
     }
-    double mag = max_abs_entry(&l), tol = 16 * l.cols * mag * DBL_EPSILON;
+    double mag = max_abs_entry(&l), tol = 16.0 * (double)l.cols * mag * DBL_EPSILON;
     sbw_kl_exact e;
     SBW_ASSERT_OK(sbw_kl_exact_mat(&l, NULL, &e));
     assert_true(e.expected_kl >= -tol);
@@ -416,7 +419,7 @@ static void test_matrix_file(void **state)
     SBW_ASSERT_OK(sbw_npy_load(out, &back, NULL));
     assert_int_equal(back.rows, 15);
     assert_int_equal(back.cols, 15);
-    SBW_ASSERT_CLOSE(back.data, k.data, 15 * 15, 0, 0);
+    SBW_ASSERT_CLOSE(back.data, k.data, (size_t)15 * 15, 0, 0);
     assert_int_equal(sbw_kl_matrix_block(&sub, 10, 6, k.data, back.data), SBW_EINVAL);
     sbw_mat_free(&back);
     sbw_mat_free(&k);

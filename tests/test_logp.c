@@ -69,9 +69,9 @@ static void test_read_range_and_list(void **state)
     sbw_logp_sel s;
     sbw_logp_sel_range(&s, 2, 9);
     SBW_ASSERT_OK(read_checked(r, &s, 3, 4, buf)); /* rows 5..8 */
-    SBW_ASSERT_CLOSE(buf, l.data + 5 * 5, 20, 0, 0);
+    SBW_ASSERT_CLOSE(buf, l.data + (size_t)5 * 5, 20, 0, 0);
     SBW_ASSERT_OK(read_checked(r, &s, 0, 2, buf)); /* backwards: seeks */
-    SBW_ASSERT_CLOSE(buf, l.data + 2 * 5, 10, 0, 0);
+    SBW_ASSERT_CLOSE(buf, l.data + (size_t)2 * 5, 10, 0, 0);
     assert_int_equal(sbw_logp_read(r, &s, 5, 3, buf), SBW_EINVAL);
     size_t list[] = {0, 1, 2, 6, 10};
     sbw_logp_sel ls = {.begin = 0, .end = 11, .n = 5, .list = list};
@@ -141,7 +141,7 @@ static void test_unnormalised_named(void **state)
     SBW_ASSERT_OK(sbw_mat_alloc(&l, 6, 7));
     rand_logp_dirichlet(&l, 1.0, 3);
     for (size_t j = 0; j < 7; j++)
-        l.data[4 * 7 + j] -= 2e-6; /* logsumexp = -2e-6 */
+        l.data[(size_t)4 * 7 + j] -= 2e-6; /* logsumexp = -2e-6 */
     const char *path = save(&l, "u.npy");
     sbw_logp_sel s;
     sbw_logp_sel_range(&s, 0, 6);
@@ -262,14 +262,10 @@ static void test_fail_keeps_earliest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_read_range_and_list),
-        cmocka_unit_test(test_probabilities),
-        cmocka_unit_test(test_nonfinite_named),
-        cmocka_unit_test(test_unnormalised_named),
-        cmocka_unit_test(test_probs_sum_named),
-        cmocka_unit_test(test_sample_selection),
-        cmocka_unit_test(test_open_errors_and_team),
-        cmocka_unit_test(test_fail_keeps_earliest),
+        cmocka_unit_test(test_read_range_and_list),  cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_nonfinite_named),      cmocka_unit_test(test_unnormalised_named),
+        cmocka_unit_test(test_probs_sum_named),      cmocka_unit_test(test_sample_selection),
+        cmocka_unit_test(test_open_errors_and_team), cmocka_unit_test(test_fail_keeps_earliest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
