@@ -1,0 +1,124 @@
+/* sbw_compare_kern.c -- fast inner loops of sbw_compare.c (finite inputs
+ * only; see sbw_compare_kern.h). */
+#include "sbw_compare_kern.h"
+
+#include <math.h>
+
+static void exp_row(const double *l, double *p, size_t n)
+{
+#pragma omp simd
+    for (size_t x = 0; x < n; x++)
+        p[x] = exp(l[x]);
+}
+
+void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf, double *qbuf,
+                           double *sums)
+{
+    exp_row(lp, pbuf, m);
+    exp_row(lq, qbuf, m);
+    double sp = 0.0, sq = 0.0, plp = 0.0, plq = 0.0, kl = 0.0, sq2 = 0.0, mx = 0.0;
+#pragma omp simd reduction(+ : sp, sq, plp, plq, kl, sq2) reduction(max : mx)
+    for (size_t x = 0; x < m; x++) {
+        double p = pbuf[x], d = lp[x] - lq[x], a = fabs(d);
+        sp += p;
+        sq += qbuf[x];
+        plp += p * lp[x];
+        plq += p * lq[x];
+        kl += p * d;
+        sq2 += d * d;
+        mx = a > mx ? a : mx;
+    }
+    sums[SBW_CMP_SUM_P] = sp;
+    sums[SBW_CMP_SUM_Q] = sq;
+    sums[SBW_CMP_PLP] = plp;
+    sums[SBW_CMP_PLQ] = plq;
+    sums[SBW_CMP_KL] = kl;
+    sums[SBW_CMP_SQ] = sq2;
+    sums[SBW_CMP_MAXABS] = mx;
+}
+
+/* Inserts (v, j) into the sorted top list of *cnt <= k entries; j is larger
+ * than every index already there, so it goes after equal values. */
+static void insert(double *val, size_t *idx, size_t *cnt, size_t k, double v, size_t j)
+{
+    size_t pos = *cnt < k ? (*cnt)++ : k - 1;
+    while (pos > 0 && val[pos - 1] < v) {
+        val[pos] = val[pos - 1];
+        idx[pos] = idx[pos - 1];
+        pos--;
+    }
+    val[pos] = v;
+    idx[pos] = j;
+}
+
+static double block_max(const double *x, size_t n)
+{
+    double mx = x[0];
+#pragma omp simd reduction(max : mx)
+    for (size_t j = 1; j < n; j++)
+        mx = x[j] > mx ? x[j] : mx;
+    return mx;
+}
+
+/* Values only: v joins the k largest values seen (descending). */
+static void insert_value(double *val, size_t *cnt, size_t k, double v)
+{
+    size_t pos = *cnt < k ? (*cnt)++ : k - 1;
+    while (pos > 0 && val[pos - 1] < v) {
+        val[pos] = val[pos - 1];
+        pos--;
+    }
+    val[pos] = v;
+}
+
+/* Plain insertion over entries [j0, j1) that beat the list. */
+static void scan_range(const double *x, size_t j0, size_t j1, size_t k, double *val, size_t *idx,
+                       size_t *cnt)
+{
+    for (size_t j = j0; j < j1; j++)
+        if (*cnt < k || x[j] > val[k - 1])
+            insert(val, idx, cnt, k, x[j], j);
+}
+
+size_t sbw_compare_kern_topk(const double *x, size_t m, size_t k, size_t *idx, double *ws)
+{
+    double val[64], tau[64];
+    size_t cnt = 0, nt = 0, nb = (m + SBW_CMP_TOPK_BLOCK - 1) / SBW_CMP_TOPK_BLOCK;
+    k = k < m ? k : m;
+    k = k < 64 ? k : 64;
+    if (k == 0)
+        return 0;
+    if (nb < k) {
+        scan_range(x, 0, m, k, val, idx, &cnt);
+        return cnt;
+    }
+    /* The k-th largest block maximum: k distinct entries reach it, so it
+     * bounds the k-th largest entry from below. */
+    for (size_t b = 0; b < nb; b++) {
+        size_t j0 = b * SBW_CMP_TOPK_BLOCK,
+               n = m - j0 < SBW_CMP_TOPK_BLOCK ? m - j0 : SBW_CMP_TOPK_BLOCK;
+        ws[b] = block_max(x + j0, n);
+        if (nt < k || ws[b] > tau[k - 1])
+            insert_value(tau, &nt, k, ws[b]);
+    }
+    for (size_t b = 0; b < nb; b++)
+        if (ws[b] >= tau[k - 1]) {
+            size_t j0 = b * SBW_CMP_TOPK_BLOCK;
+            size_t j1 = m - j0 < SBW_CMP_TOPK_BLOCK ? m : j0 + SBW_CMP_TOPK_BLOCK;
+            scan_range(x, j0, j1, k, val, idx, &cnt);
+        }
+    return cnt;
+}
+
+size_t sbw_compare_kern_rank(const double *x, size_t m, size_t i)
+{
+    double v = x[i];
+    size_t above = 0, tied = 0;
+#pragma omp simd reduction(+ : above)
+    for (size_t j = 0; j < m; j++)
+        above += x[j] > v;
+#pragma omp simd reduction(+ : tied)
+    for (size_t j = 0; j < i; j++)
+        tied += x[j] == v;
+    return 1 + above + tied;
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# sbw-kl and sbw-compare at the size of issue 5: 20,000 contexts x 10,000
+# words, float64 (1.6 GB per matrix), warm page cache, median of
+# $BENCH_REPS runs, every ratio measured in this one invocation.
+#   sbw-kl exact            vs a plain sequential read of the same file (dd)
+#   NumPy sampled estimator (100,000 pairs) vs sbw-kl exact: the speed-up
+#   sbw-kl --pairs 100000   vs the NumPy sampled estimator (like for like)
+#   sbw-compare             vs reading both files once (dd, dd)
+# Self-checks: the exact value lies within 5 standard errors of NumPy's
+# sampled mean; sbw-compare's mean KL and mode-match rate equal NumPy's.
+# Large files live under $BENCH_TMP and are removed at the end.  Run it
+# alone on the machine: flock /tmp/sbw-bench.lock sh bench/bench_kl.sh
+set -u
+. bench/lib.sh
+T=${KL_BENCH_T:-20000}
+M=${KL_BENCH_M:-10000}
+P="$BENCH_TMP/kl_p.npy"
+Q="$BENCH_TMP/kl_q.npy"
+trap 'rm -f "$P" "$Q"' EXIT
+status=0
+check() { # check CONDITION-AS-AWK-EXPR "what"
+    if awk "BEGIN { exit !($1) }"; then bench_note "  check ok: $2"; else
+        bench_note "  CHECK FAILED: $2"
+        status=1
+    fi
+}
+# hires CMD...: "MEDIAN_SECONDS PEAK_KB" over $BENCH_REPS runs, wall time
+# from the nanosecond clock (GNU time's 10 ms steps are too coarse for a
+# 0.06 s read), peak RSS from one more run under GNU time.
+hires() {
+    : >"$BENCH_TMP/hires.txt"
+    i=0
+    while [ $i -lt "$BENCH_REPS" ]; do
+        t0=$(date +%s%N)
+        "$@" >/dev/null 2>"$BENCH_OUT/last.err" || { echo "bench: command failed: $*" >&2; cat "$BENCH_OUT/last.err" >&2; return 1; }
+        t1=$(date +%s%N)
+        echo "$(((t1 - t0) / 1000))" >>"$BENCH_TMP/hires.txt"
+        i=$((i + 1))
+    done
+    kb=$(run_once "$@" | cut -d' ' -f2)
+    sort -n "$BENCH_TMP/hires.txt" | awk -v kb="$kb" '{ t[NR] = $1 } END { printf "%.4f %s\n", t[int((NR + 1) / 2)] / 1e6, kb }'
+}
+field() { awk -F'\t' -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next } { print $c; exit }' "$1"; }
+
+bench_note "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load average before the runs)"
+bench_note "data: $T x $M float64, log-Dirichlet(0.1) rows; Q = log P + N(0, 0.5^2), renormalised"
+$PY bench/kl_ref.py make "$P" "$T" "$M" 0.1 1 || exit 1
+$PY bench/kl_ref.py makeq "$P" "$Q" 0.5 2 || exit 1
+cat "$P" "$Q" >/dev/null # warm the page cache
+
+read1=$(hires dd if="$P" of=/dev/null bs=8M status=none) || exit 1
+kl=$(hires "$BIN/sbw-kl" -q "$P") || exit 1
+np=$(hires "$PY" bench/kl_ref.py sampled "$P" 100000 7) || exit 1
+pairs=$(hires "$BIN/sbw-kl" -q --pairs 100000 --seed 7 "$P") || exit 1
+read2=$(hires sh -c "dd if='$P' of=/dev/null bs=8M status=none; dd if='$Q' of=/dev/null bs=8M status=none") || exit 1
+cmp=$(hires "$BIN/sbw-compare" -q "$P" "$Q") || exit 1
+t() { echo "$1" | cut -d' ' -f1; }
+verdict() { awk -v r="$1" 'BEGIN { print (r <= 2 ? "met" : "NOT met") }'; }
+kb() { echo "$1" | cut -d' ' -f2; }
+
+bench_note "sequential read (dd bs=8M)      $(t "$read1") s"
+bench_note "sbw-kl exact                    $(t "$kl") s, peak $(kb "$kl") KB"
+bench_note "NumPy sampled, 100,000 pairs    $(t "$np") s, peak $(kb "$np") KB"
+bench_note "sbw-kl exact + 100,000 pairs    $(t "$pairs") s, peak $(kb "$pairs") KB"
+bench_note "read both files (dd, dd)        $(t "$read2") s"
+bench_note "sbw-compare                     $(t "$cmp") s, peak $(kb "$cmp") KB"
+r1=$(ratio "$(t "$kl")" "$(t "$read1")")
+r2=$(ratio "$(t "$cmp")" "$(t "$read2")")
+bench_note "RATIO sbw-kl exact / sequential read        = $r1  (target <= 2: $(verdict "$r1"))"
+bench_note "RATIO NumPy sampled / sbw-kl exact          = $(ratio "$(t "$np")" "$(t "$kl")")  (speed-up of exact over sampling)"
+bench_note "RATIO NumPy sampled / sbw-kl --pairs 100000 = $(ratio "$(t "$np")" "$(t "$pairs")")  (like for like, sbw-kl also does the exact pass)"
+bench_note "RATIO sbw-compare / read both files         = $r2  (target <= 2: $(verdict "$r2"))"
+
+# Self-checks on the same files.
+"$BIN/sbw-kl" -q "$P" >"$BENCH_TMP/kl.tsv" || status=1
+exact=$(field "$BENCH_TMP/kl.tsv" expected_pairwise_kl)
+set -- $($PY bench/kl_ref.py sampled "$P" 100000 7)
+bench_note "  exact $exact, NumPy sampled $1 +- $2 (se)"
+check "($exact - $1) / $2 < 5 && ($1 - $exact) / $2 < 5" "exact value within 5 se of NumPy's sampled mean"
+"$BIN/sbw-compare" -q "$P" "$Q" >"$BENCH_TMP/cmp.tsv" || status=1
+set -- $($PY bench/kl_ref.py compare "$P" "$Q")
+klm=$(field "$BENCH_TMP/cmp.tsv" kl_mean)
+mm=$(field "$BENCH_TMP/cmp.tsv" mode_match)
+bench_note "  sbw-compare kl_mean $klm mode_match $mm; NumPy $1 $2"
+check "($klm - $1) < 1e-9 * $1 && ($1 - $klm) < 1e-9 * $1" "sbw-compare mean KL = NumPy's (1e-9 relative)"
+check "$mm == $2" "sbw-compare mode-match rate = NumPy's"
+exit $status
