@@ -159,9 +159,14 @@ int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt)
 
 /* ---- one-sided Jacobi twin ---------------------------------------------- */
 
-static double dot(const double *x, const double *y, size_t n)
+/* The twin works in long double (x87 extended: 64-bit significand) so that
+ * its own roundoff, about len * 1e-19 relative, is far below what the
+ * tests resolve: differences from it measure the fast path's error. */
+typedef long double ldouble;
+
+static ldouble dotl(const ldouble *x, const ldouble *y, size_t n)
 {
-    double acc = 0;
+    ldouble acc = 0;
     for (size_t i = 0; i < n; i++)
         acc += x[i] * y[i];
     return acc;
@@ -169,36 +174,26 @@ static double dot(const double *x, const double *y, size_t n)
 
 /* Orthogonalises columns p and q of the working matrix (Hestenes' rotation,
  * Demmel & Veselic 1992 eq. 4.2); returns whether it rotated. */
-static bool jacobi_pair(double *wp, double *wq, size_t len, double tol)
+static bool jacobi_pair(ldouble *wp, ldouble *wq, size_t len, ldouble tol)
 {
-    double alpha = dot(wp, wp, len), beta = dot(wq, wq, len), gamma = dot(wp, wq, len);
-    if (gamma == 0.0 || fabs(gamma) <= tol * sqrt(alpha) * sqrt(beta))
+    ldouble alpha = dotl(wp, wp, len), beta = dotl(wq, wq, len), gamma = dotl(wp, wq, len);
+    if (gamma == 0 || fabsl(gamma) <= tol * sqrtl(alpha) * sqrtl(beta))
         return false;
-    double zeta = (beta - alpha) / (2.0 * gamma);
-    double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-    double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;
+    ldouble zeta = (beta - alpha) / (2 * gamma);
+    ldouble t = (zeta >= 0 ? 1 : -1) / (fabsl(zeta) + sqrtl(1 + zeta * zeta));
+    ldouble c = 1 / sqrtl(1 + t * t), sn = c * t;
     for (size_t i = 0; i < len; i++) {
-        double x = wp[i], y = wq[i];
+        ldouble x = wp[i], y = wq[i];
         wp[i] = c * x - sn * y;
         wq[i] = sn * x + c * y;
     }
     return true;
 }
 
-int sbw_svd_jacobi(const sbw_mat *a, double *s)
+/* Sweeps until no pair rotates; the column norms are the singular values. */
+static int jacobi_sweeps(ldouble *w, size_t len, size_t nc, double *s)
 {
-    if (a->rows == 0 || a->cols == 0)
-        return SBW_ERROR(SBW_ESHAPE, "jacobi: empty matrix (%zu x %zu)", a->rows, a->cols);
-    bool tr = a->rows < a->cols; /* work on the columns of the taller of A, A^T */
-    size_t len = tr ? a->cols : a->rows, nc = tr ? a->rows : a->cols, bytes;
-    if (sbw_mat_bytes(len, nc, sizeof(double), &bytes))
-        return SBW_ERROR(SBW_ENOMEM, "jacobi: %zu x %zu is too large", a->rows, a->cols);
-    double *w = malloc(bytes), tol = (double)len * DBL_EPSILON;
-    if (!w)
-        return SBW_ERROR(SBW_ENOMEM, "jacobi: out of memory");
-    for (size_t c = 0; c < nc; c++)
-        for (size_t i = 0; i < len; i++)
-            w[c * len + i] = tr ? SBW_AT(a, c, i) : SBW_AT(a, i, c);
+    ldouble tol = (ldouble)len * LDBL_EPSILON;
     int sweep;
     for (sweep = 0; sweep < JACOBI_SWEEPS; sweep++) {
         bool rotated = false;
@@ -209,10 +204,30 @@ int sbw_svd_jacobi(const sbw_mat *a, double *s)
             break;
     }
     for (size_t c = 0; c < nc; c++)
-        s[c] = sqrt(dot(w + c * len, w + c * len, len));
-    free(w);
+        s[c] = (double)sqrtl(dotl(w + c * len, w + c * len, len));
     if (sweep == JACOBI_SWEEPS)
         return SBW_ERROR(SBW_ENUMERIC, "jacobi: no convergence in %d sweeps", JACOBI_SWEEPS);
+    return SBW_OK;
+}
+
+int sbw_svd_jacobi(const sbw_mat *a, double *s)
+{
+    if (a->rows == 0 || a->cols == 0)
+        return SBW_ERROR(SBW_ESHAPE, "jacobi: empty matrix (%zu x %zu)", a->rows, a->cols);
+    bool tr = a->rows < a->cols; /* work on the columns of the taller of A, A^T */
+    size_t len = tr ? a->cols : a->rows, nc = tr ? a->rows : a->cols, bytes;
+    if (sbw_mat_bytes(len, nc, sizeof(ldouble), &bytes))
+        return SBW_ERROR(SBW_ENOMEM, "jacobi: %zu x %zu is too large", a->rows, a->cols);
+    ldouble *w = malloc(bytes);
+    if (!w)
+        return SBW_ERROR(SBW_ENOMEM, "jacobi: out of memory");
+    for (size_t c = 0; c < nc; c++)
+        for (size_t i = 0; i < len; i++)
+            w[c * len + i] = tr ? SBW_AT(a, c, i) : SBW_AT(a, i, c);
+    int st = jacobi_sweeps(w, len, nc, s);
+    free(w);
+    if (st)
+        return st;
     gsl_sort(s, 1, nc);
     for (size_t i = 0; i < nc / 2; i++) {
         double t = s[i];

@@ -57,8 +57,10 @@ int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt);
 
 /* Brute-force twin: singular values of A (m, n), descending, into
  * s[min(m, n)], by one-sided Jacobi rotations (Hestenes 1958; Demmel &
- * Veselic 1992) on a private copy; A is not modified.  O(min * max^2) per
- * sweep; for tests on small matrices.  Errors: SBW_ESHAPE, SBW_ENOMEM,
+ * Veselic 1992) on a private long double copy (x87 extended precision, so
+ * the twin's own error is ~1e-19 relative and a comparison measures the
+ * fast path's); A is not modified.  O(min^2 max) per sweep; for tests on
+ * small matrices.  Errors: SBW_ESHAPE, SBW_ENOMEM,
  * SBW_ENUMERIC (no convergence in 100 sweeps). */
 int sbw_svd_jacobi(const sbw_mat *a, double *s);
 
