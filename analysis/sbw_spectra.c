@@ -96,9 +96,29 @@ static int fetch_block(sbw_npy_reader *r, const sbw_spectra_opts *o, double *a, 
     return st;
 }
 
-/* exp (if asked), the non-finite scan, and column sums of a block. */
+/* Subtracts the mean from row[0..m) in two passes (the second removes
+ * what rounding left of the first, so the result sums to zero at the
+ * scale of the centred values, not of the mean); returns the mean. */
+static double centre_row(double *row, size_t m)
+{
+    double mu = 0, mu2 = 0;
+    for (size_t j = 0; j < m; j++)
+        mu += row[j];
+    mu /= (double)m;
+    for (size_t j = 0; j < m; j++)
+        mu2 += row[j] - mu;
+    mu2 /= (double)m;
+    for (size_t j = 0; j < m; j++)
+        row[j] = row[j] - mu - mu2;
+    return mu + mu2;
+}
+
+/* exp (if asked), the non-finite scan, and column sums of a block; with
+ * last (the TSQR path), each row a_i then becomes [a_i - m_i 1 | sqrt(M)
+ * m_i]: same Gram as a_i's rows (the centred part is orthogonal to 1), and
+ * its first M columns are the row-centred matrix (see load_tsqr). */
 static void prep_block(const sbw_spectra_opts *o, double *a, size_t row0, size_t nr,
-                       size_t cols, bad_entries *bad, double *sums)
+                       size_t cols, bad_entries *bad, double *sums, double *last)
 {
     size_t n = nr * cols;
     if (o->exp)
@@ -108,6 +128,8 @@ static void prep_block(const sbw_spectra_opts *o, double *a, size_t row0, size_t
     for (size_t i = 0; i < nr; i++)
         for (size_t j = 0; j < cols; j++)
             sums[j] += a[i * cols + j];
+    for (size_t i = 0; last && i < nr; i++)
+        last[i] = sqrt((double)cols) * centre_row(a + i * cols, cols);
 }
 
 static void progress(const sbw_spectra_opts *o, size_t done)
@@ -133,7 +155,7 @@ static int load_direct(sbw_npy_reader *r, const sbw_spectra_opts *o, sbw_reduced
         st = fetch_block(r, o, a, row0, nr, m);
         if (st)
             break;
-        prep_block(o, a, row0, nr, m, bad, red->mean);
+        prep_block(o, a, row0, nr, m, bad, red->mean, NULL);
         for (size_t i = 0; f32 && i < nr * m; i++)
             red->xf.data[row0 * m + i] = (float)a[i];
         progress(o, row0 + nr);
@@ -156,6 +178,7 @@ typedef struct tsqr_job {
 typedef struct tsqr_worker {
     sbw_tsqr *q;
     double *panel; /* block x cols */
+    double *last;  /* block: sqrt(M) times the row means */
     double *sums;  /* column sums of the rows this worker took */
     bad_entries bad;
 } tsqr_worker;
@@ -198,9 +221,9 @@ static void run_worker(tsqr_job *job, tsqr_worker *w)
         if (!st && nr == 0)
             return;
         if (!st) {
-            prep_block(job->o, w->panel, row0, nr, job->cols, &w->bad, w->sums);
+            prep_block(job->o, w->panel, row0, nr, job->cols, &w->bad, w->sums, w->last);
             if (!skip && !w->bad.any)
-                st = sbw_tsqr_add(w->q, w->panel, nr, job->cols);
+                st = sbw_tsqr_add(w->q, w->panel, nr, job->cols, w->last);
         }
         if (st) {
             fail_job(job, st);
@@ -233,18 +256,20 @@ static void free_worker(tsqr_worker *w)
 {
     sbw_tsqr_free(w->q);
     free(w->panel);
+    free(w->last);
     free(w->sums);
     *w = (tsqr_worker){0};
 }
 
 static int alloc_worker(tsqr_worker *w, const sbw_reduced *red, size_t block, bool center)
 {
-    int st = sbw_tsqr_alloc(&w->q, red->cols, block, center, red->prec);
+    int st = sbw_tsqr_alloc(&w->q, red->cols + 1, block, center, red->prec);
     if (st)
         return st;
     w->panel = malloc(block * red->cols * sizeof *w->panel);
+    w->last = malloc(block * sizeof *w->last);
     w->sums = calloc(red->cols, sizeof *w->sums);
-    if (!w->panel || !w->sums)
+    if (!w->panel || !w->last || !w->sums)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory for a block of %zu rows", red->path,
                          block);
     return SBW_OK;
@@ -300,6 +325,10 @@ static int load_tsqr(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center, 
     }
     if (!st)
         st = merge_workers(w, nw, red, bad);
+    if (!st && !bad->any && center && !(red->mean_b = malloc((red->cols + 1) * sizeof(double))))
+        st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
+    if (!st && !bad->any && center)
+        sbw_tsqr_means(w[0].q, red->mean_b);
     if (!st && !bad->any)
         st = sbw_tsqr_take(w[0].q, &red->x);
     for (int t = 0; t < nw; t++)
@@ -331,6 +360,7 @@ void sbw_reduced_free(sbw_reduced *red)
     sbw_mat_free(&red->x);
     sbw_matf_free(&red->xf);
     free(red->mean);
+    free(red->mean_b);
     *red = (sbw_reduced){0};
 }
 
@@ -367,26 +397,53 @@ int sbw_spectra_reduce(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center
 
 static void centre_rows(sbw_mat *a)
 {
-    for (size_t i = 0; i < a->rows; i++) {
-        double *row = a->data + i * a->ld, mu = 0;
-        for (size_t j = 0; j < a->cols; j++)
-            mu += row[j];
-        mu /= (double)a->cols;
-        for (size_t j = 0; j < a->cols; j++)
-            row[j] -= mu;
-    }
+    for (size_t i = 0; i < a->rows; i++)
+        centre_row(a->data + i * a->ld, a->cols);
 }
 
 static void centre_rows_f32(sbw_matf *a)
 {
     for (size_t i = 0; i < a->rows; i++) {
         float *row = a->data + i * a->ld;
-        double mu = 0;
+        double mu = 0, mu2 = 0;
         for (size_t j = 0; j < a->cols; j++)
             mu += row[j];
         mu /= (double)a->cols;
         for (size_t j = 0; j < a->cols; j++)
-            row[j] = (float)(row[j] - mu);
+            mu2 += row[j] - mu;
+        mu2 /= (double)a->cols;
+        for (size_t j = 0; j < a->cols; j++)
+            row[j] = (float)(row[j] - mu - mu2);
+    }
+}
+
+/* Column centring in place, in two passes: subtract the column means
+ * (summed into work), then what rounding left of them. */
+static void centre_cols(sbw_mat *a, double *work)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        memset(work, 0, a->cols * sizeof *work);
+        for (size_t i = 0; i < a->rows; i++)
+            for (size_t j = 0; j < a->cols; j++)
+                work[j] += a->data[i * a->ld + j];
+        for (size_t i = 0; i < a->rows; i++)
+            for (size_t j = 0; j < a->cols; j++)
+                a->data[i * a->ld + j] -= work[j] / (double)a->rows;
+    }
+}
+
+static void centre_cols_f32(sbw_matf *a, double *work)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        memset(work, 0, a->cols * sizeof *work);
+        for (size_t i = 0; i < a->rows; i++)
+            for (size_t j = 0; j < a->cols; j++)
+                work[j] += a->data[i * a->ld + j];
+        for (size_t i = 0; i < a->rows; i++)
+            for (size_t j = 0; j < a->cols; j++) {
+                float *x = a->data + i * a->ld + j;
+                *x = (float)(*x - work[j] / (double)a->rows);
+            }
     }
 }
 
@@ -402,46 +459,57 @@ static int take_or_copy(sbw_mat *m, bool steal, sbw_mat *out)
     return st ? st : sbw_mat_copy(out, m);
 }
 
-/* From R_c (the factor of the column-centred matrix): [R_c; sqrt(N) mu^T],
- * whose Gram R_c^T R_c + N mu mu^T is the plain matrix's. */
+/* From R_c, the factor of the column-centred [A_c | sqrt(M) m]:
+ * [R_c; sqrt(N) mu_b^T], whose Gram R_c^T R_c + N mu_b mu_b^T is the
+ * uncentred one's. */
 static int uncentre_factor(sbw_reduced *red, bool steal, sbw_mat *out)
 {
-    size_t m = red->cols;
-    int st = sbw_mat_alloc(out, m + 1, m);
+    size_t n = red->x.cols;
+    int st = sbw_mat_alloc(out, n + 1, n);
     if (st)
         return st;
-    memcpy(out->data, red->x.data, m * m * sizeof(double));
+    memcpy(out->data, red->x.data, n * n * sizeof(double));
     double w = sqrt((double)red->rows);
-    for (size_t j = 0; j < m; j++)
-        out->data[m * m + j] = w * red->mean[j];
+    for (size_t j = 0; j < n; j++)
+        out->data[n * n + j] = w * red->mean_b[j];
     if (steal)
         sbw_mat_free(&red->x);
     return SBW_OK;
 }
 
-int sbw_reduced_variant(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out)
+/* Variant v from the TSQR factor R of B = [A_c | sqrt(M) m] (A_c the
+ * row-centred matrix, m the row means), column-centred or not: A A^T =
+ * B B^T because A_c 1 = 0, so sigma(A) = sigma(B) = sigma(R); and B's first
+ * M columns are A_c, whose factor is R's first M columns. */
+static int variant_tsqr(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out)
 {
     bool cols = (v & SBW_VAR_COLS) != 0;
+    if (cols && !red->cols_centred)
+        return SBW_ERROR(SBW_EINVAL, "column-centred variant from an uncentred TSQR");
+    int st = red->cols_centred && !cols ? uncentre_factor(red, steal, out)
+                                        : take_or_copy(&red->x, steal, out);
+    if (!st && (v & SBW_VAR_ROWS))
+        out->cols = red->cols; /* drop the mean column: a view with ld = M + 1 */
+    return st;
+}
+
+int sbw_reduced_variant(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out)
+{
     *out = (sbw_mat){0};
     if ((unsigned)v >= SBW_NVARIANT || !red->x.data)
         return SBW_ERROR(SBW_EINVAL, "variant %d of a %s reduction", (int)v,
                          red->xf.data ? "float32 direct" : "released");
-    if (red->method == SBW_METHOD_TSQR && cols && !red->cols_centred)
-        return SBW_ERROR(SBW_EINVAL, "column-centred variant from an uncentred TSQR");
-    int st;
-    if (red->method == SBW_METHOD_TSQR && red->cols_centred && !cols)
-        st = uncentre_factor(red, steal, out);
-    else
-        st = take_or_copy(&red->x, steal, out);
-    if (st)
-        return st;
-    if (red->method == SBW_METHOD_DIRECT && cols)
-        for (size_t i = 0; i < out->rows; i++)
-            for (size_t j = 0; j < out->cols; j++)
-                out->data[i * out->ld + j] -= red->mean[j];
-    if (v & SBW_VAR_ROWS)
+    if (red->method == SBW_METHOD_TSQR)
+        return variant_tsqr(red, v, steal, out);
+    double *work = malloc(red->cols * sizeof *work);
+    int st = work ? take_or_copy(&red->x, steal, out) : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    /* rows first: the row means of log-probabilities are what is large */
+    if (!st && (v & SBW_VAR_ROWS))
         centre_rows(out);
-    return SBW_OK;
+    if (!st && (v & SBW_VAR_COLS))
+        centre_cols(out, work);
+    free(work);
+    return st;
 }
 
 /* The direct float32 path: the variant in float, sgesdd. */
@@ -455,12 +523,14 @@ static int values_direct_f32(sbw_reduced *red, sbw_variant v, bool steal, double
         red->xf = (sbw_matf){0};
     else if (!st && !(st = sbw_matf_alloc(&a, red->xf.rows, red->xf.cols)))
         memcpy(a.data, red->xf.data, a.rows * a.cols * sizeof(float));
-    if (!st && (v & SBW_VAR_COLS))
-        for (size_t i = 0; i < a.rows; i++)
-            for (size_t j = 0; j < a.cols; j++)
-                a.data[i * a.ld + j] = (float)(a.data[i * a.ld + j] - red->mean[j]);
+    double *work = st ? NULL : malloc(a.cols * sizeof *work);
+    if (!st && !work)
+        st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st && (v & SBW_VAR_ROWS))
         centre_rows_f32(&a);
+    if (!st && (v & SBW_VAR_COLS))
+        centre_cols_f32(&a, work);
+    free(work);
     if (!st)
         st = sbw_svd_values_f32(&a, sf);
     for (size_t i = 0; !st && i < k; i++)

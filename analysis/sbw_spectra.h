@@ -10,15 +10,22 @@
  *          head with a word bias (logits H W^T + 1 b^T)
  *
  * Reading reduces the matrix to something with the same singular values:
- *   direct  the whole matrix in memory (N x M): LAPACK gesdd on it;
- *   tsqr    (tall matrices, N > 1.5 M) the M x M triangle R of a streaming
- *           TSQR (sbw_svd.h), with the column centring folded into the
- *           stream when a cols/both variant is wanted; memory one block of
- *           rows plus R per worker, however large N is.
- * From R every variant follows without another pass: A = QR with Q
- * orthonormal gives sigma(A (I - 11^T/M)) = sigma(R (I - 11^T/M)), and the
- * plain matrix's Gram is the centred one's plus N mu mu^T, so sigma(A) =
- * sigma([R_c; sqrt(N) mu^T]) for the factor R_c of the centred matrix.
+ *   direct  the whole matrix in memory (N x M): LAPACK gesdd on it, after
+ *           centring (two passes: the second removes what rounding left
+ *           of the first, so the centred matrix is exact at its own scale);
+ *   tsqr    (tall matrices, N > 1.5 M) a streaming TSQR (sbw_svd.h) of the
+ *           rows b_i = [a_i - m_i 1 | sqrt(M) m_i] (m_i the row mean), with
+ *           the column centring folded into the stream when a cols/both
+ *           variant is wanted; memory one block of rows plus the (M+1)^2
+ *           triangle R per worker, however large N is.
+ * From R every variant follows without another pass: B = [A_c | sqrt(M) m]
+ * has B B^T = A A^T (as A_c 1 = 0), so sigma(A) = sigma(R); B's first M
+ * columns are the row-centred A_c, whose factor is R's first M columns; and
+ * the uncentred Gram is the column-centred one plus N mu mu^T, so sigma of
+ * the uncentred matrix is sigma([R_c; sqrt(N) mu^T]).  Centring the rows
+ * before the QR keeps the rounding of the centred variants at the scale of
+ * the centred values (log-probabilities have row means far larger than
+ * their spread).
  *
  * Every entry is checked: NaN or Inf anywhere makes the call fail with
  * SBW_EDATA, the counts and the first position (after the whole input has
@@ -79,9 +86,10 @@ typedef struct sbw_reduced {
     size_t block_rows;    /* TSQR: rows per block */
     int workers;          /* TSQR: workers used */
     bool cols_centred;    /* TSQR: x is the factor of the column-centred matrix */
-    sbw_mat x;            /* DIRECT (float64): the matrix; TSQR: R (M x M) */
+    sbw_mat x;            /* DIRECT (float64): the matrix; TSQR: R ((M+1)^2) */
     sbw_matf xf;          /* DIRECT (float32): the matrix */
     double *mean;         /* M column means of the analysed matrix */
+    double *mean_b;       /* TSQR with centring: the M + 1 column means of B */
 } sbw_reduced;
 
 /* Reads the rest of r (from row 0) and reduces it.  center_cols: the cols
@@ -95,8 +103,8 @@ int sbw_spectra_reduce(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center
 void sbw_reduced_free(sbw_reduced *red);
 
 /* The matrix whose singular values are those of variant v, as a new
- * double matrix *out (caller frees): (N x M) in the direct case, (M x M)
- * or (M+1 x M) from R.  steal: take red's buffer instead of copying it
+ * double matrix *out (caller frees): (N x M) in the direct case; from R
+ * (M+1 or M+2 rows, M+1 columns, or its first M columns with ld M+1).  steal: take red's buffer instead of copying it
  * (red must not be used for another variant afterwards).  Errors:
  * SBW_EINVAL (a cols variant from a TSQR reduction made without
  * center_cols; a direct float32 reduction, which sbw_reduced_values

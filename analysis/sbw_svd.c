@@ -308,6 +308,11 @@ int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw
 
 size_t sbw_tsqr_count(const sbw_tsqr *q) { return q->count; }
 
+void sbw_tsqr_means(const sbw_tsqr *q, double *mean)
+{
+    memcpy(mean, q->mean, q->n * sizeof *mean);
+}
+
 /* tpqrt of [R; B] with B (m x n, column-major, ldb), whose last l rows are
  * upper trapezoidal (l = 0: rectangular). */
 static int tpqrt(sbw_tsqr *q, size_t m, size_t l, void *b, size_t ldb)
@@ -322,14 +327,18 @@ static int tpqrt(sbw_tsqr *q, size_t m, size_t l, void *b, size_t ldb)
     return info ? lapack_fail(q->prec == SBW_F32 ? "stpqrt" : "dtpqrt", info) : SBW_OK;
 }
 
-/* mu[j] = mean over the rows of A (rows x n, ld), summed in double. */
-static void column_means(const double *a, size_t rows, size_t n, size_t ld, double *mu)
+/* mu[j] = the column means of [A | last] (rows x na, ld; last may be
+ * NULL), summed in double. */
+static void column_means(const double *a, size_t rows, size_t na, size_t ld,
+                         const double *last, double *mu)
 {
-    memset(mu, 0, n * sizeof *mu);
+    memset(mu, 0, (na + (last ? 1 : 0)) * sizeof *mu);
     for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < na; j++)
             mu[j] += a[i * ld + j];
-    for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; last && i < rows; i++)
+        mu[na] += last[i];
+    for (size_t j = 0; j < na + (last ? 1 : 0); j++)
         mu[j] /= (double)rows;
 }
 
@@ -359,6 +368,24 @@ static void transpose_f32(const double *src, size_t rows, size_t n, size_t lds,
         }
 }
 
+/* The column-major block (ldb) := [A | last] - 1 mu^T, in q's precision. */
+static void load_block(sbw_tsqr *q, const double *a, size_t rows, size_t ld, const double *last,
+                       const double *mu, size_t ldb)
+{
+    size_t na = q->n - (last ? 1 : 0);
+    if (q->prec == SBW_F32)
+        transpose_f32(a, rows, na, ld, mu, q->blk, ldb);
+    else
+        transpose_f64(a, rows, na, ld, mu, q->blk, ldb);
+    for (size_t i = 0; last && i < rows; i++) {
+        double v = last[i] - (mu ? mu[na] : 0.0);
+        if (q->prec == SBW_F32)
+            ((float *)q->blk)[na * ldb + i] = (float)v;
+        else
+            ((double *)q->blk)[na * ldb + i] = v;
+    }
+}
+
 /* Row `row` of the column-major block (ldb) := w (mean - bmean): the
  * between-blocks term of the centred update. */
 static void centring_row(sbw_tsqr *q, size_t row, size_t ldb, double w, const double *mean,
@@ -381,26 +408,21 @@ static void merge_means(double *mean, size_t count, const double *bmean, size_t 
         mean[j] += (bmean[j] - mean[j]) * f;
 }
 
-int sbw_tsqr_add(sbw_tsqr *q, const double *a, size_t rows, size_t ld)
+int sbw_tsqr_add(sbw_tsqr *q, const double *a, size_t rows, size_t ld, const double *last)
 {
+    size_t na = q->n - (last ? 1 : 0);
     if (!q->r)
         return SBW_ERROR(SBW_EINVAL, "tsqr: the factor was taken already");
-    if (rows > q->cap || ld < q->n)
+    if (rows > q->cap || ld < na)
         return SBW_ERROR(SBW_EINVAL, "tsqr: block of %zu rows (capacity %zu), ld %zu < %zu",
-                         rows, q->cap, ld, q->n);
+                         rows, q->cap, ld, na);
     if (rows == 0)
         return SBW_OK;
     bool extra = q->center && q->count > 0;
     size_t m = rows + (extra ? 1 : 0);
-    const double *mu = NULL;
-    if (q->center) {
-        column_means(a, rows, q->n, ld, q->bmean);
-        mu = q->bmean;
-    }
-    if (q->prec == SBW_F32)
-        transpose_f32(a, rows, q->n, ld, mu, q->blk, m);
-    else
-        transpose_f64(a, rows, q->n, ld, mu, q->blk, m);
+    if (q->center)
+        column_means(a, rows, na, ld, last, q->bmean);
+    load_block(q, a, rows, ld, last, q->center ? q->bmean : NULL, m);
     if (extra) {
         double c = (double)q->count, k = (double)rows;
         centring_row(q, rows, m, sqrt(c * k / (c + k)), q->mean, q->bmean);

@@ -80,9 +80,11 @@ int sbw_tsqr_alloc(sbw_tsqr **q, size_t n, size_t block_rows, bool center, sbw_d
 void sbw_tsqr_free(sbw_tsqr *q);
 
 /* Stacks the rows of A (rows, n), row-major with leading dimension ld,
- * under the accumulated matrix.  A is not modified.  Errors: SBW_EINVAL
- * (rows > block_rows, ld < n), SBW_ENUMERIC (LAPACK info != 0). */
-int sbw_tsqr_add(sbw_tsqr *q, const double *a, size_t rows, size_t ld);
+ * under the accumulated matrix; or, when last is not NULL, the rows of
+ * [A | last] with A (rows, n - 1) and last (rows) its final column.
+ * Nothing is modified.  Errors: SBW_EINVAL (rows > block_rows, ld too
+ * small), SBW_ENUMERIC (LAPACK info != 0). */
+int sbw_tsqr_add(sbw_tsqr *q, const double *a, size_t rows, size_t ld, const double *last);
 
 /* Stacks src's rows under dst's (both accumulators of the same n, center
  * and precision): dst becomes the factor of the union, src is left
@@ -92,6 +94,10 @@ int sbw_tsqr_merge(sbw_tsqr *dst, sbw_tsqr *src);
 
 /* Rows stacked so far. */
 size_t sbw_tsqr_count(const sbw_tsqr *q);
+
+/* The n column means of the rows stacked so far, when the accumulator
+ * centres (zeros otherwise). */
+void sbw_tsqr_means(const sbw_tsqr *q, double *mean);
 
 /* Moves the accumulated factor out as a row-major n x n upper-triangular
  * matrix *r (caller frees with sbw_mat_free), in double whatever the

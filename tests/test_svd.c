@@ -173,7 +173,7 @@ static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sb
     size_t blk = 0;
     for (size_t r0 = 0; r0 < a->rows; r0 += b, blk++) {
         size_t nr = a->rows - r0 < b ? a->rows - r0 : b;
-        SBW_ASSERT_OK(sbw_tsqr_add(q[blk % nacc], a->data + r0 * a->ld, nr, a->ld));
+        SBW_ASSERT_OK(sbw_tsqr_add(q[blk % nacc], a->data + r0 * a->ld, nr, a->ld, NULL));
     }
     for (size_t t = 1; t < nacc; t++)
         SBW_ASSERT_OK(sbw_tsqr_merge(q[0], q[t]));
@@ -254,6 +254,53 @@ static void test_tsqr_wide(void **state)
     sbw_rng_free(rng);
 }
 
+/* [A | last]: the final column from a separate array equals stacking the
+ * concatenated matrix, centred or not. */
+static void test_tsqr_last_column(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(7);
+    sbw_mat a = {0}, full = {0};
+    SBW_ASSERT_OK(tm_gauss(&a, 57, 6, rng));
+    SBW_ASSERT_OK(sbw_mat_alloc(&full, 57, 7));
+    double last[57], s[7], sj[7];
+    for (size_t i = 0; i < 57; i++) {
+        last[i] = 30.0 + gsl_ran_gaussian(rng, 1.0);
+        for (size_t j = 0; j < 6; j++)
+            SBW_AT(&full, i, j) = SBW_AT(&a, i, j);
+        SBW_AT(&full, i, 6) = last[i];
+    }
+    for (int center = 0; center <= 1; center++) {
+        sbw_tsqr *q = NULL;
+        sbw_mat r = {0}, c = {0};
+        SBW_ASSERT_OK(sbw_tsqr_alloc(&q, 7, 10, center, SBW_F64));
+        for (size_t r0 = 0; r0 < 57; r0 += 10)
+            SBW_ASSERT_OK(sbw_tsqr_add(q, a.data + r0 * 6, 57 - r0 < 10 ? 57 - r0 : 10, 6,
+                                       last + r0));
+        double mean[7];
+        sbw_tsqr_means(q, mean);
+        for (size_t j = 0; center && j < 7; j++) {
+            double mu = 0;
+            for (size_t i = 0; i < 57; i++)
+                mu += SBW_AT(&full, i, j) / 57.0;
+            SBW_ASSERT_NEAR(mean[j], mu, 64 * DBL_EPSILON * fabs(mu) + 1e-15);
+        }
+        SBW_ASSERT_OK(sbw_tsqr_take(q, &r));
+        SBW_ASSERT_OK(sbw_svd_values(&r, s));
+        SBW_ASSERT_OK(sbw_mat_alloc(&c, 57, 7));
+        SBW_ASSERT_OK(sbw_mat_copy(&c, &full));
+        tm_centre(&c, false, center);
+        SBW_ASSERT_OK(sbw_svd_jacobi(&c, sj));
+        SBW_ASSERT_CLOSE(s, sj, 7, SV_TOL * DBL_EPSILON * sqrt(6) * sj[0] * 2, 0.0);
+        sbw_mat_free(&r);
+        sbw_mat_free(&c);
+        sbw_tsqr_free(q);
+    }
+    sbw_mat_free(&a);
+    sbw_mat_free(&full);
+    sbw_rng_free(rng);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -273,14 +320,14 @@ static void test_errors(void **state)
     assert_null(q);
     assert_int_equal(sbw_tsqr_alloc(&q, 3, 0, false, SBW_F64), SBW_EINVAL);
     SBW_ASSERT_OK(sbw_tsqr_alloc(&q, 3, 1, false, SBW_F64));
-    assert_int_equal(sbw_tsqr_add(q, buf, 2, 3), SBW_EINVAL); /* 2 rows > capacity 1 */
-    assert_int_equal(sbw_tsqr_add(q, buf, 1, 2), SBW_EINVAL); /* ld < n */
+    assert_int_equal(sbw_tsqr_add(q, buf, 2, 3, NULL), SBW_EINVAL); /* 2 rows > capacity 1 */
+    assert_int_equal(sbw_tsqr_add(q, buf, 1, 2, NULL), SBW_EINVAL); /* ld < n */
     SBW_ASSERT_OK(sbw_tsqr_alloc(&q2, 3, 1, true, SBW_F64));
     assert_int_equal(sbw_tsqr_merge(q, q2), SBW_EINVAL); /* centring differs */
-    SBW_ASSERT_OK(sbw_tsqr_add(q, buf, 1, 3));
+    SBW_ASSERT_OK(sbw_tsqr_add(q, buf, 1, 3, NULL));
     SBW_ASSERT_OK(sbw_tsqr_take(q, &r));
     assert_int_equal(sbw_tsqr_take(q, &r), SBW_EINVAL);
-    assert_int_equal(sbw_tsqr_add(q, buf, 1, 3), SBW_EINVAL);
+    assert_int_equal(sbw_tsqr_add(q, buf, 1, 3, NULL), SBW_EINVAL);
     sbw_mat_free(&r);
     sbw_tsqr_free(q);
     sbw_tsqr_free(q2);
@@ -293,7 +340,7 @@ int main(void)
         cmocka_unit_test(test_values_vs_jacobi),    cmocka_unit_test(test_values_padded_view),
         cmocka_unit_test(test_values_f32_vs_jacobi), cmocka_unit_test(test_right_vectors),
         cmocka_unit_test(test_tsqr_vs_jacobi),      cmocka_unit_test(test_tsqr_wide),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_tsqr_last_column), cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
