@@ -173,11 +173,14 @@ static ldouble dotl(const ldouble *x, const ldouble *y, size_t n)
 }
 
 /* Orthogonalises columns p and q of the working matrix (Hestenes' rotation,
- * Demmel & Veselic 1992 eq. 4.2); returns whether it rotated. */
-static bool jacobi_pair(ldouble *wp, ldouble *wq, size_t len, ldouble tol)
+ * Demmel & Veselic 1992 eq. 4.2); returns whether it rotated.  Columns
+ * below tiny (the roundoff of the whole matrix) are zeros: rotating them
+ * against a large column only reshuffles rounding noise, forever. */
+static bool jacobi_pair(ldouble *wp, ldouble *wq, size_t len, ldouble tol, ldouble tiny)
 {
     ldouble alpha = dotl(wp, wp, len), beta = dotl(wq, wq, len), gamma = dotl(wp, wq, len);
-    if (gamma == 0 || fabsl(gamma) <= tol * sqrtl(alpha) * sqrtl(beta))
+    if (gamma == 0 || fabsl(gamma) <= tol * sqrtl(alpha) * sqrtl(beta) || alpha <= tiny ||
+        beta <= tiny)
         return false;
     ldouble zeta = (beta - alpha) / (2 * gamma);
     ldouble t = (zeta >= 0 ? 1 : -1) / (fabsl(zeta) + sqrtl(1 + zeta * zeta));
@@ -193,13 +196,14 @@ static bool jacobi_pair(ldouble *wp, ldouble *wq, size_t len, ldouble tol)
 /* Sweeps until no pair rotates; the column norms are the singular values. */
 static int jacobi_sweeps(ldouble *w, size_t len, size_t nc, double *s)
 {
-    ldouble tol = (ldouble)len * LDBL_EPSILON;
+    ldouble tol = (ldouble)len * LDBL_EPSILON, frob2 = dotl(w, w, len * nc);
+    ldouble tiny = frob2 * tol * tol;
     int sweep;
     for (sweep = 0; sweep < JACOBI_SWEEPS; sweep++) {
         bool rotated = false;
         for (size_t p = 0; p + 1 < nc; p++)
             for (size_t q = p + 1; q < nc; q++)
-                rotated |= jacobi_pair(w + p * len, w + q * len, len, tol);
+                rotated |= jacobi_pair(w + p * len, w + q * len, len, tol, tiny);
         if (!rotated)
             break;
     }
