@@ -40,6 +40,7 @@ typedef struct bound_args {
     const char *d_list, *fit, *eps, *method;
     long fit_d, construct;
     size_t block_rows;
+    long workers;
 } bound_args;
 
 typedef struct bound_run {
@@ -244,6 +245,7 @@ int main(int argc, char **argv)
         {"--eps", "E", SBW_ARG_STRING, &a.eps, 0, 0, "auto, double, single or a number"},
         {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "auto, direct or tsqr"},
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
+        {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
         {0}};
     const sbw_cli cli = {"sbw-bound", "FILE.npy", "Eckart-Young bounds for Softmax heads.",
                          details, opts, 1, 1, SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_OUTPUT};
@@ -257,6 +259,7 @@ int main(int argc, char **argv)
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     o.block_rows = a.block_rows;
+    o.workers = (int)a.workers;
     bound_run run = {0};
     st = read_spectra(c.args[0], &a, &c, &o, &run);
     st = st ? st : analyse(&a, &run);

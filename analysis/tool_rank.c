@@ -46,12 +46,14 @@ typedef struct rank_args {
     bool center, bias, exp, single;
     const char *eps, *spectrum, *norm, *method;
     size_t block_rows;
+    long workers;
 } rank_args;
 
 static int compute(const char *path, const rank_args *a, const sbw_common *c, sbw_spectra *sp,
                    sbw_variant *var)
 {
-    sbw_spectra_opts o = {.exp = a->exp, .single = a->single, .block_rows = a->block_rows};
+    sbw_spectra_opts o = {.exp = a->exp, .single = a->single, .block_rows = a->block_rows,
+                          .workers = (int)a->workers};
     int st = sbw_method_parse(a->method, &o.method);
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
     sbw_npy_reader *r = NULL;
@@ -182,6 +184,7 @@ int main(int argc, char **argv)
         {"--single", NULL, SBW_ARG_FLAG, &a.single, 0, 0, "compute in float32 (sgesdd)"},
         {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "auto, direct or tsqr"},
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
+        {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
         {0}};
     const sbw_cli cli = {"sbw-rank", "FILE.npy", "Numerical rank and spectrum of a matrix.",
                          details, opts, 1, 1, SBW_CLI_JSON | SBW_CLI_THREADS};
