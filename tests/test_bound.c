@@ -381,10 +381,26 @@ static void test_fit_error(void **state)
     sbw_spectra_opts o = {0};
     SBW_ASSERT_OK(sbw_bound_fit_dim(pq, false, &o, &d));
     assert_int_equal(d, 3);
-    /* NaN in log Q: refused with the count and the first position */
+    free(pa);
+    free(pq);
+    sbw_mat_free(&a);
+    sbw_mat_free(&q);
+    sbw_rng_free(rng);
+}
+
+/* NaN/Inf in log Q: refused with the count and the first position; a
+ * shape that differs from A's: refused. */
+static void test_fit_bad(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(6);
+    sbw_mat a = {0}, q = {0};
+    SBW_ASSERT_OK(tm_dirichlet_logp(&a, 60, 11, 1.0, rng));
+    SBW_ASSERT_OK(tm_lowrank_logp(&q, 60, 11, 3, 1.0, false, rng));
     SBW_AT(&q, 17, 4) = NAN;
     SBW_AT(&q, 50, 0) = -INFINITY;
-    SBW_ASSERT_OK(sbw_npy_save(pq, &q, SBW_F64));
+    char *pa = save_tmp("fa.npy", &a), *pq = save_tmp("fq.npy", &q);
+    sbw_spectra_opts o = {0};
     sbw_npy_reader *r = NULL;
     sbw_spectra sp;
     sbw_fit_error fe;
@@ -393,7 +409,6 @@ static void test_fit_error(void **state)
     assert_non_null(strstr(sbw_error_reason(), "2 non-finite entries in log Q, the first at "
                                                "row 17, column 4"));
     sbw_npy_close(r);
-    /* a shape that differs */
     SBW_ASSERT_OK(sbw_npy_open(&r, pa));
     assert_int_equal(sbw_bound_spectra(r, false, sbw_test_fixture("f8_c.npy"), &o, &sp, &fe),
                      SBW_ESHAPE);
@@ -433,7 +448,7 @@ int main(void)
         cmocka_unit_test(test_tails),           cmocka_unit_test(test_known_spectrum),
         cmocka_unit_test(test_shift_dominates), cmocka_unit_test(test_construct_split),
         cmocka_unit_test(test_bias_exact),      cmocka_unit_test(test_fit_error),
-        cmocka_unit_test(test_construct_errors),
+        cmocka_unit_test(test_fit_bad),         cmocka_unit_test(test_construct_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,32 @@ static void test_variants_vs_twin(void **state)
     sbw_rng_free(rng);
 }
 
+/* The TSQR path against the direct path on the same file, every variant,
+ * directly (not only each against the twin). */
+static void test_tsqr_vs_direct(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(6);
+    sbw_mat a = {0};
+    SBW_ASSERT_OK(tm_lowrank_logp(&a, 333, 21, 5, 2.0, false, rng));
+    char *p = save_tmp("td.npy", &a, SBW_F64);
+    sbw_spectra sd, st;
+    sbw_spectra_opts od = {.method = SBW_METHOD_DIRECT};
+    sbw_spectra_opts ot = {.method = SBW_METHOD_TSQR, .block_rows = 40, .workers = 2};
+    SBW_ASSERT_OK(spectra_of(p, &od, 15, &sd));
+    SBW_ASSERT_OK(spectra_of(p, &ot, 15, &st));
+    assert_int_equal(sd.red.method, SBW_METHOD_DIRECT);
+    assert_int_equal(st.red.method, SBW_METHOD_TSQR);
+    assert_int_equal(st.red.workers, 2);
+    for (int v = 0; v < SBW_NVARIANT; v++)
+        SBW_ASSERT_CLOSE(st.s[v], sd.s[v], 21, SV_TOL * DBL_EPSILON * 3 * sd.s[0][0], 0.0);
+    sbw_spectra_free(&sd);
+    sbw_spectra_free(&st);
+    free(p);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
 /* A float32 file: promoted to double by default; the spectra are those of
  * the float data exactly (to double roundoff). */
 static void test_float32_file(void **state)
@@ -297,7 +323,8 @@ static void test_layouts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_variants_vs_twin), cmocka_unit_test(test_float32_file),
+        cmocka_unit_test(test_variants_vs_twin), cmocka_unit_test(test_tsqr_vs_direct),
+        cmocka_unit_test(test_float32_file),
         cmocka_unit_test(test_exp),              cmocka_unit_test(test_hook),
         cmocka_unit_test(test_bad_entries),      cmocka_unit_test(test_bad_shapes),
         cmocka_unit_test(test_layouts),
