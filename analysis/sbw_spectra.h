@@ -69,7 +69,7 @@ typedef struct sbw_spectra_opts {
     bool exp;              /* analyse P = exp(A) instead of A */
     bool single;           /* compute in float32 (sgesdd, stpqrt) */
     sbw_method method;     /* AUTO: tsqr when N > 1.5 M, else direct */
-    size_t block_rows;     /* rows per TSQR block; 0: about 16 MB of rows */
+    size_t block_rows;     /* rows per TSQR block; 0: 16 MB of rows, >= 512 */
     int workers;           /* TSQR workers; 0: the BLAS thread count */
     sbw_rows_hook hook;    /* may be NULL */
     void *hook_ctx;

@@ -106,7 +106,7 @@ if [ "${BENCH_BIG:-1}" != 0 ]; then
     big=$D/big.npy
     t0=$(date +%s)
     $PY bench/gen_matrix.py 82430 10000 lowrank:400 3 "$big" || exit 1
-    bench_note "82430 x 10000 float64 ($(du -h "$big" | cut -f1), log-softmax of rank-400 logits; generated in $(($(date +%s) - t0)) s)"
+    bench_note "82430 x 10000 float64 ($(stat -c %s "$big" | awk "{ printf \"%.1f\", \$1 / 1e9 }") GB, log-softmax of rank-400 logits; generated in $(($(date +%s) - t0)) s)"
     cat "$big" >/dev/null
     /usr/bin/time -f "%e %M" -o "$D/t.txt" "$R" -q "$big" >"$D/out.tsv" 2>"$D/err" || { cat "$D/err"; status=1; }
     set -- $(tail -n 1 "$D/t.txt")
