@@ -223,6 +223,8 @@ int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path,
     if (!st && f)
         st = sbw_bound_fit_result(f, fit);
     double t1 = sbw_progress_now();
+    if (!st)
+        sbw_spectra_stage(o, &sp->red, 2);
     st = st ? st : bound_values(sp, bias);
     sbw_mat_free(&sp->red.x);
     sp->seconds_read = t1 - t0;

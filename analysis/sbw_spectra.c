@@ -593,6 +593,18 @@ void sbw_spectra_free(sbw_spectra *sp)
     *sp = (sbw_spectra){0};
 }
 
+void sbw_spectra_stage(const sbw_spectra_opts *o, const sbw_reduced *red, int nsvd)
+{
+    if (!o->stage || (!red->x.data && !red->xf.data))
+        return;
+    size_t r = red->xf.data ? red->xf.rows : red->x.rows;
+    size_t c = red->xf.data ? red->xf.cols : red->x.cols;
+    char what[160];
+    snprintf(what, sizeof what, "%d SVD%s of the %zu x %zu %s", nsvd, nsvd > 1 ? "s" : "", r, c,
+             red->method == SBW_METHOD_TSQR ? "TSQR factor" : "matrix");
+    o->stage(o->stage_ctx, what, min_sz(r, c));
+}
+
 int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned want,
                         sbw_spectra *sp)
 {
@@ -604,9 +616,14 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned w
     int st = sbw_spectra_reduce(r, o, cols, &sp->red), last = 0;
     double t1 = sbw_progress_now();
     sp->k = min_sz(sp->red.rows, sp->red.cols);
+    int nsvd = 0;
     for (int v = 0; v < SBW_NVARIANT; v++)
-        if (want & (1u << v))
+        if (want & (1u << v)) {
             last = v;
+            nsvd++;
+        }
+    if (!st)
+        sbw_spectra_stage(o, &sp->red, nsvd);
     for (int v = 0; !st && v < SBW_NVARIANT; v++) {
         if (!(want & (1u << v)))
             continue;

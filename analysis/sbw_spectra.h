@@ -65,6 +65,10 @@ int sbw_method_parse(const char *s, sbw_method *m);
  * computation with that status.  Calls are serialised. */
 typedef int (*sbw_rows_hook)(void *ctx, const double *a, size_t row0, size_t rows, size_t ld);
 
+/* Called once reading is done and the SVDs start (they report no
+ * progress): what is being decomposed, and its smaller dimension. */
+typedef void (*sbw_stage_fn)(void *ctx, const char *what, size_t k);
+
 typedef struct sbw_spectra_opts {
     bool exp;              /* analyse P = exp(A) instead of A */
     bool single;           /* compute in float32 (sgesdd, stpqrt) */
@@ -74,6 +78,8 @@ typedef struct sbw_spectra_opts {
     sbw_rows_hook hook;    /* may be NULL */
     void *hook_ctx;
     sbw_progress *progress; /* rows read; may be NULL */
+    sbw_stage_fn stage;     /* may be NULL */
+    void *stage_ctx;
 } sbw_spectra_opts;
 
 /* The matrix reduced to what its singular values need (see above). */
@@ -131,5 +137,8 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned w
                         sbw_spectra *sp);
 
 void sbw_spectra_free(sbw_spectra *sp);
+
+/* Tells o->stage (if any) that the SVDs of red start. */
+void sbw_spectra_stage(const sbw_spectra_opts *o, const sbw_reduced *red, int nsvd);
 
 #endif

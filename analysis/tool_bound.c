@@ -35,6 +35,15 @@ static const char details[] =
     "  sbw-bound logP.npy --fit fitted_logQ.npy --rms\n"
     "  sbw-bound logP.npy --construct 10 -o best10.npy\n";
 
+/* The SVDs after reading report no progress: say that they run, when
+ * they are big enough to take a while. */
+static void stage(void *ctx, const char *what, size_t k)
+{
+    const sbw_common *c = ctx;
+    if (!c->quiet && k >= 2000)
+        fprintf(stderr, "sbw-bound: %s...\n", what);
+}
+
 typedef struct bound_args {
     bool bias, rms;
     const char *d_list, *fit, *eps, *method;
@@ -72,6 +81,8 @@ static int read_spectra(const char *path, const bound_args *a, const sbw_common 
         return st;
     sbw_progress_start(&p, "sbw-bound", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
     ro.progress = &p;
+    ro.stage = stage;
+    ro.stage_ctx = (void *)c;
     st = sbw_bound_spectra(r, a->bias, a->fit, &ro, &run->sp, &run->fit);
     sbw_progress_finish(&p);
     sbw_npy_close(r);

@@ -42,6 +42,15 @@ static const char details[] =
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
+/* The SVDs after reading report no progress: say that they run, when
+ * they are big enough to take a while. */
+static void stage(void *ctx, const char *what, size_t k)
+{
+    const sbw_common *c = ctx;
+    if (!c->quiet && k >= 2000)
+        fprintf(stderr, "sbw-rank: %s...\n", what);
+}
+
 typedef struct rank_args {
     bool center, bias, exp, single;
     const char *eps, *spectrum, *norm, *method;
@@ -64,6 +73,8 @@ static int compute(const char *path, const rank_args *a, const sbw_common *c, sb
     sbw_progress p;
     sbw_progress_start(&p, "sbw-rank", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
     o.progress = &p;
+    o.stage = stage;
+    o.stage_ctx = (void *)c;
     st = sbw_spectra_compute(r, &o, 1u << *var, sp);
     sbw_progress_finish(&p);
     sbw_npy_close(r);
