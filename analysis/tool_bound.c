@@ -35,12 +35,20 @@ static const char details[] =
     "  sbw-bound logP.npy --fit fitted_logQ.npy --rms\n"
     "  sbw-bound logP.npy --construct 10 -o best10.npy\n";
 
-/* The SVDs after reading report no progress: say that they run, when
- * they are big enough to take a while. */
+/* Reading shows a progress bar; the SVDs after it report no progress, so
+ * the bar is closed and, when they are big enough to take a while, a line
+ * says that they run. */
+typedef struct stage_ctx {
+    bool quiet, finished;
+    sbw_progress *p;
+} stage_ctx;
+
 static void stage(void *ctx, const char *what, size_t k)
 {
-    const sbw_common *c = ctx;
-    if (!c->quiet && k >= 2000)
+    stage_ctx *s = ctx;
+    sbw_progress_finish(s->p);
+    s->finished = true;
+    if (!s->quiet && k >= 2000)
         fprintf(stderr, "sbw-bound: %s...\n", what);
 }
 
@@ -81,10 +89,12 @@ static int read_spectra(const char *path, const bound_args *a, const sbw_common 
         return st;
     sbw_progress_start(&p, "sbw-bound", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
     ro.progress = &p;
+    stage_ctx sc = {.quiet = c->quiet, .p = &p};
     ro.stage = stage;
-    ro.stage_ctx = (void *)c;
+    ro.stage_ctx = &sc;
     st = sbw_bound_spectra(r, a->bias, a->fit, &ro, &run->sp, &run->fit);
-    sbw_progress_finish(&p);
+    if (!sc.finished)
+        sbw_progress_finish(&p);
     sbw_npy_close(r);
     run->have_fit = !st && a->fit;
     return st;

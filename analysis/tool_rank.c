@@ -42,12 +42,20 @@ static const char details[] =
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
-/* The SVDs after reading report no progress: say that they run, when
- * they are big enough to take a while. */
+/* Reading shows a progress bar; the SVDs after it report no progress, so
+ * the bar is closed and, when they are big enough to take a while, a line
+ * says that they run. */
+typedef struct stage_ctx {
+    bool quiet, finished;
+    sbw_progress *p;
+} stage_ctx;
+
 static void stage(void *ctx, const char *what, size_t k)
 {
-    const sbw_common *c = ctx;
-    if (!c->quiet && k >= 2000)
+    stage_ctx *s = ctx;
+    sbw_progress_finish(s->p);
+    s->finished = true;
+    if (!s->quiet && k >= 2000)
         fprintf(stderr, "sbw-rank: %s...\n", what);
 }
 
@@ -73,10 +81,12 @@ static int compute(const char *path, const rank_args *a, const sbw_common *c, sb
     sbw_progress p;
     sbw_progress_start(&p, "sbw-rank", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
     o.progress = &p;
+    stage_ctx sc = {.quiet = c->quiet, .p = &p};
     o.stage = stage;
-    o.stage_ctx = (void *)c;
+    o.stage_ctx = &sc;
     st = sbw_spectra_compute(r, &o, 1u << *var, sp);
-    sbw_progress_finish(&p);
+    if (!sc.finished)
+        sbw_progress_finish(&p);
     sbw_npy_close(r);
     return st;
 }
