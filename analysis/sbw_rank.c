@@ -1,0 +1,126 @@
+/* sbw_rank.c -- rank estimators and the normalised spectrum. */
+#include "sbw_rank.h"
+
+#include "sbw_cli.h"
+#include "sbw_err.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static int check_spectrum(const double *s, size_t k)
+{
+    if (k == 0)
+        return SBW_ERROR(SBW_EINVAL, "rank: empty spectrum");
+    for (size_t j = 0; j < k; j++)
+        if (!(s[j] >= 0) || (j > 0 && s[j] > s[j - 1]))
+            return SBW_ERROR(SBW_EINVAL, "rank: singular values not descending and >= 0 at %zu",
+                             j);
+    return SBW_OK;
+}
+
+static size_t count_above(const double *s, size_t k, double t)
+{
+    size_t r = 0;
+    while (r < k && s[r] > t)
+        r++;
+    return r;
+}
+
+/* The largest-log-gap rank (see sbw_rank.h) and its gap in decades. */
+static size_t gap_rank(const double *s, size_t k, double floor_, double *gap)
+{
+    size_t best = 0;
+    *gap = 0;
+    for (size_t j = 1; j <= k; j++) {
+        double hi = fmax(s[j - 1], floor_), lo = j < k ? fmax(s[j], floor_) : floor_;
+        double g = log10(hi / lo);
+        if (g > *gap) {
+            *gap = g;
+            best = j;
+        }
+    }
+    return best;
+}
+
+int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
+                      sbw_rank_est *e)
+{
+    if (k != (m < n ? m : n))
+        return SBW_ERROR(SBW_EINVAL, "rank: %zu singular values for a %zu x %zu matrix", k, m,
+                         n);
+    if (!(eps > 0 && eps < 1))
+        return SBW_ERROR(SBW_EINVAL, "rank: eps %g is not in (0, 1)", eps);
+    int st = check_spectrum(s, k);
+    if (st)
+        return st;
+    *e = (sbw_rank_est){.m = m, .n = n, .k = k, .eps = eps, .w0 = s[0], .wmin = s[k - 1]};
+    e->tsh = 0.5 * sqrt((double)m + (double)n + 1.0) * e->w0 * eps;
+    e->numpy_tol = e->w0 * (double)(m > n ? m : n) * eps;
+    if (e->w0 == 0)
+        return SBW_OK; /* the zero matrix: every rank 0 */
+    e->rank = count_above(s, k, e->tsh);
+    e->rank_numpy = count_above(s, k, e->numpy_tol);
+    e->rank_gap = gap_rank(s, k, e->w0 * eps, &e->gap_log10);
+    return SBW_OK;
+}
+
+int sbw_rank_eps(const char *arg, sbw_dtype data, sbw_dtype prec, double *eps,
+                 const char **source)
+{
+    if (!arg || strcmp(arg, "auto") == 0) {
+        bool f32 = data == SBW_F32 || prec == SBW_F32;
+        *eps = f32 ? FLT_EPSILON : DBL_EPSILON;
+        *source = data == SBW_F32 ? "float32 data" : f32 ? "float32 computation" : "float64 data";
+        return SBW_OK;
+    }
+    *source = "--eps";
+    if (strcmp(arg, "double") == 0) {
+        *eps = DBL_EPSILON;
+        return SBW_OK;
+    }
+    if (strcmp(arg, "single") == 0) {
+        *eps = FLT_EPSILON;
+        return SBW_OK;
+    }
+    int st = sbw_cli_parse_double(arg, "--eps", 0, 1, eps);
+    if (!st && !(*eps > 0 && *eps < 1))
+        st = SBW_ERROR(SBW_EINVAL, "--eps: %s is not in (0, 1)", arg);
+    if (st)
+        return SBW_ERROR(SBW_EINVAL,
+                         "--eps: '%s' is not auto, double, single or a number in (0, 1)", arg);
+    return SBW_OK;
+}
+
+const char *sbw_rank_norm_label(sbw_rank_norm norm)
+{
+    return norm == SBW_NORM_MINMAX ? "(sigma-sigma_min)/(sigma0-sigma_min)" : "sigma/sigma0";
+}
+
+int sbw_rank_norm_parse(const char *s, sbw_rank_norm *norm)
+{
+    if (strcmp(s, "max") == 0)
+        *norm = SBW_NORM_MAX;
+    else if (strcmp(s, "minmax") == 0)
+        *norm = SBW_NORM_MINMAX;
+    else
+        return SBW_ERROR(SBW_EINVAL, "--norm: '%s' is not max or minmax", s);
+    return SBW_OK;
+}
+
+int sbw_rank_normalise(const double *s, size_t k, sbw_rank_norm norm, double *v, double *cum)
+{
+    if (k == 0)
+        return SBW_ERROR(SBW_EINVAL, "normalise: empty spectrum");
+    double lo = norm == SBW_NORM_MINMAX ? s[k - 1] : 0.0, span = s[0] - lo;
+    for (size_t j = 0; j < k; j++)
+        v[j] = span > 0 ? (s[j] - lo) / span : (s[0] > 0 ? 1.0 : 0.0);
+    /* Descending order: #{i : v_i <= v_j} = k - (first index holding v_j). */
+    size_t first = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (j > 0 && v[j] != v[j - 1])
+            first = j;
+        cum[j] = 100.0 * (double)(k - first) / (double)k;
+    }
+    return SBW_OK;
+}

@@ -1,0 +1,226 @@
+/* sbw-rank: the numerical rank of a log-probability matrix (MoS Tables
+ * 6/7), its spectrum (MoS Figure 1), and the minimal Softmax dimension
+ * (the rank of the row-centred matrix, MoS Proposition 1). */
+#include "sbw.h"
+#include "sbw_rank.h"
+#include "sbw_spectra.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const columns[] = {"rank", "m", "n", "dtype", "precision", "eps", "tsh",
+                                      "w0", "w_min", "rank_numpy", "numpy_tol", "rank_gap",
+                                      "gap_decades"};
+static const char *const spec_columns[] = {"index", "sigma", "sigma_rel", "log10_sigma",
+                                           "normalised", "cum_pct"};
+
+static const char details[] =
+    "Computes the singular values of the N x M matrix A in FILE ('-' = stdin) and\n"
+    "its numerical rank: the number of singular values w_j > tsh, with\n"
+    "tsh = 0.5 sqrt(m+n+1) w0 eps (Numerical Recipes 3rd ed., as MoS Tables 6/7).\n"
+    "eps is the roundoff of the data: DBL_EPSILON for float64 files, FLT_EPSILON\n"
+    "for float32 files (promoted to double unless --single) -- a float32 matrix\n"
+    "measured with --eps double looks full rank because of its own rounding.\n"
+    "NumPy's default rank (tol = w0 max(m,n) eps) and the largest-log-gap rank\n"
+    "(the biggest drop w_{r-1}/w_r, values floored at w0 eps) are shown beside it.\n\n"
+    "--center analyses A (I - 11^T/M): its rank is the smallest embedding size d\n"
+    "at which a Softmax head can reproduce A exactly (MoS Proposition 1).  --bias\n"
+    "centres columns too, the same for heads with a word bias.  --exp analyses\n"
+    "P = exp(A) instead of log P.  Tall matrices (N > 1.5 M) are reduced by a\n"
+    "streaming TSQR: memory stays near one block of rows plus an M x M triangle\n"
+    "per thread, so files larger than RAM and pipes work.  A^T A is never formed.\n\n"
+    "Output (one row): rank m n dtype precision eps tsh w0 w_min rank_numpy\n"
+    "numpy_tol rank_gap gap_decades (the log10 size of the largest gap).\n"
+    "--spectrum FILE writes a TSV: index sigma sigma_rel (sigma/sigma0)\n"
+    "log10_sigma normalised cum_pct, where normalised is in [0,1] (--norm max:\n"
+    "sigma/sigma0, or minmax: (sigma-sigma_min)/(sigma0-sigma_min); the header\n"
+    "says which) and cum_pct is the percentage of normalised values <= it: plot\n"
+    "cum_pct against normalised for MoS Figure 1.\n\n"
+    "Examples:\n"
+    "  sbw-rank logP.npy\n"
+    "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
+    "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
+
+/* Reading shows a progress bar; the SVDs after it report no progress, so
+ * the bar is closed and, when they are big enough to take a while, a line
+ * says that they run. */
+typedef struct stage_ctx {
+    bool quiet, finished;
+    sbw_progress *p;
+} stage_ctx;
+
+static void stage(void *ctx, const char *what, size_t k)
+{
+    stage_ctx *s = ctx;
+    sbw_progress_finish(s->p);
+    s->finished = true;
+    if (!s->quiet && k >= 2000)
+        fprintf(stderr, "sbw-rank: %s...\n", what);
+}
+
+typedef struct rank_args {
+    bool center, bias, exp, single;
+    const char *eps, *spectrum, *norm, *method;
+    size_t block_rows;
+    long workers;
+} rank_args;
+
+static int compute(const char *path, const rank_args *a, const sbw_common *c, sbw_spectra *sp,
+                   sbw_variant *var)
+{
+    sbw_spectra_opts o = {.exp = a->exp, .single = a->single, .block_rows = a->block_rows,
+                          .workers = (int)a->workers};
+    int st = sbw_method_parse(a->method, &o.method);
+    *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
+    sbw_npy_reader *r = NULL;
+    if (!st)
+        st = sbw_npy_open(&r, path);
+    if (st)
+        return st;
+    sbw_progress p;
+    sbw_progress_start(&p, "sbw-rank", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
+    o.progress = &p;
+    stage_ctx sc = {.quiet = c->quiet, .p = &p};
+    o.stage = stage;
+    o.stage_ctx = &sc;
+    st = sbw_spectra_compute(r, &o, 1u << *var, sp);
+    if (!sc.finished)
+        sbw_progress_finish(&p);
+    sbw_npy_close(r);
+    return st;
+}
+
+static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sbw_spectra *sp,
+                    sbw_variant var, const char *eps_source)
+{
+    int st = sbw_table_meta_str(t, "file", path);
+    st = st ? st : sbw_table_meta_str(t, "matrix", a->exp ? "P = exp(A)" : "A (as stored)");
+    st = st ? st : sbw_table_meta_str(t, "center", sbw_variant_name(var));
+    st = st ? st : sbw_table_meta_str(t, "eps_arg", a->eps);
+    st = st ? st : sbw_table_meta_str(t, "eps_source", eps_source);
+    st = st ? st : sbw_table_meta_str(t, "method", sbw_method_name(sp->red.method));
+    if (sp->red.method == SBW_METHOD_TSQR) {
+        st = st ? st : sbw_table_meta_int(t, "block_rows", (long long)sp->red.block_rows);
+        st = st ? st : sbw_table_meta_int(t, "workers", sp->red.workers);
+    }
+    st = st ? st : sbw_table_meta_str(t, "spectrum", a->spectrum ? a->spectrum : "");
+    st = st ? st : sbw_table_meta_dbl(t, "seconds_read", sp->seconds_read);
+    return st ? st : sbw_table_meta_dbl(t, "seconds_svd", sp->seconds_svd);
+}
+
+static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
+{
+    int st = sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+    st = st ? st : sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_int(t, "rank", (long long)e->rank);
+    st = st ? st : sbw_table_set_int(t, "m", (long long)e->m);
+    st = st ? st : sbw_table_set_int(t, "n", (long long)e->n);
+    st = st ? st : sbw_table_set_str(t, "dtype", sbw_dtype_name(sp->red.dtype));
+    st = st ? st : sbw_table_set_str(t, "precision", sbw_dtype_name(sp->red.prec));
+    st = st ? st : sbw_table_set_dbl(t, "eps", e->eps);
+    st = st ? st : sbw_table_set_dbl(t, "tsh", e->tsh);
+    st = st ? st : sbw_table_set_dbl(t, "w0", e->w0);
+    st = st ? st : sbw_table_set_dbl(t, "w_min", e->wmin);
+    st = st ? st : sbw_table_set_int(t, "rank_numpy", (long long)e->rank_numpy);
+    st = st ? st : sbw_table_set_dbl(t, "numpy_tol", e->numpy_tol);
+    st = st ? st : sbw_table_set_int(t, "rank_gap", (long long)e->rank_gap);
+    return st ? st : sbw_table_set_dbl(t, "gap_decades", e->gap_log10);
+}
+
+/* The spectrum table: the main table's meta plus the normalisation. */
+static int write_spectrum(const char *out, const sbw_common *c, const char *path,
+                          const rank_args *a, const sbw_spectra *sp, sbw_variant var,
+                          const char *eps_source, sbw_rank_norm norm)
+{
+    const double *s = sp->s[var];
+    size_t k = sp->k;
+    double *v = malloc(2 * k * sizeof *v);
+    sbw_table *t = NULL;
+    int st = v ? sbw_table_alloc(&t, "sbw-rank", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");
+    st = st ? st : add_meta(t, path, a, sp, var, eps_source);
+    st = st ? st : sbw_table_meta_str(t, "normalisation", sbw_rank_norm_label(norm));
+    st = st ? st : sbw_rank_normalise(s, k, norm, v, v + k);
+    st = st ? st : sbw_table_columns(t, spec_columns, 6);
+    for (size_t j = 0; j < k && !st; j++) {
+        st = sbw_table_add_row(t);
+        st = st ? st : sbw_table_set_int(t, "index", (long long)j);
+        st = st ? st : sbw_table_set_dbl(t, "sigma", s[j]);
+        st = st ? st : sbw_table_set_dbl(t, "sigma_rel", s[0] > 0 ? s[j] / s[0] : 0.0);
+        st = st ? st : sbw_table_set_dbl(t, "log10_sigma", log10(s[j]));
+        st = st ? st : sbw_table_set_dbl(t, "normalised", v[j]);
+        st = st ? st : sbw_table_set_dbl(t, "cum_pct", v[k + j]);
+    }
+    st = st ? st : sbw_table_write(t, out, false);
+    sbw_table_free(t);
+    free(v);
+    return st;
+}
+
+static int report(const char *path, const rank_args *a, const sbw_common *c,
+                  const sbw_spectra *sp, sbw_variant var)
+{
+    double eps;
+    const char *eps_source;
+    sbw_rank_est e;
+    sbw_rank_norm norm = SBW_NORM_MAX;
+    sbw_table *t = NULL;
+    int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &eps, &eps_source);
+    st = st ? st : sbw_rank_norm_parse(a->norm, &norm);
+    st = st ? st : sbw_rank_estimate(sp->s[var], sp->k, sp->red.rows, sp->red.cols, eps, &e);
+    if (!st && a->spectrum)
+        st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, norm);
+    st = st ? st : sbw_table_alloc(&t, "sbw-rank", c, false);
+    st = st ? st : add_meta(t, path, a, sp, var, eps_source);
+    st = st ? st : add_row(t, sp, &e);
+    st = st ? st : sbw_table_print(t, stdout, c->json);
+    sbw_table_free(t);
+    return st;
+}
+
+/* Option values that the parser cannot check: a usage error before any
+ * reading. */
+static int validate(const sbw_cli *cli, const rank_args *a)
+{
+    double eps;
+    const char *src;
+    sbw_rank_norm norm;
+    sbw_method m;
+    if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) ||
+        sbw_rank_norm_parse(a->norm, &norm) || sbw_method_parse(a->method, &m))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    return SBW_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    rank_args a = {.eps = "auto", .norm = "max", .method = "auto"};
+    const sbw_opt opts[] = {
+        {"--center", NULL, SBW_ARG_FLAG, &a.center, 0, 0, "analyse A (I - 11^T/M), row-centred"},
+        {"--bias", NULL, SBW_ARG_FLAG, &a.bias, 0, 0, "centre rows and columns (biased heads)"},
+        {"--exp", NULL, SBW_ARG_FLAG, &a.exp, 0, 0, "analyse P = exp(A) instead of A"},
+        {"--eps", "E", SBW_ARG_STRING, &a.eps, 0, 0, "auto, double, single or a number"},
+        {"--spectrum", "FILE", SBW_ARG_STRING, &a.spectrum, 0, 0, "write the spectrum TSV"},
+        {"--norm", "N", SBW_ARG_STRING, &a.norm, 0, 0, "spectrum normalisation: max, minmax"},
+        {"--single", NULL, SBW_ARG_FLAG, &a.single, 0, 0, "compute in float32 (sgesdd)"},
+        {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "auto, direct or tsqr"},
+        {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
+        {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
+        {0}};
+    const sbw_cli cli = {"sbw-rank", "FILE.npy", "Numerical rank and spectrum of a matrix.",
+                         details, opts, 1, 1, SBW_CLI_JSON | SBW_CLI_THREADS};
+    sbw_common c;
+    int st = sbw_cli_parse(&cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if ((st = validate(&cli, &a)) != 0)
+        return st;
+    sbw_error_gsl_quiet();
+    sbw_cli_threads(c.threads);
+    sbw_spectra sp = {0};
+    sbw_variant var;
+    st = compute(c.args[0], &a, &c, &sp, &var);
+    st = st ? st : report(c.args[0], &a, &c, &sp, var);
+    sbw_spectra_free(&sp);
+    return st ? sbw_cli_fail("sbw-rank", st) : SBW_EXIT_OK;
+}

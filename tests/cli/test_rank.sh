@@ -1,0 +1,115 @@
+#!/bin/sh
+# CLI checks of sbw-rank on the fixtures of make_rank_fixtures.py, whose
+# ranks are known by construction (see that script).
+. tests/cli/lib.sh
+R="$BIN/sbw-rank"
+
+# ranks: log-softmax of rank-3 logits -> 4; centred -> 3 (both paths)
+expect_exit 0 "rank_ls" "$R" -q "$FIX/rank_ls.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 4 "rank_ls rank"
+expect_eq "$(tsv_field "$T/out" m)" 48 "rank_ls m"
+expect_eq "$(tsv_field "$T/out" n)" 20 "rank_ls n"
+expect_eq "$(tsv_field "$T/out" dtype)" float64 "rank_ls dtype"
+expect_eq "$(tsv_field "$T/out" rank_numpy)" 4 "rank_ls numpy rank"
+expect_eq "$(tsv_field "$T/out" rank_gap)" 4 "rank_ls gap rank"
+expect_grep '^# method=tsqr' "$T/out" "rank_ls: 48 > 1.5 x 20 -> tsqr"
+expect_grep '^# eps_source=float64 data' "$T/out" "eps source"
+expect_grep '^# matrix=A \(as stored\)' "$T/out" "matrix label"
+expect_grep '^# file=.*rank_ls.npy' "$T/out" "file in header"
+# tsh is 0.5 sqrt(m+n+1) w0 eps
+w0=$(tsv_field "$T/out" w0)
+tsh=$(tsv_field "$T/out" tsh)
+want=$(awk -v w="$w0" 'BEGIN { printf "%.17g", 0.5 * sqrt(69) * w * 2.220446049250313e-16 }')
+expect_num_near "$tsh" "$want" "$(awk -v t="$want" 'BEGIN { print t * 1e-12 }')" "tsh formula"
+expect_exit 0 "rank_ls --center" "$R" -q --center "$FIX/rank_ls.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 3 "rank_ls centred"
+expect_grep '^# center=rows' "$T/out" "center in header"
+expect_exit 0 "rank_ls --method direct" "$R" -q --method direct "$FIX/rank_ls.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 4 "rank_ls direct"
+expect_grep '^# method=direct' "$T/out" "direct path"
+expect_exit 0 "rank_tall" "$R" -q "$FIX/rank_tall.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 4 "rank_tall"
+expect_grep '^# method=tsqr' "$T/out" "tall -> tsqr"
+expect_exit 0 "rank_tall --center --method direct" "$R" -q --center --method direct "$FIX/rank_tall.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 3 "rank_tall centred direct"
+expect_exit 0 "rank_tall --center tsqr, 1 thread, tiny blocks" \
+    "$R" -q --center --threads 1 --block-rows 7 "$FIX/rank_tall.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 3 "rank_tall centred tsqr"
+expect_grep '^# block_rows=7' "$T/out" "block rows in header"
+# a biased head of dimension 2: row-centred 3, double-centred 2
+expect_exit 0 "rank_bias --bias" "$R" -q --bias "$FIX/rank_bias.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 2 "rank_bias double-centred"
+expect_grep '^# center=both' "$T/out" "center=both"
+
+# the float32 trap: float32 eps by default, near full rank with --eps double
+expect_exit 0 "f32" "$R" -q "$FIX/rank_ls_f4.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 4 "float32 rank with float32 eps"
+expect_eq "$(tsv_field "$T/out" dtype)" float32 "float32 dtype"
+expect_eq "$(tsv_field "$T/out" precision)" float64 "promoted to double"
+expect_grep '^# eps_source=float32 data' "$T/out" "float32 eps source"
+expect_exit 0 "f32 --eps double" "$R" -q --eps double "$FIX/rank_ls_f4.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 20 "float32 data at double eps: full rank"
+expect_exit 0 "f32 --single" "$R" -q --single "$FIX/rank_ls_f4.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 4 "sgesdd rank"
+expect_eq "$(tsv_field "$T/out" precision)" float32 "computed in float32"
+expect_exit 0 "--eps 1e-3" "$R" -q --eps 1e-3 "$FIX/rank_ls.npy"
+expect_eq "$(tsv_field "$T/out" eps)" 0.001 "--eps number"
+
+# a pipe gives the same answer as the file
+cat "$FIX/rank_tall.npy" | "$R" -q --center - >"$T/pipe" 2>"$T/err"
+expect_eq "$(tsv_field "$T/pipe" rank)" 3 "pipe input"
+"$R" -q --center "$FIX/rank_tall.npy" >"$T/file" 2>"$T/err"
+expect_eq "$(tsv_field "$T/pipe" w0)" "$(tsv_field "$T/file" w0)" "pipe w0 = file w0"
+
+# --exp analyses P: a positive matrix, labelled so
+expect_exit 0 "--exp" "$R" -q --exp "$FIX/rank_ls.npy"
+expect_grep '^# matrix=P = exp\(A\)' "$T/out" "exp label"
+
+# --json
+expect_exit 0 "--json" "$R" -q --json "$FIX/rank_ls.npy"
+expect_grep '"rank": 4' "$T/out" "json rank"
+expect_grep '"rank_numpy": 4' "$T/out" "json numpy rank"
+
+# --spectrum: k rows, normalisation labelled, cum_pct from 100 down to 100/k
+expect_exit 0 "--spectrum" "$R" -q --spectrum "$T/spec.tsv" "$FIX/rank_ls.npy"
+expect_eq "$(grep -vc '^#' "$T/spec.tsv")" 21 "spectrum: header + 20 rows"
+expect_grep '^# normalisation=sigma/sigma0' "$T/spec.tsv" "normalisation label"
+expect_grep '^index	sigma	sigma_rel	log10_sigma	normalised	cum_pct$' "$T/spec.tsv" "spectrum columns"
+expect_eq "$(tsv_field "$T/spec.tsv" sigma_rel 1)" 1 "sigma_rel of sigma0"
+expect_eq "$(tsv_field "$T/spec.tsv" cum_pct 1)" 100 "cum_pct at sigma0"
+expect_eq "$(tsv_field "$T/spec.tsv" cum_pct 20)" 5 "cum_pct of the smallest"
+expect_eq "$(tsv_field "$T/spec.tsv" sigma 1)" "$w0" "spectrum sigma0 = w0"
+expect_exit 0 "--norm minmax" "$R" -q --norm minmax --spectrum "$T/spec2.tsv" "$FIX/rank_ls.npy"
+expect_grep '^# normalisation=\(sigma-sigma_min\)/\(sigma0-sigma_min\)' "$T/spec2.tsv" "minmax label"
+expect_eq "$(tsv_field "$T/spec2.tsv" normalised 20)" 0 "minmax: smallest is 0"
+
+# bad data: exit 1, one clear line, nothing written
+expect_exit 1 "nonfinite" "$R" -q --spectrum "$T/bad.tsv" "$FIX/nonfinite.npy"
+expect_grep '3 non-finite entries \(1 NaN, 1 \+Inf, 1 -Inf\), the first at row 1, column 2' "$T/err" "nonfinite count and position"
+expect_grep '\-inf log-probability' "$T/err" "-inf hint"
+expect_absent "$T/bad.tsv" "no spectrum on bad data"
+expect_exit 1 "1-D" "$R" -q "$FIX/vec_f8.npy"
+expect_grep '1-D array of 5 items' "$T/err" "1-D message"
+expect_exit 1 "empty" "$R" -q "$FIX/rank_empty.npy"
+expect_grep 'empty matrix \(0 x 5\)' "$T/err" "empty message"
+expect_exit 1 "3-D" "$R" -q "$FIX/f8_3d.npy"
+expect_exit 1 "int64" "$R" -q "$FIX/i8.npy"
+expect_exit 1 "missing" "$R" -q "$T/none.npy"
+printf 'garbage' | "$R" -q - >"$T/out" 2>"$T/err"
+expect_eq "$?" 1 "garbage on stdin"
+
+# bad usage: exit 2 with the usage line
+expect_exit 2 "no file" "$R"
+expect_grep '^Usage: sbw-rank' "$T/err" "usage line"
+expect_exit 2 "two files" "$R" "$FIX/rank_ls.npy" "$FIX/rank_ls.npy"
+expect_exit 2 "bad eps" "$R" --eps huge "$FIX/rank_ls.npy"
+expect_exit 2 "eps out of range" "$R" --eps 2 "$FIX/rank_ls.npy"
+expect_exit 2 "bad norm" "$R" --norm l2 "$FIX/rank_ls.npy"
+expect_exit 2 "bad method" "$R" --method svd "$FIX/rank_ls.npy"
+expect_exit 2 "unknown option" "$R" --frobnicate "$FIX/rank_ls.npy"
+expect_exit 0 "--help" "$R" --help
+expect_grep 'Numerical Recipes' "$T/out" "help explains the threshold"
+expect_grep 'Example' "$T/out" "help has an example"
+expect_exit 0 "--version" "$R" --version
+
+finish

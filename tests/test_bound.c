@@ -1,0 +1,454 @@
+/* test_bound.c -- Eckart-Young bounds for Softmax heads: closed forms on
+ * matrices of chosen spectrum (A = U diag(s) V^T, with the ones vector
+ * placed among the singular vectors or kept out of them), shift-aware >=
+ * Theorem 1, the Pythagorean split of the constructed solution's error,
+ * exactness of biased heads, fit errors against brute force, errors. */
+#include "sbw_bound.h"
+#include "sbw_rank.h"
+#include "sbw_spectra.h"
+#include "sbw_svd.h"
+#include "sbw_test.h"
+#include "sbw_test_mats.h"
+
+#include "sbw_err.h"
+#include "sbw_npy.h"
+#include "sbw_rng.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TOL 8.0 /* "a few eps": see test_svd.c */
+
+static gsl_rng *rng_for(uint64_t stream)
+{
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 2019, stream));
+    return r;
+}
+
+static char *save_tmp(const char *name, const sbw_mat *a)
+{
+    char *p = strdup(sbw_test_path(name));
+    SBW_ASSERT_OK(sbw_npy_save(p, a, SBW_F64));
+    return p;
+}
+
+/* sigma(A) and sigma(A_c) (double-centred with bias) through the library. */
+static void bound_spectra(const char *path, bool bias, sbw_method m, const char *fit,
+                          sbw_spectra *sp, sbw_fit_error *fe)
+{
+    sbw_npy_reader *r = NULL;
+    sbw_spectra_opts o = {.method = m, .block_rows = 5, .workers = 2};
+    SBW_ASSERT_OK(sbw_npy_open(&r, path));
+    SBW_ASSERT_OK(sbw_bound_spectra(r, bias, fit, &o, sp, fe));
+    sbw_npy_close(r);
+}
+
+static double frob(const sbw_mat *a)
+{
+    double s = 0;
+    for (size_t i = 0; i < a->rows * a->cols; i++)
+        s += a->data[i] * a->data[i];
+    return sqrt(s);
+}
+
+/* ---- closed forms ----------------------------------------------------------- */
+
+static void test_tails(void **state)
+{
+    (void)state;
+    const double s[] = {3, 2, 1};
+    double t[4];
+    sbw_bound_tails(s, 3, t);
+    const double want[] = {14, 5, 1, 0};
+    SBW_ASSERT_CLOSE(t, want, 4, 0, 0);
+    SBW_ASSERT_NEAR(sbw_bound_lms(t, 3, 0, false), sqrt(5.0), 0);
+    SBW_ASSERT_NEAR(sbw_bound_lms(t, 3, 0, true), 1.0, 0);
+    SBW_ASSERT_NEAR(sbw_bound_lms(t, 3, 1, true), 0.0, 0);
+    SBW_ASSERT_NEAR(sbw_bound_lms(t, 3, 7, false), 0.0, 0);
+    SBW_ASSERT_NEAR(sbw_bound_shift(t, 3, 0), sqrt(14.0), 0);
+    SBW_ASSERT_NEAR(sbw_bound_shift(t, 3, 2), 1.0, 0);
+    SBW_ASSERT_NEAR(sbw_bound_shift(t, 3, 3), 0.0, 0);
+    /* small tails keep their digits: summed from the small end */
+    const double s2[] = {1e8, 1e-4, 1e-4};
+    sbw_bound_tails(s2, 3, t);
+    SBW_ASSERT_NEAR(t[1], 2e-8, 1e-24);
+}
+
+/* sqrt of the tail sums of want[] from index j, 0 past k. */
+static double tail_of(const double *want, size_t k, size_t j)
+{
+    double acc = 0;
+    for (size_t i = k; i-- > j;)
+        acc += want[i] * want[i];
+    return sqrt(acc);
+}
+
+/* s without entry skip (skip >= k: unchanged), zero-padded to n. */
+static void drop(const double *s, size_t k, long skip, double *out, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < k; i++)
+        if ((long)i != skip)
+            out[o++] = s[i];
+    while (o < n)
+        out[o++] = 0;
+}
+
+typedef struct config {
+    long u_ones, v_ones;  /* column holding the ones vector in U / V (-1: none) */
+    long rows_drop;       /* which s_j the row centring removes (-1: none) */
+    long both_drop;       /* which s_j the double centring removes */
+} config;
+
+/* A = U diag(s) V^T with the ones vectors where cfg says: every bound at
+ * every d equals its closed form, on the direct and the TSQR path. */
+static void check_config(const config *cfg, gsl_rng *rng)
+{
+    enum { N = 23, M = 17, K = 15 };
+    double s[K], sp_plain[M], sp_rows[M], sp_both[M];
+    for (int i = 0; i < K; i++)
+        s[i] = 10.0 * pow(0.6, i);
+    sbw_mat u = {0}, v = {0}, a = {0};
+    SBW_ASSERT_OK(tm_orthonormal(&u, N, K, cfg->u_ones, rng));
+    SBW_ASSERT_OK(tm_orthonormal(&v, M, K, cfg->v_ones, rng));
+    SBW_ASSERT_OK(tm_usv(&a, &u, s, &v));
+    char *path = save_tmp("usv.npy", &a);
+    drop(s, K, -1, sp_plain, M);
+    drop(s, K, cfg->rows_drop, sp_rows, M);
+    drop(s, K, cfg->both_drop, sp_both, M);
+    double tol = TOL * DBL_EPSILON * s[0] * sqrt(M);
+    for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
+        for (int bias = 0; bias <= 1; bias++) {
+            sbw_spectra sp;
+            double t[M + 1], tc[M + 1];
+            bound_spectra(path, bias, (sbw_method)m, NULL, &sp, NULL);
+            sbw_bound_tails(sp.s[SBW_VAR_PLAIN], M, t);
+            sbw_bound_tails(sp.s[bias ? SBW_VAR_BOTH : SBW_VAR_ROWS], M, tc);
+            for (size_t d = 0; d <= M + 1; d++) {
+                double lms = sbw_bound_lms(t, M, d, bias), sh = sbw_bound_shift(tc, M, d);
+                SBW_ASSERT_NEAR(lms, tail_of(sp_plain, M, d + 1 + (size_t)bias), tol);
+                SBW_ASSERT_NEAR(sh, tail_of(bias ? sp_both : sp_rows, M, d), tol);
+                assert_true(sh >= lms - tol);
+            }
+            sbw_spectra_free(&sp);
+        }
+    free(path);
+    sbw_mat_free(&u);
+    sbw_mat_free(&v);
+    sbw_mat_free(&a);
+}
+
+static void test_known_spectrum(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(1);
+    const config cfgs[] = {
+        {-1, -1, -1, -1}, /* ones outside both: centring changes nothing */
+        {-1, 0, 0, 0},    /* 1/sqrt(M) is the top right vector: A_c loses s_0 */
+        {-1, 4, 4, 4},    /* ... or a middle one: A_c loses s_4 */
+        {3, -1, -1, 3},   /* 1/sqrt(N) a left vector: only double centring drops s_3 */
+        {6, 6, 6, 6},     /* both: s_6 u_6 v_6^T is a constant matrix */
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++)
+        check_config(&cfgs[i], rng);
+    sbw_rng_free(rng);
+}
+
+/* On log-probability matrices: shift-aware >= Theorem 1 at every d. */
+static void test_shift_dominates(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(2);
+    const size_t sh[][2] = {{40, 15}, {15, 40}, {90, 12}};
+    for (int i = 0; i < 3; i++)
+        for (int kind = 0; kind < 2; kind++) {
+            sbw_mat a = {0};
+            if (kind == 0)
+                SBW_ASSERT_OK(tm_dirichlet_logp(&a, sh[i][0], sh[i][1], 0.3, rng));
+            else
+                SBW_ASSERT_OK(tm_lowrank_logp(&a, sh[i][0], sh[i][1], 4, 3.0, false, rng));
+            char *path = save_tmp("dom.npy", &a);
+            for (int bias = 0; bias <= 1; bias++) {
+                sbw_spectra sp;
+                bound_spectra(path, bias, SBW_METHOD_AUTO, NULL, &sp, NULL);
+                size_t k = sp.k;
+                double t[41], tc[41], tol = TOL * DBL_EPSILON * sp.s[0][0] * sqrt((double)k);
+                sbw_bound_tails(sp.s[SBW_VAR_PLAIN], k, t);
+                sbw_bound_tails(sp.s[bias ? SBW_VAR_BOTH : SBW_VAR_ROWS], k, tc);
+                for (size_t d = 0; d <= k; d++)
+                    if (sbw_bound_shift(tc, k, d) < sbw_bound_lms(t, k, d, bias) - tol)
+                        fail_msg("d %zu: shift %.17g < lms %.17g", d, sbw_bound_shift(tc, k, d),
+                                 sbw_bound_lms(t, k, d, bias));
+                sbw_spectra_free(&sp);
+            }
+            free(path);
+            sbw_mat_free(&a);
+        }
+    sbw_rng_free(rng);
+}
+
+/* ---- the constructed solution ----------------------------------------------- */
+
+/* Brute force from the files: ||A - log Q||^2, the shift-aware bound^2
+ * from the Jacobi twin of the naively centred A, and the normalisation
+ * term M sum_i (mean_i(A) + log Z_i)^2 with log Z_i the log partition
+ * function of the centred logits (log Q_i minus its mean). */
+static void brute_split(const sbw_mat *a, const sbw_mat *q, size_t d, bool bias, double *err2,
+                        double *bound2, double *norm2)
+{
+    size_t n = a->rows, m = a->cols, k = n < m ? n : m;
+    sbw_mat c = {0};
+    double s[64];
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, n, m));
+    SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+    tm_centre(&c, true, bias);
+    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s));
+    *bound2 = d < k ? pow(tail_of(s, k, d), 2) : 0;
+    *err2 = *norm2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double ma = 0, mq = 0, logits[64];
+        for (size_t j = 0; j < m; j++) {
+            double dv = SBW_AT(a, i, j) - SBW_AT(q, i, j);
+            *err2 += dv * dv;
+            ma += SBW_AT(a, i, j) / (double)m;
+            mq += SBW_AT(q, i, j) / (double)m;
+        }
+        for (size_t j = 0; j < m; j++)
+            logits[j] = SBW_AT(q, i, j) - mq;
+        double logz = sbw_num_logsumexp(logits, m);
+        if (!bias) /* with bias the logits carry the column means: compare means */
+            *norm2 += (double)m * (ma + logz) * (ma + logz);
+        else
+            *norm2 += (double)m * (ma - mq) * (ma - mq);
+        double big = 0;
+        for (size_t j = 0; j < m; j++)
+            big = fmax(big, fabs(SBW_AT(q, i, j)));
+        SBW_ASSERT_NEAR(sbw_num_logsumexp(&SBW_AT(q, i, 0), m), 0.0, 16 * DBL_EPSILON * big);
+    }
+    sbw_mat_free(&c);
+}
+
+/* Rank of the centred log Q: its singular values (Jacobi twin) above the
+ * NR threshold taken at the scale of log Q itself -- centring an exactly
+ * rank-0 matrix (identical rows) leaves eps-sized noise that a threshold
+ * relative to the noise's own sigma_0 would count. */
+static size_t centred_rank(const sbw_mat *q, bool bias)
+{
+    sbw_mat c = {0};
+    double s[64], s0[64];
+    size_t k = q->rows < q->cols ? q->rows : q->cols, r = 0;
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, q->rows, q->cols));
+    SBW_ASSERT_OK(sbw_mat_copy(&c, q));
+    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s0));
+    tm_centre(&c, true, bias);
+    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s));
+    double tsh = 0.5 * sqrt((double)(q->rows + q->cols + 1)) * s0[0] * DBL_EPSILON;
+    while (r < k && s[r] > tsh)
+        r++;
+    sbw_mat_free(&c);
+    return r;
+}
+
+static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias,
+                            sbw_method m, size_t dstar)
+{
+    const char *out = sbw_test_path("q.npy");
+    sbw_spectra_opts o = {.method = m, .block_rows = 4, .workers = 2};
+    sbw_construct res;
+    sbw_mat q = {0};
+    SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
+    SBW_ASSERT_OK(sbw_npy_load(out, &q, NULL));
+    double err2, bound2, norm2, fa = frob(a), tol = 64 * DBL_EPSILON * fa * fa;
+    brute_split(a, &q, d, bias, &err2, &bound2, &norm2);
+    /* the Pythagorean split, checked from the files alone */
+    SBW_ASSERT_NEAR(err2, bound2 + norm2, tol);
+    /* the library's own account agrees */
+    SBW_ASSERT_NEAR(res.err.error * res.err.error, err2, tol);
+    SBW_ASSERT_NEAR(res.err.centred * res.err.centred, bound2, tol);
+    SBW_ASSERT_NEAR(res.err.norm * res.err.norm, norm2, tol);
+    /* a Softmax head of dimension d: centred log Q has rank <= d */
+    if (centred_rank(&q, bias) > d)
+        fail_msg("d %zu bias %d method %d: centred rank of log Q %zu", d, bias, m, centred_rank(&q, bias));
+    if (d >= dstar) /* exact from d* on */
+        SBW_ASSERT_NEAR(res.err.error, 0.0, 64 * DBL_EPSILON * fa);
+    else
+        assert_true(res.err.error > 1e-6 * fa);
+    sbw_mat_free(&q);
+}
+
+static void test_construct_split(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(3);
+    sbw_mat a = {0};
+    SBW_ASSERT_OK(tm_dirichlet_logp(&a, 31, 13, 0.5, rng)); /* d* = 12 */
+    char *path = save_tmp("lang.npy", &a);
+    const size_t ds[] = {0, 1, 4, 11, 12, 13, 40};
+    for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
+        for (int bias = 0; bias <= 1; bias++)
+            for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
+                check_construct(&a, path, ds[i], bias, (sbw_method)m, 12);
+    free(path);
+    sbw_mat_free(&a);
+    SBW_ASSERT_OK(tm_dirichlet_logp(&a, 9, 30, 0.5, rng)); /* wide: d* = 8 */
+    path = save_tmp("wide.npy", &a);
+    for (size_t d = 0; d <= 9; d += 3)
+        check_construct(&a, path, d, false, SBW_METHOD_AUTO, 8);
+    free(path);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
+/* A language made by a biased head of dimension d: with --bias, d* = d, the
+ * bounds vanish at d and the construction reproduces it; without, d + 1. */
+static void test_bias_exact(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(4);
+    enum { N = 40, M = 15, D = 3 };
+    sbw_mat h = {0}, wt = {0}, a = {0};
+    SBW_ASSERT_OK(tm_gauss(&h, N, D, rng));
+    SBW_ASSERT_OK(tm_gauss(&wt, D, M, rng));
+    SBW_ASSERT_OK(tm_mul(&a, &h, &wt));
+    for (size_t j = 0; j < M; j++) {
+        double b = 3.0 * gsl_ran_gaussian(rng, 1.0);
+        for (size_t i = 0; i < N; i++)
+            SBW_AT(&a, i, j) += b;
+    }
+    tm_log_softmax(&a);
+    char *path = save_tmp("biased.npy", &a);
+    double fa = frob(&a), tol = TOL * DBL_EPSILON * fa * sqrt(M);
+    for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
+        for (int bias = 0; bias <= 1; bias++) {
+            sbw_spectra sp;
+            sbw_rank_est e;
+            double t[M + 1], tc[M + 1];
+            bound_spectra(path, bias, (sbw_method)m, NULL, &sp, NULL);
+            sbw_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+            SBW_ASSERT_OK(sbw_rank_estimate(sp.s[vc], M, N, M, DBL_EPSILON, &e));
+            assert_int_equal(e.rank, bias ? D : D + 1);
+            sbw_bound_tails(sp.s[SBW_VAR_PLAIN], M, t);
+            sbw_bound_tails(sp.s[vc], M, tc);
+            SBW_ASSERT_NEAR(sbw_bound_shift(tc, M, e.rank), 0.0, tol);
+            SBW_ASSERT_NEAR(sbw_bound_lms(t, M, D, true), 0.0, tol); /* from d + 3 */
+            assert_true(sbw_bound_shift(tc, M, e.rank - 1) > 1e-3 * fa);
+            sbw_spectra_free(&sp);
+            check_construct(&a, path, D, bias, (sbw_method)m, bias ? D : D + 1);
+        }
+    free(path);
+    sbw_mat_free(&h);
+    sbw_mat_free(&wt);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
+/* ---- fits ---------------------------------------------------------------- */
+
+static void test_fit_error(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(5);
+    sbw_mat a = {0}, q = {0};
+    SBW_ASSERT_OK(tm_dirichlet_logp(&a, 60, 11, 1.0, rng));
+    SBW_ASSERT_OK(tm_lowrank_logp(&q, 60, 11, 3, 1.0, false, rng));
+    char *pa = save_tmp("fa.npy", &a), *pq = save_tmp("fq.npy", &q);
+    double err2 = 0, c2 = 0, n2 = 0;
+    for (size_t i = 0; i < 60; i++) {
+        double mean = 0;
+        for (size_t j = 0; j < 11; j++)
+            mean += (SBW_AT(&a, i, j) - SBW_AT(&q, i, j)) / 11.0;
+        for (size_t j = 0; j < 11; j++) {
+            double dv = SBW_AT(&a, i, j) - SBW_AT(&q, i, j);
+            err2 += dv * dv;
+            c2 += (dv - mean) * (dv - mean);
+        }
+        n2 += 11.0 * mean * mean;
+    }
+    for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
+        sbw_spectra sp;
+        sbw_fit_error fe;
+        bound_spectra(pa, false, (sbw_method)m, pq, &sp, &fe);
+        SBW_ASSERT_NEAR(fe.error, sqrt(err2), 64 * DBL_EPSILON * sqrt(err2));
+        SBW_ASSERT_NEAR(fe.centred, sqrt(c2), 64 * DBL_EPSILON * sqrt(err2));
+        SBW_ASSERT_NEAR(fe.norm, sqrt(n2), 64 * DBL_EPSILON * sqrt(err2));
+        sbw_spectra_free(&sp);
+    }
+    /* the dimension read off log Q: its centred rank */
+    size_t d = 0;
+    sbw_spectra_opts o = {0};
+    SBW_ASSERT_OK(sbw_bound_fit_dim(pq, false, &o, &d));
+    assert_int_equal(d, 3);
+    free(pa);
+    free(pq);
+    sbw_mat_free(&a);
+    sbw_mat_free(&q);
+    sbw_rng_free(rng);
+}
+
+/* NaN/Inf in log Q: refused with the count and the first position; a
+ * shape that differs from A's: refused. */
+static void test_fit_bad(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(6);
+    sbw_mat a = {0}, q = {0};
+    SBW_ASSERT_OK(tm_dirichlet_logp(&a, 60, 11, 1.0, rng));
+    SBW_ASSERT_OK(tm_lowrank_logp(&q, 60, 11, 3, 1.0, false, rng));
+    SBW_AT(&q, 17, 4) = NAN;
+    SBW_AT(&q, 50, 0) = -INFINITY;
+    char *pa = save_tmp("fa.npy", &a), *pq = save_tmp("fq.npy", &q);
+    sbw_spectra_opts o = {0};
+    sbw_npy_reader *r = NULL;
+    sbw_spectra sp;
+    sbw_fit_error fe;
+    SBW_ASSERT_OK(sbw_npy_open(&r, pa));
+    assert_int_equal(sbw_bound_spectra(r, false, pq, &o, &sp, &fe), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "2 non-finite entries in log Q, the first at "
+                                               "row 17, column 4"));
+    sbw_npy_close(r);
+    SBW_ASSERT_OK(sbw_npy_open(&r, pa));
+    assert_int_equal(sbw_bound_spectra(r, false, sbw_test_fixture("f8_c.npy"), &o, &sp, &fe),
+                     SBW_ESHAPE);
+    assert_non_null(strstr(sbw_error_reason(), "log Q is 3 x 4, but A is 60 x 11"));
+    sbw_npy_close(r);
+    free(pa);
+    free(pq);
+    sbw_mat_free(&a);
+    sbw_mat_free(&q);
+    sbw_rng_free(rng);
+}
+
+static void test_construct_errors(void **state)
+{
+    (void)state;
+    sbw_spectra_opts o = {0};
+    sbw_construct res;
+    const char *out = sbw_test_path("never.npy");
+    assert_int_equal(sbw_bound_construct("-", out, 2, false, &o, &res), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "regular file, not a pipe"));
+    assert_int_equal(sbw_bound_construct(sbw_test_fixture("nonfinite.npy"), out, 2, false, &o,
+                                         &res),
+                     SBW_EDATA);
+    assert_int_equal(access(out, F_OK), -1);
+    assert_int_equal(sbw_bound_construct(sbw_test_fixture("f8_c.npy"), "/nonexistent/q.npy", 1,
+                                         false, &o, &res),
+                     SBW_EIO);
+    assert_int_equal(sbw_bound_construct(sbw_test_fixture("vec_f8.npy"), out, 1, false, &o,
+                                         &res),
+                     SBW_ESHAPE);
+    assert_int_equal(access(out, F_OK), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tails),           cmocka_unit_test(test_known_spectrum),
+        cmocka_unit_test(test_shift_dominates), cmocka_unit_test(test_construct_split),
+        cmocka_unit_test(test_bias_exact),      cmocka_unit_test(test_fit_error),
+        cmocka_unit_test(test_fit_bad),         cmocka_unit_test(test_construct_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,322 @@
+/* test_rank.c -- rank estimators and the facts sbw-rank must get right:
+ * Gaussian products of known rank in every shape and every rank; log-
+ * softmax of rank-r logits (r + 1, centred r), with a ones column (r,
+ * r - 1); a tall Dirichlet language (M, centred M - 1); the float32 trap;
+ * the normalised spectrum of MoS Figure 1; eps selection. */
+#include "sbw_rank.h"
+#include "sbw_spectra.h"
+#include "sbw_test.h"
+#include "sbw_test_mats.h"
+
+#include "sbw_err.h"
+#include "sbw_npy.h"
+#include "sbw_rng.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+static gsl_rng *rng_for(uint64_t stream)
+{
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 2007, stream));
+    return r;
+}
+
+/* The estimate for variant v of a, written as dtype t and read back
+ * through the whole pipeline (direct or TSQR as the shape decides, unless
+ * method says otherwise).  eps_arg as for --eps. */
+static sbw_rank_est rank_of(const sbw_mat *a, sbw_dtype t, sbw_variant v, sbw_method method,
+                            bool single, const char *eps_arg)
+{
+    const char *path = sbw_test_path("rank.npy");
+    sbw_npy_reader *r = NULL;
+    sbw_spectra sp;
+    sbw_spectra_opts o = {.method = method, .single = single, .block_rows = 16};
+    sbw_rank_est e;
+    double eps;
+    const char *src;
+    SBW_ASSERT_OK(sbw_npy_save(path, a, t));
+    SBW_ASSERT_OK(sbw_npy_open(&r, path));
+    SBW_ASSERT_OK(sbw_spectra_compute(r, &o, 1u << v, &sp));
+    SBW_ASSERT_OK(sbw_rank_eps(eps_arg, sp.red.dtype, sp.red.prec, &eps, &src));
+    SBW_ASSERT_OK(sbw_rank_estimate(sp.s[v], sp.k, a->rows, a->cols, eps, &e));
+    sbw_spectra_free(&sp);
+    sbw_npy_close(r);
+    return e;
+}
+
+static sbw_rank_est rank64(const sbw_mat *a, sbw_variant v)
+{
+    return rank_of(a, SBW_F64, v, SBW_METHOD_AUTO, false, NULL);
+}
+
+/* ---- the estimators on spectra with known answers ------------------------ */
+
+static void test_estimators_closed_form(void **state)
+{
+    (void)state;
+    const double e = DBL_EPSILON;
+    sbw_rank_est r;
+    /* m = 4, n = 6: tsh = 0.5 sqrt(11) w0 eps, NumPy tol = w0 6 eps */
+    const double s1[] = {10, 5, 1e-3, 3e-15}; /* tsh = 3.7e-15 */
+    SBW_ASSERT_OK(sbw_rank_estimate(s1, 4, 4, 6, e, &r));
+    SBW_ASSERT_NEAR(r.tsh, 0.5 * sqrt(11.0) * 10 * e, 1e-30);
+    SBW_ASSERT_NEAR(r.numpy_tol, 60 * e, 1e-30);
+    assert_int_equal(r.rank, 3);
+    assert_int_equal(r.rank_numpy, 3);
+    assert_int_equal(r.rank_gap, 3); /* 1e-3 -> 3e-15: 11.5 decades */
+    SBW_ASSERT_NEAR(r.gap_log10, log10(1e-3 / 3e-15), 1e-12);
+    assert_true(r.w0 == 10 && r.wmin == 3e-15);
+    /* 1e-14 lies between the NR threshold and NumPy's */
+    const double s2[] = {10, 1e-14, 0};
+    SBW_ASSERT_OK(sbw_rank_estimate(s2, 3, 3, 30, e, &r));
+    assert_int_equal(r.rank, 2);       /* tsh = 0.5 sqrt(34) 10 eps = 6.5e-15 */
+    assert_int_equal(r.rank_numpy, 1); /* tol = 300 eps = 6.7e-14 */
+    assert_int_equal(r.rank_gap, 1);   /* zeros are floored at w0 eps: no inf gap */
+    /* strictness: w_j == tsh does not count */
+    double tsh = 0.5 * sqrt(5.0) * 1.0 * e;
+    const double s3[] = {1.0, tsh};
+    SBW_ASSERT_OK(sbw_rank_estimate(s3, 2, 2, 2, e, &r));
+    assert_int_equal(r.rank, 1);
+    /* a clean full-rank spectrum: the floor makes the gap rank k */
+    const double s4[] = {3, 2, 1};
+    SBW_ASSERT_OK(sbw_rank_estimate(s4, 3, 3, 3, e, &r));
+    assert_int_equal(r.rank_gap, 3);
+    /* the zero matrix */
+    const double s5[] = {0, 0};
+    SBW_ASSERT_OK(sbw_rank_estimate(s5, 2, 2, 5, e, &r));
+    assert_true(r.rank == 0 && r.rank_numpy == 0 && r.rank_gap == 0);
+}
+
+static void test_estimator_errors(void **state)
+{
+    (void)state;
+    const double s[] = {1, 2};
+    sbw_rank_est r;
+    assert_int_equal(sbw_rank_estimate(s, 2, 2, 2, DBL_EPSILON, &r), SBW_EINVAL); /* ascending */
+    assert_int_equal(sbw_rank_estimate(s + 1, 1, 2, 2, DBL_EPSILON, &r), SBW_EINVAL); /* k */
+    assert_int_equal(sbw_rank_estimate(s, 1, 1, 1, 0.0, &r), SBW_EINVAL);
+    assert_int_equal(sbw_rank_estimate(s, 1, 1, 1, 1.0, &r), SBW_EINVAL);
+    const double neg[] = {-1.0};
+    assert_int_equal(sbw_rank_estimate(neg, 1, 1, 1, DBL_EPSILON, &r), SBW_EINVAL);
+    assert_int_equal(sbw_rank_estimate(s, 0, 0, 3, DBL_EPSILON, &r), SBW_EINVAL);
+}
+
+static void test_eps_choice(void **state)
+{
+    (void)state;
+    double eps;
+    const char *src;
+    SBW_ASSERT_OK(sbw_rank_eps(NULL, SBW_F64, SBW_F64, &eps, &src));
+    assert_true(eps == DBL_EPSILON);
+    assert_string_equal(src, "float64 data");
+    SBW_ASSERT_OK(sbw_rank_eps("auto", SBW_F32, SBW_F64, &eps, &src));
+    assert_true(eps == FLT_EPSILON);
+    assert_string_equal(src, "float32 data");
+    SBW_ASSERT_OK(sbw_rank_eps("auto", SBW_F64, SBW_F32, &eps, &src));
+    assert_true(eps == FLT_EPSILON);
+    assert_string_equal(src, "float32 computation");
+    SBW_ASSERT_OK(sbw_rank_eps("double", SBW_F32, SBW_F32, &eps, &src));
+    assert_true(eps == DBL_EPSILON);
+    assert_string_equal(src, "--eps");
+    SBW_ASSERT_OK(sbw_rank_eps("single", SBW_F64, SBW_F64, &eps, &src));
+    assert_true(eps == FLT_EPSILON);
+    SBW_ASSERT_OK(sbw_rank_eps("1e-10", SBW_F64, SBW_F64, &eps, &src));
+    assert_true(eps == 1e-10);
+    const char *bad[] = {"0", "1", "-1e-3", "half", "", "1e-3x"};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(sbw_rank_eps(bad[i], SBW_F64, SBW_F64, &eps, &src), SBW_EINVAL);
+}
+
+/* ---- ranks by construction -------------------------------------------------- */
+
+/* Products of Gaussian factors: rank r exactly, for every r, in square,
+ * tall (TSQR), wide and odd shapes; all three estimators agree. */
+static void test_gaussian_products(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(1);
+    const size_t sh[][2] = {{24, 24}, {90, 20}, {16, 45}, {61, 17}, {1, 9}, {9, 1}};
+    for (size_t i = 0; i < 6; i++) {
+        size_t k = sh[i][0] < sh[i][1] ? sh[i][0] : sh[i][1];
+        for (size_t r = 1; r <= k; r++) {
+            sbw_mat a = {0};
+            SBW_ASSERT_OK(tm_product(&a, sh[i][0], sh[i][1], r, rng));
+            sbw_rank_est e = rank64(&a, SBW_VAR_PLAIN);
+            if (e.rank != r || e.rank_numpy != r || e.rank_gap != r)
+                fail_msg("%zu x %zu rank %zu: NR %zu, NumPy %zu, gap %zu", sh[i][0], sh[i][1],
+                         r, e.rank, e.rank_numpy, e.rank_gap);
+            sbw_mat_free(&a);
+        }
+    }
+    sbw_rng_free(rng);
+}
+
+/* log-softmax adds the row shift -log Z 1^T: rank r + 1; centring removes
+ * it (MoS Prop. 1): r.  With a ones column in W the shift is already in
+ * the row space: r, and r - 1 centred. */
+static void test_log_softmax_ranks(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(2);
+    const size_t sh[][2] = {{50, 30}, {30, 50}, {120, 20}, {33, 33}};
+    const size_t ranks[] = {1, 3, 7};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t ri = 0; ri < 3; ri++)
+            for (int ones = 0; ones <= 1; ones++) {
+                size_t r = ranks[ri] + (size_t)ones; /* ones needs r >= 2 */
+                sbw_mat a = {0};
+                SBW_ASSERT_OK(tm_lowrank_logp(&a, sh[i][0], sh[i][1], r, 2.0, ones, rng));
+                size_t want = ones ? r : r + 1, want_c = ones ? r - 1 : r;
+                sbw_rank_est e = rank64(&a, SBW_VAR_PLAIN), ec = rank64(&a, SBW_VAR_ROWS);
+                if (e.rank != want || ec.rank != want_c)
+                    fail_msg("%zu x %zu, r %zu, ones %d: rank %zu (want %zu), centred %zu "
+                             "(want %zu)",
+                             sh[i][0], sh[i][1], r, ones, e.rank, want, ec.rank, want_c);
+                sbw_mat_free(&a);
+            }
+    sbw_rng_free(rng);
+}
+
+/* A tall Dirichlet language has full column rank M, and M - 1 centred:
+ * the centring kills exactly the constant direction. */
+static void test_dirichlet_tall(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(3);
+    const double alphas[] = {1.0, 0.1, 0.01};
+    for (int i = 0; i < 3; i++) {
+        sbw_mat a = {0};
+        SBW_ASSERT_OK(tm_dirichlet_logp(&a, 90, 25, alphas[i], rng));
+        assert_int_equal(rank64(&a, SBW_VAR_PLAIN).rank, 25);
+        assert_int_equal(rank64(&a, SBW_VAR_ROWS).rank, 24);
+        assert_int_equal(rank64(&a, SBW_VAR_BOTH).rank, 24);
+        /* and the same through the direct path */
+        assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_ROWS, SBW_METHOD_DIRECT, false, NULL).rank,
+                         24);
+        sbw_mat_free(&a);
+    }
+    sbw_rng_free(rng);
+}
+
+/* Row means far larger than the spread (log-probabilities: means near
+ * -log M, spread of a few nats) must not leak into the centred spectrum:
+ * centring rounds at the scale of the means, so it is done before any
+ * factorisation and in two passes.  A = G + c 1^T with G = G1 G2 of rank 3
+ * and c_i ~ -1e4: small integers throughout, so the stored matrix is
+ * exactly that (no data rounding at the scale of c) and only the
+ * computation can add noise.  Rank 4, centred rank 3, on every path. */
+static void test_large_row_means(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(5);
+    const size_t sh[][2] = {{200, 30}, {40, 60}};
+    for (int i = 0; i < 2; i++) {
+        sbw_mat g1 = {0}, g2 = {0}, a = {0};
+        SBW_ASSERT_OK(sbw_mat_alloc(&g1, sh[i][0], 3));
+        SBW_ASSERT_OK(sbw_mat_alloc(&g2, 3, sh[i][1]));
+        for (size_t j = 0; j < 3 * sh[i][0]; j++)
+            g1.data[j] = (double)gsl_rng_uniform_int(rng, 7) - 3.0;
+        for (size_t j = 0; j < 3 * sh[i][1]; j++)
+            g2.data[j] = (double)gsl_rng_uniform_int(rng, 7) - 3.0;
+        SBW_ASSERT_OK(tm_mul(&a, &g1, &g2));
+        for (size_t r = 0; r < a.rows; r++) {
+            double c = -1e4 - (double)gsl_rng_uniform_int(rng, 10000);
+            for (size_t j = 0; j < a.cols; j++)
+                SBW_AT(&a, r, j) += c;
+        }
+        for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
+            sbw_method me = (sbw_method)m;
+            assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_PLAIN, me, false, NULL).rank, 4);
+            assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_ROWS, me, false, NULL).rank, 3);
+            assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_BOTH, me, false, NULL).rank, 3);
+        }
+        sbw_mat_free(&a);
+        sbw_mat_free(&g1);
+        sbw_mat_free(&g2);
+    }
+    sbw_rng_free(rng);
+}
+
+/* The float32 trap.  Storing a rank-(r+1) log-softmax matrix in float32
+ * rounds every entry by up to 2^-24 |a_ij|: a dense noise matrix E with
+ * ||E||_2 ~ 1e-7 |A| (sqrt(N) + sqrt(M)) / sqrt(NM) -- far above
+ * DBL_EPSILON sigma_0, far below FLT_EPSILON sigma_0 sqrt(N+M+1) / 2.  So
+ * with the float32 eps (the default for a float32 file) the rank is r + 1,
+ * as it is for the float64 original, while --eps double counts the noise
+ * and calls the matrix (nearly) full rank.  Computing in float32 (sgesdd)
+ * gives r + 1 too. */
+static void test_float32_trap(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(4);
+    const size_t sh[][2] = {{150, 60}, {60, 80}};
+    const size_t r = 4;
+    for (int i = 0; i < 2; i++) {
+        sbw_mat a = {0};
+        size_t k = sh[i][0] < sh[i][1] ? sh[i][0] : sh[i][1];
+        SBW_ASSERT_OK(tm_lowrank_logp(&a, sh[i][0], sh[i][1], r, 2.0, false, rng));
+        assert_int_equal(rank64(&a, SBW_VAR_PLAIN).rank, r + 1);
+        sbw_rank_est e32 = rank_of(&a, SBW_F32, SBW_VAR_PLAIN, SBW_METHOD_AUTO, false, NULL);
+        assert_true(e32.eps == FLT_EPSILON);
+        assert_int_equal(e32.rank, r + 1);
+        sbw_rank_est ed = rank_of(&a, SBW_F32, SBW_VAR_PLAIN, SBW_METHOD_AUTO, false, "double");
+        if (ed.rank < k - 1)
+            fail_msg("float32 data with --eps double: rank %zu, expected about %zu", ed.rank, k);
+        sbw_rank_est es = rank_of(&a, SBW_F32, SBW_VAR_PLAIN, SBW_METHOD_AUTO, true, NULL);
+        assert_int_equal(es.rank, r + 1);
+        assert_int_equal(rank_of(&a, SBW_F32, SBW_VAR_ROWS, SBW_METHOD_AUTO, true, NULL).rank, r);
+        sbw_mat_free(&a);
+    }
+    sbw_rng_free(rng);
+}
+
+/* ---- the normalised spectrum --------------------------------------------- */
+
+static void test_normalise(void **state)
+{
+    (void)state;
+    double v[4], cum[4];
+    const double s[] = {4, 2, 2, 0};
+    SBW_ASSERT_OK(sbw_rank_normalise(s, 4, SBW_NORM_MAX, v, cum));
+    const double v1[] = {1, 0.5, 0.5, 0}, c1[] = {100, 75, 75, 25};
+    SBW_ASSERT_CLOSE(v, v1, 4, 0, 0);
+    SBW_ASSERT_CLOSE(cum, c1, 4, 0, 0);
+    const double t[] = {5, 3, 1};
+    SBW_ASSERT_OK(sbw_rank_normalise(t, 3, SBW_NORM_MINMAX, v, cum));
+    const double v2[] = {1, 0.5, 0}, c2[] = {100, 200.0 / 3, 100.0 / 3};
+    SBW_ASSERT_CLOSE(v, v2, 3, 0, 0);
+    SBW_ASSERT_CLOSE(cum, c2, 3, 1e-13, 0);
+    SBW_ASSERT_OK(sbw_rank_normalise(t, 3, SBW_NORM_MAX, v, cum));
+    const double v3[] = {1, 0.6, 0.2};
+    SBW_ASSERT_CLOSE(v, v3, 3, 1e-16, 0);
+    const double flat[] = {2, 2}, zero[] = {0, 0}, one[] = {1}, c4[] = {100, 100};
+    SBW_ASSERT_OK(sbw_rank_normalise(flat, 2, SBW_NORM_MINMAX, v, cum));
+    SBW_ASSERT_CLOSE(v, one, 1, 0, 0);
+    SBW_ASSERT_CLOSE(cum, c4, 2, 0, 0);
+    SBW_ASSERT_OK(sbw_rank_normalise(zero, 2, SBW_NORM_MAX, v, cum));
+    SBW_ASSERT_CLOSE(v, zero, 2, 0, 0);
+    assert_int_equal(sbw_rank_normalise(s, 0, SBW_NORM_MAX, v, cum), SBW_EINVAL);
+    sbw_rank_norm n;
+    SBW_ASSERT_OK(sbw_rank_norm_parse("minmax", &n));
+    assert_int_equal(n, SBW_NORM_MINMAX);
+    assert_int_equal(sbw_rank_norm_parse("l2", &n), SBW_EINVAL);
+    assert_string_equal(sbw_rank_norm_label(SBW_NORM_MAX), "sigma/sigma0");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_estimators_closed_form),
+        cmocka_unit_test(test_estimator_errors),
+        cmocka_unit_test(test_eps_choice),
+        cmocka_unit_test(test_gaussian_products),
+        cmocka_unit_test(test_log_softmax_ranks),
+        cmocka_unit_test(test_dirichlet_tall),
+        cmocka_unit_test(test_large_row_means),
+        cmocka_unit_test(test_float32_trap),
+        cmocka_unit_test(test_normalise),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

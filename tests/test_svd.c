@@ -1,0 +1,346 @@
+/* test_svd.c -- singular values (gesdd on the column-major view, float32
+ * sgesdd, right vectors) and the streaming TSQR against the one-sided
+ * Jacobi twin; every error path.
+ *
+ * Tolerance: LAPACK's singular values are backward stable, |s_j - s~_j| <=
+ * p(m, n) eps ||A||_2; the twin runs in long double, so its own error is
+ * negligible and the difference is the fast path's.  The tests allow
+ * SV_TOL * eps * sigma_0 with SV_TOL = 8 (absolute, scaled by the largest
+ * singular value) -- "a few eps sigma_0"; test_values_vs_jacobi prints the
+ * largest error seen (about 4 eps sigma_0 on these shapes).  A flat TSQR of
+ * B blocks adds B independent rounding steps: sqrt(B) times that. */
+#include "sbw_svd.h"
+#include "sbw_test.h"
+#include "sbw_test_mats.h"
+
+#include "sbw_rng.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SV_TOL 8.0
+
+static const size_t shapes[][2] = {{1, 1}, {1, 7},  {7, 1},   {5, 3},   {3, 5},
+                                   {9, 9}, {13, 7}, {7, 13},  {31, 17}, {17, 31},
+                                   {40, 3}, {3, 40}, {64, 64}};
+#define NSHAPES (sizeof shapes / sizeof *shapes)
+
+static gsl_rng *rng_for(uint64_t stream)
+{
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 4242, stream));
+    return r;
+}
+
+/* s from gesdd (on a copy) and from Jacobi; returns max |diff| / (eps s0). */
+static double compare_with_jacobi(const sbw_mat *a)
+{
+    size_t k = a->rows < a->cols ? a->rows : a->cols;
+    double s[64], sj[64];
+    sbw_mat c = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+    SBW_ASSERT_OK(sbw_svd_values(&c, s));
+    SBW_ASSERT_OK(sbw_svd_jacobi(a, sj));
+    SBW_ASSERT_CLOSE(s, sj, k, SV_TOL * DBL_EPSILON * sj[0], 0.0);
+    sbw_mat_free(&c);
+    return sj[0] > 0 ? tm_max_abs_diff(s, sj, k) / (DBL_EPSILON * sj[0]) : 0;
+}
+
+static void test_values_vs_jacobi(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(1);
+    double worst = 0;
+    for (size_t i = 0; i < NSHAPES; i++) {
+        sbw_mat a = {0};
+        SBW_ASSERT_OK(tm_gauss(&a, shapes[i][0], shapes[i][1], rng));
+        worst = fmax(worst, compare_with_jacobi(&a));
+        sbw_mat_free(&a);
+        /* rank-deficient: rank 2 products (zero singular values) */
+        if (shapes[i][0] >= 3 && shapes[i][1] >= 3) {
+            SBW_ASSERT_OK(tm_product(&a, shapes[i][0], shapes[i][1], 2, rng));
+            worst = fmax(worst, compare_with_jacobi(&a));
+            sbw_mat_free(&a);
+        }
+    }
+    printf("    largest |gesdd - jacobi| = %.2f eps sigma_0 (allowed %.0f)\n", worst, SV_TOL);
+    sbw_rng_free(rng);
+}
+
+/* A view with ld > cols: the column-major view must honour ld. */
+static void test_values_padded_view(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(2);
+    sbw_mat big = {0}, a = {0};
+    double s[7], sj[7];
+    SBW_ASSERT_OK(tm_gauss(&big, 11, 10, rng));
+    sbw_mat v = sbw_mat_view(big.data, 11, 7, 10);
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, 11, 7));
+    SBW_ASSERT_OK(sbw_mat_copy(&a, &v));
+    SBW_ASSERT_OK(sbw_svd_jacobi(&a, sj));
+    SBW_ASSERT_OK(sbw_svd_values(&v, s));
+    SBW_ASSERT_CLOSE(s, sj, 7, SV_TOL * DBL_EPSILON * sj[0], 0.0);
+    sbw_mat_free(&big);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
+static void test_values_f32_vs_jacobi(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(3);
+    for (size_t i = 0; i < NSHAPES; i++) {
+        sbw_mat a = {0};
+        sbw_matf f = {0};
+        size_t k = shapes[i][0] < shapes[i][1] ? shapes[i][0] : shapes[i][1];
+        float sf[64];
+        double s[64], sj[64];
+        SBW_ASSERT_OK(tm_gauss(&a, shapes[i][0], shapes[i][1], rng));
+        SBW_ASSERT_OK(sbw_matf_alloc(&f, a.rows, a.cols));
+        SBW_ASSERT_OK(sbw_mat_to_float(&f, &a));
+        SBW_ASSERT_OK(sbw_matf_to_double(&a, &f)); /* the float data, exactly */
+        SBW_ASSERT_OK(sbw_svd_values_f32(&f, sf));
+        SBW_ASSERT_OK(sbw_svd_jacobi(&a, sj));
+        for (size_t j = 0; j < k; j++)
+            s[j] = sf[j];
+        SBW_ASSERT_CLOSE(s, sj, k, SV_TOL * FLT_EPSILON * sj[0], 0.0);
+        sbw_mat_free(&a);
+        sbw_matf_free(&f);
+    }
+    sbw_rng_free(rng);
+}
+
+/* Right vectors: orthonormal rows, ||A v_j|| = s_j, values = Jacobi's. */
+static void check_right(const sbw_mat *a)
+{
+    size_t k = a->rows < a->cols ? a->rows : a->cols;
+    double s[16], sj[16], tol = SV_TOL * DBL_EPSILON * (double)a->cols;
+    sbw_mat c = {0}, vt = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+    SBW_ASSERT_OK(sbw_svd_right(&c, s, &vt));
+    SBW_ASSERT_OK(sbw_svd_jacobi(a, sj));
+    SBW_ASSERT_CLOSE(s, sj, k, SV_TOL * DBL_EPSILON * sj[0], 0.0);
+    assert_int_equal(vt.rows, k);
+    assert_int_equal(vt.cols, a->cols);
+    for (size_t p = 0; p < k; p++) {
+        for (size_t q = 0; q < k; q++) {
+            double d = 0;
+            for (size_t j = 0; j < a->cols; j++)
+                d += SBW_AT(&vt, p, j) * SBW_AT(&vt, q, j);
+            SBW_ASSERT_NEAR(d, p == q ? 1.0 : 0.0, tol);
+        }
+        double n2 = 0;
+        for (size_t i = 0; i < a->rows; i++) {
+            double x = 0;
+            for (size_t j = 0; j < a->cols; j++)
+                x += SBW_AT(a, i, j) * SBW_AT(&vt, p, j);
+            n2 += x * x;
+        }
+        SBW_ASSERT_NEAR(sqrt(n2), sj[p], SV_TOL * DBL_EPSILON * sj[0] * (double)a->cols);
+    }
+    sbw_mat_free(&c);
+    sbw_mat_free(&vt);
+}
+
+static void test_right_vectors(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(4);
+    const size_t sh[][2] = {{9, 6}, {6, 9}, {7, 7}, {1, 5}, {5, 1}};
+    for (size_t i = 0; i < 5; i++) {
+        sbw_mat a = {0};
+        SBW_ASSERT_OK(tm_gauss(&a, sh[i][0], sh[i][1], rng));
+        check_right(&a);
+        sbw_mat_free(&a);
+    }
+    sbw_rng_free(rng);
+}
+
+/* ---- TSQR ----------------------------------------------------------------- */
+
+/* Stacks a through a TSQR in blocks of b rows (split over nacc accumulators
+ * merged at the end), returns R's singular values in s. */
+static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sbw_dtype prec,
+                        double *s)
+{
+    sbw_tsqr *q[3] = {0};
+    for (size_t t = 0; t < nacc; t++)
+        SBW_ASSERT_OK(sbw_tsqr_alloc(&q[t], a->cols, b, center, prec));
+    size_t blk = 0;
+    for (size_t r0 = 0; r0 < a->rows; r0 += b, blk++) {
+        size_t nr = a->rows - r0 < b ? a->rows - r0 : b;
+        SBW_ASSERT_OK(sbw_tsqr_add(q[blk % nacc], a->data + r0 * a->ld, nr, a->ld, NULL));
+    }
+    for (size_t t = 1; t < nacc; t++)
+        SBW_ASSERT_OK(sbw_tsqr_merge(q[0], q[t]));
+    assert_int_equal(sbw_tsqr_count(q[0]), a->rows);
+    sbw_mat r = {0};
+    SBW_ASSERT_OK(sbw_tsqr_take(q[0], &r));
+    for (size_t i = 0; i < r.rows; i++) /* upper triangular */
+        for (size_t j = 0; j < i; j++)
+            assert_true(SBW_AT(&r, i, j) == 0.0);
+    SBW_ASSERT_OK(sbw_svd_values(&r, s));
+    sbw_mat_free(&r);
+    for (size_t t = 0; t < nacc; t++)
+        sbw_tsqr_free(q[t]);
+}
+
+static void check_tsqr(const sbw_mat *a, bool center, sbw_dtype prec)
+{
+    const size_t blocks[] = {1, 2, 5, 16, 19, 100, 257};
+    double s[64], sj[64];
+    sbw_mat c = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+    tm_centre(&c, false, center);
+    SBW_ASSERT_OK(sbw_svd_jacobi(&c, sj));
+    double eps = prec == SBW_F32 ? FLT_EPSILON : DBL_EPSILON, sa[64];
+    SBW_ASSERT_OK(sbw_svd_jacobi(a, sa));
+    double norm2 = sa[0];
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
+        for (size_t nacc = 1; nacc <= 3; nacc++) {
+            if (blocks[i] > a->rows)
+                continue;
+            tsqr_values(a, blocks[i], nacc, center, prec, s);
+            /* B blocks stacked one after another add B rounding errors of
+             * size eps |A| each: sqrt(B) of them in size.  Centring rounds
+             * against the uncentred magnitudes: scale by |A|. */
+            double nb = ceil((double)a->rows / (double)blocks[i]);
+            SBW_ASSERT_CLOSE(s, sj, a->cols, SV_TOL * eps * sqrt(nb) * norm2, 0.0);
+        }
+    sbw_mat_free(&c);
+}
+
+static void test_tsqr_vs_jacobi(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(5);
+    sbw_mat a = {0};
+    SBW_ASSERT_OK(tm_gauss(&a, 257, 19, rng));
+    for (size_t i = 0; i < a.rows * a.cols; i++) /* a large column mean, as in log P */
+        a.data[i] -= 5.0;
+    check_tsqr(&a, false, SBW_F64);
+    check_tsqr(&a, true, SBW_F64);
+    check_tsqr(&a, false, SBW_F32);
+    check_tsqr(&a, true, SBW_F32);
+    sbw_mat_free(&a);
+    /* rank-deficient and fewer rows than columns in a block */
+    SBW_ASSERT_OK(tm_product(&a, 101, 13, 4, rng));
+    check_tsqr(&a, false, SBW_F64);
+    check_tsqr(&a, true, SBW_F64);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
+/* TSQR of a matrix with fewer rows than columns: R has the same nonzero
+ * singular values, and zeros for the rest. */
+static void test_tsqr_wide(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(6);
+    sbw_mat a = {0};
+    double s[12], sj[5];
+    SBW_ASSERT_OK(tm_gauss(&a, 5, 12, rng));
+    tsqr_values(&a, 2, 2, false, SBW_F64, s);
+    SBW_ASSERT_OK(sbw_svd_jacobi(&a, sj));
+    SBW_ASSERT_CLOSE(s, sj, 5, SV_TOL * DBL_EPSILON * sj[0], 0.0);
+    for (size_t j = 5; j < 12; j++)
+        SBW_ASSERT_NEAR(s[j], 0.0, SV_TOL * DBL_EPSILON * sj[0]);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
+/* [A | last]: the final column from a separate array equals stacking the
+ * concatenated matrix, centred or not. */
+static void test_tsqr_last_column(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(7);
+    sbw_mat a = {0}, full = {0};
+    SBW_ASSERT_OK(tm_gauss(&a, 57, 6, rng));
+    SBW_ASSERT_OK(sbw_mat_alloc(&full, 57, 7));
+    double last[57], s[7], sj[7];
+    for (size_t i = 0; i < 57; i++) {
+        last[i] = 30.0 + gsl_ran_gaussian(rng, 1.0);
+        for (size_t j = 0; j < 6; j++)
+            SBW_AT(&full, i, j) = SBW_AT(&a, i, j);
+        SBW_AT(&full, i, 6) = last[i];
+    }
+    for (int center = 0; center <= 1; center++) {
+        sbw_tsqr *q = NULL;
+        sbw_mat r = {0}, c = {0};
+        SBW_ASSERT_OK(sbw_tsqr_alloc(&q, 7, 10, center, SBW_F64));
+        for (size_t r0 = 0; r0 < 57; r0 += 10)
+            SBW_ASSERT_OK(sbw_tsqr_add(q, a.data + r0 * 6, 57 - r0 < 10 ? 57 - r0 : 10, 6,
+                                       last + r0));
+        double mean[7];
+        sbw_tsqr_means(q, mean);
+        for (size_t j = 0; center && j < 7; j++) {
+            double mu = 0;
+            for (size_t i = 0; i < 57; i++)
+                mu += SBW_AT(&full, i, j) / 57.0;
+            SBW_ASSERT_NEAR(mean[j], mu, 64 * DBL_EPSILON * fabs(mu) + 1e-15);
+        }
+        SBW_ASSERT_OK(sbw_tsqr_take(q, &r));
+        SBW_ASSERT_OK(sbw_svd_values(&r, s));
+        SBW_ASSERT_OK(sbw_mat_alloc(&c, 57, 7));
+        SBW_ASSERT_OK(sbw_mat_copy(&c, &full));
+        tm_centre(&c, false, center);
+        SBW_ASSERT_OK(sbw_svd_jacobi(&c, sj));
+        SBW_ASSERT_CLOSE(s, sj, 7, SV_TOL * DBL_EPSILON * sqrt(6) * sj[0] * 2, 0.0);
+        sbw_mat_free(&r);
+        sbw_mat_free(&c);
+        sbw_tsqr_free(q);
+    }
+    sbw_mat_free(&a);
+    sbw_mat_free(&full);
+    sbw_rng_free(rng);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    double s[4];
+    float sf[4];
+    sbw_mat e = {0}, v = {0}, r = {0};
+    sbw_matf ef = {0};
+    sbw_tsqr *q = NULL, *q2 = NULL;
+    assert_int_equal(sbw_svd_values(&e, s), SBW_ESHAPE);
+    assert_int_equal(sbw_svd_values_f32(&ef, sf), SBW_ESHAPE);
+    assert_int_equal(sbw_svd_right(&e, s, &v), SBW_ESHAPE);
+    assert_int_equal(sbw_svd_jacobi(&e, s), SBW_ESHAPE);
+    double buf[6] = {1, 2, 3, 4, 5, 6};
+    sbw_mat bad = sbw_mat_view(buf, 2, 3, 2); /* ld < cols */
+    assert_int_equal(sbw_svd_values(&bad, s), SBW_EINVAL);
+    assert_int_equal(sbw_tsqr_alloc(&q, 0, 4, false, SBW_F64), SBW_EINVAL);
+    assert_null(q);
+    assert_int_equal(sbw_tsqr_alloc(&q, 3, 0, false, SBW_F64), SBW_EINVAL);
+    SBW_ASSERT_OK(sbw_tsqr_alloc(&q, 3, 1, false, SBW_F64));
+    assert_int_equal(sbw_tsqr_add(q, buf, 2, 3, NULL), SBW_EINVAL); /* 2 rows > capacity 1 */
+    assert_int_equal(sbw_tsqr_add(q, buf, 1, 2, NULL), SBW_EINVAL); /* ld < n */
+    SBW_ASSERT_OK(sbw_tsqr_alloc(&q2, 3, 1, true, SBW_F64));
+    assert_int_equal(sbw_tsqr_merge(q, q2), SBW_EINVAL); /* centring differs */
+    SBW_ASSERT_OK(sbw_tsqr_add(q, buf, 1, 3, NULL));
+    SBW_ASSERT_OK(sbw_tsqr_take(q, &r));
+    assert_int_equal(sbw_tsqr_take(q, &r), SBW_EINVAL);
+    assert_int_equal(sbw_tsqr_add(q, buf, 1, 3, NULL), SBW_EINVAL);
+    sbw_mat_free(&r);
+    sbw_tsqr_free(q);
+    sbw_tsqr_free(q2);
+    sbw_tsqr_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values_vs_jacobi),    cmocka_unit_test(test_values_padded_view),
+        cmocka_unit_test(test_values_f32_vs_jacobi), cmocka_unit_test(test_right_vectors),
+        cmocka_unit_test(test_tsqr_vs_jacobi),      cmocka_unit_test(test_tsqr_wide),
+        cmocka_unit_test(test_tsqr_last_column), cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
