@@ -328,3 +328,24 @@ void sbw_fit_kern_add_f2d(const float *x, double *y, size_t n)
     for (size_t j = 0; j < n; j++)
         y[j] += (double)x[j];
 }
+
+void sbw_fit_kern_tanh(double *x, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        x[j] = tanh(x[j]);
+}
+
+void sbw_fit_kern_tanh_back(const double *g, double *dg, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        dg[j] *= 1.0 - g[j] * g[j];
+}
+
+void sbw_fit_kern_axpy(double a, const double *x, double *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] += a * x[j];
+}

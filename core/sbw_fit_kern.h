@@ -77,6 +77,15 @@ void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const d
 void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                             double *gsum, double *gx);
 
+/* x = tanh(x) elementwise (n); the mixture's g = tanh(U h). */
+void sbw_fit_kern_tanh(double *x, size_t n);
+
+/* dg = dg * (1 - g^2) elementwise (n): the backward of tanh. */
+void sbw_fit_kern_tanh_back(const double *g, double *dg, size_t n);
+
+/* y (n) += a x (n). */
+void sbw_fit_kern_axpy(double a, const double *x, double *y, size_t n);
+
 /* Conversions between the GEMM's float buffers and double rows. */
 void sbw_fit_kern_f2d(const float *x, double *y, size_t n);
 void sbw_fit_kern_d2f(const double *x, float *y, size_t n);

@@ -151,6 +151,18 @@ void sbw_fit_ref_plif_back(const double *z, const double *g, size_t m, size_t k,
     }
 }
 
+void sbw_fit_ref_tanh(double *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        x[j] = tanh(x[j]);
+}
+
+void sbw_fit_ref_tanh_back(const double *g, double *dg, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        dg[j] = dg[j] * (1 - g[j] * g[j]);
+}
+
 void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, double *v,
                             double *c, double *lambda, double *s, double *cum)
 {

@@ -32,6 +32,8 @@ void sbw_fit_ref_plif(const double *z, double *y, double *fp, size_t m, const do
                       const double *cum, size_t k, double t);
 void sbw_fit_ref_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                            double *gsum, double *gx);
+void sbw_fit_ref_tanh(double *x, size_t n);
+void sbw_fit_ref_tanh_back(const double *g, double *dg, size_t n);
 
 /* The head's constrained pointwise parameters from theta: LMS u, v (K, as
  * softplus of the raw), c (K), lambda; PLIF slopes s (knots) = softplus of
