@@ -1,0 +1,273 @@
+/* sbw-synth: synthetic languages -- N x M log-probability matrices (.npy,
+ * float64) drawn reproducibly from a seed: dirichlet, lowrank, zipf, topics. */
+#include "sbw.h"
+#include "sbw_synth.h"
+#include "sbw_synth_io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const columns[] = {"output", "rows", "cols", "min_logp", "max_logp",
+                                      "nonfinite", "mean_max_logp", "max_abs_logsumexp"};
+
+static const char top_help[] =
+    "Usage: sbw-synth KIND [options] -o logP.npy\n"
+    "Generate a synthetic language: an N x M matrix of log-probabilities\n"
+    "(float64 .npy, one row per context, one column per word), reproducibly\n"
+    "from --seed, streamed to the file block by block (N x M may exceed memory).\n\n"
+    "Kinds:\n"
+    "  dirichlet  rows i.i.d. Dirichlet(alpha), sampled in log space (no -inf)\n"
+    "  lowrank    log_softmax of Gaussian logits of rank R (known rank and d*)\n"
+    "  zipf       power-law unigram times log-normal context perturbations\n"
+    "  topics     mixture of K Dirichlet topics (exact for a K-component MoS)\n\n"
+    "'sbw-synth KIND --help' describes each kind's options and output.\n"
+    "The output is byte-identical for a given seed whatever --threads.\n";
+
+static const char common_details[] =
+    "Prints one TSV row (after '# key=value' header lines with every parameter,\n"
+    "the seed and the command): output, rows, cols, min_logp and max_logp (over\n"
+    "the whole matrix), nonfinite (NaN/Inf entries: 0 by construction),\n"
+    "mean_max_logp (mean log-probability of each row's mode) and\n"
+    "max_abs_logsumexp (largest |logsumexp| of a row, a normalisation check).\n"
+    "With -o - the matrix goes to stdout and the table to stderr.\n"
+    "Rows are drawn in groups of max(1, 65536 / M) rows, group b from the RNG\n"
+    "stream (seed, b): any --threads gives the same bytes, and the first n rows\n"
+    "of an N-row language are the n-row language.\n\n";
+
+static const char dirichlet_details[] =
+    "Rows p_i ~ Dirichlet(alpha, ..., alpha) (LMS paper, section 5.1), or one\n"
+    "alpha_j per word from --alpha-file.  Sampled in log space: for alpha < 1,\n"
+    "log G = log X + log(U)/alpha with X ~ Gamma(alpha + 1) and U uniform on\n"
+    "(0, 1] (Marsaglia & Tsang 2000), then log p = log G - logsumexp(log G), so\n"
+    "every entry is finite for alpha down to 1e-300 (NumPy's dirichlet gives\n"
+    "p = 0 for about half the entries at alpha = 0.001).\n\n"
+    "Example:\n  sbw-synth dirichlet --n 10000 --m 10000 --alpha 0.01 --seed 7 -o logP.npy\n";
+
+static const char lowrank_details[] =
+    "A = log_softmax(scale * H W^T / sqrt(R)), H (N x R) and W (M x R) standard\n"
+    "Gaussian, so each logit has standard deviation scale.  Generically\n"
+    "rank(A) = R + 1 and d* = rank(A (I - 11^T/M)) = R (MoS Corollary 1's '-1'\n"
+    "is tight).  With --with-ones the last column of W is all ones, a row shift\n"
+    "that the normalisation absorbs: rank(A) = R and d* = R - 1.  Both are\n"
+    "capped by min(N, M) (d* by M - 1) and printed as rank_a and d_star in the\n"
+    "header.  At a tiny --scale the rows are uniform to rounding and a\n"
+    "numerical rank finds less.\n\n"
+    "Example:\n  sbw-synth lowrank --n 2000 --m 1000 --rank 20 --scale 3 -o logP.npy\n";
+
+static const char zipf_details[] =
+    "log p_ij = -s log(j + 1) + sigma z_ij - log Z_i with z_ij ~ N(0, 1): a\n"
+    "Zipf unigram (word 0 the most frequent) times i.i.d. log-normal context\n"
+    "perturbations.  sigma = 0 gives N copies of the Zipf distribution.\n\n"
+    "Example:\n  sbw-synth zipf --n 5000 --m 10000 --exponent 1.1 --sigma 2 -o logP.npy\n";
+
+static const char topics_details[] =
+    "K topics phi_k ~ Dirichlet_M(alpha) shared by all rows, mixture weights\n"
+    "theta_i ~ Dirichlet_K(mix-alpha), p_i = sum_k theta_ik phi_k computed in\n"
+    "log space (logsumexp over k), so no entry underflows.  P = Theta Phi has\n"
+    "rank K: a K-component MoS with d = K represents it exactly, a Softmax\n"
+    "head generally not (log P is of high rank).\n\n"
+    "Example:\n  sbw-synth topics --n 10000 --m 5000 --k 8 --alpha 0.05 -o logP.npy\n";
+
+typedef struct synth_args {
+    sbw_synth_params p;
+    const char *alpha_file, *probs;
+    bool alpha_given, m_given;
+    double *alpha_vec;
+} synth_args;
+
+static bool arg_given(int argc, char **argv, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strncmp(argv[i], name, len) == 0 && (argv[i][len] == '\0' || argv[i][len] == '='))
+            return true;
+    return false;
+}
+
+/* The option table of a kind (ended by {0}); returns the --help details. */
+static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_opt *o)
+{
+    sbw_synth_params *p = &a->p;
+    size_t n = 0;
+    o[n++] = (sbw_opt){"--n", "N", SBW_ARG_SIZE, &p->n, 1, 0, "contexts (rows), required"};
+    o[n++] = (sbw_opt){"--m", "M", SBW_ARG_SIZE, &p->m, 1, 0, "words (columns), required"};
+    o[n++] = (sbw_opt){"--probs", "FILE", SBW_ARG_STRING, &a->probs, 1, 0,
+                       "also write the probabilities exp(logP) to FILE"};
+    const char *details = dirichlet_details;
+    if (kind == SBW_SYNTH_DIRICHLET || kind == SBW_SYNTH_TOPICS)
+        o[n++] = (sbw_opt){"--alpha", "A", SBW_ARG_DOUBLE, &p->alpha, 1, 0,
+                           kind == SBW_SYNTH_TOPICS ? "topic-word concentration"
+                                                    : "symmetric concentration"};
+    if (kind == SBW_SYNTH_DIRICHLET)
+        o[n++] = (sbw_opt){"--alpha-file", "V.npy", SBW_ARG_STRING, &a->alpha_file, 1, 0,
+                           "one concentration per word (sets M)"};
+    if (kind == SBW_SYNTH_LOWRANK) {
+        o[n++] = (sbw_opt){"--rank", "R", SBW_ARG_SIZE, &p->rank, 1, 0, "rank of the logits"};
+        o[n++] = (sbw_opt){"--scale", "S", SBW_ARG_DOUBLE, &p->scale, 1, 0,
+                           "standard deviation of each logit"};
+        o[n++] = (sbw_opt){"--with-ones", NULL, SBW_ARG_FLAG, &p->with_ones, 1, 0,
+                           "last column of W all ones (rank R, d* = R - 1)"};
+        details = lowrank_details;
+    }
+    if (kind == SBW_SYNTH_ZIPF) {
+        o[n++] = (sbw_opt){"--exponent", "S", SBW_ARG_DOUBLE, &p->exponent, 1, 0,
+                           "power-law exponent of the unigram"};
+        o[n++] = (sbw_opt){"--sigma", "X", SBW_ARG_DOUBLE, &p->sigma, 1, 0,
+                           "standard deviation of the log perturbations"};
+        details = zipf_details;
+    }
+    if (kind == SBW_SYNTH_TOPICS) {
+        o[n++] = (sbw_opt){"--k", "K", SBW_ARG_SIZE, &p->k, 1, 0, "number of topics"};
+        o[n++] = (sbw_opt){"--mix-alpha", "B", SBW_ARG_DOUBLE, &p->mix_alpha, 1, 0,
+                           "concentration of the mixture weights"};
+        details = topics_details;
+    }
+    o[n] = (sbw_opt){0};
+    return details;
+}
+
+/* Cross-option checks and the alpha file; returns 0 or an exit code. */
+static int resolve(const sbw_cli *cli, synth_args *a, const sbw_common *c)
+{
+    if (!c->output)
+        return sbw_cli_usage_error(cli, "missing -o FILE (the output .npy, '-' = stdout)");
+    if (a->alpha_file && a->alpha_given)
+        return sbw_cli_usage_error(cli, "give --alpha or --alpha-file, not both");
+    if (a->alpha_file) {
+        size_t m;
+        int st = sbw_synth_io_load_alpha(a->alpha_file, &a->alpha_vec, &m);
+        if (st)
+            return sbw_cli_fail(cli->tool, st == SBW_EINVAL ? SBW_EDATA : st);
+        if (a->m_given && m != a->p.m)
+            return sbw_cli_usage_error(cli, "--m %zu but %s holds %zu concentrations",
+                                       a->p.m, a->alpha_file, m);
+        a->p.m = m;
+        a->p.alpha_vec = a->alpha_vec;
+    }
+    if (a->p.n == 0 || a->p.m == 0)
+        return sbw_cli_usage_error(cli, "--n and --m are required (both >= 1)");
+    if (sbw_synth_check(&a->p))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    return SBW_OK;
+}
+
+static int add_meta(sbw_table *t, const synth_args *a, const sbw_common *c)
+{
+    const sbw_synth_params *p = &a->p;
+    int st = sbw_table_meta_str(t, "kind", sbw_synth_kind_name(p->kind));
+    st = st ? st : sbw_table_meta_int(t, "n", (long long)p->n);
+    st = st ? st : sbw_table_meta_int(t, "m", (long long)p->m);
+    st = st ? st : sbw_table_meta_str(t, "output", c->output);
+    st = st ? st : sbw_table_meta_str(t, "probs", a->probs ? a->probs : "");
+    if (p->kind == SBW_SYNTH_DIRICHLET && a->alpha_file)
+        st = st ? st : sbw_table_meta_str(t, "alpha_file", a->alpha_file);
+    else if (p->kind == SBW_SYNTH_DIRICHLET || p->kind == SBW_SYNTH_TOPICS)
+        st = st ? st : sbw_table_meta_dbl(t, "alpha", p->alpha);
+    if (p->kind == SBW_SYNTH_LOWRANK) {
+        size_t ra, ds;
+        sbw_synth_lowrank_ranks(p->n, p->m, p->rank, p->with_ones, &ra, &ds);
+        st = st ? st : sbw_table_meta_int(t, "rank", (long long)p->rank);
+        st = st ? st : sbw_table_meta_dbl(t, "scale", p->scale);
+        st = st ? st : sbw_table_meta_bool(t, "with_ones", p->with_ones);
+        st = st ? st : sbw_table_meta_int(t, "rank_a", (long long)ra);
+        st = st ? st : sbw_table_meta_int(t, "d_star", (long long)ds);
+    }
+    if (p->kind == SBW_SYNTH_ZIPF) {
+        st = st ? st : sbw_table_meta_dbl(t, "exponent", p->exponent);
+        st = st ? st : sbw_table_meta_dbl(t, "sigma", p->sigma);
+    }
+    if (p->kind == SBW_SYNTH_TOPICS) {
+        st = st ? st : sbw_table_meta_int(t, "k", (long long)p->k);
+        st = st ? st : sbw_table_meta_dbl(t, "mix_alpha", p->mix_alpha);
+    }
+    return st;
+}
+
+static int add_row(sbw_table *t, const sbw_synth_io_stats *s, const char *output, size_t m)
+{
+    int st = sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+    st = st ? st : sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_str(t, "output", output);
+    st = st ? st : sbw_table_set_int(t, "rows", (long long)s->rows);
+    st = st ? st : sbw_table_set_int(t, "cols", (long long)m);
+    st = st ? st : sbw_table_set_dbl(t, "min_logp", s->min);
+    st = st ? st : sbw_table_set_dbl(t, "max_logp", s->max);
+    st = st ? st : sbw_table_set_int(t, "nonfinite", (long long)s->nonfinite);
+    st = st ? st : sbw_table_set_dbl(t, "mean_max_logp", s->mean_max);
+    return st ? st : sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
+}
+
+/* Generates, writes and reports; returns the exit code. */
+static int run(const char *tool, synth_args *a, const sbw_common *c)
+{
+    sbw_table *t = NULL;
+    sbw_progress prog;
+    sbw_synth_io_stats s;
+    sbw_cli_threads(c->threads);
+    a->p.seed = c->seed;
+    sbw_progress_start(&prog, tool, "rows", (double)a->p.n, c->quiet);
+    int st = sbw_synth_io_write(&a->p, c->output, a->probs, &prog, &s);
+    sbw_progress_finish(&prog);
+    st = st ? st : sbw_table_alloc(&t, "sbw-synth", c, true);
+    st = st ? st : add_meta(t, a, c);
+    st = st ? st : add_row(t, &s, c->output, a->p.m);
+    bool npy_on_stdout = sbw_file_is_std(c->output);
+    if (!st && !(npy_on_stdout && c->quiet))
+        st = sbw_table_print(t, npy_on_stdout ? stderr : stdout, c->json);
+    sbw_table_free(t);
+    return st ? sbw_cli_fail(tool, st) : SBW_EXIT_OK;
+}
+
+static int run_kind(sbw_synth_kind kind, int argc, char **argv)
+{
+    char tool[64];
+    snprintf(tool, sizeof tool, "sbw-synth %s", sbw_synth_kind_name(kind));
+    synth_args a = {0};
+    sbw_synth_params_init(&a.p, kind, 0, 0);
+    sbw_opt opts[12];
+    const char *details = kind_opts(kind, &a, opts);
+    char help[2048];
+    snprintf(help, sizeof help, "%s%s", common_details, details);
+    const sbw_cli cli = {tool, "-o logP.npy", "Generate a synthetic language (log P, N x M).",
+                         help, opts, 0, 0,
+                         SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
+    sbw_common c;
+    int st = sbw_cli_parse(&cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    char cmd[sizeof c.cmdline];
+    memcpy(cmd, "sbw-synth ", 10);
+    memcpy(cmd + 10, c.cmdline, sizeof cmd - 10); /* cut: the last 10 bytes */
+    cmd[sizeof cmd - 1] = '\0';
+    memcpy(c.cmdline, cmd, sizeof cmd);
+    sbw_error_gsl_quiet();
+    a.alpha_given = arg_given(argc, argv, "--alpha");
+    a.m_given = arg_given(argc, argv, "--m");
+    st = resolve(&cli, &a, &c);
+    st = st ? st : run(tool, &a, &c);
+    free(a.alpha_vec);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const kinds[] = {"dirichlet", "lowrank", "zipf", "topics"};
+    const char *k = argc > 1 ? argv[1] : "";
+    if (strcmp(k, "--help") == 0 || strcmp(k, "-h") == 0) {
+        fputs(top_help, stdout);
+        return SBW_EXIT_OK;
+    }
+    if (strcmp(k, "--version") == 0) {
+        printf("sbw-synth (sbw) %s\n%s\n", SBW_VERSION, sbw_cli_blas());
+        return SBW_EXIT_OK;
+    }
+    for (int i = 0; i < 4; i++)
+        if (strcmp(k, kinds[i]) == 0)
+            return run_kind((sbw_synth_kind)i, argc - 1, argv + 1);
+    fprintf(stderr, "sbw-synth: %s '%s'\nUsage: sbw-synth KIND [options] -o logP.npy  "
+                    "(KIND: dirichlet, lowrank, zipf, topics)\nTry 'sbw-synth --help'.\n",
+            *k ? "unknown kind" : "missing kind", k);
+    return SBW_EXIT_USAGE;
+}

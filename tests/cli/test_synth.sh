@@ -1,0 +1,114 @@
+#!/bin/sh
+# CLI checks of sbw-synth: every kind writes a normalised, finite
+# log-probability matrix (read back by sbw-info); reproducibility across
+# seeds and thread counts; the header; stdout output; bad input exits 2
+# (bad data 1) with a message and writes nothing.
+. tests/cli/lib.sh
+S=$BIN/sbw-synth
+I=$BIN/sbw-info
+
+# --- each kind, read back by sbw-info -----------------------------------------
+for kind in "dirichlet --alpha 1e-4" "lowrank --rank 4" "zipf --sigma 2" "topics --k 3 --alpha 0.01"; do
+    name=${kind%% *}
+    expect_exit 0 "$name runs" $S $kind --n 37 --m 1001 -q -o "$T/$name.npy"
+    expect_grep "^$T/$name.npy	37	1001	" "$T/out" "$name: table row"
+    expect_exit 0 "$name: sbw-info" $I --tol 1e-12 "$T/$name.npy"
+    expect_eq "$(tsv_field "$T/out" kind)" "log-probabilities" "$name: rows normalised to 1e-12"
+    expect_eq "$(tsv_field "$T/out" neginf)" "0" "$name: no -inf"
+    expect_eq "$(tsv_field "$T/out" nan)" "0" "$name: no NaN"
+    expect_eq "$(tsv_field "$T/out" rows)" "37" "$name: rows"
+done
+
+# --- alpha = 1e-4, M = 100000: still no -inf (NumPy's dirichlet has half zeros) --
+expect_exit 0 "tiny alpha, big M" $S dirichlet --n 3 --m 100000 --alpha 1e-4 -q -o "$T/tiny.npy"
+expect_eq "$(tsv_field "$T/out" nonfinite)" "0" "tiny alpha: nonfinite column"
+expect_exit 0 "tiny alpha: sbw-info" $I "$T/tiny.npy"
+expect_eq "$(tsv_field "$T/out" neginf)" "0" "tiny alpha: no -inf in the file"
+
+# --- reproducibility -------------------------------------------------------------
+expect_exit 0 "seed 5" $S dirichlet --n 300 --m 999 --seed 5 -q -o "$T/a.npy"
+expect_exit 0 "seed 5 again, 1 thread" $S dirichlet --n 300 --m 999 --seed 5 --threads 1 -q -o "$T/b.npy"
+expect_exit 0 "seed 6" $S dirichlet --n 300 --m 999 --seed 6 -q -o "$T/c.npy"
+if cmp -s "$T/a.npy" "$T/b.npy"; then ok; else bad "same seed, 1 vs all threads: files differ"; fi
+if cmp -s "$T/a.npy" "$T/c.npy"; then bad "different seeds: files equal"; else ok; fi
+expect_exit 0 "lowrank 1 thread" $S lowrank --n 500 --m 700 --rank 30 --threads 1 -q -o "$T/l1.npy"
+expect_exit 0 "lowrank 2 threads" $S lowrank --n 500 --m 700 --rank 30 --threads 2 -q -o "$T/l2.npy"
+if cmp -s "$T/l1.npy" "$T/l2.npy"; then ok; else bad "lowrank: 1 vs 2 threads differ"; fi
+
+# --- header: every parameter, seed, ranks ------------------------------------------
+expect_exit 0 "lowrank with ones" $S lowrank --n 40 --m 30 --rank 5 --with-ones --scale 2 --seed 9 -q -o "$T/l.npy"
+for kv in "seed=9" "kind=lowrank" "n=40" "m=30" "rank=5" "scale=2" "with_ones=true" "rank_a=5" "d_star=4" "output=$T/l.npy"; do
+    expect_grep "^# $kv\$" "$T/out" "lowrank header $kv"
+done
+expect_exit 0 "lowrank" $S lowrank --n 40 --m 30 --rank 5 -q -o "$T/l.npy"
+expect_grep "^# rank_a=6$" "$T/out" "lowrank rank_a = R + 1"
+expect_grep "^# d_star=5$" "$T/out" "lowrank d_star = R"
+expect_exit 0 "topics json" $S topics --n 10 --m 20 --k 2 --mix-alpha 0.5 --json -q -o "$T/t.npy"
+expect_grep '"k": ?2' "$T/out" "topics json k"
+expect_grep '"mix_alpha": ?0.5' "$T/out" "topics json mix_alpha"
+
+# --- probabilities, stdout, alpha file ------------------------------------------------
+expect_exit 0 "probs" $S dirichlet --n 20 --m 30 --alpha 0.5 --probs "$T/p.npy" -q -o "$T/lp.npy"
+expect_exit 0 "probs: sbw-info" $I "$T/p.npy"
+expect_eq "$(tsv_field "$T/out" kind)" "probabilities" "probs file holds probabilities"
+$S zipf --n 7 --m 11 -o - 2>"$T/err" | $I - >"$T/out"
+expect_eq "$(tsv_field "$T/out" rows)" "7" "-o - streams to stdout"
+expect_grep "^# kind=zipf" "$T/err" "-o -: table on stderr"
+cp "$FIX/vec_f8.npy" "$T/alpha.npy"
+$I "$FIX/vec_f8.npy" >"$T/vec.txt"
+vlen=$(tsv_field "$T/vec.txt" rows)
+vmin=$(tsv_field "$T/vec.txt" min)
+if awk -v v="$vmin" 'BEGIN { exit !(v > 0) }'; then
+    expect_exit 0 "alpha file" $S dirichlet --n 5 --alpha-file "$T/alpha.npy" -q -o "$T/af.npy"
+    expect_eq "$(tsv_field "$T/out" cols)" "$vlen" "alpha file sets M"
+    expect_grep "^# alpha_file=$T/alpha.npy$" "$T/out" "alpha file in the header"
+    expect_exit 2 "alpha file, wrong --m" $S dirichlet --n 5 --m $((vlen + 1)) --alpha-file "$T/alpha.npy" -q -o "$T/x.npy"
+    expect_absent "$T/x.npy" "wrong --m: nothing written"
+fi
+expect_exit 1 "alpha file with a zero" $S dirichlet --n 5 --alpha-file "$FIX/logp_zero.npy" -q -o "$T/x.npy"
+expect_grep "logp_zero.npy" "$T/err" "bad alpha file named"
+expect_absent "$T/x.npy" "bad alpha file: nothing written"
+
+# --- bad usage: exit 2, a message, nothing written -----------------------------------
+bad_usage() {
+    what=$1
+    shift
+    expect_exit 2 "$what" "$@"
+    expect_grep "sbw-synth" "$T/err" "$what: message"
+    expect_absent "$T/x.npy" "$what: nothing written"
+}
+bad_usage "alpha 0" $S dirichlet --n 5 --m 5 --alpha 0 -o "$T/x.npy"
+bad_usage "alpha negative" $S dirichlet --n 5 --m 5 --alpha -1 -o "$T/x.npy"
+bad_usage "alpha nan" $S dirichlet --n 5 --m 5 --alpha nan -o "$T/x.npy"
+bad_usage "alpha inf" $S dirichlet --n 5 --m 5 --alpha inf -o "$T/x.npy"
+bad_usage "topics alpha 0" $S topics --n 5 --m 5 --alpha 0 -o "$T/x.npy"
+bad_usage "n 0" $S dirichlet --n 0 --m 5 -o "$T/x.npy"
+bad_usage "m 0" $S zipf --n 5 --m 0 -o "$T/x.npy"
+bad_usage "n missing" $S dirichlet --m 5 -o "$T/x.npy"
+bad_usage "n x m overflows" $S dirichlet --n 1e15 --m 1e15 -o "$T/x.npy"
+expect_grep "overflows" "$T/err" "overflow: says so"
+bad_usage "rank > min(n, m)" $S lowrank --n 10 --m 8 --rank 9 -o "$T/x.npy"
+expect_grep "rank" "$T/err" "rank: says so"
+bad_usage "rank 0" $S lowrank --n 10 --m 8 --rank 0 -o "$T/x.npy"
+bad_usage "scale 0" $S lowrank --n 10 --m 8 --rank 2 --scale 0 -o "$T/x.npy"
+bad_usage "k 0" $S topics --n 10 --m 8 --k 0 -o "$T/x.npy"
+bad_usage "sigma negative" $S zipf --n 10 --m 8 --sigma -1 -o "$T/x.npy"
+bad_usage "no -o" $S dirichlet --n 5 --m 5
+bad_usage "alpha and alpha file" $S dirichlet --n 5 --alpha 1 --alpha-file "$T/alpha.npy" -o "$T/x.npy"
+bad_usage "same file twice" $S dirichlet --n 5 --m 5 --probs "$T/x.npy" -o "$T/x.npy"
+bad_usage "unknown option" $S dirichlet --n 5 --m 5 --beta 1 -o "$T/x.npy"
+bad_usage "positional" $S dirichlet --n 5 --m 5 extra -o "$T/x.npy"
+bad_usage "unknown kind" $S gaussian --n 5 --m 5 -o "$T/x.npy"
+bad_usage "no kind" $S
+expect_exit 1 "unwritable output" $S dirichlet --n 5 --m 5 -q -o /nonexistent-dir/x.npy
+expect_grep "nonexistent-dir" "$T/err" "unwritable: names the path"
+
+# --- help ----------------------------------------------------------------------------
+expect_exit 0 "--help" $S --help
+expect_grep "lowrank" "$T/out" "--help lists kinds"
+for kind in dirichlet lowrank zipf topics; do
+    expect_exit 0 "$kind --help" $S $kind --help
+    expect_grep "Example" "$T/out" "$kind --help has an example"
+done
+expect_exit 0 "--version" $S --version
+finish
