@@ -92,11 +92,15 @@ static void *obj_zalloc(sbw_obj *o, size_t count, size_t size, int *st)
 size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts)
 {
     size_t nx = h->mixture ? h->k : 1, item = opts->single ? 4 : 8;
+    size_t nt = (size_t)(opts->threads > 0 ? opts->threads : omp_get_max_threads());
     size_t b = ((size_t)1 << 20) / (nx * h->m * item + 1);
     b = b < 64 ? 64 : b > 1024 ? 1024 : b;
     if (opts->par == SBW_OBJ_PAR_BLAS)
-        b *= (size_t)(opts->threads > 0 ? opts->threads : omp_get_max_threads());
-    return b < h->n ? b : h->n;
+        b *= nt;
+    else /* equal blocks, a multiple of the thread count of them */
+        b = (h->n + nt * ((h->n + nt * b - 1) / (nt * b)) - 1) /
+            (nt * ((h->n + nt * b - 1) / (nt * b)));
+    return b < h->n ? (b ? b : 1) : h->n;
 }
 
 static int resolve_threads(const sbw_obj_opts *opts)

@@ -42,8 +42,9 @@ typedef struct sbw_obj_opts {
 typedef struct sbw_obj sbw_obj;
 
 /* Contexts per block when opts->block is 0: the block's logits fill
- * about 1 MB (at least 64 contexts, at most 1024 and N), times the
- * thread count for SBW_OBJ_PAR_BLAS. */
+ * about 1 MB (at least 64 contexts, at most 1024), then evened out so that
+ * the blocks come in equal rounds of one per thread (SBW_OBJ_PAR_BLOCKS),
+ * or times the thread count (SBW_OBJ_PAR_BLAS); at most N. */
 size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts);
 
 /* Bytes of workspace sbw_obj_alloc takes (for --dry-run). */

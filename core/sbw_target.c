@@ -164,6 +164,32 @@ int sbw_target_from_logp(sbw_target *t, const sbw_mat *logp, bool single, double
     return st;
 }
 
+int sbw_target_subset(sbw_target *sub, const sbw_target *t, const size_t *rows, size_t n)
+{
+    *sub = (sbw_target){0};
+    if (n == 0)
+        return SBW_ERROR(SBW_EINVAL, "empty subsample");
+    for (size_t i = 0; i < n; i++)
+        if (rows[i] >= t->n)
+            return SBW_ERROR(SBW_EINVAL, "row %zu out of range (N = %zu)", rows[i], t->n);
+    int st = sbw_target_alloc(sub, n, t->m, t->single);
+    if (st)
+        return st;
+    sub->tol = t->tol;
+    size_t m = t->m;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = rows[i];
+        if (t->single)
+            memcpy(sub->pf + i * m, t->pf + r * m, m * sizeof(float));
+        else
+            memcpy(sub->pd + i * m, t->pd + r * m, m * sizeof(double));
+        sub->psum[i] = t->psum[r];
+        sub->ent[i] = t->ent[r];
+        sub->mode[i] = t->mode[r];
+    }
+    return SBW_OK;
+}
+
 const double *sbw_target_row(const sbw_target *t, size_t r, double *out)
 {
     if (!t->single)

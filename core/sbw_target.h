@@ -57,6 +57,11 @@ int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
 /* The same from an in-memory log P* (N x M). */
 int sbw_target_from_logp(sbw_target *t, const sbw_mat *logp, bool single, double tol);
 
+/* A new target holding rows[0..n) of t (copies of the stored P and the
+ * row constants), for fits on a subsample.  Errors: SBW_EINVAL (a row
+ * >= N, n == 0), SBW_ENOMEM. */
+int sbw_target_subset(sbw_target *sub, const sbw_target *t, const size_t *rows, size_t n);
+
 /* Row r of the stored P as doubles into out (M); a copy for float storage,
  * a pointer into the target for double storage (returned). */
 const double *sbw_target_row(const sbw_target *t, size_t r, double *out);
