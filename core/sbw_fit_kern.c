@@ -57,12 +57,25 @@ static double exp_shift_sum(const double *x, double *e, size_t n, double shift)
     return s;
 }
 
+/* max z and sum p z in one pass over the row. */
+static double max_dot(const double *z, const double *p, size_t m, double *dot)
+{
+    double mx = z[0], s = 0;
+#pragma omp simd reduction(max : mx) reduction(+ : s)
+    for (size_t j = 0; j < m; j++) {
+        mx = z[j] > mx ? z[j] : mx;
+        s += p[j] * z[j];
+    }
+    *dot = s;
+    return mx;
+}
+
 double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
                             bool grad, size_t *argmax)
 {
-    double mx = vmax(z, m);
+    double spz;
+    double mx = max_dot(z, p, m, &spz);
     *argmax = first_index_of(z, m, mx);
-    double spz = vdot(p, z, m);
     double s = grad ? exp_shift_sum(z, z, m, mx) : sum_exp_shift(z, m, mx);
     double loss = (mx + log(s)) * psum - spz;
     if (grad) {
@@ -348,4 +361,287 @@ void sbw_fit_kern_axpy(double a, const double *x, double *y, size_t n)
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         y[j] += a * x[j];
+}
+
+/* ---- float twins ----------------------------------------------------------- */
+
+#define MIX_TINY_F 1e-30f
+
+static float vmax_f(const float *x, size_t n)
+{
+    float mx = x[0];
+#pragma omp simd reduction(max : mx)
+    for (size_t j = 1; j < n; j++)
+        mx = x[j] > mx ? x[j] : mx;
+    return mx;
+}
+
+static size_t first_index_of_f(const float *x, size_t n, float v)
+{
+    for (size_t j = 0; j < n; j++)
+        if (x[j] == v)
+            return j;
+    return 0;
+}
+
+static double vdot_f(const float *x, const float *y, size_t n)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++)
+        s += (double)x[j] * (double)y[j];
+    return s;
+}
+
+static double exp_shift_sum_f(const float *x, float *e, size_t n, float shift)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++) {
+        float v = expf(x[j] - shift);
+        e[j] = v;
+        s += (double)v;
+    }
+    return s;
+}
+
+static double sum_exp_shift_f(const float *x, size_t n, float shift)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++)
+        s += (double)expf(x[j] - shift);
+    return s;
+}
+
+/* max z and sum p z in one pass over the row. */
+static float max_dot_f(const float *z, const float *p, size_t m, double *dot)
+{
+    float mx = z[0];
+    double s = 0;
+#pragma omp simd reduction(max : mx) reduction(+ : s)
+    for (size_t j = 0; j < m; j++) {
+        mx = z[j] > mx ? z[j] : mx;
+        s += (double)(p[j] * z[j]);
+    }
+    *dot = s;
+    return mx;
+}
+
+double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
+                              bool grad, size_t *argmax)
+{
+    double spz;
+    float mx = max_dot_f(z, p, m, &spz);
+    *argmax = first_index_of_f(z, m, mx);
+    double s = grad ? exp_shift_sum_f(z, z, m, mx) : sum_exp_shift_f(z, m, mx);
+    double loss = ((double)mx + log(s)) * psum - spz;
+    if (grad) {
+        float a = (float)(scale * psum / s), b = (float)scale;
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            z[j] = a * z[j] - b * p[j];
+    }
+    return loss;
+}
+
+/* As mix_forward, in float; kb (double) holds w, lse, S. */
+static size_t mix_forward_f(const float *z, size_t k, size_t m, const double *logpi, float *e,
+                            double *kb, float *q, float *lq)
+{
+    double *w = kb, *lse = kb + k, *s = kb + 2 * k;
+    for (size_t c = 0; c < k; c++) {
+        float mx = vmax_f(z + c * m, m);
+        s[c] = exp_shift_sum_f(z + c * m, e + c * m, m, mx);
+        lse[c] = (double)mx + log(s[c]);
+        w[c] = exp(logpi[c]) / s[c];
+    }
+    float w0 = (float)w[0];
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        q[j] = w0 * e[j];
+    for (size_t c = 1; c < k; c++) {
+        const float *ec = e + c * m;
+        float wc = (float)w[c];
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            q[j] += wc * ec[j];
+    }
+    size_t tiny = 0;
+#pragma omp simd reduction(+ : tiny)
+    for (size_t j = 0; j < m; j++) {
+        tiny += q[j] < MIX_TINY_F;
+        lq[j] = logf(q[j] < MIX_TINY_F ? MIX_TINY_F : q[j]);
+    }
+    return tiny;
+}
+
+static float mix_log_entry_f(const float *z, size_t k, size_t m, const double *logpi,
+                             const double *lse, size_t j)
+{
+    double mx = logpi[0] + (double)z[j] - lse[0];
+    for (size_t c = 1; c < k; c++) {
+        double a = logpi[c] + (double)z[c * m + j] - lse[c];
+        mx = a > mx ? a : mx;
+    }
+    double s = 0;
+    for (size_t c = 0; c < k; c++)
+        s += exp(logpi[c] + (double)z[c * m + j] - lse[c] - mx);
+    return (float)(mx + log(s));
+}
+
+static void mix_grad_log_f(float *z, size_t k, size_t m, const double *logpi,
+                           const double *lse, const float *lq, const float *p, double *r,
+                           double scale)
+{
+    for (size_t c = 0; c < k; c++) {
+        const float *zc = z + c * m;
+        double s = 0, a = logpi[c] - lse[c];
+        for (size_t j = 0; j < m; j++)
+            s += (double)p[j] * exp(a + (double)zc[j] - (double)lq[j]);
+        r[c] = s;
+    }
+    for (size_t c = 0; c < k; c++) {
+        float *zc = z + c * m;
+        double a = logpi[c] - lse[c];
+        for (size_t j = 0; j < m; j++) {
+            double zj = (double)zc[j];
+            zc[j] = (float)(scale * (exp(zj - lse[c]) * r[c] -
+                                     (double)p[j] * exp(a + zj - (double)lq[j])));
+        }
+    }
+}
+
+double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
+                              const float *p, double psum, double scale, bool grad, float *e,
+                              double *kbuf, float *lq, double *dalpha, size_t *argmax)
+{
+    float *q = e + k * m;
+    double *lse = kbuf + k, *r = kbuf + 3 * k;
+    size_t tiny = mix_forward_f(z, k, m, logpi, e, kbuf, q, lq);
+    for (size_t j = 0; tiny && j < m; j++)
+        if (q[j] < MIX_TINY_F)
+            lq[j] = mix_log_entry_f(z, k, m, logpi, lse, j);
+    double loss = -vdot_f(p, lq, m);
+    *argmax = first_index_of_f(lq, m, vmax_f(lq, m));
+    if (!grad)
+        return loss;
+    if (tiny) {
+        mix_grad_log_f(z, k, m, logpi, lse, lq, p, r, scale);
+    } else {
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            q[j] = p[j] / q[j];
+        for (size_t c = 0; c < k; c++)
+            r[c] = kbuf[c] * vdot_f(e + c * m, q, m);
+        for (size_t c = 0; c < k; c++) {
+            const float *ec = e + c * m;
+            float *zc = z + c * m;
+            float a = (float)(scale * r[c] / kbuf[2 * k + c]), b = (float)(scale * kbuf[c]);
+#pragma omp simd
+            for (size_t j = 0; j < m; j++)
+                zc[j] = ec[j] * (a - b * q[j]);
+        }
+    }
+    for (size_t c = 0; c < k; c++)
+        dalpha[c] = scale * (exp(logpi[c]) * psum - r[c]);
+    return loss;
+}
+
+void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        float x = z[j], e = expf(-fabsf(x)), inv = 1.0f / (1.0f + e);
+        float sig = x >= 0 ? inv : e * inv;
+        y[j] = (x >= 0 ? x : 2.0f * x) - log1pf(e);
+        fp[j] = 2.0f - sig;
+    }
+}
+
+void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        dz[j] = dy[j] * fp[j];
+}
+
+static void lms_unit_f(const float *z, float *y, float *fp, float *s, float *ds, size_t m,
+                       float u, float v, float b)
+{
+    float vu = v * u;
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        float t = u * z[j] + b, e = expf(-fabsf(t)), inv = 1.0f / (1.0f + e);
+        float sig = t >= 0 ? inv : e * inv, d = e * inv * inv;
+        s[j] = sig;
+        ds[j] = d;
+        y[j] += v * sig;
+        fp[j] += vu * d;
+    }
+}
+
+void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m,
+                        const float *u, const float *v, const float *b, size_t k, float lambda)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        y[j] = lambda * z[j];
+        fp[j] = lambda;
+    }
+    for (size_t c = 0; c < k; c++)
+        lms_unit_f(z, y, fp, sig + 2 * c * m, sig + (2 * c + 1) * m, m, u[c], v[c], b[c]);
+}
+
+void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
+                             const double *v, size_t k, double *gu, double *gv, double *gb,
+                             double *glambda)
+{
+    for (size_t c = 0; c < k; c++) {
+        const float *s = sig + 2 * c * m, *ds = sig + (2 * c + 1) * m;
+        double a = 0, bsum = 0, usum = 0;
+#pragma omp simd reduction(+ : a, bsum, usum)
+        for (size_t j = 0; j < m; j++) {
+            float gd = g[j] * ds[j];
+            a += (double)(g[j] * s[j]);
+            bsum += (double)gd;
+            usum += (double)(gd * z[j]);
+        }
+        gv[c] += a;
+        gb[c] += v[c] * bsum;
+        gu[c] += v[c] * usum;
+    }
+    if (glambda)
+        *glambda += vdot_f(g, z, m);
+}
+
+void sbw_fit_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
+                         const float *cum, size_t k, double t)
+{
+    double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
+    for (size_t j = 0; j < m; j++) {
+        size_t i = plif_index((double)z[j], t, inv, kmax);
+        float knot = (float)(-t + delta * (double)i);
+        y[j] = cum[i] + s[i] * (z[j] - knot);
+        fp[j] = s[i];
+    }
+}
+
+void sbw_fit_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
+                              double *gsum, double *gx)
+{
+    double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
+    for (size_t j = 0; j < m; j++) {
+        size_t i = plif_index((double)z[j], t, inv, kmax);
+        double knot = -t + delta * (double)i;
+        gsum[i] += (double)g[j];
+        gx[i] += (double)g[j] * ((double)z[j] - knot);
+    }
+}
+
+void sbw_fit_kern_add_f(const float *x, float *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] += x[j];
 }

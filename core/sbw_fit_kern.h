@@ -77,6 +77,32 @@ void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const d
 void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                             double *gsum, double *gx);
 
+/* ---- float twins for --precision single ---------------------------------
+ * The same contracts in float storage, for the block's float GEMM buffers
+ * worked in place: exp/log/sigmoid in float (libmvec's 16-lane variants),
+ * every sum (loss, normalisers, parameter gradients) accumulated in double.
+ * The mixture's log-domain fallback threshold is 1e-30.  Their oracle is
+ * the same naive double twin, at float tolerances. */
+double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
+                              bool grad, size_t *argmax);
+double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
+                              const float *p, double psum, double scale, bool grad, float *e,
+                              double *kbuf, float *lq, double *dalpha, size_t *argmax);
+void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m);
+void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
+void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m,
+                        const float *u, const float *v, const float *b, size_t k, float lambda);
+void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
+                             const double *v, size_t k, double *gu, double *gv, double *gb,
+                             double *glambda);
+void sbw_fit_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
+                         const float *cum, size_t k, double t);
+void sbw_fit_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
+                              double *gsum, double *gx);
+
+/* y (n) += x (n), both float. */
+void sbw_fit_kern_add_f(const float *x, float *y, size_t n);
+
 /* x = tanh(x) elementwise (n); the mixture's g = tanh(U h). */
 void sbw_fit_kern_tanh(double *x, size_t n);
 

@@ -13,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per thread: one context's scratch and the thread's accumulators. */
+/* Per thread: one context's scratch and the thread's accumulators.  Double
+ * mode uses the double buffers, single mode the float ones. */
 typedef struct obj_rows {
-    double *z;          /* (nx M) one context's logits in double (single mode) */
     double *y, *fp;     /* (nx M) mapped logits and the map's derivative */
     double *sig;        /* (2K M) LMS hidden units */
     double *e, *lq, *p; /* (K+1, M) mixture scratch, (M) log Q, (M) P row */
+    float *yf, *fpf, *sigf, *ef, *lqf, *pf; /* the same in float */
     double *kbuf;       /* (4K) */
     double *db;         /* (M) bias gradient */
     double *gmap;       /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
@@ -44,6 +45,8 @@ struct sbw_obj {
     float *wf;                      /* (M, D) W in float (single mode) */
     double *u, *v, *c, *s, *cum;    /* map parameters */
     double lambda;
+    float *bf, *uf, *vf, *cf, *sf, *cumf; /* float copies of b and them (single) */
+    float lambdaf;
     obj_rows *rows;                 /* [nthreads] */
     obj_block *blocks;              /* [nblockws] */
     unsigned char *seen;            /* (N) repeated-row check */
@@ -108,12 +111,13 @@ static int resolve_threads(const sbw_obj_opts *opts)
     return opts->threads > 0 ? opts->threads : omp_get_max_threads();
 }
 
-/* Doubles per thread of obj_rows, and per block workspace of obj_block. */
-static double rows_doubles(const sbw_head *h)
+/* Bytes per thread of obj_rows (double or float scratch). */
+static double rows_bytes(const sbw_head *h, bool single)
 {
     double m = (double)h->m, k = (double)(h->k ? h->k : 1), nx = h->mixture ? k : 1;
-    double sig = h->map == SBW_MAP_LMS ? 2 * k * m : 0;
-    return 3 * nx * m + sig + (k + 1) * m + 3 * m + 4 * k + 3 * k + 1 + 2 * (double)h->knots;
+    double sig = h->map == SBW_MAP_LMS ? 2 * k * m : 0, item = single ? 4 : 8;
+    return item * (2 * nx * m + sig + (k + 1) * m + 2 * m) + 8 * (2 * m + 7 * k + 1) +
+           16 * (double)h->knots;
 }
 
 static double block_bytes(const sbw_head *h, size_t b, bool single)
@@ -131,20 +135,27 @@ double sbw_obj_workspace_bytes(const sbw_head *h, const sbw_obj_opts *opts)
     size_t b = opts->block ? opts->block : sbw_obj_auto_block(h, opts);
     int nb = opts->par == SBW_OBJ_PAR_BLOCKS ? nt : 1;
     double wf = opts->single ? 4.0 * (double)h->m * (double)h->d : 0;
-    return nt * 8 * rows_doubles(h) + nb * block_bytes(h, b, opts->single) + wf +
+    return nt * rows_bytes(h, opts->single) + nb * block_bytes(h, b, opts->single) + wf +
            (double)h->n;
 }
 
 static void alloc_rows(sbw_obj *o, obj_rows *r, int *st)
 {
     size_t m = o->h.m, k = o->h.k ? o->h.k : 1, nxm = o->nx * m;
-    r->z = obj_zalloc(o, nxm, sizeof(double), st);
-    r->y = obj_zalloc(o, nxm, sizeof(double), st);
-    r->fp = obj_zalloc(o, nxm, sizeof(double), st);
-    r->sig = obj_zalloc(o, o->h.map == SBW_MAP_LMS ? 2 * k * m : 1, sizeof(double), st);
-    r->e = obj_zalloc(o, o->h.mixture ? (k + 1) * m : 1, sizeof(double), st);
+    size_t sig = o->h.map == SBW_MAP_LMS ? 2 * k * m : 1, e = o->h.mixture ? (k + 1) * m : 1;
+    size_t dm = o->opt.single ? 0 : 1, fm = o->opt.single ? 1 : 0; /* which are used */
+    r->y = obj_zalloc(o, dm * nxm, sizeof(double), st);
+    r->fp = obj_zalloc(o, dm * nxm, sizeof(double), st);
+    r->sig = obj_zalloc(o, dm * sig, sizeof(double), st);
+    r->e = obj_zalloc(o, dm * e, sizeof(double), st);
     r->lq = obj_zalloc(o, m, sizeof(double), st);
-    r->p = obj_zalloc(o, m, sizeof(double), st);
+    r->p = obj_zalloc(o, dm * m, sizeof(double), st);
+    r->yf = obj_zalloc(o, fm * nxm, sizeof(float), st);
+    r->fpf = obj_zalloc(o, fm * nxm, sizeof(float), st);
+    r->sigf = obj_zalloc(o, fm * sig, sizeof(float), st);
+    r->ef = obj_zalloc(o, fm * e, sizeof(float), st);
+    r->lqf = obj_zalloc(o, fm * m, sizeof(float), st);
+    r->pf = obj_zalloc(o, fm * m, sizeof(float), st);
     r->kbuf = obj_zalloc(o, 4 * k, sizeof(double), st);
     r->db = obj_zalloc(o, m, sizeof(double), st);
     r->gmap = obj_zalloc(o, o->glen, sizeof(double), st);
@@ -210,6 +221,13 @@ int sbw_obj_alloc(sbw_obj **out, const sbw_head *h, const sbw_target *t,
     o->c = obj_zalloc(o, k, sizeof(double), &st);
     o->s = obj_zalloc(o, h->knots, sizeof(double), &st);
     o->cum = obj_zalloc(o, h->knots, sizeof(double), &st);
+    size_t fs = opts->single ? 1 : 0;
+    o->bf = obj_zalloc(o, fs * h->m, sizeof(float), &st);
+    o->uf = obj_zalloc(o, fs * k, sizeof(float), &st);
+    o->vf = obj_zalloc(o, fs * k, sizeof(float), &st);
+    o->cf = obj_zalloc(o, fs * k, sizeof(float), &st);
+    o->sf = obj_zalloc(o, fs * h->knots, sizeof(float), &st);
+    o->cumf = obj_zalloc(o, fs * h->knots, sizeof(float), &st);
     for (int i = 0; !st && i < o->nthreads; i++)
         alloc_rows(o, &o->rows[i], &st);
     for (int i = 0; !st && i < o->nblockws; i++)
@@ -316,6 +334,28 @@ static double *map_forward(const sbw_obj *o, obj_rows *w, double *z)
     return w->y;
 }
 
+static float *map_forward_f(const sbw_obj *o, obj_rows *w, float *z)
+{
+    size_t m = o->h.m;
+    for (size_t c = 0; c < o->nx; c++) {
+        float *zc = z + c * m, *yc = w->yf + c * m, *fc = w->fpf + c * m;
+        switch (o->h.map) {
+        case SBW_MAP_IDENTITY:
+            return z;
+        case SBW_MAP_SS:
+            sbw_fit_kern_ss_f(zc, yc, fc, m);
+            break;
+        case SBW_MAP_LMS:
+            sbw_fit_kern_lms_f(zc, yc, fc, w->sigf, m, o->uf, o->vf, o->cf, o->h.k, o->lambdaf);
+            break;
+        case SBW_MAP_PLIF:
+            sbw_fit_kern_plif_f(zc, yc, fc, m, o->sf, o->cumf, o->h.knots, o->h.plif_t);
+            break;
+        }
+    }
+    return w->yf;
+}
+
 /* z := f'(z) dy, with the map's parameter gradients accumulated. */
 static void map_backward(const sbw_obj *o, obj_rows *w, double *z, const double *dy)
 {
@@ -335,55 +375,109 @@ static void map_backward(const sbw_obj *o, obj_rows *w, double *z, const double 
     }
 }
 
-/* sbw_obj_logq: log Q of the context into the output, metrics against the
- * exact log P* when given. */
-static void logq_row(const sbw_obj *o, obj_rows *w, size_t pos, const double *y, double *loss,
-                     double *ent)
+static void map_backward_f(const sbw_obj *o, obj_rows *w, float *z, const float *dy)
+{
+    size_t m = o->h.m, k = o->h.k;
+    if (o->h.map == SBW_MAP_IDENTITY)
+        return;
+    for (size_t c = 0; c < o->nx; c++) {
+        float *zc = z + c * m;
+        const float *gc = dy + c * m;
+        if (o->h.map == SBW_MAP_LMS)
+            sbw_fit_kern_lms_back_f(zc, gc, w->sigf, m, o->v, k, w->gmap, w->gmap + k,
+                                    w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
+        if (o->h.map == SBW_MAP_PLIF)
+            sbw_fit_kern_plif_back_f(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
+                                     w->gmap + o->h.knots);
+        sbw_fit_kern_map_back_f(gc, w->fpf + c * m, zc, m);
+    }
+}
+
+/* sbw_obj_logq: log Q (already in out) checked against the exact log P*
+ * when given: loss and entropy of that row replace the stored ones. */
+static void logq_metrics(const sbw_obj *o, size_t pos, double *loss, double *ent)
 {
     size_t m = o->h.m;
-    double *out = o->lq_out + pos * m;
-    if (o->h.mixture)
-        memcpy(out, w->lq, m * sizeof *out);
-    else
-        sbw_kern_log_softmax_rows(y, m, out, m, 1, m);
     if (!o->logp_exact)
         return;
-    const double *lp = o->logp_exact + pos * m;
+    const double *lp = o->logp_exact + pos * m, *out = o->lq_out + pos * m;
     *loss = sbw_kern_cross_entropy(lp, out, m);
     *ent = sbw_kern_entropy(lp, m);
 }
 
-/* One context at block position i (overall position pos): logits in
- * double, map, normalise, loss, and the gradient back into the block. */
+static void add_result(const sbw_obj *o, obj_rows *w, size_t r, double loss, double ent,
+                       size_t am)
+{
+    w->loss += loss;
+    w->ent += ent;
+    w->hits += am == o->t->mode[r];
+}
+
+/* One context at block position i (overall position pos), double mode:
+ * bias, map, normalise, loss, and the gradient in place in the block. */
 static void context_rows(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size_t pos)
 {
     size_t m = o->h.m, k = o->h.k, len = o->nx * m, r = row_of(o, pos), am = 0;
     bool grad = o->grad != NULL;
-    double *z = o->opt.single ? w->z : b->zd + i * len, loss;
-    if (o->opt.single)
-        sbw_fit_kern_f2d(b->zf + i * len, z, len);
+    double *z = b->zd + i * len, loss, ent = o->t->ent[r];
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
         sbw_fit_kern_axpy(1.0, o->theta + o->h.off_b, z + c * m, m);
     double *y = map_forward(o, w, z);
-    const double *p = sbw_target_row(o->t, r, w->p);
+    const double *p = o->t->pd ? o->t->pd + r * m : w->p;
+    if (!o->t->pd)
+        sbw_fit_kern_f2d(o->t->pf + r * m, w->p, m);
     if (o->h.mixture)
         loss = sbw_fit_kern_mixture(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
                                     w->e, w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_fit_kern_softmax(y, p, m, o->t->psum[r], o->scale, grad, &am);
-    double ent = o->t->ent[r];
-    if (o->lq_out)
-        logq_row(o, w, pos, y, &loss, &ent);
-    w->loss += loss;
-    w->ent += ent;
-    w->hits += am == o->t->mode[r];
+    if (o->lq_out) {
+        double *out = o->lq_out + pos * m;
+        if (o->h.mixture)
+            memcpy(out, w->lq, m * sizeof *out);
+        else
+            sbw_kern_log_softmax_rows(y, m, out, m, 1, m);
+        logq_metrics(o, pos, &loss, &ent);
+    }
+    add_result(o, w, r, loss, ent, am);
     if (!grad)
         return;
     map_backward(o, w, z, y);
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
         sbw_fit_kern_axpy(1.0, z + c * m, w->db, m);
-    if (o->opt.single)
-        sbw_fit_kern_d2f(z, b->zf + i * len, len);
+}
+
+/* The same in single mode, in place in the block's float logits. */
+static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size_t pos)
+{
+    size_t m = o->h.m, k = o->h.k, len = o->nx * m, r = row_of(o, pos), am = 0;
+    bool grad = o->grad != NULL;
+    float *z = b->zf + i * len;
+    double loss, ent = o->t->ent[r];
+    for (size_t c = 0; o->h.bias && c < o->nx; c++)
+        sbw_fit_kern_add_f(o->bf, z + c * m, m);
+    float *y = map_forward_f(o, w, z);
+    const float *p = o->t->pf ? o->t->pf + r * m : w->pf;
+    if (!o->t->pf)
+        sbw_fit_kern_d2f(o->t->pd + r * m, w->pf, m);
+    if (o->h.mixture)
+        loss = sbw_fit_kern_mixture_f(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale,
+                                      grad, w->ef, w->kbuf, w->lqf, b->dalpha + i * k, &am);
+    else
+        loss = sbw_fit_kern_softmax_f(y, p, m, o->t->psum[r], o->scale, grad, &am);
+    if (o->lq_out) {
+        double *out = o->lq_out + pos * m;
+        sbw_fit_kern_f2d(o->h.mixture ? w->lqf : y, out, m);
+        if (!o->h.mixture)
+            sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+        logq_metrics(o, pos, &loss, &ent);
+    }
+    add_result(o, w, r, loss, ent, am);
+    if (!grad)
+        return;
+    map_backward_f(o, w, z, y);
+    for (size_t c = 0; o->h.bias && c < o->nx; c++)
+        sbw_fit_kern_add_f2d(z + c * m, w->db, m);
 }
 
 /* dX = dZ W and dW += dZ^T X (float GEMMs summed into double when single). */
@@ -462,13 +556,15 @@ static void do_block(sbw_obj *o, obj_block *b, size_t blk, int tid)
     size_t p0 = blk * o->block, nb = o->nrows - p0 < o->block ? o->nrows - p0 : o->block;
     context_forward(o, b, p0, nb);
     logits_gemm(o, b, nb);
+    void (*rows)(sbw_obj *, obj_block *, obj_rows *, size_t, size_t) =
+        o->opt.single ? context_rows_f : context_rows;
     if (tid >= 0) {
         for (size_t i = 0; i < nb; i++)
-            context_rows(o, b, &o->rows[tid], i, p0 + i);
+            rows(o, b, &o->rows[tid], i, p0 + i);
     } else {
 #pragma omp parallel for schedule(static) num_threads(o->nthreads)
         for (size_t i = 0; i < nb; i++)
-            context_rows(o, b, &o->rows[omp_get_thread_num()], i, p0 + i);
+            rows(o, b, &o->rows[omp_get_thread_num()], i, p0 + i);
     }
     if (!o->grad)
         return;
@@ -575,10 +671,21 @@ static int check_rows(sbw_obj *o, const size_t *rows, size_t nrows)
 /* The per-evaluation parameters: float W, the map's constrained values. */
 static void prepare(sbw_obj *o, const double *theta)
 {
+    const sbw_head *h = &o->h;
     o->theta = theta;
-    if (o->opt.single)
-        sbw_fit_kern_d2f(theta + o->h.off_w, o->wf, o->h.m * o->h.d);
-    sbw_fit_ref_map_params(&o->h, theta, o->u, o->v, o->c, &o->lambda, o->s, o->cum);
+    sbw_fit_ref_map_params(h, theta, o->u, o->v, o->c, &o->lambda, o->s, o->cum);
+    if (o->opt.single) {
+        sbw_fit_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
+        if (h->bias)
+            sbw_fit_kern_d2f(theta + h->off_b, o->bf, h->m);
+        size_t k = h->model == SBW_MODEL_LMS ? h->k : 0;
+        sbw_fit_kern_d2f(o->u, o->uf, k);
+        sbw_fit_kern_d2f(o->v, o->vf, k);
+        sbw_fit_kern_d2f(o->c, o->cf, k);
+        sbw_fit_kern_d2f(o->s, o->sf, h->knots);
+        sbw_fit_kern_d2f(o->cum, o->cumf, h->knots);
+        o->lambdaf = (float)o->lambda;
+    }
     reset_accumulators(o);
 }
 

@@ -145,6 +145,114 @@ static void test_kern_maps(void **state)
     SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-14, 1e-13);
 }
 
+/* ---- the float twins (single precision) against the same naive oracle ---- */
+
+static void to_float(const double *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)x[i];
+}
+
+static void to_double(const float *x, double *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (double)x[i];
+}
+
+/* Both sides see the same float-rounded inputs; float work gives errors of
+ * a few FLT_EPSILON times the magnitudes involved. */
+static void test_kern_float_softmax_mixture(void **state)
+{
+    (void)state;
+    enum { M = 37, K = 3 };
+    double z[K * M], zd[K * M], p[M], pd[M], lq[M], logpi[K], da1[K], da2[K], kb[4 * K];
+    float zf[K * M], pf[M], ef[(K + 1) * M], lqf[M];
+    size_t am1, am2;
+    for (int spread = 0; spread < 2; spread++) { /* 2: ordinary; 60: Q_j < 1e-30 in float */
+        double sd = spread ? 60 : 2, psum = 0;
+        random_fill(z, K * M, 0, sd, 21, 1);
+        random_fill(p, M, 0, 2, 21, 2);
+        random_fill(logpi, K, 0, 1, 21, 3);
+        sbw_num_log_softmax(logpi, logpi, K);
+        sbw_num_softmax(p, p, M);
+        to_float(z, zf, K * M), to_float(p, pf, M);
+        to_double(zf, zd, K * M), to_double(pf, pd, M);
+        for (size_t j = 0; j < M; j++)
+            psum += pd[j];
+        double l1 = sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lqf,
+                                           da1, &am1);
+        double l2 = sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2,
+                                        &am2);
+        SBW_ASSERT_NEAR(l1, l2, 16 * FLT_EPSILON * 4 * sd);
+        double lqmin = lq[0];
+        for (size_t j = 1; j < M; j++)
+            lqmin = fmin(lqmin, lq[j]);
+        assert_true(spread ? lqmin < log(1e-30) : lqmin > log(1e-30)); /* both paths run */
+        to_double(zf, z, K * M);
+        SBW_ASSERT_CLOSE(z, zd, K * M, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
+        SBW_ASSERT_CLOSE(da1, da2, K, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
+        assert_int_equal(am1, am2);
+        to_float(zd, zf, M); /* softmax on the first row's gradient values */
+        to_double(zf, zd, M);
+        double s1 = sbw_fit_kern_softmax_f(zf, pf, M, psum, 0.25, true, &am1);
+        double s2 = sbw_fit_ref_softmax(zd, pd, M, psum, 0.25, true, &am2);
+        SBW_ASSERT_NEAR(s1, s2, 16 * FLT_EPSILON * (1 + fabs(s2)));
+        to_double(zf, z, M);
+        SBW_ASSERT_CLOSE(z, zd, M, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
+        assert_int_equal(am1, am2);
+    }
+}
+
+static void test_kern_float_maps(void **state)
+{
+    (void)state;
+    enum { M = 33, K = 4, KN = 9 };
+    double z[M], y2[M], f2[M], sig2[2 * K * M], g[M], y1d[M], f1d[M];
+    float zf[M], y1[M], f1[M], sig1[2 * K * M], gf[M];
+    double u[K], v[K], b[K], s[KN], cum[KN], acc = 0, t = 2.0;
+    float uf[K], vf[K], bf[K], sf[KN], cumf[KN];
+    random_fill(z, M, 0, 3, 31, 1);
+    random_fill(g, M, 0, 1, 31, 2);
+    random_fill(u, K, 1, 0.5, 31, 3);
+    random_fill(v, K, 1, 0.5, 31, 4);
+    random_fill(b, K, 0, 2, 31, 5);
+    random_fill(s, KN, 1, 0.4, 31, 6);
+    for (size_t i = 0; i < K; i++)
+        u[i] = fabs(u[i]), v[i] = fabs(v[i]);
+    for (size_t i = 0; i < KN; i++) {
+        cum[i] = 2 * t / KN * acc;
+        acc += s[i];
+    }
+    to_float(z, zf, M), to_float(g, gf, M), to_float(u, uf, K), to_float(v, vf, K);
+    to_float(b, bf, K), to_float(s, sf, KN), to_float(cum, cumf, KN);
+    to_double(zf, z, M), to_double(gf, g, M), to_double(uf, u, K), to_double(vf, v, K);
+    to_double(bf, b, K), to_double(sf, s, KN), to_double(cumf, cum, KN);
+    sbw_fit_kern_ss_f(zf, y1, f1, M);
+    sbw_fit_ref_ss(z, y2, f2, M);
+    to_double(y1, y1d, M), to_double(f1, f1d, M);
+    SBW_ASSERT_CLOSE(y1d, y2, M, 4 * FLT_EPSILON, 4 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1d, f2, M, 4 * FLT_EPSILON, 4 * FLT_EPSILON);
+    sbw_fit_kern_lms_f(zf, y1, f1, sig1, M, uf, vf, bf, K, 0.3f);
+    sbw_fit_ref_lms(z, y2, f2, sig2, M, u, v, b, K, (double)0.3f);
+    to_double(y1, y1d, M), to_double(f1, f1d, M);
+    SBW_ASSERT_CLOSE(y1d, y2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1d, f2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
+    double ga[3 * K + 1] = {0}, gb[3 * K + 1] = {0};
+    sbw_fit_kern_lms_back_f(zf, gf, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
+    sbw_fit_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
+    SBW_ASSERT_CLOSE(ga, gb, 3 * K + 1, 64 * FLT_EPSILON, 64 * FLT_EPSILON);
+    sbw_fit_kern_plif_f(zf, y1, f1, M, sf, cumf, KN, t);
+    sbw_fit_ref_plif(z, y2, f2, M, s, cum, KN, t);
+    to_double(y1, y1d, M), to_double(f1, f1d, M);
+    SBW_ASSERT_CLOSE(y1d, y2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1d, f2, M, 0, 0);
+    double gs1[KN] = {0}, gx1[KN] = {0}, gs2[KN] = {0}, gx2[KN] = {0};
+    sbw_fit_kern_plif_back_f(zf, gf, M, KN, t, gs1, gx1);
+    sbw_fit_ref_plif_back(z, g, M, KN, t, gs2, gx2);
+    SBW_ASSERT_CLOSE(gs1, gs2, KN, 1e-14, 1e-14);
+    SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-13, 1e-12);
+}
+
 /* ---- gradients against central finite differences ----------------------- */
 
 typedef struct head_case {
@@ -368,6 +476,8 @@ int main(void)
         cmocka_unit_test(test_kern_softmax),
         cmocka_unit_test(test_kern_mixture),
         cmocka_unit_test(test_kern_maps),
+        cmocka_unit_test(test_kern_float_softmax_mixture),
+        cmocka_unit_test(test_kern_float_maps),
         cmocka_unit_test(test_grad_fd_all_heads),
         cmocka_unit_test(test_grad_fd_row_subset),
         cmocka_unit_test(test_plif_unit_slopes_is_softmax),
