@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,62 @@ int sbw_ckpt_mkdir(const char *dir)
         return SBW_ERROR(SBW_EIO, "%s: exists and is not a directory", dir);
     }
     return SBW_ERROR(SBW_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+}
+
+/* A name sbw_ckpt_write makes: checkpoint.tsv or STEM-DIGITS.npy (its
+ * generation into *gen, 0 for checkpoint.tsv). */
+static bool ckpt_file(const char *name, uint64_t *gen)
+{
+    static const char *const stems[] = {"theta-",   "adam_m-",   "adam_v-", "lbfgs_s-",
+                                        "lbfgs_y-", "lbfgs_rho-", "log-"};
+    *gen = 0;
+    if (strcmp(name, "checkpoint.tsv") == 0)
+        return true;
+    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
+        size_t n = strlen(stems[i]);
+        if (strncmp(name, stems[i], n) != 0)
+            continue;
+        const char *p = name + n;
+        size_t digits = strspn(p, "0123456789");
+        *gen = strtoull(p, NULL, 10);
+        return digits > 0 && strcmp(p + digits, ".npy") == 0;
+    }
+    return false;
+}
+
+/* Removes the checkpoint files of dir except generation keep's (keep 0:
+ * all of them, checkpoint.tsv included). */
+static int sweep(const char *dir, uint64_t keep)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return SBW_ERROR(SBW_EIO, "%s: cannot list: %s", dir, strerror(errno));
+    struct dirent *e;
+    char path[4096];
+    uint64_t gen;
+    while ((e = readdir(d)) != NULL) {
+        if (!ckpt_file(e->d_name, &gen) || (keep && (gen == keep || gen == 0)))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    return SBW_OK;
+}
+
+int sbw_ckpt_remove(const char *dir)
+{
+    int st = sweep(dir, 0);
+    if (!st)
+        rmdir(dir); /* fails, harmlessly, when other files remain */
+    return st;
+}
+
+bool sbw_ckpt_exists(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/checkpoint.tsv", dir);
+    return access(path, F_OK) == 0;
 }
 
 double sbw_ckpt_fingerprint(const sbw_target *t)
@@ -262,8 +319,7 @@ int sbw_ckpt_write(sbw_fit *f, const char *dir)
         remove_generation(dir, gen);
         return st;
     }
-    if (f->ckpt_gen)
-        remove_generation(dir, f->ckpt_gen);
+    sweep(dir, gen); /* the previous generation, and any left by an earlier fit */
     f->ckpt_gen = gen;
     f->ckpt_step = f->step;
     return SBW_OK;

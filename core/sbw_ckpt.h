@@ -37,6 +37,14 @@ int sbw_ckpt_write(sbw_fit *f, const char *dir);
 int sbw_ckpt_resume(sbw_fit **f, const sbw_target *t, const char *dir,
                     const sbw_fit_opts *opts, int *threads_saved);
 
+/* Removes a checkpoint directory: the files sbw_ckpt_write makes (any
+ * generation, checkpoint.tsv), then the directory if that left it empty.
+ * Other files are never touched.  Errors: SBW_EIO (cannot list dir). */
+int sbw_ckpt_remove(const char *dir);
+
+/* True when dir holds a checkpoint (a checkpoint.tsv). */
+bool sbw_ckpt_exists(const char *dir);
+
 /* A fingerprint of P*: the sum of the rows' entropies. */
 double sbw_ckpt_fingerprint(const sbw_target *t);
 

@@ -449,6 +449,9 @@ static int auto_trial(sbw_fit *f, const sbw_target *sub, const size_t *rows, dou
                d * sizeof *f->theta);
     st = sbw_fit_run(g);
     *kl = g->last.kl;
+    if (st == SBW_EINTR)
+        st = SBW_ERROR(SBW_EINTR, "interrupted during --lr auto (no checkpoint: the fit had "
+                                  "not started)");
     if (st == SBW_ENUMERIC || !isfinite(*kl)) {
         sbw_error_clear();
         *kl = INFINITY;

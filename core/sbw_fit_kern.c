@@ -405,36 +405,39 @@ static double exp_shift_sum_f(const float *x, float *e, size_t n, float shift)
     return s;
 }
 
-static double sum_exp_shift_f(const float *x, size_t n, float shift)
+/* e = exp(z - shift) (into e, which may alias z; not stored when e is
+ * NULL), returns sum e, and sum p z into *dot: the pass that streams P from
+ * memory also does the exps, so the loads hide behind the arithmetic. */
+static double exp_sum_dot_f(const float *z, const float *p, float *e, size_t m, float shift,
+                            double *dot)
 {
-    double s = 0;
-#pragma omp simd reduction(+ : s)
-    for (size_t j = 0; j < n; j++)
-        s += (double)expf(x[j] - shift);
-    return s;
-}
-
-/* max z and sum p z in one pass over the row. */
-static float max_dot_f(const float *z, const float *p, size_t m, double *dot)
-{
-    float mx = z[0];
-    double s = 0;
-#pragma omp simd reduction(max : mx) reduction(+ : s)
-    for (size_t j = 0; j < m; j++) {
-        mx = z[j] > mx ? z[j] : mx;
-        s += (double)(p[j] * z[j]);
+    double s = 0, d = 0;
+    if (e) {
+#pragma omp simd reduction(+ : s, d)
+        for (size_t j = 0; j < m; j++) {
+            float zj = z[j], v = expf(zj - shift);
+            d += (double)(p[j] * zj);
+            e[j] = v;
+            s += (double)v;
+        }
+    } else {
+#pragma omp simd reduction(+ : s, d)
+        for (size_t j = 0; j < m; j++) {
+            d += (double)(p[j] * z[j]);
+            s += (double)expf(z[j] - shift);
+        }
     }
-    *dot = s;
-    return mx;
+    *dot = d;
+    return s;
 }
 
 double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
                               bool grad, size_t *argmax)
 {
     double spz;
-    float mx = max_dot_f(z, p, m, &spz);
+    float mx = vmax_f(z, m);
     *argmax = first_index_of_f(z, m, mx);
-    double s = grad ? exp_shift_sum_f(z, z, m, mx) : sum_exp_shift_f(z, m, mx);
+    double s = exp_sum_dot_f(z, p, grad ? z : NULL, m, mx, &spz);
     double loss = ((double)mx + log(s)) * psum - spz;
     if (grad) {
         float a = (float)(scale * psum / s), b = (float)scale;

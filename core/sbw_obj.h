@@ -10,9 +10,12 @@
  * (sbw_fit_kern.h); then GEMM it back, dX = dZ W and dW += dZ^T X, and
  * through the context stage into dH, dU, dV.
  *
- * Precision: the GEMMs in float (single) or double; everything pointwise
- * and every reduction (loss, gradient accumulators across blocks, bias and
- * map gradients) in double.  Parameters theta and the gradient are double.
+ * Precision: single runs the GEMMs in float and the pointwise work (exp,
+ * log, the maps) in float in place in the block's float logits, with P*
+ * stored in float; double runs everything in double.  Every reduction
+ * (loss, normalisers, gradient accumulators across blocks, bias and map
+ * gradients) is in double either way, and theta and the gradient are
+ * double.
  *
  * Parallelism (measured in bench/bench_fit.sh): SBW_OBJ_PAR_BLOCKS runs
  * OpenMP threads over blocks, each with single-threaded BLAS and its own

@@ -38,9 +38,11 @@ static const char details[] =
     "100 steps on 1024 seeded contexts and keeps the lowest KL; the grid and its KLs\n"
     "are in the header.  --tol R stops when the mean KL of the last --tol-window\n"
     "steps improves on the previous window's by <= R times itself.\n\n"
-    "Speed: contexts run in blocks (nothing N x M is formed); GEMMs in float32\n"
-    "(--precision single) or float64, everything pointwise and every sum in float64.\n"
-    "The output log Q is always recomputed in float64 from the final parameters.\n\n"
+    "Speed: contexts run in blocks (nothing N x M is formed).  --precision single:\n"
+    "GEMMs, exp/log and P* in float32; double: all in float64; every sum in float64\n"
+    "either way.  The output log Q and the final metrics are always recomputed in\n"
+    "float64 from the final parameters.  On CPUs newer than the installed OpenBLAS\n"
+    "knows, its kernel choice can be forced (e.g. OPENBLAS_CORETYPE=SkylakeX).\n\n"
     "Output (stdout): one row: model, d, k, steps (done), stop (steps, tol,\n"
     "converged, signal), loss (mean cross-entropy), kl_mean, mode_match (fraction of\n"
     "contexts whose argmax Q is argmax P*) -- the last three from the float64 pass\n"
@@ -206,6 +208,11 @@ static void choose_checkpoint(run *r)
         r->ckpt_auto = true;
     }
     r->o.checkpoint_dir = r->ckpt[0] ? r->ckpt : NULL;
+    if (r->o.checkpoint_dir && !r->a.resume && !r->a.dry_run && !r->c.quiet &&
+        sbw_ckpt_exists(r->ckpt))
+        fprintf(stderr, "sbw-fit: note: %s holds a checkpoint of an earlier fit; this fit "
+                        "starts afresh and will replace it (to continue that one instead: "
+                        "--resume %s)\n", r->ckpt, r->ckpt);
 }
 
 static int load_target(run *r)
@@ -298,19 +305,8 @@ static int outputs(run *r)
 /* Removes the default checkpoint directory after a successful fit. */
 static void drop_auto_checkpoint(run *r)
 {
-    if (!r->ckpt_auto || !r->f->ckpt_gen)
-        return;
-    static const char *const stems[] = {"theta", "adam_m", "adam_v", "lbfgs_s",
-                                        "lbfgs_y", "lbfgs_rho", "log"};
-    char path[4200];
-    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
-        snprintf(path, sizeof path, "%s/%s-%llu.npy", r->ckpt, stems[i],
-                 (unsigned long long)r->f->ckpt_gen);
-        remove(path);
-    }
-    snprintf(path, sizeof path, "%s/checkpoint.tsv", r->ckpt);
-    remove(path);
-    remove(r->ckpt);
+    if (r->ckpt_auto && r->f->ckpt_gen && sbw_ckpt_remove(r->ckpt) && !r->c.quiet)
+        fprintf(stderr, "sbw-fit: note: could not remove %s: %s\n", r->ckpt, sbw_error_reason());
 }
 
 static int do_dry_run(run *r)

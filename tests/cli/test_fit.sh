@@ -38,6 +38,14 @@ done
 expect_eq "$(tsv_field "$T/params/params.tsv" rows 1)" 300 "params.tsv: H rows"
 expect_absent "$T/Q.npy.ckpt" "the default checkpoint is removed after success"
 
+# --init DIR: the saved parameters reproduce the fit's log Q exactly
+expect_exit 0 "--init" "$FIT" "$T/P.npy" --model mos --k 2 --d 3 --bias --init "$T/params" \
+    --steps 0 -o "$T/Q0.npy" -q
+if cmp -s "$T/Q.npy" "$T/Q0.npy"; then ok; else bad "--init from --save: log Q differs"; fi
+expect_exit 1 "--init with another head" "$FIT" "$T/P.npy" --model mos --k 3 --d 3 --bias \
+    --init "$T/params" --steps 0 -q
+expect_exit 1 "--init from a missing directory" "$FIT" "$T/P.npy" --init "$T/none" --steps 0 -q
+
 expect_exit 0 "--json" "$FIT" "$T/P.npy" --d 3 --steps 5 --json -q
 expect_grep '"kl_mean": ' "$T/out" "JSON kl_mean"
 expect_grep '"mode_match": ' "$T/out" "JSON mode_match"
@@ -128,6 +136,14 @@ if cmp -s "$T/a" "$T/b"; then ok; else bad "resumed training log differs"; fi
 expect_exit 0 "resume, other thread count" "$FIT" "$T/D.npy" --resume "$T/ck" --steps 3001 \
     --threads 1 -o "$T/Q1.npy"
 expect_grep "the checkpoint ran on 2 thread" "$T/err" "notes the thread count changed"
+ls "$T/ck" >"$T/ckls"
+expect_lines 5 "$T/ckls" "one generation in the checkpoint directory (4 arrays + checkpoint.tsv)"
+expect_exit 0 "a fresh fit into an old checkpoint directory" "$FIT" "$T/D.npy" --model lms \
+    --k 3 --d 4 --steps 3 --checkpoint "$T/ck" --checkpoint-every 1e-9 -o "$T/Q2.npy"
+expect_grep "holds a checkpoint of an earlier fit" "$T/err" "notes the earlier checkpoint"
+expect_grep "^step=3$" "$T/ck/checkpoint.tsv" "the new fit's checkpoint replaced it"
+ls "$T/ck" >"$T/ckls"
+expect_lines 5 "$T/ckls" "no files of the earlier fit's generations remain"
 expect_exit 1 "resume on other data" "$FIT" "$T/P.npy" --resume "$T/ck" -o "$T/x.npy"
 expect_grep "checkpoint is for 500 x 120 data" "$T/err" "names the data mismatch"
 
