@@ -88,6 +88,19 @@ for model in softmax mos lms; do
     fi
 done
 
+# The parallel scheme, measured: OpenMP over blocks with single-threaded
+# BLAS per block (the default) against blocks in sequence with threaded BLAS
+# and OpenMP over each block's contexts (--parallel blas).
+for model in softmax mos; do
+    line="$model, seconds per step (one run each):"
+    for par in blocks blas; do
+        "$BIN/sbw-fit" "$P" --model $model --k $K --d "$D" --steps "$STEPS" --lr $LR \
+            --parallel $par --log-every 1 --log "$dir/log.tsv" -q >/dev/null || status=1
+        line="$line --parallel $par $(step_median "$dir/log.tsv")"
+    done
+    bench_note "$line"
+done
+
 # Information: OpenBLAS 0.3.21 runs its Haswell (AVX2) kernels on CPUs it
 # does not know (e.g. Zen 5); torch links the same libopenblas, so forcing
 # the AVX-512 kernels applies to both sides.  Softmax is the head whose step

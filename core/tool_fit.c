@@ -343,74 +343,77 @@ static int do_fit(run *r)
     return st;
 }
 
+/* The run's state: file-scope so that the option table can point into it;
+ * main() fills in sbw_fit_opts_init's defaults before parsing. */
+static run R = {.a = {.model = "softmax", .optimizer = "adam", .precision = "single",
+                      .parallel = "blocks", .lr = "0.01", .norm_tol = 1e-6}};
+
+static const sbw_opt opts[] = {
+    {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
+     "softmax, sigsoftmax, moc, mos, lms, plif or mos+plif"},
+    {"--d", "D", SBW_ARG_SIZE, &R.o.d, 1, 1e9, "embedding size (1 <= D <= M)"},
+    {"--k", "K", SBW_ARG_STRING, &R.a.k, 1, 0,
+     "components (moc, mos, mos+plif) or hidden units (lms) [10]; plif: intervals [1000]"},
+    {"--knots", "K", SBW_ARG_STRING, &R.a.knots, 1, 0, "PLIF intervals (plif, mos+plif) [1000]"},
+    {"--plif-t", "T", SBW_ARG_DOUBLE, &R.o.plif_t, 1e-9, 1e9, "PLIF knots span [-T, T]"},
+    {"--bias", NULL, SBW_ARG_FLAG, &R.o.bias, 1, 0, "learn a word bias b (M)"},
+    {"--linear", NULL, SBW_ARG_FLAG, &R.o.linear, 1, 0, "lms: add a linear term lambda z > 0"},
+    {"--init-scale", "S", SBW_ARG_DOUBLE, &R.o.init_scale, 0, 1e6, "std of H, W, V at start"},
+    {"--init", "DIR", SBW_ARG_STRING, &R.a.init, 1, 0, "start from parameters of --save DIR"},
+    {"--optimizer", "NAME", SBW_ARG_STRING, &R.a.optimizer, 1, 0, "adam or lbfgs"},
+    {"--lr", "X|auto", SBW_ARG_STRING, &R.a.lr, 1, 0, "Adam learning rate, or auto"},
+    {"--beta1", "B", SBW_ARG_DOUBLE, &R.o.beta1, 0, 0.999999999, "Adam beta1"},
+    {"--beta2", "B", SBW_ARG_DOUBLE, &R.o.beta2, 0, 0.999999999, "Adam beta2"},
+    {"--adam-eps", "E", SBW_ARG_DOUBLE, &R.o.eps, 0, 1, "Adam epsilon"},
+    {"--decay", "G", SBW_ARG_DOUBLE, &R.o.decay, 1e-12, 1, "multiply the lr by G every step"},
+    {"--batch", "B", SBW_ARG_SIZE, &R.o.batch, 0, 1e15, "contexts per Adam step (0 = all)"},
+    {"--steps", "S", SBW_ARG_SIZE, &R.o.steps, 0, 1e15, "at most S updates"},
+    {"--tol", "R", SBW_ARG_DOUBLE, &R.o.tol, 0, 1, "relative-improvement stop (0 = off)"},
+    {"--tol-window", "W", SBW_ARG_SIZE, &R.o.tol_window, 1, 1e15, "steps per --tol window"},
+    {"--lbfgs-mem", "L", SBW_ARG_SIZE, &R.o.lbfgs_mem, 1, 1000, "L-BFGS history pairs"},
+    {"--precision", "P", SBW_ARG_STRING, &R.a.precision, 1, 0, "single (float32 GEMMs, exp/log, P*) or double"},
+    {"--parallel", "SCHEME", SBW_ARG_STRING, &R.a.parallel, 1, 0,
+     "blocks (OpenMP over blocks) or blas (threaded BLAS)"},
+    {"--block", "B", SBW_ARG_SIZE, &R.o.obj.block, 0, 1e9, "contexts per block (0 = auto)"},
+    {"--log", "FILE", SBW_ARG_STRING, &R.a.log, 1, 0, "write the training log (TSV)"},
+    {"--log-every", "K", SBW_ARG_SIZE, &R.o.log_every, 0, 1e15,
+     "steps between log rows (0: 10, or one epoch with --batch)"},
+    {"--save", "DIR", SBW_ARG_STRING, &R.a.save, 1, 0, "write the parameters (.npy)"},
+    {"--checkpoint", "DIR", SBW_ARG_STRING, &R.a.checkpoint, 1, 0, "checkpoint directory"},
+    {"--checkpoint-every", "SEC", SBW_ARG_DOUBLE, &R.o.checkpoint_every, 0, 1e9,
+     "seconds between checkpoints (0 = only on a signal)"},
+    {"--resume", "DIR", SBW_ARG_STRING, &R.a.resume, 1, 0, "continue from a checkpoint"},
+    {"--dry-run", NULL, SBW_ARG_FLAG, &R.a.dry_run, 1, 0, "print the memory plan and stop"},
+    {"--norm-tol", "TOL", SBW_ARG_DOUBLE, &R.a.norm_tol, 0, 1,
+     "largest |logsumexp| of a row of log P*"},
+    {0}};
+
 int main(int argc, char **argv)
 {
-    run r = {.a = {.model = "softmax", .optimizer = "adam", .precision = "single",
-                   .parallel = "blocks", .lr = "0.01", .norm_tol = 1e-6}};
-    sbw_fit_opts_init(&r.o);
-    r.o.checkpoint_every = 600;
-    sbw_fit_opts *o = &r.o;
-    tool_args *a = &r.a;
-    const sbw_opt opts[] = {
-        {"--model", "NAME", SBW_ARG_STRING, &a->model, 1, 0,
-         "softmax, sigsoftmax, moc, mos, lms, plif or mos+plif"},
-        {"--d", "D", SBW_ARG_SIZE, &o->d, 1, 1e9, "embedding size (1 <= D <= M)"},
-        {"--k", "K", SBW_ARG_STRING, &a->k, 1, 0,
-         "components (moc, mos, mos+plif) or hidden units (lms) [10]; plif: intervals [1000]"},
-        {"--knots", "K", SBW_ARG_STRING, &a->knots, 1, 0, "PLIF intervals (plif, mos+plif) [1000]"},
-        {"--plif-t", "T", SBW_ARG_DOUBLE, &o->plif_t, 1e-9, 1e9, "PLIF knots span [-T, T]"},
-        {"--bias", NULL, SBW_ARG_FLAG, &o->bias, 1, 0, "learn a word bias b (M)"},
-        {"--linear", NULL, SBW_ARG_FLAG, &o->linear, 1, 0, "lms: add a linear term lambda z > 0"},
-        {"--init-scale", "S", SBW_ARG_DOUBLE, &o->init_scale, 0, 1e6, "std of H, W, V at start"},
-        {"--init", "DIR", SBW_ARG_STRING, &a->init, 1, 0, "start from parameters of --save DIR"},
-        {"--optimizer", "NAME", SBW_ARG_STRING, &a->optimizer, 1, 0, "adam or lbfgs"},
-        {"--lr", "X|auto", SBW_ARG_STRING, &a->lr, 1, 0, "Adam learning rate, or auto"},
-        {"--beta1", "B", SBW_ARG_DOUBLE, &o->beta1, 0, 0.999999999, "Adam beta1"},
-        {"--beta2", "B", SBW_ARG_DOUBLE, &o->beta2, 0, 0.999999999, "Adam beta2"},
-        {"--adam-eps", "E", SBW_ARG_DOUBLE, &o->eps, 0, 1, "Adam epsilon"},
-        {"--decay", "G", SBW_ARG_DOUBLE, &o->decay, 1e-12, 1, "multiply the lr by G every step"},
-        {"--batch", "B", SBW_ARG_SIZE, &o->batch, 0, 1e15, "contexts per Adam step (0 = all)"},
-        {"--steps", "S", SBW_ARG_SIZE, &o->steps, 0, 1e15, "at most S updates"},
-        {"--tol", "R", SBW_ARG_DOUBLE, &o->tol, 0, 1, "relative-improvement stop (0 = off)"},
-        {"--tol-window", "W", SBW_ARG_SIZE, &o->tol_window, 1, 1e15, "steps per --tol window"},
-        {"--lbfgs-mem", "L", SBW_ARG_SIZE, &o->lbfgs_mem, 1, 1000, "L-BFGS history pairs"},
-        {"--precision", "P", SBW_ARG_STRING, &a->precision, 1, 0, "GEMMs in single or double"},
-        {"--parallel", "SCHEME", SBW_ARG_STRING, &a->parallel, 1, 0,
-         "blocks (OpenMP over blocks) or blas (threaded BLAS)"},
-        {"--block", "B", SBW_ARG_SIZE, &o->obj.block, 0, 1e9, "contexts per block (0 = auto)"},
-        {"--log", "FILE", SBW_ARG_STRING, &a->log, 1, 0, "write the training log (TSV)"},
-        {"--log-every", "K", SBW_ARG_SIZE, &o->log_every, 0, 1e15,
-         "steps between log rows (0: 10, or one epoch with --batch)"},
-        {"--save", "DIR", SBW_ARG_STRING, &a->save, 1, 0, "write the parameters (.npy)"},
-        {"--checkpoint", "DIR", SBW_ARG_STRING, &a->checkpoint, 1, 0, "checkpoint directory"},
-        {"--checkpoint-every", "SEC", SBW_ARG_DOUBLE, &o->checkpoint_every, 0, 1e9,
-         "seconds between checkpoints (0 = only on a signal)"},
-        {"--resume", "DIR", SBW_ARG_STRING, &a->resume, 1, 0, "continue from a checkpoint"},
-        {"--dry-run", NULL, SBW_ARG_FLAG, &a->dry_run, 1, 0, "print the memory plan and stop"},
-        {"--norm-tol", "TOL", SBW_ARG_DOUBLE, &a->norm_tol, 0, 1,
-         "largest |logsumexp| of a row of log P*"},
-        {0}};
+    run *r = &R;
+    sbw_fit_opts_init(&r->o);
+    r->o.checkpoint_every = 600;
     const sbw_cli cli = {"sbw-fit", "LOGP.npy", "Fit a Softmax-family head to a language.",
                          details, opts, 1, 1,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
-    int st = sbw_cli_parse(&cli, argc, argv, &r.c);
+    int st = sbw_cli_parse(&cli, argc, argv, &r->c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    if ((st = parse_choices(&cli, a, o)))
+    if ((st = parse_choices(&cli, &r->a, &r->o)))
         return st;
     sbw_error_gsl_quiet();
-    o->obj.threads = sbw_cli_threads(r.c.threads);
-    o->seed = r.c.seed;
-    o->stop = &stop_flag;
+    r->o.obj.threads = sbw_cli_threads(r->c.threads);
+    r->o.seed = r->c.seed;
+    r->o.stop = &stop_flag;
     install_signals();
-    choose_checkpoint(&r);
-    st = sbw_table_alloc(&r.tab, "sbw-fit", &r.c, true);
-    st = st ? st : sbw_npy_open(&r.in, r.c.args[0]);
-    st = st ? st : a->dry_run ? do_dry_run(&r) : do_fit(&r);
-    st = st ? st : sbw_table_print(r.tab, stdout, r.c.json);
-    sbw_table_free(r.tab);
-    sbw_fit_free(r.f);
-    sbw_target_free(&r.t);
-    sbw_npy_close(r.in);
+    choose_checkpoint(r);
+    st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);
+    st = st ? st : sbw_npy_open(&r->in, r->c.args[0]);
+    st = st ? st : r->a.dry_run ? do_dry_run(r) : do_fit(r);
+    st = st ? st : sbw_table_print(r->tab, stdout, r->c.json);
+    sbw_table_free(r->tab);
+    sbw_fit_free(r->f);
+    sbw_target_free(&r->t);
+    sbw_npy_close(r->in);
     return st ? sbw_cli_fail("sbw-fit", st) : SBW_EXIT_OK;
 }
