@@ -15,9 +15,9 @@
 #    the GEMM rate it implies (3 GEMMs of 2NMD flops per step) as a fraction
 #    of the machine's sgemm peak measured here (bench/sgemm_peak.c, same
 #    OpenBLAS, 2 threads), peak memory.  FIT_BIG=0 skips it (an 8 GB file).
-# The sgemm peak is also measured with OPENBLAS_CORETYPE=SkylakeX when the
-# CPU has AVX-512 (OpenBLAS 0.3.21 runs Haswell kernels on CPUs it does
-# not know, e.g. Zen 5), for information.
+# Everything runs with the environment's OpenBLAS kernel choice
+# (OPENBLAS_CORETYPE); when that variable forces one, softmax and the sgemm
+# peak are also measured with OpenBLAS's own choice, for information.
 set -u
 . bench/lib.sh
 N=${FIT_N:-10000}
@@ -101,25 +101,29 @@ for model in softmax mos; do
     bench_note "$line"
 done
 
-# Information: OpenBLAS 0.3.21 runs its Haswell (AVX2) kernels on CPUs it
-# does not know (e.g. Zen 5); torch links the same libopenblas, so forcing
-# the AVX-512 kernels applies to both sides.  Softmax is the head whose step
-# is mostly GEMM.
-if grep -q avx512f /proc/cpuinfo; then
-    export OPENBLAS_CORETYPE=SkylakeX
-    "$BIN/sbw-fit" "$P" --d "$D" --steps "$STEPS" --lr $LR --log-every 1 --log "$dir/log.tsv" \
-        -q >/dev/null && s=$(step_median "$dir/log.tsv")
-    $PY bench/ref_fit_torch.py "$P" "$dir/init_softmax" softmax $K "$STEPS" $LR >"$dir/torch.json" &&
-        t=$(json_field "$dir/torch.json" sec_per_step)
-    unset OPENBLAS_CORETYPE
-    bench_note "softmax with OPENBLAS_CORETYPE=SkylakeX on both sides (one run, information): sbw ${s}s/step, torch ${t}s/step: speedup $(ratio "$t" "$s")x"
+# Information: the GEMM kernels OpenBLAS uses come from OPENBLAS_CORETYPE
+# when it is set, else from its own CPU detection.  When the environment
+# forces a kernel set, softmax (the head whose step is mostly GEMM) is rerun
+# once on both sides with OpenBLAS's own choice (torch links the same
+# libopenblas), in a subshell so that nothing after it is affected.
+if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+    (
+        unset OPENBLAS_CORETYPE
+        core=$("$dir/sgemm_peak" 200 1 | cut -d' ' -f2)
+        "$BIN/sbw-fit" "$P" --d "$D" --steps "$STEPS" --lr $LR --log-every 1 \
+            --log "$dir/log.tsv" -q >/dev/null && s=$(step_median "$dir/log.tsv")
+        $PY bench/ref_fit_torch.py "$P" "$dir/init_softmax" softmax $K "$STEPS" $LR \
+            >"$dir/torch.json" && t=$(json_field "$dir/torch.json" sec_per_step)
+        bench_note "softmax with OPENBLAS_CORETYPE unset (OpenBLAS chooses $core; one run, information): sbw ${s}s/step, torch ${t}s/step: speedup $(ratio "$t" "$s")x"
+    )
 fi
 rm -f "$P" "$dir/log.tsv" "$dir/out.tsv" "$dir/torch.json"
 
-peak=$("$dir/sgemm_peak" 4000 2)
-bench_note "sgemm peak (n=4000, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)")): $peak GFLOPS"
-if grep -q avx512f /proc/cpuinfo; then
-    bench_note "sgemm peak with OPENBLAS_CORETYPE=SkylakeX: $(OPENBLAS_CORETYPE=SkylakeX "$dir/sgemm_peak" 4000 2) GFLOPS (information)"
+set -- $("$dir/sgemm_peak" 4000 2)
+peak=$1
+bench_note "sgemm peak (n=4000, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)"), kernels $2, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}): $peak GFLOPS"
+if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+    bench_note "sgemm peak with OPENBLAS_CORETYPE unset: $(env -u OPENBLAS_CORETYPE "$dir/sgemm_peak" 4000 2) (information)"
 fi
 
 if [ "${FIT_BIG:-1}" != 0 ]; then

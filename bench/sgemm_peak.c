@@ -1,11 +1,15 @@
 /* sgemm_peak.c -- the machine's sgemm rate for bench_fit.sh: the best of
  * 5 runs of C = A B (n x n, float32, row-major) through the same OpenBLAS
- * sbw links, with the thread count given.  Prints GFLOPS.
+ * sbw links, with the thread count given.  Prints GFLOPS and the kernel
+ * set OpenBLAS chose (openblas_get_corename: OPENBLAS_CORETYPE or its own
+ * detection).
  * usage: sgemm_peak N THREADS */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+char *openblas_get_corename(void);
 
 static double now(void)
 {
@@ -37,7 +41,8 @@ int main(int argc, char **argv)
         if (r > 0 && t < best) /* the first run warms up */
             best = t;
     }
-    printf("%.1f\n", 2.0 * (double)n * (double)n * (double)n / best / 1e9);
+    printf("%.1f %s\n", 2.0 * (double)n * (double)n * (double)n / best / 1e9,
+           openblas_get_corename());
     free(a), free(b), free(c);
     return 0;
 }

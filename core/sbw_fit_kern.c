@@ -17,11 +17,19 @@ static double vmax(const double *x, size_t n)
     return mx;
 }
 
+/* First j with x[j] == v (vectorised compares over chunks of 64). */
 static size_t first_index_of(const double *x, size_t n, double v)
 {
-    for (size_t j = 0; j < n; j++)
-        if (x[j] == v)
-            return j;
+    for (size_t c = 0; c < n; c += 64) {
+        size_t e = n - c < 64 ? n : c + 64;
+        int hit = 0;
+#pragma omp simd reduction(| : hit)
+        for (size_t j = c; j < e; j++)
+            hit |= x[j] == v;
+        for (size_t j = c; hit && j < e; j++)
+            if (x[j] == v)
+                return j;
+    }
     return 0;
 }
 
@@ -376,11 +384,20 @@ static float vmax_f(const float *x, size_t n)
     return mx;
 }
 
+/* First j with x[j] == v: chunks of 64 tested with a vectorised compare,
+ * then the hit chunk scanned. */
 static size_t first_index_of_f(const float *x, size_t n, float v)
 {
-    for (size_t j = 0; j < n; j++)
-        if (x[j] == v)
-            return j;
+    for (size_t c = 0; c < n; c += 64) {
+        size_t e = n - c < 64 ? n : c + 64;
+        int hit = 0;
+#pragma omp simd reduction(| : hit)
+        for (size_t j = c; j < e; j++)
+            hit |= x[j] == v;
+        for (size_t j = c; hit && j < e; j++)
+            if (x[j] == v)
+                return j;
+    }
     return 0;
 }
 

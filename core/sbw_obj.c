@@ -405,6 +405,13 @@ static void logq_metrics(const sbw_obj *o, size_t pos, double *loss, double *ent
     *ent = sbw_kern_entropy(lp, m);
 }
 
+static void prefetch_row(const void *x, size_t bytes)
+{
+    const char *c = x;
+    for (size_t at = 0; at < bytes; at += 64)
+        __builtin_prefetch(c + at, 0, 3);
+}
+
 static void add_result(const sbw_obj *o, obj_rows *w, size_t r, double loss, double ent,
                        size_t am)
 {
@@ -456,6 +463,8 @@ static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size
     double loss, ent = o->t->ent[r];
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
         sbw_fit_kern_add_f(o->bf, z + c * m, m);
+    if (o->t->pf && pos + 1 < o->nrows) /* the next context's P while this one computes */
+        prefetch_row(o->t->pf + row_of(o, pos + 1) * m, m * sizeof(float));
     float *y = map_forward_f(o, w, z);
     const float *p = o->t->pf ? o->t->pf + r * m : w->pf;
     if (!o->t->pf)
@@ -704,8 +713,8 @@ int sbw_obj_eval(sbw_obj *o, const double *theta, const size_t *rows, size_t nro
     o->scale = 1.0 / (double)nrows;
     o->lq_out = NULL;
     o->logp_exact = NULL;
-    if (grad)
-        memset(grad, 0, o->h.nparam * sizeof *grad);
+    if (grad) /* a full pass writes every row of dH: only the shared prefix needs zeros */
+        memset(grad, 0, (rows ? o->h.nparam : o->h.nshared) * sizeof *grad);
     run_blocks(o);
     reduce(o, res);
     return SBW_OK;
