@@ -48,6 +48,7 @@ static const char details[] =
     "contexts whose argmax Q is argmax P*) -- the last three from the float64 pass\n"
     "against the input read again --, lr, seconds.  --log FILE: step, epoch, loss,\n"
     "kl_mean, mode_match, lr, seconds every --log-every steps (training precision).\n"
+    "With -o - the log Q goes to stdout and the table to stderr.\n"
     "--save DIR: H.npy, W.npy, ... and params.tsv.  Checkpoints: every\n"
     "--checkpoint-every seconds and on SIGINT/SIGTERM into --checkpoint DIR (default\n"
     "FILE.ckpt beside -o FILE, removed after success); --resume DIR continues bit for\n"
@@ -410,7 +411,8 @@ int main(int argc, char **argv)
     st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);
     st = st ? st : sbw_npy_open(&r->in, r->c.args[0]);
     st = st ? st : r->a.dry_run ? do_dry_run(r) : do_fit(r);
-    st = st ? st : sbw_table_print(r->tab, stdout, r->c.json);
+    bool npy_on_stdout = r->c.output && sbw_file_is_std(r->c.output);
+    st = st ? st : sbw_table_print(r->tab, npy_on_stdout ? stderr : stdout, r->c.json);
     sbw_table_free(r->tab);
     sbw_fit_free(r->f);
     sbw_target_free(&r->t);

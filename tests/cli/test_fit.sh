@@ -46,6 +46,12 @@ expect_exit 1 "--init with another head" "$FIT" "$T/P.npy" --model mos --k 3 --d
     --init "$T/params" --steps 0 -q
 expect_exit 1 "--init from a missing directory" "$FIT" "$T/P.npy" --init "$T/none" --steps 0 -q
 
+# -o -: log Q on stdout, the table on stderr; P* from stdin
+"$FIT" - --d 3 --steps 5 -q -o - <"$T/P.npy" >"$T/Qs.npy" 2>"$T/tab" || bad "stdin/stdout fit"
+"$BIN/sbw-info" "$T/Qs.npy" >"$T/info" 2>/dev/null
+expect_eq "$(tsv_field "$T/info" rows)" 300 "-o -: a clean .npy on stdout"
+expect_grep "^model	d	k	steps" "$T/tab" "-o -: the table on stderr"
+
 expect_exit 0 "--json" "$FIT" "$T/P.npy" --d 3 --steps 5 --json -q
 expect_grep '"kl_mean": ' "$T/out" "JSON kl_mean"
 expect_grep '"mode_match": ' "$T/out" "JSON mode_match"
