@@ -1,0 +1,158 @@
+/* sbw_fit.h -- fitting a head to a language: one context embedding per
+ * row of P* and shared word embeddings, by minimising the mean
+ * cross-entropy (equivalently the mean KL(P* || Q)), as in the LMS paper's
+ * synthetic experiment (Ganea et al. 2019, section 5.1).
+ *
+ * One optimiser for every head (Adam or L-BFGS, sbw_optim.h) over one
+ * objective (sbw_obj.h), so comparisons between heads are apples to
+ * apples.  Deterministic for a given seed, thread count and block size.
+ *
+ * Steps and what a log row means: step s is the state after s parameter
+ * updates; its row reports the objective at those parameters (for a
+ * minibatch fit, a full pass over every context, without gradient).  The
+ * last row is the final state.
+ *
+ * Stopping: after opts.steps updates, or when the relative improvement of
+ * the mean KL falls below opts.tol: the mean KL over the last window of
+ * opts.tol_window steps is compared with the previous window's, and the fit
+ * stops when (KL_prev - KL_now) <= tol * KL_now.  L-BFGS also stops when
+ * its line search finds no decrease (converged to roundoff).
+ *
+ * --lr auto (Adam): a grid of learning rates {1e-3, 3e-3, 1e-2, 3e-2, 0.1,
+ * 0.3}, each fitted for lr_auto_steps steps on a seeded subsample of
+ * lr_auto_rows contexts from the same initial parameters; the rate with the
+ * lowest final mean KL on the subsample wins (ties: the smaller rate).
+ */
+#ifndef SBW_FIT_H
+#define SBW_FIT_H
+
+#include "sbw_head.h"
+#include "sbw_obj.h"
+#include "sbw_optim.h"
+#include "sbw_target.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum sbw_fit_optimizer { SBW_FIT_ADAM = 0, SBW_FIT_LBFGS } sbw_fit_optimizer;
+
+/* Why a fit stopped. */
+typedef enum sbw_fit_stop {
+    SBW_FIT_RUNNING = 0,
+    SBW_FIT_STEPS,     /* did opts.steps updates */
+    SBW_FIT_TOL,       /* relative improvement below tol */
+    SBW_FIT_CONVERGED, /* L-BFGS: no further decrease */
+    SBW_FIT_SIGNAL,    /* *opts.stop was set (SIGINT/SIGTERM) */
+    SBW_FIT_NAN        /* the loss became NaN or infinite */
+} sbw_fit_stop;
+
+#define SBW_FIT_LR_GRID 6
+
+struct sbw_fit;
+
+typedef struct sbw_fit_opts {
+    /* the head (sbw_head_setup) and its initialisation (sbw_head_init) */
+    sbw_model model;
+    size_t d, k, knots;
+    double plif_t;
+    bool bias, linear;
+    double init_scale;
+    uint64_t seed;
+    /* the optimiser */
+    sbw_fit_optimizer optimizer;
+    double lr; /* Adam */
+    bool lr_auto;
+    double beta1, beta2, eps, decay;
+    size_t batch;       /* contexts per Adam step; 0 = all (full batch) */
+    size_t steps;       /* at most this many updates */
+    double tol;         /* relative-improvement stop; 0 = off */
+    size_t tol_window;  /* steps per window of the stopping rule */
+    size_t lbfgs_mem;   /* L-BFGS history pairs */
+    size_t lr_auto_rows, lr_auto_steps;
+    /* the objective's precision and threads */
+    sbw_obj_opts obj;
+    /* reporting and safety */
+    size_t log_every;         /* steps between log rows; 0 = automatic */
+    double checkpoint_every;  /* seconds between checkpoints; 0 = none */
+    const char *checkpoint_dir; /* NULL: no checkpoints */
+    volatile sig_atomic_t *stop; /* polled after every step; may be NULL */
+    void (*on_step)(void *ctx, const struct sbw_fit *f); /* after every step */
+    void *ctx;
+} sbw_fit_opts;
+
+/* One row of the training log. */
+typedef struct sbw_fit_logrow {
+    double step, epoch, loss, kl, mode_match, lr, seconds;
+} sbw_fit_logrow;
+
+/* The state of a fit.  Callers read it; only sbw_fit_* and sbw_ckpt_*
+ * write it. */
+typedef struct sbw_fit {
+    sbw_fit_opts opt;
+    sbw_head head;
+    const sbw_target *t;
+    sbw_obj *obj;
+    double *theta, *grad; /* (nparam) */
+    sbw_adam adam;
+    sbw_lbfgs lbfgs;
+    bool have_fg;          /* L-BFGS: last.loss and grad are at theta */
+    uint64_t step;         /* updates done */
+    uint64_t epoch, pos;   /* minibatch: epoch, position in its permutation */
+    size_t *perm, *batch;  /* (N) this epoch's order, (batch) sorted rows */
+    bool perm_ok;          /* perm holds epoch's permutation */
+    sbw_range *ranges;     /* (batch + 1) Adam's lazy ranges */
+    double win_sum, win_prev; /* stopping rule: KL sum of this window, last mean */
+    uint64_t win_n;
+    bool have_prev;
+    sbw_fit_stop stop;
+    sbw_obj_result last;   /* the latest full evaluation (or batch, minibatch) */
+    double lr_grid[SBW_FIT_LR_GRID], lr_kl[SBW_FIT_LR_GRID];
+    size_t nlr;            /* grid points tried (0 unless --lr auto) */
+    sbw_fit_logrow *log;
+    size_t nlog, caplog;
+    double t_start, elapsed0; /* clock at (re)start; seconds before a resume */
+    double t_ckpt;         /* clock at the last checkpoint */
+    uint64_t ckpt_gen, ckpt_step; /* last checkpoint written (gen 0: none) */
+    uint64_t resumed_at;   /* step a resume started from (0: fresh) */
+} sbw_fit;
+
+/* Defaults: softmax, D = 10, K = 10, 1000 PLIF intervals on [-10, 10], no
+ * bias, init scale 0.1, Adam lr 0.01, betas 0.9/0.999, eps 1e-8, decay 1,
+ * full batch, 1000 steps, tol 0, window 100, L-BFGS history 10, lr auto on
+ * 1024 contexts for 100 steps, single-precision GEMMs on every core,
+ * automatic block and log interval, no checkpoints. */
+void sbw_fit_opts_init(sbw_fit_opts *o);
+
+/* A new fit of the head opts describes to target t (which must outlive
+ * it), with initialised parameters; runs the --lr auto grid when asked.
+ * Errors: SBW_EINVAL (bad sizes or settings, via sbw_head_setup and
+ * sbw_optim_*), SBW_ENOMEM, SBW_EINTR (stopped during --lr auto).  *f is
+ * NULL on failure. */
+int sbw_fit_alloc(sbw_fit **f, const sbw_target *t, const sbw_fit_opts *opts);
+
+/* Frees; NULL is a no-op. */
+void sbw_fit_free(sbw_fit *f);
+
+/* Runs until opts.steps updates or a stop, then evaluates the final
+ * parameters (f->last, the last log row).  Returns SBW_OK when it stopped
+ * by steps, tol or convergence; SBW_EINTR after a signal (a checkpoint was
+ * written when a directory is set); SBW_ENUMERIC when the loss became NaN
+ * or infinite (the reason names the step; the last checkpoint, if any, is
+ * left as it was); errors of checkpoint writing (SBW_EIO). */
+int sbw_fit_run(sbw_fit *f);
+
+/* "steps", "tol", "converged", "signal", "nan", "running". */
+const char *sbw_fit_stop_name(sbw_fit_stop s);
+
+/* Seconds of fitting so far, including those before a resume. */
+double sbw_fit_seconds(const sbw_fit *f);
+
+/* The log interval in use (opts.log_every resolved). */
+size_t sbw_fit_log_every(const sbw_fit *f);
+
+/* Appends a log row for the current state from res.  Errors: SBW_ENOMEM. */
+int sbw_fit_log_append(sbw_fit *f, const sbw_obj_result *res);
+
+#endif

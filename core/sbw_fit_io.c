@@ -1,0 +1,276 @@
+/* sbw_fit_io.c -- log Q export, parameters, training log, header. */
+#include "sbw_fit_io.h"
+
+#include "sbw_ckpt.h"
+#include "sbw_err.h"
+#include "sbw_fit_ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- header --------------------------------------------------------------- */
+
+static void grid_string(const double *x, size_t n, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at + 32 < cap; i++) {
+        char num[32];
+        sbw_table_format_double(x[i], num, sizeof num);
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s", i ? "," : "", num);
+    }
+}
+
+static int describe_head(const sbw_fit *f, sbw_table *t)
+{
+    const sbw_head *h = &f->head;
+    const sbw_fit_opts *o = &f->opt;
+    int st = sbw_table_meta_str(t, "model", sbw_head_model_name(h->model));
+    st = st ? st : sbw_table_meta_int(t, "n", (long long)h->n);
+    st = st ? st : sbw_table_meta_int(t, "m", (long long)h->m);
+    st = st ? st : sbw_table_meta_int(t, "d", (long long)h->d);
+    st = st ? st : sbw_table_meta_int(t, "k", (long long)h->k);
+    st = st ? st : sbw_table_meta_int(t, "knots", (long long)h->knots);
+    st = st ? st : sbw_table_meta_dbl(t, "plif_t", h->knots ? h->plif_t : NAN);
+    st = st ? st : sbw_table_meta_bool(t, "bias", h->bias);
+    st = st ? st : sbw_table_meta_bool(t, "linear", h->linear);
+    st = st ? st : sbw_table_meta_int(t, "parameters", (long long)h->nparam);
+    st = st ? st : sbw_table_meta_dbl(t, "init_scale", o->init_scale);
+    st = st ? st : sbw_table_meta_str(t, "init",
+                                      "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "
+                                      "u=1, c even on [-4,4], v=spacing, lambda=1; plif "
+                                      "slopes 1");
+    return st;
+}
+
+static int describe_optimiser(const sbw_fit *f, sbw_table *t)
+{
+    const sbw_fit_opts *o = &f->opt;
+    bool adam = o->optimizer == SBW_FIT_ADAM;
+    char buf[512], rule[256];
+    int st = sbw_table_meta_str(t, "optimizer", adam ? "adam" : "lbfgs");
+    st = st ? st : sbw_table_meta_dbl(t, "lr", adam ? o->lr : NAN);
+    st = st ? st : sbw_table_meta_str(t, "lr_mode", !adam ? "line-search" : f->nlr ? "auto"
+                                                                                   : "fixed");
+    if (!st && f->nlr) {
+        grid_string(f->lr_grid, f->nlr, buf, sizeof buf);
+        st = sbw_table_meta_str(t, "lr_auto_grid", buf);
+        grid_string(f->lr_kl, f->nlr, buf, sizeof buf);
+        st = st ? st : sbw_table_meta_str(t, "lr_auto_kl", buf);
+        st = st ? st : sbw_table_meta_int(t, "lr_auto_rows", (long long)o->lr_auto_rows);
+        st = st ? st : sbw_table_meta_int(t, "lr_auto_steps", (long long)o->lr_auto_steps);
+    }
+    st = st ? st : sbw_table_meta_dbl(t, "beta1", o->beta1);
+    st = st ? st : sbw_table_meta_dbl(t, "beta2", o->beta2);
+    st = st ? st : sbw_table_meta_dbl(t, "eps", o->eps);
+    st = st ? st : sbw_table_meta_dbl(t, "decay", o->decay);
+    st = st ? st : sbw_table_meta_int(t, "batch", (long long)(o->batch ? o->batch : f->head.n));
+    st = st ? st : sbw_table_meta_int(t, "lbfgs_mem", (long long)(adam ? 0 : o->lbfgs_mem));
+    st = st ? st : sbw_table_meta_int(t, "steps", (long long)o->steps);
+    st = st ? st : sbw_table_meta_dbl(t, "tol", o->tol);
+    st = st ? st : sbw_table_meta_int(t, "tol_window", (long long)o->tol_window);
+    if (o->tol > 0)
+        snprintf(rule, sizeof rule,
+                 "at most %zu steps; stop when mean KL over %zu steps improves on the previous "
+                 "window by <= %g x KL%s",
+                 o->steps, o->tol_window, o->tol, adam ? "" : "; or no L-BFGS decrease");
+    else
+        snprintf(rule, sizeof rule, "%zu steps%s", o->steps,
+                 adam ? "" : " or no L-BFGS decrease");
+    return st ? st : sbw_table_meta_str(t, "convergence", rule);
+}
+
+int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
+{
+    const sbw_fit_opts *o = &f->opt;
+    int st = describe_head(f, t);
+    st = st ? st : describe_optimiser(f, t);
+    st = st ? st : sbw_table_meta_str(t, "precision", o->obj.single ? "single" : "double");
+    st = st ? st : sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
+    st = st ? st : sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
+    st = st ? st : sbw_table_meta_str(t, "parallel",
+                                      o->obj.par == SBW_OBJ_PAR_BLAS ? "blas" : "blocks");
+    st = st ? st : sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
+    st = st ? st : sbw_table_meta_str(t, "checkpoint",
+                                      o->checkpoint_dir ? o->checkpoint_dir : "none");
+    st = st ? st : sbw_table_meta_dbl(t, "checkpoint_every", o->checkpoint_every);
+    st = st ? st : sbw_table_meta_int(t, "resumed_at_step", (long long)f->resumed_at);
+    st = st ? st : sbw_table_meta_int(t, "steps_done", (long long)f->step);
+    st = st ? st : sbw_table_meta_str(t, "stop", sbw_fit_stop_name(f->stop));
+    st = st ? st : sbw_table_meta_dbl(t, "entropy_mean",
+                                      sbw_ckpt_fingerprint(f->t) / (double)f->head.n);
+    return st;
+}
+
+int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t)
+{
+    static const char *const cols[] = {"step", "epoch", "loss", "kl_mean", "mode_match", "lr",
+                                       "seconds"};
+    int st = sbw_table_columns(t, cols, 7);
+    for (size_t i = 0; !st && i < f->nlog; i++) {
+        const sbw_fit_logrow *r = &f->log[i];
+        st = sbw_table_add_row(t);
+        st = st ? st : sbw_table_set_int(t, "step", (long long)r->step);
+        st = st ? st : sbw_table_set_int(t, "epoch", (long long)r->epoch);
+        st = st ? st : sbw_table_set_dbl(t, "loss", r->loss);
+        st = st ? st : sbw_table_set_dbl(t, "kl_mean", r->kl);
+        st = st ? st : sbw_table_set_dbl(t, "mode_match", r->mode_match);
+        st = st ? st : sbw_table_set_dbl(t, "lr", r->lr);
+        st = st ? st : sbw_table_set_dbl(t, "seconds", r->seconds);
+    }
+    return st;
+}
+
+/* ---- log Q ---------------------------------------------------------------- */
+
+typedef struct logq_pass {
+    sbw_obj *o;
+    double *lq, *lp;
+    size_t chunk;
+    sbw_npy_writer *w;
+} logq_pass;
+
+static int logq_setup(const sbw_fit *f, const char *out, logq_pass *p)
+{
+    sbw_obj_opts oo = f->opt.obj;
+    oo.single = false; /* float64 from the final parameters */
+    oo.block = 0;
+    int st = sbw_obj_alloc(&p->o, &f->head, f->t, &oo);
+    if (st)
+        return st;
+    size_t m = f->head.m, chunk = sbw_obj_block(p->o) * (size_t)sbw_obj_threads(p->o);
+    p->chunk = chunk < f->head.n ? chunk : f->head.n;
+    p->lq = malloc(p->chunk * m * sizeof *p->lq);
+    p->lp = malloc(p->chunk * m * sizeof *p->lp);
+    if (!p->lq || !p->lp)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory (log Q pass)");
+    return out ? sbw_npy_create(&p->w, out, f->head.n, m, 2, SBW_F64) : SBW_OK;
+}
+
+int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact,
+                    sbw_obj_result *res, sbw_progress *progress)
+{
+    logq_pass p = {0};
+    size_t n = f->head.n, m = f->head.m;
+    double loss = 0, kl = 0, hits = 0;
+    int st = logq_setup(f, out, &p);
+    if (!st && exact)
+        st = sbw_npy_seek_row(exact, 0);
+    for (size_t r0 = 0; !st && r0 < n; r0 += p.chunk) {
+        size_t nr = n - r0 < p.chunk ? n - r0 : p.chunk;
+        sbw_obj_result part = {0};
+        if (exact)
+            st = sbw_npy_read_rows(exact, nr, p.lp, m);
+        st = st ? st : sbw_obj_logq(p.o, f->theta, r0, nr, p.lq, exact ? p.lp : NULL, &part);
+        st = st ? st : (p.w ? sbw_npy_write_rows(p.w, nr, p.lq, m) : SBW_OK);
+        loss += part.loss * (double)nr;
+        kl += part.kl * (double)nr;
+        hits += part.mode_match * (double)nr;
+        if (progress)
+            sbw_progress_update(progress, (double)(r0 + nr));
+    }
+    if (p.w)
+        st = st ? (sbw_npy_abort(p.w), st) : sbw_npy_finish(p.w);
+    sbw_obj_free(p.o);
+    free(p.lq);
+    free(p.lp);
+    if (!st)
+        *res = (sbw_obj_result){loss / (double)n, kl / (double)n, hits / (double)n, n};
+    return st;
+}
+
+/* ---- parameters ------------------------------------------------------------ */
+
+static int save_block(const char *dir, const char *name, const double *x, size_t rows,
+                      size_t cols)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    if (cols == 1)
+        return sbw_npy_save_vector(path, x, rows, SBW_F64);
+    sbw_mat v = sbw_mat_view((double *)x, rows, cols, cols);
+    return sbw_npy_save(path, &v, SBW_F64);
+}
+
+static int param_row(sbw_table *t, const char *name, size_t rows, size_t cols,
+                     const char *meaning)
+{
+    char file[96];
+    snprintf(file, sizeof file, "%s.npy", name);
+    int st = sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_str(t, "name", name);
+    st = st ? st : sbw_table_set_str(t, "file", file);
+    st = st ? st : sbw_table_set_int(t, "rows", (long long)rows);
+    st = st ? st : sbw_table_set_int(t, "cols", (long long)cols);
+    return st ? st : sbw_table_set_str(t, "meaning", meaning);
+}
+
+/* The positive values behind the raw LMS and PLIF parameters. */
+static int save_derived(const sbw_fit *f, const char *dir, sbw_table *t)
+{
+    const sbw_head *h = &f->head;
+    size_t k = h->k ? h->k : 1, kn = h->knots ? h->knots : 1;
+    double *buf = malloc((3 * k + 2 * kn) * sizeof *buf), lambda = 0;
+    if (!buf)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    double *u = buf, *v = buf + k, *c = buf + 2 * k, *s = buf + 3 * k, *cum = s + kn;
+    sbw_fit_ref_map_params(h, f->theta, u, v, c, &lambda, s, cum);
+    int st = SBW_OK;
+    if (h->model == SBW_MODEL_LMS) {
+        st = save_block(dir, "lms_u", u, h->k, 1);
+        st = st ? st : param_row(t, "lms_u", h->k, 1, "LMS slopes u_i = softplus(lms_u_raw)");
+        st = st ? st : save_block(dir, "lms_v", v, h->k, 1);
+        st = st ? st : param_row(t, "lms_v", h->k, 1, "LMS weights v_i = softplus(lms_v_raw)");
+    }
+    if (!st && h->linear) {
+        st = save_block(dir, "lms_lambda", &lambda, 1, 1);
+        st = st ? st : param_row(t, "lms_lambda", 1, 1, "LMS linear slope lambda");
+    }
+    if (!st && h->knots) {
+        st = save_block(dir, "plif_slope", s, h->knots, 1);
+        st = st ? st : param_row(t, "plif_slope", h->knots, 1, "PLIF slopes s_i > 0");
+    }
+    free(buf);
+    return st;
+}
+
+int sbw_fit_io_save(const sbw_fit *f, const char *dir, sbw_table *t)
+{
+    static const char *const cols[] = {"name", "file", "rows", "cols", "meaning"};
+    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
+    size_t nb = sbw_head_blocks(&f->head, b);
+    int st = sbw_ckpt_mkdir(dir);
+    st = st ? st : sbw_fit_io_describe(f, t);
+    st = st ? st : sbw_table_columns(t, cols, 5);
+    for (size_t i = 0; !st && i < nb; i++) {
+        st = save_block(dir, b[i].name, f->theta + b[i].off, b[i].rows, b[i].cols);
+        st = st ? st : param_row(t, b[i].name, b[i].rows, b[i].cols, b[i].meaning);
+    }
+    st = st ? st : save_derived(f, dir, t);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/params.tsv", dir);
+    return st ? st : sbw_table_write(t, path, false);
+}
+
+int sbw_fit_io_load(sbw_fit *f, const char *dir)
+{
+    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
+    size_t nb = sbw_head_blocks(&f->head, b);
+    int st = SBW_OK;
+    for (size_t i = 0; !st && i < nb; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.npy", dir, b[i].name);
+        sbw_npy_reader *r;
+        if ((st = sbw_npy_open(&r, path)))
+            break;
+        const sbw_npy_info *in = sbw_npy_reader_info(r);
+        if (in->rows != b[i].rows || in->cols != b[i].cols)
+            st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, the head needs %zu x %zu", path,
+                           in->rows, in->cols, b[i].rows, b[i].cols);
+        st = st ? st : sbw_npy_read_rows(r, b[i].rows, f->theta + b[i].off, b[i].cols);
+        sbw_npy_close(r);
+    }
+    return st;
+}

@@ -1,0 +1,667 @@
+/* sbw_fit_kern.c -- sbw-fit's hot loops (built with -ffast-math: finite
+ * inputs only, see sbw_fit_kern.h).  Loops are written for GCC's
+ * vectoriser: `omp simd` reductions, exp/log mapped to libmvec. */
+#include "sbw_fit_kern.h"
+
+#include <math.h>
+
+/* Below this a mixture's Q_i is recomputed in the log domain. */
+#define MIX_TINY 1e-250
+
+static double vmax(const double *x, size_t n)
+{
+    double mx = x[0];
+#pragma omp simd reduction(max : mx)
+    for (size_t j = 1; j < n; j++)
+        mx = x[j] > mx ? x[j] : mx;
+    return mx;
+}
+
+/* First j with x[j] == v (vectorised compares over chunks of 64). */
+static size_t first_index_of(const double *x, size_t n, double v)
+{
+    for (size_t c = 0; c < n; c += 64) {
+        size_t e = n - c < 64 ? n : c + 64;
+        int hit = 0;
+#pragma omp simd reduction(| : hit)
+        for (size_t j = c; j < e; j++)
+            hit |= x[j] == v;
+        for (size_t j = c; hit && j < e; j++)
+            if (x[j] == v)
+                return j;
+    }
+    return 0;
+}
+
+static double vdot(const double *x, const double *y, size_t n)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++)
+        s += x[j] * y[j];
+    return s;
+}
+
+/* sum_j exp(x_j - shift). */
+static double sum_exp_shift(const double *x, size_t n, double shift)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++)
+        s += exp(x[j] - shift);
+    return s;
+}
+
+/* e = exp(x - shift), returns sum e; e may alias x. */
+static double exp_shift_sum(const double *x, double *e, size_t n, double shift)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++) {
+        double v = exp(x[j] - shift);
+        e[j] = v;
+        s += v;
+    }
+    return s;
+}
+
+/* max z and sum p z in one pass over the row. */
+static double max_dot(const double *z, const double *p, size_t m, double *dot)
+{
+    double mx = z[0], s = 0;
+#pragma omp simd reduction(max : mx) reduction(+ : s)
+    for (size_t j = 0; j < m; j++) {
+        mx = z[j] > mx ? z[j] : mx;
+        s += p[j] * z[j];
+    }
+    *dot = s;
+    return mx;
+}
+
+double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
+                            bool grad, size_t *argmax)
+{
+    double spz;
+    double mx = max_dot(z, p, m, &spz);
+    *argmax = first_index_of(z, m, mx);
+    double s = grad ? exp_shift_sum(z, z, m, mx) : sum_exp_shift(z, m, mx);
+    double loss = (mx + log(s)) * psum - spz;
+    if (grad) {
+        double a = scale * psum / s;
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            z[j] = a * z[j] - scale * p[j];
+    }
+    return loss;
+}
+
+
+/* Mixture forward: e_c = exp(z_c - max z_c), S_c = sum e_c, w_c = pi_c /
+ * S_c, q = sum_c w_c e_c into q, lq = log q (clamped); lse_c = log-sum-exp
+ * of z_c.  Returns how many q_j fell below MIX_TINY. */
+static size_t mix_forward(const double *z, size_t k, size_t m, const double *logpi, double *e,
+                          double *kb, double *q, double *lq)
+{
+    double *w = kb, *lse = kb + k, *s = kb + 2 * k;
+    for (size_t c = 0; c < k; c++) {
+        double mx = vmax(z + c * m, m);
+        s[c] = exp_shift_sum(z + c * m, e + c * m, m, mx);
+        lse[c] = mx + log(s[c]);
+        w[c] = exp(logpi[c]) / s[c];
+    }
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        q[j] = w[0] * e[j];
+    for (size_t c = 1; c < k; c++) {
+        const double *ec = e + c * m;
+        double wc = w[c];
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            q[j] += wc * ec[j];
+    }
+    size_t tiny = 0;
+#pragma omp simd reduction(+ : tiny)
+    for (size_t j = 0; j < m; j++) {
+        tiny += q[j] < MIX_TINY;
+        lq[j] = log(q[j] < MIX_TINY ? MIX_TINY : q[j]);
+    }
+    return tiny;
+}
+
+/* a_c = log pi_c + z_cj - lse_c for an underflowed entry j; returns
+ * log Q_j = logsumexp_c a_c, computed in the log domain. */
+static double mix_log_entry(const double *z, size_t k, size_t m, const double *logpi,
+                            const double *lse, size_t j)
+{
+    double mx = logpi[0] + z[j] - lse[0];
+    for (size_t c = 1; c < k; c++) {
+        double a = logpi[c] + z[c * m + j] - lse[c];
+        mx = a > mx ? a : mx;
+    }
+    double s = 0;
+    for (size_t c = 0; c < k; c++)
+        s += exp(logpi[c] + z[c * m + j] - lse[c] - mx);
+    return mx + log(s);
+}
+
+/* The whole gradient in the log domain (when some Q_j underflowed):
+ * r_cj = exp(log pi_c + z_cj - lse_c - lq_j), R_c = sum_j p_j r_cj,
+ * dz_cj = scale (exp(z_cj - lse_c) R_c - p_j r_cj), in place over z. */
+static void mix_grad_log(double *z, size_t k, size_t m, const double *logpi, const double *lse,
+                         const double *lq, const double *p, double *r, double scale)
+{
+    for (size_t c = 0; c < k; c++) {
+        const double *zc = z + c * m;
+        double s = 0, a = logpi[c] - lse[c];
+#pragma omp simd reduction(+ : s)
+        for (size_t j = 0; j < m; j++)
+            s += p[j] * exp(a + zc[j] - lq[j]);
+        r[c] = s;
+    }
+    for (size_t c = 0; c < k; c++) {
+        double *zc = z + c * m, a = logpi[c] - lse[c], rc = r[c];
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            zc[j] = scale * (exp(zc[j] - lse[c]) * rc - p[j] * exp(a + zc[j] - lq[j]));
+    }
+}
+
+/* u_j = p_j / q_j into q, then R_c = w_c sum_j e_cj u_j into r. */
+static void mix_rsum(size_t k, size_t m, const double *p, const double *e, const double *w,
+                     double *q, double *r)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        q[j] = p[j] / q[j];
+    for (size_t c = 0; c < k; c++)
+        r[c] = w[c] * vdot(e + c * m, q, m);
+}
+
+/* dz_cj = scale e_cj (R_c / S_c - w_c u_j), u in q; e is (K, M). */
+static void mix_dz(double *dz, size_t k, size_t m, const double *e, const double *kb,
+                   const double *u, double scale)
+{
+    const double *w = kb, *s = kb + 2 * k, *r = kb + 3 * k;
+    for (size_t c = 0; c < k; c++) {
+        const double *ec = e + c * m;
+        double *dc = dz + c * m;
+        double a = scale * r[c] / s[c], b = scale * w[c];
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            dc[j] = ec[j] * (a - b * u[j]);
+    }
+}
+
+double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
+                            const double *p, double psum, double scale, bool grad, double *e,
+                            double *kbuf, double *lq, double *dalpha, size_t *argmax)
+{
+    double *q = e + k * m, *lse = kbuf + k, *r = kbuf + 3 * k;
+    size_t tiny = mix_forward(z, k, m, logpi, e, kbuf, q, lq);
+    for (size_t j = 0; tiny && j < m; j++)
+        if (q[j] < MIX_TINY)
+            lq[j] = mix_log_entry(z, k, m, logpi, lse, j);
+    double loss = -vdot(p, lq, m);
+    *argmax = first_index_of(lq, m, vmax(lq, m));
+    if (!grad)
+        return loss;
+    if (tiny) {
+        mix_grad_log(z, k, m, logpi, lse, lq, p, r, scale);
+    } else {
+        mix_rsum(k, m, p, e, kbuf, q, r);
+        mix_dz(z, k, m, e, kbuf, q, scale);
+    }
+    for (size_t c = 0; c < k; c++)
+        dalpha[c] = scale * (exp(logpi[c]) * psum - r[c]);
+    return loss;
+}
+
+void sbw_fit_kern_ss(const double *z, double *y, double *fp, size_t m)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        double x = z[j], e = exp(-fabs(x)), inv = 1.0 / (1.0 + e);
+        double sig = x >= 0 ? inv : e * inv; /* sigma(x) */
+        y[j] = (x >= 0 ? x : 2.0 * x) - log1p(e);
+        fp[j] = 2.0 - sig;
+    }
+}
+
+void sbw_fit_kern_map_back(const double *dy, const double *fp, double *dz, size_t m)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        dz[j] = dy[j] * fp[j];
+}
+
+/* One hidden unit of the LMS map: y += v sigma(u z + b), fp += v u sigma',
+ * sigma and sigma' stored in s and ds. */
+static void lms_unit(const double *z, double *y, double *fp, double *s, double *ds, size_t m,
+                     double u, double v, double b)
+{
+    double vu = v * u;
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        double t = u * z[j] + b, e = exp(-fabs(t)), inv = 1.0 / (1.0 + e);
+        double sig = t >= 0 ? inv : e * inv, d = e * inv * inv;
+        s[j] = sig;
+        ds[j] = d;
+        y[j] += v * sig;
+        fp[j] += vu * d;
+    }
+}
+
+void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
+                      const double *u, const double *v, const double *b, size_t k,
+                      double lambda)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        y[j] = lambda * z[j];
+        fp[j] = lambda;
+    }
+    for (size_t c = 0; c < k; c++)
+        lms_unit(z, y, fp, sig + 2 * c * m, sig + (2 * c + 1) * m, m, u[c], v[c], b[c]);
+}
+
+void sbw_fit_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
+                           const double *v, size_t k, double *gu, double *gv, double *gb,
+                           double *glambda)
+{
+    for (size_t c = 0; c < k; c++) {
+        const double *s = sig + 2 * c * m, *ds = sig + (2 * c + 1) * m;
+        double a = 0, bsum = 0, usum = 0;
+#pragma omp simd reduction(+ : a, bsum, usum)
+        for (size_t j = 0; j < m; j++) {
+            double gd = g[j] * ds[j];
+            a += g[j] * s[j];
+            bsum += gd;
+            usum += gd * z[j];
+        }
+        gv[c] += a;
+        gb[c] += v[c] * bsum;
+        gu[c] += v[c] * usum;
+    }
+    if (glambda)
+        *glambda += vdot(g, z, m);
+}
+
+/* The PLIF interval of x: floor((x + T) / delta) clamped to [0, K-1]. */
+static inline size_t plif_index(double x, double t, double inv_delta, double kmax)
+{
+    double f = (x + t) * inv_delta;
+    f = f < 0 ? 0 : f;
+    f = f > kmax ? kmax : f;
+    return (size_t)f;
+}
+
+void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
+                       const double *cum, size_t k, double t)
+{
+    double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
+    for (size_t j = 0; j < m; j++) {
+        size_t i = plif_index(z[j], t, inv, kmax);
+        double knot = -t + delta * (double)i;
+        y[j] = cum[i] + s[i] * (z[j] - knot);
+        fp[j] = s[i];
+    }
+}
+
+void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
+                            double *gsum, double *gx)
+{
+    double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
+    for (size_t j = 0; j < m; j++) {
+        size_t i = plif_index(z[j], t, inv, kmax);
+        double knot = -t + delta * (double)i;
+        gsum[i] += g[j];
+        gx[i] += g[j] * (z[j] - knot);
+    }
+}
+
+void sbw_fit_kern_f2d(const float *x, double *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] = (double)x[j];
+}
+
+void sbw_fit_kern_d2f(const double *x, float *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] = (float)x[j];
+}
+
+void sbw_fit_kern_colsum(const double *x, size_t rows, size_t m, size_t ld, double *acc)
+{
+    for (size_t i = 0; i < rows; i++) {
+        const double *xi = x + i * ld;
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            acc[j] += xi[j];
+    }
+}
+
+void sbw_fit_kern_add_f2d(const float *x, double *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] += (double)x[j];
+}
+
+void sbw_fit_kern_tanh(double *x, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        x[j] = tanh(x[j]);
+}
+
+void sbw_fit_kern_tanh_back(const double *g, double *dg, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        dg[j] *= 1.0 - g[j] * g[j];
+}
+
+void sbw_fit_kern_axpy(double a, const double *x, double *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] += a * x[j];
+}
+
+/* ---- float twins ----------------------------------------------------------- */
+
+#define MIX_TINY_F 1e-30f
+
+static float vmax_f(const float *x, size_t n)
+{
+    float mx = x[0];
+#pragma omp simd reduction(max : mx)
+    for (size_t j = 1; j < n; j++)
+        mx = x[j] > mx ? x[j] : mx;
+    return mx;
+}
+
+/* First j with x[j] == v: chunks of 64 tested with a vectorised compare,
+ * then the hit chunk scanned. */
+static size_t first_index_of_f(const float *x, size_t n, float v)
+{
+    for (size_t c = 0; c < n; c += 64) {
+        size_t e = n - c < 64 ? n : c + 64;
+        int hit = 0;
+#pragma omp simd reduction(| : hit)
+        for (size_t j = c; j < e; j++)
+            hit |= x[j] == v;
+        for (size_t j = c; hit && j < e; j++)
+            if (x[j] == v)
+                return j;
+    }
+    return 0;
+}
+
+static double vdot_f(const float *x, const float *y, size_t n)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++)
+        s += (double)x[j] * (double)y[j];
+    return s;
+}
+
+static double exp_shift_sum_f(const float *x, float *e, size_t n, float shift)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = 0; j < n; j++) {
+        float v = expf(x[j] - shift);
+        e[j] = v;
+        s += (double)v;
+    }
+    return s;
+}
+
+/* e = exp(z - shift) (into e, which may alias z; not stored when e is
+ * NULL), returns sum e, and sum p z into *dot: the pass that streams P from
+ * memory also does the exps, so the loads hide behind the arithmetic. */
+static double exp_sum_dot_f(const float *z, const float *p, float *e, size_t m, float shift,
+                            double *dot)
+{
+    double s = 0, d = 0;
+    if (e) {
+#pragma omp simd reduction(+ : s, d)
+        for (size_t j = 0; j < m; j++) {
+            float zj = z[j], v = expf(zj - shift);
+            d += (double)(p[j] * zj);
+            e[j] = v;
+            s += (double)v;
+        }
+    } else {
+#pragma omp simd reduction(+ : s, d)
+        for (size_t j = 0; j < m; j++) {
+            d += (double)(p[j] * z[j]);
+            s += (double)expf(z[j] - shift);
+        }
+    }
+    *dot = d;
+    return s;
+}
+
+double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
+                              bool grad, size_t *argmax)
+{
+    double spz;
+    float mx = vmax_f(z, m);
+    *argmax = first_index_of_f(z, m, mx);
+    double s = exp_sum_dot_f(z, p, grad ? z : NULL, m, mx, &spz);
+    double loss = ((double)mx + log(s)) * psum - spz;
+    if (grad) {
+        float a = (float)(scale * psum / s), b = (float)scale;
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            z[j] = a * z[j] - b * p[j];
+    }
+    return loss;
+}
+
+/* As mix_forward, in float; kb (double) holds w, lse, S. */
+static size_t mix_forward_f(const float *z, size_t k, size_t m, const double *logpi, float *e,
+                            double *kb, float *q, float *lq)
+{
+    double *w = kb, *lse = kb + k, *s = kb + 2 * k;
+    for (size_t c = 0; c < k; c++) {
+        float mx = vmax_f(z + c * m, m);
+        s[c] = exp_shift_sum_f(z + c * m, e + c * m, m, mx);
+        lse[c] = (double)mx + log(s[c]);
+        w[c] = exp(logpi[c]) / s[c];
+    }
+    float w0 = (float)w[0];
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        q[j] = w0 * e[j];
+    for (size_t c = 1; c < k; c++) {
+        const float *ec = e + c * m;
+        float wc = (float)w[c];
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            q[j] += wc * ec[j];
+    }
+    size_t tiny = 0;
+#pragma omp simd reduction(+ : tiny)
+    for (size_t j = 0; j < m; j++) {
+        tiny += q[j] < MIX_TINY_F;
+        lq[j] = logf(q[j] < MIX_TINY_F ? MIX_TINY_F : q[j]);
+    }
+    return tiny;
+}
+
+static float mix_log_entry_f(const float *z, size_t k, size_t m, const double *logpi,
+                             const double *lse, size_t j)
+{
+    double mx = logpi[0] + (double)z[j] - lse[0];
+    for (size_t c = 1; c < k; c++) {
+        double a = logpi[c] + (double)z[c * m + j] - lse[c];
+        mx = a > mx ? a : mx;
+    }
+    double s = 0;
+    for (size_t c = 0; c < k; c++)
+        s += exp(logpi[c] + (double)z[c * m + j] - lse[c] - mx);
+    return (float)(mx + log(s));
+}
+
+static void mix_grad_log_f(float *z, size_t k, size_t m, const double *logpi,
+                           const double *lse, const float *lq, const float *p, double *r,
+                           double scale)
+{
+    for (size_t c = 0; c < k; c++) {
+        const float *zc = z + c * m;
+        double s = 0, a = logpi[c] - lse[c];
+        for (size_t j = 0; j < m; j++)
+            s += (double)p[j] * exp(a + (double)zc[j] - (double)lq[j]);
+        r[c] = s;
+    }
+    for (size_t c = 0; c < k; c++) {
+        float *zc = z + c * m;
+        double a = logpi[c] - lse[c];
+        for (size_t j = 0; j < m; j++) {
+            double zj = (double)zc[j];
+            zc[j] = (float)(scale * (exp(zj - lse[c]) * r[c] -
+                                     (double)p[j] * exp(a + zj - (double)lq[j])));
+        }
+    }
+}
+
+double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
+                              const float *p, double psum, double scale, bool grad, float *e,
+                              double *kbuf, float *lq, double *dalpha, size_t *argmax)
+{
+    float *q = e + k * m;
+    double *lse = kbuf + k, *r = kbuf + 3 * k;
+    size_t tiny = mix_forward_f(z, k, m, logpi, e, kbuf, q, lq);
+    for (size_t j = 0; tiny && j < m; j++)
+        if (q[j] < MIX_TINY_F)
+            lq[j] = mix_log_entry_f(z, k, m, logpi, lse, j);
+    double loss = -vdot_f(p, lq, m);
+    *argmax = first_index_of_f(lq, m, vmax_f(lq, m));
+    if (!grad)
+        return loss;
+    if (tiny) {
+        mix_grad_log_f(z, k, m, logpi, lse, lq, p, r, scale);
+    } else {
+#pragma omp simd
+        for (size_t j = 0; j < m; j++)
+            q[j] = p[j] / q[j];
+        for (size_t c = 0; c < k; c++)
+            r[c] = kbuf[c] * vdot_f(e + c * m, q, m);
+        for (size_t c = 0; c < k; c++) {
+            const float *ec = e + c * m;
+            float *zc = z + c * m;
+            float a = (float)(scale * r[c] / kbuf[2 * k + c]), b = (float)(scale * kbuf[c]);
+#pragma omp simd
+            for (size_t j = 0; j < m; j++)
+                zc[j] = ec[j] * (a - b * q[j]);
+        }
+    }
+    for (size_t c = 0; c < k; c++)
+        dalpha[c] = scale * (exp(logpi[c]) * psum - r[c]);
+    return loss;
+}
+
+void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        float x = z[j], e = expf(-fabsf(x)), inv = 1.0f / (1.0f + e);
+        float sig = x >= 0 ? inv : e * inv;
+        y[j] = (x >= 0 ? x : 2.0f * x) - log1pf(e);
+        fp[j] = 2.0f - sig;
+    }
+}
+
+void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++)
+        dz[j] = dy[j] * fp[j];
+}
+
+static void lms_unit_f(const float *z, float *y, float *fp, float *s, float *ds, size_t m,
+                       float u, float v, float b)
+{
+    float vu = v * u;
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        float t = u * z[j] + b, e = expf(-fabsf(t)), inv = 1.0f / (1.0f + e);
+        float sig = t >= 0 ? inv : e * inv, d = e * inv * inv;
+        s[j] = sig;
+        ds[j] = d;
+        y[j] += v * sig;
+        fp[j] += vu * d;
+    }
+}
+
+void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m,
+                        const float *u, const float *v, const float *b, size_t k, float lambda)
+{
+#pragma omp simd
+    for (size_t j = 0; j < m; j++) {
+        y[j] = lambda * z[j];
+        fp[j] = lambda;
+    }
+    for (size_t c = 0; c < k; c++)
+        lms_unit_f(z, y, fp, sig + 2 * c * m, sig + (2 * c + 1) * m, m, u[c], v[c], b[c]);
+}
+
+void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
+                             const double *v, size_t k, double *gu, double *gv, double *gb,
+                             double *glambda)
+{
+    for (size_t c = 0; c < k; c++) {
+        const float *s = sig + 2 * c * m, *ds = sig + (2 * c + 1) * m;
+        double a = 0, bsum = 0, usum = 0;
+#pragma omp simd reduction(+ : a, bsum, usum)
+        for (size_t j = 0; j < m; j++) {
+            float gd = g[j] * ds[j];
+            a += (double)(g[j] * s[j]);
+            bsum += (double)gd;
+            usum += (double)(gd * z[j]);
+        }
+        gv[c] += a;
+        gb[c] += v[c] * bsum;
+        gu[c] += v[c] * usum;
+    }
+    if (glambda)
+        *glambda += vdot_f(g, z, m);
+}
+
+void sbw_fit_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
+                         const float *cum, size_t k, double t)
+{
+    double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
+    for (size_t j = 0; j < m; j++) {
+        size_t i = plif_index((double)z[j], t, inv, kmax);
+        float knot = (float)(-t + delta * (double)i);
+        y[j] = cum[i] + s[i] * (z[j] - knot);
+        fp[j] = s[i];
+    }
+}
+
+void sbw_fit_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
+                              double *gsum, double *gx)
+{
+    double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
+    for (size_t j = 0; j < m; j++) {
+        size_t i = plif_index((double)z[j], t, inv, kmax);
+        double knot = -t + delta * (double)i;
+        gsum[i] += (double)g[j];
+        gx[i] += (double)g[j] * ((double)z[j] - knot);
+    }
+}
+
+void sbw_fit_kern_add_f(const float *x, float *y, size_t n)
+{
+#pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] += x[j];
+}

@@ -1,0 +1,202 @@
+/* sbw_head.c -- head specifications, parameter layout and initialisation. */
+#include "sbw_head.h"
+
+#include "sbw_err.h"
+#include "sbw_rng.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static const char *const model_names[SBW_NMODEL] = {"softmax", "sigsoftmax", "moc", "mos",
+                                                    "lms",     "plif",       "mos+plif"};
+
+int sbw_head_model_parse(const char *name, sbw_model *model)
+{
+    for (int i = 0; i < SBW_NMODEL; i++)
+        if (strcmp(name, model_names[i]) == 0) {
+            *model = (sbw_model)i;
+            return SBW_OK;
+        }
+    return SBW_ERROR(SBW_EINVAL,
+                     "unknown model '%s' (softmax, sigsoftmax, moc, mos, lms, plif, mos+plif)",
+                     name);
+}
+
+const char *sbw_head_model_name(sbw_model model)
+{
+    return (unsigned)model < SBW_NMODEL ? model_names[model] : "?";
+}
+
+double sbw_head_softplus(double x)
+{
+    return fmax(x, 0.0) + log1p(exp(-fabs(x)));
+}
+
+double sbw_head_softplus_inv(double y)
+{
+    return y + log(-expm1(-y));
+}
+
+double sbw_head_sigmoid(double x)
+{
+    double e = exp(-fabs(x));
+    return x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+
+/* a * b + c without overflow into *out; false when it would overflow. */
+static bool mul_add(size_t a, size_t b, size_t c, size_t *out)
+{
+    if (b != 0 && a > (SIZE_MAX / 4 - c) / b)
+        return false;
+    *out = a * b + c;
+    return true;
+}
+
+static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, size_t knots,
+                       double plif_t, bool linear)
+{
+    if ((unsigned)model >= SBW_NMODEL)
+        return SBW_ERROR(SBW_EINVAL, "unknown model %d", (int)model);
+    if (n < 1 || m < 1)
+        return SBW_ERROR(SBW_EINVAL, "P* must have at least one row and column, got %zu x %zu",
+                         n, m);
+    if (d < 1)
+        return SBW_ERROR(SBW_EINVAL, "--d must be >= 1, got %zu", d);
+    if (d > m)
+        return SBW_ERROR(SBW_EINVAL, "--d %zu exceeds the vocabulary size M = %zu", d, m);
+    bool uses_k = model == SBW_MODEL_MOC || model == SBW_MODEL_MOS ||
+                  model == SBW_MODEL_MOS_PLIF || model == SBW_MODEL_LMS;
+    bool uses_plif = model == SBW_MODEL_PLIF || model == SBW_MODEL_MOS_PLIF;
+    if (uses_k && k < 1)
+        return SBW_ERROR(SBW_EINVAL, "--k must be >= 1 for %s, got %zu", model_names[model], k);
+    if (uses_plif && knots < 1)
+        return SBW_ERROR(SBW_EINVAL, "the PLIF needs >= 1 interval, got %zu", knots);
+    if (uses_plif && !(plif_t > 0 && isfinite(plif_t)))
+        return SBW_ERROR(SBW_EINVAL, "--plif-t must be finite and > 0, got %g", plif_t);
+    if (linear && model != SBW_MODEL_LMS)
+        return SBW_ERROR(SBW_EINVAL, "--linear applies to lms only, not %s", model_names[model]);
+    return SBW_OK;
+}
+
+static void set_flags(sbw_head *h)
+{
+    static const sbw_map maps[SBW_NMODEL] = {SBW_MAP_IDENTITY, SBW_MAP_SS,   SBW_MAP_IDENTITY,
+                                             SBW_MAP_IDENTITY, SBW_MAP_LMS,  SBW_MAP_PLIF,
+                                             SBW_MAP_PLIF};
+    h->map = maps[h->model];
+    h->mixture = h->model == SBW_MODEL_MOS || h->model == SBW_MODEL_MOS_PLIF;
+    h->context_mix = h->mixture || h->model == SBW_MODEL_MOC;
+    if (!h->context_mix && h->model != SBW_MODEL_LMS)
+        h->k = 0;
+    if (h->map != SBW_MAP_PLIF)
+        h->knots = 0;
+    h->lms_len = h->model == SBW_MODEL_LMS ? 3 * h->k + (h->linear ? 1 : 0) : 0;
+}
+
+int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, size_t k,
+                   size_t knots, double plif_t, bool bias, bool linear)
+{
+    int st = check_sizes(model, n, m, d, k, knots, plif_t, linear);
+    if (st)
+        return st;
+    sbw_head s = {.model = model, .n = n, .m = m, .d = d, .k = k, .knots = knots,
+                  .plif_t = plif_t, .bias = bias, .linear = linear};
+    set_flags(&s);
+    size_t ku = s.context_mix ? s.k : 0, kd, at = 0;
+    bool ok = mul_add(m, d, 0, &at);
+    s.off_b = at;
+    ok = ok && mul_add(bias ? m : 0, 1, at, &at);
+    s.off_u = at;
+    ok = ok && mul_add(ku, d, 0, &kd) && mul_add(kd, d, at, &at);
+    s.off_v = at;
+    ok = ok && mul_add(ku, d, at, &at);
+    s.off_lms = at;
+    ok = ok && mul_add(s.lms_len, 1, at, &at);
+    s.off_plif = at;
+    ok = ok && mul_add(s.knots, 1, at, &at);
+    s.off_h = s.nshared = at;
+    ok = ok && mul_add(n, d, at, &s.nparam);
+    if (!ok)
+        return SBW_ERROR(SBW_EINVAL, "the parameter count of N=%zu M=%zu D=%zu K=%zu overflows",
+                         n, m, d, k);
+    *h = s;
+    return SBW_OK;
+}
+
+static void fill_gaussian(gsl_rng *r, double *x, size_t n, double sd)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = sd > 0 ? gsl_ran_gaussian(r, sd) : 0.0;
+}
+
+static void init_lms(const sbw_head *h, double *p)
+{
+    size_t k = h->k;
+    double spacing = k > 1 ? 8.0 / (double)(k - 1) : 4.0;
+    double one = sbw_head_softplus_inv(1.0), v = sbw_head_softplus_inv(spacing);
+    for (size_t i = 0; i < k; i++) {
+        p[i] = one;                                            /* u_i = 1 */
+        p[k + i] = v;                                          /* v_i = spacing */
+        p[2 * k + i] = k > 1 ? -4.0 + spacing * (double)i : 0; /* c_i */
+    }
+    if (h->linear)
+        p[3 * k] = one; /* lambda = 1 */
+}
+
+int sbw_head_init(const sbw_head *h, double *theta, uint64_t seed, double scale)
+{
+    if (!(scale >= 0 && isfinite(scale)))
+        return SBW_ERROR(SBW_EINVAL, "--init-scale must be finite and >= 0, got %g", scale);
+    gsl_rng *r = NULL;
+    int st = sbw_rng_alloc(&r, seed, 1);
+    if (st)
+        return st;
+    memset(theta, 0, h->nparam * sizeof *theta);
+    fill_gaussian(r, theta + h->off_w, h->m * h->d, scale);
+    sbw_rng_reseed(r, seed, 2);
+    fill_gaussian(r, theta + h->off_u, h->off_v - h->off_u, 1.0 / sqrt((double)h->d));
+    sbw_rng_reseed(r, seed, 3);
+    fill_gaussian(r, theta + h->off_v, h->off_lms - h->off_v, scale);
+    sbw_rng_reseed(r, seed, 4);
+    fill_gaussian(r, theta + h->off_h, h->n * h->d, scale);
+    sbw_rng_free(r);
+    if (h->model == SBW_MODEL_LMS)
+        init_lms(h, theta + h->off_lms);
+    double one = sbw_head_softplus_inv(1.0);
+    for (size_t i = 0; i < h->knots; i++)
+        theta[h->off_plif + i] = one;
+    return SBW_OK;
+}
+
+static size_t add_block(sbw_head_block *b, size_t nb, const char *name, size_t off, size_t rows,
+                        size_t cols, const char *meaning)
+{
+    if (rows * cols == 0)
+        return nb;
+    b[nb] = (sbw_head_block){name, off, rows, cols, meaning};
+    return nb + 1;
+}
+
+size_t sbw_head_blocks(const sbw_head *h, sbw_head_block *b)
+{
+    size_t n = 0, k = h->k, kd = h->context_mix ? h->k * h->d : 0;
+    n = add_block(b, n, "H", h->off_h, h->n, h->d, "context embeddings, one row per context");
+    n = add_block(b, n, "W", h->off_w, h->m, h->d, "word embeddings, one row per word");
+    n = add_block(b, n, "b", h->off_b, h->bias ? h->m : 0, 1, "word bias added to the logits");
+    n = add_block(b, n, "U", h->off_u, kd, h->d,
+                  "mixture projections: rows k*D..k*D+D-1 are U_k, g_k = tanh(U_k h)");
+    n = add_block(b, n, "V", h->off_v, h->context_mix ? k : 0, h->d,
+                  "mixture prior: pi = softmax(V h)");
+    if (h->model == SBW_MODEL_LMS) {
+        n = add_block(b, n, "lms_u_raw", h->off_lms, k, 1, "u_i = softplus(raw)");
+        n = add_block(b, n, "lms_v_raw", h->off_lms + k, k, 1, "v_i = softplus(raw)");
+        n = add_block(b, n, "lms_c", h->off_lms + 2 * k, k, 1, "sigmoid biases c_i");
+        n = add_block(b, n, "lms_lambda_raw", h->off_lms + 3 * k, h->linear ? 1 : 0, 1,
+                      "linear slope lambda = softplus(raw)");
+    }
+    n = add_block(b, n, "plif_slope_raw", h->off_plif, h->knots, 1,
+                  "PLIF slopes s_i = softplus(raw) on [-T + 2Ti/K, -T + 2T(i+1)/K]");
+    return n;
+}

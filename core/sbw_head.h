@@ -1,0 +1,122 @@
+/* sbw_head.h -- the model zoo of sbw-fit: which head, its sizes, and where
+ * each parameter lives in the one flat parameter vector theta.
+ *
+ * Every head maps per-context vectors h_j (rows of H, N x D) and shared
+ * word vectors w_i (rows of W, M x D), plus an optional word bias b (M), to
+ * next-word distributions Q_j over M words.  z = W x + b are the logits of
+ * a context vector x.
+ *
+ *   softmax     Q = softmax(z),                  x = h
+ *   sigsoftmax  Q = softmax(ss(z)), ss(z) = 2z - softplus(z)  (Kanai 2018)
+ *   moc (K)     Q = softmax(W hbar + b), hbar = sum_k pi_k g_k  (MoS 2.5)
+ *   mos (K)     Q = sum_k pi_k softmax(W g_k + b)          (MoS eq. 2; LMS 11)
+ *               pi = softmax(V h), g_k = tanh(U_k h), U_k D x D, V K x D
+ *   lms (K)     Q = softmax(f(z)), f(x) = sum_i v_i sigma(u_i x + c_i)
+ *               [+ lambda x with --linear]  (LMS eq. 14; u, v, lambda > 0
+ *               through softplus; the constant of eq. 14 cancels in the
+ *               softmax and is not a parameter)
+ *   plif (K)    Q = softmax(f(z)), f piecewise linear and increasing on K
+ *               equal intervals of [-T, T], slopes s_i = softplus(a_i),
+ *               continuous, extended linearly outside with the end slopes
+ *               (LMS section 4; f(-T) = 0, the free offset cancels)
+ *   mos+plif    Q = sum_k pi_k softmax(f(W g_k + b))   (LMS 5.2)
+ *
+ * theta layout (doubles): [ W (M*D) | b (M) | U (K*D*D) | V (K*D) |
+ * lms (3K [+1]) | plif (knots) | H (N*D) ], absent blocks have length 0.
+ * Everything before H is shared by all contexts (the "shared prefix"), so
+ * a minibatch step touches the prefix and its own rows of H.
+ */
+#ifndef SBW_HEAD_H
+#define SBW_HEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum sbw_model {
+    SBW_MODEL_SOFTMAX = 0,
+    SBW_MODEL_SIGSOFTMAX,
+    SBW_MODEL_MOC,
+    SBW_MODEL_MOS,
+    SBW_MODEL_LMS,
+    SBW_MODEL_PLIF,
+    SBW_MODEL_MOS_PLIF,
+    SBW_NMODEL
+} sbw_model;
+
+/* The pointwise map applied to the logits before normalisation. */
+typedef enum sbw_map { SBW_MAP_IDENTITY = 0, SBW_MAP_SS, SBW_MAP_LMS, SBW_MAP_PLIF } sbw_map;
+
+typedef struct sbw_head {
+    sbw_model model;
+    size_t n, m, d; /* contexts, words, embedding size */
+    size_t k;       /* components (moc, mos, mos+plif) or hidden units (lms); else 0 */
+    size_t knots;   /* PLIF intervals (plif, mos+plif); else 0 */
+    double plif_t;  /* PLIF knots span [-T, T] */
+    bool bias;      /* word bias b */
+    bool linear;    /* lms: the positive linear term lambda x */
+    /* derived by sbw_head_setup */
+    sbw_map map;           /* pointwise map of the logits */
+    bool mixture;          /* mos, mos+plif: K softmaxes mixed by pi */
+    bool context_mix;      /* moc, mos, mos+plif: pi and g_k = tanh(U_k h) */
+    size_t lms_len;        /* 3K (+1 with linear) */
+    size_t off_w, off_b, off_u, off_v, off_lms, off_plif, off_h;
+    size_t nshared; /* = off_h: parameters shared by all contexts */
+    size_t nparam;  /* = off_h + N*D */
+} sbw_head;
+
+/* A named block of theta, for --save and for messages. */
+typedef struct sbw_head_block {
+    const char *name; /* file stem: "W", "b", "U", "V", "lms_u_raw", ... */
+    size_t off, rows, cols;
+    const char *meaning; /* one line for params.tsv */
+} sbw_head_block;
+
+#define SBW_HEAD_MAX_BLOCKS 10
+
+/* What one evaluation of the objective reports. */
+typedef struct sbw_obj_result {
+    double loss;       /* mean cross-entropy -sum p log Q over the rows */
+    double kl;         /* mean KL(P* || Q) = loss - mean entropy of P* */
+    double mode_match; /* fraction of rows with argmax Q == argmax P* */
+    size_t rows;       /* rows evaluated */
+} sbw_obj_result;
+
+
+/* Model name ("softmax", "sigsoftmax", "moc", "mos", "lms", "plif",
+ * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model. */
+int sbw_head_model_parse(const char *name, sbw_model *model);
+
+/* The enum's name as above. */
+const char *sbw_head_model_name(sbw_model model);
+
+/* Checks the sizes and fills in map, flags and the theta layout.  k is
+ * read for moc, mos, mos+plif and lms, knots and plif_t for plif and
+ * mos+plif, linear for lms only.  Errors (SBW_EINVAL): n, m or d < 1,
+ * d > m, k < 1, knots < 1, plif_t not finite and > 0, linear on a head
+ * other than lms, or sizes whose parameter count overflows. */
+int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, size_t k,
+                   size_t knots, double plif_t, bool bias, bool linear);
+
+/* Documented initialisation of theta (nparam doubles), deterministic in
+ * seed; each block draws from its own sbw_rng stream:
+ *   H, W, V entries ~ N(0, scale^2); b = 0; U entries ~ N(0, 1/D);
+ *   lms: u_i = 1, c_i evenly spaced on [-4, 4] (0 when K = 1), v_i equal to
+ *   that spacing (8/(K-1), or 4 when K = 1) so that f'(0) is about 1, and
+ *   lambda = 1 with --linear;  plif: every slope 1 (f(x) = x + T inside).
+ * Errors: SBW_ENOMEM (generator), SBW_EINVAL (scale not finite or < 0). */
+int sbw_head_init(const sbw_head *h, double *theta, uint64_t seed, double scale);
+
+/* Lists the blocks of theta that the head uses (at most
+ * SBW_HEAD_MAX_BLOCKS) into blocks; returns how many. */
+size_t sbw_head_blocks(const sbw_head *h, sbw_head_block *blocks);
+
+/* softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|), and its inverse
+ * log(e^y - 1) = y + log(-expm1(-y)) for y > 0 (both without overflow). */
+double sbw_head_softplus(double x);
+double sbw_head_softplus_inv(double y);
+
+/* sigma(x) = 1 / (1 + e^-x), evaluated without overflow. */
+double sbw_head_sigmoid(double x);
+
+#endif

@@ -1,0 +1,201 @@
+/* sbw_target.c -- P* held once for a fit, with its per-row constants. */
+#include "sbw_target.h"
+
+#include "sbw_err.h"
+#include "sbw_num.h"
+#include "sbw_scan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double sbw_target_bytes(size_t n, size_t m, bool single)
+{
+    double cells = (double)n * (double)m;
+    return cells * (single ? 4.0 : 8.0) + (double)n * 24.0;
+}
+
+int sbw_target_alloc(sbw_target *t, size_t n, size_t m, bool single)
+{
+    *t = (sbw_target){.n = n, .m = m, .single = single, .tol = 1e-6};
+    size_t bytes = 0;
+    int st = sbw_mat_bytes(n, m, single ? sizeof(float) : sizeof(double), &bytes);
+    if (st)
+        return st;
+    if (single)
+        t->pf = malloc(bytes ? bytes : 1);
+    else
+        t->pd = malloc(bytes ? bytes : 1);
+    t->psum = calloc(n ? n : 1, sizeof *t->psum);
+    t->ent = calloc(n ? n : 1, sizeof *t->ent);
+    t->mode = calloc(n ? n : 1, sizeof *t->mode);
+    if ((single ? (void *)t->pf : (void *)t->pd) && t->psum && t->ent && t->mode)
+        return SBW_OK;
+    sbw_target_free(t);
+    return SBW_ERROR(SBW_ENOMEM, "cannot allocate P* (%zu x %zu, %.3g GB)", n, m,
+                     sbw_target_bytes(n, m, single) / 1e9);
+}
+
+void sbw_target_free(sbw_target *t)
+{
+    if (!t)
+        return;
+    free(t->pf);
+    free(t->pd);
+    free(t->psum);
+    free(t->ent);
+    free(t->mode);
+    *t = (sbw_target){0};
+}
+
+/* Why row x (logsumexp lse) fails: probabilities or just unnormalised. */
+static int not_normalised(const double *x, size_t m, size_t row, double lse, double tol,
+                          const char *what)
+{
+    double sum = 0;
+    bool unit = true;
+    for (size_t j = 0; j < m; j++) {
+        sum += x[j];
+        unit = unit && x[j] >= 0 && x[j] <= 1;
+    }
+    if (unit && fabs(sum - 1) <= 1e-6)
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: row %zu looks like probabilities (sums to 1), not "
+                         "log-probabilities: pass log P*",
+                         what, row);
+    return SBW_ERROR(SBW_EDATA,
+                     "%s: row %zu is not normalised: logsumexp = %.6g (tolerance %g); "
+                     "give log P* with rows summing to 1",
+                     what, row, lse, tol);
+}
+
+static int check_row(const double *x, size_t m, size_t row, double tol, const char *what)
+{
+    size_t nan = 0, pinf = 0, ninf = 0, first = m;
+    sbw_num_count_nonfinite(x, m, &nan, &pinf, &ninf, &first);
+    if (first < m)
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: row %zu, column %zu is %g: sbw-fit needs finite "
+                         "log-probabilities (every P* > 0)",
+                         what, row, first, x[first]);
+    double lse = sbw_num_logsumexp(x, m);
+    if (!(fabs(lse) <= tol))
+        return not_normalised(x, m, row, lse, tol, what);
+    return SBW_OK;
+}
+
+/* Stores row r from its log-probabilities x, which have passed check_row. */
+static void store_row(sbw_target *t, size_t r, const double *x)
+{
+    size_t m = t->m, best = 0;
+    double sum = 0, ent = 0;
+    for (size_t j = 0; j < m; j++) {
+        double p = exp(x[j]);
+        if (t->single) {
+            float pf = (float)p;
+            t->pf[r * m + j] = pf;
+            p = (double)pf;
+        } else {
+            t->pd[r * m + j] = p;
+        }
+        sum += p;
+        if (p > 0)
+            ent -= p * log(p);
+        if (x[j] > x[best])
+            best = j;
+    }
+    t->psum[r] = sum;
+    t->ent[r] = ent;
+    t->mode[r] = best;
+}
+
+int sbw_target_set_rows(sbw_target *t, size_t r0, const double *logp, size_t nr, size_t ld,
+                        const char *what)
+{
+    if (r0 > t->n || nr > t->n - r0 || ld < t->m)
+        return SBW_ERROR(SBW_EINVAL, "rows %zu..%zu out of range (N = %zu)", r0, r0 + nr, t->n);
+    for (size_t i = 0; i < nr; i++) {
+        int st = check_row(logp + i * ld, t->m, r0 + i, t->tol, what);
+        if (st)
+            return st;
+        store_row(t, r0 + i, logp + i * ld);
+    }
+    return SBW_OK;
+}
+
+int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
+                    sbw_progress *progress)
+{
+    const sbw_npy_info *in = sbw_npy_reader_info(r);
+    size_t r0 = sbw_npy_reader_row(r), n = in->rows - r0, m = in->cols;
+    int st = sbw_target_alloc(t, n, m, single);
+    if (st)
+        return st;
+    t->tol = tol;
+    size_t block = sbw_scan_block_rows(m, (size_t)8 << 20);
+    double *buf = malloc(block * m * sizeof *buf);
+    if (!buf) {
+        sbw_target_free(t);
+        return SBW_ERROR(SBW_ENOMEM, "out of memory reading %s", sbw_npy_reader_path(r));
+    }
+    for (size_t i = 0; i < n && !st; i += block) {
+        size_t nr = n - i < block ? n - i : block;
+        st = sbw_npy_read_rows(r, nr, buf, m);
+        if (!st)
+            st = sbw_target_set_rows(t, i, buf, nr, m, sbw_npy_reader_path(r));
+        if (progress)
+            sbw_progress_update(progress, (double)(i + nr));
+    }
+    free(buf);
+    if (st)
+        sbw_target_free(t);
+    return st;
+}
+
+int sbw_target_from_logp(sbw_target *t, const sbw_mat *logp, bool single, double tol)
+{
+    int st = sbw_target_alloc(t, logp->rows, logp->cols, single);
+    if (st)
+        return st;
+    t->tol = tol;
+    st = sbw_target_set_rows(t, 0, logp->data, logp->rows, logp->ld, "log P*");
+    if (st)
+        sbw_target_free(t);
+    return st;
+}
+
+int sbw_target_subset(sbw_target *sub, const sbw_target *t, const size_t *rows, size_t n)
+{
+    *sub = (sbw_target){0};
+    if (n == 0)
+        return SBW_ERROR(SBW_EINVAL, "empty subsample");
+    for (size_t i = 0; i < n; i++)
+        if (rows[i] >= t->n)
+            return SBW_ERROR(SBW_EINVAL, "row %zu out of range (N = %zu)", rows[i], t->n);
+    int st = sbw_target_alloc(sub, n, t->m, t->single);
+    if (st)
+        return st;
+    sub->tol = t->tol;
+    size_t m = t->m;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = rows[i];
+        if (t->single)
+            memcpy(sub->pf + i * m, t->pf + r * m, m * sizeof(float));
+        else
+            memcpy(sub->pd + i * m, t->pd + r * m, m * sizeof(double));
+        sub->psum[i] = t->psum[r];
+        sub->ent[i] = t->ent[r];
+        sub->mode[i] = t->mode[r];
+    }
+    return SBW_OK;
+}
+
+const double *sbw_target_row(const sbw_target *t, size_t r, double *out)
+{
+    if (!t->single)
+        return t->pd + r * t->m;
+    const float *src = t->pf + r * t->m;
+    for (size_t j = 0; j < t->m; j++)
+        out[j] = (double)src[j];
+    return out;
+}

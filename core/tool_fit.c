@@ -1,0 +1,421 @@
+/* sbw-fit: fit a Softmax-family head (softmax, sigsoftmax, moc, mos, lms,
+ * plif, mos+plif) to a language log P*, with one context embedding per row
+ * and shared word embeddings, by minimising the mean cross-entropy; write
+ * the fitted log Q (recomputed in float64), the parameters and the
+ * training log. */
+#include "sbw.h"
+#include "sbw_ckpt.h"
+#include "sbw_fit.h"
+#include "sbw_fit_io.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const columns[] = {"model", "d",       "k",          "steps", "stop",
+                                      "loss",  "kl_mean", "mode_match", "lr",    "seconds"};
+
+static const char details[] =
+    "Fits Q_j = head(h_j, W) to the rows of log P* (N x M, one context per row):\n"
+    "one free h_j in R^D per context, word embeddings W (M x D) shared, by minimising\n"
+    "the mean cross-entropy -1/N sum_j sum_i P*_ji log Q_ji, i.e. the mean KL(P*||Q)\n"
+    "plus the entropy of P* (LMS paper, section 5.1).  Heads (z = W x + b):\n"
+    "  softmax     Q = softmax(W h)\n"
+    "  sigsoftmax  Q = softmax(2z - softplus(z))                   (Kanai et al. 2018)\n"
+    "  moc K       Q = softmax(W sum_k pi_k g_k)                   (MoS paper 2.5)\n"
+    "  mos K       Q = sum_k pi_k softmax(W g_k), pi = softmax(V h), g_k = tanh(U_k h)\n"
+    "  lms K       Q = softmax(f(z)), f = sum_i v_i sigma(u_i z + c_i) [+ lambda z]\n"
+    "  plif K      Q = softmax(f(z)), f piecewise linear increasing, K intervals on\n"
+    "              [-T, T], slopes softplus(a_i), linear outside  (LMS paper 4)\n"
+    "  mos+plif    Q = sum_k pi_k softmax(f(W g_k))\n"
+    "Initialisation: H, W, V ~ N(0, S^2) (S = --init-scale); U ~ N(0, 1/D); b = 0;\n"
+    "lms: u_i = 1, c_i evenly on [-4, 4], v_i = their spacing, lambda = 1; plif:\n"
+    "every slope 1 (so it starts as softmax).  Optimisers: Adam as torch.optim.Adam\n"
+    "(--batch B: lazy updates of the batch's rows of H), or full-batch L-BFGS with a\n"
+    "strong-Wolfe line search.  --lr auto tries 1e-3,3e-3,1e-2,3e-2,0.1,0.3 for\n"
+    "100 steps on 1024 seeded contexts and keeps the lowest KL; the grid and its KLs\n"
+    "are in the header.  --tol R stops when the mean KL of the last --tol-window\n"
+    "steps improves on the previous window's by <= R times itself.\n\n"
+    "Speed: contexts run in blocks (nothing N x M is formed).  --precision single:\n"
+    "GEMMs, exp/log and P* in float32; double: all in float64; every sum in float64\n"
+    "either way.  The output log Q and the final metrics are always recomputed in\n"
+    "float64 from the final parameters.  The GEMM kernels are OpenBLAS's choice, or\n"
+    "those OPENBLAS_CORETYPE names when it is set (Haswell = AVX2 only).\n\n"
+    "Output (stdout): one row: model, d, k, steps (done), stop (steps, tol,\n"
+    "converged, signal), loss (mean cross-entropy), kl_mean, mode_match (fraction of\n"
+    "contexts whose argmax Q is argmax P*) -- the last three from the float64 pass\n"
+    "against the input read again --, lr, seconds.  --log FILE: step, epoch, loss,\n"
+    "kl_mean, mode_match, lr, seconds every --log-every steps (training precision).\n"
+    "With -o - the log Q goes to stdout and the table to stderr.\n"
+    "--save DIR: H.npy, W.npy, ... and params.tsv.  Checkpoints: every\n"
+    "--checkpoint-every seconds and on SIGINT/SIGTERM into --checkpoint DIR (default\n"
+    "FILE.ckpt beside -o FILE, removed after success); --resume DIR continues bit for\n"
+    "bit (same --threads).  A NaN loss stops the fit (exit 1) naming the step.\n\n"
+    "Examples:\n"
+    "  sbw-synth lowrank --n 2000 --m 500 --rank 8 -o P.npy\n"
+    "  sbw-fit P.npy --model softmax --d 8 --steps 2000 --lr auto -o Q.npy\n"
+    "  sbw-fit P.npy --model mos --k 10 --d 20 --log train.tsv --save params/\n"
+    "  sbw-fit P.npy --model lms --k 10 --d 20 --dry-run\n";
+
+typedef struct tool_args {
+    const char *model, *optimizer, *precision, *parallel, *lr, *k, *knots;
+    const char *log, *save, *init, *checkpoint, *resume;
+    size_t log_every;
+    double norm_tol;
+    bool dry_run;
+} tool_args;
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void on_step(void *ctx, const sbw_fit *f)
+{
+    sbw_progress_update(ctx, (double)f->step);
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static int pick(const sbw_cli *cli, const char *what, const char *val,
+                const char *const *names, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(val, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return sbw_cli_usage_error(cli, "unknown %s '%s'", what, val);
+}
+
+/* K and the PLIF intervals from --k / --knots (strings: absent = default). */
+static int parse_k(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o)
+{
+    size_t k = 10, knots = 1000;
+    if (a->k && sbw_cli_parse_size(a->k, "--k", 1, 1e7, &k))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (a->knots && sbw_cli_parse_size(a->knots, "--knots", 1, 1e8, &knots))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (o->model == SBW_MODEL_PLIF && a->k && a->knots)
+        return sbw_cli_usage_error(cli, "plif: give its intervals with --k or --knots, not both");
+    o->k = k;
+    o->knots = o->model == SBW_MODEL_PLIF && a->k ? k : knots;
+    return 0;
+}
+
+static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o)
+{
+    static const char *const opts[] = {"adam", "lbfgs"}, *const prec[] = {"single", "double"};
+    static const char *const par[] = {"blocks", "blas"};
+    int v = 0;
+    if (sbw_head_model_parse(a->model, &o->model))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (pick(cli, "optimizer", a->optimizer, opts, 2, &v))
+        return SBW_EXIT_USAGE;
+    o->optimizer = (sbw_fit_optimizer)v;
+    if (pick(cli, "precision", a->precision, prec, 2, &v))
+        return SBW_EXIT_USAGE;
+    o->obj.single = v == 0;
+    if (pick(cli, "parallel scheme", a->parallel, par, 2, &v))
+        return SBW_EXIT_USAGE;
+    o->obj.par = (sbw_obj_par)v;
+    o->lr_auto = strcmp(a->lr, "auto") == 0;
+    if (!o->lr_auto && sbw_cli_parse_double(a->lr, "--lr", 1e-12, 1e6, &o->lr))
+        return sbw_cli_usage_error(cli, "%s (or 'auto')", sbw_error_reason());
+    return parse_k(cli, a, o);
+}
+
+/* ---- dry run --------------------------------------------------------------- */
+
+static int plan_row(sbw_table *t, const char *item, double bytes)
+{
+    int st = sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_str(t, "item", item);
+    st = st ? st : sbw_table_set_dbl(t, "bytes", bytes);
+    return st ? st : sbw_table_set_dbl(t, "gib", bytes / 1073741824.0);
+}
+
+/* The memory the fit will take, from the input's header alone. */
+static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
+{
+    static const char *const cols[] = {"item", "bytes", "gib"};
+    sbw_head h;
+    int st = sbw_head_setup(&h, o->model, n, m, o->d, o->k, o->knots, o->plif_t, o->bias,
+                            o->linear);
+    if (st)
+        return st;
+    double np = (double)h.nparam, opt = o->optimizer == SBW_FIT_ADAM
+                                            ? 16 * np
+                                            : (16 * (double)o->lbfgs_mem + 24) * np;
+    sbw_obj_opts d64 = o->obj;
+    d64.single = false, d64.block = 0;
+    double w64 = sbw_obj_workspace_bytes(&h, &d64);
+    double chunk = (double)sbw_obj_auto_block(&h, &d64) * (double)o->obj.threads * 16 * (double)m;
+    double items[] = {sbw_target_bytes(n, m, o->obj.single), 16 * np, opt,
+                      sbw_obj_workspace_bytes(&h, &o->obj), w64 + chunk, 8 << 20};
+    const char *names[] = {o->obj.single ? "P* (float32)" : "P* (float64)",
+                           "parameters + gradient", o->optimizer == SBW_FIT_ADAM
+                                                        ? "Adam moments"
+                                                        : "L-BFGS history",
+                           "objective workspace", "final float64 pass", "input read buffer"};
+    double total = 0;
+    st = sbw_table_columns(t, cols, 3);
+    for (size_t i = 0; !st && i < 6; i++) {
+        st = plan_row(t, names[i], items[i]);
+        total += items[i];
+    }
+    return st ? st : plan_row(t, "total", total);
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+typedef struct run {
+    sbw_common c;
+    tool_args a;
+    sbw_fit_opts o;
+    sbw_npy_reader *in;
+    sbw_target t;
+    sbw_fit *f;
+    sbw_table *tab;
+    char ckpt[4096];
+    bool ckpt_auto; /* the default FILE.ckpt: removed after success */
+} run;
+
+/* The checkpoint directory: --checkpoint, else --resume's, else FILE.ckpt
+ * beside -o FILE. */
+static void choose_checkpoint(run *r)
+{
+    const char *dir = r->a.checkpoint ? r->a.checkpoint : r->a.resume;
+    if (dir) {
+        snprintf(r->ckpt, sizeof r->ckpt, "%s", dir);
+    } else if (r->c.output && !sbw_file_is_std(r->c.output)) {
+        snprintf(r->ckpt, sizeof r->ckpt, "%s.ckpt", r->c.output);
+        r->ckpt_auto = true;
+    }
+    r->o.checkpoint_dir = r->ckpt[0] ? r->ckpt : NULL;
+    if (r->o.checkpoint_dir && !r->a.resume && !r->a.dry_run && !r->c.quiet &&
+        sbw_ckpt_exists(r->ckpt))
+        fprintf(stderr, "sbw-fit: note: %s holds a checkpoint of an earlier fit; this fit "
+                        "starts afresh and will replace it (to continue that one instead: "
+                        "--resume %s)\n", r->ckpt, r->ckpt);
+}
+
+static int load_target(run *r)
+{
+    const sbw_npy_info *in = sbw_npy_reader_info(r->in);
+    sbw_progress p;
+    sbw_progress_start(&p, "sbw-fit: reading", "rows", (double)in->rows, r->c.quiet);
+    int st = sbw_target_load(&r->t, r->in, r->o.obj.single, r->a.norm_tol, &p);
+    sbw_progress_finish(&p);
+    return st;
+}
+
+static int make_fit(run *r)
+{
+    if (r->a.resume) {
+        int saved = 0, st = sbw_ckpt_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
+        if (!st && saved != r->o.obj.threads && !r->c.quiet)
+            fprintf(stderr, "sbw-fit: note: the checkpoint ran on %d thread(s), this run on %d: "
+                            "the result may differ in the last bits from an uninterrupted run\n",
+                    saved, r->o.obj.threads);
+        return st;
+    }
+    int st = sbw_fit_alloc(&r->f, &r->t, &r->o);
+    if (!st && r->a.init)
+        st = sbw_fit_io_load(r->f, r->a.init);
+    return st;
+}
+
+static int fit(run *r)
+{
+    sbw_progress p;
+    sbw_progress_start(&p, "sbw-fit", "steps", (double)r->o.steps, r->c.quiet);
+    r->f->opt.on_step = on_step;
+    r->f->opt.ctx = &p;
+    sbw_progress_update(&p, (double)r->f->step);
+    int st = sbw_fit_run(r->f);
+    sbw_progress_finish(&p);
+    r->f->opt.on_step = NULL;
+    return st;
+}
+
+static int write_log(run *r)
+{
+    if (!r->a.log || !r->f)
+        return SBW_OK;
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-fit", &r->c, true);
+    st = st ? st : sbw_table_meta_str(t, "input", r->c.args[0]);
+    st = st ? st : sbw_fit_io_describe(r->f, t);
+    st = st ? st : sbw_fit_io_log_table(r->f, t);
+    st = st ? st : sbw_table_write(t, r->a.log, false);
+    sbw_table_free(t);
+    return st;
+}
+
+/* Everything after a successful fit: float64 log Q, parameters, table. */
+static int outputs(run *r)
+{
+    sbw_obj_result res;
+    sbw_progress p;
+    bool seekable = !sbw_file_is_std(r->c.args[0]);
+    sbw_progress_start(&p, "sbw-fit: log Q", "rows", (double)r->t.n, r->c.quiet);
+    int st = sbw_fit_io_logq(r->f, r->c.output, seekable ? r->in : NULL, &res, &p);
+    sbw_progress_finish(&p);
+    if (!st && r->a.save) {
+        sbw_table *t = NULL;
+        st = sbw_table_alloc(&t, "sbw-fit", &r->c, true);
+        st = st ? st : sbw_fit_io_save(r->f, r->a.save, t);
+        sbw_table_free(t);
+    }
+    const sbw_fit *f = r->f;
+    st = st ? st : sbw_table_meta_str(r->tab, "input", r->c.args[0]);
+    st = st ? st : sbw_fit_io_describe(f, r->tab);
+    st = st ? st : sbw_table_columns(r->tab, columns, sizeof columns / sizeof *columns);
+    st = st ? st : sbw_table_add_row(r->tab);
+    st = st ? st : sbw_table_set_str(r->tab, "model", sbw_head_model_name(f->head.model));
+    st = st ? st : sbw_table_set_int(r->tab, "d", (long long)f->head.d);
+    st = st ? st : sbw_table_set_int(r->tab, "k", (long long)(f->head.k ? f->head.k
+                                                                        : f->head.knots));
+    st = st ? st : sbw_table_set_int(r->tab, "steps", (long long)f->step);
+    st = st ? st : sbw_table_set_str(r->tab, "stop", sbw_fit_stop_name(f->stop));
+    st = st ? st : sbw_table_set_dbl(r->tab, "loss", res.loss);
+    st = st ? st : sbw_table_set_dbl(r->tab, "kl_mean", res.kl);
+    st = st ? st : sbw_table_set_dbl(r->tab, "mode_match", res.mode_match);
+    st = st ? st : sbw_table_set_dbl(r->tab, "lr", f->opt.optimizer == SBW_FIT_ADAM
+                                                       ? f->opt.lr : NAN);
+    return st ? st : sbw_table_set_dbl(r->tab, "seconds", sbw_fit_seconds(f));
+}
+
+/* Removes the default checkpoint directory after a successful fit. */
+static void drop_auto_checkpoint(run *r)
+{
+    if (r->ckpt_auto && r->f->ckpt_gen && sbw_ckpt_remove(r->ckpt) && !r->c.quiet)
+        fprintf(stderr, "sbw-fit: note: could not remove %s: %s\n", r->ckpt, sbw_error_reason());
+}
+
+static int do_dry_run(run *r)
+{
+    const sbw_npy_info *in = sbw_npy_reader_info(r->in);
+    sbw_table *t = r->tab;
+    int st = sbw_table_meta_str(t, "input", r->c.args[0]);
+    st = st ? st : sbw_table_meta_str(t, "model", sbw_head_model_name(r->o.model));
+    st = st ? st : sbw_table_meta_int(t, "n", (long long)in->rows);
+    st = st ? st : sbw_table_meta_int(t, "m", (long long)in->cols);
+    st = st ? st : sbw_table_meta_int(t, "d", (long long)r->o.d);
+    st = st ? st : sbw_table_meta_str(t, "precision", r->o.obj.single ? "single" : "double");
+    st = st ? st : sbw_table_meta_str(t, "optimizer",
+                                      r->o.optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
+    st = st ? st : dry_run(t, &r->o, in->rows, in->cols);
+    return st;
+}
+
+static int do_fit(run *r)
+{
+    int st = load_target(r);
+    st = st ? st : make_fit(r);
+    st = st ? st : fit(r);
+    if (st) {
+        int st2 = write_log(r); /* what happened up to the failure */
+        if (st2 && !r->c.quiet)
+            fprintf(stderr, "sbw-fit: could not write the log: %s\n", sbw_error_reason());
+        return st;
+    }
+    st = outputs(r);
+    st = st ? st : write_log(r);
+    if (!st)
+        drop_auto_checkpoint(r);
+    return st;
+}
+
+/* The run's state: file-scope so that the option table can point into it;
+ * main() fills in sbw_fit_opts_init's defaults before parsing. */
+static run R = {.a = {.model = "softmax", .optimizer = "adam", .precision = "single",
+                      .parallel = "blocks", .lr = "0.01", .norm_tol = 1e-6}};
+
+static const sbw_opt opts[] = {
+    {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
+     "softmax, sigsoftmax, moc, mos, lms, plif or mos+plif"},
+    {"--d", "D", SBW_ARG_SIZE, &R.o.d, 1, 1e9, "embedding size (1 <= D <= M)"},
+    {"--k", "K", SBW_ARG_STRING, &R.a.k, 1, 0,
+     "components (moc, mos, mos+plif) or hidden units (lms) [10]; plif: intervals [1000]"},
+    {"--knots", "K", SBW_ARG_STRING, &R.a.knots, 1, 0, "PLIF intervals (plif, mos+plif) [1000]"},
+    {"--plif-t", "T", SBW_ARG_DOUBLE, &R.o.plif_t, 1e-9, 1e9, "PLIF knots span [-T, T]"},
+    {"--bias", NULL, SBW_ARG_FLAG, &R.o.bias, 1, 0, "learn a word bias b (M)"},
+    {"--linear", NULL, SBW_ARG_FLAG, &R.o.linear, 1, 0, "lms: add a linear term lambda z > 0"},
+    {"--init-scale", "S", SBW_ARG_DOUBLE, &R.o.init_scale, 0, 1e6, "std of H, W, V at start"},
+    {"--init", "DIR", SBW_ARG_STRING, &R.a.init, 1, 0, "start from parameters of --save DIR"},
+    {"--optimizer", "NAME", SBW_ARG_STRING, &R.a.optimizer, 1, 0, "adam or lbfgs"},
+    {"--lr", "X|auto", SBW_ARG_STRING, &R.a.lr, 1, 0, "Adam learning rate, or auto"},
+    {"--beta1", "B", SBW_ARG_DOUBLE, &R.o.beta1, 0, 0.999999999, "Adam beta1"},
+    {"--beta2", "B", SBW_ARG_DOUBLE, &R.o.beta2, 0, 0.999999999, "Adam beta2"},
+    {"--adam-eps", "E", SBW_ARG_DOUBLE, &R.o.eps, 0, 1, "Adam epsilon"},
+    {"--decay", "G", SBW_ARG_DOUBLE, &R.o.decay, 1e-12, 1, "multiply the lr by G every step"},
+    {"--batch", "B", SBW_ARG_SIZE, &R.o.batch, 0, 1e15, "contexts per Adam step (0 = all)"},
+    {"--steps", "S", SBW_ARG_SIZE, &R.o.steps, 0, 1e15, "at most S updates"},
+    {"--tol", "R", SBW_ARG_DOUBLE, &R.o.tol, 0, 1, "relative-improvement stop (0 = off)"},
+    {"--tol-window", "W", SBW_ARG_SIZE, &R.o.tol_window, 1, 1e15, "steps per --tol window"},
+    {"--lbfgs-mem", "L", SBW_ARG_SIZE, &R.o.lbfgs_mem, 1, 1000, "L-BFGS history pairs"},
+    {"--precision", "P", SBW_ARG_STRING, &R.a.precision, 1, 0, "single (float32 GEMMs, exp/log, P*) or double"},
+    {"--parallel", "SCHEME", SBW_ARG_STRING, &R.a.parallel, 1, 0,
+     "blocks (OpenMP over blocks) or blas (threaded BLAS)"},
+    {"--block", "B", SBW_ARG_SIZE, &R.o.obj.block, 0, 1e9, "contexts per block (0 = auto)"},
+    {"--log", "FILE", SBW_ARG_STRING, &R.a.log, 1, 0, "write the training log (TSV)"},
+    {"--log-every", "K", SBW_ARG_SIZE, &R.o.log_every, 0, 1e15,
+     "steps between log rows (0: 10, or one epoch with --batch)"},
+    {"--save", "DIR", SBW_ARG_STRING, &R.a.save, 1, 0, "write the parameters (.npy)"},
+    {"--checkpoint", "DIR", SBW_ARG_STRING, &R.a.checkpoint, 1, 0, "checkpoint directory"},
+    {"--checkpoint-every", "SEC", SBW_ARG_DOUBLE, &R.o.checkpoint_every, 0, 1e9,
+     "seconds between checkpoints (0 = only on a signal)"},
+    {"--resume", "DIR", SBW_ARG_STRING, &R.a.resume, 1, 0, "continue from a checkpoint"},
+    {"--dry-run", NULL, SBW_ARG_FLAG, &R.a.dry_run, 1, 0, "print the memory plan and stop"},
+    {"--norm-tol", "TOL", SBW_ARG_DOUBLE, &R.a.norm_tol, 0, 1,
+     "largest |logsumexp| of a row of log P*"},
+    {0}};
+
+int main(int argc, char **argv)
+{
+    run *r = &R;
+    sbw_fit_opts_init(&r->o);
+    r->o.checkpoint_every = 600;
+    const sbw_cli cli = {"sbw-fit", "LOGP.npy", "Fit a Softmax-family head to a language.",
+                         details, opts, 1, 1,
+                         SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
+    int st = sbw_cli_parse(&cli, argc, argv, &r->c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if ((st = parse_choices(&cli, &r->a, &r->o)))
+        return st;
+    sbw_error_gsl_quiet();
+    r->o.obj.threads = sbw_cli_threads(r->c.threads);
+    r->o.seed = r->c.seed;
+    r->o.stop = &stop_flag;
+    install_signals();
+    choose_checkpoint(r);
+    st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);
+    st = st ? st : sbw_npy_open(&r->in, r->c.args[0]);
+    st = st ? st : r->a.dry_run ? do_dry_run(r) : do_fit(r);
+    bool npy_on_stdout = r->c.output && sbw_file_is_std(r->c.output);
+    st = st ? st : sbw_table_print(r->tab, npy_on_stdout ? stderr : stdout, r->c.json);
+    sbw_table_free(r->tab);
+    sbw_fit_free(r->f);
+    sbw_target_free(&r->t);
+    sbw_npy_close(r->in);
+    return st ? sbw_cli_fail("sbw-fit", st) : SBW_EXIT_OK;
+}

@@ -1,0 +1,156 @@
+#!/bin/sh
+# CLI checks of sbw-fit: outputs and their shapes, header and JSON keys,
+# usage errors (exit 2), bad data (exit 1, nothing written), --dry-run,
+# --lr auto in the header, and SIGTERM + --resume equal to an uninterrupted
+# run byte for byte.
+. tests/cli/lib.sh
+
+FIT=$BIN/sbw-fit
+"$BIN/sbw-synth" lowrank --n 300 --m 40 --rank 3 --seed 3 -o "$T/P.npy" >/dev/null 2>&1 ||
+    bad "sbw-synth lowrank failed"
+
+# ---- help and version ----------------------------------------------------------
+expect_exit 0 "--help" "$FIT" --help
+expect_grep "kl_mean" "$T/out" "--help names the output columns"
+expect_grep "mos\+plif" "$T/out" "--help lists the heads"
+expect_exit 0 "--version" "$FIT" --version
+
+# ---- a fit and its outputs ---------------------------------------------------------
+expect_exit 0 "fit" "$FIT" "$T/P.npy" --model mos --k 2 --d 3 --steps 30 --bias \
+    -o "$T/Q.npy" --log "$T/train.tsv" --save "$T/params" -q
+expect_grep "^# model=mos$" "$T/out" "header: model"
+expect_grep "^# convergence=30 steps$" "$T/out" "header: convergence criterion"
+expect_grep "^# lr_mode=fixed$" "$T/out" "header: lr mode"
+expect_eq "$(tsv_field "$T/out" steps)" 30 "steps done"
+expect_eq "$(tsv_field "$T/out" stop)" steps "stop reason"
+"$BIN/sbw-info" "$T/Q.npy" >"$T/info" 2>/dev/null
+expect_eq "$(tsv_field "$T/info" rows)" 300 "log Q rows"
+expect_eq "$(tsv_field "$T/info" cols)" 40 "log Q cols"
+expect_eq "$(tsv_field "$T/info" dtype)" float64 "log Q is float64"
+expect_eq "$(tsv_field "$T/info" kind)" log-probabilities "log Q rows are normalised"
+expect_grep "^step	epoch	loss	kl_mean	mode_match	lr	seconds$" "$T/train.tsv" "log columns"
+expect_grep "^30	" "$T/train.tsv" "log has the final step"
+expect_grep "^# lr=0.01$" "$T/train.tsv" "log header: lr"
+for f in H W b U V params.tsv; do
+    case $f in *.tsv) p=$T/params/$f ;; *) p=$T/params/$f.npy ;; esac
+    if [ -f "$p" ]; then ok; else bad "--save wrote no $p"; fi
+done
+expect_eq "$(tsv_field "$T/params/params.tsv" rows 1)" 300 "params.tsv: H rows"
+expect_absent "$T/Q.npy.ckpt" "the default checkpoint is removed after success"
+
+# --init DIR: the saved parameters reproduce the fit's log Q exactly
+expect_exit 0 "--init" "$FIT" "$T/P.npy" --model mos --k 2 --d 3 --bias --init "$T/params" \
+    --steps 0 -o "$T/Q0.npy" -q
+if cmp -s "$T/Q.npy" "$T/Q0.npy"; then ok; else bad "--init from --save: log Q differs"; fi
+expect_exit 1 "--init with another head" "$FIT" "$T/P.npy" --model mos --k 3 --d 3 --bias \
+    --init "$T/params" --steps 0 -q
+expect_exit 1 "--init from a missing directory" "$FIT" "$T/P.npy" --init "$T/none" --steps 0 -q
+
+# -o -: log Q on stdout, the table on stderr; P* from stdin
+"$FIT" - --d 3 --steps 5 -q -o - <"$T/P.npy" >"$T/Qs.npy" 2>"$T/tab" || bad "stdin/stdout fit"
+"$BIN/sbw-info" "$T/Qs.npy" >"$T/info" 2>/dev/null
+expect_eq "$(tsv_field "$T/info" rows)" 300 "-o -: a clean .npy on stdout"
+expect_grep "^model	d	k	steps" "$T/tab" "-o -: the table on stderr"
+
+expect_exit 0 "--json" "$FIT" "$T/P.npy" --d 3 --steps 5 --json -q
+expect_grep '"kl_mean": ' "$T/out" "JSON kl_mean"
+expect_grep '"mode_match": ' "$T/out" "JSON mode_match"
+
+# every head runs
+for m in softmax sigsoftmax moc mos lms plif mos+plif; do
+    expect_exit 0 "model $m" "$FIT" "$T/P.npy" --model "$m" --k 3 --d 2 --steps 3 -q
+done
+expect_exit 0 "lms --linear" "$FIT" "$T/P.npy" --model lms --k 2 --linear --d 2 --steps 3 -q
+expect_exit 0 "lbfgs double" "$FIT" "$T/P.npy" --optimizer lbfgs --precision double --d 3 \
+    --steps 5 -q
+expect_exit 0 "minibatch" "$FIT" "$T/P.npy" --batch 64 --d 3 --steps 10 -q
+expect_grep "^# batch=64$" "$T/out" "header: batch"
+
+expect_exit 0 "--lr auto" "$FIT" "$T/P.npy" --d 3 --steps 5 --lr auto -q
+expect_grep "^# lr_mode=auto$" "$T/out" "header: lr_mode=auto"
+expect_grep "^# lr_auto_grid=0.001,0.003,0.01,0.03,0.1,0.3$" "$T/out" "header: lr grid"
+expect_grep "^# lr_auto_kl=" "$T/out" "header: KL of each grid point"
+
+expect_exit 0 "--dry-run" "$FIT" "$T/P.npy" --model mos --k 4 --d 3 --dry-run -o "$T/dry.npy"
+expect_grep "^total	" "$T/out" "dry run: total"
+expect_grep "^P\* \(float32\)	55200	" "$T/out" "dry run: P* in float32 is 4NM + 24N bytes"
+expect_absent "$T/dry.npy" "dry run writes no output"
+
+# ---- usage errors: exit 2 ------------------------------------------------------------
+expect_exit 2 "unknown model" "$FIT" "$T/P.npy" --model softmaxx -o "$T/x.npy"
+expect_grep "unknown model 'softmaxx'" "$T/err" "names the unknown model"
+expect_exit 2 "D < 1" "$FIT" "$T/P.npy" --d 0 -o "$T/x.npy"
+expect_exit 2 "K < 1" "$FIT" "$T/P.npy" --model mos --k 0 -o "$T/x.npy"
+expect_exit 2 "D > M" "$FIT" "$T/P.npy" --d 41 -o "$T/x.npy"
+expect_grep "exceeds the vocabulary size M = 40" "$T/err" "D > M message"
+expect_exit 2 "bad --lr" "$FIT" "$T/P.npy" --lr fast
+expect_exit 2 "bad optimizer" "$FIT" "$T/P.npy" --optimizer sgd
+expect_exit 2 "bad precision" "$FIT" "$T/P.npy" --precision half
+expect_exit 2 "lr auto with lbfgs" "$FIT" "$T/P.npy" --optimizer lbfgs --lr auto
+expect_exit 2 "batch with lbfgs" "$FIT" "$T/P.npy" --optimizer lbfgs --batch 10
+expect_exit 2 "--linear on mos" "$FIT" "$T/P.npy" --model mos --linear
+expect_exit 2 "no input" "$FIT" --d 3
+expect_absent "$T/x.npy" "usage errors write nothing"
+
+# ---- bad data: exit 1, nothing written ------------------------------------------------
+expect_exit 1 "NaN in P*" "$FIT" "$FIX/fit_nan.npy" --d 2 -o "$T/x.npy"
+expect_grep "fit_nan.npy: row 1, column 3 is nan" "$T/err" "names the first non-finite entry"
+expect_exit 1 "+inf in P*" "$FIT" "$FIX/fit_posinf.npy" --d 2 -o "$T/x.npy"
+expect_grep "row 1, column 3 is inf" "$T/err" "names the +inf entry"
+expect_exit 1 "-inf in P*" "$FIT" "$FIX/logp_zero.npy" --d 2 -o "$T/x.npy"
+expect_grep "column 2 is -inf" "$T/err" "names the -inf entry"
+expect_exit 1 "probabilities, not log" "$FIT" "$FIX/probs.npy" --d 2 -o "$T/x.npy"
+expect_grep "looks like probabilities" "$T/err" "says the rows are probabilities"
+expect_exit 1 "unnormalised" "$FIT" "$FIX/f8_c.npy" --d 2 -o "$T/x.npy"
+expect_grep "row 0 is not normalised" "$T/err" "names the unnormalised row"
+expect_exit 1 "missing file" "$FIT" "$T/nope.npy" --d 2 -o "$T/x.npy"
+expect_absent "$T/x.npy" "bad data writes nothing"
+expect_absent "$T/x.npy.ckpt" "bad data leaves no checkpoint"
+
+# ---- SIGTERM, then --resume: the same bytes as an uninterrupted run ----------------------
+"$BIN/sbw-synth" dirichlet --n 500 --m 120 --alpha 0.3 --seed 4 -o "$T/D.npy" >/dev/null 2>&1
+ARGS="--model lms --k 3 --d 4 --steps 3000 --batch 100 --lr 0.01 --threads 2 -q"
+# shellcheck disable=SC2086
+"$FIT" "$T/D.npy" $ARGS -o "$T/Qref.npy" --log "$T/ref.tsv" >/dev/null 2>&1 ||
+    bad "uninterrupted reference fit failed"
+# shellcheck disable=SC2086
+"$FIT" "$T/D.npy" $ARGS -o "$T/Qk.npy" --checkpoint "$T/ck" --checkpoint-every 0.05 \
+    >/dev/null 2>"$T/kill.err" &
+pid=$!
+i=0
+while [ ! -f "$T/ck/checkpoint.tsv" ] && [ $i -lt 200 ]; do
+    sleep 0.02
+    i=$((i + 1))
+done
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+expect_eq "$rc" 1 "SIGTERM: exit 1 after writing a checkpoint"
+expect_grep "interrupted at step [0-9]+; checkpoint written to" "$T/kill.err" "SIGTERM message"
+expect_absent "$T/Qk.npy" "an interrupted fit writes no log Q"
+step=$(sed -n 's/^step=//p' "$T/ck/checkpoint.tsv")
+if [ -n "$step" ] && [ "$step" -gt 0 ] && [ "$step" -lt 3000 ]; then ok; else
+    bad "checkpoint step '$step' not inside the run"
+fi
+expect_exit 0 "--resume" "$FIT" "$T/D.npy" --resume "$T/ck" --steps 3000 --threads 2 -q \
+    -o "$T/Qk.npy" --log "$T/res.tsv"
+if cmp -s "$T/Qref.npy" "$T/Qk.npy"; then ok; else bad "resumed log Q differs from uninterrupted"; fi
+expect_grep "^# resumed_at_step=$step$" "$T/res.tsv" "log header: resumed step"
+cut -f1-6 "$T/ref.tsv" | grep -v '^#' >"$T/a"
+cut -f1-6 "$T/res.tsv" | grep -v '^#' >"$T/b"
+if cmp -s "$T/a" "$T/b"; then ok; else bad "resumed training log differs"; fi
+expect_exit 0 "resume, other thread count" "$FIT" "$T/D.npy" --resume "$T/ck" --steps 3001 \
+    --threads 1 -o "$T/Q1.npy"
+expect_grep "the checkpoint ran on 2 thread" "$T/err" "notes the thread count changed"
+ls "$T/ck" >"$T/ckls"
+expect_lines 5 "$T/ckls" "one generation in the checkpoint directory (4 arrays + checkpoint.tsv)"
+expect_exit 0 "a fresh fit into an old checkpoint directory" "$FIT" "$T/D.npy" --model lms \
+    --k 3 --d 4 --steps 3 --checkpoint "$T/ck" --checkpoint-every 1e-9 -o "$T/Q2.npy"
+expect_grep "holds a checkpoint of an earlier fit" "$T/err" "notes the earlier checkpoint"
+expect_grep "^step=3$" "$T/ck/checkpoint.tsv" "the new fit's checkpoint replaced it"
+ls "$T/ck" >"$T/ckls"
+expect_lines 5 "$T/ckls" "no files of the earlier fit's generations remain"
+expect_exit 1 "resume on other data" "$FIT" "$T/P.npy" --resume "$T/ck" -o "$T/x.npy"
+expect_grep "checkpoint is for 500 x 120 data" "$T/err" "names the data mismatch"
+
+finish

@@ -1,0 +1,335 @@
+/* test_fit.c -- whole fits on synthetic languages from sbw_synth.h:
+ * softmax reaches KL ~ 0 at D = d* and stays clearly above 0 at D = d* - 1
+ * (MoS Proposition 1 / Corollary 1), with and without a ones column; MoS
+ * beats softmax on an LDA-like topic language; checkpoint + resume equals
+ * an uninterrupted run bit for bit (Adam minibatch and L-BFGS); a NaN loss
+ * stops with the step and keeps the last checkpoint; the stopping rule;
+ * --lr auto; the float64 log Q pass. */
+#include "sbw_test.h"
+
+#include "sbw_ckpt.h"
+#include "sbw_err.h"
+#include "sbw_fit.h"
+#include "sbw_fit_io.h"
+#include "sbw_fit_ref.h"
+#include "sbw_num.h"
+#include "sbw_synth.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sbw_target make_lowrank(size_t n, size_t m, size_t rank, bool ones, uint64_t seed)
+{
+    sbw_mat a;
+    sbw_target t;
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, n, m));
+    SBW_ASSERT_OK(sbw_synth_lowrank(&a, rank, 1.0, ones, seed));
+    SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
+    sbw_mat_free(&a);
+    return t;
+}
+
+/* Final mean KL of a double-precision L-BFGS softmax fit with D = d. */
+static double lbfgs_kl(const sbw_target *t, sbw_model model, size_t d, size_t k, size_t steps)
+{
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.model = model, o.d = d, o.k = k, o.steps = steps, o.optimizer = SBW_FIT_LBFGS;
+    o.obj.single = false, o.obj.threads = 2;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(f));
+    double kl = f->last.kl;
+    sbw_fit_free(f);
+    return kl;
+}
+
+/* lowrank --rank R: d* = R.  KL ~ 0 needs D >= d*; at D = d* - 1 the
+ * best softmax stays a clear distance away. */
+static void test_lowrank_dstar(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(240, 47, 4, false, 5);
+    double at = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 4, 0, 400);
+    double below = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 3, 0, 400);
+    assert_true(at < 1e-6 && at > -1e-12);
+    assert_true(below > 1e-2);
+    sbw_target_free(&t);
+}
+
+/* --with-ones: the ones column is a row shift, d* = R - 1. */
+static void test_lowrank_with_ones_dstar(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(240, 47, 4, true, 6);
+    double at = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 3, 0, 400);
+    double below = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 2, 0, 400);
+    assert_true(at < 1e-6 && at > -1e-12);
+    assert_true(below > 1e-2);
+    sbw_target_free(&t);
+}
+
+/* A K-topic language: p_i = sum_k theta_ik phi_k.  MoS with K components
+ * represents it; a softmax of the same D does not. */
+static void test_topics_mos_beats_softmax(void **state)
+{
+    (void)state;
+    sbw_mat a;
+    sbw_target t;
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, 200, 61));
+    SBW_ASSERT_OK(sbw_synth_topics(&a, 3, 0.1, 7));
+    SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
+    double soft = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 3, 0, 400);
+    double mos = lbfgs_kl(&t, SBW_MODEL_MOS, 3, 3, 400);
+    assert_true(soft > 1e-3);
+    assert_true(mos < 0.1 * soft);
+    sbw_target_free(&t);
+    sbw_mat_free(&a);
+}
+
+/* ---- checkpoints and resume ------------------------------------------------ */
+
+typedef struct stopper {
+    volatile sig_atomic_t flag;
+    uint64_t at;
+    bool poison; /* put a NaN into W instead of stopping */
+} stopper;
+
+static void stop_at(void *ctx, const sbw_fit *f)
+{
+    stopper *s = ctx;
+    if (f->step != s->at)
+        return;
+    if (s->poison)
+        f->theta[f->head.off_w] = NAN;
+    else
+        s->flag = 1;
+}
+
+static const char *fresh_dir(const char *name)
+{
+    static char dir[512];
+    snprintf(dir, sizeof dir, "%s", sbw_test_path(name));
+    return dir;
+}
+
+/* Fit o to t for o.steps uninterrupted; again stopped at step `at` with a
+ * checkpoint, resumed to o.steps: parameters and log equal bit for bit. */
+static void check_resume(sbw_fit_opts o, const sbw_target *t, uint64_t at, double every,
+                         const char *name, sbw_fit_stop want)
+{
+    sbw_fit *a, *b, *c;
+    SBW_ASSERT_OK(sbw_fit_alloc(&a, t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(a));
+    assert_int_equal(a->stop, want);
+    stopper s = {0, at, false};
+    sbw_fit_opts ob = o;
+    ob.stop = &s.flag, ob.on_step = stop_at, ob.ctx = &s;
+    ob.checkpoint_dir = fresh_dir(name), ob.checkpoint_every = every;
+    SBW_ASSERT_OK(sbw_fit_alloc(&b, t, &ob));
+    assert_int_equal(sbw_fit_run(b), SBW_EINTR);
+    assert_int_equal(b->step, at);
+    assert_int_equal(b->ckpt_step, at);
+    sbw_fit_free(b);
+    int threads = 0;
+    SBW_ASSERT_OK(sbw_ckpt_resume(&c, t, ob.checkpoint_dir, &o, &threads));
+    assert_int_equal(threads, o.obj.threads);
+    assert_int_equal(c->step, at);
+    SBW_ASSERT_OK(sbw_fit_run(c));
+    assert_int_equal(c->step, a->step);
+    assert_memory_equal(a->theta, c->theta, a->head.nparam * sizeof(double));
+    assert_int_equal(a->nlog, c->nlog);
+    for (size_t i = 0; i < a->nlog; i++) {
+        sbw_fit_logrow x = a->log[i], y = c->log[i];
+        x.seconds = y.seconds = 0;
+        assert_memory_equal(&x, &y, sizeof x);
+    }
+    sbw_fit_free(a);
+    sbw_fit_free(c);
+}
+
+static void test_resume_adam_minibatch(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(61, 29, 3, false, 8);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.model = SBW_MODEL_MOS, o.k = 2, o.d = 3, o.bias = true, o.steps = 60, o.batch = 16;
+    o.tol = 1e-12, o.tol_window = 6, o.lr = 0.02, o.obj.threads = 2, o.log_every = 2;
+    /* a checkpoint after every step; the uninterrupted run stops by the
+     * --tol rule at step 11, so the resumed one must carry the window's
+     * state across the interruption at step 9 */
+    check_resume(o, &t, 9, 1e-9, "ckpt_adam", SBW_FIT_TOL);
+    o.model = SBW_MODEL_LMS, o.k = 3, o.batch = 0, o.obj.single = false;
+    check_resume(o, &t, 14, 0, "ckpt_lms", SBW_FIT_STEPS);
+    sbw_target_free(&t);
+}
+
+static void test_resume_lbfgs(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(61, 29, 3, false, 9);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.model = SBW_MODEL_PLIF, o.knots = 9, o.plif_t = 2, o.d = 2, o.steps = 25;
+    o.optimizer = SBW_FIT_LBFGS, o.lbfgs_mem = 4, o.obj.threads = 2, o.obj.single = false;
+    check_resume(o, &t, 11, 0, "ckpt_lbfgs", SBW_FIT_STEPS);
+    sbw_target_free(&t);
+}
+
+/* A checkpoint of other data is refused; a damaged one too. */
+static void test_resume_errors(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(40, 20, 2, false, 10), u = make_lowrank(40, 20, 2, false, 11);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.d = 2, o.steps = 5, o.obj.threads = 1;
+    o.checkpoint_dir = fresh_dir("ckpt_err"), o.checkpoint_every = 1e-9;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(f));
+    sbw_fit_free(f);
+    assert_int_equal(sbw_ckpt_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
+    assert_null(f);
+    assert_int_equal(sbw_ckpt_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL),
+                     SBW_EIO);
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.tsv", o.checkpoint_dir);
+    FILE *fp = fopen(path, "a");
+    fputs("garbage line without equals\n", fp);
+    fclose(fp);
+    assert_int_equal(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
+    sbw_target_free(&t);
+    sbw_target_free(&u);
+}
+
+/* NaN in the parameters after step 5: the fit stops saying so, and the
+ * last checkpoint (step 4: NaN parameters are never saved) stays. */
+static void test_nan_stops_keeps_checkpoint(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(40, 20, 2, false, 12);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    stopper s = {0, 5, true};
+    o.d = 2, o.steps = 50, o.obj.threads = 1, o.on_step = stop_at, o.ctx = &s;
+    o.checkpoint_dir = fresh_dir("ckpt_nan"), o.checkpoint_every = 1e-9;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    assert_int_equal(sbw_fit_run(f), SBW_ENUMERIC);
+    assert_int_equal(f->stop, SBW_FIT_NAN);
+    assert_non_null(strstr(sbw_error_reason(), "at step 5"));
+    assert_non_null(strstr(sbw_error_reason(), "(step 4)"));
+    sbw_fit_free(f);
+    o.on_step = NULL;
+    SBW_ASSERT_OK(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
+    assert_int_equal(f->step, 4);
+    assert_true(isfinite(f->theta[f->head.off_w]));
+    sbw_fit_free(f);
+    sbw_target_free(&t);
+}
+
+/* ---- stopping rule, --lr auto, the float64 pass ------------------------------ */
+
+static void test_tol_stops_early(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(80, 31, 3, false, 13);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.d = 2, o.steps = 1000000, o.tol = 1e-3, o.tol_window = 25, o.lr = 0.05;
+    o.obj.threads = 1;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(f));
+    assert_int_equal(f->stop, SBW_FIT_TOL);
+    assert_true(f->step < 1000000 && f->step >= 50);
+    /* it stopped at the end of a window whose mean barely improved */
+    assert_int_equal((f->step + 1) % 25, 0);
+    sbw_fit_free(f);
+    sbw_target_free(&t);
+}
+
+static void test_lr_auto(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(90, 31, 3, false, 14);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.d = 3, o.lr_auto = true, o.lr_auto_rows = 50, o.lr_auto_steps = 30, o.obj.threads = 2;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    assert_int_equal(f->nlr, SBW_FIT_LR_GRID);
+    size_t best = 0;
+    for (size_t i = 0; i < f->nlr; i++)
+        best = f->lr_kl[i] < f->lr_kl[best] ? i : best;
+    for (size_t i = 0; i < f->nlr; i++)
+        assert_true(f->lr_kl[i] >= f->lr_kl[best] && isfinite(f->lr_kl[best]));
+    assert_true(f->opt.lr == f->lr_grid[best] && f->adam.lr == f->opt.lr);
+    assert_int_equal(f->step, 0); /* the grid left the fit itself untouched */
+    sbw_fit_free(f);
+    sbw_target_free(&t);
+}
+
+/* A single-precision fit's log Q is written from float64 recomputation:
+ * it matches the naive double log Q to rounding, and its metrics are taken
+ * against the file's exact log P*. */
+static void test_logq_float64(void **state)
+{
+    (void)state;
+    size_t n = 37, m = 23;
+    sbw_mat a, q;
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, n, m));
+    SBW_ASSERT_OK(sbw_synth_dirichlet(&a, 0.5, 15));
+    const char *pin = sbw_test_path("P.npy");
+    char in[600], out[600];
+    snprintf(in, sizeof in, "%s", pin);
+    snprintf(out, sizeof out, "%s", sbw_test_path("Q.npy"));
+    SBW_ASSERT_OK(sbw_npy_save(in, &a, SBW_F64));
+    sbw_npy_reader *r;
+    sbw_target t;
+    SBW_ASSERT_OK(sbw_npy_open(&r, in));
+    SBW_ASSERT_OK(sbw_target_load(&t, r, true, 1e-9, NULL));
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.model = SBW_MODEL_MOS, o.k = 2, o.d = 3, o.steps = 20, o.obj.threads = 2;
+    sbw_fit *f;
+    sbw_obj_result res;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(f));
+    SBW_ASSERT_OK(sbw_fit_io_logq(f, out, r, &res, NULL));
+    SBW_ASSERT_OK(sbw_npy_load(out, &q, NULL));
+    double *ref = malloc(m * sizeof *ref), kl = 0;
+    for (size_t i = 0; i < n; i++) {
+        SBW_ASSERT_OK(sbw_fit_ref_logq(&f->head, f->theta, i, ref));
+        SBW_ASSERT_CLOSE(q.data + i * m, ref, m, 1e-13, 1e-13);
+        kl += sbw_num_kl(a.data + i * m, ref, m);
+    }
+    SBW_ASSERT_NEAR(res.kl, kl / (double)n, 1e-13);
+    free(ref);
+    sbw_mat_free(&q);
+    sbw_fit_free(f);
+    sbw_target_free(&t);
+    sbw_npy_close(r);
+    sbw_mat_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lowrank_dstar),
+        cmocka_unit_test(test_lowrank_with_ones_dstar),
+        cmocka_unit_test(test_topics_mos_beats_softmax),
+        cmocka_unit_test(test_resume_adam_minibatch),
+        cmocka_unit_test(test_resume_lbfgs),
+        cmocka_unit_test(test_resume_errors),
+        cmocka_unit_test(test_nan_stops_keeps_checkpoint),
+        cmocka_unit_test(test_tol_stops_early),
+        cmocka_unit_test(test_lr_auto),
+        cmocka_unit_test(test_logq_float64),
+    };
+    return cmocka_run_group_tests_name("fit", tests, NULL, NULL);
+}

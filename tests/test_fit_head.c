@@ -1,0 +1,489 @@
+/* test_fit_head.c -- the heads of sbw-fit: fast kernels against their
+ * naive twins, analytic gradients of every head against central finite
+ * differences, and the exact degenerate cases (PLIF with unit slopes is
+ * softmax; MoS/MoC with K = 1 are softmax on tanh(U h); monotone heads
+ * keep the argmax of the logits). */
+#include "sbw_test.h"
+
+#include "sbw_err.h"
+#include "sbw_fit_kern.h"
+#include "sbw_fit_ref.h"
+#include "sbw_head.h"
+#include "sbw_num.h"
+#include "sbw_rng.h"
+#include "sbw_target.h"
+
+#include <float.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A random language: rows log_softmax(sd * N(0,1)), N x M. */
+static void random_logp(sbw_mat *a, size_t n, size_t m, double sd, uint64_t seed)
+{
+    gsl_rng *r;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, seed, 0));
+    SBW_ASSERT_OK(sbw_mat_alloc(a, n, m));
+    for (size_t i = 0; i < n * m; i++)
+        a->data[i] = gsl_ran_gaussian(r, sd);
+    for (size_t i = 0; i < n; i++)
+        sbw_num_log_softmax(a->data + i * m, a->data + i * m, m);
+    sbw_rng_free(r);
+}
+
+static void random_fill(double *x, size_t n, double mean, double sd, uint64_t seed,
+                        uint64_t stream)
+{
+    gsl_rng *r;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, seed, stream));
+    for (size_t i = 0; i < n; i++)
+        x[i] = mean + gsl_ran_gaussian(r, sd);
+    sbw_rng_free(r);
+}
+
+/* ---- kernels against their twins ---------------------------------------- */
+
+static void test_kern_softmax(void **state)
+{
+    (void)state;
+    size_t m = 37, am1, am2;
+    double z[37], z2[37], p[37], psum = 0;
+    random_fill(z, m, 0, 3, 1, 1);
+    random_fill(p, m, 0, 1, 1, 2);
+    sbw_num_softmax(p, p, m);
+    for (size_t j = 0; j < m; j++)
+        psum += p[j];
+    for (int grad = 0; grad < 2; grad++) {
+        memcpy(z2, z, sizeof z);
+        double zz[37];
+        memcpy(zz, z, sizeof z);
+        double l1 = sbw_fit_kern_softmax(zz, p, m, psum, 0.25, grad, &am1);
+        double l2 = sbw_fit_ref_softmax(z2, p, m, psum, 0.25, grad, &am2);
+        SBW_ASSERT_NEAR(l1, l2, 1e-14 * 40);
+        assert_int_equal(am1, am2);
+        if (grad)
+            SBW_ASSERT_CLOSE(zz, z2, m, 1e-16, 1e-12);
+    }
+}
+
+/* A mixture row; spread makes some Q_j underflow below 1e-250. */
+static void check_mixture(size_t k, size_t m, double spread, uint64_t seed)
+{
+    double *z = malloc(k * m * sizeof *z), *z2 = malloc(k * m * sizeof *z);
+    double *e = malloc((k + 1) * m * sizeof *e), *kb = malloc(4 * k * sizeof *kb);
+    double *lq1 = malloc(m * sizeof *lq1), *lq2 = malloc(m * sizeof *lq2);
+    double *p = malloc(m * sizeof *p), logpi[5], da1[5], da2[5], psum = 0;
+    random_fill(z, k * m, 0, spread, seed, 1);
+    random_fill(p, m, 0, 2, seed, 2);
+    random_fill(logpi, k, 0, 1, seed, 3);
+    sbw_num_log_softmax(logpi, logpi, k);
+    sbw_num_softmax(p, p, m);
+    for (size_t j = 0; j < m; j++)
+        psum += p[j];
+    memcpy(z2, z, k * m * sizeof *z);
+    size_t am1, am2;
+    double l1 = sbw_fit_kern_mixture(z, k, m, logpi, p, psum, 0.5, true, e, kb, lq1, da1, &am1);
+    double l2 = sbw_fit_ref_mixture(z2, k, m, logpi, p, psum, 0.5, true, e, kb, lq2, da2, &am2);
+    double mag = spread * 4;
+    SBW_ASSERT_NEAR(l1, l2, 1e-13 * mag);
+    SBW_ASSERT_CLOSE(lq1, lq2, m, 1e-13 * mag, 1e-13);
+    SBW_ASSERT_CLOSE(z, z2, k * m, 1e-15, 1e-11);
+    SBW_ASSERT_CLOSE(da1, da2, k, 1e-15, 1e-12);
+    assert_int_equal(am1, am2);
+    free(z), free(z2), free(e), free(kb), free(lq1), free(lq2), free(p);
+}
+
+static void test_kern_mixture(void **state)
+{
+    (void)state;
+    check_mixture(3, 41, 2.0, 7);  /* ordinary */
+    check_mixture(1, 17, 3.0, 8);  /* K = 1 */
+    check_mixture(5, 29, 400, 9);  /* Q_j underflows: the log-domain path */
+}
+
+static void test_kern_maps(void **state)
+{
+    (void)state;
+    enum { M = 33, K = 4, KN = 9 };
+    double z[M], y1[M], y2[M], f1[M], f2[M], sig1[2 * K * M], sig2[2 * K * M], g[M];
+    double u[K], v[K], b[K], s[KN], cum[KN], acc = 0, t = 2.0;
+    random_fill(z, M, 0, 30, 3, 1); /* ss at large |z| */
+    z[0] = 800, z[1] = -800, z[2] = 0;
+    sbw_fit_kern_ss(z, y1, f1, M);
+    sbw_fit_ref_ss(z, y2, f2, M);
+    SBW_ASSERT_CLOSE(y1, y2, M, 1e-13, 1e-15);
+    SBW_ASSERT_CLOSE(f1, f2, M, 1e-15, 1e-15);
+    random_fill(z, M, 0, 3, 4, 1);
+    random_fill(g, M, 0, 1, 4, 2);
+    random_fill(u, K, 1, 0.5, 4, 3);
+    random_fill(v, K, 1, 0.5, 4, 4);
+    random_fill(b, K, 0, 2, 4, 5);
+    for (size_t i = 0; i < K; i++)
+        u[i] = fabs(u[i]), v[i] = fabs(v[i]);
+    sbw_fit_kern_lms(z, y1, f1, sig1, M, u, v, b, K, 0.3);
+    sbw_fit_ref_lms(z, y2, f2, sig2, M, u, v, b, K, 0.3);
+    SBW_ASSERT_CLOSE(y1, y2, M, 1e-14, 1e-14);
+    SBW_ASSERT_CLOSE(f1, f2, M, 1e-14, 1e-13);
+    double ga[3 * K + 1] = {0}, gb[3 * K + 1] = {0};
+    sbw_fit_kern_lms_back(z, g, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
+    sbw_fit_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
+    SBW_ASSERT_CLOSE(ga, gb, 3 * K + 1, 1e-13, 1e-12);
+    random_fill(s, KN, 1, 0.4, 5, 1);
+    for (size_t i = 0; i < KN; i++) {
+        cum[i] = 2 * t / KN * acc;
+        acc += s[i];
+    }
+    sbw_fit_kern_plif(z, y1, f1, M, s, cum, KN, t);
+    sbw_fit_ref_plif(z, y2, f2, M, s, cum, KN, t);
+    SBW_ASSERT_CLOSE(y1, y2, M, 1e-14, 1e-14);
+    SBW_ASSERT_CLOSE(f1, f2, M, 0, 0);
+    double gs1[KN] = {0}, gx1[KN] = {0}, gs2[KN] = {0}, gx2[KN] = {0};
+    sbw_fit_kern_plif_back(z, g, M, KN, t, gs1, gx1);
+    sbw_fit_ref_plif_back(z, g, M, KN, t, gs2, gx2);
+    SBW_ASSERT_CLOSE(gs1, gs2, KN, 1e-15, 1e-14);
+    SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-14, 1e-13);
+}
+
+/* ---- the float twins (single precision) against the same naive oracle ---- */
+
+static void to_float(const double *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)x[i];
+}
+
+static void to_double(const float *x, double *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (double)x[i];
+}
+
+/* Both sides see the same float-rounded inputs; float work gives errors of
+ * a few FLT_EPSILON times the magnitudes involved. */
+static void test_kern_float_softmax_mixture(void **state)
+{
+    (void)state;
+    enum { M = 37, K = 3 };
+    double z[K * M], zd[K * M], p[M], pd[M], lq[M], logpi[K], da1[K], da2[K], kb[4 * K];
+    float zf[K * M], pf[M], ef[(K + 1) * M], lqf[M];
+    size_t am1, am2;
+    for (int spread = 0; spread < 2; spread++) { /* 2: ordinary; 60: Q_j < 1e-30 in float */
+        double sd = spread ? 60 : 2, psum = 0;
+        random_fill(z, K * M, 0, sd, 21, 1);
+        random_fill(p, M, 0, 2, 21, 2);
+        random_fill(logpi, K, 0, 1, 21, 3);
+        sbw_num_log_softmax(logpi, logpi, K);
+        sbw_num_softmax(p, p, M);
+        to_float(z, zf, K * M), to_float(p, pf, M);
+        to_double(zf, zd, K * M), to_double(pf, pd, M);
+        for (size_t j = 0; j < M; j++)
+            psum += pd[j];
+        double l1 = sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lqf,
+                                           da1, &am1);
+        double l2 = sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2,
+                                        &am2);
+        SBW_ASSERT_NEAR(l1, l2, 16 * FLT_EPSILON * 4 * sd);
+        double lqmin = lq[0];
+        for (size_t j = 1; j < M; j++)
+            lqmin = fmin(lqmin, lq[j]);
+        assert_true(spread ? lqmin < log(1e-30) : lqmin > log(1e-30)); /* both paths run */
+        to_double(zf, z, K * M);
+        SBW_ASSERT_CLOSE(z, zd, K * M, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
+        SBW_ASSERT_CLOSE(da1, da2, K, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
+        assert_int_equal(am1, am2);
+        to_float(zd, zf, M); /* softmax on the first row's gradient values */
+        to_double(zf, zd, M);
+        double s1 = sbw_fit_kern_softmax_f(zf, pf, M, psum, 0.25, true, &am1);
+        double s2 = sbw_fit_ref_softmax(zd, pd, M, psum, 0.25, true, &am2);
+        SBW_ASSERT_NEAR(s1, s2, 16 * FLT_EPSILON * (1 + fabs(s2)));
+        to_double(zf, z, M);
+        SBW_ASSERT_CLOSE(z, zd, M, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
+        assert_int_equal(am1, am2);
+    }
+}
+
+static void test_kern_float_maps(void **state)
+{
+    (void)state;
+    enum { M = 33, K = 4, KN = 9 };
+    double z[M], y2[M], f2[M], sig2[2 * K * M], g[M], y1d[M], f1d[M];
+    float zf[M], y1[M], f1[M], sig1[2 * K * M], gf[M];
+    double u[K], v[K], b[K], s[KN], cum[KN], acc = 0, t = 2.0;
+    float uf[K], vf[K], bf[K], sf[KN], cumf[KN];
+    random_fill(z, M, 0, 3, 31, 1);
+    random_fill(g, M, 0, 1, 31, 2);
+    random_fill(u, K, 1, 0.5, 31, 3);
+    random_fill(v, K, 1, 0.5, 31, 4);
+    random_fill(b, K, 0, 2, 31, 5);
+    random_fill(s, KN, 1, 0.4, 31, 6);
+    for (size_t i = 0; i < K; i++)
+        u[i] = fabs(u[i]), v[i] = fabs(v[i]);
+    for (size_t i = 0; i < KN; i++) {
+        cum[i] = 2 * t / KN * acc;
+        acc += s[i];
+    }
+    to_float(z, zf, M), to_float(g, gf, M), to_float(u, uf, K), to_float(v, vf, K);
+    to_float(b, bf, K), to_float(s, sf, KN), to_float(cum, cumf, KN);
+    to_double(zf, z, M), to_double(gf, g, M), to_double(uf, u, K), to_double(vf, v, K);
+    to_double(bf, b, K), to_double(sf, s, KN), to_double(cumf, cum, KN);
+    sbw_fit_kern_ss_f(zf, y1, f1, M);
+    sbw_fit_ref_ss(z, y2, f2, M);
+    to_double(y1, y1d, M), to_double(f1, f1d, M);
+    SBW_ASSERT_CLOSE(y1d, y2, M, 4 * FLT_EPSILON, 4 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1d, f2, M, 4 * FLT_EPSILON, 4 * FLT_EPSILON);
+    sbw_fit_kern_lms_f(zf, y1, f1, sig1, M, uf, vf, bf, K, 0.3f);
+    sbw_fit_ref_lms(z, y2, f2, sig2, M, u, v, b, K, (double)0.3f);
+    to_double(y1, y1d, M), to_double(f1, f1d, M);
+    SBW_ASSERT_CLOSE(y1d, y2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1d, f2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
+    double ga[3 * K + 1] = {0}, gb[3 * K + 1] = {0};
+    sbw_fit_kern_lms_back_f(zf, gf, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
+    sbw_fit_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
+    SBW_ASSERT_CLOSE(ga, gb, 3 * K + 1, 64 * FLT_EPSILON, 64 * FLT_EPSILON);
+    sbw_fit_kern_plif_f(zf, y1, f1, M, sf, cumf, KN, t);
+    sbw_fit_ref_plif(z, y2, f2, M, s, cum, KN, t);
+    to_double(y1, y1d, M), to_double(f1, f1d, M);
+    SBW_ASSERT_CLOSE(y1d, y2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1d, f2, M, 0, 0);
+    double gs1[KN] = {0}, gx1[KN] = {0}, gs2[KN] = {0}, gx2[KN] = {0};
+    sbw_fit_kern_plif_back_f(zf, gf, M, KN, t, gs1, gx1);
+    sbw_fit_ref_plif_back(z, g, M, KN, t, gs2, gx2);
+    SBW_ASSERT_CLOSE(gs1, gs2, KN, 1e-14, 1e-14);
+    SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-13, 1e-12);
+}
+
+/* ---- gradients against central finite differences ----------------------- */
+
+typedef struct head_case {
+    sbw_model model;
+    size_t k, knots;
+    bool bias, linear;
+} head_case;
+
+static const head_case cases[] = {
+    {SBW_MODEL_SOFTMAX, 0, 0, false, false}, {SBW_MODEL_SOFTMAX, 0, 0, true, false},
+    {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
+    {SBW_MODEL_MOS, 3, 0, false, false},     {SBW_MODEL_MOS, 3, 0, true, false},
+    {SBW_MODEL_LMS, 3, 0, true, false},      {SBW_MODEL_LMS, 2, 0, false, true},
+    {SBW_MODEL_PLIF, 0, 7, true, false},     {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+};
+
+/* A head on an N x M problem with every parameter moved off its
+ * initialisation (so no gradient vanishes by symmetry). */
+static void setup_case(const head_case *c, size_t n, size_t m, size_t d, sbw_head *h,
+                       double **theta)
+{
+    SBW_ASSERT_OK(sbw_head_setup(h, c->model, n, m, d, c->k, c->knots, 1.5, c->bias, c->linear));
+    *theta = malloc(h->nparam * sizeof **theta);
+    SBW_ASSERT_OK(sbw_head_init(h, *theta, 11, 0.7));
+    double *jit = malloc(h->nparam * sizeof *jit);
+    random_fill(jit, h->nparam, 0, 0.3, 12, 1);
+    for (size_t i = 0; i < h->nparam; i++)
+        (*theta)[i] += jit[i];
+    free(jit);
+}
+
+static double loss_at(const sbw_head *h, double *theta, const sbw_target *t,
+                      const size_t *rows, size_t nrows)
+{
+    sbw_obj_result res;
+    SBW_ASSERT_OK(sbw_fit_ref_eval(h, theta, t, rows, nrows, &res, NULL));
+    return res.loss;
+}
+
+static void check_fd(const head_case *c, const size_t *rows, size_t nrows)
+{
+    size_t n = 5, m = 11, d = 3;
+    sbw_mat a;
+    sbw_target t;
+    sbw_head h;
+    double *theta;
+    random_logp(&a, n, m, 1.5, 21);
+    SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
+    setup_case(c, n, m, d, &h, &theta);
+    double *g = malloc(h.nparam * sizeof *g), *fd = malloc(h.nparam * sizeof *fd);
+    sbw_obj_result res;
+    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &t, rows, nrows, &res, g));
+    for (size_t i = 0; i < h.nparam; i++) {
+        double x = theta[i], step = 1e-5 * fmax(1.0, fabs(x));
+        theta[i] = x + step;
+        double fp = loss_at(&h, theta, &t, rows, nrows);
+        theta[i] = x - step;
+        double fm = loss_at(&h, theta, &t, rows, nrows);
+        theta[i] = x;
+        fd[i] = (fp - fm) / (2 * step);
+    }
+    /* truncation ~ step^2 |f'''|, rounding ~ eps |f| / step */
+    SBW_ASSERT_CLOSE(g, fd, h.nparam, 2e-8, 1e-6);
+    free(g), free(fd), free(theta);
+    sbw_target_free(&t);
+    sbw_mat_free(&a);
+}
+
+static void test_grad_fd_all_heads(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        check_fd(&cases[i], NULL, 0);
+}
+
+static void test_grad_fd_row_subset(void **state)
+{
+    (void)state;
+    size_t rows[] = {3, 0, 3};
+    check_fd(&cases[5], rows, 3); /* mos: repeated row counts twice */
+    check_fd(&cases[7], rows, 3); /* lms --linear */
+}
+
+/* ---- degenerate cases ---------------------------------------------------- */
+
+static void logq_all(const sbw_head *h, const double *theta, double *lq)
+{
+    for (size_t r = 0; r < h->n; r++)
+        SBW_ASSERT_OK(sbw_fit_ref_logq(h, theta, r, lq + r * h->m));
+}
+
+static double max_abs(const double *x, size_t n)
+{
+    double mx = 0;
+    for (size_t i = 0; i < n; i++)
+        mx = fmax(mx, fabs(x[i]));
+    return mx;
+}
+
+/* PLIF with every slope 1 is f(z) = z + T: the same Q as softmax. */
+static void test_plif_unit_slopes_is_softmax(void **state)
+{
+    (void)state;
+    size_t n = 4, m = 13, d = 3;
+    sbw_head hp, hs;
+    SBW_ASSERT_OK(sbw_head_setup(&hp, SBW_MODEL_PLIF, n, m, d, 0, 9, 0.8, true, false));
+    SBW_ASSERT_OK(sbw_head_setup(&hs, SBW_MODEL_SOFTMAX, n, m, d, 0, 0, 0, true, false));
+    double *tp = malloc(hp.nparam * sizeof *tp), *ts = malloc(hs.nparam * sizeof *ts);
+    double *lp = malloc(n * m * sizeof *lp), *ls = malloc(n * m * sizeof *ls);
+    SBW_ASSERT_OK(sbw_head_init(&hp, tp, 5, 1.5)); /* logits spill outside [-T, T] */
+    random_fill(tp + hp.off_b, m, 0, 1, 5, 9);
+    for (size_t i = 0; i < 9; i++)
+        tp[hp.off_plif + i] = sbw_head_softplus_inv(1.0);
+    memcpy(ts, tp, hs.nparam * sizeof *ts); /* W, b first ... */
+    memcpy(ts + hs.off_h, tp + hp.off_h, n * d * sizeof *ts); /* ... and H */
+    logq_all(&hp, tp, lp);
+    logq_all(&hs, ts, ls);
+    SBW_ASSERT_CLOSE(lp, ls, n * m, 64 * DBL_EPSILON * (1 + max_abs(ls, n * m)), 0);
+    free(tp), free(ts), free(lp), free(ls);
+}
+
+/* MoS and MoC with K = 1: pi = 1, so Q = softmax(W tanh(U h) + b). */
+static void check_k1(sbw_model model)
+{
+    size_t n = 5, m = 9, d = 4;
+    sbw_head hm, hs;
+    SBW_ASSERT_OK(sbw_head_setup(&hm, model, n, m, d, 1, 0, 0, true, false));
+    SBW_ASSERT_OK(sbw_head_setup(&hs, SBW_MODEL_SOFTMAX, n, m, d, 0, 0, 0, true, false));
+    double *tm = malloc(hm.nparam * sizeof *tm), *ts = malloc(hs.nparam * sizeof *ts);
+    double *lm = malloc(n * m * sizeof *lm), *ls = malloc(n * m * sizeof *ls);
+    SBW_ASSERT_OK(sbw_head_init(&hm, tm, 6, 0.9));
+    random_fill(tm + hm.off_b, m, 0, 1, 6, 9);
+    memcpy(ts, tm, (m * d + m) * sizeof *ts); /* W and b */
+    const double *U = tm + hm.off_u;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < d; i++) {
+            double a = 0;
+            for (size_t j = 0; j < d; j++)
+                a += U[i * d + j] * tm[hm.off_h + r * d + j];
+            ts[hs.off_h + r * d + i] = tanh(a);
+        }
+    logq_all(&hm, tm, lm);
+    logq_all(&hs, ts, ls);
+    SBW_ASSERT_CLOSE(lm, ls, n * m, 16 * DBL_EPSILON * (1 + max_abs(ls, n * m)), 0);
+    free(tm), free(ts), free(lm), free(ls);
+}
+
+static void test_mixture_k1_is_softmax(void **state)
+{
+    (void)state;
+    check_k1(SBW_MODEL_MOS);
+    check_k1(SBW_MODEL_MOC);
+}
+
+/* Monotone heads: the argmax of the logits is among the argmaxes of Q. */
+static void check_monotone(sbw_model model, size_t k, size_t knots, bool linear)
+{
+    size_t n = 40, m = 23, d = 3;
+    sbw_head h, hs;
+    SBW_ASSERT_OK(sbw_head_setup(&h, model, n, m, d, k, knots, 2.0, true, linear));
+    SBW_ASSERT_OK(sbw_head_setup(&hs, SBW_MODEL_SOFTMAX, n, m, d, 0, 0, 0, true, false));
+    double *th = malloc(h.nparam * sizeof *th), *lq = malloc(m * sizeof *lq);
+    double *zs = malloc(m * sizeof *zs), *ts = malloc(hs.nparam * sizeof *ts);
+    SBW_ASSERT_OK(sbw_head_init(&h, th, 8, 2.0)); /* wide logits: saturation, ties */
+    random_fill(th + h.off_lms, h.lms_len, 0, 1.5, 8, 7);
+    random_fill(th + h.off_plif, h.knots, 0, 2, 8, 8);
+    memcpy(ts, th, (m * d + m) * sizeof *ts);
+    memcpy(ts + hs.off_h, th + h.off_h, n * d * sizeof *ts);
+    for (size_t r = 0; r < n; r++) {
+        SBW_ASSERT_OK(sbw_fit_ref_logq(&h, th, r, lq));
+        SBW_ASSERT_OK(sbw_fit_ref_logq(&hs, ts, r, zs)); /* log softmax(z): same order as z */
+        size_t az = 0;
+        for (size_t j = 1; j < m; j++)
+            az = zs[j] > zs[az] ? j : az;
+        double best = lq[0];
+        for (size_t j = 1; j < m; j++)
+            best = fmax(best, lq[j]);
+        assert_true(lq[az] == best);
+    }
+    free(th), free(lq), free(zs), free(ts);
+}
+
+static void test_monotone_heads_keep_argmax(void **state)
+{
+    (void)state;
+    check_monotone(SBW_MODEL_SIGSOFTMAX, 0, 0, false);
+    check_monotone(SBW_MODEL_LMS, 4, 0, false);
+    check_monotone(SBW_MODEL_LMS, 4, 0, true);
+    check_monotone(SBW_MODEL_PLIF, 0, 11, false);
+}
+
+/* ---- setup errors --------------------------------------------------------- */
+
+static void test_head_setup_errors(void **state)
+{
+    (void)state;
+    sbw_head h;
+    sbw_model mo;
+    assert_int_equal(sbw_head_model_parse("mos", &mo), SBW_OK);
+    assert_int_equal(mo, SBW_MODEL_MOS);
+    assert_int_equal(sbw_head_model_parse("mos+plif", &mo), SBW_OK);
+    assert_int_equal(mo, SBW_MODEL_MOS_PLIF);
+    assert_int_equal(sbw_head_model_parse("softmaxx", &mo), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, 3, 5, 0, 0, 0, 0, 0, 0), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, 3, 5, 6, 0, 0, 0, 0, 0), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_MOS, 3, 5, 2, 0, 0, 0, 0, 0), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_LMS, 3, 5, 2, 0, 0, 0, 0, 0), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_PLIF, 3, 5, 2, 0, 0, 1, 0, 0), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_PLIF, 3, 5, 2, 0, 4, 0, 0, 0), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_MOS, 3, 5, 2, 2, 0, 0, 0, 1), SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, SIZE_MAX / 2, 5, 5, 0, 0, 0, 0, 0),
+                     SBW_EINVAL);
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_MOS, 7, 5, 2, 3, 0, 0, 1, 0), SBW_OK);
+    assert_int_equal(h.nparam, 5 * 2 + 5 + 3 * 4 + 3 * 2 + 7 * 2);
+    assert_int_equal(h.nshared, h.off_h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kern_softmax),
+        cmocka_unit_test(test_kern_mixture),
+        cmocka_unit_test(test_kern_maps),
+        cmocka_unit_test(test_kern_float_softmax_mixture),
+        cmocka_unit_test(test_kern_float_maps),
+        cmocka_unit_test(test_grad_fd_all_heads),
+        cmocka_unit_test(test_grad_fd_row_subset),
+        cmocka_unit_test(test_plif_unit_slopes_is_softmax),
+        cmocka_unit_test(test_mixture_k1_is_softmax),
+        cmocka_unit_test(test_monotone_heads_keep_argmax),
+        cmocka_unit_test(test_head_setup_errors),
+    };
+    return cmocka_run_group_tests_name("fit_head", tests, NULL, NULL);
+}

@@ -1,0 +1,226 @@
+/* test_fit_obj.c -- the blocked, threaded objective (sbw_obj) against the
+ * naive objective (sbw_fit_ref_eval) for every head, in double and single
+ * precision, with 1 and 2 threads, both parallel schemes, and block sizes
+ * that do not divide N; log Q against the naive log Q; error paths. */
+#include "sbw_test.h"
+
+#include "sbw_err.h"
+#include "sbw_fit_ref.h"
+#include "sbw_head.h"
+#include "sbw_num.h"
+#include "sbw_obj.h"
+#include "sbw_rng.h"
+#include "sbw_target.h"
+
+#include <float.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 23, M = 19, D = 4 };
+
+typedef struct head_case {
+    sbw_model model;
+    size_t k, knots;
+    bool bias, linear;
+} head_case;
+
+static const head_case cases[] = {
+    {SBW_MODEL_SOFTMAX, 0, 0, false, false}, {SBW_MODEL_SOFTMAX, 0, 0, true, false},
+    {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
+    {SBW_MODEL_MOS, 3, 0, true, false},      {SBW_MODEL_MOS, 1, 0, false, false},
+    {SBW_MODEL_LMS, 3, 0, true, false},      {SBW_MODEL_LMS, 2, 0, false, true},
+    {SBW_MODEL_PLIF, 0, 7, true, false},     {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+};
+
+typedef struct fixture {
+    sbw_mat logp;
+    sbw_target t64, t32;
+} fixture;
+
+static void random_fill(double *x, size_t n, double sd, uint64_t seed, uint64_t stream)
+{
+    gsl_rng *r;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, seed, stream));
+    for (size_t i = 0; i < n; i++)
+        x[i] = gsl_ran_gaussian(r, sd);
+    sbw_rng_free(r);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    SBW_ASSERT_OK(sbw_mat_alloc(&f->logp, N, M));
+    random_fill(f->logp.data, N * M, 2.0, 31, 0);
+    for (size_t i = 0; i < N; i++)
+        sbw_num_log_softmax(f->logp.data + i * M, f->logp.data + i * M, M);
+    SBW_ASSERT_OK(sbw_target_from_logp(&f->t64, &f->logp, false, 1e-9));
+    SBW_ASSERT_OK(sbw_target_from_logp(&f->t32, &f->logp, true, 1e-9));
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    sbw_target_free(&f->t64);
+    sbw_target_free(&f->t32);
+    sbw_mat_free(&f->logp);
+    free(f);
+    return 0;
+}
+
+static double *make_theta(const sbw_head *h, uint64_t seed)
+{
+    double *theta = malloc(h->nparam * sizeof *theta), *jit = malloc(h->nparam * sizeof *jit);
+    SBW_ASSERT_OK(sbw_head_init(h, theta, seed, 0.8));
+    random_fill(jit, h->nparam, 0.3, seed, 99);
+    for (size_t i = 0; i < h->nparam; i++)
+        theta[i] += jit[i];
+    free(jit);
+    return theta;
+}
+
+/* Fast against naive for one head, one configuration, a row set. */
+static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *opt,
+                    const size_t *rows, size_t nrows, double rtol)
+{
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
+    double *theta = make_theta(&h, 41);
+    double *g1 = malloc(h.nparam * sizeof *g1), *g2 = malloc(h.nparam * sizeof *g2);
+    sbw_obj *o;
+    sbw_obj_result r1, r2;
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, opt->single ? &f->t32 : &f->t64, opt));
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r1, g1));
+    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows,
+                                   &r2, g2));
+    SBW_ASSERT_NEAR(r1.loss, r2.loss, rtol * 4 * r2.loss);
+    SBW_ASSERT_NEAR(r1.kl, r2.kl, rtol * 4 * r2.loss);
+    SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 1e-15);
+    double gmax = 0;
+    for (size_t i = 0; i < h.nparam; i++)
+        gmax = fmax(gmax, fabs(g2[i]));
+    SBW_ASSERT_CLOSE(g1, g2, h.nparam, rtol * 10 * gmax, rtol * 10);
+    /* evaluation without gradient gives the same loss */
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r2, NULL));
+    SBW_ASSERT_NEAR(r1.loss, r2.loss, 1e-15 * r1.loss);
+    sbw_obj_free(o);
+    free(theta), free(g1), free(g2);
+}
+
+static void test_double_matches_naive(void **state)
+{
+    const fixture *f = *state;
+    sbw_obj_opts opt[] = {{false, 1, 5, SBW_OBJ_PAR_BLOCKS}, {false, 2, 4, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 7, SBW_OBJ_PAR_BLAS}, {false, 2, 0, SBW_OBJ_PAR_BLOCKS}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
+            compare(f, &cases[i], &opt[j], NULL, 0, 1e-12);
+}
+
+static void test_single_matches_naive(void **state)
+{
+    const fixture *f = *state;
+    sbw_obj_opts opt[] = {{true, 1, 6, SBW_OBJ_PAR_BLOCKS}, {true, 2, 5, SBW_OBJ_PAR_BLAS}};
+    /* float GEMMs: logits carry ~ FLT_EPSILON * |w||x| relative error */
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
+            compare(f, &cases[i], &opt[j], NULL, 0, 50 * FLT_EPSILON);
+}
+
+static void test_row_subsets(void **state)
+{
+    const fixture *f = *state;
+    size_t rows[] = {22, 3, 0, 17, 9, 10, 4};
+    sbw_obj_opts opt = {false, 2, 3, SBW_OBJ_PAR_BLOCKS};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        compare(f, &cases[i], &opt, rows, 7, 1e-12);
+}
+
+/* Same thread count and block size: identical bits, every time. */
+static void test_deterministic(void **state)
+{
+    const fixture *f = *state;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_MOS, N, M, D, 3, 0, 0, true, false));
+    double *theta = make_theta(&h, 5);
+    double *g1 = malloc(h.nparam * sizeof *g1), *g2 = malloc(h.nparam * sizeof *g2);
+    sbw_obj_opts opt = {true, 2, 4, SBW_OBJ_PAR_BLOCKS};
+    sbw_obj *o;
+    sbw_obj_result r1, r2;
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t32, &opt));
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, NULL, 0, &r1, g1));
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, NULL, 0, &r2, g2));
+    assert_memory_equal(g1, g2, h.nparam * sizeof *g1);
+    assert_memory_equal(&r1.loss, &r2.loss, sizeof r1.loss);
+    sbw_obj_free(o);
+    free(theta), free(g1), free(g2);
+}
+
+static void test_logq_matches_naive(void **state)
+{
+    const fixture *f = *state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sbw_head h;
+        const head_case *c = &cases[i];
+        SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias,
+                                     c->linear));
+        double *theta = make_theta(&h, 43), *lq = malloc(N * M * sizeof *lq);
+        double *ref = malloc(N * M * sizeof *ref);
+        sbw_obj_opts opt = {false, 2, 4, SBW_OBJ_PAR_BLOCKS};
+        sbw_obj *o;
+        sbw_obj_result r1, r2;
+        SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t64, &opt));
+        SBW_ASSERT_OK(sbw_obj_logq(o, theta, 2, N - 2, lq, f->logp.data + 2 * M, &r1));
+        for (size_t r = 2; r < N; r++)
+            SBW_ASSERT_OK(sbw_fit_ref_logq(&h, theta, r, ref + (r - 2) * M));
+        SBW_ASSERT_CLOSE(lq, ref, (N - 2) * M, 1e-12, 1e-13);
+        /* metrics against the exact log P*: KL = sum p (log p - log q) */
+        double kl = 0;
+        for (size_t r = 2; r < N; r++)
+            kl += sbw_num_kl(f->logp.data + r * M, ref + (r - 2) * M, M);
+        SBW_ASSERT_NEAR(r1.kl, kl / (N - 2), 1e-12);
+        SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &f->t64, NULL, 0, &r2, NULL));
+        sbw_obj_free(o);
+        free(theta), free(lq), free(ref);
+    }
+}
+
+static void test_errors(void **state)
+{
+    const fixture *f = *state;
+    sbw_head h, h2;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, N, M, D, 0, 0, 0, false, false));
+    SBW_ASSERT_OK(sbw_head_setup(&h2, SBW_MODEL_SOFTMAX, N + 1, M, D, 0, 0, 0, false, false));
+    double *theta = make_theta(&h, 3), *g = malloc(h.nparam * sizeof *g), lq[M];
+    sbw_obj_opts opt = {false, 1, 0, SBW_OBJ_PAR_BLOCKS};
+    sbw_obj *o;
+    sbw_obj_result r;
+    assert_int_equal(sbw_obj_alloc(&o, &h2, &f->t64, &opt), SBW_ESHAPE);
+    assert_null(o);
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t64, &opt));
+    size_t rep[] = {1, 2, 1}, out[] = {0, N};
+    assert_int_equal(sbw_obj_eval(o, theta, rep, 3, &r, g), SBW_EINVAL);
+    assert_int_equal(sbw_obj_eval(o, theta, out, 2, &r, g), SBW_EINVAL);
+    assert_int_equal(sbw_obj_eval(o, theta, rep, 0, &r, g), SBW_EINVAL);
+    assert_int_equal(sbw_obj_logq(o, theta, N - 1, 2, lq, NULL, &r), SBW_EINVAL);
+    /* the repeated-row check leaves no state behind */
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, rep, 2, &r, g));
+    sbw_obj_free(o);
+    free(theta), free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_double_matches_naive),
+        cmocka_unit_test(test_single_matches_naive),
+        cmocka_unit_test(test_row_subsets),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_logq_matches_naive),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests_name("fit_obj", tests, setup, teardown);
+}
