@@ -2,6 +2,7 @@
 # every benchmark: wall time and peak RSS of a command (GNU time), medians
 # over repeated runs, and a note of the machine.  Python references run on
 # Debian's /usr/bin/python3 (python3-numpy, -scipy, -torch).
+. scripts/tsv.sh
 PY=/usr/bin/python3
 BIN=${SBW_BIN:-bin}
 BENCH_OUT=${BENCH_OUT:-out/bench}

@@ -1,6 +1,7 @@
 # tests/cli/lib.sh -- sourced by tests/cli/test_*.sh (POSIX sh).
 # Each check counts as one; finish prints a cmocka-style summary and exits
 # 1 if any check failed.  Tools come from $SBW_BIN (default bin).
+. scripts/tsv.sh
 BIN=${SBW_BIN:-bin}
 FIX=${SBW_FIXTURES:-tests/fixtures}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sbw-cli-XXXXXX")
@@ -55,15 +56,6 @@ expect_num_near() {
     if awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }'; then ok; else
         bad "$4: got $1, want $2 +- $3"
     fi
-}
-
-# tsv_field FILE COLUMN [ROW]: the value in data row ROW (1 = first) of a
-# TSV table with "# " header lines.
-tsv_field() {
-    awk -F'\t' -v col="$2" -v row="${3:-1}" '
-        /^#/ { next }
-        !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next }
-        ++r == row { if (c) print $c; exit }' "$1"
 }
 
 finish() {

@@ -1,0 +1,19 @@
+# scripts/tsv.sh -- reading sbw's tables from shell (sourced by tests,
+# benchmarks and experiments).  A table is "# key=value" lines, a header
+# line of column names, then rows, tab-separated.
+
+# tsv_field FILE COLUMN [ROW]: the value in data row ROW (1 = first).
+tsv_field() {
+    awk -F'\t' -v col="$2" -v row="${3:-1}" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next }
+        ++r == row { if (c) print $c; exit }' "$1"
+}
+
+# tsv_meta FILE KEY: the value of a "# KEY=value" header line.
+tsv_meta() {
+    awk -v key="$2" 'index($0, "# " key "=") == 1 { print substr($0, length(key) + 4); exit }' "$1"
+}
+
+# tsv_rows FILE: the header line and data rows, without "# " lines.
+tsv_rows() { grep -v '^#' "$1"; }
