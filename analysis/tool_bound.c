@@ -35,23 +35,6 @@ static const char details[] =
     "  sbw-bound logP.npy --fit fitted_logQ.npy --rms\n"
     "  sbw-bound logP.npy --construct 10 -o best10.npy\n";
 
-/* Reading shows a progress bar; the SVDs after it report no progress, so
- * the bar is closed and, when they are big enough to take a while, a line
- * says that they run. */
-typedef struct stage_ctx {
-    bool quiet, finished;
-    sbw_progress *p;
-} stage_ctx;
-
-static void stage(void *ctx, const char *what, size_t k)
-{
-    stage_ctx *s = ctx;
-    sbw_progress_finish(s->p);
-    s->finished = true;
-    if (!s->quiet && k >= 2000)
-        fprintf(stderr, "sbw-bound: %s...\n", what);
-}
-
 typedef struct bound_args {
     bool bias, rms;
     const char *d_list, *fit, *eps, *method;
@@ -89,12 +72,10 @@ static int read_spectra(const char *path, const bound_args *a, const sbw_common 
         return st;
     sbw_progress_start(&p, "sbw-bound", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
     ro.progress = &p;
-    stage_ctx sc = {.quiet = c->quiet, .p = &p};
-    ro.stage = stage;
-    ro.stage_ctx = &sc;
+    ro.stage = sbw_progress_stage; /* closes the bar, notes the silent SVDs */
+    ro.stage_ctx = &p;
     st = sbw_bound_spectra(r, a->bias, a->fit, &ro, &run->sp, &run->fit);
-    if (!sc.finished)
-        sbw_progress_finish(&p);
+    sbw_progress_finish(&p);
     sbw_npy_close(r);
     run->have_fit = !st && a->fit;
     return st;
@@ -106,10 +87,12 @@ static int analyse(const bound_args *a, bound_run *run)
     sbw_spectra *sp = &run->sp;
     size_t k = sp->k;
     int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &run->eps, &run->eps_source);
-    st = st ? st : sbw_rank_estimate(sp->s[SBW_VAR_PLAIN], k, sp->red.rows, sp->red.cols,
-                                     run->eps, &run->rank_a);
-    st = st ? st : sbw_rank_estimate(sp->s[centred_variant(a)], k, sp->red.rows, sp->red.cols,
-                                     run->eps, &run->rank_c);
+    st = st ? st
+            : sbw_rank_estimate(sp->s[SBW_VAR_PLAIN], k, sp->red.rows, sp->red.cols, run->eps,
+                                &run->rank_a);
+    st = st ? st
+            : sbw_rank_estimate(sp->s[centred_variant(a)], k, sp->red.rows, sp->red.cols, run->eps,
+                                &run->rank_c);
     run->tail = malloc((k + 1) * sizeof(double));
     run->tail_c = malloc((k + 1) * sizeof(double));
     if (!st && (!run->tail || !run->tail_c))
@@ -163,8 +146,8 @@ static int add_fit_meta(sbw_table *t, const bound_args *a, const bound_run *run)
     st = st ? st : sbw_table_meta_dbl(t, "fit_error_centred", run->fit.centred * run->scale);
     st = st ? st : sbw_table_meta_dbl(t, "fit_error_norm", run->fit.norm * run->scale);
     st = st ? st : sbw_table_meta_dbl(t, "fit_shift_bound", bound);
-    return st ? st : sbw_table_meta_bool(t, "fit_above_bound", run->fit.error * run->scale >=
-                                                                    bound);
+    return st ? st
+              : sbw_table_meta_bool(t, "fit_above_bound", run->fit.error * run->scale >= bound);
 }
 
 static int add_construct_meta(sbw_table *t, const sbw_common *c, const bound_run *run)
@@ -174,10 +157,9 @@ static int add_construct_meta(sbw_table *t, const sbw_common *c, const bound_run
     int st = sbw_table_meta_str(t, "construct_file", c->output);
     st = st ? st : sbw_table_meta_int(t, "construct_d", (long long)run->con.d);
     st = st ? st : sbw_table_meta_dbl(t, "construct_error", run->con.err.error * run->scale);
-    st = st ? st : sbw_table_meta_dbl(t, "construct_error_centred",
-                                      run->con.err.centred * run->scale);
-    return st ? st : sbw_table_meta_dbl(t, "construct_error_norm",
-                                        run->con.err.norm * run->scale);
+    st = st ? st
+            : sbw_table_meta_dbl(t, "construct_error_centred", run->con.err.centred * run->scale);
+    return st ? st : sbw_table_meta_dbl(t, "construct_error_norm", run->con.err.norm * run->scale);
 }
 
 static int add_rows(sbw_table *t, const bound_args *a, const bound_run *run)
@@ -189,18 +171,19 @@ static int add_rows(sbw_table *t, const bound_args *a, const bound_run *run)
         size_t d = run->d[i];
         st = sbw_table_add_row(t);
         st = st ? st : sbw_table_set_int(t, "d", (long long)d);
-        st = st ? st : sbw_table_set_dbl(t, "lms_bound",
-                                         sbw_bound_lms(run->tail, k, d, a->bias) * run->scale);
-        st = st ? st : sbw_table_set_dbl(t, "shift_bound",
-                                         sbw_bound_shift(run->tail_c, k, d) * run->scale);
+        st = st ? st
+                : sbw_table_set_dbl(t, "lms_bound",
+                                    sbw_bound_lms(run->tail, k, d, a->bias) * run->scale);
+        st = st ? st
+                : sbw_table_set_dbl(t, "shift_bound",
+                                    sbw_bound_shift(run->tail_c, k, d) * run->scale);
         if (!st && run->have_fit && d == run->fit_d)
             st = sbw_table_set_dbl(t, "fit_error", run->fit.error * run->scale);
     }
     return st;
 }
 
-static int print(const char *path, const bound_args *a, const sbw_common *c,
-                 const bound_run *run)
+static int print(const char *path, const bound_args *a, const sbw_common *c, const bound_run *run)
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-bound", c, false);
@@ -268,8 +251,9 @@ int main(int argc, char **argv)
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
         {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
         {0}};
-    const sbw_cli cli = {"sbw-bound", "FILE.npy", "Eckart-Young bounds for Softmax heads.",
-                         details, opts, 1, 1, SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_OUTPUT};
+    const sbw_cli cli = {
+        "sbw-bound", "FILE.npy", "Eckart-Young bounds for Softmax heads.",       details, opts,
+        1,           1,          SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_OUTPUT};
     sbw_common c;
     sbw_spectra_opts o = {0};
     int st = sbw_cli_parse(&cli, argc, argv, &c);

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const columns[] = {"rank", "m", "n", "dtype", "precision", "eps", "tsh",
-                                      "w0", "w_min", "rank_numpy", "numpy_tol", "rank_gap",
-                                      "gap_decades"};
-static const char *const spec_columns[] = {"index", "sigma", "sigma_rel", "log10_sigma",
-                                           "normalised", "cum_pct"};
+static const char *const columns[] = {"rank",      "m",        "n",          "dtype", "precision",
+                                      "eps",       "tsh",      "w0",         "w_min", "rank_numpy",
+                                      "numpy_tol", "rank_gap", "gap_decades"};
+static const char *const spec_columns[] = {"index",       "sigma",      "sigma_rel",
+                                           "log10_sigma", "normalised", "cum_pct"};
 
 static const char details[] =
     "Computes the singular values of the N x M matrix A in FILE ('-' = stdin) and\n"
@@ -42,23 +42,6 @@ static const char details[] =
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
-/* Reading shows a progress bar; the SVDs after it report no progress, so
- * the bar is closed and, when they are big enough to take a while, a line
- * says that they run. */
-typedef struct stage_ctx {
-    bool quiet, finished;
-    sbw_progress *p;
-} stage_ctx;
-
-static void stage(void *ctx, const char *what, size_t k)
-{
-    stage_ctx *s = ctx;
-    sbw_progress_finish(s->p);
-    s->finished = true;
-    if (!s->quiet && k >= 2000)
-        fprintf(stderr, "sbw-rank: %s...\n", what);
-}
-
 typedef struct rank_args {
     bool center, bias, exp, single;
     const char *eps, *spectrum, *norm, *method;
@@ -69,7 +52,9 @@ typedef struct rank_args {
 static int compute(const char *path, const rank_args *a, const sbw_common *c, sbw_spectra *sp,
                    sbw_variant *var)
 {
-    sbw_spectra_opts o = {.exp = a->exp, .single = a->single, .block_rows = a->block_rows,
+    sbw_spectra_opts o = {.exp = a->exp,
+                          .single = a->single,
+                          .block_rows = a->block_rows,
                           .workers = (int)a->workers};
     int st = sbw_method_parse(a->method, &o.method);
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
@@ -81,12 +66,10 @@ static int compute(const char *path, const rank_args *a, const sbw_common *c, sb
     sbw_progress p;
     sbw_progress_start(&p, "sbw-rank", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
     o.progress = &p;
-    stage_ctx sc = {.quiet = c->quiet, .p = &p};
-    o.stage = stage;
-    o.stage_ctx = &sc;
+    o.stage = sbw_progress_stage; /* closes the bar, notes the silent SVDs */
+    o.stage_ctx = &p;
     st = sbw_spectra_compute(r, &o, 1u << *var, sp);
-    if (!sc.finished)
-        sbw_progress_finish(&p);
+    sbw_progress_finish(&p);
     sbw_npy_close(r);
     return st;
 }
@@ -157,8 +140,8 @@ static int write_spectrum(const char *out, const sbw_common *c, const char *path
     return st;
 }
 
-static int report(const char *path, const rank_args *a, const sbw_common *c,
-                  const sbw_spectra *sp, sbw_variant var)
+static int report(const char *path, const rank_args *a, const sbw_common *c, const sbw_spectra *sp,
+                  sbw_variant var)
 {
     double eps;
     const char *eps_source;
@@ -186,8 +169,8 @@ static int validate(const sbw_cli *cli, const rank_args *a)
     const char *src;
     sbw_rank_norm norm;
     sbw_method m;
-    if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) ||
-        sbw_rank_norm_parse(a->norm, &norm) || sbw_method_parse(a->method, &m))
+    if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) || sbw_rank_norm_parse(a->norm, &norm) ||
+        sbw_method_parse(a->method, &m))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     return SBW_EXIT_OK;
 }
@@ -207,8 +190,14 @@ int main(int argc, char **argv)
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
         {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
         {0}};
-    const sbw_cli cli = {"sbw-rank", "FILE.npy", "Numerical rank and spectrum of a matrix.",
-                         details, opts, 1, 1, SBW_CLI_JSON | SBW_CLI_THREADS};
+    const sbw_cli cli = {"sbw-rank",
+                         "FILE.npy",
+                         "Numerical rank and spectrum of a matrix.",
+                         details,
+                         opts,
+                         1,
+                         1,
+                         SBW_CLI_JSON | SBW_CLI_THREADS};
     sbw_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)

@@ -71,7 +71,19 @@ void sbw_progress_update(sbw_progress *p, double done)
 
 void sbw_progress_finish(sbw_progress *p)
 {
-    if (p->quiet || !p->drawn)
+    bool first = !p->finished;
+    p->finished = true;
+    if (p->quiet || !p->drawn || !first)
         return; /* short jobs finish silently */
     draw(p, sbw_progress_now(), true);
+}
+
+void sbw_progress_stage(void *progress, const char *what, size_t size)
+{
+    sbw_progress *p = progress;
+    sbw_progress_finish(p);
+    if (!p->quiet && size >= 2000) {
+        fprintf(p->f, "%s: %s...\n", p->label, what);
+        fflush(p->f);
+    }
 }

@@ -18,7 +18,7 @@ typedef struct sbw_progress {
     double total;      /* 0 when unknown */
     double done;
     double t_start, t_last;
-    bool quiet, tty, drawn;
+    bool quiet, tty, drawn, finished;
     double interval; /* seconds between lines when not a terminal */
     FILE *f;
 } sbw_progress;
@@ -30,8 +30,14 @@ void sbw_progress_start(sbw_progress *p, const char *label, const char *unit, do
 /* Records that done units (cumulative) are finished; draws when due. */
 void sbw_progress_update(sbw_progress *p, double done);
 
-/* Draws the final state and ends the line. */
+/* Draws the final state and ends the line; later calls do nothing. */
 void sbw_progress_finish(sbw_progress *p);
+
+/* Ends the bar and announces a stage that reports no progress of its own
+ * (a LAPACK call, say): "LABEL: what..." on stderr unless quiet or the
+ * stage is small (size < 2000).  progress is an sbw_progress *; the
+ * signature fits stage callbacks void (*)(void *, const char *, size_t). */
+void sbw_progress_stage(void *progress, const char *what, size_t size);
 
 /* Seconds on the monotonic clock. */
 double sbw_progress_now(void);

@@ -40,11 +40,39 @@ static void test_quiet_and_short_jobs(void **state)
     assert_int_equal(run(false, 1e9, buf, sizeof buf), 0); /* never due: silent */
 }
 
+/* A stage closes the bar once and is announced only when big and not quiet. */
+static void test_stage(void **state)
+{
+    (void)state;
+    char buf[4096] = {0};
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    sbw_progress p;
+    sbw_progress_start(&p, "sbw-test", "rows", 10, false);
+    p.f = f;
+    p.tty = false;
+    p.interval = 0.0;
+    sbw_progress_update(&p, 10);
+    sbw_progress_stage(&p, "small svd", 10);
+    sbw_progress_stage(&p, "big svd", 5000);
+    sbw_progress_finish(&p);
+    fclose(f);
+    assert_non_null(strstr(buf, "sbw-test: 10/10 rows"));
+    assert_null(strstr(buf, "small svd"));
+    assert_non_null(strstr(buf, "sbw-test: big svd...\n"));
+    /* one line from the update, one final line from the first stage; the
+     * second stage and finish draw nothing more */
+    int lines = 0;
+    for (const char *q = buf; (q = strstr(q, "rows (100.0%)")) != NULL; q++)
+        lines++;
+    assert_int_equal(lines, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_when_not_a_terminal),
         cmocka_unit_test(test_quiet_and_short_jobs),
+        cmocka_unit_test(test_stage),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
 }
