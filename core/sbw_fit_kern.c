@@ -3,19 +3,12 @@
  * vectoriser: `omp simd` reductions, exp/log mapped to libmvec. */
 #include "sbw_fit_kern.h"
 
+#include "sbw_kern.h"
+
 #include <math.h>
 
 /* Below this a mixture's Q_i is recomputed in the log domain. */
 #define MIX_TINY 1e-250
-
-static double vmax(const double *x, size_t n)
-{
-    double mx = x[0];
-#pragma omp simd reduction(max : mx)
-    for (size_t j = 1; j < n; j++)
-        mx = x[j] > mx ? x[j] : mx;
-    return mx;
-}
 
 /* First j with x[j] == v (vectorised compares over chunks of 64). */
 static size_t first_index_of(const double *x, size_t n, double v)
@@ -104,7 +97,7 @@ static size_t mix_forward(const double *z, size_t k, size_t m, const double *log
 {
     double *w = kb, *lse = kb + k, *s = kb + 2 * k;
     for (size_t c = 0; c < k; c++) {
-        double mx = vmax(z + c * m, m);
+        double mx = sbw_kern_max(z + c * m, m);
         s[c] = exp_shift_sum(z + c * m, e + c * m, m, mx);
         lse[c] = mx + log(s[c]);
         w[c] = exp(logpi[c]) / s[c];
@@ -202,7 +195,7 @@ double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
         if (q[j] < MIX_TINY)
             lq[j] = mix_log_entry(z, k, m, logpi, lse, j);
     double loss = -vdot(p, lq, m);
-    *argmax = first_index_of(lq, m, vmax(lq, m));
+    *argmax = first_index_of(lq, m, sbw_kern_max(lq, m));
     if (!grad)
         return loss;
     if (tiny) {

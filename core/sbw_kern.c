@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-static double row_max(const double *x, size_t n)
+double sbw_kern_max(const double *x, size_t n)
 {
     double mx = x[0];
 #pragma omp simd reduction(max : mx)
@@ -25,7 +25,7 @@ static double sum_exp_shifted(const double *x, size_t n, double shift)
 
 double sbw_kern_logsumexp(const double *x, size_t n)
 {
-    double mx = row_max(x, n);
+    double mx = sbw_kern_max(x, n);
     return mx + log(sum_exp_shifted(x, n, mx));
 }
 

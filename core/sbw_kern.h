@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* max_j x_j of a finite row of length n >= 1 (vectorised). */
+double sbw_kern_max(const double *x, size_t n);
+
 /* log sum_j exp(x_j) of one finite row of length n >= 1. */
 double sbw_kern_logsumexp(const double *x, size_t n);
 

@@ -3,6 +3,8 @@
  * vectorises exp/log through libmvec. */
 #include "sbw_synth_kern.h"
 
+#include "sbw_kern.h"
+
 #include <math.h>
 
 void sbw_synth_kern_log_boost(double *x, const double *u, double inv_a, size_t n)
@@ -24,15 +26,6 @@ void sbw_synth_kern_log(double *x, size_t n)
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         x[j] = log(x[j]);
-}
-
-static double row_max(const double *x, size_t n)
-{
-    double mx = x[0];
-#pragma omp simd reduction(max : mx)
-    for (size_t j = 1; j < n; j++)
-        mx = x[j] > mx ? x[j] : mx;
-    return mx;
 }
 
 /* exp(d) for d <= 0, with d clamped at -700: below that exp is under
@@ -57,7 +50,7 @@ static double sum_exp_pairwise(const double *x, size_t n, double shift)
 
 double sbw_synth_kern_logsumexp(const double *x, size_t n)
 {
-    double mx = row_max(x, n);
+    double mx = sbw_kern_max(x, n);
     return mx + log(sum_exp_pairwise(x, n, mx));
 }
 
@@ -67,7 +60,7 @@ double sbw_synth_kern_logsumexp(const double *x, size_t n)
  * so that -ffast-math cannot reassociate the two subtractions. */
 double sbw_synth_kern_normalise(double *x, size_t n)
 {
-    double mx = row_max(x, n);
+    double mx = sbw_kern_max(x, n);
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         x[j] -= mx;
