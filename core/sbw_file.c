@@ -1,4 +1,5 @@
 /* sbw_file.c -- atomic output files (temporary + rename). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "sbw_file.h"
 
 #include "sbw_err.h"
@@ -24,6 +25,19 @@ static char *temp_template(const char *path)
     return t;
 }
 
+/* The name to replace: a symbolic link to an existing file is followed, so
+ * the rename replaces the file it points to, not the link. */
+static char *final_name(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real)
+            return real;
+    }
+    return strdup(path);
+}
+
 /* Regular files and names that do not exist yet go through a temporary. */
 static bool wants_temp(const char *path)
 {
@@ -41,9 +55,12 @@ static int open_temp(sbw_file *f)
     int fd = mkstemp(f->tmp);
     if (fd < 0)
         return SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(errno));
+    /* mkstemp makes 0600; give the file what open(2) would (0666 & ~umask).
+     * umask can only be read by setting it: done on the opening thread, and
+     * a failed fchmod only leaves the file private. */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    (void)fchmod(fd, 0666 & ~mask);
     f->fp = fdopen(fd, "wb");
     if (!f->fp) {
         int e = errno;
@@ -59,17 +76,17 @@ int sbw_file_create(sbw_file *f, const char *path)
     *f = (sbw_file){0};
     if (!path || !*path)
         return SBW_ERROR(SBW_EINVAL, "empty output file name");
-    f->path = strdup(path);
+    f->path = final_name(path);
     if (!f->path)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     int st = SBW_OK;
     if (sbw_file_is_std(path)) {
         f->fp = stdout;
         f->is_stdout = true;
-    } else if (wants_temp(path)) {
+    } else if (wants_temp(f->path)) {
         st = open_temp(f);
     } else {
-        f->fp = fopen(path, "wb");
+        f->fp = fopen(f->path, "wb");
         if (!f->fp)
             st = SBW_ERROR(SBW_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
     }

@@ -402,7 +402,9 @@ static int open_fd(sbw_npy_reader *r, const char *path)
     if (!r->path)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     struct stat sb;
-    r->seekable = fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (fstat(r->fd, &sb) != 0)
+        return SBW_ERROR(SBW_EIO, "%s: stat failed: %s", path, strerror(errno));
+    r->seekable = S_ISREG(sb.st_mode);
     if (S_ISDIR(sb.st_mode))
         return SBW_ERROR(SBW_EIO, "%s: is a directory", path);
     return SBW_OK;
@@ -435,6 +437,7 @@ int sbw_npy_open(sbw_npy_reader **out, const char *path)
 const sbw_npy_info *sbw_npy_reader_info(const sbw_npy_reader *r) { return &r->info; }
 const char *sbw_npy_reader_path(const sbw_npy_reader *r) { return r->path; }
 size_t sbw_npy_reader_row(const sbw_npy_reader *r) { return r->next_row; }
+bool sbw_npy_reader_seekable(const sbw_npy_reader *r) { return r->seekable || r->whole; }
 
 void sbw_npy_close(sbw_npy_reader *r)
 {

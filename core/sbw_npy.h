@@ -63,6 +63,11 @@ int sbw_npy_read_rows_f32(sbw_npy_reader *r, size_t nr, float *dst, size_t ld);
 /* Index of the next row sbw_npy_read_rows will return. */
 size_t sbw_npy_reader_row(const sbw_npy_reader *r);
 
+/* True when the reader can move backwards (a regular file, or a Fortran-
+ * order payload buffered whole): tools that need a second pass over their
+ * input check this first instead of failing at the end of the first. */
+bool sbw_npy_reader_seekable(const sbw_npy_reader *r);
+
 /* Moves to row (0 <= row <= rows).  Regular files only; a pipe that is
  * asked to move backwards gives SBW_EINVAL (forward moves skip data). */
 int sbw_npy_seek_row(sbw_npy_reader *r, size_t row);

@@ -326,12 +326,31 @@ static void print_json_row(FILE *f, const sbw_table *t, size_t i, bool *first)
         print_json_pair(f, t->cols[j], &t->cells[i * t->ncols + j], first);
 }
 
+/* A meta key that a one-row table also has as a column (or "rows" beside a
+ * longer table's "rows" array) would make a duplicate JSON key. */
+static bool json_collides(const sbw_table *t, const char *key)
+{
+    if (t->nrows != 1)
+        return t->ncols && strcmp(key, "rows") == 0;
+    for (size_t j = 0; j < t->ncols; j++)
+        if (strcmp(t->cols[j], key) == 0)
+            return true;
+    return false;
+}
+
 static void print_json(const sbw_table *t, FILE *f)
 {
     bool first = true;
+    char key[128];
     fputc('{', f);
-    for (size_t i = 0; i < t->nmeta; i++)
-        print_json_pair(f, t->meta[i].key, &t->meta[i].value, &first);
+    for (size_t i = 0; i < t->nmeta; i++) {
+        const char *k = t->meta[i].key;
+        if (json_collides(t, k)) {
+            snprintf(key, sizeof key, "arg_%s", k);
+            k = key;
+        }
+        print_json_pair(f, k, &t->meta[i].value, &first);
+    }
     if (t->nrows == 1 && t->ncols) {
         print_json_row(f, t, 0, &first);
     } else if (t->ncols) {

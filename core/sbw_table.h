@@ -5,6 +5,8 @@
  *
  * JSON shape: the meta keys, then, for a one-row table, the row's columns
  * as top-level keys; for any other table, "rows": [ {col: value, ...} ].
+ * Keys are unique: a meta key that is also a top-level result key (say the
+ * requested "steps" beside the "steps" done) is written as "arg_KEY".
  * Non-finite numbers print as nan/inf in TSV and null in JSON.  Doubles
  * print in the shortest form that reads back exactly (up to %.17g).
  */

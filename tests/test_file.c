@@ -79,11 +79,34 @@ static void test_devices_and_errors(void **state)
     assert_true(sbw_file_is_std("-") && !sbw_file_is_std("x"));
 }
 
+/* Writing through a symbolic link replaces the file it points to. */
+static void test_symlink_target_replaced(void **state)
+{
+    (void)state;
+    char target[512], link[512], buf[64];
+    snprintf(target, sizeof target, "%s", sbw_test_path("target.txt"));
+    snprintf(link, sizeof link, "%s", sbw_test_path("link.txt"));
+    sbw_file f;
+    SBW_ASSERT_OK(sbw_file_create(&f, target));
+    SBW_ASSERT_OK(sbw_file_write(&f, "old", 3));
+    SBW_ASSERT_OK(sbw_file_commit(&f));
+    assert_int_equal(symlink(target, link), 0);
+    SBW_ASSERT_OK(sbw_file_create(&f, link));
+    SBW_ASSERT_OK(sbw_file_write(&f, "new", 3));
+    SBW_ASSERT_OK(sbw_file_commit(&f));
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    read_all(target, buf, sizeof buf);
+    assert_string_equal(buf, "new");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commit_creates_and_replaces),
         cmocka_unit_test(test_devices_and_errors),
+        cmocka_unit_test(test_symlink_target_replaced),
     };
     return cmocka_run_group_tests_name("file", tests, NULL, NULL);
 }

@@ -169,6 +169,7 @@ static void test_stream_roundtrip(void **state)
     assert_int_equal(sbw_npy_read_rows(r, 1, b.data, cols), SBW_EINVAL);
     SBW_ASSERT_CLOSE(b.data, a.data, rows * cols, 0.0, 0.0);
     /* random access on a regular file */
+    assert_true(sbw_npy_reader_seekable(r));
     SBW_ASSERT_OK(sbw_npy_seek_row(r, 20));
     SBW_ASSERT_OK(sbw_npy_read_rows(r, 1, b.data, cols));
     SBW_ASSERT_CLOSE(b.data, a.data + 20 * cols, cols, 0.0, 0.0);
@@ -344,6 +345,7 @@ static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t 
     int st = sbw_npy_open(&r, f.fifo);
     if (!st) {
         const sbw_npy_info *in = sbw_npy_reader_info(r);
+        assert_int_equal(sbw_npy_reader_seekable(r), in->fortran); /* only if buffered */
         st = sbw_mat_alloc(m, in->rows, in->cols);
         if (!st && seek_to)
             st = sbw_npy_seek_row(r, seek_to);

@@ -129,12 +129,35 @@ static void test_write_file(void **state)
     sbw_table_free(t);
 }
 
+/* Every JSON key is unique: colliding meta keys become arg_KEY. */
+static void test_json_unique_keys(void **state)
+{
+    (void)state;
+    sbw_table *t;
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "sbw-test", NULL, false));
+    SBW_ASSERT_OK(sbw_table_meta_int(t, "steps", 1000));
+    SBW_ASSERT_OK(sbw_table_meta_int(t, "rows", 5));
+    const char *cols[] = {"steps"};
+    SBW_ASSERT_OK(sbw_table_columns(t, cols, 1));
+    SBW_ASSERT_OK(sbw_table_add_row(t));
+    SBW_ASSERT_OK(sbw_table_set_int(t, "steps", 80));
+    const char *s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"arg_steps\": 1000"));
+    assert_non_null(strstr(s, "\"rows\": 5")); /* no clash with one row */
+    assert_non_null(strstr(s, "\"steps\": 80}"));
+    SBW_ASSERT_OK(sbw_table_add_row(t));
+    s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"arg_rows\": 5"));
+    assert_non_null(strstr(s, "\"steps\": 1000"));
+    sbw_table_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tsv),        cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_format_double),
-        cmocka_unit_test(test_write_file),
+        cmocka_unit_test(test_write_file), cmocka_unit_test(test_json_unique_keys),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }
