@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 size_t sbw_synth_io_block_rows(size_t m, size_t group_rows, size_t bytes)
@@ -129,7 +130,7 @@ static int write_blocks(io_job *j, size_t n, sbw_progress *progress, sbw_synth_i
 }
 
 /* Commits probs first, then logp; removes a committed probs file when the
- * logp file cannot be committed. */
+ * logp file cannot be committed (a probs FIFO or device is left alone). */
 static int finish_both(io_job *j, const char *probs_path)
 {
     int st = j->wp ? sbw_npy_finish(j->wp) : SBW_OK;
@@ -138,7 +139,9 @@ static int finish_both(io_job *j, const char *probs_path)
         return st;
     st = sbw_npy_finish(j->wl);
     j->wl = NULL;
-    if (st && probs_path && !sbw_file_is_std(probs_path))
+    struct stat sb; /* only a regular file of ours: never a FIFO or a device */
+    if (st && probs_path && !sbw_file_is_std(probs_path) && lstat(probs_path, &sb) == 0 &&
+        S_ISREG(sb.st_mode))
         unlink(probs_path);
     return st;
 }

@@ -32,7 +32,8 @@ static const char common_details[] =
     "mean_max_logp (mean log-probability of each row's mode) and\n"
     "max_abs_logsumexp (largest |logsumexp| of a row, a normalisation check).\n"
     "With -o - the matrix goes to stdout and the table to stderr.\n"
-    "Rows are drawn in groups of max(1, 65536 / M) rows, group b from the RNG\n"
+    "Rows are drawn in groups of max(1, 65536 / M) rows (lowrank: at least 64),\n"
+    "group b from the RNG\n"
     "stream (seed, b): any --threads gives the same bytes, and the first n rows\n"
     "of an N-row language are the n-row language.\n\n";
 

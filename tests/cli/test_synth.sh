@@ -116,4 +116,10 @@ for kind in dirichlet lowrank zipf topics; do
     expect_grep "Example" "$T/out" "$kind --help has an example"
 done
 expect_exit 0 "--version" $S --version
+# A failed logp commit removes a probs file it wrote, but never a FIFO or device.
+mkfifo "$T/probs.fifo"
+cat "$T/probs.fifo" >/dev/null &
+expect_exit 1 "logp to a full device" "$BIN/sbw-synth" zipf --n 3 --m 4 -q -o /dev/full --probs "$T/probs.fifo"
+wait
+if [ -p "$T/probs.fifo" ]; then ok; else bad "the probs FIFO was removed"; fi
 finish
