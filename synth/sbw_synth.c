@@ -14,16 +14,16 @@
 #include <string.h>
 
 /* Stream indices of the shared parameters, far above any row group. */
-#define STREAM_SHARED UINT64_MAX
+#define STREAM_SHARED   UINT64_MAX
 #define STREAM_TOPIC(t) (UINT64_MAX - 1 - (uint64_t)(t))
 
 /* Per-thread scratch. */
 typedef struct synth_ws {
     gsl_rng *rng;
-    double *u;       /* M uniforms (dirichlet), M sums (topics) */
-    double *h;       /* lowrank: group_rows x R Gaussians */
-    double *logits;  /* lowrank: group_rows x M */
-    double *logw;    /* topics: K log mixture weights; K uniforms after */
+    double *u;      /* M uniforms (dirichlet), M sums (topics) */
+    double *h;      /* lowrank: group_rows x R Gaussians */
+    double *logits; /* lowrank: group_rows x M */
+    double *logw;   /* topics: K log mixture weights; K uniforms after */
 } synth_ws;
 
 struct sbw_synth {
@@ -40,9 +40,17 @@ struct sbw_synth {
 
 void sbw_synth_params_init(sbw_synth_params *p, sbw_synth_kind kind, size_t n, size_t m)
 {
-    *p = (sbw_synth_params){.kind = kind, .n = n, .m = m, .seed = SBW_DEFAULT_SEED,
-                            .alpha = 0.1, .rank = 10, .scale = 1.0, .exponent = 1.0,
-                            .sigma = 1.0, .k = 10, .mix_alpha = 1.0};
+    *p = (sbw_synth_params){.kind = kind,
+                            .n = n,
+                            .m = m,
+                            .seed = SBW_DEFAULT_SEED,
+                            .alpha = 0.1,
+                            .rank = 10,
+                            .scale = 1.0,
+                            .exponent = 1.0,
+                            .sigma = 1.0,
+                            .k = 10,
+                            .mix_alpha = 1.0};
 }
 
 const char *sbw_synth_kind_name(sbw_synth_kind kind)
@@ -68,9 +76,9 @@ static int check_kind(const sbw_synth_params *p)
             return check_alpha(p->alpha, "alpha");
         for (size_t j = 0; j < p->m; j++)
             if (check_alpha(p->alpha_vec[j], "alpha"))
-                return SBW_ERROR(SBW_EINVAL, "alpha[%zu] must be a finite number in [%g, %g], "
-                                 "got %g", j, SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX,
-                                 p->alpha_vec[j]);
+                return SBW_ERROR(SBW_EINVAL,
+                                 "alpha[%zu] must be a finite number in [%g, %g], got %g", j,
+                                 SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX, p->alpha_vec[j]);
         return SBW_OK;
     case SBW_SYNTH_LOWRANK:
         if (p->rank < 1 || p->rank > lim)
@@ -100,8 +108,8 @@ int sbw_synth_check(const sbw_synth_params *p)
     if (p->n < 1 || p->m < 1)
         return SBW_ERROR(SBW_EINVAL, "n and m must be >= 1, got n = %zu, m = %zu", p->n, p->m);
     if (sbw_mat_bytes(p->n, p->m, sizeof(double), &bytes))
-        return SBW_ERROR(SBW_EINVAL, "n x m = %zu x %zu doubles overflows the address space",
-                         p->n, p->m);
+        return SBW_ERROR(SBW_EINVAL, "n x m = %zu x %zu doubles overflows the address space", p->n,
+                         p->m);
     return check_kind(p);
 }
 

@@ -56,12 +56,12 @@ typedef enum sbw_synth_kind {
 /* Entries (rows x M) that one RNG stream covers, and the smallest group of
  * a lowrank language (its dgemm panel: fewer rows would reread W, M x R,
  * for every handful of rows). */
-#define SBW_SYNTH_GROUP_ENTRIES 65536
+#define SBW_SYNTH_GROUP_ENTRIES     65536
 #define SBW_SYNTH_LOWRANK_GROUP_MIN 64
 
 typedef struct sbw_synth_params {
     sbw_synth_kind kind;
-    size_t n, m;             /* N contexts (rows), M words (columns) */
+    size_t n, m; /* N contexts (rows), M words (columns) */
     uint64_t seed;
     double alpha;            /* dirichlet: concentration; topics: topic-word one */
     const double *alpha_vec; /* dirichlet: M concentrations, or NULL (borrowed) */

@@ -6,8 +6,8 @@
 void sbw_synth_blas_logits(size_t rows, size_t m, size_t r, double s, const double *h,
                            const double *w, size_t ldw, double *out, size_t ldo)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)m, (int)r, s, h, (int)r,
-                w, (int)ldw, 0.0, out, (int)ldo);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)m, (int)r, s, h, (int)r, w,
+                (int)ldw, 0.0, out, (int)ldo);
 }
 
 int sbw_synth_blas_serial_begin(void)

@@ -24,13 +24,11 @@ size_t sbw_synth_io_block_rows(size_t m, size_t group_rows, size_t bytes)
 }
 
 /* Range, non-finite count and row maxima of a block (rows x m, ld). */
-static void block_stats(sbw_synth_io_stats *s, const double *x, size_t rows, size_t m,
-                        size_t ld)
+static void block_stats(sbw_synth_io_stats *s, const double *x, size_t rows, size_t m, size_t ld)
 {
     double mn = s->min, mx = s->max, sum_max = 0.0, worst = s->max_abs_lse;
     size_t bad = 0;
-#pragma omp parallel for reduction(min : mn) reduction(max : mx, worst) \
-    reduction(+ : bad, sum_max)
+#pragma omp parallel for reduction(min : mn) reduction(max : mx, worst) reduction(+ : bad, sum_max)
     for (size_t i = 0; i < rows; i++) {
         const double *r = x + i * ld;
         double rmax = -INFINITY;
@@ -200,8 +198,10 @@ int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m)
         return st;
     if ((a.rows != 1 && a.cols != 1) || a.rows * a.cols == 0) {
         sbw_mat_free(&a);
-        return SBW_ERROR(SBW_ESHAPE, "%s: concentrations must be a non-empty vector, got shape "
-                         "%zu x %zu", path, a.rows, a.cols);
+        return SBW_ERROR(SBW_ESHAPE,
+                         "%s: concentrations must be a non-empty vector, got shape "
+                         "%zu x %zu",
+                         path, a.rows, a.cols);
     }
     size_t n = a.rows * a.cols;
     for (size_t j = 0; j < n; j++) {

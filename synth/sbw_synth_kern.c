@@ -71,8 +71,8 @@ double sbw_synth_kern_normalise(double *x, size_t n)
     return mx + ls;
 }
 
-void sbw_synth_kern_mix(const double *logw, size_t k, const double *logphi, size_t ld,
-                        size_t m, double *out, double *scratch)
+void sbw_synth_kern_mix(const double *logw, size_t k, const double *logphi, size_t ld, size_t m,
+                        double *out, double *scratch)
 {
     for (size_t j = 0; j < m; j++)
         out[j] = logw[0] + logphi[j];

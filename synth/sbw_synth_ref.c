@@ -24,8 +24,8 @@ double sbw_synth_ref_normalise(double *x, size_t n)
     return mx + ls;
 }
 
-void sbw_synth_ref_mix(const double *logw, size_t k, const double *logphi, size_t ld,
-                       size_t m, double *out)
+void sbw_synth_ref_mix(const double *logw, size_t k, const double *logphi, size_t ld, size_t m,
+                       double *out)
 {
     if (k == 0) { /* an empty mixture: probability 0 */
         for (size_t j = 0; j < m; j++)

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const columns[] = {"output", "rows", "cols", "min_logp", "max_logp",
-                                      "nonfinite", "mean_max_logp", "max_abs_logsumexp"};
+static const char *const columns[] = {
+    "output",   "rows",      "cols",          "min_logp",
+    "max_logp", "nonfinite", "mean_max_logp", "max_abs_logsumexp"};
 
 static const char top_help[] =
     "Usage: sbw-synth KIND [options] -o logP.npy\n"
@@ -87,6 +88,13 @@ static bool arg_given(int argc, char **argv, const char *name)
     return false;
 }
 
+/* An option whose range sbw_synth_check validates (min > max: no range). */
+static sbw_opt unranged(const char *name, const char *metavar, sbw_arg_type type, void *dst,
+                        const char *help)
+{
+    return (sbw_opt){name, metavar, type, dst, 1, 0, help};
+}
+
 /* The option table of a kind (ended by {0}); returns the --help details. */
 static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_opt *o)
 {
@@ -94,35 +102,35 @@ static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_opt *o)
     size_t n = 0;
     o[n++] = (sbw_opt){"--n", "N", SBW_ARG_SIZE, &p->n, 1, 9e15, "contexts (rows), required"};
     o[n++] = (sbw_opt){"--m", "M", SBW_ARG_SIZE, &p->m, 1, 9e15, "words (columns), required"};
-    o[n++] = (sbw_opt){"--probs", "FILE", SBW_ARG_STRING, &a->probs, 1, 0,
-                       "also write the probabilities exp(logP) to FILE"};
+    o[n++] = unranged("--probs", "FILE", SBW_ARG_STRING, &a->probs,
+                      "also write the probabilities exp(logP) to FILE");
     const char *details = dirichlet_details;
     if (kind == SBW_SYNTH_DIRICHLET || kind == SBW_SYNTH_TOPICS)
-        o[n++] = (sbw_opt){"--alpha", "A", SBW_ARG_DOUBLE, &p->alpha, 1, 0,
-                           kind == SBW_SYNTH_TOPICS ? "topic-word concentration"
-                                                    : "symmetric concentration"};
+        o[n++] = unranged("--alpha", "A", SBW_ARG_DOUBLE, &p->alpha,
+                          kind == SBW_SYNTH_TOPICS ? "topic-word concentration"
+                                                   : "symmetric concentration");
     if (kind == SBW_SYNTH_DIRICHLET)
-        o[n++] = (sbw_opt){"--alpha-file", "V.npy", SBW_ARG_STRING, &a->alpha_file, 1, 0,
-                           "one concentration per word (sets M)"};
+        o[n++] = unranged("--alpha-file", "V.npy", SBW_ARG_STRING, &a->alpha_file,
+                          "one concentration per word (sets M)");
     if (kind == SBW_SYNTH_LOWRANK) {
-        o[n++] = (sbw_opt){"--rank", "R", SBW_ARG_SIZE, &p->rank, 1, 0, "rank of the logits"};
-        o[n++] = (sbw_opt){"--scale", "S", SBW_ARG_DOUBLE, &p->scale, 1, 0,
-                           "standard deviation of each logit"};
-        o[n++] = (sbw_opt){"--with-ones", NULL, SBW_ARG_FLAG, &p->with_ones, 1, 0,
-                           "last column of W all ones (rank R, d* = R - 1)"};
+        o[n++] = unranged("--rank", "R", SBW_ARG_SIZE, &p->rank, "rank of the logits");
+        o[n++] =
+            unranged("--scale", "S", SBW_ARG_DOUBLE, &p->scale, "standard deviation of each logit");
+        o[n++] = unranged("--with-ones", NULL, SBW_ARG_FLAG, &p->with_ones,
+                          "last column of W all ones (rank R, d* = R - 1)");
         details = lowrank_details;
     }
     if (kind == SBW_SYNTH_ZIPF) {
-        o[n++] = (sbw_opt){"--exponent", "S", SBW_ARG_DOUBLE, &p->exponent, 1, 0,
-                           "power-law exponent of the unigram"};
-        o[n++] = (sbw_opt){"--sigma", "X", SBW_ARG_DOUBLE, &p->sigma, 1, 0,
-                           "standard deviation of the log perturbations"};
+        o[n++] = unranged("--exponent", "S", SBW_ARG_DOUBLE, &p->exponent,
+                          "power-law exponent of the unigram");
+        o[n++] = unranged("--sigma", "X", SBW_ARG_DOUBLE, &p->sigma,
+                          "standard deviation of the log perturbations");
         details = zipf_details;
     }
     if (kind == SBW_SYNTH_TOPICS) {
-        o[n++] = (sbw_opt){"--k", "K", SBW_ARG_SIZE, &p->k, 1, 0, "number of topics"};
-        o[n++] = (sbw_opt){"--mix-alpha", "B", SBW_ARG_DOUBLE, &p->mix_alpha, 1, 0,
-                           "concentration of the mixture weights"};
+        o[n++] = unranged("--k", "K", SBW_ARG_SIZE, &p->k, "number of topics");
+        o[n++] = unranged("--mix-alpha", "B", SBW_ARG_DOUBLE, &p->mix_alpha,
+                          "concentration of the mixture weights");
         details = topics_details;
     }
     o[n] = (sbw_opt){0};
@@ -142,8 +150,8 @@ static int resolve(const sbw_cli *cli, synth_args *a, const sbw_common *c)
         if (st)
             return sbw_cli_fail(cli->tool, st == SBW_EINVAL ? SBW_EDATA : st);
         if (a->m_given && m != a->p.m)
-            return sbw_cli_usage_error(cli, "--m %zu but %s holds %zu concentrations",
-                                       a->p.m, a->alpha_file, m);
+            return sbw_cli_usage_error(cli, "--m %zu but %s holds %zu concentrations", a->p.m,
+                                       a->alpha_file, m);
         a->p.m = m;
         a->p.alpha_vec = a->alpha_vec;
     }
@@ -231,9 +239,13 @@ static int run_kind(sbw_synth_kind kind, int argc, char **argv)
     const char *details = kind_opts(kind, &a, opts);
     char help[2048];
     snprintf(help, sizeof help, "%s%s", common_details, details);
-    const sbw_cli cli = {tool, "-o logP.npy", "Generate a synthetic language (log P, N x M).",
-                         help, opts, 0, 0,
-                         SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
+    const unsigned common = SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED;
+    const sbw_cli cli = {.tool = tool,
+                         .usage = "-o logP.npy",
+                         .summary = "Generate a synthetic language (log P, N x M).",
+                         .details = help,
+                         .opts = opts,
+                         .common = common};
     sbw_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
@@ -267,8 +279,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         if (strcmp(k, kinds[i]) == 0)
             return run_kind((sbw_synth_kind)i, argc - 1, argv + 1);
-    fprintf(stderr, "sbw-synth: %s '%s'\nUsage: sbw-synth KIND [options] -o logP.npy  "
-                    "(KIND: dirichlet, lowrank, zipf, topics)\nTry 'sbw-synth --help'.\n",
+    fprintf(stderr,
+            "sbw-synth: %s '%s'\nUsage: sbw-synth KIND [options] -o logP.npy  "
+            "(KIND: dirichlet, lowrank, zipf, topics)\nTry 'sbw-synth --help'.\n",
             *k ? "unknown kind" : "missing kind", k);
     return SBW_EXIT_USAGE;
 }

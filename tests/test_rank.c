@@ -145,8 +145,8 @@ static void test_gaussian_products(void **state)
             SBW_ASSERT_OK(tm_product(&a, sh[i][0], sh[i][1], r, rng));
             sbw_rank_est e = rank64(&a, SBW_VAR_PLAIN);
             if (e.rank != r || e.rank_numpy != r || e.rank_gap != r)
-                fail_msg("%zu x %zu rank %zu: NR %zu, NumPy %zu, gap %zu", sh[i][0], sh[i][1],
-                         r, e.rank, e.rank_numpy, e.rank_gap);
+                fail_msg("%zu x %zu rank %zu: NR %zu, NumPy %zu, gap %zu", sh[i][0], sh[i][1], r,
+                         e.rank, e.rank_numpy, e.rank_gap);
             sbw_mat_free(&a);
         }
     }

@@ -365,7 +365,6 @@ static void test_wrappers(void **state)
     sbw_mat_free(&b);
 }
 
-
 /* ---- lowrank: measured ranks (LAPACK) equal the stated ones --------------- */
 
 /* Numerical rank of a row-major rows x cols matrix (NR 3rd ed. threshold
@@ -425,8 +424,8 @@ static void check_lowrank(size_t n, size_t m, size_t rank, bool ones, double sca
 static void test_lowrank_rank_and_dstar(void **state)
 {
     (void)state;
-    check_lowrank(40, 30, 5, false, 1.0);  /* rank 6, d* 5 */
-    check_lowrank(40, 30, 5, true, 1.0);   /* rank 5, d* 4 */
+    check_lowrank(40, 30, 5, false, 1.0); /* rank 6, d* 5 */
+    check_lowrank(40, 30, 5, true, 1.0);  /* rank 5, d* 4 */
     check_lowrank(30, 40, 7, false, 4.0);
     check_lowrank(30, 40, 7, true, 0.3);
     check_lowrank(30, 40, 29, false, 1.0); /* rank capped at 30, d* 29 */

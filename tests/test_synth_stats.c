@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 static const double EPS = DBL_EPSILON;
-static const double NSIGMA = 5.0;  /* bound for moment tests, in standard errors */
+static const double NSIGMA = 5.0;   /* bound for moment tests, in standard errors */
 static const double KS_PMIN = 1e-3; /* bound for KS p-values */
 
 static double lse_accurate(const double *x, size_t n)
@@ -179,8 +179,8 @@ static void test_log_moments_digamma(void **state)
     for (size_t a = 0; a < 3; a++) {
         sbw_mat x = dirichlet(20000, 10, alphas[a], 4000 + a);
         double z = log_moments_z(&x, alphas[a]);
-        print_message("alpha %g: largest |z| of mean and variance of log p_i: %.2f\n",
-                      alphas[a], z);
+        print_message("alpha %g: largest |z| of mean and variance of log p_i: %.2f\n", alphas[a],
+                      z);
         assert_true(z <= NSIGMA);
         sbw_mat_free(&x);
     }
@@ -269,8 +269,8 @@ static void test_ks_marginal(void **state)
     for (size_t a = 0; a < 7; a++) {
         sbw_mat x = dirichlet(20000, 10, alphas[a], 5000 + a);
         double p0 = ks_pvalue(&x, 0, alphas[a]), p9 = ks_pvalue(&x, 9, alphas[a]);
-        print_message("alpha %g, M 10: KS p-values %.3f (word 0), %.3f (word 9)\n", alphas[a],
-                      p0, p9);
+        print_message("alpha %g, M 10: KS p-values %.3f (word 0), %.3f (word 9)\n", alphas[a], p0,
+                      p9);
         assert_true(p0 >= KS_PMIN && p9 >= KS_PMIN);
         sbw_mat_free(&x);
     }
@@ -290,10 +290,8 @@ static void test_ks_marginal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_finite_and_normalised),
-        cmocka_unit_test(test_moments_per_coordinate),
-        cmocka_unit_test(test_log_moments_digamma),
-        cmocka_unit_test(test_log_beta_cdf_branches),
+        cmocka_unit_test(test_finite_and_normalised), cmocka_unit_test(test_moments_per_coordinate),
+        cmocka_unit_test(test_log_moments_digamma),   cmocka_unit_test(test_log_beta_cdf_branches),
         cmocka_unit_test(test_ks_marginal),
     };
     sbw_error_gsl_quiet();
