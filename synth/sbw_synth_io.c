@@ -197,11 +197,12 @@ int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m)
     if (st)
         return st;
     if ((a.rows != 1 && a.cols != 1) || a.rows * a.cols == 0) {
+        /* sbw_mat_free zeroes the shape: report it from a copy */
+        size_t rows = a.rows, cols = a.cols;
         sbw_mat_free(&a);
         return SBW_ERROR(SBW_ESHAPE,
-                         "%s: concentrations must be a non-empty vector, got shape "
-                         "%zu x %zu",
-                         path, a.rows, a.cols);
+                         "%s: concentrations must be a non-empty vector, got shape %zu x %zu", path,
+                         rows, cols);
     }
     size_t n = a.rows * a.cols;
     for (size_t j = 0; j < n; j++) {

@@ -673,6 +673,7 @@ static void test_io_load_alpha(void **state)
     SBW_ASSERT_OK(sbw_mat_alloc(&sq, 2, 2));
     SBW_ASSERT_OK(sbw_npy_save(path, &sq, SBW_F64));
     assert_int_equal(sbw_synth_io_load_alpha(path, &got, &m), SBW_ESHAPE);
+    assert_non_null(strstr(sbw_error_reason(), "got shape 2 x 2"));
     sbw_mat_free(&sq);
     SBW_ASSERT_OK(sbw_npy_save_vector(path, v, 0, SBW_F64));
     assert_int_equal(sbw_synth_io_load_alpha(path, &got, &m), SBW_ESHAPE);

@@ -69,7 +69,7 @@ expect_exit 1 "alpha file with a zero" $S dirichlet --n 5 --alpha-file "$FIX/vec
 expect_grep "vec_f8.npy: alpha\[0\]" "$T/err" "zero concentration named with its file and index"
 expect_absent "$T/x.npy" "zero concentration: nothing written"
 expect_exit 1 "alpha file not a vector" $S dirichlet --n 5 --alpha-file "$FIX/logp.npy" -q -o "$T/x.npy"
-expect_grep "logp.npy" "$T/err" "matrix as alpha file named"
+expect_grep "logp.npy: .*got shape 3 x 4" "$T/err" "matrix as alpha file: named with its real shape"
 expect_absent "$T/x.npy" "matrix as alpha file: nothing written"
 expect_exit 1 "alpha file missing" $S dirichlet --n 5 --alpha-file "$T/none.npy" -q -o "$T/x.npy"
 expect_absent "$T/x.npy" "missing alpha file: nothing written"
