@@ -722,6 +722,9 @@ static void test_bad_parameters(void **state)
     p = l;
     p.rank = 9;
     expect_invalid(p, "rank");
+    p = params(SBW_SYNTH_LOWRANK, 8, 10, 1); /* N < M: rank 9 > N */
+    p.rank = 9;
+    expect_invalid(p, "rank");
     p = l;
     p.scale = 0;
     expect_invalid(p, "scale");
