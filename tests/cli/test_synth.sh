@@ -26,20 +26,32 @@ expect_exit 0 "tiny alpha: sbw-info" $I "$T/tiny.npy"
 expect_eq "$(tsv_field "$T/out" neginf)" "0" "tiny alpha: no -inf in the file"
 
 # --- reproducibility -------------------------------------------------------------
-expect_exit 0 "seed 5" $S dirichlet --n 300 --m 999 --seed 5 -q -o "$T/a.npy"
-expect_exit 0 "seed 5 again, 1 thread" $S dirichlet --n 300 --m 999 --seed 5 --threads 1 -q -o "$T/b.npy"
+# Thread counts are explicit (1 and 3): the default equals 1 on a 1-core
+# machine, and OpenMP runs 3 threads on any number of cores.
+expect_exit 0 "seed 5, 1 thread" $S dirichlet --n 300 --m 999 --seed 5 --threads 1 -q -o "$T/a.npy"
+expect_exit 0 "seed 5 again, 3 threads" $S dirichlet --n 300 --m 999 --seed 5 --threads 3 -q -o "$T/b.npy"
+expect_grep "^# threads=3$" "$T/out" "3 threads in the header"
 expect_exit 0 "seed 6" $S dirichlet --n 300 --m 999 --seed 6 -q -o "$T/c.npy"
-if cmp -s "$T/a.npy" "$T/b.npy"; then ok; else bad "same seed, 1 vs all threads: files differ"; fi
+if cmp -s "$T/a.npy" "$T/b.npy"; then ok; else bad "same seed, 1 vs 3 threads: files differ"; fi
 if cmp -s "$T/a.npy" "$T/c.npy"; then bad "different seeds: files equal"; else ok; fi
 expect_exit 0 "lowrank 1 thread" $S lowrank --n 500 --m 700 --rank 30 --threads 1 -q -o "$T/l1.npy"
-expect_exit 0 "lowrank 2 threads" $S lowrank --n 500 --m 700 --rank 30 --threads 2 -q -o "$T/l2.npy"
-if cmp -s "$T/l1.npy" "$T/l2.npy"; then ok; else bad "lowrank: 1 vs 2 threads differ"; fi
+expect_exit 0 "lowrank 3 threads" $S lowrank --n 500 --m 700 --rank 30 --threads 3 -q -o "$T/l2.npy"
+if cmp -s "$T/l1.npy" "$T/l2.npy"; then ok; else bad "lowrank: 1 vs 3 threads differ"; fi
 
 # --- header: every parameter, seed, ranks ------------------------------------------
 expect_exit 0 "lowrank with ones" $S lowrank --n 40 --m 30 --rank 5 --with-ones --scale 2 --seed 9 -q -o "$T/l.npy"
 for kv in "seed=9" "kind=lowrank" "n=40" "m=30" "rank=5" "scale=2" "with_ones=true" "rank_a=5" "d_star=4" "output=$T/l.npy"; do
     expect_grep "^# $kv\$" "$T/out" "lowrank header $kv"
 done
+# without --seed: the header names the default that --help documents, and
+# that seed reproduces the file
+expect_exit 0 "dirichlet --help" $S dirichlet --help
+defseed=$(sed -n 's/^ *--seed S .*\[\([0-9][0-9]*\)\]$/\1/p' "$T/out")
+if [ -n "$defseed" ]; then ok; else bad "--help documents no default seed"; fi
+expect_exit 0 "no --seed" $S zipf --n 6 --m 9 -q -o "$T/ds.npy"
+expect_grep "^# seed=$defseed\$" "$T/out" "default seed in the header"
+expect_exit 0 "the default seed given" $S zipf --n 6 --m 9 --seed "$defseed" -q -o "$T/ds2.npy"
+if cmp -s "$T/ds.npy" "$T/ds2.npy"; then ok; else bad "no --seed differs from --seed $defseed"; fi
 expect_exit 0 "lowrank" $S lowrank --n 40 --m 30 --rank 5 -q -o "$T/l.npy"
 expect_grep "^# rank_a=6$" "$T/out" "lowrank rank_a = R + 1"
 expect_grep "^# d_star=5$" "$T/out" "lowrank d_star = R"
