@@ -125,6 +125,68 @@ static void test_softmax_rows_vs_twin(void **state)
     free(lse);
 }
 
+/* Logits around +-1000, where an unshifted exp overflows (e^1000) or
+ * underflows to 0 (e^-1000, so log 0): row i is base_i + off_i[j % 4], and
+ * the exact logsumexp is base_i + log sum_j exp(off_ij), the offsets in
+ * [-3, 0] or so far below (-1000, -2000) that their terms are 0 to well
+ * under eps.  Errors scale with the logits: eps |base| for every output. */
+static void test_softmax_large_logits(void **state)
+{
+    (void)state;
+    enum { R = 6, C = 11, LD = 13 };
+    const double base[R] = {1000, -1000, 1000, 1001, -999, 1000};
+    const double off[R][4] = {
+        {0, 0, 0, 0},             /* all equal: p = 1/C */
+        {0, 0, 0, 0},             /* all equal, exp(-1000) = 0 unshifted */
+        {0, -2000, -1, -1},       /* mixed [1000, -1000, 999, 999] */
+        {0, -1, -2, -3},          /* [1001, 1000, 999, 998] */
+        {0, -1, -2, -1.5},        /* [-999, -1000, -1001, -1000.5] */
+        {0, -1000, -2000, -2000}, /* [1000, 0, -1000, -1000]: p = (1, 0, 0, 0) */
+    };
+    double a[R * LD], y[R * LD], lse[R], want_l[C], want_p[C], got[C];
+    for (size_t i = 0; i < R; i++) {
+        double sum = 0; /* exact terms: exp of small offsets, or 0 */
+        for (size_t j = 0; j < C; j++) {
+            a[i * LD + j] = base[i] + off[i][j % 4];
+            sum += exp(off[i][j % 4]);
+        }
+        double want = base[i] + log(sum);
+        for (size_t j = 0; j < C; j++) {
+            want_l[j] = off[i][j % 4] - log(sum);
+            want_p[j] = exp(off[i][j % 4]) / sum;
+        }
+        const double *x = a + i * LD;
+        double tol = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
+        SBW_ASSERT_NEAR(sbw_num_logsumexp(x, C), want, tol);
+        SBW_ASSERT_NEAR(sbw_kern_logsumexp(x, C), want, tol);
+        sbw_num_log_softmax(x, got, C);
+        SBW_ASSERT_CLOSE(got, want_l, C, tol, 0.0);
+        /* a relative error eps |base| in the exponent: rtol eps |base| */
+        sbw_num_softmax(x, got, C);
+        SBW_ASSERT_CLOSE(got, want_p, C, 0.0, tol);
+    }
+    sbw_kern_logsumexp_rows(a, R, C, LD, lse);
+    sbw_kern_log_softmax_rows(a, LD, y, LD, R, C);
+    for (size_t i = 0; i < R; i++) {
+        double sum = 0, tol = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
+        for (size_t j = 0; j < C; j++)
+            sum += exp(off[i][j % 4]);
+        for (size_t j = 0; j < C; j++)
+            want_l[j] = off[i][j % 4] - log(sum);
+        SBW_ASSERT_NEAR(lse[i], base[i] + log(sum), tol);
+        SBW_ASSERT_CLOSE(y + i * LD, want_l, C, tol, 0.0);
+    }
+    sbw_kern_softmax_rows(a, LD, y, LD, R, C);
+    for (size_t i = 0; i < R; i++) {
+        double sum = 0, tol = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
+        for (size_t j = 0; j < C; j++)
+            sum += exp(off[i][j % 4]);
+        for (size_t j = 0; j < C; j++)
+            want_p[j] = exp(off[i][j % 4]) / sum;
+        SBW_ASSERT_CLOSE(y + i * LD, want_p, C, 0.0, tol);
+    }
+}
+
 /* A random log-probability row of length n at logit scale s. */
 static void random_logp(double *lp, size_t n, double s, unsigned long long seed)
 {
@@ -190,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_logsumexp_closed_forms),
         cmocka_unit_test(test_twin_ieee_cases),
         cmocka_unit_test(test_softmax_rows_vs_twin),
+        cmocka_unit_test(test_softmax_large_logits),
         cmocka_unit_test(test_divergences_vs_twin_and_identities),
         cmocka_unit_test(test_uniform_entropy),
         cmocka_unit_test(test_count_nonfinite),

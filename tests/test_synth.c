@@ -24,15 +24,17 @@
 static const double EPS = DBL_EPSILON;
 
 /* logsumexp in long double: an oracle whose own error is far below eps. */
-static double lse_accurate(const double *x, size_t n)
+static long double lse_accurate_l(const double *x, size_t n)
 {
     long double mx = -INFINITY, s = 0;
     for (size_t j = 0; j < n; j++)
         mx = x[j] > mx ? x[j] : mx;
     for (size_t j = 0; j < n; j++)
         s += expl((long double)x[j] - mx);
-    return (double)(mx + logl(s));
+    return mx + logl(s);
 }
+
+static double lse_accurate(const double *x, size_t n) { return (double)lse_accurate_l(x, n); }
 
 static double max_abs(const double *x, size_t n)
 {
@@ -101,22 +103,43 @@ static void test_kern_log_boost(void **state)
 static void test_kern_normalise(void **state)
 {
     (void)state;
-    size_t sizes[] = {1, 2, 7, 255, 257, 1001, 100003};
+    /* odd s: spread 3, every term counts (100004: a long sum); even s:
+     * spread 3000, most terms underflow */
+    size_t sizes[] = {1, 2, 7, 255, 257, 1001, 100003, 100004};
     gsl_rng *r;
     SBW_ASSERT_OK(sbw_rng_alloc(&r, 12, 0));
-    for (size_t s = 0; s < 7; s++) {
+    for (size_t s = 0; s < 8; s++) {
         size_t n = sizes[s];
         double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        double *o = malloc(n * sizeof *o);
         double spread = s % 2 ? 3.0 : 3000.0; /* overlapping and underflowing terms */
         for (size_t j = 0; j < n; j++)
             x[j] = y[j] = spread * gsl_ran_gaussian(r, 1.0) - 50;
         double want = lse_accurate(x, n);
+        /* Oracle: o_j = (x_j - max) - log sum_k exp(x_k - max); the shift
+         * is the same double subtraction both paths make, the log-sum (in
+         * [0, log n]) is exact to long double. */
+        double mx = x[0];
+        for (size_t j = 1; j < n; j++)
+            mx = x[j] > mx ? x[j] : mx;
+        for (size_t j = 0; j < n; j++)
+            o[j] = x[j] - mx;
+        long double ls = lse_accurate_l(o, n);
+        for (size_t j = 0; j < n; j++)
+            o[j] = (double)((long double)o[j] - ls);
         double l1 = sbw_synth_kern_normalise(x, n);
         double l2 = sbw_synth_ref_normalise(y, n);
-        double mag = fabs(want) + max_abs(x, n);
+        /* Naive twin: recursive summation of n nonnegative terms, relative
+         * error <= (n-1) eps/2 (Higham 2002, (4.4)) plus eps from exp; its
+         * log is off by that much, independent of the magnitudes. */
+        double naive = ((double)n / 2 + 2) * EPS;
         SBW_ASSERT_NEAR(l1, want, 4 * EPS * (fabs(want) + 20));
-        SBW_ASSERT_NEAR(l2, want, (double)n * EPS * (fabs(want) + 1));
-        SBW_ASSERT_CLOSE(x, y, n, (double)n * EPS * mag, 0);
+        SBW_ASSERT_NEAR(l2, want, naive + 2 * EPS * fabs(want));
+        /* each log p_j: rounding (eps |log p_j|) plus the log-sum's error,
+         * a few eps of log n for the pairwise kernel */
+        SBW_ASSERT_CLOSE(x, o, n, 4 * EPS * (1 + (double)ls), 2 * EPS);
+        SBW_ASSERT_CLOSE(y, o, n, naive, 2 * EPS);
+        free(o);
         /* after normalisation, logsumexp = 0 to a few eps of the largest |log p| */
         SBW_ASSERT_NEAR(lse_accurate(x, n), 0.0, 4 * EPS * (max_abs(x, n) + 20));
         free(x);
@@ -604,7 +627,19 @@ static void check_file_is_memory(sbw_synth_kind kind, size_t n, size_t m, bool p
     assert_true(same_bytes(&got, &want));
     assert_int_equal(st.rows, n);
     assert_int_equal(st.nonfinite, 0);
-    assert_true(st.max <= 0 && st.min <= st.max && st.max_abs_lse < 1e-12);
+    assert_true(st.max <= 0 && st.min <= st.max);
+    /* max_abs_lse against a brute-force max_i |logsumexp(row i)| (long
+     * double).  The statistic's own error: mx + log S with S in [1, m]
+     * and mx ~ -log S, so a few eps of 1 + log m, whatever the entries. */
+    double brute = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *row = want.data + i * want.ld;
+        double l = fabs(lse_accurate(row, m));
+        /* every row normalised to a few eps of its largest |log p| */
+        SBW_ASSERT_NEAR(l, 0.0, 4 * EPS * (max_abs(row, m) + 1));
+        brute = l > brute ? l : brute;
+    }
+    SBW_ASSERT_NEAR(st.max_abs_lse, brute, 4 * EPS * (1 + log((double)m)));
     if (probs) {
         sbw_mat pr;
         SBW_ASSERT_OK(sbw_npy_load(pp, &pr, NULL));
