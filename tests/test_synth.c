@@ -514,6 +514,23 @@ static void test_topics_factorise(void **state)
     for (size_t i = 0; i < n * m; i++)
         pt[i] = exp(a.data[i]);
     assert_int_equal(nr_rank(pt, n, m, &w0), k); /* P has rank K */
+    /* ... but log P does not factor: its row-centred form has numerical
+     * rank d* > K, so no Softmax head of dimension K represents it (MoS
+     * Proposition 1).  Threshold relative to w0(log P), as for lowrank. */
+    double *c = malloc(n * m * sizeof *c), wa, wc;
+    for (size_t i = 0; i < n; i++) {
+        double mean = 0;
+        for (size_t j = 0; j < m; j++)
+            mean += SBW_AT(&a, i, j) / (double)m;
+        for (size_t j = 0; j < m; j++)
+            c[i * m + j] = SBW_AT(&a, i, j) - mean;
+    }
+    nr_rank(a.data, n, m, &wa);
+    size_t dstar = nr_rank_ref(c, n, m, wa, &wc);
+    if (dstar <= k)
+        print_error("topics: centred log P has numerical rank %zu <= K = %zu\n", dstar, k);
+    assert_true(dstar > k);
+    free(c);
     /* least squares Phi^T theta_i = p_i for every row (M x K, N right sides) */
     lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)m, (lapack_int)k,
                                     (lapack_int)n, phi.data, (lapack_int)m, pt, (lapack_int)m);
