@@ -275,6 +275,29 @@ static void test_bad_header_dict(void **state)
     expect_open_error(write_npy("quote.npy", unterminated, 32), SBW_EFORMAT, "bad .npy header");
 }
 
+/* After '}' the format allows only space padding and the final '\n'; NumPy
+ * (ast.literal_eval) rejects "{...} xyz", and so must we.  The NumPy-made
+ * fixtures (padded with spaces, ending in '\n') still parse: test_fixture_*. */
+static void test_header_tail(void **state)
+{
+    (void)state;
+    const char *junk = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), } xyz";
+    expect_open_error(write_npy("junk.npy", junk, 32), SBW_EFORMAT, "after the closing '}'");
+    const char *two = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }{}";
+    expect_open_error(write_npy("two.npy", two, 32), SBW_EFORMAT, "after the closing '}'");
+    const char *comma = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2)},";
+    expect_open_error(write_npy("comma.npy", comma, 32), SBW_EFORMAT, "after the closing '}'");
+    /* a newline before the padding is not the final newline */
+    const char *early = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n";
+    expect_open_error(write_npy("early.npy", early, 32), SBW_EFORMAT, "after the closing '}'");
+    /* no padding at all: '}' then the final '\n' (write_npy adds it) */
+    const char *tight = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }";
+    sbw_npy_reader *r;
+    SBW_ASSERT_OK(sbw_npy_open(&r, write_npy("tight.npy", tight, 32)));
+    assert_int_equal(sbw_npy_reader_info(r)->rows, 2);
+    sbw_npy_close(r);
+}
+
 static void test_unsupported_dtypes_and_dims(void **state)
 {
     (void)state;
@@ -453,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_f32_roundtrip_with_ld),
         cmocka_unit_test(test_bad_magic_and_version),
         cmocka_unit_test(test_bad_header_dict),
+        cmocka_unit_test(test_header_tail),
         cmocka_unit_test(test_unsupported_dtypes_and_dims),
         cmocka_unit_test(test_payload_size),
         cmocka_unit_test(test_pipe_reading),
