@@ -6,9 +6,58 @@ for f in f8_c f4_c f8_f f4_f f8_be f4_be_f f8_v2 f8_v3; do
     expect_eq "$(tsv_field "$T/out" rows)x$(tsv_field "$T/out" cols)" "3x4" "$f shape"
     expect_eq "$(tsv_field "$T/out" min) $(tsv_field "$T/out" max)" "-0.625 0.75" "$f range"
 done
-expect_exit 0 "f4 dtype" "$BIN/sbw-info" "$FIX/f4_be_f.npy"
-expect_eq "$(tsv_field "$T/out" dtype) $(tsv_field "$T/out" byte_order) $(tsv_field "$T/out" order)" \
-    "float32 big F" "f4_be_f layout"
+# Layout of every fixture sbw-info accepts, as the make_*fixtures.py scripts
+# wrote it: dtype from .astype() ('<f4' / '>f8' / ...; float64 otherwise),
+# order F for np.asfortranarray (C otherwise; 1-d is C), version from
+# write_array(version=...) (np.save and write_array default to 1.0).
+cat >"$T/layouts" <<'EOF'
+# make_fixtures.py
+f8_c        float64 little C 1.0
+f8_f        float64 little F 1.0
+f4_c        float32 little C 1.0
+f4_f        float32 little F 1.0
+f8_be       float64 big    C 1.0
+f4_be_f     float32 big    F 1.0
+f8_v2       float64 little C 2.0
+f8_v3       float64 little C 3.0
+vec_f8      float64 little C 1.0
+logp        float64 little C 1.0
+probs       float64 little C 1.0
+logp_zero   float64 little C 1.0
+nonfinite   float64 little C 1.0
+# make_kl_fixtures.py
+kl_p        float64 little C 1.0
+kl_q        float64 little C 1.0
+kl_p_probs  float64 little C 1.0
+kl_unnorm   float64 little C 1.0
+kl_nan      float64 little C 1.0
+kl_neginf   float64 little C 1.0
+kl_q_shape  float64 little C 1.0
+kl_1row     float64 little C 1.0
+tie_p       float64 little C 1.0
+tie_q       float64 little C 1.0
+# make_rank_fixtures.py
+rank_ls     float64 little C 1.0
+rank_ls_f4  float32 little C 1.0
+rank_tall   float64 little C 1.0
+rank_bias   float64 little C 1.0
+rank_empty  float64 little C 1.0
+# make_fit_fixtures.py
+fit_nan     float64 little C 1.0
+fit_posinf  float64 little C 1.0
+EOF
+while read -r f dtype bo order ver; do
+    case "$f" in '#'* | '') continue ;; esac
+    expect_exit 0 "layout $f" "$BIN/sbw-info" "$FIX/$f.npy"
+    expect_eq "$(tsv_field "$T/out" dtype) $(tsv_field "$T/out" byte_order) $(tsv_field "$T/out" order) $(tsv_field "$T/out" npy_version)" \
+        "$dtype $bo $order $ver" "$f: dtype byte_order order npy_version"
+done <"$T/layouts"
+# a fixture added later, and accepted, must join the table
+for p in "$FIX"/*.npy; do
+    f=$(basename "$p" .npy)
+    "$BIN/sbw-info" "$p" >/dev/null 2>&1 || continue
+    if grep -q "^$f " "$T/layouts"; then ok; else bad "fixture $f.npy is accepted but missing from the layout table"; fi
+done
 expect_exit 0 "logp" "$BIN/sbw-info" "$FIX/logp.npy" "$FIX/probs.npy" "$FIX/f8_c.npy"
 expect_eq "$(tsv_field "$T/out" kind 1)/$(tsv_field "$T/out" kind 2)/$(tsv_field "$T/out" kind 3)" \
     "log-probabilities/probabilities/other" "kinds"
@@ -40,9 +89,11 @@ for f in magic trunc trail dict over; do
     expect_lines 1 "$T/err" "$f: one line"
     expect_grep "$T/$f.npy" "$T/err" "$f: names the file"
 done
-for f in i8 f8_3d c16; do
+for f in i8 f8_3d f8_0d c16; do
     expect_exit 1 "unsupported $f" "$BIN/sbw-info" "$FIX/$f.npy"
     expect_grep "(unsupported dtype|arrays are not supported)" "$T/err" "$f reason"
+    expect_lines 1 "$T/err" "unsupported $f: one line"
+    expect_grep "$FIX/$f.npy" "$T/err" "unsupported $f: names the file"
 done
 expect_exit 1 "missing file" "$BIN/sbw-info" "$T/nope.npy"
 head -c 150 "$FIX/f8_c.npy" | "$BIN/sbw-info" - >"$T/out" 2>"$T/err"
