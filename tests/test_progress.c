@@ -1,4 +1,5 @@
-/* test_progress.c -- progress lines on a non-terminal, silence when quiet. */
+/* test_progress.c -- progress lines on a non-terminal, a bar on a terminal
+ * (forced through the public tty field), silence when quiet. */
 #include "sbw_test.h"
 
 #include "sbw_progress.h"
@@ -6,20 +7,25 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t run(bool quiet, double interval, char *buf, size_t cap)
+static size_t run_as(bool tty, bool quiet, double interval, char *buf, size_t cap)
 {
     memset(buf, 0, cap);
     FILE *f = fmemopen(buf, cap, "w");
     sbw_progress p;
     sbw_progress_start(&p, "sbw-test", "rows", 100, quiet);
     p.f = f;
-    p.tty = false;
+    p.tty = tty;
     p.interval = interval;
     for (int k = 1; k <= 100; k++)
         sbw_progress_update(&p, k);
     sbw_progress_finish(&p);
     fclose(f);
     return strlen(buf);
+}
+
+static size_t run(bool quiet, double interval, char *buf, size_t cap)
+{
+    return run_as(false, quiet, interval, buf, cap);
 }
 
 static void test_lines_when_not_a_terminal(void **state)
@@ -30,6 +36,45 @@ static void test_lines_when_not_a_terminal(void **state)
     assert_non_null(strstr(buf, "sbw-test: 50/100 rows (50.0%)"));
     assert_non_null(strstr(buf, "sbw-test: 100/100 rows (100.0%)"));
     assert_non_null(strstr(buf, "ETA"));
+}
+
+/* "[" + 30 cells, `fill` of them '#', + "]" */
+static void bar_text(int fill, char out[33])
+{
+    out[0] = '[';
+    for (int i = 0; i < 30; i++)
+        out[1 + i] = i < fill ? '#' : '.';
+    out[31] = ']';
+    out[32] = '\0';
+}
+
+/* On a terminal: one line redrawn in place ('\r', no newline until the end),
+ * a 30-cell bar, the percentage, a rate in units/s and an ETA. */
+static void test_bar_on_a_terminal(void **state)
+{
+    (void)state;
+    static char buf[65536];
+    assert_true(run_as(true, false, 0.0, buf, sizeof buf) > 0);
+    assert_int_equal(buf[0], '\r');
+    char half[33], full[33];
+    bar_text(15, half); /* 50 of 100 rows */
+    bar_text(30, full);
+    const char *mid = strstr(buf, half), *end = strstr(buf, full);
+    assert_non_null(mid);
+    assert_non_null(end);
+    assert_non_null(strstr(mid, " 50.0% "));
+    assert_non_null(strstr(end, "100.0% "));
+    assert_non_null(strstr(buf, "rows/s ETA "));
+    assert_non_null(strstr(end, "ETA 0s")); /* nothing left */
+    size_t len = strlen(buf), newlines = 0, returns = 0;
+    for (size_t i = 0; i < len; i++) {
+        newlines += buf[i] == '\n';
+        returns += buf[i] == '\r';
+    }
+    assert_int_equal(newlines, 1); /* the final one only */
+    assert_int_equal(buf[len - 1], '\n');
+    assert_true(returns >= 2);
+    assert_int_equal(run_as(true, true, 0.0, buf, sizeof buf), 0); /* quiet */
 }
 
 static void test_quiet_and_short_jobs(void **state)
@@ -71,6 +116,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_when_not_a_terminal),
+        cmocka_unit_test(test_bar_on_a_terminal),
         cmocka_unit_test(test_quiet_and_short_jobs),
         cmocka_unit_test(test_stage),
     };
