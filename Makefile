@@ -10,18 +10,25 @@ SAN ?=
 WERROR ?=
 
 SRCDIRS := core synth analysis plots
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L $(addprefix -I,$(SRCDIRS)) -Itests
-WARN := -Wall -Wextra -Wpedantic -Wshadow
+# The user's CFLAGS, CPPFLAGS and LDFLAGS (environment or `make CFLAGS=-O0`)
+# choose optimisation, debug info and extra paths only; what the build
+# needs (C11, OpenMP, warnings, dependency files, include paths,
+# sanitizers) is in the SBW_* variables, which a command line does not
+# replace.  Order: SBW_CFLAGS, then CFLAGS (so -O/-g/-W... there win), then
+# the kernels' flags.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 $(WARN) $(WERROR) -fopenmp -MMD -MP
+WARN := -Wall -Wextra -Wpedantic -Wshadow
+SBW_CPPFLAGS := -D_POSIX_C_SOURCE=200809L $(addprefix -I,$(SRCDIRS)) -Itests
+SBW_CFLAGS = -std=c11 $(WARN) $(WERROR) -fopenmp -MMD -MP
+SBW_LDFLAGS := -fopenmp
 # Hot numerical kernels (*_kern.c): vectorised exp/log through libmvec needs
 # -ffast-math; it is confined to these files, which never test for NaN/Inf.
 KERN_CFLAGS := -O3 -march=native -ffast-math
-LDFLAGS += -fopenmp
+SBW_KERN_CFLAGS :=
 LDLIBS := -lgsl -llapacke -lopenblas -lm
 ifneq ($(SAN),)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+SBW_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SBW_LDFLAGS += -fsanitize=address,undefined
 endif
 
 TOOL_SRC := $(wildcard $(addsuffix /tool_*.c,$(SRCDIRS)))
@@ -34,7 +41,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPER := $(BUILD)/tests/sbw_test.o
 
-.PHONY: all tests check check-run asan bench demo install clean lint format deps help
+.PHONY: all tests check check-run asan bench demo install clean lint format format-check deps help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -48,15 +55,16 @@ help:
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
 	@echo "make lint       cppcheck and clang-tidy over the sources"
 	@echo "make format     clang-format the sources in place"
+	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
 
 # -Wconversion holds for core/ (the library's foundation).
 $(BUILD)/core/%.o: WARN += -Wconversion
-$(BUILD)/%_kern.o: CFLAGS += $(KERN_CFLAGS)
+$(BUILD)/%_kern.o: SBW_KERN_CFLAGS = $(KERN_CFLAGS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(SBW_CPPFLAGS) $(CPPFLAGS) $(SBW_CFLAGS) $(CFLAGS) $(SBW_KERN_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -66,12 +74,12 @@ $(LIB): $(LIB_OBJ)
 define tool_rule
 $(call tool_name,$(1)): $(BUILD)/$(1:.c=.o) $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+	$$(CC) $$(SBW_LDFLAGS) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
 endef
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELPER) $(LIB)
-	$(CC) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+	$(CC) $(SBW_LDFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
 
 tests: $(TESTS) $(TOOLS)
 
@@ -109,10 +117,13 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
 	  $(addprefix -I,$(SRCDIRS)) $(SRCDIRS)
-	clang-tidy --quiet $(wildcard $(addsuffix /*.c,$(SRCDIRS))) -- $(CPPFLAGS) -std=c11 -fopenmp
+	clang-tidy --quiet $(wildcard $(addsuffix /*.c,$(SRCDIRS))) -- $(SBW_CPPFLAGS) $(CPPFLAGS) -std=c11 -fopenmp
 
 format:
 	clang-format -i $(ALL_C) $(ALL_H)
+
+format-check:
+	clang-format --dry-run --Werror $(ALL_C) $(ALL_H)
 
 clean:
 	rm -rf build build-asan bin
