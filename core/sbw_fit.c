@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* RNG stream bases (sbw_head_init uses streams 1-4). */
-#define STREAM_EPOCH UINT64_C(0x100000)
-#define STREAM_LR_AUTO UINT64_C(0x200000)
-
 static const double lr_grid[SBW_FIT_LR_GRID] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1};
 
 void sbw_fit_opts_init(sbw_fit_opts *o)
@@ -176,7 +172,7 @@ static int cmp_size(const void *a, const void *b)
 static int epoch_perm(sbw_fit *f)
 {
     gsl_rng *r;
-    int st = sbw_rng_alloc(&r, f->opt.seed, STREAM_EPOCH + f->epoch);
+    int st = sbw_rng_alloc(&r, f->opt.seed, SBW_FIT_STREAM_EPOCH + f->epoch);
     if (st)
         return st;
     for (size_t i = 0; i < f->head.n; i++)
@@ -254,17 +250,29 @@ static int nan_stop(sbw_fit *f, double loss)
                      loss, (unsigned long long)f->step);
 }
 
-/* Writes a checkpoint now (force) or when one is due; never of
- * non-finite parameters. */
+/* Writes a checkpoint now (force) or when one is due, only of parameters
+ * whose loss has been evaluated finite: theta was just updated and not yet
+ * evaluated, so a full pass without gradient checks it first (changing
+ * nothing the trajectory depends on; one pass per checkpoint).  Finite
+ * parameters can still overflow the logits: a non-finite loss stops the
+ * fit here, and the previous checkpoint stays the last good one. */
 static int maybe_checkpoint(sbw_fit *f, bool force)
 {
     if (!f->opt.checkpoint_dir)
         return SBW_OK;
     double now = sbw_progress_now();
     bool due = f->opt.checkpoint_every > 0 && now - f->t_ckpt >= f->opt.checkpoint_every;
-    if (!(force || due) || !finite_vec(f->theta, f->head.nparam))
+    if (!(force || due))
         return SBW_OK;
-    int st = sbw_ckpt_write(f, f->opt.checkpoint_dir);
+    sbw_obj_result res;
+    int st = sbw_obj_eval(f->obj, f->theta, NULL, 0, &res, NULL);
+    if (st)
+        return st;
+    if (!isfinite(res.loss))
+        return nan_stop(f, res.loss);
+    if (!finite_vec(f->theta, f->head.nparam))
+        return SBW_OK; /* NaN in a parameter the loss does not reach: not saved */
+    st = sbw_ckpt_write(f, f->opt.checkpoint_dir);
     f->t_ckpt = sbw_progress_now();
     return st;
 }
@@ -331,7 +339,9 @@ static int adam_step(sbw_fit *f, bool *done)
 }
 
 /* The L-BFGS objective: full batch, remembers the result of the last
- * evaluation (the accepted point is always the last one evaluated). */
+ * evaluation in f->last (after an accepted step the last point evaluated
+ * is the accepted one; after a failed search it is a rejected trial, which
+ * lbfgs_step replaces with the evaluation at theta). */
 static int lbfgs_fn(void *ctx, const double *x, double *fx, double *g)
 {
     sbw_fit *f = ctx;
@@ -358,7 +368,10 @@ static int lbfgs_step(sbw_fit *f, bool *done)
         return SBW_OK;
     }
     double fx = f->last.loss;
+    sbw_obj_result at = f->last; /* at theta, which a failed search keeps */
     st = sbw_optim_lbfgs_iter(&f->lbfgs, f->theta, &fx, f->grad, lbfgs_fn, f);
+    if (st)
+        f->last = at;
     if (st == SBW_ENUMERIC) { /* no decrease: converged; theta unchanged */
         sbw_error_clear();
         f->stop = SBW_FIT_CONVERGED;
@@ -412,7 +425,7 @@ static int auto_rows(const sbw_fit *f, size_t **rows, size_t *n)
     size_t total = f->head.n, want = f->opt.lr_auto_rows < total ? f->opt.lr_auto_rows : total;
     size_t *p = malloc(total * sizeof *p);
     gsl_rng *r = NULL;
-    int st = p ? sbw_rng_alloc(&r, f->opt.seed, STREAM_LR_AUTO)
+    int st = p ? sbw_rng_alloc(&r, f->opt.seed, SBW_FIT_STREAM_LR_AUTO)
                : SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (st) {
         free(p);

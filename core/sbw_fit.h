@@ -22,6 +22,14 @@
  * 0.3}, each fitted for lr_auto_steps steps on a seeded subsample of
  * lr_auto_rows contexts from the same initial parameters; the rate with the
  * lowest final mean KL on the subsample wins (ties: the smaller rate).
+ * The subsample is the first lr_auto_rows entries, sorted, of
+ * gsl_ran_shuffle of 0..N-1 with sbw_rng stream SBW_FIT_STREAM_LR_AUTO;
+ * each trial starts from the fit's initial shared parameters and those
+ * rows of H, full batch (or opts.batch when smaller than the subsample),
+ * no stopping rule.
+ *
+ * Checkpoints hold only parameters whose loss was evaluated finite, so
+ * after a divergence the last checkpoint is a good state to resume from.
  */
 #ifndef SBW_FIT_H
 #define SBW_FIT_H
@@ -49,6 +57,12 @@ typedef enum sbw_fit_stop {
 } sbw_fit_stop;
 
 #define SBW_FIT_LR_GRID 6
+
+/* sbw_rng streams (sbw_head_init uses streams 1-4): minibatch epoch e
+ * shuffles with stream SBW_FIT_STREAM_EPOCH + e; --lr auto's subsample
+ * with SBW_FIT_STREAM_LR_AUTO. */
+#define SBW_FIT_STREAM_EPOCH   UINT64_C(0x100000)
+#define SBW_FIT_STREAM_LR_AUTO UINT64_C(0x200000)
 
 struct sbw_fit;
 
@@ -138,9 +152,12 @@ void sbw_fit_free(sbw_fit *f);
 /* Runs until opts.steps updates or a stop, then evaluates the final
  * parameters (f->last, the last log row).  Returns SBW_OK when it stopped
  * by steps, tol or convergence; SBW_EINTR after a signal (a checkpoint was
- * written when a directory is set); SBW_ENUMERIC when the loss became NaN
- * or infinite (the reason names the step; the last checkpoint, if any, is
- * left as it was); errors of checkpoint writing (SBW_EIO). */
+ * written when a directory is set and the loss there is finite);
+ * SBW_ENUMERIC when the loss became NaN or infinite, found by a step's or a
+ * due checkpoint's evaluation (the reason names the step; the last
+ * checkpoint, if any, is left as it was); errors of checkpoint writing
+ * (SBW_EIO).  f->last is then the evaluation at the final theta (for
+ * L-BFGS, at the accepted point, never a rejected line-search trial). */
 int sbw_fit_run(sbw_fit *f);
 
 /* "steps", "tol", "converged", "signal", "nan", "running". */

@@ -33,11 +33,13 @@ static const char details[] =
     "Initialisation: H, W, V ~ N(0, S^2) (S = --init-scale); U ~ N(0, 1/D); b = 0;\n"
     "lms: u_i = 1, c_i evenly on [-4, 4], v_i = their spacing, lambda = 1; plif:\n"
     "every slope 1 (so it starts as softmax).  Optimisers: Adam as torch.optim.Adam\n"
-    "(--batch B: lazy updates of the batch's rows of H), or full-batch L-BFGS with a\n"
-    "strong-Wolfe line search.  --lr auto tries 1e-3,3e-3,1e-2,3e-2,0.1,0.3 for\n"
-    "100 steps on 1024 seeded contexts and keeps the lowest KL; the grid and its KLs\n"
-    "are in the header.  --tol R stops when the mean KL of the last --tol-window\n"
-    "steps improves on the previous window's by <= R times itself.\n\n"
+    "without weight decay (--decay G is a learning-rate decay: step t uses lr*G^(t-1),\n"
+    "as torch's ExponentialLR; --batch B: lazy updates of the batch's rows of H), or\n"
+    "full-batch L-BFGS with a strong-Wolfe line search.  --lr auto tries\n"
+    "1e-3,3e-3,1e-2,3e-2,0.1,0.3 for 100 steps on 1024 seeded contexts and keeps the\n"
+    "lowest KL; the grid and its KLs are in the header (and the --log header).\n"
+    "--tol R stops when the mean KL of the last --tol-window steps improves on the\n"
+    "previous window's by <= R times itself.\n\n"
     "Speed: contexts run in blocks (nothing N x M is formed).  --precision single:\n"
     "GEMMs, exp/log and P* in float32; double: all in float64; every sum in float64\n"
     "either way.  The output log Q and the final metrics are always recomputed in\n"
@@ -366,7 +368,8 @@ static const sbw_opt opts[] = {
     {"--beta1", "B", SBW_ARG_DOUBLE, &R.o.beta1, 0, 0.999999999, "Adam beta1"},
     {"--beta2", "B", SBW_ARG_DOUBLE, &R.o.beta2, 0, 0.999999999, "Adam beta2"},
     {"--adam-eps", "E", SBW_ARG_DOUBLE, &R.o.eps, 0, 1, "Adam epsilon"},
-    {"--decay", "G", SBW_ARG_DOUBLE, &R.o.decay, 1e-12, 1, "multiply the lr by G every step"},
+    {"--decay", "G", SBW_ARG_DOUBLE, &R.o.decay, 1e-12, 1,
+     "multiplicative learning-rate decay (not weight decay): step t uses lr * G^(t-1)"},
     {"--batch", "B", SBW_ARG_SIZE, &R.o.batch, 0, 1e15, "contexts per Adam step (0 = all)"},
     {"--steps", "S", SBW_ARG_SIZE, &R.o.steps, 0, 1e15, "at most S updates"},
     {"--tol", "R", SBW_ARG_DOUBLE, &R.o.tol, 0, 1, "relative-improvement stop (0 = off)"},

@@ -3,8 +3,10 @@
  * (MoS Proposition 1 / Corollary 1), with and without a ones column; MoS
  * beats softmax on an LDA-like topic language; checkpoint + resume equals
  * an uninterrupted run bit for bit (Adam minibatch and L-BFGS); a NaN loss
- * stops with the step and keeps the last checkpoint; the stopping rule;
- * --lr auto; the float64 log Q pass. */
+ * stops with the step and keeps the last checkpoint, whose loss is finite
+ * even when the parameters after it stay finite but overflow the logits; an
+ * L-BFGS fit reports the state at its final parameters; the stopping rule;
+ * --lr auto against independent refits; the float64 log Q pass. */
 #include "sbw_test.h"
 
 #include "sbw_ckpt.h"
@@ -13,8 +15,10 @@
 #include "sbw_fit_io.h"
 #include "sbw_fit_ref.h"
 #include "sbw_num.h"
+#include "sbw_rng.h"
 #include "sbw_synth.h"
 
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +237,86 @@ static void test_nan_stops_keeps_checkpoint(void **state)
     sbw_target_free(&t);
 }
 
+static void scale_w_at(void *ctx, const sbw_fit *f)
+{
+    const stopper *s = ctx;
+    if (f->step != s->at)
+        return;
+    for (size_t i = 0; i < f->head.m * f->head.d; i++)
+        f->theta[f->head.off_w + i] *= 1e200;
+}
+
+/* A real divergence: after step 5, W is scaled by 1e200.  The parameters
+ * stay finite (so a check of the parameters alone passes) but the float32
+ * logits overflow.  The fit stops naming step 5, and the checkpoint kept is
+ * step 4's, whose loss is finite. */
+static void test_overflow_keeps_good_checkpoint(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(40, 20, 2, false, 17);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    stopper s = {0, 5, false};
+    o.d = 2, o.steps = 50, o.obj.threads = 1, o.on_step = scale_w_at, o.ctx = &s;
+    o.checkpoint_dir = fresh_dir("ckpt_overflow"), o.checkpoint_every = 1e-9;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    assert_true(o.obj.single);
+    assert_int_equal(sbw_fit_run(f), SBW_ENUMERIC);
+    assert_int_equal(f->stop, SBW_FIT_NAN);
+    assert_non_null(strstr(sbw_error_reason(), "at step 5"));
+    assert_non_null(strstr(sbw_error_reason(), "(step 4)"));
+    for (size_t i = 0; i < f->head.nparam; i++)
+        assert_true(isfinite(f->theta[i]));
+    sbw_fit_free(f);
+    o.on_step = NULL;
+    SBW_ASSERT_OK(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
+    assert_int_equal(f->step, 4);
+    sbw_obj_result res;
+    SBW_ASSERT_OK(sbw_obj_eval(f->obj, f->theta, NULL, 0, &res, NULL));
+    assert_true(isfinite(res.loss) && isfinite(res.kl));
+    sbw_fit_free(f);
+    sbw_target_free(&t);
+}
+
+/* ---- what a finished fit reports ---------------------------------------------- */
+
+/* After L-BFGS stops (converged: its last line search rejected every
+ * trial; or out of steps), f->last and the last log row are the objective
+ * at the final parameters: a fresh evaluation there equals them bit for
+ * bit (same objective, same threads, deterministic). */
+static void check_lbfgs_final(sbw_fit_opts o, const sbw_target *t, sbw_fit_stop want)
+{
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(f));
+    assert_int_equal(f->stop, want);
+    sbw_obj_result res;
+    SBW_ASSERT_OK(sbw_obj_eval(f->obj, f->theta, NULL, 0, &res, NULL));
+    assert_memory_equal(&res.loss, &f->last.loss, sizeof res.loss);
+    assert_memory_equal(&res.kl, &f->last.kl, sizeof res.kl);
+    assert_memory_equal(&res.mode_match, &f->last.mode_match, sizeof res.mode_match);
+    const sbw_fit_logrow *row = &f->log[f->nlog - 1];
+    assert_true(row->step == (double)f->step && row->loss == res.loss && row->kl == res.kl);
+    sbw_fit_free(f);
+}
+
+static void test_lbfgs_reports_final_state(void **state)
+{
+    (void)state;
+    sbw_target t = make_lowrank(60, 23, 3, false, 18);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.d = 3, o.steps = 5000, o.optimizer = SBW_FIT_LBFGS, o.obj.single = false;
+    o.obj.threads = 2;
+    check_lbfgs_final(o, &t, SBW_FIT_CONVERGED);
+    o.obj.single = true;
+    check_lbfgs_final(o, &t, SBW_FIT_CONVERGED);
+    o.steps = 7;
+    check_lbfgs_final(o, &t, SBW_FIT_STEPS);
+    sbw_target_free(&t);
+}
+
 /* ---- stopping rule, --lr auto, the float64 pass ------------------------------ */
 
 static void test_tol_stops_early(void **state)
@@ -254,23 +338,94 @@ static void test_tol_stops_early(void **state)
     sbw_target_free(&t);
 }
 
+/* --lr auto's subsample, built here from its documented recipe (sbw_fit.h):
+ * the first want of a shuffle of 0..n-1 from stream SBW_FIT_STREAM_LR_AUTO,
+ * sorted. */
+static size_t *auto_subsample(size_t n, size_t want, uint64_t seed)
+{
+    size_t *p = malloc(n * sizeof *p);
+    gsl_rng *r;
+    assert_non_null(p);
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, seed, SBW_FIT_STREAM_LR_AUTO));
+    for (size_t i = 0; i < n; i++)
+        p[i] = i;
+    gsl_ran_shuffle(r, p, n, sizeof *p);
+    sbw_rng_free(r);
+    for (size_t i = 1; i < want; i++) /* insertion sort of the first want */
+        for (size_t j = i; j > 0 && p[j - 1] > p[j]; j--) {
+            size_t x = p[j];
+            p[j] = p[j - 1], p[j - 1] = x;
+        }
+    return p;
+}
+
+/* A fixed-lr fit of sub for o.lr_auto_steps steps from theta0 (the full
+ * fit's initial parameters: the shared part and the rows of H in rows);
+ * its final mean KL. */
+static double refit_kl(const sbw_target *sub, const size_t *rows, const double *theta0,
+                       sbw_fit_opts o, double lr)
+{
+    o.lr_auto = false, o.lr = lr, o.steps = o.lr_auto_steps;
+    sbw_fit *g;
+    SBW_ASSERT_OK(sbw_fit_alloc(&g, sub, &o));
+    size_t d = g->head.d;
+    memcpy(g->theta, theta0, g->head.nshared * sizeof *theta0);
+    for (size_t i = 0; i < sub->n; i++)
+        memcpy(g->theta + g->head.off_h + i * d, theta0 + g->head.off_h + rows[i] * d,
+               d * sizeof *theta0);
+    SBW_ASSERT_OK(sbw_fit_run(g));
+    double kl = g->last.kl;
+    sbw_fit_free(g);
+    return kl;
+}
+
+/* Final mean KL of a fit of t with o (no --lr auto) at lr. */
+static double fixed_lr_kl(const sbw_target *t, sbw_fit_opts o, double lr)
+{
+    o.lr_auto = false, o.lr = lr;
+    sbw_fit *g;
+    SBW_ASSERT_OK(sbw_fit_alloc(&g, t, &o));
+    SBW_ASSERT_OK(sbw_fit_run(g));
+    double kl = g->last.kl;
+    sbw_fit_free(g);
+    return kl;
+}
+
+/* Every grid point's KL equals an independent refit of that point, the
+ * chosen rate is the argmin, and after the same steps on all the data the
+ * chosen rate beats a poor fixed one. */
 static void test_lr_auto(void **state)
 {
     (void)state;
-    sbw_target t = make_lowrank(90, 31, 3, false, 14);
+    sbw_target t = make_lowrank(90, 31, 3, false, 14), sub;
     sbw_fit_opts o;
     sbw_fit_opts_init(&o);
     o.d = 3, o.lr_auto = true, o.lr_auto_rows = 50, o.lr_auto_steps = 30, o.obj.threads = 2;
+    o.steps = 40;
     sbw_fit *f;
     SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
     assert_int_equal(f->nlr, SBW_FIT_LR_GRID);
+    double *theta0 = malloc(f->head.nparam * sizeof *theta0);
+    assert_non_null(theta0);
+    SBW_ASSERT_OK(sbw_head_init(&f->head, theta0, o.seed, o.init_scale));
+    assert_memory_equal(f->theta, theta0, f->head.nparam * sizeof *theta0); /* untouched */
+    size_t *rows = auto_subsample(t.n, o.lr_auto_rows, o.seed);
+    SBW_ASSERT_OK(sbw_target_subset(&sub, &t, rows, o.lr_auto_rows));
     size_t best = 0;
-    for (size_t i = 0; i < f->nlr; i++)
+    for (size_t i = 0; i < f->nlr; i++) {
+        double kl = refit_kl(&sub, rows, theta0, o, f->lr_grid[i]);
+        assert_memory_equal(&kl, &f->lr_kl[i], sizeof kl);
         best = f->lr_kl[i] < f->lr_kl[best] ? i : best;
-    for (size_t i = 0; i < f->nlr; i++)
-        assert_true(f->lr_kl[i] >= f->lr_kl[best] && isfinite(f->lr_kl[best]));
+    }
+    assert_true(isfinite(f->lr_kl[best]));
     assert_true(f->opt.lr == f->lr_grid[best] && f->adam.lr == f->opt.lr);
-    assert_int_equal(f->step, 0); /* the grid left the fit itself untouched */
+    assert_int_equal(f->step, 0);
+    SBW_ASSERT_OK(sbw_fit_run(f));
+    assert_true(f->opt.lr != 1e-3 && f->step == 40);
+    assert_true(f->last.kl < fixed_lr_kl(&t, o, 1e-3));
+    free(rows);
+    free(theta0);
+    sbw_target_free(&sub);
     sbw_fit_free(f);
     sbw_target_free(&t);
 }
@@ -328,6 +483,8 @@ int main(void)
         cmocka_unit_test(test_resume_lbfgs),
         cmocka_unit_test(test_resume_errors),
         cmocka_unit_test(test_nan_stops_keeps_checkpoint),
+        cmocka_unit_test(test_overflow_keeps_good_checkpoint),
+        cmocka_unit_test(test_lbfgs_reports_final_state),
         cmocka_unit_test(test_tol_stops_early),
         cmocka_unit_test(test_lr_auto),
         cmocka_unit_test(test_logq_float64),

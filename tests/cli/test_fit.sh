@@ -1,8 +1,9 @@
 #!/bin/sh
 # CLI checks of sbw-fit: outputs and their shapes, header and JSON keys,
-# usage errors (exit 2), bad data (exit 1, nothing written), --dry-run,
-# --lr auto in the header, and SIGTERM + --resume equal to an uninterrupted
-# run byte for byte.
+# a softmax log Q of rank D+1, usage errors (exit 2), bad data (exit 1,
+# nothing written), a diverging fit (exit 1 naming the step, no bad
+# checkpoint), --dry-run, --lr auto in the header and the log's header, and
+# SIGTERM or SIGINT + --resume equal to an uninterrupted run byte for byte.
 . tests/cli/lib.sh
 
 FIT=$BIN/sbw-fit
@@ -13,6 +14,8 @@ FIT=$BIN/sbw-fit
 expect_exit 0 "--help" "$FIT" --help
 expect_grep "kl_mean" "$T/out" "--help names the output columns"
 expect_grep "mos\+plif" "$T/out" "--help lists the heads"
+expect_grep "--decay G +multiplicative learning-rate decay \(not weight decay\): step t uses" \
+    "$T/out" "--help: --decay is a multiplicative lr decay"
 expect_exit 0 "--version" "$FIT" --version
 
 # ---- a fit and its outputs ---------------------------------------------------------
@@ -37,6 +40,11 @@ for f in H W b U V params.tsv; do
 done
 expect_eq "$(tsv_field "$T/params/params.tsv" rows 1)" 300 "params.tsv: H rows"
 expect_absent "$T/Q.npy.ckpt" "the default checkpoint is removed after success"
+
+# a single-precision softmax fit's log Q is recomputed in float64: rank D+1
+expect_exit 0 "softmax fit" "$FIT" "$T/P.npy" --d 2 --steps 30 -o "$T/Qsoft.npy" -q
+"$BIN/sbw-rank" "$T/Qsoft.npy" >"$T/rank" 2>/dev/null || bad "sbw-rank of the fitted log Q failed"
+expect_eq "$(tsv_field "$T/rank" rank)" 3 "softmax --d 2: log Q has rank D+1 = 3"
 
 # --init DIR: the saved parameters reproduce the fit's log Q exactly
 expect_exit 0 "--init" "$FIT" "$T/P.npy" --model mos --k 2 --d 3 --bias --init "$T/params" \
@@ -66,10 +74,15 @@ expect_exit 0 "lbfgs double" "$FIT" "$T/P.npy" --optimizer lbfgs --precision dou
 expect_exit 0 "minibatch" "$FIT" "$T/P.npy" --batch 64 --d 3 --steps 10 -q
 expect_grep "^# batch=64$" "$T/out" "header: batch"
 
-expect_exit 0 "--lr auto" "$FIT" "$T/P.npy" --d 3 --steps 5 --lr auto -q
+expect_exit 0 "--lr auto" "$FIT" "$T/P.npy" --d 3 --steps 5 --lr auto --log "$T/auto.tsv" -q
 expect_grep "^# lr_mode=auto$" "$T/out" "header: lr_mode=auto"
 expect_grep "^# lr_auto_grid=0.001,0.003,0.01,0.03,0.1,0.3$" "$T/out" "header: lr grid"
-expect_grep "^# lr_auto_kl=" "$T/out" "header: KL of each grid point"
+expect_grep "^# lr_auto_kl=(([0-9.e+-]+|inf),){5}([0-9.e+-]+|inf)$" "$T/out" "header: KL of each grid point"
+expect_grep "^# lr_mode=auto$" "$T/auto.tsv" "log header: lr_mode=auto"
+expect_grep "^# lr_auto_grid=0.001,0.003,0.01,0.03,0.1,0.3$" "$T/auto.tsv" "log header: lr grid"
+expect_eq "$(grep '^# lr_auto_kl=' "$T/auto.tsv")" "$(grep '^# lr_auto_kl=' "$T/out")" \
+    "log header: the same KL of each grid point"
+expect_eq "$(grep '^# lr=' "$T/auto.tsv")" "$(grep '^# lr=' "$T/out")" "log header: the chosen lr"
 
 expect_exit 0 "--dry-run" "$FIT" "$T/P.npy" --model mos --k 4 --d 3 --dry-run -o "$T/dry.npy"
 expect_grep "^total	" "$T/out" "dry run: total"
@@ -107,24 +120,47 @@ expect_exit 1 "missing file" "$FIT" "$T/nope.npy" --d 2 -o "$T/x.npy"
 expect_absent "$T/x.npy" "bad data writes nothing"
 expect_absent "$T/x.npy.ckpt" "bad data leaves no checkpoint"
 
-# ---- SIGTERM, then --resume: the same bytes as an uninterrupted run ----------------------
+# a diverging fit: from fit_diverge's parameters (finite; W ~ 1e36, H = 0)
+# one Adam step of --lr 1e4 overflows the float32 logits while every
+# parameter stays finite.  Exit 1 naming the step; the checkpoint due after
+# that step is not written, since its loss is not finite.
+DIV=$FIX/fit_diverge
+expect_exit 1 "diverging fit" "$FIT" "$DIV/P.npy" --d 2 --init "$DIV" --lr 1e4 --steps 10 \
+    --checkpoint "$T/divck" --checkpoint-every 1e-9 -o "$T/div.npy" --log "$T/div.tsv"
+expect_grep "the loss became -?(nan|inf) at step 1 .*no checkpoint was written" "$T/err" \
+    "divergence: names the step"
+expect_absent "$T/divck" "divergence: no checkpoint of the diverged parameters"
+expect_absent "$T/div.npy" "divergence: no log Q"
+expect_grep "^0	0	1.609" "$T/div.tsv" "divergence: the log keeps the finite step 0"
+expect_exit 0 "the same fit in float64 stays finite" "$FIT" "$DIV/P.npy" --d 2 --init "$DIV" \
+    --lr 1e4 --steps 10 --precision double -q
+
+# ---- SIGTERM or SIGINT, then --resume: the same bytes as an uninterrupted run -------------
+# run_killed SIG DIR ERR ARGS...: sbw-fit ARGS in the background with
+# checkpoints every 0.05 s into DIR (stderr to ERR); SIG once the first
+# checkpoint exists; its exit status in rc.
+run_killed() {
+    sig=$1 ck=$2 errf=$3
+    shift 3
+    "$FIT" "$@" --checkpoint "$ck" --checkpoint-every 0.05 >/dev/null 2>"$errf" &
+    pid=$!
+    i=0
+    while [ ! -f "$ck/checkpoint.tsv" ] && [ $i -lt 200 ]; do
+        sleep 0.02
+        i=$((i + 1))
+    done
+    kill -"$sig" $pid 2>/dev/null
+    wait $pid
+    rc=$?
+}
+
 "$BIN/sbw-synth" dirichlet --n 500 --m 120 --alpha 0.3 --seed 4 -o "$T/D.npy" >/dev/null 2>&1
 ARGS="--model lms --k 3 --d 4 --steps 3000 --batch 100 --lr 0.01 --threads 2 -q"
 # shellcheck disable=SC2086
 "$FIT" "$T/D.npy" $ARGS -o "$T/Qref.npy" --log "$T/ref.tsv" >/dev/null 2>&1 ||
     bad "uninterrupted reference fit failed"
 # shellcheck disable=SC2086
-"$FIT" "$T/D.npy" $ARGS -o "$T/Qk.npy" --checkpoint "$T/ck" --checkpoint-every 0.05 \
-    >/dev/null 2>"$T/kill.err" &
-pid=$!
-i=0
-while [ ! -f "$T/ck/checkpoint.tsv" ] && [ $i -lt 200 ]; do
-    sleep 0.02
-    i=$((i + 1))
-done
-kill -TERM $pid 2>/dev/null
-wait $pid
-rc=$?
+run_killed TERM "$T/ck" "$T/kill.err" "$T/D.npy" $ARGS -o "$T/Qk.npy"
 expect_eq "$rc" 1 "SIGTERM: exit 1 after writing a checkpoint"
 expect_grep "interrupted at step [0-9]+; checkpoint written to" "$T/kill.err" "SIGTERM message"
 expect_absent "$T/Qk.npy" "an interrupted fit writes no log Q"
@@ -152,5 +188,18 @@ ls "$T/ck" >"$T/ckls"
 expect_lines 5 "$T/ckls" "no files of the earlier fit's generations remain"
 expect_exit 1 "resume on other data" "$FIT" "$T/P.npy" --resume "$T/ck" -o "$T/x.npy"
 expect_grep "checkpoint is for 500 x 120 data" "$T/err" "names the data mismatch"
+
+# SIGINT (Ctrl-C) too, on a shorter fit
+ARGS="--model lms --k 3 --d 4 --steps 1000 --batch 100 --lr 0.01 --threads 2 -q"
+# shellcheck disable=SC2086
+"$FIT" "$T/D.npy" $ARGS -o "$T/Qref2.npy" >/dev/null 2>&1 || bad "second reference fit failed"
+# shellcheck disable=SC2086
+run_killed INT "$T/cki" "$T/int.err" "$T/D.npy" $ARGS -o "$T/Qi.npy"
+expect_eq "$rc" 1 "SIGINT: exit 1 after writing a checkpoint"
+expect_grep "interrupted at step [0-9]+; checkpoint written to" "$T/int.err" "SIGINT message"
+expect_absent "$T/Qi.npy" "a fit stopped by SIGINT writes no log Q"
+expect_exit 0 "--resume after SIGINT" "$FIT" "$T/D.npy" --resume "$T/cki" --steps 1000 \
+    --threads 2 -q -o "$T/Qi.npy"
+if cmp -s "$T/Qref2.npy" "$T/Qi.npy"; then ok; else bad "log Q resumed after SIGINT differs"; fi
 
 finish
