@@ -83,6 +83,15 @@ expect_exit 0 "--norm minmax" "$R" -q --norm minmax --spectrum "$T/spec2.tsv" "$
 expect_grep '^# normalisation=\(sigma-sigma_min\)/\(sigma0-sigma_min\)' "$T/spec2.tsv" "minmax label"
 expect_eq "$(tsv_field "$T/spec2.tsv" normalised 20)" 0 "minmax: smallest is 0"
 
+# an exactly zero singular value (a column of zeros, direct path): its
+# log10_sigma is nan, which gnuplot skips and pandas reads, never -inf
+expect_exit 0 "zero sigma" "$R" -q --method direct --spectrum "$T/zero.tsv" "$FIX/rank_zero_sv.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 3 "rank with a zero column"
+expect_eq "$(tsv_field "$T/zero.tsv" sigma 4)" 0 "the zero sigma is exact"
+expect_eq "$(tsv_field "$T/zero.tsv" log10_sigma 4)" nan "log10 of 0 is nan"
+expect_eq "$(tsv_field "$T/zero.tsv" log10_sigma 3 | grep -c nan)" 0 "log10 of a positive sigma is a number"
+if grep -q inf "$T/zero.tsv"; then bad "no inf in the spectrum: $(grep inf "$T/zero.tsv")"; else ok; fi
+
 # bad data: exit 1, one clear line, nothing written
 expect_exit 1 "nonfinite" "$R" -q --spectrum "$T/bad.tsv" "$FIX/nonfinite.npy"
 expect_grep '3 non-finite entries \(1 NaN, 1 \+Inf, 1 -Inf\), the first at row 1, column 2' "$T/err" "nonfinite count and position"
