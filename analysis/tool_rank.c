@@ -36,7 +36,8 @@ static const char details[] =
     "log10_sigma normalised cum_pct, where normalised is in [0,1] (--norm max:\n"
     "sigma/sigma0, or minmax: (sigma-sigma_min)/(sigma0-sigma_min); the header\n"
     "says which) and cum_pct is the percentage of normalised values <= it: plot\n"
-    "cum_pct against normalised for MoS Figure 1.\n\n"
+    "cum_pct against normalised for MoS Figure 1.  log10_sigma is nan for an\n"
+    "exactly zero sigma (gnuplot skips the point, pandas reads NaN).\n\n"
     "Examples:\n"
     "  sbw-rank logP.npy\n"
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
@@ -130,7 +131,8 @@ static int write_spectrum(const char *out, const sbw_common *c, const char *path
         st = st ? st : sbw_table_set_int(t, "index", (long long)j);
         st = st ? st : sbw_table_set_dbl(t, "sigma", s[j]);
         st = st ? st : sbw_table_set_dbl(t, "sigma_rel", s[0] > 0 ? s[j] / s[0] : 0.0);
-        st = st ? st : sbw_table_set_dbl(t, "log10_sigma", log10(s[j]));
+        /* log10 of an exact 0 is undefined: nan, the tables' blank */
+        st = st ? st : sbw_table_set_dbl(t, "log10_sigma", s[j] > 0 ? log10(s[j]) : NAN);
         st = st ? st : sbw_table_set_dbl(t, "normalised", v[j]);
         st = st ? st : sbw_table_set_dbl(t, "cum_pct", v[k + j]);
     }

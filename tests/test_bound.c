@@ -1,8 +1,10 @@
 /* test_bound.c -- Eckart-Young bounds for Softmax heads: closed forms on
  * matrices of chosen spectrum (A = U diag(s) V^T, with the ones vector
  * placed among the singular vectors or kept out of them), shift-aware >=
- * Theorem 1, the Pythagorean split of the constructed solution's error,
- * exactness of biased heads, fit errors against brute force, errors. */
+ * Theorem 1, the Pythagorean split of the constructed solution's error
+ * (against logits and log Z built in the test: from U, s, V on matrices of
+ * chosen spectrum, by LAPACK dgesvd on languages), exactness of biased
+ * heads, fit errors against brute force, errors. */
 #include "sbw_bound.h"
 #include "sbw_rank.h"
 #include "sbw_spectra.h"
@@ -98,9 +100,9 @@ static void drop(const double *s, size_t k, long skip, double *out, size_t n)
 }
 
 typedef struct config {
-    long u_ones, v_ones;  /* column holding the ones vector in U / V (-1: none) */
-    long rows_drop;       /* which s_j the row centring removes (-1: none) */
-    long both_drop;       /* which s_j the double centring removes */
+    long u_ones, v_ones; /* column holding the ones vector in U / V (-1: none) */
+    long rows_drop;      /* which s_j the row centring removes (-1: none) */
+    long both_drop;      /* which s_j the double centring removes */
 } config;
 
 /* A = U diag(s) V^T with the ones vectors where cfg says: every bound at
@@ -192,43 +194,93 @@ static void test_shift_dominates(void **state)
 
 /* ---- the constructed solution ----------------------------------------------- */
 
-/* Brute force from the files: ||A - log Q||^2, the shift-aware bound^2
- * from the Jacobi twin of the naively centred A, and the normalisation
- * term M sum_i (mean_i(A) + log Z_i)^2 with log Z_i the log partition
- * function of the centred logits (log Q_i minus its mean). */
-static void brute_split(const sbw_mat *a, const sbw_mat *q, size_t d, bool bias, double *err2,
-                        double *bound2, double *norm2)
+/* Logits of the exact rank-d solution, built here without the library:
+ * A centred naively (double-centred with bias), LAPACK dgesvd (not the
+ * library's dgesdd) for its right singular vectors V_d, L = C V_d V_d^T by
+ * plain loops, plus 1 mu^T with bias (mu the column means of A).  l is
+ * allocated here (N x M). */
+static void ref_logits(const sbw_mat *a, size_t d, bool bias, sbw_mat *l)
 {
     size_t n = a->rows, m = a->cols, k = n < m ? n : m;
-    sbw_mat c = {0};
-    double s[64];
+    sbw_mat c = {0}, vt = {0}, h = {0};
+    double s[64], superb[64], mu[64] = {0};
     SBW_ASSERT_OK(sbw_mat_alloc(&c, n, m));
     SBW_ASSERT_OK(sbw_mat_copy(&c, a));
     tm_centre(&c, true, bias);
-    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s));
-    *bound2 = d < k ? pow(tail_of(s, k, d), 2) : 0;
+    SBW_ASSERT_OK(sbw_mat_alloc(&vt, k, m));
+    SBW_ASSERT_OK(sbw_mat_alloc(&h, n, m));
+    SBW_ASSERT_OK(sbw_mat_copy(&h, &c)); /* dgesvd overwrites its input */
+    assert_int_equal(LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'S', (int)n, (int)m, h.data, (int)h.ld,
+                                    s, NULL, 1, vt.data, (int)vt.ld, superb),
+                     0);
+    for (size_t j = 0; bias && j < m; j++)
+        for (size_t i = 0; i < n; i++)
+            mu[j] += SBW_AT(a, i, j) / (double)n;
+    SBW_ASSERT_OK(sbw_mat_alloc(l, n, m));
+    size_t dd = d < k ? d : k;
+    for (size_t i = 0; i < n; i++) {
+        double hi[64];
+        for (size_t p = 0; p < dd; p++) { /* h_i = c_i V_d */
+            hi[p] = 0;
+            for (size_t j = 0; j < m; j++)
+                hi[p] += SBW_AT(&c, i, j) * SBW_AT(&vt, p, j);
+        }
+        for (size_t j = 0; j < m; j++) {
+            double acc = mu[j];
+            for (size_t p = 0; p < dd; p++)
+                acc += hi[p] * SBW_AT(&vt, p, j);
+            SBW_AT(l, i, j) = acc;
+        }
+    }
+    sbw_mat_free(&c);
+    sbw_mat_free(&vt);
+    sbw_mat_free(&h);
+}
+
+/* The Pythagorean split of the constructed log Q's error, from the files
+ * and the test's own logits L (never from log Q's normalisation): err2 =
+ * ||A - log Q||^2 and norm2 = M sum_i (mean_i(A) - mean_i(L) + log Z_i)^2,
+ * log Z_i = logsumexp(L_i) -- the row means of A - (L - log Z 1^T);
+ * mean_i(L) = 0 without bias (V_d is orthogonal to the ones vector).
+ * Also checks every row of log Q is normalised, and, when qtol >= 0,
+ * log Q = L - log Z 1^T entrywise to qtol. */
+static void split_terms(const sbw_mat *a, const sbw_mat *q, const sbw_mat *l, double qtol,
+                        double *err2, double *norm2)
+{
+    size_t n = a->rows, m = a->cols;
     *err2 = *norm2 = 0;
     for (size_t i = 0; i < n; i++) {
-        double ma = 0, mq = 0, logits[64];
+        double ma = 0, ml = 0, big = 0;
         for (size_t j = 0; j < m; j++) {
             double dv = SBW_AT(a, i, j) - SBW_AT(q, i, j);
             *err2 += dv * dv;
             ma += SBW_AT(a, i, j) / (double)m;
-            mq += SBW_AT(q, i, j) / (double)m;
-        }
-        for (size_t j = 0; j < m; j++)
-            logits[j] = SBW_AT(q, i, j) - mq;
-        double logz = sbw_num_logsumexp(logits, m);
-        if (!bias) /* with bias the logits carry the column means: compare means */
-            *norm2 += (double)m * (ma + logz) * (ma + logz);
-        else
-            *norm2 += (double)m * (ma - mq) * (ma - mq);
-        double big = 0;
-        for (size_t j = 0; j < m; j++)
+            ml += SBW_AT(l, i, j) / (double)m;
             big = fmax(big, fabs(SBW_AT(q, i, j)));
+        }
+        double logz = sbw_num_logsumexp(&SBW_AT(l, i, 0), m);
+        *norm2 += (double)m * (ma - ml + logz) * (ma - ml + logz);
+        for (size_t j = 0; qtol >= 0 && j < m; j++)
+            if (fabs(SBW_AT(q, i, j) - (SBW_AT(l, i, j) - logz)) > qtol)
+                fail_msg("log Q[%zu][%zu] = %.17g, L - log Z = %.17g (tolerance %.3g)", i, j,
+                         SBW_AT(q, i, j), SBW_AT(l, i, j) - logz, qtol);
         SBW_ASSERT_NEAR(sbw_num_logsumexp(&SBW_AT(q, i, 0), m), 0.0, 16 * DBL_EPSILON * big);
     }
+}
+
+/* The shift-aware bound squared by brute force: tail sum of sigma^2 of
+ * the naively centred A (Jacobi twin) from index d. */
+static double twin_bound2(const sbw_mat *a, size_t d, bool bias)
+{
+    size_t k = a->rows < a->cols ? a->rows : a->cols;
+    sbw_mat c = {0};
+    double s[64];
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+    tm_centre(&c, true, bias);
+    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s));
     sbw_mat_free(&c);
+    return d < k ? pow(tail_of(s, k, d), 2) : 0;
 }
 
 /* Rank of the centred log Q: its singular values (Jacobi twin) above the
@@ -252,8 +304,8 @@ static size_t centred_rank(const sbw_mat *q, bool bias)
     return r;
 }
 
-static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias,
-                            sbw_method m, size_t dstar)
+static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias, sbw_method m,
+                            size_t dstar)
 {
     const char *out = sbw_test_path("q.npy");
     sbw_spectra_opts o = {.method = m, .block_rows = 4, .workers = 2};
@@ -261,9 +313,12 @@ static void check_construct(const sbw_mat *a, const char *path, size_t d, bool b
     sbw_mat q = {0};
     SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
     SBW_ASSERT_OK(sbw_npy_load(out, &q, NULL));
-    double err2, bound2, norm2, fa = frob(a), tol = 64 * DBL_EPSILON * fa * fa;
-    brute_split(a, &q, d, bias, &err2, &bound2, &norm2);
-    /* the Pythagorean split, checked from the files alone */
+    sbw_mat l = {0};
+    ref_logits(a, d, bias, &l);
+    double err2, norm2, fa = frob(a), tol = 64 * DBL_EPSILON * fa * fa;
+    double bound2 = twin_bound2(a, d, bias);
+    split_terms(a, &q, &l, -1, &err2, &norm2);
+    /* the Pythagorean split: the files against the test's own solution */
     SBW_ASSERT_NEAR(err2, bound2 + norm2, tol);
     /* the library's own account agrees */
     SBW_ASSERT_NEAR(res.err.error * res.err.error, err2, tol);
@@ -271,12 +326,96 @@ static void check_construct(const sbw_mat *a, const char *path, size_t d, bool b
     SBW_ASSERT_NEAR(res.err.norm * res.err.norm, norm2, tol);
     /* a Softmax head of dimension d: centred log Q has rank <= d */
     if (centred_rank(&q, bias) > d)
-        fail_msg("d %zu bias %d method %d: centred rank of log Q %zu", d, bias, m, centred_rank(&q, bias));
+        fail_msg("d %zu bias %d method %d: centred rank of log Q %zu", d, bias, m,
+                 centred_rank(&q, bias));
     if (d >= dstar) /* exact from d* on */
         SBW_ASSERT_NEAR(res.err.error, 0.0, 64 * DBL_EPSILON * fa);
     else
         assert_true(res.err.error > 1e-6 * fa);
     sbw_mat_free(&q);
+    sbw_mat_free(&l);
+}
+
+/* The construction on check_config's A = U diag(s) V^T, whose centred
+ * matrix is known exactly: A minus s_j u_j v_j^T for the j whose vector
+ * is the ones vector (none: A itself).  So the rank-d solution's logits
+ * are the top d kept terms (+ 1 mu^T with bias, mu the column means of
+ * A), built here from U, s and V, and the bound squared is the closed-form
+ * tail of the kept s^2.  These A are not log-probabilities: the error
+ * never vanishes; from d* on it is the normalisation term alone. */
+static void check_construct_known(const config *cfg, gsl_rng *rng)
+{
+    enum { N = 23, M = 17, K = 15 };
+    double s[K];
+    for (int i = 0; i < K; i++)
+        s[i] = 10.0 * pow(0.6, i);
+    sbw_mat u = {0}, v = {0}, a = {0}, q = {0}, l = {0};
+    SBW_ASSERT_OK(tm_orthonormal(&u, N, K, cfg->u_ones, rng));
+    SBW_ASSERT_OK(tm_orthonormal(&v, M, K, cfg->v_ones, rng));
+    SBW_ASSERT_OK(tm_usv(&a, &u, s, &v));
+    SBW_ASSERT_OK(sbw_mat_alloc(&l, N, M));
+    char *path = save_tmp("usv_c.npy", &a);
+    const char *out = sbw_test_path("q_usv.npy");
+    /* log Q entrywise at sigma_0 sqrt(M) (measured: under 1 eps sigma_0 sqrt(M)) */
+    double fa = frob(&a), qtol = 16 * DBL_EPSILON * s[0] * sqrt(M);
+    for (int bias = 0; bias <= 1; bias++) {
+        long drop = bias ? cfg->both_drop : cfg->rows_drop;
+        size_t kept[K], nk = 0;
+        for (size_t i = 0; i < K; i++)
+            if ((long)i != drop)
+                kept[nk++] = i;
+        double mu[M] = {0};
+        for (size_t j = 0; bias && j < M; j++)
+            for (size_t i = 0; i < N; i++)
+                mu[j] += SBW_AT(&a, i, j) / N;
+        const size_t ds[] = {0, 1, 4, nk - 1, nk, M};
+        for (size_t di = 0; di < sizeof ds / sizeof *ds; di++) {
+            size_t d = ds[di], dd = d < nk ? d : nk;
+            double bound2 = 0;
+            for (size_t p = nk; p-- > dd;)
+                bound2 += s[kept[p]] * s[kept[p]];
+            for (size_t i = 0; i < N; i++)
+                for (size_t j = 0; j < M; j++) {
+                    double acc = mu[j];
+                    for (size_t p = 0; p < dd; p++)
+                        acc += SBW_AT(&u, i, kept[p]) * s[kept[p]] * SBW_AT(&v, j, kept[p]);
+                    SBW_AT(&l, i, j) = acc;
+                }
+            for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
+                sbw_spectra_opts o = {.method = (sbw_method)m, .block_rows = 4, .workers = 2};
+                sbw_construct res;
+                double err2, norm2;
+                SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
+                assert_int_equal(res.d, d < M ? d : M);
+                SBW_ASSERT_OK(sbw_npy_load(out, &q, NULL));
+                split_terms(&a, &q, &l, qtol, &err2, &norm2);
+                /* squared norms of A - log Q: at (|A|_F + |log Q|_F)^2 */
+                double tol = 64 * DBL_EPSILON * pow(fa + frob(&q), 2);
+                SBW_ASSERT_NEAR(err2, bound2 + norm2, tol);
+                SBW_ASSERT_NEAR(res.err.centred * res.err.centred, bound2, tol);
+                SBW_ASSERT_NEAR(res.err.norm * res.err.norm, norm2, tol);
+                SBW_ASSERT_NEAR(res.err.error * res.err.error, err2, tol);
+                assert_true(norm2 > 1e-3 * fa * fa); /* the split is not 0 = 0 */
+                sbw_mat_free(&q);
+            }
+        }
+    }
+    free(path);
+    sbw_mat_free(&u);
+    sbw_mat_free(&v);
+    sbw_mat_free(&a);
+    sbw_mat_free(&l);
+}
+
+static void test_construct_known_spectrum(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(7);
+    const config cfgs[] = {
+        {-1, -1, -1, -1}, {-1, 0, 0, 0}, {-1, 4, 4, 4}, {3, -1, -1, 3}, {6, 6, 6, 6}};
+    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++)
+        check_construct_known(&cfgs[i], rng);
+    sbw_rng_free(rng);
 }
 
 static void test_construct_split(void **state)
@@ -429,15 +568,13 @@ static void test_construct_errors(void **state)
     const char *out = sbw_test_path("never.npy");
     assert_int_equal(sbw_bound_construct("-", out, 2, false, &o, &res), SBW_EINVAL);
     assert_non_null(strstr(sbw_error_reason(), "regular file, not a pipe"));
-    assert_int_equal(sbw_bound_construct(sbw_test_fixture("nonfinite.npy"), out, 2, false, &o,
-                                         &res),
-                     SBW_EDATA);
+    assert_int_equal(
+        sbw_bound_construct(sbw_test_fixture("nonfinite.npy"), out, 2, false, &o, &res), SBW_EDATA);
     assert_int_equal(access(out, F_OK), -1);
-    assert_int_equal(sbw_bound_construct(sbw_test_fixture("f8_c.npy"), "/nonexistent/q.npy", 1,
-                                         false, &o, &res),
-                     SBW_EIO);
-    assert_int_equal(sbw_bound_construct(sbw_test_fixture("vec_f8.npy"), out, 1, false, &o,
-                                         &res),
+    assert_int_equal(
+        sbw_bound_construct(sbw_test_fixture("f8_c.npy"), "/nonexistent/q.npy", 1, false, &o, &res),
+        SBW_EIO);
+    assert_int_equal(sbw_bound_construct(sbw_test_fixture("vec_f8.npy"), out, 1, false, &o, &res),
                      SBW_ESHAPE);
     assert_int_equal(access(out, F_OK), -1);
 }
@@ -445,10 +582,15 @@ static void test_construct_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tails),           cmocka_unit_test(test_known_spectrum),
-        cmocka_unit_test(test_shift_dominates), cmocka_unit_test(test_construct_split),
-        cmocka_unit_test(test_bias_exact),      cmocka_unit_test(test_fit_error),
-        cmocka_unit_test(test_fit_bad),         cmocka_unit_test(test_construct_errors),
+        cmocka_unit_test(test_tails),
+        cmocka_unit_test(test_known_spectrum),
+        cmocka_unit_test(test_shift_dominates),
+        cmocka_unit_test(test_construct_split),
+        cmocka_unit_test(test_construct_known_spectrum),
+        cmocka_unit_test(test_bias_exact),
+        cmocka_unit_test(test_fit_error),
+        cmocka_unit_test(test_fit_bad),
+        cmocka_unit_test(test_construct_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -371,6 +371,12 @@ static void test_file_refusals(void **state)
     assert_int_equal(sbw_compare_files(rp, rq, 2, NULL, rows), SBW_EDATA);
     assert_non_null(strstr(sbw_error_reason(), "Pn.npy: row 7, column 1 (0-based) is NaN"));
     sbw_logp_close(rp);
+    /* +inf in P in the NaN's place: named as +inf, not as a zero probability */
+    p.data[7 * 6 + 1] = INFINITY;
+    rp = open_saved(&p, "Pi.npy", 1e-6);
+    assert_int_equal(sbw_compare_files(rp, rq, 2, NULL, rows), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "Pi.npy: row 7, column 1 (0-based) is +inf"));
+    sbw_logp_close(rp);
     sbw_logp_close(rq);
     sbw_mat_free(&p);
     sbw_mat_free(&q);

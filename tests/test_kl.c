@@ -15,6 +15,7 @@
 #include "sbw_num.h"
 
 #include <float.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,35 @@ static void test_kern_exp_pair_match_naive(void **state)
 
 /* ---- the closed form against the brute force ------------------------------ */
 
+/* The spread by brute force: mean_i KL(p_i || pbar), pbar the mean row
+ * (it equals H(pbar) - mean_i H(p_i): sum_i KL(p_i || pbar) = sum_i sum_x
+ * p_i log p_i - T sum_x pbar log pbar).  *scale := the largest row sum of
+ * |p_ix| (|log p_ix| + |log pbar_x|), the magnitude its terms and the
+ * library's entropies are summed at. */
+static double brute_spread(const sbw_mat *l, double *scale)
+{
+    size_t t = l->rows, m = l->cols;
+    double *pbar = calloc(m, sizeof *pbar), acc = 0;
+    for (size_t i = 0; i < t; i++)
+        for (size_t x = 0; x < m; x++)
+            pbar[x] += exp(SBW_AT(l, i, x)) / (double)t;
+    *scale = 0;
+    for (size_t i = 0; i < t; i++) {
+        double kl = 0, mag = 0;
+        for (size_t x = 0; x < m; x++) {
+            double p = exp(SBW_AT(l, i, x));
+            if (p == 0) /* the limit p log p -> 0 */
+                continue;
+            kl += p * (SBW_AT(l, i, x) - log(pbar[x]));
+            mag += p * (fabs(SBW_AT(l, i, x)) + fabs(log(pbar[x])));
+        }
+        acc += kl;
+        *scale = fmax(*scale, mag);
+    }
+    free(pbar);
+    return acc / (double)t;
+}
+
 static void test_exact_matches_brute_force(void **state)
 {
     (void)state;
@@ -110,11 +140,14 @@ static void test_exact_matches_brute_force(void **state)
             sbw_mat l = make_logp(shapes[s][0], shapes[s][1], alphas[a], 1000 + 10 * s + a);
             sbw_kl_exact want, got;
             SBW_ASSERT_OK(sbw_kl_naive_exact(&l, &want));
+            double scale, spread = brute_spread(&l, &scale);
+            /* sums of m terms (and pbar of t) at that magnitude */
+            double stol = 8.0 * (double)(shapes[s][0] + shapes[s][1]) * DBL_EPSILON * (scale + 1);
             for (size_t g = 0; g < 3; g++) {
                 sbw_kl_opts o = {.group = groups[g]};
                 SBW_ASSERT_OK(sbw_kl_exact_mat(&l, &o, &got));
                 assert_exact_close(&got, &want, 1e-12);
-                SBW_ASSERT_NEAR(got.js_spread, got.entropy_of_mean - got.mean_entropy, 0.0);
+                SBW_ASSERT_NEAR(got.js_spread, spread, stol);
             }
             sbw_mat_free(&l);
         }
@@ -506,8 +539,40 @@ static void test_pairs_stats_known_values(void **state)
     assert_int_equal(sbw_kl_pairs_stats(v, 0, &s), SBW_EINVAL);
 }
 
+/* mean, sd (n - 1) of v by two plain passes: the test's own twin. */
+static void naive_mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+    double m = 0, ss = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    *mean = m;
+    *sd = sqrt(ss / (double)(n - 1));
+}
+
+/* The interval is mean -+ t_{0.975, S-1} sd / sqrt(S), with mean and sd
+ * from the two-pass twin and t from GSL.  Positive terms: the summed mean
+ * and sum of squares are within S eps relative of the exact ones (the
+ * plain recursive bound), sd within S eps, so the half-width within
+ * 2 S eps relative; halving ci_hi - ci_lo adds eps |ci| each side. */
+static void assert_interval(const sbw_kl_sample *s, const double *kl, size_t n)
+{
+    double mean, sd, t = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1));
+    naive_mean_sd(kl, n, &mean, &sd);
+    double hw = t * sd / sqrt((double)n), rel = 2.0 * (double)n * DBL_EPSILON;
+    double got = 0.5 * (s->ci_hi - s->ci_lo);
+    SBW_ASSERT_NEAR(got, hw, rel * hw + 2 * DBL_EPSILON * (fabs(s->ci_hi) + fabs(s->ci_lo)));
+    SBW_ASSERT_NEAR(0.5 * (s->ci_hi + s->ci_lo), mean,
+                    (double)n * DBL_EPSILON * mean + 2 * DBL_EPSILON * fabs(s->ci_hi));
+}
+
 /* The sampled 95% interval covers the exact value in a binomially
- * plausible share of 200 seeds: expected 190 (sd 3.1); at least 180. */
+ * plausible share of 200 seeds: expected 190 (sd 3.1); at least 180
+ * (P(X <= 179) ~ 1e-3) and at most 198 (P(X >= 199 | p = .95, n = 200)
+ * ~ 4e-4: an interval too wide, e.g. a t or sd off by a factor, covers
+ * nearly always). */
 static void test_pairs_interval_coverage(void **state)
 {
     (void)state;
@@ -524,11 +589,13 @@ static void test_pairs_interval_coverage(void **state)
             SBW_ASSERT_OK(sbw_kl_pairs_draw(l.rows, S, seed, a, b));
             SBW_ASSERT_OK(sbw_kl_pairs_mat(&l, a, b, S, kl));
             SBW_ASSERT_OK(sbw_kl_pairs_stats(kl, S, &s));
+            assert_interval(&s, kl, S);
             covered += s.ci_lo <= e.expected_kl && e.expected_kl <= s.ci_hi;
         }
         print_message("alpha %g: interval covered the exact value in %zu of 200 seeds\n",
                       cov_alphas[c], covered);
         assert_true(covered >= 180);
+        assert_true(covered <= 198);
         free(a);
         free(b);
         free(kl);

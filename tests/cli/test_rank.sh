@@ -61,6 +61,30 @@ expect_eq "$(tsv_field "$T/pipe" rank)" 3 "pipe input"
 "$R" -q --center "$FIX/rank_tall.npy" >"$T/file" 2>"$T/err"
 expect_eq "$(tsv_field "$T/pipe" w0)" "$(tsv_field "$T/file" w0)" "pipe w0 = file w0"
 
+# sbw-synth lowrank piped in: rank(A) = rank_a and --center = d_star as the
+# synth header prints them, which are R + 1 and R (R and R - 1 with
+# --with-ones, MoS Corollary 1); wide (N < M, direct) and tall (N > M, the
+# streaming TSQR) inputs.  Each run regenerates the same bytes from --seed;
+# the synth table goes to stderr with -o - (not -q: that silences it).
+synth_rank() { # N M R ONES(0|1) what
+    ones=""
+    [ "$4" = 1 ] && ones=--with-ones
+    for c in "" --center; do
+        # shellcheck disable=SC2086 # $ones and $c: empty or one word
+        "$BIN/sbw-synth" lowrank --n "$1" --m "$2" --rank "$3" --scale 2 $ones --seed 11 -o - \
+            2>"$T/synth.tsv" | "$R" -q $c - >"$T/srank.tsv" 2>"$T/err"
+        expect_eq "$?" 0 "$5 $c: exit"
+        if [ -z "$c" ]; then key=rank_a want=$(($3 + 1 - $4)); else key=d_star want=$(($3 - $4)); fi
+        expect_eq "$(tsv_meta "$T/synth.tsv" "$key")" "$want" "$5: synth header $key"
+        expect_eq "$(tsv_field "$T/srank.tsv" rank)" "$(tsv_meta "$T/synth.tsv" "$key")" "$5 $c: rank = $key"
+    done
+}
+synth_rank 40 90 7 0 "lowrank wide"
+synth_rank 40 90 7 1 "lowrank wide --with-ones"
+synth_rank 200 30 5 0 "lowrank tall"
+synth_rank 200 30 5 1 "lowrank tall --with-ones"
+expect_grep '^# method=tsqr' "$T/srank.tsv" "tall pipe -> tsqr"
+
 # --exp analyses P: a positive matrix, labelled so
 expect_exit 0 "--exp" "$R" -q --exp "$FIX/rank_ls.npy"
 expect_grep '^# matrix=P = exp\(A\)' "$T/out" "exp label"
@@ -82,6 +106,15 @@ expect_eq "$(tsv_field "$T/spec.tsv" sigma 1)" "$w0" "spectrum sigma0 = w0"
 expect_exit 0 "--norm minmax" "$R" -q --norm minmax --spectrum "$T/spec2.tsv" "$FIX/rank_ls.npy"
 expect_grep '^# normalisation=\(sigma-sigma_min\)/\(sigma0-sigma_min\)' "$T/spec2.tsv" "minmax label"
 expect_eq "$(tsv_field "$T/spec2.tsv" normalised 20)" 0 "minmax: smallest is 0"
+
+# an exactly zero singular value (a column of zeros, direct path): its
+# log10_sigma is nan, which gnuplot skips and pandas reads, never -inf
+expect_exit 0 "zero sigma" "$R" -q --method direct --spectrum "$T/zero.tsv" "$FIX/rank_zero_sv.npy"
+expect_eq "$(tsv_field "$T/out" rank)" 3 "rank with a zero column"
+expect_eq "$(tsv_field "$T/zero.tsv" sigma 4)" 0 "the zero sigma is exact"
+expect_eq "$(tsv_field "$T/zero.tsv" log10_sigma 4)" nan "log10 of 0 is nan"
+expect_eq "$(tsv_field "$T/zero.tsv" log10_sigma 3 | grep -c nan)" 0 "log10 of a positive sigma is a number"
+if grep -q inf "$T/zero.tsv"; then bad "no inf in the spectrum: $(grep inf "$T/zero.tsv")"; else ok; fi
 
 # bad data: exit 1, one clear line, nothing written
 expect_exit 1 "nonfinite" "$R" -q --spectrum "$T/bad.tsv" "$FIX/nonfinite.npy"
