@@ -32,6 +32,7 @@ kl_p_probs  float64 little C 1.0
 kl_unnorm   float64 little C 1.0
 kl_nan      float64 little C 1.0
 kl_neginf   float64 little C 1.0
+kl_posinf   float64 little C 1.0
 kl_q_shape  float64 little C 1.0
 kl_1row     float64 little C 1.0
 tie_p       float64 little C 1.0
@@ -42,6 +43,7 @@ rank_ls_f4  float32 little C 1.0
 rank_tall   float64 little C 1.0
 rank_bias   float64 little C 1.0
 rank_empty  float64 little C 1.0
+rank_zero_sv float64 little C 1.0
 # make_fit_fixtures.py
 fit_nan     float64 little C 1.0
 fit_posinf  float64 little C 1.0
