@@ -88,7 +88,6 @@ double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, d
     return loss;
 }
 
-
 /* Mixture forward: e_c = exp(z_c - max z_c), S_c = sum e_c, w_c = pi_c /
  * S_c, q = sum_c w_c e_c into q, lq = log q (clamped); lse_c = log-sum-exp
  * of z_c.  Returns how many q_j fell below MIX_TINY. */
@@ -185,9 +184,9 @@ static void mix_dz(double *dz, size_t k, size_t m, const double *e, const double
     }
 }
 
-double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
-                            const double *p, double psum, double scale, bool grad, double *e,
-                            double *kbuf, double *lq, double *dalpha, size_t *argmax)
+double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+                            double psum, double scale, bool grad, double *e, double *kbuf,
+                            double *lq, double *dalpha, size_t *argmax)
 {
     double *q = e + k * m, *lse = kbuf + k, *r = kbuf + 3 * k;
     size_t tiny = mix_forward(z, k, m, logpi, e, kbuf, q, lq);
@@ -245,8 +244,7 @@ static void lms_unit(const double *z, double *y, double *fp, double *s, double *
 }
 
 void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                      const double *u, const double *v, const double *b, size_t k,
-                      double lambda)
+                      const double *u, const double *v, const double *b, size_t k, double lambda)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++) {
@@ -503,9 +501,8 @@ static float mix_log_entry_f(const float *z, size_t k, size_t m, const double *l
     return (float)(mx + log(s));
 }
 
-static void mix_grad_log_f(float *z, size_t k, size_t m, const double *logpi,
-                           const double *lse, const float *lq, const float *p, double *r,
-                           double scale)
+static void mix_grad_log_f(float *z, size_t k, size_t m, const double *logpi, const double *lse,
+                           const float *lq, const float *p, double *r, double scale)
 {
     for (size_t c = 0; c < k; c++) {
         const float *zc = z + c * m;
@@ -519,15 +516,15 @@ static void mix_grad_log_f(float *z, size_t k, size_t m, const double *logpi,
         double a = logpi[c] - lse[c];
         for (size_t j = 0; j < m; j++) {
             double zj = (double)zc[j];
-            zc[j] = (float)(scale * (exp(zj - lse[c]) * r[c] -
-                                     (double)p[j] * exp(a + zj - (double)lq[j])));
+            zc[j] = (float)(scale *
+                            (exp(zj - lse[c]) * r[c] - (double)p[j] * exp(a + zj - (double)lq[j])));
         }
     }
 }
 
-double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
-                              const float *p, double psum, double scale, bool grad, float *e,
-                              double *kbuf, float *lq, double *dalpha, size_t *argmax)
+double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
+                              double psum, double scale, bool grad, float *e, double *kbuf,
+                              float *lq, double *dalpha, size_t *argmax)
 {
     float *q = e + k * m;
     double *lse = kbuf + k, *r = kbuf + 3 * k;
@@ -579,8 +576,8 @@ void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t
         dz[j] = dy[j] * fp[j];
 }
 
-static void lms_unit_f(const float *z, float *y, float *fp, float *s, float *ds, size_t m,
-                       float u, float v, float b)
+static void lms_unit_f(const float *z, float *y, float *fp, float *s, float *ds, size_t m, float u,
+                       float v, float b)
 {
     float vu = v * u;
 #pragma omp simd
@@ -594,8 +591,8 @@ static void lms_unit_f(const float *z, float *y, float *fp, float *s, float *ds,
     }
 }
 
-void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m,
-                        const float *u, const float *v, const float *b, size_t k, float lambda)
+void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
+                        const float *v, const float *b, size_t k, float lambda)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++) {

@@ -37,9 +37,9 @@ double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, d
  * Q_i = sum_k (pi_k / S_k) exp(z_k,i - max z_k) is formed in the
  * probability domain (one exp per z); entries where it falls below 1e-250
  * are redone in the log domain, so no Q_i underflows to 0. */
-double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
-                            const double *p, double psum, double scale, bool grad, double *e,
-                            double *kbuf, double *lq, double *dalpha, size_t *argmax);
+double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+                            double psum, double scale, bool grad, double *e, double *kbuf,
+                            double *lq, double *dalpha, size_t *argmax);
 
 /* Sigsoftmax map: y = ss(z) = 2z - softplus(z) and fp = ss'(z) = 2 -
  * sigma(z), stable for every finite z.  z, y, fp are (M). */
@@ -53,8 +53,7 @@ void sbw_fit_kern_map_back(const double *dy, const double *fp, double *dz, size_
  * sig (2K, M) keeps sigma and sigma' of every hidden unit for the
  * backward.  u, v, b are (K), lambda >= 0 (0 without --linear). */
 void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                      const double *u, const double *v, const double *b, size_t k,
-                      double lambda);
+                      const double *u, const double *v, const double *b, size_t k, double lambda);
 
 /* Backward of the LMS map's parameters: with g = dL/dy (M), adds
  * sum_i g_i sigma_c(z_i) to gv[c], v_c sum g sigma'_c z to gu[c], v_c sum g
@@ -85,13 +84,13 @@ void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k
  * the same naive double twin, at float tolerances. */
 double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
                               bool grad, size_t *argmax);
-double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
-                              const float *p, double psum, double scale, bool grad, float *e,
-                              double *kbuf, float *lq, double *dalpha, size_t *argmax);
+double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
+                              double psum, double scale, bool grad, float *e, double *kbuf,
+                              float *lq, double *dalpha, size_t *argmax);
 void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m);
 void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
-void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m,
-                        const float *u, const float *v, const float *b, size_t k, float lambda);
+void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
+                        const float *v, const float *b, size_t k, float lambda);
 void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
                              const double *v, size_t k, double *gu, double *gv, double *gb,
                              double *glambda);

@@ -56,8 +56,7 @@ double sbw_obj_workspace_bytes(const sbw_head *h, const sbw_obj_opts *opts);
 /* Allocates the workspace for fitting head h to target t (which must stay
  * alive and unchanged).  Errors: SBW_ESHAPE (sizes differ), SBW_EINVAL
  * (a GEMM dimension beyond INT_MAX), SBW_ENOMEM. */
-int sbw_obj_alloc(sbw_obj **o, const sbw_head *h, const sbw_target *t,
-                  const sbw_obj_opts *opts);
+int sbw_obj_alloc(sbw_obj **o, const sbw_head *h, const sbw_target *t, const sbw_obj_opts *opts);
 
 /* Frees; NULL is a no-op. */
 void sbw_obj_free(sbw_obj *o);

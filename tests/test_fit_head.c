@@ -32,8 +32,7 @@ static void random_logp(sbw_mat *a, size_t n, size_t m, double sd, uint64_t seed
     sbw_rng_free(r);
 }
 
-static void random_fill(double *x, size_t n, double mean, double sd, uint64_t seed,
-                        uint64_t stream)
+static void random_fill(double *x, size_t n, double mean, double sd, uint64_t seed, uint64_t stream)
 {
     gsl_rng *r;
     SBW_ASSERT_OK(sbw_rng_alloc(&r, seed, stream));
@@ -97,9 +96,9 @@ static void check_mixture(size_t k, size_t m, double spread, uint64_t seed)
 static void test_kern_mixture(void **state)
 {
     (void)state;
-    check_mixture(3, 41, 2.0, 7);  /* ordinary */
-    check_mixture(1, 17, 3.0, 8);  /* K = 1 */
-    check_mixture(5, 29, 400, 9);  /* Q_j underflows: the log-domain path */
+    check_mixture(3, 41, 2.0, 7); /* ordinary */
+    check_mixture(1, 17, 3.0, 8); /* K = 1 */
+    check_mixture(5, 29, 400, 9); /* Q_j underflows: the log-domain path */
 }
 
 static void test_kern_maps(void **state)
@@ -179,10 +178,10 @@ static void test_kern_float_softmax_mixture(void **state)
         to_double(zf, zd, K * M), to_double(pf, pd, M);
         for (size_t j = 0; j < M; j++)
             psum += pd[j];
-        double l1 = sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lqf,
-                                           da1, &am1);
-        double l2 = sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2,
-                                        &am2);
+        double l1 =
+            sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lqf, da1, &am1);
+        double l2 =
+            sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2, &am2);
         SBW_ASSERT_NEAR(l1, l2, 16 * FLT_EPSILON * 4 * sd);
         double lqmin = lq[0];
         for (size_t j = 1; j < M; j++)
@@ -262,11 +261,11 @@ typedef struct head_case {
 } head_case;
 
 static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false}, {SBW_MODEL_SOFTMAX, 0, 0, true, false},
+    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
     {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, false, false},     {SBW_MODEL_MOS, 3, 0, true, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},      {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},     {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+    {SBW_MODEL_MOS, 3, 0, false, false},       {SBW_MODEL_MOS, 3, 0, true, false},
+    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
+    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
 };
 
 /* A head on an N x M problem with every parameter moved off its
@@ -284,8 +283,8 @@ static void setup_case(const head_case *c, size_t n, size_t m, size_t d, sbw_hea
     free(jit);
 }
 
-static double loss_at(const sbw_head *h, double *theta, const sbw_target *t,
-                      const size_t *rows, size_t nrows)
+static double loss_at(const sbw_head *h, double *theta, const sbw_target *t, const size_t *rows,
+                      size_t nrows)
 {
     sbw_obj_result res;
     SBW_ASSERT_OK(sbw_fit_ref_eval(h, theta, t, rows, nrows, &res, NULL));
@@ -366,7 +365,7 @@ static void test_plif_unit_slopes_is_softmax(void **state)
     random_fill(tp + hp.off_b, m, 0, 1, 5, 9);
     for (size_t i = 0; i < 9; i++)
         tp[hp.off_plif + i] = sbw_head_softplus_inv(1.0);
-    memcpy(ts, tp, hs.nparam * sizeof *ts); /* W, b first ... */
+    memcpy(ts, tp, hs.nparam * sizeof *ts);                   /* W, b first ... */
     memcpy(ts + hs.off_h, tp + hp.off_h, n * d * sizeof *ts); /* ... and H */
     logq_all(&hp, tp, lp);
     logq_all(&hs, ts, ls);

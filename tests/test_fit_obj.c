@@ -27,11 +27,11 @@ typedef struct head_case {
 } head_case;
 
 static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false}, {SBW_MODEL_SOFTMAX, 0, 0, true, false},
+    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
     {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, true, false},      {SBW_MODEL_MOS, 1, 0, false, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},      {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},     {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+    {SBW_MODEL_MOS, 3, 0, true, false},        {SBW_MODEL_MOS, 1, 0, false, false},
+    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
+    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
 };
 
 typedef struct fixture {
@@ -94,8 +94,8 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
     sbw_obj_result r1, r2;
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, opt->single ? &f->t32 : &f->t64, opt));
     SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r1, g1));
-    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows,
-                                   &r2, g2));
+    SBW_ASSERT_OK(
+        sbw_fit_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows, &r2, g2));
     SBW_ASSERT_NEAR(r1.loss, r2.loss, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.kl, r2.kl, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 1e-15);
@@ -113,8 +113,10 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
 static void test_double_matches_naive(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{false, 1, 5, SBW_OBJ_PAR_BLOCKS}, {false, 2, 4, SBW_OBJ_PAR_BLOCKS},
-                          {false, 2, 7, SBW_OBJ_PAR_BLAS}, {false, 2, 0, SBW_OBJ_PAR_BLOCKS}};
+    sbw_obj_opts opt[] = {{false, 1, 5, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 4, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 7, SBW_OBJ_PAR_BLAS},
+                          {false, 2, 0, SBW_OBJ_PAR_BLOCKS}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
             compare(f, &cases[i], &opt[j], NULL, 0, 1e-12);
@@ -165,8 +167,8 @@ static void test_logq_matches_naive(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         sbw_head h;
         const head_case *c = &cases[i];
-        SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias,
-                                     c->linear));
+        SBW_ASSERT_OK(
+            sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
         double *theta = make_theta(&h, 43), *lq = malloc(N * M * sizeof *lq);
         double *ref = malloc(N * M * sizeof *ref);
         sbw_obj_opts opt = {false, 2, 4, SBW_OBJ_PAR_BLOCKS};
@@ -215,12 +217,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_double_matches_naive),
-        cmocka_unit_test(test_single_matches_naive),
-        cmocka_unit_test(test_row_subsets),
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_logq_matches_naive),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_double_matches_naive), cmocka_unit_test(test_single_matches_naive),
+        cmocka_unit_test(test_row_subsets),          cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_logq_matches_naive),   cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests_name("fit_obj", tests, setup, teardown);
 }
