@@ -16,13 +16,13 @@
 /* Per thread: one context's scratch and the thread's accumulators.  Double
  * mode uses the double buffers, single mode the float ones. */
 typedef struct obj_rows {
-    double *y, *fp;                         /* (nx M) mapped logits and the map's derivative */
-    double *sig;                            /* (2K M) LMS hidden units */
-    double *e, *lq, *p;                     /* (K+1, M) mixture scratch, (M) log Q, (M) P row */
-    float *yf, *fpf, *sigf, *ef, *lqf, *pf; /* the same in float */
-    double *kbuf;                           /* (4K) */
-    double *db;                             /* (M) bias gradient */
-    double *gmap; /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
+    double *y, *fp;                   /* (nx M) mapped logits and the map's derivative */
+    double *sig;                      /* (2K M) LMS hidden units */
+    double *e, *lq, *p;               /* (K+1, M) mixture scratch, (M) log Q, (M) P row */
+    float *yf, *fpf, *sigf, *ef, *pf; /* the same in float (log Q stays double) */
+    double *kbuf;                     /* (4K) */
+    double *db;                       /* (M) bias gradient */
+    double *gmap;                     /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
     double loss, ent, hits;
 } obj_rows;
 
@@ -116,7 +116,7 @@ static double rows_bytes(const sbw_head *h, bool single)
 {
     double m = (double)h->m, k = (double)(h->k ? h->k : 1), nx = h->mixture ? k : 1;
     double sig = h->map == SBW_MAP_LMS ? 2 * k * m : 0, item = single ? 4 : 8;
-    return item * (2 * nx * m + sig + (k + 1) * m + 2 * m) + 8 * (2 * m + 7 * k + 1) +
+    return item * (2 * nx * m + sig + (k + 1) * m + m) + 8 * (2 * m + 7 * k + 1) +
            16 * (double)h->knots;
 }
 
@@ -154,7 +154,6 @@ static void alloc_rows(sbw_obj *o, obj_rows *r, int *st)
     r->fpf = obj_zalloc(o, fm * nxm, sizeof(float), st);
     r->sigf = obj_zalloc(o, fm * sig, sizeof(float), st);
     r->ef = obj_zalloc(o, fm * e, sizeof(float), st);
-    r->lqf = obj_zalloc(o, fm * m, sizeof(float), st);
     r->pf = obj_zalloc(o, fm * m, sizeof(float), st);
     r->kbuf = obj_zalloc(o, 4 * k, sizeof(double), st);
     r->db = obj_zalloc(o, m, sizeof(double), st);
@@ -460,14 +459,17 @@ static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size
         sbw_fit_kern_d2f(o->t->pd + r * m, w->pf, m);
     if (o->h.mixture)
         loss = sbw_fit_kern_mixture_f(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
-                                      w->ef, w->kbuf, w->lqf, b->dalpha + i * k, &am);
+                                      w->ef, w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_fit_kern_softmax_f(y, p, m, o->t->psum[r], o->scale, grad, &am);
     if (o->lq_out) {
         double *out = o->lq_out + pos * m;
-        sbw_fit_kern_f2d(o->h.mixture ? w->lqf : y, out, m);
-        if (!o->h.mixture)
+        if (o->h.mixture) {
+            memcpy(out, w->lq, m * sizeof *out);
+        } else {
+            sbw_fit_kern_f2d(y, out, m);
             sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+        }
         logq_metrics(o, pos, &loss, &ent);
     }
     add_result(o, w, r, loss, ent, am);
