@@ -522,7 +522,8 @@ static void moc_backward(const sbw_obj *o, obj_block *b, size_t nb)
     }
 }
 
-/* From dX (and dalpha) to dH rows (into grad), dU and dV. */
+/* From dX (and dalpha) to dH rows (into grad, overwritten: sbw_obj_eval
+ * relies on every evaluated row being written, never added to), dU, dV. */
 static void context_backward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
 {
     size_t d = o->h.d, k = o->h.k, kd = k * d;
@@ -706,8 +707,11 @@ int sbw_obj_eval(sbw_obj *o, const double *theta, const size_t *rows, size_t nro
     o->scale = 1.0 / (double)nrows;
     o->lq_out = NULL;
     o->logp_exact = NULL;
-    if (grad) /* a full pass writes every row of dH: only the shared prefix needs zeros */
-        memset(grad, 0, (rows ? o->h.nparam : o->h.nshared) * sizeof *grad);
+    /* Only the shared prefix accumulates: context_backward overwrites the
+     * dH row of every context evaluated and leaves the others alone, so a
+     * minibatch step costs O(batch D), not O(N D), in dH. */
+    if (grad)
+        memset(grad, 0, o->h.nshared * sizeof *grad);
     run_blocks(o);
     reduce(o, res);
     return SBW_OK;

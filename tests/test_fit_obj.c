@@ -82,6 +82,35 @@ static double *make_theta(const sbw_head *h, uint64_t seed)
     return theta;
 }
 
+/* Whether context r is in rows[0..nrows) (every context when rows is NULL). */
+static bool in_set(const size_t *rows, size_t nrows, size_t r)
+{
+    for (size_t i = 0; rows && i < nrows; i++)
+        if (rows[i] == r)
+            return true;
+    return !rows;
+}
+
+/* The fast gradient g (nparam) against the naive gref over the shared
+ * prefix and the set's rows of dH, with tolerances rtol * 10 scaled by the
+ * largest naive entry; the rows outside the set must be bit for bit
+ * before (sbw_obj_eval leaves them alone). */
+static void check_grad(const sbw_head *h, const double *g, const double *gref, const double *before,
+                       const size_t *rows, size_t nrows, double rtol)
+{
+    double gmax = 0;
+    for (size_t i = 0; i < h->nparam; i++)
+        gmax = fmax(gmax, fabs(gref[i]));
+    SBW_ASSERT_CLOSE(g, gref, h->nshared, rtol * 10 * gmax, rtol * 10);
+    for (size_t r = 0; r < N; r++) {
+        size_t at = h->off_h + r * D;
+        if (in_set(rows, nrows, r))
+            SBW_ASSERT_CLOSE(g + at, gref + at, D, rtol * 10 * gmax, rtol * 10);
+        else
+            assert_memory_equal(g + at, before + at, D * sizeof *g);
+    }
+}
+
 /* Fast against naive for one head, one configuration, a row set. */
 static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *opt,
                     const size_t *rows, size_t nrows, double rtol)
@@ -90,6 +119,9 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
     SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
     double *theta = make_theta(&h, 41);
     double *g1 = malloc(h.nparam * sizeof *g1), *g2 = malloc(h.nparam * sizeof *g2);
+    double *g0 = malloc(h.nparam * sizeof *g0);
+    for (size_t i = 0; i < h.nparam; i++) /* a sentinel where the fast gradient is not written */
+        g0[i] = g1[i] = 1e300;
     sbw_obj *o;
     sbw_obj_result r1, r2;
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, opt->single ? &f->t32 : &f->t64, opt));
@@ -99,15 +131,12 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
     SBW_ASSERT_NEAR(r1.loss, r2.loss, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.kl, r2.kl, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 1e-15);
-    double gmax = 0;
-    for (size_t i = 0; i < h.nparam; i++)
-        gmax = fmax(gmax, fabs(g2[i]));
-    SBW_ASSERT_CLOSE(g1, g2, h.nparam, rtol * 10 * gmax, rtol * 10);
+    check_grad(&h, g1, g2, g0, rows, nrows, rtol);
     /* evaluation without gradient gives the same loss */
     SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r2, NULL));
     SBW_ASSERT_NEAR(r1.loss, r2.loss, 1e-15 * r1.loss);
     sbw_obj_free(o);
-    free(theta), free(g1), free(g2);
+    free(theta), free(g0), free(g1), free(g2);
 }
 
 static void test_double_matches_naive(void **state)
@@ -139,6 +168,46 @@ static void test_row_subsets(void **state)
     sbw_obj_opts opt = {false, 2, 3, SBW_OBJ_PAR_BLOCKS};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         compare(f, &cases[i], &opt, rows, 7, 1e-12);
+}
+
+/* A minibatch gradient written into a buffer that an earlier minibatch
+ * (overlapping rows and others) left dirty: the prefix and the batch's
+ * rows equal the naive gradient of the batch (so nothing stale from the
+ * earlier call survives in them), and the other rows are untouched. */
+static void check_reused_buffer(const fixture *f, const head_case *c, const sbw_obj_opts *opt,
+                                double rtol)
+{
+    size_t a[] = {22, 3, 0, 17, 9, 10, 4}, b[] = {3, 5, 17, 11, 0, 21};
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
+    const sbw_target *t = opt->single ? &f->t32 : &f->t64;
+    double *theta = make_theta(&h, 47), *g = malloc(h.nparam * sizeof *g);
+    double *gref = malloc(h.nparam * sizeof *g), *before = malloc(h.nparam * sizeof *g);
+    for (size_t i = 0; i < h.nparam; i++)
+        g[i] = 1e200;
+    sbw_obj *o;
+    sbw_obj_result r;
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, t, opt));
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, a, 7, &r, g));
+    for (size_t i = 0; i < h.nparam; i++) /* make the earlier gradient stand out */
+        g[i] = g[i] * 1e3 + 1.0;
+    memcpy(before, g, h.nparam * sizeof *g);
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, b, 6, &r, g));
+    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, t, b, 6, &r, gref));
+    check_grad(&h, g, gref, before, b, 6, rtol);
+    sbw_obj_free(o);
+    free(theta), free(g), free(gref), free(before);
+}
+
+static void test_minibatch_reuses_buffer(void **state)
+{
+    const fixture *f = *state;
+    sbw_obj_opts opt[] = {{false, 2, 2, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 4, SBW_OBJ_PAR_BLAS},
+                          {true, 2, 3, SBW_OBJ_PAR_BLOCKS}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
+            check_reused_buffer(f, &cases[i], &opt[j], opt[j].single ? 50 * FLT_EPSILON : 1e-12);
 }
 
 /* Same thread count and block size: identical bits, every time. */
@@ -217,9 +286,13 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_double_matches_naive), cmocka_unit_test(test_single_matches_naive),
-        cmocka_unit_test(test_row_subsets),          cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_logq_matches_naive),   cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_double_matches_naive),
+        cmocka_unit_test(test_single_matches_naive),
+        cmocka_unit_test(test_row_subsets),
+        cmocka_unit_test(test_minibatch_reuses_buffer),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_logq_matches_naive),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests_name("fit_obj", tests, setup, teardown);
 }
