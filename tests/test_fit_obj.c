@@ -253,7 +253,24 @@ static void test_logq_matches_naive(void **state)
         for (size_t r = 2; r < N; r++)
             kl += sbw_num_kl(f->logp.data + r * M, ref + (r - 2) * M, M);
         SBW_ASSERT_NEAR(r1.kl, kl / (N - 2), 1e-12);
-        SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &f->t64, NULL, 0, &r2, NULL));
+        /* and agree with the naive objective's over the same rows against the
+         * stored P* (float64: p = exp(log P*) to an ulp).  A row's loss moves
+         * by at most psum (= 1) times the largest log Q difference, plus the
+         * roundoff of exp(log p) and of the M-term sums, M eps max|log q|;
+         * the entropy by the latter (log q -> log p). */
+        size_t rows[N - 2];
+        double dmax = 0, lmax = 0;
+        for (size_t r = 2; r < N; r++)
+            rows[r - 2] = r;
+        for (size_t e = 0; e < (N - 2) * M; e++) {
+            dmax = fmax(dmax, fabs(lq[e] - ref[e]));
+            lmax = fmax(lmax, fmax(fabs(ref[e]), fabs(f->logp.data[2 * M + e])));
+        }
+        SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &f->t64, rows, N - 2, &r2, NULL));
+        double tol = dmax + 4 * M * DBL_EPSILON * (1 + lmax);
+        SBW_ASSERT_NEAR(r1.loss, r2.loss, tol);
+        SBW_ASSERT_NEAR(r1.kl, r2.kl, tol + 4 * M * DBL_EPSILON * (1 + lmax));
+        SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 0);
         sbw_obj_free(o);
         free(theta), free(lq), free(ref);
     }
