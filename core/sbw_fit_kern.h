@@ -37,12 +37,15 @@ double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, d
  * Q_i = sum_k (pi_k / S_k) exp(z_k,i - max z_k) is formed in the
  * probability domain (one exp per z); entries where it falls below 1e-250
  * are redone in the log domain, so no Q_i underflows to 0. */
-double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
-                            const double *p, double psum, double scale, bool grad, double *e,
-                            double *kbuf, double *lq, double *dalpha, size_t *argmax);
+double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+                            double psum, double scale, bool grad, double *e, double *kbuf,
+                            double *lq, double *dalpha, size_t *argmax);
 
 /* Sigsoftmax map: y = ss(z) = 2z - softplus(z) and fp = ss'(z) = 2 -
- * sigma(z), stable for every finite z.  z, y, fp are (M). */
+ * sigma(z), stable for every finite z.  z, y, fp are (M).  Like the LMS
+ * map, non-decreasing in z only to the last ulps: libmvec's exp and the
+ * refined reciprocal are not monotone to the ulp (y drops by at most 2 eps
+ * max(1, |y|) between consecutive z; every float checked once). */
 void sbw_fit_kern_ss(const double *z, double *y, double *fp, size_t m);
 
 /* dz = dy * fp elementwise (the backward of any map with stored fp);
@@ -51,10 +54,12 @@ void sbw_fit_kern_map_back(const double *dy, const double *fp, double *dz, size_
 
 /* LMS map: y = sum_c v_c sigma(u_c z + b_c) + lambda z, fp = dy/dz, and
  * sig (2K, M) keeps sigma and sigma' of every hidden unit for the
- * backward.  u, v, b are (K), lambda >= 0 (0 without --linear). */
+ * backward.  u, v, b are (K), lambda >= 0 (0 without --linear).
+ * Non-decreasing in z up to drops of 4 eps sum_c v_c (each sigmoid is
+ * monotone only to a few ulps, see the sigsoftmax map), so two logits
+ * within that of each other may swap order in Q. */
 void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                      const double *u, const double *v, const double *b, size_t k,
-                      double lambda);
+                      const double *u, const double *v, const double *b, size_t k, double lambda);
 
 /* Backward of the LMS map's parameters: with g = dL/dy (M), adds
  * sum_i g_i sigma_c(z_i) to gv[c], v_c sum g sigma'_c z to gu[c], v_c sum g
@@ -67,7 +72,11 @@ void sbw_fit_kern_lms_back(const double *z, const double *g, const double *sig, 
 /* PLIF map with K intervals of width delta = 2T/K on [-T, T]: for z in
  * interval i (clamped to [0, K-1], which extends the end pieces linearly),
  * y = cum[i] + s[i] (z - (-T + delta i)), fp = s[i].  s (K) are the slopes,
- * cum (K) their scaled prefix sums, cum[i] = delta * sum_{j<i} s_j. */
+ * cum (K) their scaled prefix sums, cum[i] = delta * sum_{j<i} s_j.  y is
+ * clamped to [cum[i], cum[i+1]] on inner intervals (a change within
+ * rounding), which makes the computed map non-decreasing in z exactly, as
+ * the float twin's: a monotone head never reorders two logits, even an ulp
+ * apart across a knot (the naive twin, unclamped, can). */
 void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
                        const double *cum, size_t k, double t);
 
@@ -79,19 +88,23 @@ void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k
 
 /* ---- float twins for --precision single ---------------------------------
  * The same contracts in float storage, for the block's float GEMM buffers
- * worked in place: exp/log/sigmoid in float (libmvec's 16-lane variants),
- * every sum (loss, normalisers, parameter gradients) accumulated in double.
- * The mixture's log-domain fallback threshold is 1e-30.  Their oracle is
+ * worked in place: pointwise exp/sigmoid in float (libmvec's 16-lane
+ * variants), every sum in double: loss, normalisers, parameter gradients,
+ * the mixture's Q_j = sum_k pi_k softmax(z_k)_j and the LMS map's f(z) and
+ * f'(z) over its K hidden units (each accumulated in double a chunk of
+ * words at a time, rounded to float once).  The mixture's log Q (lq) is
+ * double, log taken in double.  The mixture's log-domain fallback
+ * threshold is 1e-30; its scratch e is (K + 1, M) floats.  Their oracle is
  * the same naive double twin, at float tolerances. */
 double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
                               bool grad, size_t *argmax);
-double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
-                              const float *p, double psum, double scale, bool grad, float *e,
-                              double *kbuf, float *lq, double *dalpha, size_t *argmax);
+double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
+                              double psum, double scale, bool grad, float *e, double *kbuf,
+                              double *lq, double *dalpha, size_t *argmax);
 void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m);
 void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
-void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m,
-                        const float *u, const float *v, const float *b, size_t k, float lambda);
+void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
+                        const float *v, const float *b, size_t k, float lambda);
 void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
                              const double *v, size_t k, double *gu, double *gv, double *gb,
                              double *glambda);

@@ -16,13 +16,13 @@
 /* Per thread: one context's scratch and the thread's accumulators.  Double
  * mode uses the double buffers, single mode the float ones. */
 typedef struct obj_rows {
-    double *y, *fp;     /* (nx M) mapped logits and the map's derivative */
-    double *sig;        /* (2K M) LMS hidden units */
-    double *e, *lq, *p; /* (K+1, M) mixture scratch, (M) log Q, (M) P row */
-    float *yf, *fpf, *sigf, *ef, *lqf, *pf; /* the same in float */
-    double *kbuf;       /* (4K) */
-    double *db;         /* (M) bias gradient */
-    double *gmap;       /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
+    double *y, *fp;                   /* (nx M) mapped logits and the map's derivative */
+    double *sig;                      /* (2K M) LMS hidden units */
+    double *e, *lq, *p;               /* (K+1, M) mixture scratch, (M) log Q, (M) P row */
+    float *yf, *fpf, *sigf, *ef, *pf; /* the same in float (log Q stays double) */
+    double *kbuf;                     /* (4K) */
+    double *db;                       /* (M) bias gradient */
+    double *gmap;                     /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
     double loss, ent, hits;
 } obj_rows;
 
@@ -42,23 +42,23 @@ struct sbw_obj {
     sbw_obj_opts opt;
     int nthreads, nblockws;
     size_t block, nx, glen;
-    float *wf;                      /* (M, D) W in float (single mode) */
-    double *u, *v, *c, *s, *cum;    /* map parameters */
+    float *wf;                   /* (M, D) W in float (single mode) */
+    double *u, *v, *c, *s, *cum; /* map parameters */
     double lambda;
     float *bf, *uf, *vf, *cf, *sf, *cumf; /* float copies of b and them (single) */
     float lambdaf;
-    obj_rows *rows;                 /* [nthreads] */
-    obj_block *blocks;              /* [nblockws] */
-    unsigned char *seen;            /* (N) repeated-row check */
-    void **allocs;                  /* every buffer, for sbw_obj_free */
+    obj_rows *rows;      /* [nthreads] */
+    obj_block *blocks;   /* [nblockws] */
+    unsigned char *seen; /* (N) repeated-row check */
+    void **allocs;       /* every buffer, for sbw_obj_free */
     size_t nallocs, capallocs;
     /* the evaluation in progress */
     const double *theta;
     double *grad, scale;
     const size_t *idx;
     size_t nrows, r0;
-    double *lq_out;                 /* sbw_obj_logq: (nr, M) */
-    const double *logp_exact;       /* sbw_obj_logq: (nr, M) or NULL */
+    double *lq_out;           /* sbw_obj_logq: (nr, M) */
+    const double *logp_exact; /* sbw_obj_logq: (nr, M) or NULL */
 };
 
 /* ---- allocation ---------------------------------------------------------- */
@@ -83,8 +83,8 @@ static void *obj_zalloc(sbw_obj *o, size_t count, size_t size, int *st)
     }
     void *p = aligned_alloc(64, bytes);
     if (!p) {
-        *st = SBW_ERROR(SBW_ENOMEM, "cannot allocate %.3g MB of fit workspace",
-                        (double)bytes / 1e6);
+        *st =
+            SBW_ERROR(SBW_ENOMEM, "cannot allocate %.3g MB of fit workspace", (double)bytes / 1e6);
         return NULL;
     }
     memset(p, 0, bytes);
@@ -116,7 +116,7 @@ static double rows_bytes(const sbw_head *h, bool single)
 {
     double m = (double)h->m, k = (double)(h->k ? h->k : 1), nx = h->mixture ? k : 1;
     double sig = h->map == SBW_MAP_LMS ? 2 * k * m : 0, item = single ? 4 : 8;
-    return item * (2 * nx * m + sig + (k + 1) * m + 2 * m) + 8 * (2 * m + 7 * k + 1) +
+    return item * (2 * nx * m + sig + (k + 1) * m + m) + 8 * (2 * m + 7 * k + 1) +
            16 * (double)h->knots;
 }
 
@@ -154,7 +154,6 @@ static void alloc_rows(sbw_obj *o, obj_rows *r, int *st)
     r->fpf = obj_zalloc(o, fm * nxm, sizeof(float), st);
     r->sigf = obj_zalloc(o, fm * sig, sizeof(float), st);
     r->ef = obj_zalloc(o, fm * e, sizeof(float), st);
-    r->lqf = obj_zalloc(o, fm * m, sizeof(float), st);
     r->pf = obj_zalloc(o, fm * m, sizeof(float), st);
     r->kbuf = obj_zalloc(o, 4 * k, sizeof(double), st);
     r->db = obj_zalloc(o, m, sizeof(double), st);
@@ -197,8 +196,7 @@ static int check_dims(const sbw_head *h, const sbw_target *t, size_t block, size
     return SBW_OK;
 }
 
-int sbw_obj_alloc(sbw_obj **out, const sbw_head *h, const sbw_target *t,
-                  const sbw_obj_opts *opts)
+int sbw_obj_alloc(sbw_obj **out, const sbw_head *h, const sbw_target *t, const sbw_obj_opts *opts)
 {
     *out = NULL;
     sbw_obj *o = calloc(1, sizeof *o);
@@ -206,8 +204,8 @@ int sbw_obj_alloc(sbw_obj **out, const sbw_head *h, const sbw_target *t,
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     *o = (sbw_obj){.h = *h, .t = t, .opt = *opts, .nx = h->mixture ? h->k : 1};
     o->nthreads = resolve_threads(opts);
-    o->block = opts->block ? (opts->block < h->n ? opts->block : h->n)
-                           : sbw_obj_auto_block(h, opts);
+    o->block =
+        opts->block ? (opts->block < h->n ? opts->block : h->n) : sbw_obj_auto_block(h, opts);
     o->nblockws = opts->par == SBW_OBJ_PAR_BLOCKS ? o->nthreads : 1;
     o->glen = h->model == SBW_MODEL_LMS ? 3 * h->k + 1 : 2 * h->knots;
     int st = check_dims(h, t, o->block, o->nx);
@@ -250,22 +248,13 @@ void sbw_obj_free(sbw_obj *o)
     free(o);
 }
 
-size_t sbw_obj_block(const sbw_obj *o)
-{
-    return o->block;
-}
+size_t sbw_obj_block(const sbw_obj *o) { return o->block; }
 
-int sbw_obj_threads(const sbw_obj *o)
-{
-    return o->nthreads;
-}
+int sbw_obj_threads(const sbw_obj *o) { return o->nthreads; }
 
 /* ---- one block ----------------------------------------------------------- */
 
-static size_t row_of(const sbw_obj *o, size_t pos)
-{
-    return o->idx ? o->idx[pos] : o->r0 + pos;
-}
+static size_t row_of(const sbw_obj *o, size_t pos) { return o->idx ? o->idx[pos] : o->r0 + pos; }
 
 /* X of the block (double, in xd; float copy in xf when single): the rows
  * of H, or MoC's hbar, or MoS's g_k = tanh(U_k h) (nb K rows); plus log pi. */
@@ -278,11 +267,11 @@ static void context_forward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
         memcpy(b->xd, b->hb, nb * d * sizeof(double));
     } else {
         const double *U = o->theta + o->h.off_u, *V = o->theta + o->h.off_v;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)d, 1.0,
-                    b->hb, (int)d, U, (int)d, 0.0, b->g, (int)kd);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)d, 1.0, b->hb,
+                    (int)d, U, (int)d, 0.0, b->g, (int)kd);
         sbw_fit_kern_tanh(b->g, nb * kd);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0,
-                    b->hb, (int)d, V, (int)d, 0.0, b->logpi, (int)k);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0, b->hb,
+                    (int)d, V, (int)d, 0.0, b->logpi, (int)k);
         sbw_kern_log_softmax_rows(b->logpi, k, b->logpi, k, nb, k);
         if (o->h.mixture)
             memcpy(b->xd, b->g, nb * kd * sizeof(double));
@@ -303,11 +292,11 @@ static void logits_gemm(sbw_obj *o, obj_block *b, size_t nb)
 {
     int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
     if (o->opt.single)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0f, b->xf, d, o->wf,
-                    d, 0.0f, b->zf, m);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0f, b->xf, d, o->wf, d,
+                    0.0f, b->zf, m);
     else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0,
-                    b->xd, d, o->theta + o->h.off_w, d, 0.0, b->zd, m);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0, b->xd, d,
+                    o->theta + o->h.off_w, d, 0.0, b->zd, m);
 }
 
 /* y = f(z) for the context's nx logit rows; returns y (z itself when the
@@ -366,8 +355,8 @@ static void map_backward(const sbw_obj *o, obj_rows *w, double *z, const double 
         double *zc = z + c * m;
         const double *gc = dy + c * m;
         if (o->h.map == SBW_MAP_LMS)
-            sbw_fit_kern_lms_back(zc, gc, w->sig, m, o->v, k, w->gmap, w->gmap + k,
-                                  w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
+            sbw_fit_kern_lms_back(zc, gc, w->sig, m, o->v, k, w->gmap, w->gmap + k, w->gmap + 2 * k,
+                                  o->h.linear ? w->gmap + 3 * k : NULL);
         if (o->h.map == SBW_MAP_PLIF)
             sbw_fit_kern_plif_back(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
                                    w->gmap + o->h.knots);
@@ -412,8 +401,7 @@ static void prefetch_row(const void *x, size_t bytes)
         __builtin_prefetch(c + at, 0, 3);
 }
 
-static void add_result(const sbw_obj *o, obj_rows *w, size_t r, double loss, double ent,
-                       size_t am)
+static void add_result(const sbw_obj *o, obj_rows *w, size_t r, double loss, double ent, size_t am)
 {
     w->loss += loss;
     w->ent += ent;
@@ -470,15 +458,18 @@ static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size
     if (!o->t->pf)
         sbw_fit_kern_d2f(o->t->pd + r * m, w->pf, m);
     if (o->h.mixture)
-        loss = sbw_fit_kern_mixture_f(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale,
-                                      grad, w->ef, w->kbuf, w->lqf, b->dalpha + i * k, &am);
+        loss = sbw_fit_kern_mixture_f(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
+                                      w->ef, w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_fit_kern_softmax_f(y, p, m, o->t->psum[r], o->scale, grad, &am);
     if (o->lq_out) {
         double *out = o->lq_out + pos * m;
-        sbw_fit_kern_f2d(o->h.mixture ? w->lqf : y, out, m);
-        if (!o->h.mixture)
+        if (o->h.mixture) {
+            memcpy(out, w->lq, m * sizeof *out);
+        } else {
+            sbw_fit_kern_f2d(y, out, m);
             sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+        }
         logq_metrics(o, pos, &loss, &ent);
     }
     add_result(o, w, r, loss, ent, am);
@@ -494,17 +485,17 @@ static void backward_gemm(sbw_obj *o, obj_block *b, size_t nb)
 {
     int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
     if (o->opt.single) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m,
-                    o->wf, d, 0.0f, b->dxf, d);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m, o->wf, d,
+                    0.0f, b->dxf, d);
         sbw_fit_kern_f2d(b->dxf, b->dxd, (size_t)rows * (size_t)d);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf,
-                    d, 0.0f, b->dwf, d);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf, d,
+                    0.0f, b->dwf, d);
         sbw_fit_kern_add_f2d(b->dwf, b->dw, (size_t)m * (size_t)d);
     } else {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0, b->zd, m,
                     o->theta + o->h.off_w, d, 0.0, b->dxd, d);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0, b->zd, m, b->xd,
-                    d, 1.0, b->dw, d);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0, b->zd, m, b->xd, d,
+                    1.0, b->dw, d);
     }
 }
 
@@ -531,7 +522,8 @@ static void moc_backward(const sbw_obj *o, obj_block *b, size_t nb)
     }
 }
 
-/* From dX (and dalpha) to dH rows (into grad), dU and dV. */
+/* From dX (and dalpha) to dH rows (into grad, overwritten: sbw_obj_eval
+ * relies on every evaluated row being written, never added to), dU, dV. */
 static void context_backward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
 {
     size_t d = o->h.d, k = o->h.k, kd = k * d;
@@ -543,12 +535,12 @@ static void context_backward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
         else
             moc_backward(o, b, nb);
         sbw_fit_kern_tanh_back(b->g, b->dg, nb * kd);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)kd, 1.0,
-                    b->dg, (int)kd, U, (int)d, 0.0, b->dhb, (int)d);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)kd, 1.0, b->dg,
+                    (int)kd, U, (int)d, 0.0, b->dhb, (int)d);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)k, 1.0,
                     b->dalpha, (int)k, V, (int)d, 1.0, b->dhb, (int)d);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)d, (int)nb, 1.0,
-                    b->dg, (int)kd, b->hb, (int)d, 1.0, b->du, (int)d);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)d, (int)nb, 1.0, b->dg,
+                    (int)kd, b->hb, (int)d, 1.0, b->du, (int)d);
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)d, (int)nb, 1.0,
                     b->dalpha, (int)k, b->hb, (int)d, 1.0, b->dv, (int)d);
         dh = b->dhb;
@@ -630,8 +622,10 @@ static void reduce(sbw_obj *o, sbw_obj_result *res)
         ent += o->rows[i].ent;
         hits += o->rows[i].hits;
     }
-    *res = (sbw_obj_result){.loss = loss * o->scale, .kl = (loss - ent) * o->scale,
-                            .mode_match = hits * o->scale, .rows = o->nrows};
+    *res = (sbw_obj_result){.loss = loss * o->scale,
+                            .kl = (loss - ent) * o->scale,
+                            .mode_match = hits * o->scale,
+                            .rows = o->nrows};
     if (!o->grad)
         return;
     const sbw_head *h = &o->h;
@@ -713,8 +707,11 @@ int sbw_obj_eval(sbw_obj *o, const double *theta, const size_t *rows, size_t nro
     o->scale = 1.0 / (double)nrows;
     o->lq_out = NULL;
     o->logp_exact = NULL;
-    if (grad) /* a full pass writes every row of dH: only the shared prefix needs zeros */
-        memset(grad, 0, (rows ? o->h.nparam : o->h.nshared) * sizeof *grad);
+    /* Only the shared prefix accumulates: context_backward overwrites the
+     * dH row of every context evaluated and leaves the others alone, so a
+     * minibatch step costs O(batch D), not O(N D), in dH. */
+    if (grad)
+        memset(grad, 0, o->h.nshared * sizeof *grad);
     run_blocks(o);
     reduce(o, res);
     return SBW_OK;

@@ -10,6 +10,7 @@
 #include "sbw_fit_ref.h"
 #include "sbw_head.h"
 #include "sbw_num.h"
+#include "sbw_obj.h"
 #include "sbw_rng.h"
 #include "sbw_target.h"
 
@@ -32,8 +33,7 @@ static void random_logp(sbw_mat *a, size_t n, size_t m, double sd, uint64_t seed
     sbw_rng_free(r);
 }
 
-static void random_fill(double *x, size_t n, double mean, double sd, uint64_t seed,
-                        uint64_t stream)
+static void random_fill(double *x, size_t n, double mean, double sd, uint64_t seed, uint64_t stream)
 {
     gsl_rng *r;
     SBW_ASSERT_OK(sbw_rng_alloc(&r, seed, stream));
@@ -97,9 +97,9 @@ static void check_mixture(size_t k, size_t m, double spread, uint64_t seed)
 static void test_kern_mixture(void **state)
 {
     (void)state;
-    check_mixture(3, 41, 2.0, 7);  /* ordinary */
-    check_mixture(1, 17, 3.0, 8);  /* K = 1 */
-    check_mixture(5, 29, 400, 9);  /* Q_j underflows: the log-domain path */
+    check_mixture(3, 41, 2.0, 7); /* ordinary */
+    check_mixture(1, 17, 3.0, 8); /* K = 1 */
+    check_mixture(5, 29, 400, 9); /* Q_j underflows: the log-domain path */
 }
 
 static void test_kern_maps(void **state)
@@ -166,7 +166,8 @@ static void test_kern_float_softmax_mixture(void **state)
     (void)state;
     enum { M = 37, K = 3 };
     double z[K * M], zd[K * M], p[M], pd[M], lq[M], logpi[K], da1[K], da2[K], kb[4 * K];
-    float zf[K * M], pf[M], ef[(K + 1) * M], lqf[M];
+    float zf[K * M], pf[M], ef[(K + 1) * M];
+    double lq1[M];
     size_t am1, am2;
     for (int spread = 0; spread < 2; spread++) { /* 2: ordinary; 60: Q_j < 1e-30 in float */
         double sd = spread ? 60 : 2, psum = 0;
@@ -179,10 +180,10 @@ static void test_kern_float_softmax_mixture(void **state)
         to_double(zf, zd, K * M), to_double(pf, pd, M);
         for (size_t j = 0; j < M; j++)
             psum += pd[j];
-        double l1 = sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lqf,
-                                           da1, &am1);
-        double l2 = sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2,
-                                        &am2);
+        double l1 =
+            sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lq1, da1, &am1);
+        double l2 =
+            sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2, &am2);
         SBW_ASSERT_NEAR(l1, l2, 16 * FLT_EPSILON * 4 * sd);
         double lqmin = lq[0];
         for (size_t j = 1; j < M; j++)
@@ -253,6 +254,140 @@ static void test_kern_float_maps(void **state)
     SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-13, 1e-12);
 }
 
+/* The float twins sum in double: with K = 2048 terms (hidden units or
+ * mixture components), float sums would drift by ~sqrt(K) roundings
+ * (measured 10-18 FLT_EPSILON); double sums leave one final rounding plus
+ * the float pointwise errors, which average out (measured < 0.5). */
+static void test_kern_float_sums_in_double(void **state)
+{
+    (void)state;
+    enum { M = 37, K = 2048 };
+    float *zf = malloc(K * M * sizeof *zf), *sigf = malloc(2 * K * M * sizeof *sigf);
+    float *ef = malloc((K + 1) * M * sizeof *ef), uf[K], vf[K], bf[K], yf[M], ff[M], pf[M];
+    double *zd = malloc(K * M * sizeof *zd), *sig = malloc(2 * K * M * sizeof *sig);
+    double u[K], v[K], b[K], y[M], f[M], y1[M], f1[M], lq1[M], lq2[M], pd[M];
+    double *logpi = malloc(K * sizeof *logpi), *kb = malloc(4 * K * sizeof *kb);
+    random_fill(zd, K * M, 0, 1, 41, 1);
+    random_fill(u, K, 1, 0.5, 41, 2);
+    random_fill(v, K, 1, 0.5, 41, 3);
+    random_fill(b, K, 0, 1, 41, 4);
+    for (size_t c = 0; c < K; c++)
+        u[c] = fabs(u[c]), v[c] = fabs(v[c]);
+    to_float(zd, zf, M), to_float(u, uf, K), to_float(v, vf, K), to_float(b, bf, K);
+    to_double(zf, zd, M), to_double(uf, u, K), to_double(vf, v, K), to_double(bf, b, K);
+    sbw_fit_kern_lms_f(zf, yf, ff, sigf, M, uf, vf, bf, K, 0.0f);
+    sbw_fit_ref_lms(zd, y, f, sig, M, u, v, b, K, 0.0);
+    to_double(yf, y1, M), to_double(ff, f1, M);
+    SBW_ASSERT_CLOSE(y1, y, M, 0, 2 * FLT_EPSILON);
+    SBW_ASSERT_CLOSE(f1, f, M, 0, 2 * FLT_EPSILON);
+    random_fill(zd, K * M, 0, 0.5, 42, 1); /* mixture: small spread, exp arguments near 0 */
+    random_fill(logpi, K, 0, 1, 42, 2);
+    sbw_num_log_softmax(logpi, logpi, K);
+    for (size_t j = 0; j < M; j++)
+        pf[j] = 1.0f / M, pd[j] = (double)pf[j];
+    to_float(zd, zf, K * M);
+    to_double(zf, zd, K * M);
+    size_t am1, am2;
+    double da[K];
+    sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, 1, 1, false, ef, kb, lq1, da, &am1);
+    sbw_fit_ref_mixture(zd, K, M, logpi, pd, 1, 1, false, NULL, kb, lq2, da, &am2);
+    SBW_ASSERT_CLOSE(lq1, lq2, M, 2 * FLT_EPSILON, 0);
+    free(zf), free(sigf), free(ef), free(zd), free(sig), free(logpi), free(kb);
+}
+
+/* Largest drop y[j-1] - y[j] over a row of y (n). */
+static double max_drop(const double *y, size_t n)
+{
+    double d = 0;
+    for (size_t j = 1; j < n; j++)
+        d = fmax(d, y[j - 1] - y[j]);
+    return d;
+}
+
+/* PLIF on every float (double) from 64 below to 64 above each knot. */
+static void plif_knot_scan(bool single, const double *s, const double *cum, size_t k, double t,
+                           double *drop)
+{
+    enum { W = 64, L = 2 * W + 1 };
+    float zf[L], yf[L], ff[L], sf[64], cf[64];
+    double z[L], y[L], fp[L];
+    assert_true(k <= 64);
+    to_float(s, sf, k), to_float(cum, cf, k);
+    for (size_t i = 1; i < k; i++) {
+        double knot = -t + 2 * t / (double)k * (double)i;
+        float xf = (float)knot;
+        for (int j = 0; j < W; j++)
+            xf = nextafterf(xf, -INFINITY), knot = nextafter(knot, -INFINITY);
+        for (int j = 0; j < L; j++) {
+            zf[j] = xf, z[j] = knot;
+            xf = nextafterf(xf, INFINITY), knot = nextafter(knot, INFINITY);
+        }
+        if (single) {
+            sbw_fit_kern_plif_f(zf, yf, ff, L, sf, cf, k, t);
+            to_double(yf, y, L);
+        } else {
+            sbw_fit_kern_plif(z, y, fp, L, s, cum, k, t);
+        }
+        *drop = fmax(*drop, max_drop(y, L));
+    }
+}
+
+/* The fast maps' monotonicity, ulp by ulp.  PLIF is non-decreasing
+ * exactly (its pieces are clamped to the knot values; unclamped, rounding
+ * inverted the order next to a few percent of the knots, in both
+ * precisions).  LMS and sigsoftmax are built on
+ * libmvec's exp and a refined reciprocal, neither monotone to the last
+ * ulp: there the drop is bounded, 4 eps per unit of sum v (LMS), 2 eps
+ * max(1, |y|) (sigsoftmax; measured over every float in [-90, 90]: at
+ * most 1.8 and 1). */
+static void test_kern_maps_monotone(void **state)
+{
+    (void)state;
+    enum { KN = 60, K = 4, L = 1 << 14 };
+    double s[KN], cum[KN], t = 3, acc = 0;
+    random_fill(s, KN, 0, 1.5, 51, 1);
+    for (size_t i = 0; i < KN; i++) {
+        s[i] = sbw_head_softplus(s[i]);
+        cum[i] = 2 * t / KN * acc;
+        acc += s[i];
+    }
+    for (int single = 0; single < 2; single++) {
+        double drop = 0;
+        plif_knot_scan(single, s, cum, KN, t, &drop);
+        assert_true(drop == 0);
+    }
+    double u[K] = {1, 0.5, 2, 1.25}, v[K] = {1, 2, 0.75, 1.125}, b[K] = {0, 0.25, -0.5, 1};
+    float uf[K], vf[K], bf[K], *zf = malloc(L * sizeof *zf), *yf = malloc(L * sizeof *yf);
+    float *ff = malloc(L * sizeof *ff), *sigf = malloc(2 * K * L * sizeof *sigf);
+    double *z = malloc(L * sizeof *z), *y = malloc(L * sizeof *y), *fp = malloc(L * sizeof *fp);
+    double *sig = malloc(2 * K * L * sizeof *sig), vsum = 0;
+    to_float(u, uf, K), to_float(v, vf, K), to_float(b, bf, K);
+    for (size_t c = 0; c < K; c++)
+        vsum += v[c];
+    for (int single = 0; single < 2; single++) {
+        double eps = single ? FLT_EPSILON : DBL_EPSILON, x = -1.0; /* drops are densest there */
+        float xf = -1.0f;
+        for (size_t j = 0; j < L; j++) {
+            zf[j] = xf, z[j] = x;
+            xf = nextafterf(xf, INFINITY), x = nextafter(x, INFINITY);
+        }
+        if (single)
+            sbw_fit_kern_lms_f(zf, yf, ff, sigf, L, uf, vf, bf, K, 0.25f), to_double(yf, y, L);
+        else
+            sbw_fit_kern_lms(z, y, fp, sig, L, u, v, b, K, 0.25);
+        assert_true(max_drop(y, L) <= 4 * eps * vsum);
+        if (single)
+            sbw_fit_kern_ss_f(zf, yf, ff, L), to_double(yf, y, L);
+        else
+            sbw_fit_kern_ss(z, y, fp, L);
+        double ymax = 1;
+        for (size_t j = 0; j < L; j++)
+            ymax = fmax(ymax, fabs(y[j]));
+        assert_true(max_drop(y, L) <= 2 * eps * ymax);
+    }
+    free(zf), free(yf), free(ff), free(sigf), free(z), free(y), free(fp), free(sig);
+}
+
 /* ---- gradients against central finite differences ----------------------- */
 
 typedef struct head_case {
@@ -262,11 +397,11 @@ typedef struct head_case {
 } head_case;
 
 static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false}, {SBW_MODEL_SOFTMAX, 0, 0, true, false},
+    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
     {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, false, false},     {SBW_MODEL_MOS, 3, 0, true, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},      {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},     {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+    {SBW_MODEL_MOS, 3, 0, false, false},       {SBW_MODEL_MOS, 3, 0, true, false},
+    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
+    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
 };
 
 /* A head on an N x M problem with every parameter moved off its
@@ -284,8 +419,8 @@ static void setup_case(const head_case *c, size_t n, size_t m, size_t d, sbw_hea
     free(jit);
 }
 
-static double loss_at(const sbw_head *h, double *theta, const sbw_target *t,
-                      const size_t *rows, size_t nrows)
+static double loss_at(const sbw_head *h, double *theta, const sbw_target *t, const size_t *rows,
+                      size_t nrows)
 {
     sbw_obj_result res;
     SBW_ASSERT_OK(sbw_fit_ref_eval(h, theta, t, rows, nrows, &res, NULL));
@@ -352,7 +487,47 @@ static double max_abs(const double *x, size_t n)
     return mx;
 }
 
-/* PLIF with every slope 1 is f(z) = z + T: the same Q as softmax. */
+/* log Q of every context by the fast objective (sbw_obj_logq: blocked,
+ * two threads, float GEMMs and kernels when single); the target only
+ * sizes the problem. */
+static void logq_fast(const sbw_head *h, const double *theta, bool single, double *lq)
+{
+    sbw_mat a;
+    sbw_target t;
+    sbw_obj *o;
+    sbw_obj_result res;
+    sbw_obj_opts opt = {single, 2, 3, SBW_OBJ_PAR_BLOCKS};
+    random_logp(&a, h->n, h->m, 1.0, 77);
+    SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, single, 1e-9));
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, h, &t, &opt));
+    SBW_ASSERT_OK(sbw_obj_logq(o, theta, 0, h->n, lq, NULL, &res));
+    sbw_obj_free(o);
+    sbw_target_free(&t);
+    sbw_mat_free(&a);
+}
+
+/* The magnitude of a softmax head's logits z = W h + b, max over contexts
+ * and words of |b_i| + sum_j |W_ij h_j|: z's roundoff is a few eps times
+ * it (D eps times it for a GEMM). */
+static double logit_scale(const sbw_head *h, const double *theta)
+{
+    const double *W = theta + h->off_w, *b = theta + h->off_b;
+    double mx = 0;
+    for (size_t r = 0; r < h->n; r++)
+        for (size_t i = 0; i < h->m; i++) {
+            double a = h->bias ? fabs(b[i]) : 0;
+            for (size_t j = 0; j < h->d; j++)
+                a += fabs(W[i * h->d + j] * theta[h->off_h + r * h->d + j]);
+            mx = fmax(mx, a);
+        }
+    return mx;
+}
+
+/* PLIF with every slope 1 is f(z) = z + T: the same Q as softmax, in the
+ * naive twin and in the fast objective in both precisions.  The fast PLIF
+ * and softmax heads see the same logits (same GEMM); cum + s (z - knot)
+ * is z + T up to a few roundings of |z| + 2T, and log-softmax moves by at
+ * most twice the largest change. */
 static void test_plif_unit_slopes_is_softmax(void **state)
 {
     (void)state;
@@ -366,15 +541,28 @@ static void test_plif_unit_slopes_is_softmax(void **state)
     random_fill(tp + hp.off_b, m, 0, 1, 5, 9);
     for (size_t i = 0; i < 9; i++)
         tp[hp.off_plif + i] = sbw_head_softplus_inv(1.0);
-    memcpy(ts, tp, hs.nparam * sizeof *ts); /* W, b first ... */
+    memcpy(ts, tp, hs.nparam * sizeof *ts);                   /* W, b first ... */
     memcpy(ts + hs.off_h, tp + hp.off_h, n * d * sizeof *ts); /* ... and H */
     logq_all(&hp, tp, lp);
     logq_all(&hs, ts, ls);
     SBW_ASSERT_CLOSE(lp, ls, n * m, 64 * DBL_EPSILON * (1 + max_abs(ls, n * m)), 0);
+    double zs = logit_scale(&hs, ts) + 2 * hp.plif_t;
+    for (int single = 0; single < 2; single++) {
+        double eps = single ? FLT_EPSILON : DBL_EPSILON;
+        logq_fast(&hp, tp, single, lp);
+        logq_fast(&hs, ts, single, ls);
+        SBW_ASSERT_CLOSE(lp, ls, n * m, 8 * eps * (1 + zs), 0);
+    }
     free(tp), free(ts), free(lp), free(ls);
 }
 
-/* MoS and MoC with K = 1: pi = 1, so Q = softmax(W tanh(U h) + b). */
+/* MoS and MoC with K = 1: pi = 1, so Q = softmax(W tanh(U h) + b), in the
+ * naive twin and in the fast objective in both precisions (against the
+ * fast softmax head on H' = tanh(U h) in the same precision).  Fast MoS
+ * forms log(exp(z - max z) / S) instead of z - lse: exp/log roundings and
+ * that of z - max z, a few eps (1 + |log Q|); tanh(U h) by BLAS and
+ * libmvec moves the logits by a few eps of their scale (in single, where
+ * its float rounding happens to differ). */
 static void check_k1(sbw_model model)
 {
     size_t n = 5, m = 9, d = 4;
@@ -397,6 +585,13 @@ static void check_k1(sbw_model model)
     logq_all(&hm, tm, lm);
     logq_all(&hs, ts, ls);
     SBW_ASSERT_CLOSE(lm, ls, n * m, 16 * DBL_EPSILON * (1 + max_abs(ls, n * m)), 0);
+    double zs = logit_scale(&hs, ts);
+    for (int single = 0; single < 2; single++) {
+        double eps = single ? FLT_EPSILON : DBL_EPSILON;
+        logq_fast(&hm, tm, single, lm);
+        logq_fast(&hs, ts, single, ls);
+        SBW_ASSERT_CLOSE(lm, ls, n * m, 16 * eps * (1 + zs + max_abs(ls, n * m)), 0);
+    }
     free(tm), free(ts), free(lm), free(ls);
 }
 
@@ -407,30 +602,69 @@ static void test_mixture_k1_is_softmax(void **state)
     check_k1(SBW_MODEL_MOC);
 }
 
-/* Monotone heads: the argmax of the logits is among the argmaxes of Q. */
+/* Whether, in every context (row of lq and ls, n x m), Q's largest value
+ * is within tol of its value at the first argmax of ls = log softmax(z)
+ * (which has z's order). */
+static void check_argmax_kept(const double *lq, const double *ls, size_t n, size_t m, double tol)
+{
+    for (size_t r = 0; r < n; r++) {
+        const double *q = lq + r * m, *z = ls + r * m;
+        size_t az = 0;
+        for (size_t j = 1; j < m; j++)
+            az = z[j] > z[az] ? j : az;
+        double best = q[0];
+        for (size_t j = 1; j < m; j++)
+            best = fmax(best, q[j]);
+        assert_true(q[az] >= best - tol);
+    }
+}
+
+/* The largest drop a fast map may make between increasing logits (see
+ * test_kern_maps_monotone): 0 for PLIF, 4 eps sum v for LMS (its linear
+ * term is exact), 2 eps max(1, |ss(z)|) <= 2 eps (1 + 2 |z|) for
+ * sigsoftmax; log Q keeps differences of the mapped logits to an ulp of
+ * double. */
+static double map_drop(const sbw_head *h, const double *theta, double eps, double zs)
+{
+    if (h->map == SBW_MAP_PLIF)
+        return 0;
+    if (h->map == SBW_MAP_SS)
+        return 2 * eps * (1 + 2 * zs) + 4 * DBL_EPSILON * (1 + 2 * zs);
+    double u[8], v[8], c[8], lambda, vsum = 0;
+    assert_true(h->k <= 8);
+    sbw_fit_ref_map_params(h, theta, u, v, c, &lambda, NULL, NULL);
+    for (size_t i = 0; i < h->k; i++)
+        vsum += v[i];
+    return 4 * eps * vsum + 4 * DBL_EPSILON * (vsum + lambda * zs);
+}
+
+/* Monotone heads: the argmax of the logits is among the argmaxes of Q,
+ * in the naive twin exactly and in the fast objective in both precisions
+ * (the same logits as the fast softmax head, same GEMM): exactly for PLIF,
+ * whose fast map is non-decreasing by construction; for LMS and
+ * sigsoftmax up to map_drop, their float and double maps being monotone
+ * only to a few ulps (libmvec exp). */
 static void check_monotone(sbw_model model, size_t k, size_t knots, bool linear)
 {
     size_t n = 40, m = 23, d = 3;
     sbw_head h, hs;
     SBW_ASSERT_OK(sbw_head_setup(&h, model, n, m, d, k, knots, 2.0, true, linear));
     SBW_ASSERT_OK(sbw_head_setup(&hs, SBW_MODEL_SOFTMAX, n, m, d, 0, 0, 0, true, false));
-    double *th = malloc(h.nparam * sizeof *th), *lq = malloc(m * sizeof *lq);
-    double *zs = malloc(m * sizeof *zs), *ts = malloc(hs.nparam * sizeof *ts);
+    double *th = malloc(h.nparam * sizeof *th), *lq = malloc(n * m * sizeof *lq);
+    double *zs = malloc(n * m * sizeof *zs), *ts = malloc(hs.nparam * sizeof *ts);
     SBW_ASSERT_OK(sbw_head_init(&h, th, 8, 2.0)); /* wide logits: saturation, ties */
     random_fill(th + h.off_lms, h.lms_len, 0, 1.5, 8, 7);
     random_fill(th + h.off_plif, h.knots, 0, 2, 8, 8);
     memcpy(ts, th, (m * d + m) * sizeof *ts);
     memcpy(ts + hs.off_h, th + h.off_h, n * d * sizeof *ts);
-    for (size_t r = 0; r < n; r++) {
-        SBW_ASSERT_OK(sbw_fit_ref_logq(&h, th, r, lq));
-        SBW_ASSERT_OK(sbw_fit_ref_logq(&hs, ts, r, zs)); /* log softmax(z): same order as z */
-        size_t az = 0;
-        for (size_t j = 1; j < m; j++)
-            az = zs[j] > zs[az] ? j : az;
-        double best = lq[0];
-        for (size_t j = 1; j < m; j++)
-            best = fmax(best, lq[j]);
-        assert_true(lq[az] == best);
+    logq_all(&h, th, lq);
+    logq_all(&hs, ts, zs); /* log softmax(z): the same order as z */
+    check_argmax_kept(lq, zs, n, m, 0);
+    for (int single = 0; single < 2; single++) {
+        logq_fast(&h, th, single, lq);
+        logq_fast(&hs, ts, single, zs);
+        double eps = single ? FLT_EPSILON : DBL_EPSILON;
+        check_argmax_kept(lq, zs, n, m, map_drop(&h, th, eps, logit_scale(&hs, ts)));
     }
     free(th), free(lq), free(zs), free(ts);
 }
@@ -478,6 +712,8 @@ int main(void)
         cmocka_unit_test(test_kern_maps),
         cmocka_unit_test(test_kern_float_softmax_mixture),
         cmocka_unit_test(test_kern_float_maps),
+        cmocka_unit_test(test_kern_float_sums_in_double),
+        cmocka_unit_test(test_kern_maps_monotone),
         cmocka_unit_test(test_grad_fd_all_heads),
         cmocka_unit_test(test_grad_fd_row_subset),
         cmocka_unit_test(test_plif_unit_slopes_is_softmax),

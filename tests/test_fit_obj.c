@@ -27,11 +27,11 @@ typedef struct head_case {
 } head_case;
 
 static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false}, {SBW_MODEL_SOFTMAX, 0, 0, true, false},
+    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
     {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, true, false},      {SBW_MODEL_MOS, 1, 0, false, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},      {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},     {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+    {SBW_MODEL_MOS, 3, 0, true, false},        {SBW_MODEL_MOS, 1, 0, false, false},
+    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
+    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
 };
 
 typedef struct fixture {
@@ -82,6 +82,35 @@ static double *make_theta(const sbw_head *h, uint64_t seed)
     return theta;
 }
 
+/* Whether context r is in rows[0..nrows) (every context when rows is NULL). */
+static bool in_set(const size_t *rows, size_t nrows, size_t r)
+{
+    for (size_t i = 0; rows && i < nrows; i++)
+        if (rows[i] == r)
+            return true;
+    return !rows;
+}
+
+/* The fast gradient g (nparam) against the naive gref over the shared
+ * prefix and the set's rows of dH, with tolerances rtol * 10 scaled by the
+ * largest naive entry; the rows outside the set must be bit for bit
+ * before (sbw_obj_eval leaves them alone). */
+static void check_grad(const sbw_head *h, const double *g, const double *gref, const double *before,
+                       const size_t *rows, size_t nrows, double rtol)
+{
+    double gmax = 0;
+    for (size_t i = 0; i < h->nparam; i++)
+        gmax = fmax(gmax, fabs(gref[i]));
+    SBW_ASSERT_CLOSE(g, gref, h->nshared, rtol * 10 * gmax, rtol * 10);
+    for (size_t r = 0; r < N; r++) {
+        size_t at = h->off_h + r * D;
+        if (in_set(rows, nrows, r))
+            SBW_ASSERT_CLOSE(g + at, gref + at, D, rtol * 10 * gmax, rtol * 10);
+        else
+            assert_memory_equal(g + at, before + at, D * sizeof *g);
+    }
+}
+
 /* Fast against naive for one head, one configuration, a row set. */
 static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *opt,
                     const size_t *rows, size_t nrows, double rtol)
@@ -90,31 +119,33 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
     SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
     double *theta = make_theta(&h, 41);
     double *g1 = malloc(h.nparam * sizeof *g1), *g2 = malloc(h.nparam * sizeof *g2);
+    double *g0 = malloc(h.nparam * sizeof *g0);
+    for (size_t i = 0; i < h.nparam; i++) /* a sentinel where the fast gradient is not written */
+        g0[i] = g1[i] = 1e300;
     sbw_obj *o;
     sbw_obj_result r1, r2;
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, opt->single ? &f->t32 : &f->t64, opt));
     SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r1, g1));
-    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows,
-                                   &r2, g2));
+    SBW_ASSERT_OK(
+        sbw_fit_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows, &r2, g2));
     SBW_ASSERT_NEAR(r1.loss, r2.loss, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.kl, r2.kl, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 1e-15);
-    double gmax = 0;
-    for (size_t i = 0; i < h.nparam; i++)
-        gmax = fmax(gmax, fabs(g2[i]));
-    SBW_ASSERT_CLOSE(g1, g2, h.nparam, rtol * 10 * gmax, rtol * 10);
+    check_grad(&h, g1, g2, g0, rows, nrows, rtol);
     /* evaluation without gradient gives the same loss */
     SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r2, NULL));
     SBW_ASSERT_NEAR(r1.loss, r2.loss, 1e-15 * r1.loss);
     sbw_obj_free(o);
-    free(theta), free(g1), free(g2);
+    free(theta), free(g0), free(g1), free(g2);
 }
 
 static void test_double_matches_naive(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{false, 1, 5, SBW_OBJ_PAR_BLOCKS}, {false, 2, 4, SBW_OBJ_PAR_BLOCKS},
-                          {false, 2, 7, SBW_OBJ_PAR_BLAS}, {false, 2, 0, SBW_OBJ_PAR_BLOCKS}};
+    sbw_obj_opts opt[] = {{false, 1, 5, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 4, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 7, SBW_OBJ_PAR_BLAS},
+                          {false, 2, 0, SBW_OBJ_PAR_BLOCKS}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
             compare(f, &cases[i], &opt[j], NULL, 0, 1e-12);
@@ -137,6 +168,46 @@ static void test_row_subsets(void **state)
     sbw_obj_opts opt = {false, 2, 3, SBW_OBJ_PAR_BLOCKS};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         compare(f, &cases[i], &opt, rows, 7, 1e-12);
+}
+
+/* A minibatch gradient written into a buffer that an earlier minibatch
+ * (overlapping rows and others) left dirty: the prefix and the batch's
+ * rows equal the naive gradient of the batch (so nothing stale from the
+ * earlier call survives in them), and the other rows are untouched. */
+static void check_reused_buffer(const fixture *f, const head_case *c, const sbw_obj_opts *opt,
+                                double rtol)
+{
+    size_t a[] = {22, 3, 0, 17, 9, 10, 4}, b[] = {3, 5, 17, 11, 0, 21};
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
+    const sbw_target *t = opt->single ? &f->t32 : &f->t64;
+    double *theta = make_theta(&h, 47), *g = malloc(h.nparam * sizeof *g);
+    double *gref = malloc(h.nparam * sizeof *g), *before = malloc(h.nparam * sizeof *g);
+    for (size_t i = 0; i < h.nparam; i++)
+        g[i] = 1e200;
+    sbw_obj *o;
+    sbw_obj_result r;
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, t, opt));
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, a, 7, &r, g));
+    for (size_t i = 0; i < h.nparam; i++) /* make the earlier gradient stand out */
+        g[i] = g[i] * 1e3 + 1.0;
+    memcpy(before, g, h.nparam * sizeof *g);
+    SBW_ASSERT_OK(sbw_obj_eval(o, theta, b, 6, &r, g));
+    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, t, b, 6, &r, gref));
+    check_grad(&h, g, gref, before, b, 6, rtol);
+    sbw_obj_free(o);
+    free(theta), free(g), free(gref), free(before);
+}
+
+static void test_minibatch_reuses_buffer(void **state)
+{
+    const fixture *f = *state;
+    sbw_obj_opts opt[] = {{false, 2, 2, SBW_OBJ_PAR_BLOCKS},
+                          {false, 2, 4, SBW_OBJ_PAR_BLAS},
+                          {true, 2, 3, SBW_OBJ_PAR_BLOCKS}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
+            check_reused_buffer(f, &cases[i], &opt[j], opt[j].single ? 50 * FLT_EPSILON : 1e-12);
 }
 
 /* Same thread count and block size: identical bits, every time. */
@@ -165,8 +236,8 @@ static void test_logq_matches_naive(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         sbw_head h;
         const head_case *c = &cases[i];
-        SBW_ASSERT_OK(sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias,
-                                     c->linear));
+        SBW_ASSERT_OK(
+            sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
         double *theta = make_theta(&h, 43), *lq = malloc(N * M * sizeof *lq);
         double *ref = malloc(N * M * sizeof *ref);
         sbw_obj_opts opt = {false, 2, 4, SBW_OBJ_PAR_BLOCKS};
@@ -182,7 +253,24 @@ static void test_logq_matches_naive(void **state)
         for (size_t r = 2; r < N; r++)
             kl += sbw_num_kl(f->logp.data + r * M, ref + (r - 2) * M, M);
         SBW_ASSERT_NEAR(r1.kl, kl / (N - 2), 1e-12);
-        SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &f->t64, NULL, 0, &r2, NULL));
+        /* and agree with the naive objective's over the same rows against the
+         * stored P* (float64: p = exp(log P*) to an ulp).  A row's loss moves
+         * by at most psum (= 1) times the largest log Q difference, plus the
+         * roundoff of exp(log p) and of the M-term sums, M eps max|log q|;
+         * the entropy by the latter (log q -> log p). */
+        size_t rows[N - 2];
+        double dmax = 0, lmax = 0;
+        for (size_t r = 2; r < N; r++)
+            rows[r - 2] = r;
+        for (size_t e = 0; e < (N - 2) * M; e++) {
+            dmax = fmax(dmax, fabs(lq[e] - ref[e]));
+            lmax = fmax(lmax, fmax(fabs(ref[e]), fabs(f->logp.data[2 * M + e])));
+        }
+        SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &f->t64, rows, N - 2, &r2, NULL));
+        double tol = dmax + 4 * M * DBL_EPSILON * (1 + lmax);
+        SBW_ASSERT_NEAR(r1.loss, r2.loss, tol);
+        SBW_ASSERT_NEAR(r1.kl, r2.kl, tol + 4 * M * DBL_EPSILON * (1 + lmax));
+        SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 0);
         sbw_obj_free(o);
         free(theta), free(lq), free(ref);
     }
@@ -218,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_double_matches_naive),
         cmocka_unit_test(test_single_matches_naive),
         cmocka_unit_test(test_row_subsets),
+        cmocka_unit_test(test_minibatch_reuses_buffer),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_logq_matches_naive),
         cmocka_unit_test(test_errors),
