@@ -73,7 +73,7 @@ static int alloc_state(sbw_fit *f)
     const sbw_head *h = &f->head;
     int st = sbw_obj_alloc(&f->obj, h, f->t, &f->opt.obj);
     f->theta = malloc(h->nparam * sizeof *f->theta + 1);
-    f->grad = malloc(h->nparam * sizeof *f->grad + 1);
+    f->grad = calloc(h->nparam + 1, sizeof *f->grad); /* rows outside a minibatch stay 0 */
     if (!st && (!f->theta || !f->grad))
         st = SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu parameters", h->nparam);
     if (!st && minibatch(f)) {
