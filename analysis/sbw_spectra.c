@@ -570,7 +570,7 @@ int sbw_reduced_values(sbw_reduced *red, sbw_variant v, bool steal, double *s)
     int st = sbw_reduced_variant(red, v, steal, &a);
     size_t k = min_sz(red->rows, red->cols), ka = min_sz(a.rows, a.cols);
     double *tmp = NULL;
-    if (!st && ka != k && !(tmp = malloc(ka * sizeof *tmp)))
+    if (!st && ka != k && !(tmp = malloc((ka ? ka : 1) * sizeof *tmp)))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st)
         st = values_in(&a, red->prec, tmp ? tmp : s);

@@ -133,6 +133,8 @@ static double mix_log_entry(const double *z, size_t k, size_t m, const double *l
     double s = 0;
     for (size_t c = 0; c < k; c++)
         s += exp(logpi[c] + z[c * m + j] - lse[c] - mx);
+    /* s >= 1: the term at the maximum is exp(0). */
+    // cppcheck-suppress invalidFunctionArg
     return mx + log(s);
 }
 
@@ -434,19 +436,19 @@ static void axpy_f2d(double w, const float *x, double *acc, size_t n)
         acc[j] += w * (double)x[j];
 }
 
-/* e = exp(z - shift) (into e, which may alias z; not stored when e is
- * NULL), returns sum e, and sum p z into *dot: the pass that streams P from
- * memory also does the exps, so the loads hide behind the arithmetic. */
-static double exp_sum_dot_f(const float *z, const float *p, float *e, size_t m, float shift,
+/* Returns sum_j exp(z_j - shift) and sets *dot = sum_j p_j z_j; with store,
+ * z is overwritten in place by exp(z - shift).  The pass that streams P
+ * from memory also does the exps, so the loads hide behind the arithmetic. */
+static double exp_sum_dot_f(float *z, const float *p, bool store, size_t m, float shift,
                             double *dot)
 {
     double s = 0, d = 0;
-    if (e) {
+    if (store) {
 #pragma omp simd reduction(+ : s, d)
         for (size_t j = 0; j < m; j++) {
             float zj = z[j], v = expf(zj - shift);
             d += (double)(p[j] * zj);
-            e[j] = v;
+            z[j] = v;
             s += (double)v;
         }
     } else {
@@ -466,7 +468,7 @@ double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, d
     double spz;
     float mx = vmax_f(z, m);
     *argmax = first_index_of_f(z, m, mx);
-    double s = exp_sum_dot_f(z, p, grad ? z : NULL, m, mx, &spz);
+    double s = exp_sum_dot_f(z, p, grad, m, mx, &spz);
     double loss = ((double)mx + log(s)) * psum - spz;
     if (grad) {
         float a = (float)(scale * psum / s), b = (float)scale;
@@ -543,6 +545,8 @@ static double mix_log_entry_f(const float *z, size_t k, size_t m, const double *
     double s = 0;
     for (size_t c = 0; c < k; c++)
         s += exp(logpi[c] + (double)z[c * m + j] - lse[c] - mx);
+    /* s >= 1: the term at the maximum is exp(0). */
+    // cppcheck-suppress invalidFunctionArg
     return mx + log(s);
 }
 

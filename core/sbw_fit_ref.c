@@ -40,6 +40,8 @@ static void ref_mix_logq(const double *z, size_t k, size_t m, const double *logp
             mx = fmax(mx, logpi[c] + z[c * m + j] - lse[c]);
         for (size_t c = 0; c < k; c++)
             s += exp(logpi[c] + z[c * m + j] - lse[c] - mx);
+        /* s >= 1: the term at the maximum is exp(0). */
+        // cppcheck-suppress invalidFunctionArg
         lq[j] = mx + log(s);
     }
 }
