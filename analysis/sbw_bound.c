@@ -46,8 +46,8 @@ typedef struct err_sums {
 
 /* Adds the rows of A - Q (nr x m; leading dimensions lda, ldq) to the
  * sums: ||D||^2, ||D (I - 11^T/m)||^2 and m * sum_i dbar_i^2. */
-static void add_error(const double *a, size_t lda, const double *q, size_t ldq, size_t nr,
-                      size_t m, err_sums *e)
+static void add_error(const double *a, size_t lda, const double *q, size_t ldq, size_t nr, size_t m,
+                      err_sums *e)
 {
     for (size_t i = 0; i < nr; i++) {
         const double *ai = a + i * lda, *qi = q + i * ldq;
@@ -98,8 +98,8 @@ int sbw_bound_fit_open(sbw_bound_fit **out, const char *path, size_t rows, size_
     int st = sbw_npy_open(&f->r, path);
     const sbw_npy_info *in = st ? NULL : sbw_npy_reader_info(f->r);
     if (!st && (in->ndim != 2 || in->rows != rows || in->cols != cols))
-        st = SBW_ERROR(SBW_ESHAPE, "%s: log Q is %zu x %zu%s, but A is %zu x %zu", path,
-                       in->rows, in->cols, in->ndim != 2 ? " (1-D)" : "", rows, cols);
+        st = SBW_ERROR(SBW_ESHAPE, "%s: log Q is %zu x %zu%s, but A is %zu x %zu", path, in->rows,
+                       in->cols, in->ndim != 2 ? " (1-D)" : "", rows, cols);
     if (st) {
         sbw_bound_fit_close(f);
         return st;
@@ -163,8 +163,7 @@ int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e)
                          "(0-based): a Softmax head's log-probabilities are finite",
                          path, f->nbad, f->bad_row, f->bad_col);
     if (f->next != f->rows)
-        return SBW_ERROR(SBW_EINVAL, "%s: only %zu of %zu rows compared", path, f->next,
-                         f->rows);
+        return SBW_ERROR(SBW_EINVAL, "%s: only %zu of %zu rows compared", path, f->next, f->rows);
     *e = error_of(&f->sums);
     return SBW_OK;
 }
@@ -205,8 +204,8 @@ static int bound_values(sbw_spectra *sp, bool bias)
     return st ? st : sbw_reduced_values(&sp->red, vc, true, sp->s[vc]);
 }
 
-int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path,
-                      const sbw_spectra_opts *o, sbw_spectra *sp, sbw_fit_error *fit)
+int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_spectra_opts *o,
+                      sbw_spectra *sp, sbw_fit_error *fit)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     sbw_spectra_opts ro = *o;
@@ -244,8 +243,8 @@ static bool regular_file(const char *path)
 }
 
 /* Top right singular vectors of the centred matrix (first pass). */
-static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_spectra_opts *o,
-                         sbw_reduced *red, sbw_mat *vt)
+static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_spectra_opts *o, sbw_reduced *red,
+                         sbw_mat *vt)
 {
     sbw_spectra_opts ro = *o;
     ro.hook = NULL;
@@ -268,8 +267,8 @@ typedef struct construct_ws {
 } construct_ws;
 
 /* logits for nr rows of A: ((a - mu) P V_d^T) V_d + mu, into ws->l. */
-static void block_logits(construct_ws *ws, const sbw_mat *vt, size_t d, const double *mu,
-                         size_t nr, size_t m)
+static void block_logits(construct_ws *ws, const sbw_mat *vt, size_t d, const double *mu, size_t nr,
+                         size_t m)
 {
     memcpy(ws->l, ws->a, nr * m * sizeof(double));
     for (size_t i = 0; i < nr; i++) {
@@ -285,10 +284,10 @@ static void block_logits(construct_ws *ws, const sbw_mat *vt, size_t d, const do
     if (d == 0) {
         memset(ws->l, 0, nr * m * sizeof(double));
     } else {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)d, (int)m, 1.0,
-                    ws->l, (int)m, vt->data, (int)vt->ld, 0.0, ws->h, (int)d);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)m, (int)d, 1.0,
-                    ws->h, (int)d, vt->data, (int)vt->ld, 0.0, ws->l, (int)m);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)d, (int)m, 1.0, ws->l,
+                    (int)m, vt->data, (int)vt->ld, 0.0, ws->h, (int)d);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)m, (int)d, 1.0, ws->h,
+                    (int)d, vt->data, (int)vt->ld, 0.0, ws->l, (int)m);
     }
     for (size_t i = 0; mu && i < nr; i++)
         for (size_t j = 0; j < m; j++)
@@ -305,8 +304,7 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
                        .l = malloc(b * m * sizeof(double)),
                        .h = malloc(b * (d ? d : 1) * sizeof(double)),
                        .b = b};
-    int st = ws.a && ws.l && ws.h ? sbw_npy_seek_row(r, 0)
-                                  : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = ws.a && ws.l && ws.h ? sbw_npy_seek_row(r, 0) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
         size_t nr = min_sz(b, n - row0);
         st = sbw_npy_read_rows(r, nr, ws.a, m);
@@ -327,8 +325,9 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
                         const sbw_spectra_opts *o, sbw_construct *res)
 {
     if (!regular_file(in_path))
-        return SBW_ERROR(SBW_EINVAL, "%s: constructing reads the input twice: give a regular "
-                                     "file, not a pipe",
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s: constructing reads the input twice: give a regular "
+                         "file, not a pipe",
                          in_path);
     sbw_npy_reader *r = NULL;
     sbw_npy_writer *w = NULL;

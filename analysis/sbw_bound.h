@@ -84,14 +84,14 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, si
  * runs.  o: reading options (its hook must be NULL).  Errors: those of
  * sbw_spectra_reduce, sbw_reduced_values and the fit functions.  *sp is
  * zeroed on failure. */
-int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path,
-                      const sbw_spectra_opts *o, sbw_spectra *sp, sbw_fit_error *fit);
+int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_spectra_opts *o,
+                      sbw_spectra *sp, sbw_fit_error *fit);
 
 /* ---- the exact rank-d Softmax solution ---------------------------------- */
 
 typedef struct sbw_construct {
-    size_t d;           /* the dimension used: min(d asked, min(N, M)) */
-    sbw_fit_error err;  /* of the written log Q against A */
+    size_t d;          /* the dimension used: min(d asked, min(N, M)) */
+    sbw_fit_error err; /* of the written log Q against A */
 } sbw_construct;
 
 /* Writes to out_path the log Q (N x M, float64) of the Softmax head

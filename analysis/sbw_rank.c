@@ -14,8 +14,7 @@ static int check_spectrum(const double *s, size_t k)
         return SBW_ERROR(SBW_EINVAL, "rank: empty spectrum");
     for (size_t j = 0; j < k; j++)
         if (!(s[j] >= 0) || (j > 0 && s[j] > s[j - 1]))
-            return SBW_ERROR(SBW_EINVAL, "rank: singular values not descending and >= 0 at %zu",
-                             j);
+            return SBW_ERROR(SBW_EINVAL, "rank: singular values not descending and >= 0 at %zu", j);
     return SBW_OK;
 }
 
@@ -43,12 +42,10 @@ static size_t gap_rank(const double *s, size_t k, double floor_, double *gap)
     return best;
 }
 
-int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
-                      sbw_rank_est *e)
+int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e)
 {
     if (k != (m < n ? m : n))
-        return SBW_ERROR(SBW_EINVAL, "rank: %zu singular values for a %zu x %zu matrix", k, m,
-                         n);
+        return SBW_ERROR(SBW_EINVAL, "rank: %zu singular values for a %zu x %zu matrix", k, m, n);
     if (!(eps > 0 && eps < 1))
         return SBW_ERROR(SBW_EINVAL, "rank: eps %g is not in (0, 1)", eps);
     int st = check_spectrum(s, k);
@@ -65,8 +62,7 @@ int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
     return SBW_OK;
 }
 
-int sbw_rank_eps(const char *arg, sbw_dtype data, sbw_dtype prec, double *eps,
-                 const char **source)
+int sbw_rank_eps(const char *arg, sbw_dtype data, sbw_dtype prec, double *eps, const char **source)
 {
     if (!arg || strcmp(arg, "auto") == 0) {
         bool f32 = data == SBW_F32 || prec == SBW_F32;

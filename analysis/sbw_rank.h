@@ -27,28 +27,26 @@
 typedef struct sbw_rank_est {
     size_t m, n, k;
     double eps;
-    double w0, wmin;   /* largest and smallest singular value */
-    double tsh;        /* Numerical Recipes threshold */
-    size_t rank;       /* Numerical Recipes rank */
+    double w0, wmin; /* largest and smallest singular value */
+    double tsh;      /* Numerical Recipes threshold */
+    size_t rank;     /* Numerical Recipes rank */
     double numpy_tol;
     size_t rank_numpy;
-    size_t rank_gap;   /* largest-log-gap rank */
-    double gap_log10;  /* log10(w_{rank_gap - 1} / w_{rank_gap}) with the floors above */
+    size_t rank_gap;  /* largest-log-gap rank */
+    double gap_log10; /* log10(w_{rank_gap - 1} / w_{rank_gap}) with the floors above */
 } sbw_rank_est;
 
 /* All three estimators for the spectrum s[k] (descending, k = min(m, n)).
  * A zero matrix (w_0 = 0) has every rank 0.  Errors: SBW_EINVAL (k !=
  * min(m, n), k = 0, eps not in (0, 1), s not descending or negative). */
-int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
-                      sbw_rank_est *e);
+int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e);
 
 /* eps for a --eps argument: "double" (DBL_EPSILON), "single"
  * (FLT_EPSILON), a number in (0, 1), or "auto"/NULL: FLT_EPSILON when the
  * file or the computation is float32, DBL_EPSILON otherwise.  *source is
  * set to a static description ("float64 data", "float32 data",
  * "float32 computation", "--eps").  Errors: SBW_EINVAL naming the choices. */
-int sbw_rank_eps(const char *arg, sbw_dtype data, sbw_dtype prec, double *eps,
-                 const char **source);
+int sbw_rank_eps(const char *arg, sbw_dtype data, sbw_dtype prec, double *eps, const char **source);
 
 typedef enum sbw_rank_norm {
     SBW_NORM_MAX = 0, /* sigma / sigma_0 */

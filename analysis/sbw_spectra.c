@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define READ_BYTES (8u << 20)   /* rows read per call in the direct path */
+#define READ_BYTES  (8u << 20)  /* rows read per call in the direct path */
 #define BLOCK_BYTES (16u << 20) /* default TSQR block */
-#define MIN_BLOCK 512 /* rows: GEMM-sized updates in tpqrt (measured: 128 rows cost 25% more) */
+#define MIN_BLOCK   512 /* rows: GEMM-sized updates in tpqrt (measured: 128 rows cost 25% more) */
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
@@ -49,8 +49,7 @@ typedef struct bad_entries {
     bool any;
 } bad_entries;
 
-static void note_bad(bad_entries *b, size_t nan, size_t pinf, size_t ninf, size_t row,
-                     size_t col)
+static void note_bad(bad_entries *b, size_t nan, size_t pinf, size_t ninf, size_t row, size_t col)
 {
     b->nan += nan;
     b->posinf += pinf;
@@ -117,8 +116,8 @@ static double centre_row(double *row, size_t m)
  * last (the TSQR path), each row a_i then becomes [a_i - m_i 1 | sqrt(M)
  * m_i]: same Gram as a_i's rows (the centred part is orthogonal to 1), and
  * its first M columns are the row-centred matrix (see load_tsqr). */
-static void prep_block(const sbw_spectra_opts *o, double *a, size_t row0, size_t nr,
-                       size_t cols, bad_entries *bad, double *sums, double *last)
+static void prep_block(const sbw_spectra_opts *o, double *a, size_t row0, size_t nr, size_t cols,
+                       bad_entries *bad, double *sums, double *last)
 {
     size_t n = nr * cols;
     if (o->exp)
@@ -270,8 +269,7 @@ static int alloc_worker(tsqr_worker *w, const sbw_reduced *red, size_t block, bo
     w->last = malloc(block * sizeof *w->last);
     w->sums = calloc(red->cols, sizeof *w->sums);
     if (!w->panel || !w->last || !w->sums)
-        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory for a block of %zu rows", red->path,
-                         block);
+        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory for a block of %zu rows", red->path, block);
     return SBW_OK;
 }
 
@@ -316,8 +314,7 @@ static int load_tsqr(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center, 
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (int t = 0; t < nw && !st; t++)
         st = alloc_worker(&w[t], red, red->block_rows, center);
-    tsqr_job job = {.r = r, .o = o, .rows = red->rows, .cols = red->cols,
-                    .block = red->block_rows};
+    tsqr_job job = {.r = r, .o = o, .rows = red->rows, .cols = red->cols, .block = red->block_rows};
     if (!st) {
         run_workers(&job, w, nw);
         if (job.st)
@@ -373,8 +370,12 @@ int sbw_spectra_reduce(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center
     int st = check_input(in, path);
     if (st)
         return st;
-    *red = (sbw_reduced){.path = path, .rows = in->rows, .cols = in->cols, .dtype = in->dtype,
-                         .prec = o->single ? SBW_F32 : SBW_F64, .method = o->method};
+    *red = (sbw_reduced){.path = path,
+                         .rows = in->rows,
+                         .cols = in->cols,
+                         .dtype = in->dtype,
+                         .prec = o->single ? SBW_F32 : SBW_F64,
+                         .method = o->method};
     if (red->method == SBW_METHOD_AUTO)
         red->method = 2 * red->rows > 3 * red->cols ? SBW_METHOD_TSQR : SBW_METHOD_DIRECT;
     if (!(red->mean = calloc(red->cols, sizeof *red->mean)))

@@ -70,12 +70,12 @@ typedef int (*sbw_rows_hook)(void *ctx, const double *a, size_t row0, size_t row
 typedef void (*sbw_stage_fn)(void *ctx, const char *what, size_t k);
 
 typedef struct sbw_spectra_opts {
-    bool exp;              /* analyse P = exp(A) instead of A */
-    bool single;           /* compute in float32 (sgesdd, stpqrt) */
-    sbw_method method;     /* AUTO: tsqr when N > 1.5 M, else direct */
-    size_t block_rows;     /* rows per TSQR block; 0: 16 MB of rows, >= 512 */
-    int workers;           /* TSQR workers; 0: the BLAS thread count */
-    sbw_rows_hook hook;    /* may be NULL */
+    bool exp;           /* analyse P = exp(A) instead of A */
+    bool single;        /* compute in float32 (sgesdd, stpqrt) */
+    sbw_method method;  /* AUTO: tsqr when N > 1.5 M, else direct */
+    size_t block_rows;  /* rows per TSQR block; 0: 16 MB of rows, >= 512 */
+    int workers;        /* TSQR workers; 0: the BLAS thread count */
+    sbw_rows_hook hook; /* may be NULL */
     void *hook_ctx;
     sbw_progress *progress; /* rows read; may be NULL */
     sbw_stage_fn stage;     /* may be NULL */
@@ -84,18 +84,18 @@ typedef struct sbw_spectra_opts {
 
 /* The matrix reduced to what its singular values need (see above). */
 typedef struct sbw_reduced {
-    const char *path;     /* the reader's path, for messages */
-    size_t rows, cols;    /* N, M of the analysed matrix */
-    sbw_dtype dtype;      /* of the file */
-    sbw_dtype prec;       /* of the computation */
-    sbw_method method;    /* DIRECT or TSQR, as used */
-    size_t block_rows;    /* TSQR: rows per block */
-    int workers;          /* TSQR: workers used */
-    bool cols_centred;    /* TSQR: x is the factor of the column-centred matrix */
-    sbw_mat x;            /* DIRECT (float64): the matrix; TSQR: R ((M+1)^2) */
-    sbw_matf xf;          /* DIRECT (float32): the matrix */
-    double *mean;         /* M column means of the analysed matrix */
-    double *mean_b;       /* TSQR with centring: the M + 1 column means of B */
+    const char *path;  /* the reader's path, for messages */
+    size_t rows, cols; /* N, M of the analysed matrix */
+    sbw_dtype dtype;   /* of the file */
+    sbw_dtype prec;    /* of the computation */
+    sbw_method method; /* DIRECT or TSQR, as used */
+    size_t block_rows; /* TSQR: rows per block */
+    int workers;       /* TSQR: workers used */
+    bool cols_centred; /* TSQR: x is the factor of the column-centred matrix */
+    sbw_mat x;         /* DIRECT (float64): the matrix; TSQR: R ((M+1)^2) */
+    sbw_matf xf;       /* DIRECT (float32): the matrix */
+    double *mean;      /* M column means of the analysed matrix */
+    double *mean_b;    /* TSQR with centring: the M + 1 column means of B */
 } sbw_reduced;
 
 /* Reads the rest of r (from row 0) and reduces it.  center_cols: the cols
@@ -110,11 +110,10 @@ void sbw_reduced_free(sbw_reduced *red);
 
 /* The matrix whose singular values are those of variant v, as a new
  * double matrix *out (caller frees): (N x M) in the direct case; from R
- * (M+1 or M+2 rows, M+1 columns, or its first M columns with ld M+1).  steal: take red's buffer instead of copying it
- * (red must not be used for another variant afterwards).  Errors:
- * SBW_EINVAL (a cols variant from a TSQR reduction made without
- * center_cols; a direct float32 reduction, which sbw_reduced_values
- * handles in float), SBW_ENOMEM. */
+ * (M+1 or M+2 rows, M+1 columns, or its first M columns with ld M+1).  steal: take red's buffer
+ * instead of copying it (red must not be used for another variant afterwards).  Errors: SBW_EINVAL
+ * (a cols variant from a TSQR reduction made without center_cols; a direct float32 reduction, which
+ * sbw_reduced_values handles in float), SBW_ENOMEM. */
 int sbw_reduced_variant(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out);
 
 /* Singular values of variant v, descending, into s[min(N, M)], in the
@@ -123,11 +122,11 @@ int sbw_reduced_values(sbw_reduced *red, sbw_variant v, bool steal, double *s);
 
 /* Singular values of several variants of one matrix. */
 typedef struct sbw_spectra {
-    sbw_reduced red;          /* what was read; red.x/xf released */
-    size_t k;                 /* min(N, M) */
-    double *s[SBW_NVARIANT];  /* k values each, descending; NULL if not wanted */
-    double seconds_read;      /* reading + reduction */
-    double seconds_svd;       /* the final SVDs */
+    sbw_reduced red;         /* what was read; red.x/xf released */
+    size_t k;                /* min(N, M) */
+    double *s[SBW_NVARIANT]; /* k values each, descending; NULL if not wanted */
+    double seconds_read;     /* reading + reduction */
+    double seconds_svd;      /* the final SVDs */
 } sbw_spectra;
 
 /* Reads r once and computes the spectra of every variant v whose bit

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TSQR_NB 64   /* inner block size of tpqrt (the T factor's rows) */
-#define TILE 32      /* transposition tile */
+#define TSQR_NB       64 /* inner block size of tpqrt (the T factor's rows) */
+#define TILE          32 /* transposition tile */
 #define JACOBI_SWEEPS 100
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
@@ -27,16 +27,15 @@ static int check_dims(size_t m, size_t n, size_t ld, const char *what)
     if (ld < n)
         return SBW_ERROR(SBW_EINVAL, "%s: leading dimension %zu < %zu columns", what, ld, n);
     if (m > (size_t)INT_MAX || ld > (size_t)INT_MAX)
-        return SBW_ERROR(SBW_ENOMEM, "%s: %zu x %zu exceeds LAPACK's 32-bit dimensions", what,
-                         m, n);
+        return SBW_ERROR(SBW_ENOMEM, "%s: %zu x %zu exceeds LAPACK's 32-bit dimensions", what, m,
+                         n);
     return SBW_OK;
 }
 
 static int lapack_fail(const char *routine, lapack_int info)
 {
     if (info < 0)
-        return SBW_ERROR(SBW_EINVAL, "%s: argument %d had an illegal value", routine,
-                         (int)-info);
+        return SBW_ERROR(SBW_EINVAL, "%s: argument %d had an illegal value", routine, (int)-info);
     return SBW_ERROR(SBW_ENUMERIC, "%s: failed to converge (info %d)", routine, (int)info);
 }
 
@@ -50,10 +49,7 @@ static int work_items(double q, size_t *n)
 }
 
 /* dgesdd's iwork: 8 min(m, n) integers. */
-static lapack_int *alloc_iwork(size_t k)
-{
-    return malloc(8 * k * sizeof(lapack_int));
-}
+static lapack_int *alloc_iwork(size_t k) { return malloc(8 * k * sizeof(lapack_int)); }
 
 int sbw_svd_values(sbw_mat *a, double *s)
 {
@@ -67,14 +63,14 @@ int sbw_svd_values(sbw_mat *a, double *s)
     size_t lw = 0;
     if (!iwork)
         return SBW_ERROR(SBW_ENOMEM, "singular values: out of memory");
-    info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
-                               &q, -1, iwork);
+    info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1, &q,
+                               -1, iwork);
     st = info ? lapack_fail("dgesdd", info) : work_items(q, &lw);
     if (!st && !(work = malloc(lw * sizeof *work)))
         st = SBW_ERROR(SBW_ENOMEM, "singular values: out of memory for %zu workspace items", lw);
     if (!st) {
-        info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL,
-                                   1, work, (lapack_int)lw, iwork);
+        info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
+                                   work, (lapack_int)lw, iwork);
         st = info ? lapack_fail("dgesdd", info) : SBW_OK;
     }
     free(work);
@@ -93,14 +89,14 @@ int sbw_svd_values_f32(sbw_matf *a, float *s)
     size_t lw = 0;
     if (!iwork)
         return SBW_ERROR(SBW_ENOMEM, "singular values: out of memory");
-    info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
-                               &q, -1, iwork);
+    info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1, &q,
+                               -1, iwork);
     st = info ? lapack_fail("sgesdd", info) : work_items((double)q, &lw);
     if (!st && !(work = malloc(lw * sizeof *work)))
         st = SBW_ERROR(SBW_ENOMEM, "singular values: out of memory for %zu workspace items", lw);
     if (!st) {
-        info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL,
-                                   1, work, (lapack_int)lw, iwork);
+        info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
+                                   work, (lapack_int)lw, iwork);
         st = info ? lapack_fail("sgesdd", info) : SBW_OK;
     }
     free(work);
@@ -117,14 +113,14 @@ static int gesdd_vectors(sbw_mat *a, double *s, sbw_mat *vt, double *xvt, lapack
     lapack_int k = m < n ? m : n, info;
     double q = 0, *work = NULL;
     size_t lw = 0;
-    info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', m, n, a->data, lda, s, vt->data, m, xvt,
-                               k, &q, -1, iwork);
+    info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', m, n, a->data, lda, s, vt->data, m, xvt, k,
+                               &q, -1, iwork);
     int st = info ? lapack_fail("dgesdd", info) : work_items(q, &lw);
     if (!st && !(work = malloc(lw * sizeof *work)))
         st = SBW_ERROR(SBW_ENOMEM, "singular vectors: out of memory for %zu workspace items", lw);
     if (!st) {
-        info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', m, n, a->data, lda, s, vt->data, m,
-                                   xvt, k, work, (lapack_int)lw, iwork);
+        info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', m, n, a->data, lda, s, vt->data, m, xvt,
+                                   k, work, (lapack_int)lw, iwork);
         st = info ? lapack_fail("dgesdd", info) : SBW_OK;
     }
     free(work);
@@ -276,8 +272,7 @@ static int tsqr_buffers(sbw_tsqr *q)
     size_t es = elem_size(q->prec), rb, bb, tb;
     if (sbw_mat_bytes(q->n, q->n, es, &rb) || sbw_mat_bytes(q->cap + 1, q->n, es, &bb) ||
         sbw_mat_bytes(q->nb, q->n, es, &tb))
-        return SBW_ERROR(SBW_ENOMEM, "tsqr: %zu columns x %zu rows is too large", q->n,
-                         q->cap);
+        return SBW_ERROR(SBW_ENOMEM, "tsqr: %zu columns x %zu rows is too large", q->n, q->cap);
     q->r = calloc(1, rb);
     q->blk = malloc(bb);
     q->t = malloc(tb);
@@ -299,8 +294,8 @@ int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw
     sbw_tsqr *q = calloc(1, sizeof *q);
     if (!q)
         return SBW_ERROR(SBW_ENOMEM, "tsqr: out of memory");
-    *q = (sbw_tsqr){.n = n, .cap = block_rows, .nb = min_sz(TSQR_NB, n), .center = center,
-                    .prec = prec};
+    *q = (sbw_tsqr){
+        .n = n, .cap = block_rows, .nb = min_sz(TSQR_NB, n), .center = center, .prec = prec};
     int st = tsqr_buffers(q);
     if (st) {
         sbw_tsqr_free(q);
@@ -312,10 +307,7 @@ int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw
 
 size_t sbw_tsqr_count(const sbw_tsqr *q) { return q->count; }
 
-void sbw_tsqr_means(const sbw_tsqr *q, double *mean)
-{
-    memcpy(mean, q->mean, q->n * sizeof *mean);
-}
+void sbw_tsqr_means(const sbw_tsqr *q, double *mean) { memcpy(mean, q->mean, q->n * sizeof *mean); }
 
 /* tpqrt of [R; B] with B (m x n, column-major, ldb), whose last l rows are
  * upper trapezoidal (l = 0: rectangular). */
@@ -323,18 +315,18 @@ static int tpqrt(sbw_tsqr *q, size_t m, size_t l, void *b, size_t ldb)
 {
     lapack_int info, n = (lapack_int)q->n, nb = (lapack_int)q->nb;
     if (q->prec == SBW_F32)
-        info = LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, n, (lapack_int)l, nb, q->r,
-                                   n, b, (lapack_int)ldb, q->t, nb, q->work);
+        info = LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, n, (lapack_int)l, nb, q->r, n,
+                                   b, (lapack_int)ldb, q->t, nb, q->work);
     else
-        info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, n, (lapack_int)l, nb, q->r,
-                                   n, b, (lapack_int)ldb, q->t, nb, q->work);
+        info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, n, (lapack_int)l, nb, q->r, n,
+                                   b, (lapack_int)ldb, q->t, nb, q->work);
     return info ? lapack_fail(q->prec == SBW_F32 ? "stpqrt" : "dtpqrt", info) : SBW_OK;
 }
 
 /* mu[j] = the column means of [A | last] (rows x na, ld; last may be
  * NULL), summed in double. */
-static void column_means(const double *a, size_t rows, size_t na, size_t ld,
-                         const double *last, double *mu)
+static void column_means(const double *a, size_t rows, size_t na, size_t ld, const double *last,
+                         double *mu)
 {
     memset(mu, 0, (na + (last ? 1 : 0)) * sizeof *mu);
     for (size_t i = 0; i < rows; i++)
@@ -348,8 +340,8 @@ static void column_means(const double *a, size_t rows, size_t na, size_t ld,
 
 /* dst[j * ldd + i] = src[i * lds + j] - mu[j] (mu may be NULL), tiled so
  * both sides stay in cache; double and float destinations. */
-static void transpose_f64(const double *src, size_t rows, size_t n, size_t lds,
-                          const double *mu, double *dst, size_t ldd)
+static void transpose_f64(const double *src, size_t rows, size_t n, size_t lds, const double *mu,
+                          double *dst, size_t ldd)
 {
     for (size_t i0 = 0; i0 < rows; i0 += TILE)
         for (size_t j0 = 0; j0 < n; j0 += TILE) {
@@ -360,8 +352,8 @@ static void transpose_f64(const double *src, size_t rows, size_t n, size_t lds,
         }
 }
 
-static void transpose_f32(const double *src, size_t rows, size_t n, size_t lds,
-                          const double *mu, float *dst, size_t ldd)
+static void transpose_f32(const double *src, size_t rows, size_t n, size_t lds, const double *mu,
+                          float *dst, size_t ldd)
 {
     for (size_t i0 = 0; i0 < rows; i0 += TILE)
         for (size_t j0 = 0; j0 < n; j0 += TILE) {
@@ -418,8 +410,8 @@ int sbw_tsqr_add(sbw_tsqr *q, const double *a, size_t rows, size_t ld, const dou
     if (!q->r)
         return SBW_ERROR(SBW_EINVAL, "tsqr: the factor was taken already");
     if (rows > q->cap || ld < na)
-        return SBW_ERROR(SBW_EINVAL, "tsqr: block of %zu rows (capacity %zu), ld %zu < %zu",
-                         rows, q->cap, ld, na);
+        return SBW_ERROR(SBW_EINVAL, "tsqr: block of %zu rows (capacity %zu), ld %zu < %zu", rows,
+                         q->cap, ld, na);
     if (rows == 0)
         return SBW_OK;
     bool extra = q->center && q->count > 0;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define CKPT_MAX_KEYS 160
-#define CKPT_LINE 512
+#define CKPT_LINE     512
 
 int sbw_ckpt_mkdir(const char *dir)
 {
@@ -35,7 +35,7 @@ int sbw_ckpt_mkdir(const char *dir)
  * generation into *gen, 0 for checkpoint.tsv). */
 static bool ckpt_file(const char *name, uint64_t *gen)
 {
-    static const char *const stems[] = {"theta-",   "adam_m-",   "adam_v-", "lbfgs_s-",
+    static const char *const stems[] = {"theta-",   "adam_m-",    "adam_v-", "lbfgs_s-",
                                         "lbfgs_y-", "lbfgs_rho-", "log-"};
     *gen = 0;
     if (strcmp(name, "checkpoint.tsv") == 0)
@@ -125,15 +125,9 @@ static void put(FILE *fp, const char *key, const char *fmt, ...)
     fputc('\n', fp);
 }
 
-static void put_u(FILE *fp, const char *key, uint64_t v)
-{
-    put(fp, key, "%" PRIu64, v);
-}
+static void put_u(FILE *fp, const char *key, uint64_t v) { put(fp, key, "%" PRIu64, v); }
 
-static void put_d(FILE *fp, const char *key, double v)
-{
-    put(fp, key, "%a", v);
-}
+static void put_d(FILE *fp, const char *key, double v) { put(fp, key, "%a", v); }
 
 static const char *find(const kvset *s, const char *key)
 {
@@ -290,7 +284,7 @@ static int save_arrays(const sbw_fit *f, const char *dir, uint64_t gen)
 
 static void remove_generation(const char *dir, uint64_t gen)
 {
-    static const char *const stems[] = {"theta",   "adam_m",  "adam_v",    "lbfgs_s",
+    static const char *const stems[] = {"theta",   "adam_m",    "adam_v", "lbfgs_s",
                                         "lbfgs_y", "lbfgs_rho", "log"};
     char path[4096];
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
@@ -456,8 +450,8 @@ static int load_arrays(sbw_fit *f, const char *dir, uint64_t gen, size_t nlog)
     return load_into(dir, "log", gen, &f->log[0].step, nlog, 7);
 }
 
-int sbw_ckpt_resume(sbw_fit **out, const sbw_target *t, const char *dir,
-                    const sbw_fit_opts *opts, int *threads_saved)
+int sbw_ckpt_resume(sbw_fit **out, const sbw_target *t, const char *dir, const sbw_fit_opts *opts,
+                    int *threads_saved)
 {
     *out = NULL;
     char path[4096];

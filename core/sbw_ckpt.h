@@ -34,8 +34,8 @@ int sbw_ckpt_write(sbw_fit *f, const char *dir);
  * count (may be NULL).  Errors: SBW_EIO (missing files), SBW_EFORMAT (a
  * damaged checkpoint: missing key, bad value, wrong array shape),
  * SBW_EDATA (different data), SBW_ENOMEM. */
-int sbw_ckpt_resume(sbw_fit **f, const sbw_target *t, const char *dir,
-                    const sbw_fit_opts *opts, int *threads_saved);
+int sbw_ckpt_resume(sbw_fit **f, const sbw_target *t, const char *dir, const sbw_fit_opts *opts,
+                    int *threads_saved);
 
 /* Removes a checkpoint directory: the files sbw_ckpt_write makes (any
  * generation, checkpoint.tsv), then the directory if that left it empty.

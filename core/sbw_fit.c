@@ -17,11 +17,24 @@ static const double lr_grid[SBW_FIT_LR_GRID] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e
 
 void sbw_fit_opts_init(sbw_fit_opts *o)
 {
-    *o = (sbw_fit_opts){.model = SBW_MODEL_SOFTMAX, .d = 10, .k = 10, .knots = 1000,
-                        .plif_t = 10, .init_scale = 0.1, .seed = SBW_DEFAULT_SEED,
-                        .optimizer = SBW_FIT_ADAM, .lr = 0.01, .beta1 = 0.9, .beta2 = 0.999,
-                        .eps = 1e-8, .decay = 1, .steps = 1000, .tol_window = 100,
-                        .lbfgs_mem = 10, .lr_auto_rows = 1024, .lr_auto_steps = 100,
+    *o = (sbw_fit_opts){.model = SBW_MODEL_SOFTMAX,
+                        .d = 10,
+                        .k = 10,
+                        .knots = 1000,
+                        .plif_t = 10,
+                        .init_scale = 0.1,
+                        .seed = SBW_DEFAULT_SEED,
+                        .optimizer = SBW_FIT_ADAM,
+                        .lr = 0.01,
+                        .beta1 = 0.9,
+                        .beta2 = 0.999,
+                        .eps = 1e-8,
+                        .decay = 1,
+                        .steps = 1000,
+                        .tol_window = 100,
+                        .lbfgs_mem = 10,
+                        .lr_auto_rows = 1024,
+                        .lr_auto_steps = 100,
                         .obj = {.single = true}};
 }
 
@@ -31,10 +44,7 @@ const char *sbw_fit_stop_name(sbw_fit_stop s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
-double sbw_fit_seconds(const sbw_fit *f)
-{
-    return f->elapsed0 + (sbw_progress_now() - f->t_start);
-}
+double sbw_fit_seconds(const sbw_fit *f) { return f->elapsed0 + (sbw_progress_now() - f->t_start); }
 
 static bool minibatch(const sbw_fit *f)
 {
@@ -61,8 +71,9 @@ int sbw_fit_log_append(sbw_fit *f, const sbw_obj_result *res)
         f->caplog = cap;
     }
     double lr = f->opt.optimizer == SBW_FIT_ADAM ? sbw_optim_adam_lr(&f->adam) : NAN;
-    f->log[f->nlog++] = (sbw_fit_logrow){(double)f->step, (double)f->epoch, res->loss,
-                                         res->kl, res->mode_match, lr, sbw_fit_seconds(f)};
+    f->log[f->nlog++] = (sbw_fit_logrow){(double)f->step,   (double)f->epoch, res->loss,
+                                         res->kl,           res->mode_match,  lr,
+                                         sbw_fit_seconds(f)};
     return SBW_OK;
 }
 
@@ -277,10 +288,7 @@ static int maybe_checkpoint(sbw_fit *f, bool force)
     return st;
 }
 
-static bool stop_requested(const sbw_fit *f)
-{
-    return f->opt.stop && *f->opt.stop;
-}
+static bool stop_requested(const sbw_fit *f) { return f->opt.stop && *f->opt.stop; }
 
 static int signal_stop(sbw_fit *f)
 {
@@ -292,8 +300,7 @@ static int signal_stop(sbw_fit *f)
         return SBW_ERROR(SBW_EINTR,
                          "interrupted at step %llu; checkpoint written to %s (continue with "
                          "--resume %s)",
-                         (unsigned long long)f->step, f->opt.checkpoint_dir,
-                         f->opt.checkpoint_dir);
+                         (unsigned long long)f->step, f->opt.checkpoint_dir, f->opt.checkpoint_dir);
     return SBW_ERROR(SBW_EINTR, "interrupted at step %llu (no checkpoint directory)",
                      (unsigned long long)f->step);
 }
@@ -444,8 +451,7 @@ static int auto_rows(const sbw_fit *f, size_t **rows, size_t *n)
 /* One grid point: a fit of sub from f's initial parameters (shared
  * prefix and the subsample's rows of H); its final mean KL (inf when it
  * diverged). */
-static int auto_trial(sbw_fit *f, const sbw_target *sub, const size_t *rows, double lr,
-                      double *kl)
+static int auto_trial(sbw_fit *f, const sbw_target *sub, const size_t *rows, double lr, double *kl)
 {
     sbw_fit_opts o = f->opt;
     o.lr = lr, o.lr_auto = false, o.steps = f->opt.lr_auto_steps, o.tol = 0;

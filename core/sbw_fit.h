@@ -79,19 +79,19 @@ typedef struct sbw_fit_opts {
     double lr; /* Adam */
     bool lr_auto;
     double beta1, beta2, eps, decay;
-    size_t batch;       /* contexts per Adam step; 0 = all (full batch) */
-    size_t steps;       /* at most this many updates */
-    double tol;         /* relative-improvement stop; 0 = off */
-    size_t tol_window;  /* steps per window of the stopping rule */
-    size_t lbfgs_mem;   /* L-BFGS history pairs */
+    size_t batch;      /* contexts per Adam step; 0 = all (full batch) */
+    size_t steps;      /* at most this many updates */
+    double tol;        /* relative-improvement stop; 0 = off */
+    size_t tol_window; /* steps per window of the stopping rule */
+    size_t lbfgs_mem;  /* L-BFGS history pairs */
     size_t lr_auto_rows, lr_auto_steps;
     /* the objective's precision and threads */
     sbw_obj_opts obj;
     /* reporting and safety */
-    size_t log_every;         /* steps between log rows; 0 = automatic */
-    double checkpoint_every;  /* seconds between checkpoints; 0 = none */
-    const char *checkpoint_dir; /* NULL: no checkpoints */
-    volatile sig_atomic_t *stop; /* polled after every step; may be NULL */
+    size_t log_every;                                    /* steps between log rows; 0 = automatic */
+    double checkpoint_every;                             /* seconds between checkpoints; 0 = none */
+    const char *checkpoint_dir;                          /* NULL: no checkpoints */
+    volatile sig_atomic_t *stop;                         /* polled after every step; may be NULL */
     void (*on_step)(void *ctx, const struct sbw_fit *f); /* after every step */
     void *ctx;
 } sbw_fit_opts;
@@ -111,25 +111,25 @@ typedef struct sbw_fit {
     double *theta, *grad; /* (nparam) */
     sbw_adam adam;
     sbw_lbfgs lbfgs;
-    bool have_fg;          /* L-BFGS: last.loss and grad are at theta */
-    uint64_t step;         /* updates done */
-    uint64_t epoch, pos;   /* minibatch: epoch, position in its permutation */
-    size_t *perm, *batch;  /* (N) this epoch's order, (batch) sorted rows */
-    bool perm_ok;          /* perm holds epoch's permutation */
-    sbw_range *ranges;     /* (batch + 1) Adam's lazy ranges */
+    bool have_fg;             /* L-BFGS: last.loss and grad are at theta */
+    uint64_t step;            /* updates done */
+    uint64_t epoch, pos;      /* minibatch: epoch, position in its permutation */
+    size_t *perm, *batch;     /* (N) this epoch's order, (batch) sorted rows */
+    bool perm_ok;             /* perm holds epoch's permutation */
+    sbw_range *ranges;        /* (batch + 1) Adam's lazy ranges */
     double win_sum, win_prev; /* stopping rule: KL sum of this window, last mean */
     uint64_t win_n;
     bool have_prev;
     sbw_fit_stop stop;
-    sbw_obj_result last;   /* the latest full evaluation (or batch, minibatch) */
+    sbw_obj_result last; /* the latest full evaluation (or batch, minibatch) */
     double lr_grid[SBW_FIT_LR_GRID], lr_kl[SBW_FIT_LR_GRID];
-    size_t nlr;            /* grid points tried (0 unless --lr auto) */
+    size_t nlr; /* grid points tried (0 unless --lr auto) */
     sbw_fit_logrow *log;
     size_t nlog, caplog;
-    double t_start, elapsed0; /* clock at (re)start; seconds before a resume */
-    double t_ckpt;         /* clock at the last checkpoint */
+    double t_start, elapsed0;     /* clock at (re)start; seconds before a resume */
+    double t_ckpt;                /* clock at the last checkpoint */
     uint64_t ckpt_gen, ckpt_step; /* last checkpoint written (gen 0: none) */
-    uint64_t resumed_at;   /* step a resume started from (0: fresh) */
+    uint64_t resumed_at;          /* step a resume started from (0: fresh) */
 } sbw_fit;
 
 /* Defaults: softmax, D = 10, K = 10, 1000 PLIF intervals on [-10, 10], no

@@ -38,10 +38,11 @@ static int describe_head(const sbw_fit *f, sbw_table *t)
     st = st ? st : sbw_table_meta_bool(t, "linear", h->linear);
     st = st ? st : sbw_table_meta_int(t, "parameters", (long long)h->nparam);
     st = st ? st : sbw_table_meta_dbl(t, "init_scale", o->init_scale);
-    st = st ? st : sbw_table_meta_str(t, "init",
-                                      "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "
-                                      "u=1, c even on [-4,4], v=spacing, lambda=1; plif "
-                                      "slopes 1");
+    st = st ? st
+            : sbw_table_meta_str(t, "init",
+                                 "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "
+                                 "u=1, c even on [-4,4], v=spacing, lambda=1; plif "
+                                 "slopes 1");
     return st;
 }
 
@@ -52,8 +53,11 @@ static int describe_optimiser(const sbw_fit *f, sbw_table *t)
     char buf[512], rule[256];
     int st = sbw_table_meta_str(t, "optimizer", adam ? "adam" : "lbfgs");
     st = st ? st : sbw_table_meta_dbl(t, "lr", adam ? o->lr : NAN);
-    st = st ? st : sbw_table_meta_str(t, "lr_mode", !adam ? "line-search" : f->nlr ? "auto"
-                                                                                   : "fixed");
+    st = st ? st
+            : sbw_table_meta_str(t, "lr_mode",
+                                 !adam    ? "line-search"
+                                 : f->nlr ? "auto"
+                                          : "fixed");
     if (!st && f->nlr) {
         grid_string(f->lr_grid, f->nlr, buf, sizeof buf);
         st = sbw_table_meta_str(t, "lr_auto_grid", buf);
@@ -77,8 +81,7 @@ static int describe_optimiser(const sbw_fit *f, sbw_table *t)
                  "window by <= %g x KL%s",
                  o->steps, o->tol_window, o->tol, adam ? "" : "; or no L-BFGS decrease");
     else
-        snprintf(rule, sizeof rule, "%zu steps%s", o->steps,
-                 adam ? "" : " or no L-BFGS decrease");
+        snprintf(rule, sizeof rule, "%zu steps%s", o->steps, adam ? "" : " or no L-BFGS decrease");
     return st ? st : sbw_table_meta_str(t, "convergence", rule);
 }
 
@@ -90,24 +93,24 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     st = st ? st : sbw_table_meta_str(t, "precision", o->obj.single ? "single" : "double");
     st = st ? st : sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
     st = st ? st : sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
-    st = st ? st : sbw_table_meta_str(t, "parallel",
-                                      o->obj.par == SBW_OBJ_PAR_BLAS ? "blas" : "blocks");
+    st = st ? st
+            : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_OBJ_PAR_BLAS ? "blas" : "blocks");
     st = st ? st : sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
-    st = st ? st : sbw_table_meta_str(t, "checkpoint",
-                                      o->checkpoint_dir ? o->checkpoint_dir : "none");
+    st = st ? st
+            : sbw_table_meta_str(t, "checkpoint", o->checkpoint_dir ? o->checkpoint_dir : "none");
     st = st ? st : sbw_table_meta_dbl(t, "checkpoint_every", o->checkpoint_every);
     st = st ? st : sbw_table_meta_int(t, "resumed_at_step", (long long)f->resumed_at);
     st = st ? st : sbw_table_meta_int(t, "steps_done", (long long)f->step);
     st = st ? st : sbw_table_meta_str(t, "stop", sbw_fit_stop_name(f->stop));
-    st = st ? st : sbw_table_meta_dbl(t, "entropy_mean",
-                                      sbw_ckpt_fingerprint(f->t) / (double)f->head.n);
+    st = st ? st
+            : sbw_table_meta_dbl(t, "entropy_mean", sbw_ckpt_fingerprint(f->t) / (double)f->head.n);
     return st;
 }
 
 int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t)
 {
-    static const char *const cols[] = {"step", "epoch", "loss", "kl_mean", "mode_match", "lr",
-                                       "seconds"};
+    static const char *const cols[] = {"step",       "epoch", "loss",   "kl_mean",
+                                       "mode_match", "lr",    "seconds"};
     int st = sbw_table_columns(t, cols, 7);
     for (size_t i = 0; !st && i < f->nlog; i++) {
         const sbw_fit_logrow *r = &f->log[i];
@@ -149,8 +152,8 @@ static int logq_setup(const sbw_fit *f, const char *out, logq_pass *p)
     return out ? sbw_npy_create(&p->w, out, f->head.n, m, 2, SBW_F64) : SBW_OK;
 }
 
-int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact,
-                    sbw_obj_result *res, sbw_progress *progress)
+int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sbw_obj_result *res,
+                    sbw_progress *progress)
 {
     logq_pass p = {0};
     size_t n = f->head.n, m = f->head.m;
@@ -183,8 +186,7 @@ int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact,
 
 /* ---- parameters ------------------------------------------------------------ */
 
-static int save_block(const char *dir, const char *name, const double *x, size_t rows,
-                      size_t cols)
+static int save_block(const char *dir, const char *name, const double *x, size_t rows, size_t cols)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.npy", dir, name);
@@ -194,8 +196,7 @@ static int save_block(const char *dir, const char *name, const double *x, size_t
     return sbw_npy_save(path, &v, SBW_F64);
 }
 
-static int param_row(sbw_table *t, const char *name, size_t rows, size_t cols,
-                     const char *meaning)
+static int param_row(sbw_table *t, const char *name, size_t rows, size_t cols, const char *meaning)
 {
     char file[96];
     snprintf(file, sizeof file, "%s.npy", name);

@@ -28,8 +28,8 @@ int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t);
  * the exact log P* read again from exact (positioned anywhere; NULL: the
  * stored P* is used).  Errors: those of sbw_npy_*, SBW_ENOMEM; nothing is
  * left under out on failure. */
-int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact,
-                    sbw_obj_result *res, sbw_progress *progress);
+int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sbw_obj_result *res,
+                    sbw_progress *progress);
 
 /* Writes the parameters into dir (created if needed): one .npy per block
  * of theta (H, W, b, U, V, lms_*_raw, plif_slope_raw; 1-column blocks as

@@ -46,9 +46,9 @@ static void ref_mix_logq(const double *z, size_t k, size_t m, const double *logp
     }
 }
 
-double sbw_fit_ref_mixture(double *z, size_t k, size_t m, const double *logpi,
-                           const double *p, double psum, double scale, bool grad, double *e,
-                           double *kbuf, double *lq, double *dalpha, size_t *argmax)
+double sbw_fit_ref_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+                           double psum, double scale, bool grad, double *e, double *kbuf,
+                           double *lq, double *dalpha, size_t *argmax)
 {
     (void)e;
     double *lse = kbuf, *r = kbuf + k, loss = 0;
@@ -88,9 +88,8 @@ void sbw_fit_ref_map_back(const double *dy, const double *fp, double *dz, size_t
         dz[j] = dy[j] * fp[j];
 }
 
-void sbw_fit_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                     const double *u, const double *v, const double *b, size_t k,
-                     double lambda)
+void sbw_fit_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m, const double *u,
+                     const double *v, const double *b, size_t k, double lambda)
 {
     for (size_t j = 0; j < m; j++) {
         y[j] = lambda * z[j];
@@ -165,8 +164,8 @@ void sbw_fit_ref_tanh_back(const double *g, double *dg, size_t n)
         dg[j] = dg[j] * (1 - g[j] * g[j]);
 }
 
-void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, double *v,
-                            double *c, double *lambda, double *s, double *cum)
+void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
+                            double *lambda, double *s, double *cum)
 {
     const double *l = theta + h->off_lms, *a = theta + h->off_plif;
     size_t k = h->k;
@@ -186,8 +185,8 @@ void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, d
 }
 
 void sbw_fit_ref_map_chain(const sbw_head *h, const double *theta, const double *gu,
-                           const double *gv, const double *gc, double glambda,
-                           const double *gsum, const double *gx, double *grad)
+                           const double *gv, const double *gc, double glambda, const double *gsum,
+                           const double *gx, double *grad)
 {
     const double *l = theta + h->off_lms, *a = theta + h->off_plif;
     double *gl = grad + h->off_lms, *ga = grad + h->off_plif;
@@ -209,11 +208,11 @@ void sbw_fit_ref_map_chain(const sbw_head *h, const double *theta, const double 
 /* ---- the whole objective, naively ---------------------------------------- */
 
 typedef struct ref_ws {
-    size_t nx;                     /* context vectors per context: K for mixtures, else 1 */
-    double *x, *dx, *g, *logpi;    /* (nx, D), (nx, D), (K, D), (K) */
-    double *dalpha, *z, *y, *fp;   /* (K), (nx, M) x 3 */
-    double *sig, *lq, *p, *kbuf;   /* (2K, M), (M), (M), (4K) */
-    double *u, *v, *c, *s, *cum;   /* map parameters: (K) x 3, (knots) x 2 */
+    size_t nx;                        /* context vectors per context: K for mixtures, else 1 */
+    double *x, *dx, *g, *logpi;       /* (nx, D), (nx, D), (K, D), (K) */
+    double *dalpha, *z, *y, *fp;      /* (K), (nx, M) x 3 */
+    double *sig, *lq, *p, *kbuf;      /* (2K, M), (M), (M), (4K) */
+    double *u, *v, *c, *s, *cum;      /* map parameters: (K) x 3, (knots) x 2 */
     double *gu, *gv, *gc, *gsum, *gx; /* their gradient accumulators */
     double lambda, glambda;
     double *mem;
@@ -224,11 +223,11 @@ static int ref_ws_alloc(ref_ws *w, const sbw_head *h)
     size_t k = h->k ? h->k : 1, d = h->d, m = h->m, kn = h->knots;
     *w = (ref_ws){.nx = h->mixture ? h->k : 1};
     size_t nx = w->nx;
-    size_t sizes[] = {nx * d, nx * d, k * d, k, k, nx * m, nx * m, nx * m, 2 * k * m, m, m,
-                      4 * k, k, k, k, kn, kn, k, k, k, kn, kn};
-    double **dst[] = {&w->x, &w->dx, &w->g, &w->logpi, &w->dalpha, &w->z, &w->y, &w->fp,
-                      &w->sig, &w->lq, &w->p, &w->kbuf, &w->u, &w->v, &w->c, &w->s, &w->cum,
-                      &w->gu, &w->gv, &w->gc, &w->gsum, &w->gx};
+    size_t sizes[] = {nx * d, nx * d, k * d, k, k,  nx * m, nx * m, nx * m, 2 * k * m, m,  m,
+                      4 * k,  k,      k,     k, kn, kn,     k,      k,      k,         kn, kn};
+    double **dst[] = {&w->x,   &w->dx, &w->g,  &w->logpi, &w->dalpha, &w->z, &w->y, &w->fp,
+                      &w->sig, &w->lq, &w->p,  &w->kbuf,  &w->u,      &w->v, &w->c, &w->s,
+                      &w->cum, &w->gu, &w->gv, &w->gc,    &w->gsum,   &w->gx};
     size_t total = 0, n = sizeof sizes / sizeof *sizes;
     for (size_t i = 0; i < n; i++)
         total += sizes[i] + 1;
@@ -303,8 +302,7 @@ static void ref_map_back(const sbw_head *h, ref_ws *w)
     for (size_t c = 0; c < w->nx && h->map != SBW_MAP_IDENTITY; c++) {
         double *z = w->z + c * m, *dy = w->y + c * m;
         if (h->map == SBW_MAP_LMS)
-            sbw_fit_ref_lms_back(z, dy, w->sig, m, w->v, h->k, w->gu, w->gv, w->gc,
-                                 &w->glambda);
+            sbw_fit_ref_lms_back(z, dy, w->sig, m, w->v, h->k, w->gu, w->gv, w->gc, &w->glambda);
         if (h->map == SBW_MAP_PLIF)
             sbw_fit_ref_plif_back(z, dy, m, h->knots, h->plif_t, w->gsum, w->gx);
         sbw_fit_ref_map_back(dy, w->fp + c * m, dy, m);
@@ -333,8 +331,8 @@ static void ref_logits_back(const sbw_head *h, const double *theta, ref_ws *w, d
 }
 
 /* From dx (and dalpha for mixtures) to dh (D, added to), dU, dV. */
-static void ref_context_back(const sbw_head *h, const double *theta, const double *hv,
-                             ref_ws *w, double *dh, double *grad)
+static void ref_context_back(const sbw_head *h, const double *theta, const double *hv, ref_ws *w,
+                             double *dh, double *grad)
 {
     size_t d = h->d, k = h->k;
     if (!h->context_mix) {
@@ -378,8 +376,8 @@ static double ref_row(const sbw_head *h, const double *theta, const sbw_target *
     ref_logits_map(h, theta, w);
     double loss;
     if (h->mixture)
-        loss = sbw_fit_ref_mixture(w->y, h->k, h->m, w->logpi, p, t->psum[r], scale,
-                                   grad != NULL, NULL, w->kbuf, w->lq, w->dalpha, argmax);
+        loss = sbw_fit_ref_mixture(w->y, h->k, h->m, w->logpi, p, t->psum[r], scale, grad != NULL,
+                                   NULL, w->kbuf, w->lq, w->dalpha, argmax);
     else
         loss = sbw_fit_ref_softmax(w->y, p, h->m, t->psum[r], scale, grad != NULL, argmax);
     if (!grad)
@@ -423,8 +421,10 @@ int sbw_fit_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t
     }
     if (grad)
         sbw_fit_ref_map_chain(h, theta, w.gu, w.gv, w.gc, w.glambda, w.gsum, w.gx, grad);
-    *res = (sbw_obj_result){.loss = loss * scale, .kl = (loss - ent) * scale,
-                            .mode_match = hits * scale, .rows = nrows};
+    *res = (sbw_obj_result){.loss = loss * scale,
+                            .kl = (loss - ent) * scale,
+                            .mode_match = hits * scale,
+                            .rows = nrows};
     free(w.mem);
     return SBW_OK;
 }

@@ -17,14 +17,13 @@
 
 double sbw_fit_ref_softmax(double *z, const double *p, size_t m, double psum, double scale,
                            bool grad, size_t *argmax);
-double sbw_fit_ref_mixture(double *z, size_t k, size_t m, const double *logpi,
-                           const double *p, double psum, double scale, bool grad, double *e,
-                           double *kbuf, double *lq, double *dalpha, size_t *argmax);
+double sbw_fit_ref_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+                           double psum, double scale, bool grad, double *e, double *kbuf,
+                           double *lq, double *dalpha, size_t *argmax);
 void sbw_fit_ref_ss(const double *z, double *y, double *fp, size_t m);
 void sbw_fit_ref_map_back(const double *dy, const double *fp, double *dz, size_t m);
-void sbw_fit_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                     const double *u, const double *v, const double *b, size_t k,
-                     double lambda);
+void sbw_fit_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m, const double *u,
+                     const double *v, const double *b, size_t k, double lambda);
 void sbw_fit_ref_lms_back(const double *z, const double *g, const double *sig, size_t m,
                           const double *v, size_t k, double *gu, double *gv, double *gb,
                           double *glambda);
@@ -39,15 +38,15 @@ void sbw_fit_ref_tanh_back(const double *g, double *dg, size_t n);
  * softplus of the raw), c (K), lambda; PLIF slopes s (knots) = softplus of
  * the raw, cum (knots) = delta * prefix sums.  Arrays sized by the head
  * (u, v, c: k; s, cum: knots); unused ones may be NULL. */
-void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, double *v,
-                            double *c, double *lambda, double *s, double *cum);
+void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
+                            double *lambda, double *s, double *cum);
 
 /* Chains the gradients of the constrained map parameters (gu, gv, gc,
  * glambda for LMS; gsum, gx for PLIF as sbw_fit_kern_plif_back leaves
  * them) into grad (nparam), at theta.  Shared by both objectives. */
 void sbw_fit_ref_map_chain(const sbw_head *h, const double *theta, const double *gu,
-                           const double *gv, const double *gc, double glambda,
-                           const double *gsum, const double *gx, double *grad);
+                           const double *gv, const double *gc, double glambda, const double *gsum,
+                           const double *gx, double *grad);
 
 /* The objective, naively: mean over the given rows (all N when rows is
  * NULL) of -sum_i p_i log Q_i, and, when grad is not NULL, its gradient

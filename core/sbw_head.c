@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static const char *const model_names[SBW_NMODEL] = {"softmax", "sigsoftmax", "moc", "mos",
+static const char *const model_names[SBW_NMODEL] = {"softmax", "sigsoftmax", "moc",     "mos",
                                                     "lms",     "plif",       "mos+plif"};
 
 int sbw_head_model_parse(const char *name, sbw_model *model)
@@ -29,15 +29,9 @@ const char *sbw_head_model_name(sbw_model model)
     return (unsigned)model < SBW_NMODEL ? model_names[model] : "?";
 }
 
-double sbw_head_softplus(double x)
-{
-    return fmax(x, 0.0) + log1p(exp(-fabs(x)));
-}
+double sbw_head_softplus(double x) { return fmax(x, 0.0) + log1p(exp(-fabs(x))); }
 
-double sbw_head_softplus_inv(double y)
-{
-    return y + log(-expm1(-y));
-}
+double sbw_head_softplus_inv(double y) { return y + log(-expm1(-y)); }
 
 double sbw_head_sigmoid(double x)
 {
@@ -60,14 +54,14 @@ static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, 
     if ((unsigned)model >= SBW_NMODEL)
         return SBW_ERROR(SBW_EINVAL, "unknown model %d", (int)model);
     if (n < 1 || m < 1)
-        return SBW_ERROR(SBW_EINVAL, "P* must have at least one row and column, got %zu x %zu",
-                         n, m);
+        return SBW_ERROR(SBW_EINVAL, "P* must have at least one row and column, got %zu x %zu", n,
+                         m);
     if (d < 1)
         return SBW_ERROR(SBW_EINVAL, "--d must be >= 1, got %zu", d);
     if (d > m)
         return SBW_ERROR(SBW_EINVAL, "--d %zu exceeds the vocabulary size M = %zu", d, m);
-    bool uses_k = model == SBW_MODEL_MOC || model == SBW_MODEL_MOS ||
-                  model == SBW_MODEL_MOS_PLIF || model == SBW_MODEL_LMS;
+    bool uses_k = model == SBW_MODEL_MOC || model == SBW_MODEL_MOS || model == SBW_MODEL_MOS_PLIF ||
+                  model == SBW_MODEL_LMS;
     bool uses_plif = model == SBW_MODEL_PLIF || model == SBW_MODEL_MOS_PLIF;
     if (uses_k && k < 1)
         return SBW_ERROR(SBW_EINVAL, "--k must be >= 1 for %s, got %zu", model_names[model], k);
@@ -82,8 +76,8 @@ static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, 
 
 static void set_flags(sbw_head *h)
 {
-    static const sbw_map maps[SBW_NMODEL] = {SBW_MAP_IDENTITY, SBW_MAP_SS,   SBW_MAP_IDENTITY,
-                                             SBW_MAP_IDENTITY, SBW_MAP_LMS,  SBW_MAP_PLIF,
+    static const sbw_map maps[SBW_NMODEL] = {SBW_MAP_IDENTITY, SBW_MAP_SS,  SBW_MAP_IDENTITY,
+                                             SBW_MAP_IDENTITY, SBW_MAP_LMS, SBW_MAP_PLIF,
                                              SBW_MAP_PLIF};
     h->map = maps[h->model];
     h->mixture = h->model == SBW_MODEL_MOS || h->model == SBW_MODEL_MOS_PLIF;
@@ -101,8 +95,15 @@ int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, s
     int st = check_sizes(model, n, m, d, k, knots, plif_t, linear);
     if (st)
         return st;
-    sbw_head s = {.model = model, .n = n, .m = m, .d = d, .k = k, .knots = knots,
-                  .plif_t = plif_t, .bias = bias, .linear = linear};
+    sbw_head s = {.model = model,
+                  .n = n,
+                  .m = m,
+                  .d = d,
+                  .k = k,
+                  .knots = knots,
+                  .plif_t = plif_t,
+                  .bias = bias,
+                  .linear = linear};
     set_flags(&s);
     size_t ku = s.context_mix ? s.k : 0, kd, at = 0;
     bool ok = mul_add(m, d, 0, &at);
@@ -119,8 +120,8 @@ int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, s
     s.off_h = s.nshared = at;
     ok = ok && mul_add(n, d, at, &s.nparam);
     if (!ok)
-        return SBW_ERROR(SBW_EINVAL, "the parameter count of N=%zu M=%zu D=%zu K=%zu overflows",
-                         n, m, d, k);
+        return SBW_ERROR(SBW_EINVAL, "the parameter count of N=%zu M=%zu D=%zu K=%zu overflows", n,
+                         m, d, k);
     *h = s;
     return SBW_OK;
 }

@@ -56,10 +56,10 @@ typedef struct sbw_head {
     bool bias;      /* word bias b */
     bool linear;    /* lms: the positive linear term lambda x */
     /* derived by sbw_head_setup */
-    sbw_map map;           /* pointwise map of the logits */
-    bool mixture;          /* mos, mos+plif: K softmaxes mixed by pi */
-    bool context_mix;      /* moc, mos, mos+plif: pi and g_k = tanh(U_k h) */
-    size_t lms_len;        /* 3K (+1 with linear) */
+    sbw_map map;      /* pointwise map of the logits */
+    bool mixture;     /* mos, mos+plif: K softmaxes mixed by pi */
+    bool context_mix; /* moc, mos, mos+plif: pi and g_k = tanh(U_k h) */
+    size_t lms_len;   /* 3K (+1 with linear) */
     size_t off_w, off_b, off_u, off_v, off_lms, off_plif, off_h;
     size_t nshared; /* = off_h: parameters shared by all contexts */
     size_t nparam;  /* = off_h + N*D */
@@ -81,7 +81,6 @@ typedef struct sbw_obj_result {
     double mode_match; /* fraction of rows with argmax Q == argmax P* */
     size_t rows;       /* rows evaluated */
 } sbw_obj_result;
-
 
 /* Model name ("softmax", "sigsoftmax", "moc", "mos", "lms", "plif",
  * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model. */

@@ -10,15 +10,14 @@
 
 /* ---- Adam ----------------------------------------------------------------- */
 
-int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double beta2,
-                         double eps, double decay)
+int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double beta2, double eps,
+                         double decay)
 {
     *a = (sbw_adam){0};
     if (!(lr > 0 && isfinite(lr)))
         return SBW_ERROR(SBW_EINVAL, "--lr must be > 0, got %g", lr);
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
-        return SBW_ERROR(SBW_EINVAL, "Adam betas must be in [0, 1), got %g and %g", beta1,
-                         beta2);
+        return SBW_ERROR(SBW_EINVAL, "Adam betas must be in [0, 1), got %g and %g", beta1, beta2);
     if (!(eps >= 0 && isfinite(eps)))
         return SBW_ERROR(SBW_EINVAL, "Adam eps must be >= 0, got %g", eps);
     if (!(decay > 0 && decay <= 1))
@@ -42,14 +41,11 @@ void sbw_optim_adam_free(sbw_adam *a)
     *a = (sbw_adam){0};
 }
 
-double sbw_optim_adam_lr(const sbw_adam *a)
-{
-    return a->lr * pow(a->decay, (double)a->t);
-}
+double sbw_optim_adam_lr(const sbw_adam *a) { return a->lr * pow(a->decay, (double)a->t); }
 
 /* The update of x[off, off+len); step = lr_t / bc1, rbc2 = 1/sqrt(bc2). */
-static void adam_range(sbw_adam *a, double *x, const double *g, size_t off, size_t len,
-                       double step, double rbc2)
+static void adam_range(sbw_adam *a, double *x, const double *g, size_t off, size_t len, double step,
+                       double rbc2)
 {
     double b1 = a->beta1, b2 = a->beta2, eps = a->eps;
     double *m = a->m + off, *v = a->v + off;
@@ -191,8 +187,8 @@ static double ls_cubic(const ls_point *lo, const ls_point *hi)
     return isfinite(a) && a >= left && a <= right ? a : mid;
 }
 
-#define LS_C1 1e-4
-#define LS_C2 0.9
+#define LS_C1      1e-4
+#define LS_C2      0.9
 #define LS_MAXEVAL 25
 
 static bool armijo_fails(const ls_ctx *c, const ls_point *p)
@@ -278,8 +274,7 @@ static void lbfgs_remember(sbw_lbfgs *l, double a, const double *gold)
     l->count += l->count < l->mem;
 }
 
-int sbw_optim_lbfgs_iter(sbw_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn,
-                         void *ctx)
+int sbw_optim_lbfgs_iter(sbw_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn, void *ctx)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt)

@@ -37,8 +37,8 @@ typedef struct sbw_range {
 /* Allocates Adam's state for n parameters (moments zero, t = 0).  Errors:
  * SBW_EINVAL (lr <= 0, betas outside [0, 1), eps < 0, decay outside
  * (0, 1]), SBW_ENOMEM. */
-int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double beta2,
-                         double eps, double decay);
+int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double beta2, double eps,
+                         double decay);
 void sbw_optim_adam_free(sbw_adam *a);
 
 /* The learning rate the next step will use. */
@@ -75,7 +75,6 @@ void sbw_optim_lbfgs_free(sbw_lbfgs *l);
  * and steepest descent is tried.  Errors: SBW_ENUMERIC when no step
  * decreases f (converged to roundoff, or f is not smooth there), or a
  * status returned by fn (x, f, g then hold the last accepted point). */
-int sbw_optim_lbfgs_iter(sbw_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn,
-                         void *ctx);
+int sbw_optim_lbfgs_iter(sbw_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn, void *ctx);
 
 #endif

@@ -88,15 +88,12 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-static void on_step(void *ctx, const sbw_fit *f)
-{
-    sbw_progress_update(ctx, (double)f->step);
-}
+static void on_step(void *ctx, const sbw_fit *f) { sbw_progress_update(ctx, (double)f->step); }
 
 /* ---- options ------------------------------------------------------------- */
 
-static int pick(const sbw_cli *cli, const char *what, const char *val,
-                const char *const *names, int n, int *out)
+static int pick(const sbw_cli *cli, const char *what, const char *val, const char *const *names,
+                int n, int *out)
 {
     for (int i = 0; i < n; i++)
         if (strcmp(val, names[i]) == 0) {
@@ -158,24 +155,24 @@ static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
 {
     static const char *const cols[] = {"item", "bytes", "gib"};
     sbw_head h;
-    int st = sbw_head_setup(&h, o->model, n, m, o->d, o->k, o->knots, o->plif_t, o->bias,
-                            o->linear);
+    int st =
+        sbw_head_setup(&h, o->model, n, m, o->d, o->k, o->knots, o->plif_t, o->bias, o->linear);
     if (st)
         return st;
-    double np = (double)h.nparam, opt = o->optimizer == SBW_FIT_ADAM
-                                            ? 16 * np
-                                            : (16 * (double)o->lbfgs_mem + 24) * np;
+    double np = (double)h.nparam,
+           opt = o->optimizer == SBW_FIT_ADAM ? 16 * np : (16 * (double)o->lbfgs_mem + 24) * np;
     sbw_obj_opts d64 = o->obj;
     d64.single = false, d64.block = 0;
     double w64 = sbw_obj_workspace_bytes(&h, &d64);
     double chunk = (double)sbw_obj_auto_block(&h, &d64) * (double)o->obj.threads * 16 * (double)m;
-    double items[] = {sbw_target_bytes(n, m, o->obj.single), 16 * np, opt,
-                      sbw_obj_workspace_bytes(&h, &o->obj), w64 + chunk, 8 << 20};
+    double items[] = {sbw_target_bytes(n, m, o->obj.single), 16 * np,     opt,
+                      sbw_obj_workspace_bytes(&h, &o->obj),  w64 + chunk, 8 << 20};
     const char *names[] = {o->obj.single ? "P* (float32)" : "P* (float64)",
-                           "parameters + gradient", o->optimizer == SBW_FIT_ADAM
-                                                        ? "Adam moments"
-                                                        : "L-BFGS history",
-                           "objective workspace", "final float64 pass", "input read buffer"};
+                           "parameters + gradient",
+                           o->optimizer == SBW_FIT_ADAM ? "Adam moments" : "L-BFGS history",
+                           "objective workspace",
+                           "final float64 pass",
+                           "input read buffer"};
     double total = 0;
     st = sbw_table_columns(t, cols, 3);
     for (size_t i = 0; !st && i < 6; i++) {
@@ -213,9 +210,11 @@ static void choose_checkpoint(run *r)
     r->o.checkpoint_dir = r->ckpt[0] ? r->ckpt : NULL;
     if (r->o.checkpoint_dir && !r->a.resume && !r->a.dry_run && !r->c.quiet &&
         sbw_ckpt_exists(r->ckpt))
-        fprintf(stderr, "sbw-fit: note: %s holds a checkpoint of an earlier fit; this fit "
-                        "starts afresh and will replace it (to continue that one instead: "
-                        "--resume %s)\n", r->ckpt, r->ckpt);
+        fprintf(stderr,
+                "sbw-fit: note: %s holds a checkpoint of an earlier fit; this fit "
+                "starts afresh and will replace it (to continue that one instead: "
+                "--resume %s)\n",
+                r->ckpt, r->ckpt);
 }
 
 static int load_target(run *r)
@@ -233,8 +232,9 @@ static int make_fit(run *r)
     if (r->a.resume) {
         int saved = 0, st = sbw_ckpt_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
         if (!st && saved != r->o.obj.threads && !r->c.quiet)
-            fprintf(stderr, "sbw-fit: note: the checkpoint ran on %d thread(s), this run on %d: "
-                            "the result may differ in the last bits from an uninterrupted run\n",
+            fprintf(stderr,
+                    "sbw-fit: note: the checkpoint ran on %d thread(s), this run on %d: "
+                    "the result may differ in the last bits from an uninterrupted run\n",
                     saved, r->o.obj.threads);
         return st;
     }
@@ -293,15 +293,15 @@ static int outputs(run *r)
     st = st ? st : sbw_table_add_row(r->tab);
     st = st ? st : sbw_table_set_str(r->tab, "model", sbw_head_model_name(f->head.model));
     st = st ? st : sbw_table_set_int(r->tab, "d", (long long)f->head.d);
-    st = st ? st : sbw_table_set_int(r->tab, "k", (long long)(f->head.k ? f->head.k
-                                                                        : f->head.knots));
+    st = st ? st
+            : sbw_table_set_int(r->tab, "k", (long long)(f->head.k ? f->head.k : f->head.knots));
     st = st ? st : sbw_table_set_int(r->tab, "steps", (long long)f->step);
     st = st ? st : sbw_table_set_str(r->tab, "stop", sbw_fit_stop_name(f->stop));
     st = st ? st : sbw_table_set_dbl(r->tab, "loss", res.loss);
     st = st ? st : sbw_table_set_dbl(r->tab, "kl_mean", res.kl);
     st = st ? st : sbw_table_set_dbl(r->tab, "mode_match", res.mode_match);
-    st = st ? st : sbw_table_set_dbl(r->tab, "lr", f->opt.optimizer == SBW_FIT_ADAM
-                                                       ? f->opt.lr : NAN);
+    st = st ? st
+            : sbw_table_set_dbl(r->tab, "lr", f->opt.optimizer == SBW_FIT_ADAM ? f->opt.lr : NAN);
     return st ? st : sbw_table_set_dbl(r->tab, "seconds", sbw_fit_seconds(f));
 }
 
@@ -322,8 +322,8 @@ static int do_dry_run(run *r)
     st = st ? st : sbw_table_meta_int(t, "m", (long long)in->cols);
     st = st ? st : sbw_table_meta_int(t, "d", (long long)r->o.d);
     st = st ? st : sbw_table_meta_str(t, "precision", r->o.obj.single ? "single" : "double");
-    st = st ? st : sbw_table_meta_str(t, "optimizer",
-                                      r->o.optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
+    st = st ? st
+            : sbw_table_meta_str(t, "optimizer", r->o.optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
     st = st ? st : dry_run(t, &r->o, in->rows, in->cols);
     return st;
 }
@@ -348,8 +348,12 @@ static int do_fit(run *r)
 
 /* The run's state: file-scope so that the option table can point into it;
  * main() fills in sbw_fit_opts_init's defaults before parsing. */
-static run R = {.a = {.model = "softmax", .optimizer = "adam", .precision = "single",
-                      .parallel = "blocks", .lr = "0.01", .norm_tol = 1e-6}};
+static run R = {.a = {.model = "softmax",
+                      .optimizer = "adam",
+                      .precision = "single",
+                      .parallel = "blocks",
+                      .lr = "0.01",
+                      .norm_tol = 1e-6}};
 
 static const sbw_opt opts[] = {
     {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
@@ -375,7 +379,8 @@ static const sbw_opt opts[] = {
     {"--tol", "R", SBW_ARG_DOUBLE, &R.o.tol, 0, 1, "relative-improvement stop (0 = off)"},
     {"--tol-window", "W", SBW_ARG_SIZE, &R.o.tol_window, 1, 1e15, "steps per --tol window"},
     {"--lbfgs-mem", "L", SBW_ARG_SIZE, &R.o.lbfgs_mem, 1, 1000, "L-BFGS history pairs"},
-    {"--precision", "P", SBW_ARG_STRING, &R.a.precision, 1, 0, "single (float32 GEMMs, exp/log, P*) or double"},
+    {"--precision", "P", SBW_ARG_STRING, &R.a.precision, 1, 0,
+     "single (float32 GEMMs, exp/log, P*) or double"},
     {"--parallel", "SCHEME", SBW_ARG_STRING, &R.a.parallel, 1, 0,
      "blocks (OpenMP over blocks) or blas (threaded BLAS)"},
     {"--block", "B", SBW_ARG_SIZE, &R.o.obj.block, 0, 1e9, "contexts per block (0 = auto)"},
@@ -397,8 +402,13 @@ int main(int argc, char **argv)
     run *r = &R;
     sbw_fit_opts_init(&r->o);
     r->o.checkpoint_every = 600;
-    const sbw_cli cli = {"sbw-fit", "LOGP.npy", "Fit a Softmax-family head to a language.",
-                         details, opts, 1, 1,
+    const sbw_cli cli = {"sbw-fit",
+                         "LOGP.npy",
+                         "Fit a Softmax-family head to a language.",
+                         details,
+                         opts,
+                         1,
+                         1,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     int st = sbw_cli_parse(&cli, argc, argv, &r->c);
     if (st)

@@ -128,15 +128,15 @@ static inline int tm_orthonormal(sbw_mat *q, size_t n, size_t k, long ones_col, 
     int st = tau ? tm_gauss(&g, n, k + 1, rng) : SBW_ENOMEM;
     for (size_t i = 0; !st && i < n; i++)
         SBW_AT(&g, i, 0) = 1.0;
-    if (!st && (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)n, (int)k + 1, g.data, (int)g.ld, tau) ||
-                LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (int)n, (int)k + 1, (int)k + 1, g.data,
-                               (int)g.ld, tau)))
+    if (!st &&
+        (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)n, (int)k + 1, g.data, (int)g.ld, tau) ||
+         LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (int)n, (int)k + 1, (int)k + 1, g.data, (int)g.ld, tau)))
         st = SBW_ENUMERIC;
     st = st ? st : sbw_mat_alloc(q, n, k);
     double sign = !st && SBW_AT(&g, 0, 0) < 0 ? -1.0 : 1.0;
     for (size_t c = 0; !st && c < k; c++) {
         /* ones_col gets Q's column 0; the others take 1, 2, ... in turn */
-        size_t src = ones_col < 0 ? c + 1
+        size_t src = ones_col < 0          ? c + 1
                      : (long)c == ones_col ? 0
                      : (long)c < ones_col  ? c + 1
                                            : c;

@@ -199,8 +199,7 @@ static void test_resume_errors(void **state)
     sbw_fit_free(f);
     assert_int_equal(sbw_ckpt_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
     assert_null(f);
-    assert_int_equal(sbw_ckpt_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL),
-                     SBW_EIO);
+    assert_int_equal(sbw_ckpt_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
     char path[600];
     snprintf(path, sizeof path, "%s/checkpoint.tsv", o.checkpoint_dir);
     FILE *fp = fopen(path, "a");

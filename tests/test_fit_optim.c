@@ -124,8 +124,10 @@ static void test_lbfgs_quadratic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_adam_constant_gradient), cmocka_unit_test(test_adam_ranges),
-        cmocka_unit_test(test_adam_errors),            cmocka_unit_test(test_lbfgs_rosenbrock),
+        cmocka_unit_test(test_adam_constant_gradient),
+        cmocka_unit_test(test_adam_ranges),
+        cmocka_unit_test(test_adam_errors),
+        cmocka_unit_test(test_lbfgs_rosenbrock),
         cmocka_unit_test(test_lbfgs_quadratic),
     };
     return cmocka_run_group_tests_name("fit_optim", tests, NULL, NULL);
