@@ -349,12 +349,15 @@ void sbw_fit_kern_colsum(const double *x, size_t rows, size_t m, size_t ld, doub
     }
 }
 
-void sbw_fit_kern_add_f2d(const float *x, double *y, size_t n)
+/* acc (n) += w x (n), float x summed into double. */
+static void axpy_f2d(double w, const float *x, double *acc, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
-        y[j] += (double)x[j];
+        acc[j] += w * (double)x[j];
 }
+
+void sbw_fit_kern_add_f2d(const float *x, double *y, size_t n) { axpy_f2d(1.0, x, y, n); }
 
 void sbw_fit_kern_tanh(double *x, size_t n)
 {
@@ -426,14 +429,6 @@ static double exp_shift_sum_f(const float *x, float *e, size_t n, float shift)
         s += (double)v;
     }
     return s;
-}
-
-/* acc (n) += w x (n), float x summed into double. */
-static void axpy_f2d(double w, const float *x, double *acc, size_t n)
-{
-#pragma omp simd
-    for (size_t j = 0; j < n; j++)
-        acc[j] += w * (double)x[j];
 }
 
 /* Returns sum_j exp(z_j - shift) and sets *dot = sum_j p_j z_j; with store,

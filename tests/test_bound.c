@@ -105,18 +105,39 @@ typedef struct config {
     long both_drop;      /* which s_j the double centring removes */
 } config;
 
+/* The known-spectrum cases: where the ones vectors sit, and so which s_j
+ * each centring removes. */
+static const config known_cfgs[] = {
+    {-1, -1, -1, -1}, /* ones outside both: centring changes nothing */
+    {-1, 0, 0, 0},    /* 1/sqrt(M) is the top right vector: A_c loses s_0 */
+    {-1, 4, 4, 4},    /* ... or a middle one: A_c loses s_4 */
+    {3, -1, -1, 3},   /* 1/sqrt(N) a left vector: only double centring drops s_3 */
+    {6, 6, 6, 6},     /* both: s_6 u_6 v_6^T is a constant matrix */
+};
+
+/* Shape and rank of the known-spectrum matrices. */
+enum { KN = 23, KM = 17, KK = 15 };
+
+/* A (KN, KM) = U diag(s) V^T, s_i = 10 * 0.6^i (KK of them), U and V
+ * orthonormal with the ones vectors where cfg says. */
+static void known_usv(const config *cfg, gsl_rng *rng, double *s, sbw_mat *u, sbw_mat *v,
+                      sbw_mat *a)
+{
+    for (int i = 0; i < KK; i++)
+        s[i] = 10.0 * pow(0.6, i);
+    SBW_ASSERT_OK(tm_orthonormal(u, KN, KK, cfg->u_ones, rng));
+    SBW_ASSERT_OK(tm_orthonormal(v, KM, KK, cfg->v_ones, rng));
+    SBW_ASSERT_OK(tm_usv(a, u, s, v));
+}
+
 /* A = U diag(s) V^T with the ones vectors where cfg says: every bound at
  * every d equals its closed form, on the direct and the TSQR path. */
 static void check_config(const config *cfg, gsl_rng *rng)
 {
-    enum { N = 23, M = 17, K = 15 };
+    enum { M = KM, K = KK };
     double s[K], sp_plain[M], sp_rows[M], sp_both[M];
-    for (int i = 0; i < K; i++)
-        s[i] = 10.0 * pow(0.6, i);
     sbw_mat u = {0}, v = {0}, a = {0};
-    SBW_ASSERT_OK(tm_orthonormal(&u, N, K, cfg->u_ones, rng));
-    SBW_ASSERT_OK(tm_orthonormal(&v, M, K, cfg->v_ones, rng));
-    SBW_ASSERT_OK(tm_usv(&a, &u, s, &v));
+    known_usv(cfg, rng, s, &u, &v, &a);
     char *path = save_tmp("usv.npy", &a);
     drop(s, K, -1, sp_plain, M);
     drop(s, K, cfg->rows_drop, sp_rows, M);
@@ -147,15 +168,8 @@ static void test_known_spectrum(void **state)
 {
     (void)state;
     gsl_rng *rng = rng_for(1);
-    const config cfgs[] = {
-        {-1, -1, -1, -1}, /* ones outside both: centring changes nothing */
-        {-1, 0, 0, 0},    /* 1/sqrt(M) is the top right vector: A_c loses s_0 */
-        {-1, 4, 4, 4},    /* ... or a middle one: A_c loses s_4 */
-        {3, -1, -1, 3},   /* 1/sqrt(N) a left vector: only double centring drops s_3 */
-        {6, 6, 6, 6},     /* both: s_6 u_6 v_6^T is a constant matrix */
-    };
-    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++)
-        check_config(&cfgs[i], rng);
+    for (size_t i = 0; i < sizeof known_cfgs / sizeof *known_cfgs; i++)
+        check_config(&known_cfgs[i], rng);
     sbw_rng_free(rng);
 }
 
@@ -345,14 +359,10 @@ static void check_construct(const sbw_mat *a, const char *path, size_t d, bool b
  * never vanishes; from d* on it is the normalisation term alone. */
 static void check_construct_known(const config *cfg, gsl_rng *rng)
 {
-    enum { N = 23, M = 17, K = 15 };
+    enum { N = KN, M = KM, K = KK };
     double s[K];
-    for (int i = 0; i < K; i++)
-        s[i] = 10.0 * pow(0.6, i);
     sbw_mat u = {0}, v = {0}, a = {0}, q = {0}, l = {0};
-    SBW_ASSERT_OK(tm_orthonormal(&u, N, K, cfg->u_ones, rng));
-    SBW_ASSERT_OK(tm_orthonormal(&v, M, K, cfg->v_ones, rng));
-    SBW_ASSERT_OK(tm_usv(&a, &u, s, &v));
+    known_usv(cfg, rng, s, &u, &v, &a);
     SBW_ASSERT_OK(sbw_mat_alloc(&l, N, M));
     char *path = save_tmp("usv_c.npy", &a);
     const char *out = sbw_test_path("q_usv.npy");
@@ -411,10 +421,8 @@ static void test_construct_known_spectrum(void **state)
 {
     (void)state;
     gsl_rng *rng = rng_for(7);
-    const config cfgs[] = {
-        {-1, -1, -1, -1}, {-1, 0, 0, 0}, {-1, 4, 4, 4}, {3, -1, -1, 3}, {6, 6, 6, 6}};
-    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++)
-        check_construct_known(&cfgs[i], rng);
+    for (size_t i = 0; i < sizeof known_cfgs / sizeof *known_cfgs; i++)
+        check_construct_known(&known_cfgs[i], rng);
     sbw_rng_free(rng);
 }
 

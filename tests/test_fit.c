@@ -210,6 +210,27 @@ static void test_resume_errors(void **state)
     sbw_target_free(&u);
 }
 
+/* Runs o, whose on_step hook spoils the parameters after step 5 (with a
+ * checkpoint due every step): the fit must stop naming step 5 and keep
+ * step 4's checkpoint (and, with params_finite, stop with every parameter
+ * still finite).  Returns the fit resumed from that checkpoint. */
+static sbw_fit *diverge_at_5(const sbw_target *t, sbw_fit_opts o, bool params_finite)
+{
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, t, &o));
+    assert_int_equal(sbw_fit_run(f), SBW_ENUMERIC);
+    assert_int_equal(f->stop, SBW_FIT_NAN);
+    assert_non_null(strstr(sbw_error_reason(), "at step 5"));
+    assert_non_null(strstr(sbw_error_reason(), "(step 4)"));
+    for (size_t i = 0; params_finite && i < f->head.nparam; i++)
+        assert_true(isfinite(f->theta[i]));
+    sbw_fit_free(f);
+    o.on_step = NULL;
+    SBW_ASSERT_OK(sbw_ckpt_resume(&f, t, o.checkpoint_dir, &o, NULL));
+    assert_int_equal(f->step, 4);
+    return f;
+}
+
 /* NaN in the parameters after step 5: the fit stops saying so, and the
  * last checkpoint (step 4: NaN parameters are never saved) stays. */
 static void test_nan_stops_keeps_checkpoint(void **state)
@@ -221,16 +242,7 @@ static void test_nan_stops_keeps_checkpoint(void **state)
     stopper s = {0, 5, true};
     o.d = 2, o.steps = 50, o.obj.threads = 1, o.on_step = stop_at, o.ctx = &s;
     o.checkpoint_dir = fresh_dir("ckpt_nan"), o.checkpoint_every = 1e-9;
-    sbw_fit *f;
-    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
-    assert_int_equal(sbw_fit_run(f), SBW_ENUMERIC);
-    assert_int_equal(f->stop, SBW_FIT_NAN);
-    assert_non_null(strstr(sbw_error_reason(), "at step 5"));
-    assert_non_null(strstr(sbw_error_reason(), "(step 4)"));
-    sbw_fit_free(f);
-    o.on_step = NULL;
-    SBW_ASSERT_OK(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
-    assert_int_equal(f->step, 4);
+    sbw_fit *f = diverge_at_5(&t, o, false);
     assert_true(isfinite(f->theta[f->head.off_w]));
     sbw_fit_free(f);
     sbw_target_free(&t);
@@ -258,19 +270,8 @@ static void test_overflow_keeps_good_checkpoint(void **state)
     stopper s = {0, 5, false};
     o.d = 2, o.steps = 50, o.obj.threads = 1, o.on_step = scale_w_at, o.ctx = &s;
     o.checkpoint_dir = fresh_dir("ckpt_overflow"), o.checkpoint_every = 1e-9;
-    sbw_fit *f;
-    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
     assert_true(o.obj.single);
-    assert_int_equal(sbw_fit_run(f), SBW_ENUMERIC);
-    assert_int_equal(f->stop, SBW_FIT_NAN);
-    assert_non_null(strstr(sbw_error_reason(), "at step 5"));
-    assert_non_null(strstr(sbw_error_reason(), "(step 4)"));
-    for (size_t i = 0; i < f->head.nparam; i++)
-        assert_true(isfinite(f->theta[i]));
-    sbw_fit_free(f);
-    o.on_step = NULL;
-    SBW_ASSERT_OK(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
-    assert_int_equal(f->step, 4);
+    sbw_fit *f = diverge_at_5(&t, o, true);
     sbw_obj_result res;
     SBW_ASSERT_OK(sbw_obj_eval(f->obj, f->theta, NULL, 0, &res, NULL));
     assert_true(isfinite(res.loss) && isfinite(res.kl));

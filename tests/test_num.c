@@ -143,48 +143,40 @@ static void test_softmax_large_logits(void **state)
         {0, -1, -2, -1.5},        /* [-999, -1000, -1001, -1000.5] */
         {0, -1000, -2000, -2000}, /* [1000, 0, -1000, -1000]: p = (1, 0, 0, 0) */
     };
-    double a[R * LD], y[R * LD], lse[R], want_l[C], want_p[C], got[C];
+    double a[R * LD], y[R * LD], lse[R], got[C];
+    double want[R], want_l[R][C], want_p[R][C], tol[R];
     for (size_t i = 0; i < R; i++) {
         double sum = 0; /* exact terms: exp of small offsets, or 0 */
         for (size_t j = 0; j < C; j++) {
             a[i * LD + j] = base[i] + off[i][j % 4];
             sum += exp(off[i][j % 4]);
         }
-        double want = base[i] + log(sum);
+        want[i] = base[i] + log(sum);
         for (size_t j = 0; j < C; j++) {
-            want_l[j] = off[i][j % 4] - log(sum);
-            want_p[j] = exp(off[i][j % 4]) / sum;
+            want_l[i][j] = off[i][j % 4] - log(sum);
+            want_p[i][j] = exp(off[i][j % 4]) / sum;
         }
+        tol[i] = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
+    }
+    for (size_t i = 0; i < R; i++) {
         const double *x = a + i * LD;
-        double tol = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
-        SBW_ASSERT_NEAR(sbw_num_logsumexp(x, C), want, tol);
-        SBW_ASSERT_NEAR(sbw_kern_logsumexp(x, C), want, tol);
+        SBW_ASSERT_NEAR(sbw_num_logsumexp(x, C), want[i], tol[i]);
+        SBW_ASSERT_NEAR(sbw_kern_logsumexp(x, C), want[i], tol[i]);
         sbw_num_log_softmax(x, got, C);
-        SBW_ASSERT_CLOSE(got, want_l, C, tol, 0.0);
+        SBW_ASSERT_CLOSE(got, want_l[i], C, tol[i], 0.0);
         /* a relative error eps |base| in the exponent: rtol eps |base| */
         sbw_num_softmax(x, got, C);
-        SBW_ASSERT_CLOSE(got, want_p, C, 0.0, tol);
+        SBW_ASSERT_CLOSE(got, want_p[i], C, 0.0, tol[i]);
     }
     sbw_kern_logsumexp_rows(a, R, C, LD, lse);
     sbw_kern_log_softmax_rows(a, LD, y, LD, R, C);
     for (size_t i = 0; i < R; i++) {
-        double sum = 0, tol = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
-        for (size_t j = 0; j < C; j++)
-            sum += exp(off[i][j % 4]);
-        for (size_t j = 0; j < C; j++)
-            want_l[j] = off[i][j % 4] - log(sum);
-        SBW_ASSERT_NEAR(lse[i], base[i] + log(sum), tol);
-        SBW_ASSERT_CLOSE(y + i * LD, want_l, C, tol, 0.0);
+        SBW_ASSERT_NEAR(lse[i], want[i], tol[i]);
+        SBW_ASSERT_CLOSE(y + i * LD, want_l[i], C, tol[i], 0.0);
     }
     sbw_kern_softmax_rows(a, LD, y, LD, R, C);
-    for (size_t i = 0; i < R; i++) {
-        double sum = 0, tol = 4 * DBL_EPSILON * (fabs(base[i]) + 1);
-        for (size_t j = 0; j < C; j++)
-            sum += exp(off[i][j % 4]);
-        for (size_t j = 0; j < C; j++)
-            want_p[j] = exp(off[i][j % 4]) / sum;
-        SBW_ASSERT_CLOSE(y + i * LD, want_p, C, 0.0, tol);
-    }
+    for (size_t i = 0; i < R; i++)
+        SBW_ASSERT_CLOSE(y + i * LD, want_p[i], C, 0.0, tol[i]);
 }
 
 /* A random log-probability row of length n at logit scale s. */
