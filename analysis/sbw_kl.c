@@ -6,11 +6,12 @@
 #include "sbw_num.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { KL_GROUP = 32, KL_TILE = 512 };
+enum { KL_GROUP = 64, KL_TILE = 512 };
 
 struct sbw_kl_acc {
     size_t cols, group, n;
@@ -18,7 +19,7 @@ struct sbw_kl_acc {
     double *sl, *sl_c;       /* column sums of log p */
     double *cm, *cm_c;       /* column co-moments sum_c (p - pbar)(l - lbar) */
     double pl, pl_c;         /* sum over rows of sum_x p log p */
-    double *pbuf;            /* group x KL_TILE workspace */
+    double *shift;           /* KL_TILE workspace: exp of a group's first row */
     double *gsp, *gsl, *gcm; /* one group's tile statistics (KL_TILE) */
     double *rowpl, *rowsum;  /* per row of a group (group) */
     double *mem;
@@ -40,8 +41,8 @@ int sbw_kl_acc_alloc(sbw_kl_acc **out, size_t cols, size_t group)
         return SBW_ERROR(SBW_ESHAPE, "pairwise KL needs at least one column");
     group = group ? group : KL_GROUP;
     sbw_kl_acc *a = calloc(1, sizeof *a);
-    size_t tile = KL_TILE, total = 6 * cols + group * tile + 3 * tile + 2 * group;
-    if (a && cols < SIZE_MAX / 8 / 6 && group < SIZE_MAX / 8 / (KL_TILE + 2))
+    size_t tile = KL_TILE, total = 6 * cols + 4 * tile + 2 * group;
+    if (a && cols < SIZE_MAX / 8 / 6 && group < SIZE_MAX / 8 / 2 - 4 * (size_t)KL_TILE)
         a->mem = malloc(total * sizeof *a->mem);
     if (!a || !a->mem) {
         free(a);
@@ -51,8 +52,8 @@ int sbw_kl_acc_alloc(sbw_kl_acc **out, size_t cols, size_t group)
     double **arrays[] = {&a->sp, &a->sp_c, &a->sl, &a->sl_c, &a->cm, &a->cm_c};
     for (size_t i = 0; i < 6; i++, p += cols)
         *arrays[i] = p;
-    a->pbuf = p;
-    p += group * tile;
+    a->shift = p;
+    p += tile;
     a->gsp = p;
     a->gsl = p + tile;
     a->gcm = p + 2 * tile;
@@ -107,19 +108,23 @@ static void merge_cols(sbw_kl_acc *a, size_t x0, size_t w, const double *sp, con
     }
 }
 
-/* One group of g <= a->group rows, L is (g, cols) with leading dim ld. */
-static void add_group(sbw_kl_acc *a, const double *l, size_t g, size_t ld)
+/* One group of g <= a->group rows, L is (g, cols) with leading dim ld.
+ * Returns whether every entry was finite (else a is unusable). */
+static bool add_group(sbw_kl_acc *a, const double *l, size_t g, size_t ld)
 {
+    size_t bad = 0;
     for (size_t r = 0; r < g; r++)
         a->rowpl[r] = a->rowsum[r] = 0.0;
     for (size_t x0 = 0; x0 < a->cols; x0 += KL_TILE) {
         size_t w = a->cols - x0 < KL_TILE ? a->cols - x0 : KL_TILE;
-        sbw_kl_kern_group(l + x0, ld, g, w, a->pbuf, a->gsp, a->gsl, a->gcm, a->rowpl, a->rowsum);
+        bad += sbw_kl_kern_group(l + x0, ld, g, w, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
+                                 a->rowsum);
         merge_cols(a, x0, w, a->gsp, a->gsl, a->gcm, g);
     }
     for (size_t r = 0; r < g; r++)
         twosum(&a->pl, &a->pl_c, a->rowpl[r]);
     a->n += g;
+    return bad == 0;
 }
 
 int sbw_kl_acc_add(sbw_kl_acc *a, const double *l, size_t nr, size_t ld, double *sums)
@@ -128,7 +133,8 @@ int sbw_kl_acc_add(sbw_kl_acc *a, const double *l, size_t nr, size_t ld, double 
         return SBW_ERROR(SBW_EINVAL, "leading dimension %zu < %zu columns", ld, a->cols);
     for (size_t i = 0; i < nr; i += a->group) {
         size_t g = nr - i < a->group ? nr - i : a->group;
-        add_group(a, l + i * ld, g, ld);
+        if (!add_group(a, l + i * ld, g, ld))
+            return SBW_ERROR(SBW_EDATA, "a NaN or infinite entry in rows %zu..%zu", i, i + g - 1);
         if (sums)
             memcpy(sums + i, a->rowsum, g * sizeof *sums);
     }
@@ -257,9 +263,13 @@ static int run_chunk(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_plan *p
     sbw_kl_acc_reset(w->acc);
     for (size_t k = 0; k < len && !st; k += p->block) {
         size_t nb = len - k < p->block ? len - k : p->block;
-        st = sbw_logp_read(r, s, k0 + k, nb, w->buf);
+        st = sbw_logp_read_deferred(r, s, k0 + k, nb, w->buf);
         if (!st)
             st = sbw_kl_acc_add(w->acc, w->buf, nb, p->cols, w->sums);
+        if (st == SBW_EDATA) { /* the kernel met a NaN or inf: name the first */
+            int at = sbw_logp_check_finite(r, s, k0 + k, nb, w->buf);
+            st = at ? at : st;
+        }
         if (!st)
             st = sbw_logp_check_sums(r, s, k0 + k, nb, w->buf, w->sums);
     }
@@ -356,15 +366,17 @@ int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out)
     return SBW_OK;
 }
 
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
+/* Two passes: the means first, then the co-moment about them. */
+void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
                         double *sl, double *cm, double *rowpl, double *rowsum)
 {
-    for (size_t x = 0; x < n; x++)
+    for (size_t x = 0; x < n; x++) {
         sp[x] = sl[x] = cm[x] = 0.0;
+        a[x] = exp(l[x]);
+    }
     for (size_t r = 0; r < g; r++)
         for (size_t x = 0; x < n; x++) {
             double v = l[r * ld + x], p = exp(v);
-            pbuf[r * n + x] = p;
             sp[x] += p;
             sl[x] += v;
             rowpl[r] += p * v;
@@ -372,7 +384,7 @@ void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *
         }
     for (size_t r = 0; r < g; r++)
         for (size_t x = 0; x < n; x++)
-            cm[x] += (pbuf[r * n + x] - sp[x] / (double)g) * (l[r * ld + x] - sl[x] / (double)g);
+            cm[x] += (exp(l[r * ld + x]) - sp[x] / (double)g) * (l[r * ld + x] - sl[x] / (double)g);
 }
 
 double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp)

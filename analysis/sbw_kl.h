@@ -15,9 +15,10 @@
  * a sum of column co-moments, each >= 0 (p and log p are comonotone).  The
  * co-moments are accumulated in a numerically stable way, never as the
  * difference of the two large sums above: rows are taken in groups of
- * `group`; within a group the co-moment is computed two-pass about the
- * group mean, and groups are folded together with the pairwise update of
- * Chan, Golub & LeVeque (1979),
+ * `group`; within a group the co-moment comes from one pass of sums shifted
+ * by the group's first row, which loses at most a factor `group` to
+ * cancellation (sbw_kl_kern.c says why), and groups are folded together
+ * with the pairwise update of Chan, Golub & LeVeque (1979),
  *
  *   C_ab = C_a + C_b + (mean_b(p) - mean_a(p)) (mean_b(l) - mean_a(l)) n_a n_b / n,
  *
@@ -52,7 +53,7 @@ typedef struct sbw_kl_exact {
  * (results do not depend on the thread count). */
 typedef struct sbw_kl_opts {
     int threads;  /* workers (each with its own reader); 0: OpenMP's count */
-    size_t group; /* rows per two-pass group (32) */
+    size_t group; /* rows per one-pass group (64) */
     size_t chunk; /* rows per work unit, a multiple of group (~16 MB) */
 } sbw_kl_opts;
 
@@ -60,17 +61,18 @@ typedef struct sbw_kl_opts {
 typedef struct sbw_kl_acc sbw_kl_acc;
 
 /* A new empty accumulator for rows of cols words, in groups of group rows
- * (0: 32).  Errors: SBW_ESHAPE (cols == 0), SBW_ENOMEM. */
+ * (0: 64).  Errors: SBW_ESHAPE (cols == 0), SBW_ENOMEM. */
 int sbw_kl_acc_alloc(sbw_kl_acc **a, size_t cols, size_t group);
 void sbw_kl_acc_free(sbw_kl_acc *a);
 
 /* Forgets every row (keeps the memory). */
 void sbw_kl_acc_reset(sbw_kl_acc *a);
 
-/* Adds nr rows of finite log-probabilities, L is (nr, cols) with leading
+/* Adds nr rows of log-probabilities, L is (nr, cols) with leading
  * dimension ld >= cols, as the next rows.  sums (nr, may be NULL) receives
  * sum_x exp(L[i][x]) of each row, for sbw_logp_check_sums.
- * Errors: SBW_EINVAL (ld < cols). */
+ * Errors: SBW_EINVAL (ld < cols); SBW_EDATA when an entry is NaN or +-inf
+ * (the kernel counts them as it goes; a stays unusable until reset). */
 int sbw_kl_acc_add(sbw_kl_acc *a, const double *l, size_t nr, size_t ld, double *sums);
 
 /* Folds b's rows into a as if they had been added after a's (Chan's
@@ -104,8 +106,9 @@ int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_op
  * SBW_ENOMEM. */
 int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out);
 
-/* Plain-loop twins of sbw_kl_kern_group / _exp / _pair (same contracts). */
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
+/* Plain-loop twins of sbw_kl_kern_group / _exp / _pair (same contracts;
+ * libm's exp; the group's co-moment by two passes, about the means). */
+void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
                         double *sl, double *cm, double *rowpl, double *rowsum);
 double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp);
 double sbw_kl_naive_pair(const double *pa, const double *la, const double *lb, size_t n);

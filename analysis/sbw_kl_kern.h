@@ -1,25 +1,31 @@
 /* sbw_kl_kern.h -- fast inner loops of the pairwise-KL module (sbw_kl*.c).
  *
  * Compiled with -O3 -march=native -ffast-math (Makefile rule for *_kern.c):
- * inputs must be finite log-probabilities (sbw_logp_read guarantees it);
- * nothing here tests for NaN or Inf.  Each function has a naive twin in
- * sbw_kl.c (sbw_kl_naive_*) that the tests hold it to.
+ * inputs must be finite log-probabilities (sbw_logp_read guarantees it),
+ * except that sbw_kl_kern_group counts non-finite entries itself.  Each
+ * function has a naive twin in sbw_kl.c (sbw_kl_naive_*) that the tests
+ * hold it to.
  */
 #ifndef SBW_KL_KERN_H
 #define SBW_KL_KERN_H
 
 #include <stddef.h>
 
-/* Statistics of a group of g rows on n columns.  L is (g, n) with leading
- * dimension ld; pbuf is (g, n) workspace with leading dimension n.
- *   pbuf = P = exp(L)
- *   sp[x] = sum_r P[r][x]          sl[x] = sum_r L[r][x]
- *   cm[x] = sum_r (P[r][x] - sp[x]/g) (L[r][x] - sl[x]/g)   (two-pass)
+/* Statistics of a group of g rows on n columns in one pass.  L is (g, n)
+ * with leading dimension ld; a is workspace of n.
+ *   a[x] = exp(L[0][x])            (the shift: the group's first row)
+ *   sp[x] = sum_r P[r][x]          sl[x] = sum_r L[r][x]      (P = exp(L))
+ *   cm[x] = sum_r (P[r][x] - sp[x]/g) (L[r][x] - sl[x]/g)
  *   rowpl[r] += sum_x P[r][x] L[r][x]      rowsum[r] += sum_x P[r][x]
- * sp, sl, cm are overwritten; rowpl and rowsum accumulate, so a row split
- * into column tiles sums up in tile order.  g >= 1. */
-void sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *pbuf, double *sp,
-                       double *sl, double *cm, double *rowpl, double *rowsum);
+ * cm comes from sums shifted by the first row, which loses at most a factor
+ * g to cancellation (see the .c).  sp, sl, cm are overwritten; rowpl and
+ * rowsum accumulate, so a row split into column tiles sums up in tile
+ * order.  g >= 1.  exp is sbw_vexp (within 4 ulp of libm).
+ * Returns the number of NaN and +-inf entries in L, counted from their bits
+ * (so the count holds under -ffast-math); when it is not 0, every output is
+ * unspecified and the caller locates and reports the entries. */
+size_t sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+                         double *sl, double *cm, double *rowpl, double *rowsum);
 
 /* p = exp(l) for one row of n; returns sum_x p and sets *plogp = sum_x p l. */
 double sbw_kl_kern_exp(const double *l, double *p, size_t n, double *plogp);

@@ -148,13 +148,16 @@ static int log_of_probs(const sbw_logp_reader *r, size_t row, double *x, size_t 
     return SBW_OK;
 }
 
-static int prepare_row(sbw_logp_reader *r, size_t row, double *x)
+/* Converts, tests finiteness (unless the caller defers it and nothing here
+ * needs finite input) and renormalises one row. */
+static int prepare_row(sbw_logp_reader *r, size_t row, double *x, bool test_finite)
 {
     size_t n = r->info->cols;
     int st = r->opts.probs ? log_of_probs(r, row, x, n) : SBW_OK;
     if (st)
         return st;
-    if (!all_finite(x, n))
+    test_finite = test_finite || r->opts.probs || r->opts.normalize;
+    if (test_finite && !all_finite(x, n))
         return nonfinite_error(r, row, x, n);
     if (r->opts.normalize && n > 0) {
         double lse = sbw_kern_logsumexp(x, n);
@@ -175,7 +178,8 @@ static int read_run(sbw_logp_reader *r, size_t row, size_t nr, double *dst)
     return st ? st : sbw_npy_read_rows(r->npy, nr, dst, r->info->cols);
 }
 
-int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst)
+static int read_rows(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst,
+                     bool test_finite)
 {
     size_t m = r->info->cols;
     if (k0 > s->n || nr > s->n - k0)
@@ -194,8 +198,29 @@ int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t n
         }
     }
     for (size_t i = 0; i < nr && !st; i++)
-        st = prepare_row(r, sbw_logp_sel_row(s, k0 + i), dst + i * m);
+        st = prepare_row(r, sbw_logp_sel_row(s, k0 + i), dst + i * m, test_finite);
     return st;
+}
+
+int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst)
+{
+    return read_rows(r, s, k0, nr, dst, true);
+}
+
+int sbw_logp_read_deferred(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
+                           double *dst)
+{
+    return read_rows(r, s, k0, nr, dst, false);
+}
+
+int sbw_logp_check_finite(const sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
+                          const double *rows)
+{
+    size_t m = r->info->cols;
+    for (size_t i = 0; i < nr; i++)
+        if (!all_finite(rows + i * m, m))
+            return nonfinite_error(r, sbw_logp_sel_row(s, k0 + i), rows + i * m, m);
+    return SBW_OK;
 }
 
 /* True when every entry lies in [0, 1] and they sum to 1 within 1e-6:

@@ -76,6 +76,20 @@ bool sbw_logp_seekable(const sbw_logp_reader *r);
  * exceeds s->n or a pipe would have to move backwards; read errors. */
 int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst);
 
+/* sbw_logp_read for a caller whose kernel notices non-finite entries as it
+ * goes (one pass less over the rows): the finiteness test is left out when
+ * the reader has nothing to convert or renormalise (neither opts.probs nor
+ * opts.normalize), and the caller must then run sbw_logp_check_finite on
+ * rows its kernel flags before it uses them. */
+int sbw_logp_read_deferred(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
+                           double *dst);
+
+/* The finiteness verdict for rows k0 .. k0+nr-1 just read (nr x cols):
+ * SBW_EDATA naming the row, column and value of the first NaN or +-inf,
+ * else SBW_OK. */
+int sbw_logp_check_finite(const sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
+                          const double *rows);
+
 /* The normalisation verdict for rows just read: sums[i] is sum_j exp of
  * row i of rows (nr x cols).  A row passes when |log sums[i]| <= tol; for
  * the first that does not, its logsumexp is recomputed exactly (max-shifted)

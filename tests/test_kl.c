@@ -50,31 +50,31 @@ static void assert_exact_close(const sbw_kl_exact *got, const sbw_kl_exact *want
 static void test_kern_group_matches_naive(void **state)
 {
     (void)state;
-    const size_t gs[] = {1, 2, 3, 7, 32}, ns[] = {1, 3, 13, 37, 512};
-    for (size_t a = 0; a < 5; a++)
-        for (size_t b = 0; b < 5; b++) {
-            size_t g = gs[a], n = ns[b], ld = n + 3;
-            sbw_mat l = make_logp(g, ld, 0.3, 100 + a * 5 + b);
-            double *ws = calloc(2 * (g * n + 3 * n + 2 * g), sizeof *ws);
-            double *f = ws, *v = ws + g * n + 3 * n + 2 * g;
-            sbw_kl_kern_group(l.data, ld, g, n, f, f + g * n, f + g * n + n, f + g * n + 2 * n,
-                              f + g * n + 3 * n, f + g * n + 3 * n + g);
-            sbw_kl_naive_group(l.data, ld, g, n, v, v + g * n, v + g * n + n, v + g * n + 2 * n,
-                               v + g * n + 3 * n, v + g * n + 3 * n + g);
-            double mag = max_abs_entry(&l);
-            /* p, column sums of p, row sums of p: relative; log sums and
-             * p log p sums scale with |log p|; co-moments with p |log p|. */
-            SBW_ASSERT_CLOSE(f, v, g * n, 1e-300, 4 * DBL_EPSILON);
-            SBW_ASSERT_CLOSE(f + g * n, v + g * n, n, 1e-300, 8 * g * DBL_EPSILON);
-            SBW_ASSERT_CLOSE(f + g * n + n, v + g * n + n, n, 8 * g * mag * DBL_EPSILON, 0);
-            SBW_ASSERT_CLOSE(f + g * n + 2 * n, v + g * n + 2 * n, n, 16 * g * mag * DBL_EPSILON,
-                             0);
-            SBW_ASSERT_CLOSE(f + g * n + 3 * n, v + g * n + 3 * n, g, 8 * n * DBL_EPSILON, 0);
-            SBW_ASSERT_CLOSE(f + g * n + 3 * n + g, v + g * n + 3 * n + g, g, 0,
-                             8 * n * DBL_EPSILON);
-            free(ws);
-            sbw_mat_free(&l);
-        }
+    const size_t gs[] = {1, 2, 3, 7, 32, 64}, ns[] = {1, 3, 13, 37, 512};
+    const double alphas_g[] = {0.3, 0.001, 1e4};
+    for (size_t a = 0; a < 6; a++)
+        for (size_t b = 0; b < 5; b++)
+            for (size_t k = 0; k < 3; k++) {
+                size_t g = gs[a], n = ns[b], ld = n + 3, len = 4 * n + 2 * g;
+                sbw_mat l = make_logp(g, ld, alphas_g[k], 100 + a * 15 + b * 3 + k);
+                double *f = calloc(2 * len, sizeof *f), *v = f + len;
+                sbw_kl_kern_group(l.data, ld, g, n, f, f + n, f + 2 * n, f + 3 * n, f + 4 * n,
+                                  f + 4 * n + g);
+                sbw_kl_naive_group(l.data, ld, g, n, v, v + n, v + 2 * n, v + 3 * n, v + 4 * n,
+                                   v + 4 * n + g);
+                double mag = max_abs_entry(&l);
+                /* p, column sums of p, row sums of p: relative; log sums and
+                 * p log p sums scale with |log p|; co-moments with p |log p|
+                 * (the shifted one-pass form stays within the same bound). */
+                SBW_ASSERT_CLOSE(f, v, n, 1e-300, 4 * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + n, v + n, n, 1e-300, 8 * g * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + 2 * n, v + 2 * n, n, 8 * g * mag * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * g * mag * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * n * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, 0, 8 * n * DBL_EPSILON);
+                free(f);
+                sbw_mat_free(&l);
+            }
 }
 
 static void test_kern_exp_pair_match_naive(void **state)
@@ -98,6 +98,17 @@ static void test_kern_exp_pair_match_naive(void **state)
         free(p);
         sbw_mat_free(&l);
     }
+    /* the vectorised inline exp over the whole range a log-probability can
+     * take, into and past the subnormals (flushed to 0 below DBL_MIN) */
+    enum { NWIDE = 4099 };
+    double *l = malloc(2 * NWIDE * sizeof *l), *p = l + NWIDE, pl;
+    for (size_t i = 0; i < NWIDE; i++)
+        l[i] = -760.0 * (double)i / (NWIDE - 1);
+    sbw_kl_kern_exp(l, p, NWIDE, &pl);
+    for (size_t i = 0; i < NWIDE; i++)
+        l[i] = exp(l[i]);
+    SBW_ASSERT_CLOSE(p, l, NWIDE, DBL_MIN, 4 * DBL_EPSILON);
+    free(l);
 }
 
 /* ---- the closed form against the brute force ------------------------------ */
