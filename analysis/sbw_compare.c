@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t sbw_compare_ws(size_t m)
-{
-    return 2 * m + (m + SBW_CMP_TOPK_BLOCK - 1) / SBW_CMP_TOPK_BLOCK;
-}
+size_t sbw_compare_ws(size_t m) { return (m + SBW_CMP_TOPK_BLOCK - 1) / SBW_CMP_TOPK_BLOCK; }
 
 size_t sbw_compare_k(size_t i)
 {
@@ -59,12 +56,13 @@ static void fill_sums(const double *s, sbw_compare_row *out)
     out->max_abs = s[SBW_CMP_MAXABS];
 }
 
-void sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *ws,
+bool sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *ws,
                           sbw_compare_row *out, double sums[2])
 {
     double s[SBW_CMP_NSUMS];
     size_t tp[SBW_COMPARE_KMAX], tq[SBW_COMPARE_KMAX];
-    sbw_compare_kern_sums(lp, lq, m, ws, ws + m, s);
+    if (!sbw_compare_kern_sums(lp, lq, m, s))
+        return false;
     fill_sums(s, out);
     size_t kk = sbw_compare_kern_topk(lp, m, SBW_COMPARE_KMAX, tp, ws);
     sbw_compare_kern_topk(lq, m, SBW_COMPARE_KMAX, tq, ws);
@@ -74,6 +72,7 @@ void sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *
         sums[0] = s[SBW_CMP_SUM_P];
         sums[1] = s[SBW_CMP_SUM_Q];
     }
+    return true;
 }
 
 int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows)
@@ -84,10 +83,13 @@ int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows)
     double *ws = malloc(sbw_compare_ws(p->cols) * sizeof *ws);
     if (!ws)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->rows; i++)
-        sbw_compare_row_fast(p->data + i * p->ld, q->data + i * q->ld, p->cols, ws, &rows[i], NULL);
+    int st = SBW_OK;
+    for (size_t i = 0; i < p->rows && !st; i++)
+        if (!sbw_compare_row_fast(p->data + i * p->ld, q->data + i * q->ld, p->cols, ws, &rows[i],
+                                  NULL))
+            st = SBW_ERROR(SBW_EDATA, "row %zu of P or Q has a NaN or infinite entry", i);
     free(ws);
-    return SBW_OK;
+    return st;
 }
 
 /* ---- from files ---------------------------------------------------------- */
@@ -145,13 +147,19 @@ static int cmp_workers_alloc(cmp_worker **out, sbw_logp_reader **tp, sbw_logp_re
 static int cmp_block_rows(cmp_worker *w, const sbw_logp_sel *s, size_t k0, size_t nb, size_t m,
                           sbw_compare_row *rows)
 {
-    int st = sbw_logp_read(w->p, s, k0, nb, w->bp);
-    st = st ? st : sbw_logp_read(w->q, s, k0, nb, w->bq);
+    int st = sbw_logp_read_deferred(w->p, s, k0, nb, w->bp);
+    st = st ? st : sbw_logp_read_deferred(w->q, s, k0, nb, w->bq);
     for (size_t i = 0; i < nb && !st; i++) {
         double sums[2];
-        sbw_compare_row_fast(w->bp + i * m, w->bq + i * m, m, w->ws, &rows[k0 + i], sums);
-        w->sp[i] = sums[0];
-        w->sq[i] = sums[1];
+        const double *lp = w->bp + i * m, *lq = w->bq + i * m;
+        if (sbw_compare_row_fast(lp, lq, m, w->ws, &rows[k0 + i], sums)) {
+            w->sp[i] = sums[0];
+            w->sq[i] = sums[1];
+            continue;
+        }
+        st = sbw_logp_check_finite(w->p, s, k0 + i, 1, lp); /* names the entry */
+        st = st ? st : sbw_logp_check_finite(w->q, s, k0 + i, 1, lq);
+        st = st ? st : SBW_ERROR(SBW_EDATA, "row %zu: a NaN or infinite entry", k0 + i);
     }
     st = st ? st : sbw_logp_check_sums(w->p, s, k0, nb, w->bp, w->sp);
     return st ? st : sbw_logp_check_sums(w->q, s, k0, nb, w->bq, w->sq);

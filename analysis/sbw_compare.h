@@ -21,6 +21,7 @@
 #include "sbw_mat.h"
 #include "sbw_progress.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The top-k overlaps reported: k = 1, 5, 10. */
@@ -56,15 +57,16 @@ typedef struct sbw_compare_summary {
 /* Doubles of workspace sbw_compare_row_fast needs for rows of m words. */
 size_t sbw_compare_ws(size_t m);
 
-/* Per-row metrics of one pair of finite rows lp, lq (length m >= 1).
+/* Per-row metrics of one pair of rows lp, lq (length m >= 1).
  * ws is (sbw_compare_ws(m)) workspace; sums (may be NULL) receives sum_x exp(lp) and
- * sum_x exp(lq) for sbw_logp_check_sums. */
-void sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *ws,
+ * sum_x exp(lq) for sbw_logp_check_sums.  Returns false, leaving out and
+ * sums unspecified, when an entry is NaN or +-inf. */
+bool sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *ws,
                           sbw_compare_row *out, double sums[2]);
 
 /* Every row of two finite log-probability matrices P, Q (N, M).
  * rows has N entries.  Errors: SBW_ESHAPE (shapes differ or M == 0),
- * SBW_ENOMEM. */
+ * SBW_EDATA (a NaN or +-inf entry), SBW_ENOMEM. */
 int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows);
 
 /* The same from two files read and checked through p and q (sbw_logp.h),

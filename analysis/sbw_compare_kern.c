@@ -1,27 +1,34 @@
 /* sbw_compare_kern.c -- fast inner loops of sbw_compare.c (finite inputs
- * only; see sbw_compare_kern.h). */
+ * only; see sbw_compare_kern.h).  exp is inline (sbw_vexp.h), so the sums
+ * take one loop and no stored exp(). */
 #include "sbw_compare_kern.h"
 
-#include <math.h>
+#include "sbw_vexp.h"
 
-static void exp_row(const double *l, double *p, size_t n)
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The exponent bits x lacks: 0 exactly when x is NaN or +-inf (read from
+ * the bits: under -ffinite-math-only isfinite() may fold to true). */
+static inline uint64_t missing_exp(double x)
 {
-#pragma omp simd
-    for (size_t x = 0; x < n; x++)
-        p[x] = exp(l[x]);
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return ~u & ((uint64_t)0x7ff << 52);
 }
 
-void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf, double *qbuf,
-                           double *sums)
+bool sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *sums)
 {
-    exp_row(lp, pbuf, m);
-    exp_row(lq, qbuf, m);
     double sp = 0.0, sq = 0.0, plp = 0.0, plq = 0.0, kl = 0.0, sq2 = 0.0, mx = 0.0;
-#pragma omp simd reduction(+ : sp, sq, plp, plq, kl, sq2) reduction(max : mx)
+    uint64_t ok = UINT64_MAX;
+#pragma omp simd reduction(+ : sp, sq, plp, plq, kl, sq2) reduction(max : mx) reduction(min : ok)
     for (size_t x = 0; x < m; x++) {
-        double p = pbuf[x], d = lp[x] - lq[x], a = fabs(d);
+        uint64_t mp = missing_exp(lp[x]), mq = missing_exp(lq[x]), mpq = mp < mq ? mp : mq;
+        ok = ok < mpq ? ok : mpq;
+        double p = sbw_vexp(lp[x]), d = lp[x] - lq[x], a = fabs(d);
         sp += p;
-        sq += qbuf[x];
+        sq += sbw_vexp(lq[x]);
         plp += p * lp[x];
         plq += p * lq[x];
         kl += p * d;
@@ -35,6 +42,7 @@ void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double 
     sums[SBW_CMP_KL] = kl;
     sums[SBW_CMP_SQ] = sq2;
     sums[SBW_CMP_MAXABS] = mx;
+    return ok != 0;
 }
 
 /* Inserts (v, j) into the sorted top list of *cnt <= k entries; j is larger
@@ -58,6 +66,24 @@ static double block_max(const double *x, size_t n)
     for (size_t j = 1; j < n; j++)
         mx = x[j] > mx ? x[j] : mx;
     return mx;
+}
+
+/* ws[b] = max of block b of x, for the nb blocks of SBW_CMP_TOPK_BLOCK
+ * (the last may be short).  Full blocks have a constant length, so each
+ * becomes straight-line vector code and the blocks overlap in flight. */
+static void block_maxima(const double *x, size_t m, size_t nb, double *ws)
+{
+    size_t full = m / SBW_CMP_TOPK_BLOCK;
+    for (size_t b = 0; b < full; b++) {
+        const double *xb = x + b * SBW_CMP_TOPK_BLOCK;
+        double mx = xb[0];
+#pragma omp simd reduction(max : mx)
+        for (size_t j = 0; j < SBW_CMP_TOPK_BLOCK; j++)
+            mx = xb[j] > mx ? xb[j] : mx;
+        ws[b] = mx;
+    }
+    if (full < nb)
+        ws[full] = block_max(x + full * SBW_CMP_TOPK_BLOCK, m - full * SBW_CMP_TOPK_BLOCK);
 }
 
 /* Values only: v joins the k largest values seen (descending). */
@@ -94,13 +120,10 @@ size_t sbw_compare_kern_topk(const double *x, size_t m, size_t k, size_t *idx, d
     }
     /* The k-th largest block maximum: k distinct entries reach it, so it
      * bounds the k-th largest entry from below. */
-    for (size_t b = 0; b < nb; b++) {
-        size_t j0 = b * SBW_CMP_TOPK_BLOCK,
-               n = m - j0 < SBW_CMP_TOPK_BLOCK ? m - j0 : SBW_CMP_TOPK_BLOCK;
-        ws[b] = block_max(x + j0, n);
+    block_maxima(x, m, nb, ws);
+    for (size_t b = 0; b < nb; b++)
         if (nt < k || ws[b] > tau[k - 1])
             insert_value(tau, &nt, k, ws[b]);
-    }
     for (size_t b = 0; b < nb; b++)
         if (ws[b] >= tau[k - 1]) {
             size_t j0 = b * SBW_CMP_TOPK_BLOCK;

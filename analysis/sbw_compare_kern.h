@@ -1,12 +1,13 @@
 /* sbw_compare_kern.h -- fast inner loops of sbw_compare.c.
  *
  * Compiled with -O3 -march=native -ffast-math (Makefile rule for *_kern.c):
- * inputs must be finite; nothing here tests for NaN or Inf.  The naive
- * twins are sbw_compare_naive_* in sbw_compare.c.
+ * inputs must be finite, except that sbw_compare_kern_sums reports NaN and
+ * +-inf itself.  The naive twins are sbw_compare_naive_* in sbw_compare.c.
  */
 #ifndef SBW_COMPARE_KERN_H
 #define SBW_COMPARE_KERN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Indices into the sums filled by sbw_compare_kern_sums. */
@@ -21,10 +22,10 @@ enum {
     SBW_CMP_NSUMS
 };
 
-/* The sums above for one pair of rows lp, lq of length m >= 1; pbuf and
- * qbuf (m each) receive exp(lp) and exp(lq). */
-void sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *pbuf, double *qbuf,
-                           double *sums);
+/* The sums above for one pair of rows lp, lq of length m >= 1 (exp is
+ * sbw_vexp, within 2 ulp of libm).  Returns false when an entry of lp or
+ * lq is NaN or +-inf (seen from its bits); the sums are then unspecified. */
+bool sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *sums);
 
 /* Block length of the top-k search: ws needs ceil(m / block) doubles. */
 enum { SBW_CMP_TOPK_BLOCK = 64 };

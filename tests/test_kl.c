@@ -58,8 +58,9 @@ static void test_kern_group_matches_naive(void **state)
                 size_t g = gs[a], n = ns[b], ld = n + 3, len = 4 * n + 2 * g;
                 sbw_mat l = make_logp(g, ld, alphas_g[k], 100 + a * 15 + b * 3 + k);
                 double *f = calloc(2 * len, sizeof *f), *v = f + len;
-                sbw_kl_kern_group(l.data, ld, g, n, f, f + n, f + 2 * n, f + 3 * n, f + 4 * n,
-                                  f + 4 * n + g);
+                assert_int_equal(sbw_kl_kern_group(l.data, ld, g, n, f, f + n, f + 2 * n, f + 3 * n,
+                                                   f + 4 * n, f + 4 * n + g),
+                                 0);
                 sbw_kl_naive_group(l.data, ld, g, n, v, v + n, v + 2 * n, v + 3 * n, v + 4 * n,
                                    v + 4 * n + g);
                 double mag = max_abs_entry(&l);
@@ -72,6 +73,12 @@ static void test_kern_group_matches_naive(void **state)
                 SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * g * mag * DBL_EPSILON, 0);
                 SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * n * DBL_EPSILON, 0);
                 SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, 0, 8 * n * DBL_EPSILON);
+                /* a NaN or an infinity in any row is counted */
+                const double bad[] = {NAN, INFINITY, -INFINITY};
+                size_t at = (g - 1) * ld + n / 2;
+                l.data[at] = bad[k];
+                assert_true(sbw_kl_kern_group(l.data, ld, g, n, f, f + n, f + 2 * n, f + 3 * n,
+                                              f + 4 * n, f + 4 * n + g) > 0);
                 free(f);
                 sbw_mat_free(&l);
             }
