@@ -47,6 +47,17 @@ static void fill_ranks(const double *lp, const double *lq, const size_t *tp, con
     }
 }
 
+/* The 1-based rank of entry i when it is in the top list t (kk entries,
+ * ordered by value descending, index ascending: the order of the rank's
+ * definition), else 0. */
+static size_t rank_from_top(const size_t *t, size_t kk, size_t i)
+{
+    for (size_t r = 0; r < kk; r++)
+        if (t[r] == i)
+            return r + 1;
+    return 0;
+}
+
 static void fill_sums(const double *s, sbw_compare_row *out)
 {
     out->kl = s[SBW_CMP_KL];
@@ -67,7 +78,9 @@ bool sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *
     size_t kk = sbw_compare_kern_topk(lp, m, SBW_COMPARE_KMAX, tp, ws);
     sbw_compare_kern_topk(lq, m, SBW_COMPARE_KMAX, tq, ws);
     fill_ranks(lp, lq, tp, tq, kk, out);
-    out->rank = sbw_compare_kern_rank(lq, m, out->mode_p);
+    out->rank = rank_from_top(tq, kk, out->mode_p);
+    if (out->rank == 0) /* P's mode is not in Q's top list: count */
+        out->rank = sbw_compare_kern_rank(lq, m, out->mode_p);
     if (sums) {
         sums[0] = s[SBW_CMP_SUM_P];
         sums[1] = s[SBW_CMP_SUM_Q];

@@ -97,12 +97,13 @@ static void insert_value(double *val, size_t *cnt, size_t k, double v)
     val[pos] = v;
 }
 
-/* Plain insertion over entries [j0, j1) that beat the list. */
-static void scan_range(const double *x, size_t j0, size_t j1, size_t k, double *val, size_t *idx,
-                       size_t *cnt)
+/* Plain insertion over entries [j0, j1) that reach floor (no entry below
+ * it can be in the list) and beat the list. */
+static void scan_range(const double *x, size_t j0, size_t j1, double floor, size_t k, double *val,
+                       size_t *idx, size_t *cnt)
 {
     for (size_t j = j0; j < j1; j++)
-        if (*cnt < k || x[j] > val[k - 1])
+        if (x[j] >= floor && (*cnt < k || x[j] > val[k - 1]))
             insert(val, idx, cnt, k, x[j], j);
 }
 
@@ -115,7 +116,7 @@ size_t sbw_compare_kern_topk(const double *x, size_t m, size_t k, size_t *idx, d
     if (k == 0)
         return 0;
     if (nb < k) {
-        scan_range(x, 0, m, k, val, idx, &cnt);
+        scan_range(x, 0, m, -INFINITY, k, val, idx, &cnt);
         return cnt;
     }
     /* The k-th largest block maximum: k distinct entries reach it, so it
@@ -124,11 +125,12 @@ size_t sbw_compare_kern_topk(const double *x, size_t m, size_t k, size_t *idx, d
     for (size_t b = 0; b < nb; b++)
         if (nt < k || ws[b] > tau[k - 1])
             insert_value(tau, &nt, k, ws[b]);
+    /* a block whose maximum cannot beat a full list is skipped unread */
     for (size_t b = 0; b < nb; b++)
-        if (ws[b] >= tau[k - 1]) {
+        if (ws[b] >= tau[k - 1] && (cnt < k || ws[b] > val[k - 1])) {
             size_t j0 = b * SBW_CMP_TOPK_BLOCK;
             size_t j1 = m - j0 < SBW_CMP_TOPK_BLOCK ? m : j0 + SBW_CMP_TOPK_BLOCK;
-            scan_range(x, j0, j1, k, val, idx, &cnt);
+            scan_range(x, j0, j1, tau[k - 1], k, val, idx, &cnt);
         }
     return cnt;
 }
