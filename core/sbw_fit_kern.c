@@ -4,8 +4,10 @@
 #include "sbw_fit_kern.h"
 
 #include "sbw_kern.h"
+#include "sbw_vexp.h"
 
 #include <math.h>
+#include <stdint.h>
 
 /* Below this a mixture's Q_i is recomputed in the log domain. */
 #define MIX_TINY 1e-250
@@ -431,29 +433,37 @@ static double exp_shift_sum_f(const float *x, float *e, size_t n, float shift)
     return s;
 }
 
-/* Returns sum_j exp(z_j - shift) and sets *dot = sum_j p_j z_j; with store,
- * z is overwritten in place by exp(z - shift).  The pass that streams P
- * from memory also does the exps, so the loads hide behind the arithmetic. */
+/* Returns sum_j exp(z_j - shift) and sets *dot = sum_j p_j z_j and *first
+ * = the first j with z_j == shift (m when none); with store, z is
+ * overwritten in place by exp(z - shift).  The pass that streams P from
+ * memory also does the exps (inline, so nothing is stored and re-read) and
+ * finds the argmax, so the loads hide behind the arithmetic.  m < 2^32. */
 static double exp_sum_dot_f(float *z, const float *p, bool store, size_t m, float shift,
-                            double *dot)
+                            double *dot, size_t *first)
 {
     double s = 0, d = 0;
+    uint32_t at = UINT32_MAX;
     if (store) {
-#pragma omp simd reduction(+ : s, d)
+#pragma omp simd reduction(+ : s, d) reduction(min : at)
         for (size_t j = 0; j < m; j++) {
-            float zj = z[j], v = expf(zj - shift);
+            float zj = z[j], v = sbw_vexpf(zj - shift);
+            uint32_t hit = zj == shift ? (uint32_t)j : UINT32_MAX;
+            at = hit < at ? hit : at;
             d += (double)(p[j] * zj);
             z[j] = v;
             s += (double)v;
         }
     } else {
-#pragma omp simd reduction(+ : s, d)
+#pragma omp simd reduction(+ : s, d) reduction(min : at)
         for (size_t j = 0; j < m; j++) {
+            uint32_t hit = z[j] == shift ? (uint32_t)j : UINT32_MAX;
+            at = hit < at ? hit : at;
             d += (double)(p[j] * z[j]);
-            s += (double)expf(z[j] - shift);
+            s += (double)sbw_vexpf(z[j] - shift);
         }
     }
     *dot = d;
+    *first = at == UINT32_MAX ? m : at;
     return s;
 }
 
@@ -462,8 +472,14 @@ double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, d
 {
     double spz;
     float mx = vmax_f(z, m);
-    *argmax = first_index_of_f(z, m, mx);
-    double s = exp_sum_dot_f(z, p, grad, m, mx, &spz);
+    double s;
+    if (m < UINT32_MAX) {
+        s = exp_sum_dot_f(z, p, grad, m, mx, &spz, argmax);
+    } else { /* too wide for the 32-bit index: find it first */
+        *argmax = first_index_of_f(z, m, mx);
+        size_t unused;
+        s = exp_sum_dot_f(z, p, grad, m, mx, &spz, &unused);
+    }
     double loss = ((double)mx + log(s)) * psum - spz;
     if (grad) {
         float a = (float)(scale * psum / s), b = (float)scale;

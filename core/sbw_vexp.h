@@ -1,12 +1,13 @@
-/* sbw_vexp.h -- exp(x) in double as inline, branch-free code that GCC
- * vectorises inside a caller's loop.
+/* sbw_vexp.h -- exp(x) in double (sbw_vexp) and float (sbw_vexpf) as
+ * inline, branch-free code that GCC vectorises inside a caller's loop.
  *
  * Why not libm/libmvec: a loop that calls the vector exp() cannot keep
  * anything in vector registers across the call (the ABI makes them all
  * caller-saved), so a kernel that needs exp and several running sums has to
  * store exp's results and read them back in a second loop.  The pairwise-KL
  * pass is that kernel, and there the second loop and the call overhead cost
- * as much as exp itself.  With exp inline, one loop does it all.
+ * as much as exp itself.  With exp inline, one loop does it all (the
+ * softmax fit's float loop likewise).
  *
  * Method (Cody & Waite, as in every libm): x = k ln2 + r with k = rint(x /
  * ln2), ln2 split in two so that k * LN2_HI is exact for |k| < 2^11, and
@@ -59,8 +60,40 @@ static inline double sbw_vexp(double x)
     q = fma(q, r, 0x1.0000000000005p-1);
     q = fma(q, r, 1.0);
     q = fma(q, r, 1.0); /* 1 + r P(r) */
-    double y = q * sbw_vexp_pow2((int64_t)k);
-    return k < -1022.0 ? 0.0 : y;
+    int64_t n = (int64_t)k;
+    return q * sbw_vexp_pow2(n < -1023 ? -1023 : n); /* 2^-1023 is built as 0 */
+}
+
+/* 2^n for -126 <= n <= 127, and 0 for n = -127 (a zero exponent field). */
+static inline float sbw_vexpf_pow2(int32_t n)
+{
+    uint32_t bits = (uint32_t)(n + 127) << 23;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* expf(x) in single precision, the same method with a degree-5 P (6
+ * coefficients, error after rounding to float under 0.1 ulp): within 2 ulp of
+ * the correctly rounded value wherever expf(x) >= FLT_MIN (x >= -87.3), 0
+ * below k = -126 (an absolute error under FLT_MIN), expf(88) above 88. */
+#pragma omp declare simd notinbranch
+static inline float sbw_vexpf(float x)
+{
+    x = x > -104.0f ? x : -104.0f;
+    x = x < 88.0f ? x : 88.0f;
+    float k = rintf(x * 0x1.715476p0f);    /* x / ln 2 */
+    float r = fmaf(-k, 0x1.62e400p-1f, x); /* ln2, high 16 bits */
+    r = fmaf(-k, 0x1.7f7d1cp-20f, r);      /* ln2 - high part */
+    float q = 0x1.6d43b0p-10f;             /* P(r), from r^5 down */
+    q = fmaf(q, r, 0x1.123e1cp-7f);
+    q = fmaf(q, r, 0x1.5554e8p-5f);
+    q = fmaf(q, r, 0x1.55547cp-3f);
+    q = fmaf(q, r, 0.5f);
+    q = fmaf(q, r, 1.0f);
+    q = fmaf(q, r, 1.0f); /* 1 + r P(r) */
+    int32_t n = (int32_t)k;
+    return q * sbw_vexpf_pow2(n < -127 ? -127 : n);
 }
 
 #endif

@@ -204,6 +204,27 @@ static void test_kern_float_softmax_mixture(void **state)
     }
 }
 
+/* The float softmax finds the argmax inside its exp pass: the first of
+ * tied maxima, with and without the gradient, anywhere in the row. */
+static void test_kern_softmax_f_argmax_first_tie(void **state)
+{
+    (void)state;
+    enum { M = 77 };
+    float z[M], p[M];
+    const size_t ties[][2] = {{0, 76}, {5, 17}, {16, 17}, {63, 64}, {75, 76}};
+    for (size_t t = 0; t < 5; t++)
+        for (int grad = 0; grad < 2; grad++) {
+            for (size_t j = 0; j < M; j++) {
+                z[j] = (float)sin((double)j) - 2.0f;
+                p[j] = 1.0f / M;
+            }
+            z[ties[t][0]] = z[ties[t][1]] = 1.5f;
+            size_t am = M;
+            sbw_fit_kern_softmax_f(z, p, M, 1.0, 1.0, grad, &am);
+            assert_int_equal(am, ties[t][0]);
+        }
+}
+
 static void test_kern_float_maps(void **state)
 {
     (void)state;
@@ -719,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_plif_unit_slopes_is_softmax),
         cmocka_unit_test(test_mixture_k1_is_softmax),
         cmocka_unit_test(test_monotone_heads_keep_argmax),
+        cmocka_unit_test(test_kern_softmax_f_argmax_first_tie),
         cmocka_unit_test(test_head_setup_errors),
     };
     return cmocka_run_group_tests_name("fit_head", tests, NULL, NULL);

@@ -1,8 +1,9 @@
-/* test_vexp.c -- the inline exp of core/sbw_vexp.h against glibc's exp:
- * within 2 ulp wherever the result is at least DBL_MIN, 0 (an absolute
- * error below DBL_MIN) under it, clamped above 709, exact at 0.  The same
- * code runs vectorised inside the KL kernels; tests/test_kl.c checks it
- * there too. */
+/* test_vexp.c -- the inline exps of core/sbw_vexp.h against glibc: the
+ * double one within 2 ulp wherever the result is at least DBL_MIN, 0 (an
+ * absolute error below DBL_MIN) under it, clamped above 709, exact at 0;
+ * the float one likewise against the correctly rounded float of exp().  The
+ * same code runs vectorised inside the KL, compare and fit kernels, whose
+ * tests hold it to their naive twins there too. */
 #include "sbw_test.h"
 
 #include "sbw_rng.h"
@@ -113,12 +114,63 @@ static void test_special_values(void **state)
     }
 }
 
+/* Distance in float ulps between two positive floats. */
+static double ulps_f(float a, float b)
+{
+    int32_t ia, ib;
+    memcpy(&ia, &a, sizeof ia);
+    memcpy(&ib, &b, sizeof ib);
+    return fabs((double)ia - (double)ib);
+}
+
+static void assert_f_within_2ulp(float x)
+{
+    float want = (float)exp((double)x), got = sbw_vexpf(x);
+    if (ulps_f(got, want) > 2.0)
+        fail_msg("sbw_vexpf(%.9g) = %.9g is %.0f ulp from %.9g", (double)x, (double)got,
+                 ulps_f(got, want), (double)want);
+}
+
+static void test_float_version(void **state)
+{
+    (void)state;
+    gsl_rng *rng;
+    SBW_ASSERT_OK(sbw_rng_alloc(&rng, 12, 0));
+    for (size_t i = 0; i < NRAND; i++) /* exp(x) >= FLT_MIN up to the clamp */
+        assert_f_within_2ulp((float)(-87.3 + (88.0 + 87.3) * gsl_rng_uniform(rng)));
+    for (size_t i = 0; i < NRAND; i++) {
+        float mag = (float)pow(10.0, -40.0 + 40.0 * gsl_rng_uniform(rng));
+        assert_f_within_2ulp(i % 2 ? mag : -mag);
+    }
+    for (int k = -125; k < 127; k++) { /* the reduction boundaries */
+        float b = (float)((k + 0.5) * LN2);
+        if (b > -87.3f && b < 88.0f) {
+            assert_f_within_2ulp(b);
+            assert_f_within_2ulp(nextafterf(b, -INFINITY));
+            assert_f_within_2ulp(nextafterf(b, INFINITY));
+        }
+    }
+    assert_true(sbw_vexpf(0.0f) == 1.0f);
+    for (float y = -87.4f; y > -120.0f; y -= 0.37f) { /* flushed: 0, or near the truth */
+        float v = sbw_vexpf(y);
+        assert_true(v >= 0.0f && fabs((double)v - exp((double)y)) < FLT_MIN);
+    }
+    const float under[] = {-104.0f, -1e4f, -FLT_MAX, -INFINITY};
+    for (size_t i = 0; i < sizeof under / sizeof *under; i++)
+        assert_true(sbw_vexpf(under[i]) == 0.0f);
+    const float over[] = {88.0f, 88.5f, 1e4f, FLT_MAX, INFINITY};
+    for (size_t i = 0; i < sizeof over / sizeof *over; i++)
+        assert_true(ulps_f(sbw_vexpf(over[i]), (float)exp(88.0)) <= 2.0);
+    sbw_rng_free(rng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_arguments),
         cmocka_unit_test(test_reduction_boundaries),
         cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_float_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
