@@ -7,16 +7,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
-
-/* The exponent bits x lacks: 0 exactly when x is NaN or +-inf (read from
- * the bits: under -ffinite-math-only isfinite() may fold to true). */
-static inline uint64_t missing_exp(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return ~u & ((uint64_t)0x7ff << 52);
-}
 
 bool sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double *sums)
 {
@@ -24,7 +14,8 @@ bool sbw_compare_kern_sums(const double *lp, const double *lq, size_t m, double 
     uint64_t ok = UINT64_MAX;
 #pragma omp simd reduction(+ : sp, sq, plp, plq, kl, sq2) reduction(max : mx) reduction(min : ok)
     for (size_t x = 0; x < m; x++) {
-        uint64_t mp = missing_exp(lp[x]), mq = missing_exp(lq[x]), mpq = mp < mq ? mp : mq;
+        uint64_t mp = sbw_vexp_missing_exp(lp[x]), mq = sbw_vexp_missing_exp(lq[x]),
+                 mpq = mp < mq ? mp : mq;
         ok = ok < mpq ? ok : mpq;
         double p = sbw_vexp(lp[x]), d = lp[x] - lq[x], a = fabs(d);
         sp += p;

@@ -6,19 +6,6 @@
 #include "sbw_vexp.h"
 
 #include <stdint.h>
-#include <string.h>
-
-/* The exponent bits x lacks: 0 exactly when x is NaN or +-inf.  Read from
- * the bits because the file is built with -ffinite-math-only, under which
- * isfinite() may be folded to true.  A row is finite when the minimum over
- * its entries is not 0 (one andn and one min per vector). */
-enum { KERN_EXP_BITS = 0x7ff };
-static inline uint64_t missing_exp(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return ~u & ((uint64_t)KERN_EXP_BITS << 52);
-}
 
 /* The group's first row b is the shift, a = exp(b): sets a and that row's
  * sums, clears the shifted column sums. */
@@ -29,7 +16,7 @@ static uint64_t group_first(const double *b, double *a, double *sdp, double *sdl
     uint64_t ok = UINT64_MAX;
 #pragma omp simd reduction(+ : pl, ps) reduction(min : ok)
     for (size_t x = 0; x < n; x++) {
-        ok = ok < missing_exp(b[x]) ? ok : missing_exp(b[x]);
+        ok = ok < sbw_vexp_missing_exp(b[x]) ? ok : sbw_vexp_missing_exp(b[x]);
         double p = sbw_vexp(b[x]);
         a[x] = p;
         sdp[x] = sdl[x] = c[x] = 0.0;
@@ -51,7 +38,8 @@ static uint64_t group_pair(const double *l0, const double *l1, const double *a, 
     uint64_t ok = UINT64_MAX;
 #pragma omp simd reduction(+ : pl0, ps0, pl1, ps1) reduction(min : ok)
     for (size_t x = 0; x < n; x++) {
-        uint64_t m0 = missing_exp(l0[x]), m1 = missing_exp(l1[x]), m = m0 < m1 ? m0 : m1;
+        uint64_t m0 = sbw_vexp_missing_exp(l0[x]), m1 = sbw_vexp_missing_exp(l1[x]),
+                 m = m0 < m1 ? m0 : m1;
         ok = ok < m ? ok : m;
         double p0 = sbw_vexp(l0[x]), p1 = sbw_vexp(l1[x]);
         double dp0 = p0 - a[x], dl0 = l0[x] - b[x], dp1 = p1 - a[x], dl1 = l1[x] - b[x];
@@ -78,7 +66,7 @@ static uint64_t group_one(const double *l0, const double *a, const double *b, do
     uint64_t ok = UINT64_MAX;
 #pragma omp simd reduction(+ : pl0, ps0) reduction(min : ok)
     for (size_t x = 0; x < n; x++) {
-        ok = ok < missing_exp(l0[x]) ? ok : missing_exp(l0[x]);
+        ok = ok < sbw_vexp_missing_exp(l0[x]) ? ok : sbw_vexp_missing_exp(l0[x]);
         double p0 = sbw_vexp(l0[x]);
         double dp0 = p0 - a[x], dl0 = l0[x] - b[x];
         sdp[x] += dp0;

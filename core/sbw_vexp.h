@@ -31,6 +31,18 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The exponent bits x lacks: 0 exactly when x is NaN or +-inf (all of them
+ * set).  Read from the bits because the kernels are built with
+ * -ffinite-math-only, under which isfinite() may be folded to true; a
+ * min-reduction of it over a row is 0 iff the row holds a non-finite entry
+ * (one andn and one min per vector). */
+static inline uint64_t sbw_vexp_missing_exp(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return ~u & ((uint64_t)0x7ff << 52);
+}
+
 /* 2^n for -1022 <= n <= 1023, by building the exponent field. */
 static inline double sbw_vexp_pow2(int64_t n)
 {
