@@ -73,8 +73,10 @@ int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows);
  * in chunks of rows spread over workers with their own readers (pipes: one
  * worker).  rows has N entries.  pg (may be NULL) counts rows.
  * Errors: SBW_ESHAPE naming both shapes; SBW_EDATA for the first bad block
- * of rows in row order (within a block, a non-finite entry of P, then of Q,
- * is reported before an unnormalised row); read errors, SBW_ENOMEM. */
+ * of rows in row order -- within a block, a --probs entry that is no
+ * probability (P's block, then Q's), else the first row holding a NaN or
+ * +-inf (P's entry before Q's in that row), else an unnormalised row (P's,
+ * then Q's); read errors, SBW_ENOMEM. */
 int sbw_compare_files(sbw_logp_reader *p, sbw_logp_reader *q, int threads, sbw_progress *pg,
                       sbw_compare_row *rows);
 

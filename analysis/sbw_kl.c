@@ -112,19 +112,19 @@ static void merge_cols(sbw_kl_acc *a, size_t x0, size_t w, const double *sp, con
  * Returns whether every entry was finite (else a is unusable). */
 static bool add_group(sbw_kl_acc *a, const double *l, size_t g, size_t ld)
 {
-    size_t bad = 0;
+    bool bad = false;
     for (size_t r = 0; r < g; r++)
         a->rowpl[r] = a->rowsum[r] = 0.0;
     for (size_t x0 = 0; x0 < a->cols; x0 += KL_TILE) {
         size_t w = a->cols - x0 < KL_TILE ? a->cols - x0 : KL_TILE;
-        bad += sbw_kl_kern_group(l + x0, ld, g, w, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
+        bad |= sbw_kl_kern_group(l + x0, ld, g, w, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
                                  a->rowsum);
         merge_cols(a, x0, w, a->gsp, a->gsl, a->gcm, g);
     }
     for (size_t r = 0; r < g; r++)
         twosum(&a->pl, &a->pl_c, a->rowpl[r]);
     a->n += g;
-    return bad == 0;
+    return !bad;
 }
 
 int sbw_kl_acc_add(sbw_kl_acc *a, const double *l, size_t nr, size_t ld, double *sums)
@@ -264,11 +264,12 @@ static int run_chunk(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_plan *p
     for (size_t k = 0; k < len && !st; k += p->block) {
         size_t nb = len - k < p->block ? len - k : p->block;
         st = sbw_logp_read_deferred(r, s, k0 + k, nb, w->buf);
-        if (!st)
+        if (!st) {
             st = sbw_kl_acc_add(w->acc, w->buf, nb, p->cols, w->sums);
-        if (st == SBW_EDATA) { /* the kernel met a NaN or inf: name the first */
-            int at = sbw_logp_check_finite(r, s, k0 + k, nb, w->buf);
-            st = at ? at : st;
+            if (st == SBW_EDATA) { /* the kernel met a NaN or inf: name the first */
+                int at = sbw_logp_check_finite(r, s, k0 + k, nb, w->buf);
+                st = at ? at : st;
+            }
         }
         if (!st)
             st = sbw_logp_check_sums(r, s, k0 + k, nb, w->buf, w->sums);

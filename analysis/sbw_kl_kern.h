@@ -9,6 +9,7 @@
 #ifndef SBW_KL_KERN_H
 #define SBW_KL_KERN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Statistics of a group of g rows on n columns in one pass.  L is (g, n)
@@ -17,15 +18,15 @@
  *   sp[x] = sum_r P[r][x]          sl[x] = sum_r L[r][x]      (P = exp(L))
  *   cm[x] = sum_r (P[r][x] - sp[x]/g) (L[r][x] - sl[x]/g)
  *   rowpl[r] += sum_x P[r][x] L[r][x]      rowsum[r] += sum_x P[r][x]
- * cm comes from sums shifted by the first row, which loses at most a factor
- * g to cancellation (see the .c).  sp, sl, cm are overwritten; rowpl and
+ * cm comes from sums shifted by the first row: a relative error O(g^2 eps)
+ * at worst (see the .c).  sp, sl, cm are overwritten; rowpl and
  * rowsum accumulate, so a row split into column tiles sums up in tile
- * order.  g >= 1.  exp is sbw_vexp (within 4 ulp of libm).
- * Returns the number of NaN and +-inf entries in L, counted from their bits
- * (so the count holds under -ffast-math); when it is not 0, every output is
- * unspecified and the caller locates and reports the entries. */
-size_t sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
-                         double *sl, double *cm, double *rowpl, double *rowsum);
+ * order.  g >= 1.  exp is sbw_vexp (within 2 ulp of libm).
+ * Returns true when L holds a NaN or +-inf, seen from the bits (so the test
+ * holds under -ffast-math); every output is then unspecified and the caller
+ * locates and reports the entry. */
+bool sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+                       double *sl, double *cm, double *rowpl, double *rowsum);
 
 /* p = exp(l) for one row of n; returns sum_x p and sets *plogp = sum_x p l. */
 double sbw_kl_kern_exp(const double *l, double *p, size_t n, double *plogp);

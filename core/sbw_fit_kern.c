@@ -395,23 +395,6 @@ static float vmax_f(const float *x, size_t n)
     return mx;
 }
 
-/* First j with x[j] == v: chunks of 64 tested with a vectorised compare,
- * then the hit chunk scanned. */
-static size_t first_index_of_f(const float *x, size_t n, float v)
-{
-    for (size_t c = 0; c < n; c += 64) {
-        size_t e = n - c < 64 ? n : c + 64;
-        int hit = 0;
-#pragma omp simd reduction(| : hit)
-        for (size_t j = c; j < e; j++)
-            hit |= x[j] == v;
-        for (size_t j = c; hit && j < e; j++)
-            if (x[j] == v)
-                return j;
-    }
-    return 0;
-}
-
 static double vdot_f(const float *x, const float *y, size_t n)
 {
     double s = 0;
@@ -437,7 +420,8 @@ static double exp_shift_sum_f(const float *x, float *e, size_t n, float shift)
  * = the first j with z_j == shift (m when none); with store, z is
  * overwritten in place by exp(z - shift).  The pass that streams P from
  * memory also does the exps (inline, so nothing is stored and re-read) and
- * finds the argmax, so the loads hide behind the arithmetic.  m < 2^32. */
+ * finds the argmax, so the loads hide behind the arithmetic.  m < 2^32 - 1
+ * (sbw_head refuses wider). */
 static double exp_sum_dot_f(float *z, const float *p, bool store, size_t m, float shift,
                             double *dot, size_t *first)
 {
@@ -472,14 +456,7 @@ double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, d
 {
     double spz;
     float mx = vmax_f(z, m);
-    double s;
-    if (m < UINT32_MAX) {
-        s = exp_sum_dot_f(z, p, grad, m, mx, &spz, argmax);
-    } else { /* too wide for the 32-bit index: find it first */
-        *argmax = first_index_of_f(z, m, mx);
-        size_t unused;
-        s = exp_sum_dot_f(z, p, grad, m, mx, &spz, &unused);
-    }
+    double s = exp_sum_dot_f(z, p, grad, m, mx, &spz, argmax);
     double loss = ((double)mx + log(s)) * psum - spz;
     if (grad) {
         float a = (float)(scale * psum / s), b = (float)scale;

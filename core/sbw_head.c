@@ -56,6 +56,8 @@ static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, 
     if (n < 1 || m < 1)
         return SBW_ERROR(SBW_EINVAL, "P* must have at least one row and column, got %zu x %zu", n,
                          m);
+    if (m >= UINT32_MAX) /* the float kernels index words in 32 bits */
+        return SBW_ERROR(SBW_EINVAL, "M = %zu words: at most 2^32 - 2 are supported", m);
     if (d < 1)
         return SBW_ERROR(SBW_EINVAL, "--d must be >= 1, got %zu", d);
     if (d > m)

@@ -17,12 +17,15 @@
  * double is below 0.1 ulp; then exp(x) = 2^k exp(r) with 2^k built in the
  * exponent field.
  *
- * Accuracy: within 2 ulp of glibc's exp wherever exp(x) >= 2^-1022 (normal
- * and the top of the subnormal range: x >= -708.7); below that (k < -1022)
- * the result is 0, an absolute error under 2.3e-308, which for
+ * Accuracy: within 2 ulp of glibc's exp while k >= -1022, i.e. for
+ * x >= -1022.5 ln2 = -708.74 (the results there are normal, or subnormal
+ * just under 2^-1022 and still correctly scaled); below that the result is
+ * 0, an absolute error under DBL_MIN = 2.2e-308, which for
  * log-probabilities is a probability no sum can see.  x > 709 gives
- * exp(709).  tests/test_vexp.c checks all of it.  NaN in gives a number
- * out: callers test finiteness themselves.
+ * exp(709), -inf gives 0.  tests/test_vexp.c checks all of it (1 ulp is the
+ * worst it has met).  NaN in: the result is unspecified (under -ffast-math
+ * the clamps need not stop it), so callers reject NaN themselves, as the
+ * KL and compare kernels do from the bits (sbw_vexp_missing_exp).
  */
 #ifndef SBW_VEXP_H
 #define SBW_VEXP_H
@@ -55,7 +58,7 @@ static inline double sbw_vexp_pow2(int64_t n)
 #pragma omp declare simd notinbranch
 static inline double sbw_vexp(double x)
 {
-    x = x > -746.0 ? x : -746.0; /* also NaN: keeps the conversion below defined */
+    x = x > -746.0 ? x : -746.0; /* keeps the conversion below in range */
     x = x < 709.0 ? x : 709.0;
     double k = rint(x * 0x1.71547652b82fep0);    /* x / ln 2 */
     double r = fma(-k, 0x1.62e42fee00000p-1, x); /* ln2, high 32 bits */
@@ -87,8 +90,9 @@ static inline float sbw_vexpf_pow2(int32_t n)
 
 /* expf(x) in single precision, the same method with a degree-5 P (6
  * coefficients, error after rounding to float under 0.1 ulp): within 2 ulp of
- * the correctly rounded value wherever expf(x) >= FLT_MIN (x >= -87.3), 0
- * below k = -126 (an absolute error under FLT_MIN), expf(88) above 88. */
+ * the correctly rounded value for k >= -126 (x >= -87.68), 0 below (an
+ * absolute error under FLT_MIN), expf(88) above 88; NaN as for sbw_vexp.
+ * Not monotone to the last ulp. */
 #pragma omp declare simd notinbranch
 static inline float sbw_vexpf(float x)
 {

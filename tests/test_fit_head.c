@@ -713,6 +713,10 @@ static void test_head_setup_errors(void **state)
     assert_int_equal(sbw_head_model_parse("softmaxx", &mo), SBW_EINVAL);
     assert_int_equal(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, 3, 5, 0, 0, 0, 0, 0, 0), SBW_EINVAL);
     assert_int_equal(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, 3, 5, 6, 0, 0, 0, 0, 0), SBW_EINVAL);
+    /* words are indexed in 32 bits by the float kernels */
+    assert_int_equal(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, 3, UINT32_MAX, 6, 0, 0, 0, 0, 0),
+                     SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "2^32"));
     assert_int_equal(sbw_head_setup(&h, SBW_MODEL_MOS, 3, 5, 2, 0, 0, 0, 0, 0), SBW_EINVAL);
     assert_int_equal(sbw_head_setup(&h, SBW_MODEL_LMS, 3, 5, 2, 0, 0, 0, 0, 0), SBW_EINVAL);
     assert_int_equal(sbw_head_setup(&h, SBW_MODEL_PLIF, 3, 5, 2, 0, 0, 1, 0, 0), SBW_EINVAL);

@@ -33,6 +33,7 @@ kl_unnorm   float64 little C 1.0
 kl_nan      float64 little C 1.0
 kl_neginf   float64 little C 1.0
 kl_posinf   float64 little C 1.0
+kl_probs_bad float64 little C 1.0
 kl_q_shape  float64 little C 1.0
 kl_1row     float64 little C 1.0
 tie_p       float64 little C 1.0
