@@ -156,26 +156,52 @@ static int cmp_workers_alloc(cmp_worker **out, sbw_logp_reader **tp, sbw_logp_re
     return SBW_OK;
 }
 
-/* Rows [k0, k0 + nb) of both files, read, compared and checked. */
+/* Rows [k0, k0 + nb) of both files, lp and lq (nb x m), compared and
+ * checked. */
 static int cmp_block_rows(cmp_worker *w, const sbw_logp_sel *s, size_t k0, size_t nb, size_t m,
-                          sbw_compare_row *rows)
+                          const double *lp, const double *lq, sbw_compare_row *rows)
 {
-    int st = sbw_logp_read_deferred(w->p, s, k0, nb, w->bp);
-    st = st ? st : sbw_logp_read_deferred(w->q, s, k0, nb, w->bq);
+    int st = SBW_OK;
     for (size_t i = 0; i < nb && !st; i++) {
         double sums[2];
-        const double *lp = w->bp + i * m, *lq = w->bq + i * m;
-        if (sbw_compare_row_fast(lp, lq, m, w->ws, &rows[k0 + i], sums)) {
+        const double *p = lp + i * m, *q = lq + i * m;
+        if (sbw_compare_row_fast(p, q, m, w->ws, &rows[k0 + i], sums)) {
             w->sp[i] = sums[0];
             w->sq[i] = sums[1];
             continue;
         }
-        st = sbw_logp_check_finite(w->p, s, k0 + i, 1, lp); /* names the entry */
-        st = st ? st : sbw_logp_check_finite(w->q, s, k0 + i, 1, lq);
+        st = sbw_logp_check_finite(w->p, s, k0 + i, 1, p); /* names the entry */
+        st = st ? st : sbw_logp_check_finite(w->q, s, k0 + i, 1, q);
         st = st ? st : SBW_ERROR(SBW_EDATA, "row %zu: a NaN or infinite entry", k0 + i);
     }
-    st = st ? st : sbw_logp_check_sums(w->p, s, k0, nb, w->bp, w->sp);
-    return st ? st : sbw_logp_check_sums(w->q, s, k0, nb, w->bq, w->sq);
+    st = st ? st : sbw_logp_check_sums(w->p, s, k0, nb, lp, w->sp);
+    return st ? st : sbw_logp_check_sums(w->q, s, k0, nb, lq, w->sq);
+}
+
+/* Blocks per unit of parallel work (about 16 MB of each file). */
+enum { CMP_CHUNK_BLOCKS = 16 };
+
+/* Rows [k0, k0 + len) of both files: straight from the page cache where a
+ * file can be mapped (no copy), else read a block at a time. */
+static int cmp_chunk(cmp_worker *w, const sbw_logp_sel *s, size_t k0, size_t len, size_t m,
+                     sbw_compare_row *rows)
+{
+    sbw_npy_view vp = {0}, vq = {0};
+    bool mp = sbw_logp_view(w->p, s, k0, len, &vp), mq = sbw_logp_view(w->q, s, k0, len, &vq);
+    size_t b = cmp_block(m);
+    int st = SBW_OK;
+    for (size_t k = 0; k < len && !st; k += b) {
+        size_t nb = len - k < b ? len - k : b;
+        const double *lp = mp ? vp.rows + k * m : w->bp, *lq = mq ? vq.rows + k * m : w->bq;
+        st = mp ? SBW_OK : sbw_logp_read_deferred(w->p, s, k0 + k, nb, w->bp);
+        if (!st && !mq)
+            st = sbw_logp_read_deferred(w->q, s, k0 + k, nb, w->bq);
+        if (!st)
+            st = cmp_block_rows(w, s, k0 + k, nb, m, lp, lq, rows);
+    }
+    sbw_npy_view_release(&vp);
+    sbw_npy_view_release(&vq);
+    return st;
 }
 
 static int cmp_pass(cmp_worker *w, int nw, const sbw_logp_sel *s, size_t m, sbw_progress *pg,
@@ -183,19 +209,19 @@ static int cmp_pass(cmp_worker *w, int nw, const sbw_logp_sel *s, size_t m, sbw_
 {
     sbw_logp_fail fail;
     sbw_logp_fail_init(&fail);
-    size_t b = cmp_block(m), nblocks = (s->n + b - 1) / b, done = 0;
+    size_t cb = cmp_block(m) * CMP_CHUNK_BLOCKS, nchunks = (s->n + cb - 1) / cb, done = 0;
 #pragma omp parallel for num_threads(nw) schedule(dynamic, 1)
-    for (size_t c = 0; c < nblocks; c++) {
+    for (size_t c = 0; c < nchunks; c++) {
         int t = omp_get_thread_num();
-        size_t k0 = c * b, nb = s->n - k0 < b ? s->n - k0 : b;
+        size_t k0 = c * cb, len = s->n - k0 < cb ? s->n - k0 : cb;
         if (sbw_logp_fail_skip(&fail, c))
             continue;
-        int st = cmp_block_rows(&w[t], s, k0, nb, m, rows);
+        int st = cmp_chunk(&w[t], s, k0, len, m, rows);
         if (st)
             sbw_logp_fail_note(&fail, st, c);
 #pragma omp critical(sbw_compare_progress)
         {
-            done += nb;
+            done += len;
             if (pg)
                 sbw_progress_update(pg, (double)done);
         }

@@ -255,25 +255,36 @@ static int workers_alloc(kl_worker **out, int n, const kl_plan *p)
     return SBW_OK;
 }
 
-/* Reads, checks and adds selected rows [k0, k0 + len) into w->acc. */
+/* Adds and checks nb rows (selected rows k0 ..) into w->acc. */
+static int add_rows(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_plan *p, size_t k0,
+                    size_t nb, const double *rows, kl_worker *w)
+{
+    int st = sbw_kl_acc_add(w->acc, rows, nb, p->cols, w->sums);
+    if (st == SBW_EDATA) { /* the kernel met a NaN or inf: name the first */
+        int at = sbw_logp_check_finite(r, s, k0, nb, rows);
+        st = at ? at : st;
+    }
+    return st ? st : sbw_logp_check_sums(r, s, k0, nb, rows, w->sums);
+}
+
+/* Selected rows [k0, k0 + len) into w->acc: straight from the page cache
+ * when the file can be mapped (no copy), else read block by block. */
 static int run_chunk(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_plan *p, size_t k0,
                      size_t len, kl_worker *w)
 {
     int st = SBW_OK;
     sbw_kl_acc_reset(w->acc);
+    sbw_npy_view v = {0};
+    bool mapped = sbw_logp_view(r, s, k0, len, &v);
     for (size_t k = 0; k < len && !st; k += p->block) {
         size_t nb = len - k < p->block ? len - k : p->block;
-        st = sbw_logp_read_deferred(r, s, k0 + k, nb, w->buf);
-        if (!st) {
-            st = sbw_kl_acc_add(w->acc, w->buf, nb, p->cols, w->sums);
-            if (st == SBW_EDATA) { /* the kernel met a NaN or inf: name the first */
-                int at = sbw_logp_check_finite(r, s, k0 + k, nb, w->buf);
-                st = at ? at : st;
-            }
-        }
+        const double *rows = mapped ? v.rows + k * p->cols : w->buf;
+        if (!mapped)
+            st = sbw_logp_read_deferred(r, s, k0 + k, nb, w->buf);
         if (!st)
-            st = sbw_logp_check_sums(r, s, k0 + k, nb, w->buf, w->sums);
+            st = add_rows(r, s, p, k0 + k, nb, rows, w);
     }
+    sbw_npy_view_release(&v);
     return st;
 }
 

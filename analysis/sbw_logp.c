@@ -213,6 +213,14 @@ int sbw_logp_read_deferred(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0,
     return read_rows(r, s, k0, nr, dst, false);
 }
 
+bool sbw_logp_view(const sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
+                   sbw_npy_view *v)
+{
+    if (s->list || r->opts.probs || r->opts.normalize || k0 > s->n || nr > s->n - k0)
+        return false;
+    return sbw_npy_view_rows(r->npy, s->begin + k0, nr, v);
+}
+
 int sbw_logp_check_finite(const sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
                           const double *rows)
 {

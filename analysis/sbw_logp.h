@@ -84,6 +84,16 @@ int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t n
 int sbw_logp_read_deferred(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
                            double *dst);
 
+/* Selected rows k0 .. k0+nr-1 as a view of the file, mapped instead of
+ * copied (sbw_npy_view_rows), when the selection is a range and the reader
+ * neither converts nor renormalises; false otherwise (read them instead).
+ * Nothing is tested: as with sbw_logp_read_deferred, the caller's kernel
+ * flags non-finite entries, and sbw_logp_check_finite and
+ * sbw_logp_check_sums give the verdicts.  Release with
+ * sbw_npy_view_release. */
+bool sbw_logp_view(const sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
+                   sbw_npy_view *v);
+
 /* The finiteness verdict for rows k0 .. k0+nr-1 just read (nr x cols):
  * SBW_EDATA naming the row, column and value of the first NaN or +-inf,
  * else SBW_OK. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -600,6 +601,32 @@ static int skip_stream(sbw_npy_reader *r, size_t nrows)
         }
     }
     return st;
+}
+
+bool sbw_npy_view_rows(const sbw_npy_reader *r, size_t row, size_t nr, sbw_npy_view *v)
+{
+    const sbw_npy_info *in = &r->info;
+    bool plain = r->seekable && !r->whole && in->dtype == SBW_F64 && !in->swap && !in->fortran &&
+                 in->data_offset % sizeof(double) == 0;
+    if (!plain || nr == 0 || row > in->rows || nr > in->rows - row)
+        return false;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t off = in->data_offset + row * in->cols * sizeof(double);
+    size_t start = page > 0 ? off / (size_t)page * (size_t)page : off;
+    size_t len = off - start + nr * in->cols * sizeof(double);
+    void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, r->fd, (off_t)start);
+    if (map == MAP_FAILED)
+        return false;
+    const double *base = map; /* off - start is a multiple of 8: both terms are */
+    *v = (sbw_npy_view){.map = map, .len = len, .rows = base + (off - start) / sizeof(double)};
+    return true;
+}
+
+void sbw_npy_view_release(sbw_npy_view *v)
+{
+    if (v->map)
+        munmap(v->map, v->len);
+    *v = (sbw_npy_view){0};
 }
 
 int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)

@@ -72,6 +72,23 @@ bool sbw_npy_reader_seekable(const sbw_npy_reader *r);
  * asked to move backwards gives SBW_EINVAL (forward moves skip data). */
 int sbw_npy_seek_row(sbw_npy_reader *r, size_t row);
 
+/* A read-only view of rows [row, row + nr) mapped from the page cache
+ * instead of copied (mmap): rows points at the first row, leading
+ * dimension cols. */
+typedef struct sbw_npy_view {
+    void *map;
+    size_t len;
+    const double *rows;
+} sbw_npy_view;
+
+/* Maps rows [row, row + nr) of a regular file whose payload is native-
+ * endian C-order float64 into *v; false (v untouched, nothing recorded)
+ * when the file is not of that kind or mmap fails, and the caller reads
+ * instead.  Does not move the reader.  The file must not shrink while the
+ * view lives (SIGBUS).  Release with sbw_npy_view_release. */
+bool sbw_npy_view_rows(const sbw_npy_reader *r, size_t row, size_t nr, sbw_npy_view *v);
+void sbw_npy_view_release(sbw_npy_view *v);
+
 /* Closes and frees; NULL is a no-op. */
 void sbw_npy_close(sbw_npy_reader *r);
 

@@ -22,6 +22,13 @@ for pair in kl_mean:cmp_kl_mean kl_median:cmp_kl_median cross_entropy:cmp_ce ent
     near "$(tsv_field "$T/out" "$col")" "$(want "${pair#*:}")" 1e-12 "$col"
 done
 expect_eq "$(tsv_field "$T/out" mode_matches)" 8 "mode_matches"
+# Files are mapped from the page cache, a pipe is read: same numbers.
+cp "$T/out" "$T/files.tsv"
+expect_exit 0 "P from a pipe" sh -c "cat '$FIX/kl_p.npy' | '$CMP' - '$FIX/kl_q.npy'"
+for col in kl_mean cross_entropy mode_match rank_mean frob_rms max_row_err; do
+    expect_eq "$(tsv_field "$T/out" $col)" "$(tsv_field "$T/files.tsv" $col)" "$col: pipe = file"
+done
+cp "$T/files.tsv" "$T/out"
 expect_grep "^# p_file=.*kl_p.npy" "$T/out" "P named in the header"
 expect_grep "^# q_file=.*kl_q.npy" "$T/out" "Q named in the header"
 expect_lines 28 "$T/rows.tsv" "per-row: 18 header lines, column names, 9 rows"

@@ -38,6 +38,11 @@ expect_grep "^# file=.*kl_p.npy" "$T/out" "input named in the header"
 expect_grep "^# seed=" "$T/out" "seed in the header"
 expect_grep "^# tol=1e-06" "$T/out" "tolerance in the header"
 cp "$T/out" "$T/exact.tsv"
+# A regular file is mapped from the page cache, a pipe is read: same numbers.
+expect_exit 0 "exact from a pipe" sh -c "cat '$FIX/kl_p.npy' | '$KL' -"
+for col in expected_pairwise_kl mean_entropy entropy_of_mean; do
+    expect_eq "$(tsv_field "$T/out" $col)" "$(tsv_field "$T/exact.tsv" $col)" "$col: pipe = file"
+done
 
 expect_exit 0 "--rows 2:8" "$KL" --rows 2:8 "$FIX/kl_p.npy"
 near "$(tsv_field "$T/out" expected_pairwise_kl)" "$(want kl_2_8)" 1e-12 "rows 2:8"
