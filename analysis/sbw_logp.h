@@ -13,7 +13,10 @@
  * sbw_logp_read() converts, tests finiteness and (when asked) renormalises;
  * the caller's kernel computes sum_j exp(row_j) while it computes p = exp(l)
  * anyway, and sbw_logp_check_sums() turns those sums into the normalisation
- * verdict.  Every failure reason names the file, the 0-based row (and
+ * verdict.  Kernels that also test finiteness as they go (from the bits)
+ * skip the reader's pass: sbw_logp_read_deferred(), or sbw_logp_view(),
+ * which maps the rows of a plain float64 file instead of copying them, then
+ * sbw_logp_check_finite() on a flagged block names the entry.  Every failure reason names the file, the 0-based row (and
  * column) and the offending value.
  *
  * A selection (sbw_logp_sel) picks which rows of the file are used: a
