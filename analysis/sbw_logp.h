@@ -16,8 +16,8 @@
  * verdict.  Kernels that also test finiteness as they go (from the bits)
  * skip the reader's pass: sbw_logp_read_deferred(), or sbw_logp_view(),
  * which maps the rows of a plain float64 file instead of copying them, then
- * sbw_logp_check_finite() on a flagged block names the entry.  Every failure reason names the file, the 0-based row (and
- * column) and the offending value.
+ * sbw_logp_check_finite() on a flagged block names the entry.  Every failure reason names the file,
+ * the 0-based row (and column) and the offending value.
  *
  * A selection (sbw_logp_sel) picks which rows of the file are used: a
  * contiguous range, or a sorted list of distinct rows (e.g. a random
