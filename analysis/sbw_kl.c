@@ -6,8 +6,8 @@
 #include "sbw_num.h"
 
 #include <math.h>
-#include <stdbool.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -46,7 +46,8 @@ static inline uint64_t sbw_vexp_missing_exp(double x)
     return ~u & ((uint64_t)0x7ff << 52);
 }
 
-/* 2^n for -1022 <= n <= 1023, by building the exponent field. */
+/* 2^n for -1022 <= n <= 1023, by building the exponent field, and 0 for
+ * n = -1023 (a zero exponent field). */
 static inline double sbw_vexp_pow2(int64_t n)
 {
     uint64_t bits = (uint64_t)(n + 1023) << 52;
