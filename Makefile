@@ -1,5 +1,6 @@
 # sbw -- Softmax Bottleneck Workbench.  Plain GNU make; `make help` lists
-# the targets.  Tools are core|synth|analysis|plots/tool_VERB.c -> bin/sbw-VERB;
+# the targets.  Tools are <folder>/tool_VERB.c -> bin/sbw-VERB for every
+# folder in SRCDIRS;
 # every other .c there goes into libsbw.a; tests/test_*.c are cmocka suites.
 # Adding a tool, a module or a test means adding a file: nothing here changes.
 
@@ -9,7 +10,9 @@ PREFIX ?= /usr/local
 SAN ?=
 WERROR ?=
 
-SRCDIRS := core synth analysis plots
+# The library's folders, foundation first (docs/DESIGN.md: the dependency
+# rule, which `make lint` enforces with scripts/check-deps.sh).
+SRCDIRS := core synth analysis models lm verify plots
 # The user's CFLAGS, CPPFLAGS and LDFLAGS (environment or `make CFLAGS=-O0`)
 # choose optimisation, debug info and extra paths only; what the build
 # needs (C11, OpenMP, warnings, dependency files, include paths,
@@ -58,8 +61,9 @@ help:
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
 
-# -Wconversion holds for core/ (the library's foundation).
+# -Wconversion holds for core/ and models/.
 $(BUILD)/core/%.o: WARN += -Wconversion
+$(BUILD)/models/%.o: WARN += -Wconversion
 $(BUILD)/%_kern.o: SBW_KERN_CFLAGS = $(KERN_CFLAGS)
 
 $(BUILD)/%.o: %.c
@@ -114,9 +118,10 @@ ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
 ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
 
 lint:
+	scripts/check-deps.sh $(SRCDIRS) tests
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
-	  $(addprefix -I,$(SRCDIRS)) $(SRCDIRS)
+	  $(addprefix -I,$(SRCDIRS)) $(wildcard $(SRCDIRS))
 	clang-tidy --quiet $(wildcard $(addsuffix /*.c,$(SRCDIRS))) -- $(SBW_CPPFLAGS) $(CPPFLAGS) -std=c11 -fopenmp
 
 format:
