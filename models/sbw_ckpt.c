@@ -354,7 +354,7 @@ static int get_settings(const kvset *s, sbw_fit_opts *o)
     st = st ? st : get_z(s, "block", &o->obj.block);
     st = st ? st : get_u(s, "par", &par);
     st = st ? st : get_z(s, "log_every", &o->log_every);
-    o->obj.par = par ? SBW_OBJ_PAR_BLAS : SBW_OBJ_PAR_BLOCKS;
+    o->obj.par = par ? SBW_PASS_PAR_BLAS : SBW_PASS_PAR_BLOCKS;
     o->lr_auto = false; /* the grid already chose o->lr */
     return st;
 }

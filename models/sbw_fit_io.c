@@ -3,7 +3,6 @@
 
 #include "sbw_ckpt.h"
 #include "sbw_err.h"
-#include "sbw_fit_ref.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,7 +93,7 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     st = st ? st : sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
     st = st ? st : sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
     st = st ? st
-            : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_OBJ_PAR_BLAS ? "blas" : "blocks");
+            : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
     st = st ? st : sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
     st = st ? st
             : sbw_table_meta_str(t, "checkpoint", o->checkpoint_dir ? o->checkpoint_dir : "none");
@@ -217,7 +216,7 @@ static int save_derived(const sbw_fit *f, const char *dir, sbw_table *t)
     if (!buf)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     double *u = buf, *v = buf + k, *c = buf + 2 * k, *s = buf + 3 * k, *cum = s + kn;
-    sbw_fit_ref_map_params(h, f->theta, u, v, c, &lambda, s, cum);
+    sbw_head_map_params(h, f->theta, u, v, c, &lambda, s, cum);
     int st = SBW_OK;
     if (h->model == SBW_MODEL_LMS) {
         st = save_block(dir, "lms_u", u, h->k, 1);

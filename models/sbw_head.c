@@ -1,4 +1,5 @@
-/* sbw_head.c -- head specifications, parameter layout and initialisation. */
+/* sbw_head.c -- head specifications, parameter layout, initialisation and
+ * the constrained map parameters. */
 #include "sbw_head.h"
 
 #include "sbw_err.h"
@@ -53,9 +54,9 @@ static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, 
 {
     if ((unsigned)model >= SBW_NMODEL)
         return SBW_ERROR(SBW_EINVAL, "unknown model %d", (int)model);
-    if (n < 1 || m < 1)
-        return SBW_ERROR(SBW_EINVAL, "P* must have at least one row and column, got %zu x %zu", n,
-                         m);
+    if (m < 1)
+        return SBW_ERROR(SBW_EINVAL, "the head needs at least one word, got M = %zu (N = %zu)", m,
+                         n);
     if (m >= UINT32_MAX) /* the float kernels index words in 32 bits */
         return SBW_ERROR(SBW_EINVAL, "M = %zu words: at most 2^32 - 2 are supported", m);
     if (d < 1)
@@ -202,4 +203,45 @@ size_t sbw_head_blocks(const sbw_head *h, sbw_head_block *b)
     n = add_block(b, n, "plif_slope_raw", h->off_plif, h->knots, 1,
                   "PLIF slopes s_i = softplus(raw) on [-T + 2Ti/K, -T + 2T(i+1)/K]");
     return n;
+}
+
+void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
+                            double *lambda, double *s, double *cum)
+{
+    const double *l = theta + h->off_lms, *a = theta + h->off_plif;
+    size_t k = h->k;
+    for (size_t i = 0; h->model == SBW_MODEL_LMS && i < k; i++) {
+        u[i] = sbw_head_softplus(l[i]);
+        v[i] = sbw_head_softplus(l[k + i]);
+        c[i] = l[2 * k + i];
+    }
+    if (lambda)
+        *lambda = h->linear ? sbw_head_softplus(l[3 * k]) : 0.0;
+    double delta = h->knots ? 2 * h->plif_t / (double)h->knots : 0, acc = 0;
+    for (size_t i = 0; i < h->knots; i++) {
+        s[i] = sbw_head_softplus(a[i]);
+        cum[i] = delta * acc;
+        acc += s[i];
+    }
+}
+
+void sbw_head_map_chain(const sbw_head *h, const double *theta, const double *gu,
+                           const double *gv, const double *gc, double glambda, const double *gsum,
+                           const double *gx, double *grad)
+{
+    const double *l = theta + h->off_lms, *a = theta + h->off_plif;
+    double *gl = grad + h->off_lms, *ga = grad + h->off_plif;
+    size_t k = h->k;
+    for (size_t i = 0; h->model == SBW_MODEL_LMS && i < k; i++) {
+        gl[i] = gu[i] * sbw_head_sigmoid(l[i]);
+        gl[k + i] = gv[i] * sbw_head_sigmoid(l[k + i]);
+        gl[2 * k + i] = gc[i];
+    }
+    if (h->model == SBW_MODEL_LMS && h->linear)
+        gl[3 * k] = glambda * sbw_head_sigmoid(l[3 * k]);
+    double delta = h->knots ? 2 * h->plif_t / (double)h->knots : 0, suffix = 0;
+    for (size_t i = h->knots; i-- > 0;) {
+        ga[i] = (gx[i] + delta * suffix) * sbw_head_sigmoid(a[i]);
+        suffix += gsum[i];
+    }
 }

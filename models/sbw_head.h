@@ -1,5 +1,6 @@
-/* sbw_head.h -- the model zoo of sbw-fit: which head, its sizes, and where
- * each parameter lives in the one flat parameter vector theta.
+/* sbw_head.h -- the model zoo: which head, its sizes, and where each
+ * parameter lives in the one flat parameter vector theta.  How a head is
+ * evaluated on context vectors is sbw_pass.h; its kernels sbw_head_kern.h.
  *
  * Every head maps per-context vectors h_j (rows of H, N x D) and shared
  * word vectors w_i (rows of W, M x D), plus an optional word bias b (M), to
@@ -23,8 +24,10 @@
  *
  * theta layout (doubles): [ W (M*D) | b (M) | U (K*D*D) | V (K*D) |
  * lms (3K [+1]) | plif (knots) | H (N*D) ], absent blocks have length 0.
- * Everything before H is shared by all contexts (the "shared prefix"), so
- * a minibatch step touches the prefix and its own rows of H.
+ * Everything before H is the head's own (the "shared prefix", nshared
+ * doubles, what sbw_pass takes as theta); H is stored after it only by a
+ * caller that owns the context vectors as free parameters (sbw-fit, N =
+ * contexts); a caller that computes H (a language model) sets N = 0.
  */
 #ifndef SBW_HEAD_H
 #define SBW_HEAD_H
@@ -49,7 +52,7 @@ typedef enum sbw_map { SBW_MAP_IDENTITY = 0, SBW_MAP_SS, SBW_MAP_LMS, SBW_MAP_PL
 
 typedef struct sbw_head {
     sbw_model model;
-    size_t n, m, d; /* contexts, words, embedding size */
+    size_t n, m, d; /* contexts stored in theta (0: none), words, embedding size */
     size_t k;       /* components (moc, mos, mos+plif) or hidden units (lms); else 0 */
     size_t knots;   /* PLIF intervals (plif, mos+plif); else 0 */
     double plif_t;  /* PLIF knots span [-T, T] */
@@ -74,14 +77,6 @@ typedef struct sbw_head_block {
 
 #define SBW_HEAD_MAX_BLOCKS 10
 
-/* What one evaluation of the objective reports. */
-typedef struct sbw_obj_result {
-    double loss;       /* mean cross-entropy -sum p log Q over the rows */
-    double kl;         /* mean KL(P* || Q) = loss - mean entropy of P* */
-    double mode_match; /* fraction of rows with argmax Q == argmax P* */
-    size_t rows;       /* rows evaluated */
-} sbw_obj_result;
-
 /* Model name ("softmax", "sigsoftmax", "moc", "mos", "lms", "plif",
  * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model. */
 int sbw_head_model_parse(const char *name, sbw_model *model);
@@ -91,7 +86,8 @@ const char *sbw_head_model_name(sbw_model model);
 
 /* Checks the sizes and fills in map, flags and the theta layout.  k is
  * read for moc, mos, mos+plif and lms, knots and plif_t for plif and
- * mos+plif, linear for lms only.  Errors (SBW_EINVAL): n, m or d < 1,
+ * mos+plif, linear for lms only.  n may be 0 (no H in theta).  Errors
+ * (SBW_EINVAL): m or d < 1,
  * d > m, k < 1, knots < 1, plif_t not finite and > 0, linear on a head
  * other than lms, or sizes whose parameter count overflows. */
 int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, size_t k,
@@ -117,5 +113,20 @@ double sbw_head_softplus_inv(double y);
 
 /* sigma(x) = 1 / (1 + e^-x), evaluated without overflow. */
 double sbw_head_sigmoid(double x);
+
+/* The head's constrained pointwise parameters from theta: LMS u, v (K, as
+ * softplus of the raw), c (K), lambda; PLIF slopes s (knots) = softplus of
+ * the raw, cum (knots) = delta * prefix sums.  Arrays sized by the head
+ * (u, v, c: k; s, cum: knots); unused ones may be NULL. */
+void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
+                         double *lambda, double *s, double *cum);
+
+/* Chains the gradients of the constrained map parameters (gu, gv, gc,
+ * glambda for LMS; gsum, gx for PLIF as sbw_head_kern_plif_back leaves
+ * them) into grad (nshared: the lms and plif blocks are overwritten), at
+ * theta.  Used by sbw_pass and its naive twin alike. */
+void sbw_head_map_chain(const sbw_head *h, const double *theta, const double *gu, const double *gv,
+                        const double *gc, double glambda, const double *gsum, const double *gx,
+                        double *grad);
 
 #endif

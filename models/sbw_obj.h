@@ -1,61 +1,43 @@
-/* sbw_obj.h -- the fit objective, fast: mean cross-entropy of a head
- * against P* over a set of contexts, and its gradient, without ever
- * forming anything N x M.
+/* sbw_obj.h -- sbw-fit's objective: the mean cross-entropy of a head
+ * against P* over a set of contexts, each context with its own free
+ * embedding, and the gradient with respect to everything.
  *
- * Contexts are processed in blocks of B.  For a block: gather its rows of
- * H (and, for mixtures, g_k = tanh(U_k h) and pi = softmax(V h) by BLAS),
- * GEMM the block's logits Z = X W^T (B*nx x M, nx = K for MoS, else 1),
- * then per context, in cache: add the bias, apply the head's pointwise map,
- * normalise, accumulate the loss, and form the gradient (Q - P*) in place
- * (sbw_fit_kern.h); then GEMM it back, dX = dZ W and dW += dZ^T X, and
- * through the context stage into dH, dU, dV.
- *
- * Precision: single runs the GEMMs in float and the pointwise work (exp,
- * log, the maps) in float in place in the block's float logits, with P*
- * stored in float; double runs everything in double.  Every reduction
- * (loss, normalisers, gradient accumulators across blocks, bias and map
- * gradients) is in double either way, and theta and the gradient are
- * double.
- *
- * Parallelism (measured in bench/bench_fit.sh): SBW_OBJ_PAR_BLOCKS runs
- * OpenMP threads over blocks, each with single-threaded BLAS and its own
- * gradient accumulators (summed in thread order at the end);
- * SBW_OBJ_PAR_BLAS runs blocks one after another with multithreaded BLAS
- * and OpenMP over the contexts of each block.  Both are deterministic for
- * a given thread count and block size.
+ * The fit's parameter vector is theta = [ the head's parameters (nshared,
+ * sbw_head.h) | H (N x D, one row per context) ]: sbw-fit owns H and hands
+ * it to the head through sbw_pass.h, which does all the work.  A minibatch
+ * gathers its rows of H into a block, and scatters their gradient back.
  */
 #ifndef SBW_OBJ_H
 #define SBW_OBJ_H
 
 #include "sbw_head.h"
+#include "sbw_pass.h"
 #include "sbw_target.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum sbw_obj_par { SBW_OBJ_PAR_BLOCKS = 0, SBW_OBJ_PAR_BLAS } sbw_obj_par;
+/* The pass's metrics are the objective's. */
+typedef sbw_pass_result sbw_obj_result;
 
-typedef struct sbw_obj_opts {
-    bool single;     /* float GEMMs (and float parameter copies for them) */
-    int threads;     /* threads to use; 0 = omp_get_max_threads() */
-    size_t block;    /* contexts per block; 0 = automatic (sbw_obj_auto_block) */
-    sbw_obj_par par; /* how the threads are used */
-} sbw_obj_opts;
+/* How the objective runs: the pass's options, with block 0 meaning
+ * automatic (sbw_obj_auto_block). */
+typedef sbw_pass_opts sbw_obj_opts;
 
 typedef struct sbw_obj sbw_obj;
 
 /* Contexts per block when opts->block is 0: the block's logits fill
  * about 1 MB (at least 64 contexts, at most 1024), then evened out so that
- * the blocks come in equal rounds of one per thread (SBW_OBJ_PAR_BLOCKS),
- * or times the thread count (SBW_OBJ_PAR_BLAS); at most N. */
+ * the blocks come in equal rounds of one per thread (SBW_PASS_PAR_BLOCKS),
+ * or times the thread count (SBW_PASS_PAR_BLAS); at most N. */
 size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts);
 
 /* Bytes of workspace sbw_obj_alloc takes (for --dry-run). */
 double sbw_obj_workspace_bytes(const sbw_head *h, const sbw_obj_opts *opts);
 
-/* Allocates the workspace for fitting head h to target t (which must stay
- * alive and unchanged).  Errors: SBW_ESHAPE (sizes differ), SBW_EINVAL
- * (a GEMM dimension beyond INT_MAX), SBW_ENOMEM. */
+/* Allocates the objective of head h (h->n contexts) on target t (which
+ * must stay alive and unchanged).  Errors: SBW_ESHAPE (sizes differ),
+ * SBW_EINVAL (a GEMM dimension beyond INT_MAX), SBW_ENOMEM. */
 int sbw_obj_alloc(sbw_obj **o, const sbw_head *h, const sbw_target *t, const sbw_obj_opts *opts);
 
 /* Frees; NULL is a no-op. */
@@ -79,8 +61,9 @@ int sbw_obj_eval(sbw_obj *o, const double *theta, const size_t *rows, size_t nro
 
 /* log Q of the contexts [r0, r0 + nr) into lq (nr x M, leading dim M),
  * with the metrics of those rows in res.  When logp (nr x M, exact log
- * P*) is given, loss/KL/mode match are taken against it rather than the
- * stored P.  Errors: SBW_EINVAL (range). */
+ * P*) is given, loss and KL are taken against it rather than the stored
+ * P.  sbw-fit exports from a double-precision objective.  Errors:
+ * SBW_EINVAL (range). */
 int sbw_obj_logq(sbw_obj *o, const double *theta, size_t r0, size_t nr, double *lq,
                  const double *logp, sbw_obj_result *res);
 

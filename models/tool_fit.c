@@ -133,7 +133,7 @@ static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o
     o->obj.single = v == 0;
     if (pick(cli, "parallel scheme", a->parallel, par, 2, &v))
         return SBW_EXIT_USAGE;
-    o->obj.par = (sbw_obj_par)v;
+    o->obj.par = (sbw_pass_par)v;
     o->lr_auto = strcmp(a->lr, "auto") == 0;
     if (!o->lr_auto && sbw_cli_parse_double(a->lr, "--lr", 1e-12, 1e6, &o->lr))
         return sbw_cli_usage_error(cli, "%s (or 'auto')", sbw_error_reason());

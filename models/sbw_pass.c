@@ -1,0 +1,864 @@
+/* sbw_pass.c -- one head over a block of context vectors, blocked and
+ * threaded (see sbw_pass.h). */
+#include "sbw_pass.h"
+
+#include "sbw_err.h"
+#include "sbw_head_kern.h"
+#include "sbw_kern.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per thread: one context's scratch and the thread's accumulators.  Double
+ * mode uses the double buffers, single mode the float ones. */
+typedef struct pass_rows {
+    double *y, *fp;                   /* (nx M) mapped logits and the map's derivative */
+    double *sig;                      /* (2K M) LMS hidden units */
+    double *e, *lq, *p, *oh;          /* (K+1, M) mixture scratch, (M) log Q, P row, one-hot */
+    float *yf, *fpf, *sigf, *ef, *pf; /* the same in float (log Q stays double) */
+    float *ohf;                       /* (M) one-hot in float */
+    double *kbuf;                     /* (4K) */
+    double *db;                       /* (M) bias gradient */
+    double *gmap; /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
+    double loss, ent, hits;
+} pass_rows;
+
+/* Per block in flight: the block's matrices and shared-weight accumulators. */
+typedef struct pass_block {
+    float *xf, *zf, *dxf, *dwf; /* single: (B nx, D), (B nx, M), (B nx, D), (M, D) */
+    double *xd, *zd, *dxd;      /* double: the same three */
+    double *hb, *dhb;           /* (B, D) gathered H rows and their gradient */
+    double *g, *logpi, *dalpha; /* (B, K D) tanh(U h), (B, K), (B, K) */
+    double *dg;                 /* (B, K D) */
+    double *dw, *du, *dv;       /* (M, D), (K D, D), (K, D) accumulators */
+} pass_block;
+
+struct sbw_pass_ws {
+    sbw_head h;
+    sbw_pass_opts opt;
+    int nblockws;
+    size_t nx, glen;
+    /* the parameters of the call in progress, in the forms the kernels take */
+    float *wf;                   /* (M, D) W in float (single mode) */
+    double *u, *v, *c, *s, *cum; /* map parameters */
+    double lambda;
+    float *bf, *uf, *vf, *cf, *sf, *cumf; /* float copies of b and them (single) */
+    float lambdaf;
+    pass_rows *rows;     /* [threads] */
+    pass_block *blocks;  /* [nblockws] */
+    void **allocs;       /* every buffer, for sbw_pass_ws_free */
+    size_t nallocs, capallocs;
+};
+
+/* One call's arguments, handed down explicitly: nothing of a call lives
+ * in the workspace but scratch. */
+typedef struct pass_call {
+    const double *theta; /* (nshared) */
+    const double *H;     /* (nrows, D), leading dim ldh */
+    size_t ldh, nrows;
+    const sbw_pass_target *tg;
+    double scale;             /* 1 / nrows */
+    double *dH;               /* (nrows, D), leading dim lddh; NULL: no gradient */
+    size_t lddh;
+    double *lq;               /* export: (nrows, M), leading dim ldq */
+    size_t ldq;
+    const double *logp;       /* export: exact log P* (nrows, M), leading dim ldp, or NULL */
+    size_t ldp;
+} pass_call;
+
+/* The per-row work of a call: training in double or float, or export. */
+typedef void (*pass_row_fn)(sbw_pass_ws *, const pass_call *, pass_block *, pass_rows *, size_t,
+                            size_t);
+
+/* ---- allocation ---------------------------------------------------------- */
+
+static void *ws_zalloc(sbw_pass_ws *o, size_t count, size_t size, int *st)
+{
+    if (*st)
+        return NULL;
+    size_t bytes = 0;
+    if ((*st = sbw_mat_bytes(count ? count : 1, 1, size, &bytes)))
+        return NULL;
+    bytes = (bytes + 63) / 64 * 64;
+    if (o->nallocs == o->capallocs) {
+        size_t cap = o->capallocs ? 2 * o->capallocs : 64;
+        void **a = realloc(o->allocs, cap * sizeof *a);
+        if (!a) {
+            *st = SBW_ERROR(SBW_ENOMEM, "out of memory (head workspace)");
+            return NULL;
+        }
+        o->allocs = a;
+        o->capallocs = cap;
+    }
+    void *p = aligned_alloc(64, bytes);
+    if (!p) {
+        *st = SBW_ERROR(SBW_ENOMEM, "cannot allocate %.3g MB of head workspace",
+                        (double)bytes / 1e6);
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    o->allocs[o->nallocs++] = p;
+    return p;
+}
+
+static int resolve_threads(const sbw_pass_opts *opts)
+{
+    return opts->threads > 0 ? opts->threads : omp_get_max_threads();
+}
+
+/* Bytes per thread of pass_rows (double or float scratch). */
+static double rows_bytes(const sbw_head *h, bool single)
+{
+    double m = (double)h->m, k = (double)(h->k ? h->k : 1), nx = h->mixture ? k : 1;
+    double sig = h->map == SBW_MAP_LMS ? 2 * k * m : 0, item = single ? 4 : 8;
+    return item * (2 * nx * m + sig + (k + 1) * m + 2 * m) + 8 * (2 * m + 7 * k + 1) +
+           16 * (double)h->knots;
+}
+
+static double block_bytes(const sbw_head *h, size_t b, bool single)
+{
+    double m = (double)h->m, d = (double)h->d, k = (double)(h->k ? h->k : 1);
+    double nx = h->mixture ? k : 1, bx = (double)b * nx, item = single ? 4 : 8;
+    double gemm = item * (2 * bx * d + bx * m) + (single ? 4 * m * d : 0);
+    double ctx = h->context_mix ? 8 * ((double)b * (2 * k * d + 2 * k) + k * d * d + k * d) : 0;
+    return gemm + ctx + 8 * (2 * (double)b * d + m * d);
+}
+
+double sbw_pass_ws_bytes(const sbw_head *h, const sbw_pass_opts *opts)
+{
+    int nt = resolve_threads(opts);
+    int nb = opts->par == SBW_PASS_PAR_BLOCKS ? nt : 1;
+    double wf = opts->single ? 4.0 * (double)h->m * (double)h->d : 0;
+    return nt * rows_bytes(h, opts->single) + nb * block_bytes(h, opts->block, opts->single) + wf;
+}
+
+static void alloc_rows(sbw_pass_ws *o, pass_rows *r, int *st)
+{
+    size_t m = o->h.m, k = o->h.k ? o->h.k : 1, nxm = o->nx * m;
+    size_t sig = o->h.map == SBW_MAP_LMS ? 2 * k * m : 1, e = o->h.mixture ? (k + 1) * m : 1;
+    size_t dm = o->opt.single ? 0 : 1, fm = o->opt.single ? 1 : 0; /* which are used */
+    r->y = ws_zalloc(o, dm * nxm, sizeof(double), st);
+    r->fp = ws_zalloc(o, dm * nxm, sizeof(double), st);
+    r->sig = ws_zalloc(o, dm * sig, sizeof(double), st);
+    r->e = ws_zalloc(o, dm * e, sizeof(double), st);
+    r->lq = ws_zalloc(o, m, sizeof(double), st);
+    r->p = ws_zalloc(o, dm * m, sizeof(double), st);
+    r->oh = ws_zalloc(o, dm * m, sizeof(double), st);
+    r->yf = ws_zalloc(o, fm * nxm, sizeof(float), st);
+    r->fpf = ws_zalloc(o, fm * nxm, sizeof(float), st);
+    r->sigf = ws_zalloc(o, fm * sig, sizeof(float), st);
+    r->ef = ws_zalloc(o, fm * e, sizeof(float), st);
+    r->pf = ws_zalloc(o, fm * m, sizeof(float), st);
+    r->ohf = ws_zalloc(o, fm * m, sizeof(float), st);
+    r->kbuf = ws_zalloc(o, 4 * k, sizeof(double), st);
+    r->db = ws_zalloc(o, m, sizeof(double), st);
+    r->gmap = ws_zalloc(o, o->glen, sizeof(double), st);
+}
+
+static void alloc_block(sbw_pass_ws *o, pass_block *b, int *st)
+{
+    size_t m = o->h.m, d = o->h.d, k = o->h.k, bx = o->opt.block * o->nx, kd = k * d;
+    size_t fs = o->opt.single ? 1 : 0, ds = o->opt.single ? 0 : 1; /* which precision's */
+    b->xf = ws_zalloc(o, fs * bx * d, sizeof(float), st);
+    b->zf = ws_zalloc(o, fs * bx * m, sizeof(float), st);
+    b->dxf = ws_zalloc(o, fs * bx * d, sizeof(float), st);
+    b->dwf = ws_zalloc(o, fs * m * d, sizeof(float), st);
+    b->xd = ws_zalloc(o, bx * d, sizeof(double), st);
+    b->zd = ws_zalloc(o, ds * bx * m, sizeof(double), st);
+    b->dxd = ws_zalloc(o, bx * d, sizeof(double), st);
+    b->hb = ws_zalloc(o, o->opt.block * d, sizeof(double), st);
+    b->dhb = ws_zalloc(o, o->opt.block * d, sizeof(double), st);
+    b->dw = ws_zalloc(o, m * d, sizeof(double), st);
+    if (!o->h.context_mix)
+        return;
+    b->g = ws_zalloc(o, o->opt.block * kd, sizeof(double), st);
+    b->dg = ws_zalloc(o, o->opt.block * kd, sizeof(double), st);
+    b->logpi = ws_zalloc(o, o->opt.block * k, sizeof(double), st);
+    b->dalpha = ws_zalloc(o, o->opt.block * k, sizeof(double), st);
+    b->du = ws_zalloc(o, kd * d, sizeof(double), st);
+    b->dv = ws_zalloc(o, kd, sizeof(double), st);
+}
+
+static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
+{
+    if (opts->block == 0)
+        return SBW_ERROR(SBW_EINVAL, "the block size must be >= 1");
+    size_t lim = (size_t)INT_MAX;
+    if (h->m > lim || opts->block > lim / nx || h->k * h->d > lim)
+        return SBW_ERROR(SBW_EINVAL, "M = %zu or a block of %zu is beyond BLAS's int range", h->m,
+                         opts->block);
+    return SBW_OK;
+}
+
+/* The buffers of the map parameters and their float copies. */
+static void alloc_params(sbw_pass_ws *o, int *st)
+{
+    const sbw_head *h = &o->h;
+    size_t k = h->k ? h->k : 1, fs = o->opt.single ? 1 : 0;
+    o->wf = ws_zalloc(o, fs * h->m * h->d, sizeof(float), st);
+    o->u = ws_zalloc(o, k, sizeof(double), st);
+    o->v = ws_zalloc(o, k, sizeof(double), st);
+    o->c = ws_zalloc(o, k, sizeof(double), st);
+    o->s = ws_zalloc(o, h->knots, sizeof(double), st);
+    o->cum = ws_zalloc(o, h->knots, sizeof(double), st);
+    o->bf = ws_zalloc(o, fs * h->m, sizeof(float), st);
+    o->uf = ws_zalloc(o, fs * k, sizeof(float), st);
+    o->vf = ws_zalloc(o, fs * k, sizeof(float), st);
+    o->cf = ws_zalloc(o, fs * k, sizeof(float), st);
+    o->sf = ws_zalloc(o, fs * h->knots, sizeof(float), st);
+    o->cumf = ws_zalloc(o, fs * h->knots, sizeof(float), st);
+}
+
+int sbw_pass_ws_alloc(sbw_pass_ws **out, const sbw_head *h, const sbw_pass_opts *opts)
+{
+    *out = NULL;
+    size_t nx = h->mixture ? h->k : 1;
+    int st = check_opts(h, opts, nx);
+    if (st)
+        return st;
+    sbw_pass_ws *o = calloc(1, sizeof *o);
+    if (!o)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    *o = (sbw_pass_ws){.h = *h, .opt = *opts, .nx = nx};
+    o->opt.threads = resolve_threads(opts);
+    o->nblockws = opts->par == SBW_PASS_PAR_BLOCKS ? o->opt.threads : 1;
+    o->glen = h->model == SBW_MODEL_LMS ? 3 * h->k + 1 : 2 * h->knots;
+    o->rows = ws_zalloc(o, (size_t)o->opt.threads, sizeof *o->rows, &st);
+    o->blocks = ws_zalloc(o, (size_t)o->nblockws, sizeof *o->blocks, &st);
+    alloc_params(o, &st);
+    for (int i = 0; !st && i < o->opt.threads; i++)
+        alloc_rows(o, &o->rows[i], &st);
+    for (int i = 0; !st && i < o->nblockws; i++)
+        alloc_block(o, &o->blocks[i], &st);
+    if (st) {
+        sbw_pass_ws_free(o);
+        return st;
+    }
+    *out = o;
+    return SBW_OK;
+}
+
+void sbw_pass_ws_free(sbw_pass_ws *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->nallocs; i++)
+        free(o->allocs[i]);
+    free(o->allocs);
+    free(o);
+}
+
+sbw_pass_opts sbw_pass_ws_opts(const sbw_pass_ws *o) { return o->opt; }
+
+/* ---- targets ------------------------------------------------------------- */
+
+static size_t target_row(const sbw_pass_target *tg, size_t pos)
+{
+    return tg->rows ? tg->rows[pos] : tg->r0 + pos;
+}
+
+/* The row constants of position pos: the stored P* row's sum, entropy and
+ * mode, or those of a one-hot row (1, 0, the id). */
+static void target_consts(const sbw_pass_target *tg, size_t pos, double *psum, double *ent,
+                          size_t *mode)
+{
+    if (tg->ids) {
+        *psum = 1.0, *ent = 0.0, *mode = tg->ids[pos];
+        return;
+    }
+    size_t r = target_row(tg, pos);
+    *psum = tg->p->psum[r], *ent = tg->p->ent[r], *mode = tg->p->mode[r];
+}
+
+/* The target row of position pos in double: a row of P* (converted into
+ * w->p when stored in float) or the one-hot w->oh, whose 1 is set here
+ * and cleared by target_clear. */
+static const double *target_d(const sbw_pass_target *tg, pass_rows *w, size_t pos, size_t m)
+{
+    if (tg->ids) {
+        w->oh[tg->ids[pos]] = 1.0;
+        return w->oh;
+    }
+    const sbw_target *t = tg->p;
+    size_t r = target_row(tg, pos);
+    if (t->pd)
+        return t->pd + r * m;
+    sbw_head_kern_f2d(t->pf + r * m, w->p, m);
+    return w->p;
+}
+
+/* The same in float (w->pf, w->ohf). */
+static const float *target_f(const sbw_pass_target *tg, pass_rows *w, size_t pos, size_t m)
+{
+    if (tg->ids) {
+        w->ohf[tg->ids[pos]] = 1.0f;
+        return w->ohf;
+    }
+    const sbw_target *t = tg->p;
+    size_t r = target_row(tg, pos);
+    if (t->pf)
+        return t->pf + r * m;
+    sbw_head_kern_d2f(t->pd + r * m, w->pf, m);
+    return w->pf;
+}
+
+static void target_clear(const sbw_pass_target *tg, pass_rows *w, size_t pos)
+{
+    if (tg->ids && w->oh)
+        w->oh[tg->ids[pos]] = 0.0;
+    if (tg->ids && w->ohf)
+        w->ohf[tg->ids[pos]] = 0.0f;
+}
+
+static void prefetch_row(const void *x, size_t bytes)
+{
+    const char *c = x;
+    for (size_t at = 0; at < bytes; at += 64)
+        __builtin_prefetch(c + at, 0, 3);
+}
+
+/* ---- one block ----------------------------------------------------------- */
+
+/* X of the block (double, in xd; float copy in xf when single): the rows
+ * of H, or MoC's hbar, or MoS's g_k = tanh(U_k h) (nb K rows); plus log pi. */
+static void context_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
+                            size_t nb)
+{
+    size_t d = o->h.d, k = o->h.k, kd = k * d;
+    for (size_t i = 0; i < nb; i++)
+        memcpy(b->hb + i * d, c->H + (p0 + i) * c->ldh, d * sizeof(double));
+    if (!o->h.context_mix) {
+        memcpy(b->xd, b->hb, nb * d * sizeof(double));
+    } else {
+        const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)d, 1.0, b->hb,
+                    (int)d, U, (int)d, 0.0, b->g, (int)kd);
+        sbw_head_kern_tanh(b->g, nb * kd);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0, b->hb,
+                    (int)d, V, (int)d, 0.0, b->logpi, (int)k);
+        sbw_kern_log_softmax_rows(b->logpi, k, b->logpi, k, nb, k);
+        if (o->h.mixture)
+            memcpy(b->xd, b->g, nb * kd * sizeof(double));
+        else
+            for (size_t i = 0; i < nb; i++) {
+                double *x = b->xd + i * d;
+                memset(x, 0, d * sizeof *x);
+                for (size_t j = 0; j < k; j++)
+                    sbw_head_kern_axpy(exp(b->logpi[i * k + j]), b->g + i * kd + j * d, x, d);
+            }
+    }
+    if (o->opt.single)
+        sbw_head_kern_d2f(b->xd, b->xf, nb * o->nx * d);
+}
+
+/* Z = X W^T for the block's nb * nx context vectors. */
+static void logits_gemm(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
+    if (o->opt.single)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0f, b->xf, d, o->wf, d,
+                    0.0f, b->zf, m);
+    else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0, b->xd, d,
+                    c->theta + o->h.off_w, d, 0.0, b->zd, m);
+}
+
+/* y = f(z) for the context's nx logit rows; returns y (z itself when the
+ * map is the identity). */
+static double *map_forward(const sbw_pass_ws *o, pass_rows *w, double *z)
+{
+    size_t m = o->h.m;
+    for (size_t c = 0; c < o->nx; c++) {
+        double *zc = z + c * m, *yc = w->y + c * m, *fc = w->fp + c * m;
+        switch (o->h.map) {
+        case SBW_MAP_IDENTITY:
+            return z;
+        case SBW_MAP_SS:
+            sbw_head_kern_ss(zc, yc, fc, m);
+            break;
+        case SBW_MAP_LMS:
+            sbw_head_kern_lms(zc, yc, fc, w->sig, m, o->u, o->v, o->c, o->h.k, o->lambda);
+            break;
+        case SBW_MAP_PLIF:
+            sbw_head_kern_plif(zc, yc, fc, m, o->s, o->cum, o->h.knots, o->h.plif_t);
+            break;
+        }
+    }
+    return w->y;
+}
+
+static float *map_forward_f(const sbw_pass_ws *o, pass_rows *w, float *z)
+{
+    size_t m = o->h.m;
+    for (size_t c = 0; c < o->nx; c++) {
+        float *zc = z + c * m, *yc = w->yf + c * m, *fc = w->fpf + c * m;
+        switch (o->h.map) {
+        case SBW_MAP_IDENTITY:
+            return z;
+        case SBW_MAP_SS:
+            sbw_head_kern_ss_f(zc, yc, fc, m);
+            break;
+        case SBW_MAP_LMS:
+            sbw_head_kern_lms_f(zc, yc, fc, w->sigf, m, o->uf, o->vf, o->cf, o->h.k, o->lambdaf);
+            break;
+        case SBW_MAP_PLIF:
+            sbw_head_kern_plif_f(zc, yc, fc, m, o->sf, o->cumf, o->h.knots, o->h.plif_t);
+            break;
+        }
+    }
+    return w->yf;
+}
+
+/* z := f'(z) dy, with the map's parameter gradients accumulated. */
+static void map_backward(const sbw_pass_ws *o, pass_rows *w, double *z, const double *dy)
+{
+    size_t m = o->h.m, k = o->h.k;
+    if (o->h.map == SBW_MAP_IDENTITY)
+        return;
+    for (size_t c = 0; c < o->nx; c++) {
+        double *zc = z + c * m;
+        const double *gc = dy + c * m;
+        if (o->h.map == SBW_MAP_LMS)
+            sbw_head_kern_lms_back(zc, gc, w->sig, m, o->v, k, w->gmap, w->gmap + k,
+                                   w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
+        if (o->h.map == SBW_MAP_PLIF)
+            sbw_head_kern_plif_back(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
+                                    w->gmap + o->h.knots);
+        sbw_head_kern_map_back(gc, w->fp + c * m, zc, m);
+    }
+}
+
+static void map_backward_f(const sbw_pass_ws *o, pass_rows *w, float *z, const float *dy)
+{
+    size_t m = o->h.m, k = o->h.k;
+    if (o->h.map == SBW_MAP_IDENTITY)
+        return;
+    for (size_t c = 0; c < o->nx; c++) {
+        float *zc = z + c * m;
+        const float *gc = dy + c * m;
+        if (o->h.map == SBW_MAP_LMS)
+            sbw_head_kern_lms_back_f(zc, gc, w->sigf, m, o->v, k, w->gmap, w->gmap + k,
+                                     w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
+        if (o->h.map == SBW_MAP_PLIF)
+            sbw_head_kern_plif_back_f(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
+                                      w->gmap + o->h.knots);
+        sbw_head_kern_map_back_f(gc, w->fpf + c * m, zc, m);
+    }
+}
+
+static void add_result(pass_rows *w, double loss, double ent, size_t am, size_t mode)
+{
+    w->loss += loss;
+    w->ent += ent;
+    w->hits += am == mode;
+}
+
+/* Training, double: one context at block position i (call position pos):
+ * bias, map, normalise, loss, and the gradient in place in the block. */
+static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
+                       size_t pos)
+{
+    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode;
+    bool grad = c->dH != NULL;
+    double *z = b->zd + i * len, loss, ent, psum;
+    target_consts(c->tg, pos, &psum, &ent, &mode);
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_axpy(1.0, c->theta + o->h.off_b, z + j * m, m);
+    double *y = map_forward(o, w, z);
+    const double *p = target_d(c->tg, w, pos, m);
+    if (o->h.mixture)
+        loss = sbw_head_kern_mixture(y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->e,
+                                     w->kbuf, w->lq, b->dalpha + i * k, &am);
+    else
+        loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, grad, &am);
+    target_clear(c->tg, w, pos);
+    add_result(w, loss, ent, am, mode);
+    if (!grad)
+        return;
+    map_backward(o, w, z, y);
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_axpy(1.0, z + j * m, w->db, m);
+}
+
+/* Training, single: the same in place in the block's float logits. */
+static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w,
+                         size_t i, size_t pos)
+{
+    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode;
+    bool grad = c->dH != NULL;
+    float *z = b->zf + i * len;
+    double loss, ent, psum;
+    target_consts(c->tg, pos, &psum, &ent, &mode);
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_add_f(o->bf, z + j * m, m);
+    const sbw_target *t = c->tg->p;
+    if (t && t->pf && pos + 1 < c->nrows) /* the next context's P while this one computes */
+        prefetch_row(t->pf + target_row(c->tg, pos + 1) * m, m * sizeof(float));
+    float *y = map_forward_f(o, w, z);
+    const float *p = target_f(c->tg, w, pos, m);
+    if (o->h.mixture)
+        loss = sbw_head_kern_mixture_f(y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->ef,
+                                       w->kbuf, w->lq, b->dalpha + i * k, &am);
+    else
+        loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, grad, &am);
+    target_clear(c->tg, w, pos);
+    add_result(w, loss, ent, am, mode);
+    if (!grad)
+        return;
+    map_backward_f(o, w, z, y);
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_add_f2d(z + j * m, w->db, m);
+}
+
+/* Export, double: log Q of one context into the call's lq, and its
+ * metrics when the call has a target (against the exact log P* when
+ * given). */
+static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
+                      size_t pos)
+{
+    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode = 0;
+    double *z = b->zd + i * len, *out = c->lq + pos * c->ldq, loss, ent = 0, psum = 1;
+    if (c->tg)
+        target_consts(c->tg, pos, &psum, &ent, &mode);
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_axpy(1.0, c->theta + o->h.off_b, z + j * m, m);
+    double *y = map_forward(o, w, z);
+    const double *p = c->tg ? target_d(c->tg, w, pos, m) : w->oh; /* all 0: loss unused */
+    if (o->h.mixture) {
+        loss = sbw_head_kern_mixture(y, k, m, b->logpi + i * k, p, psum, c->scale, false, w->e,
+                                     w->kbuf, w->lq, NULL, &am);
+        memcpy(out, w->lq, m * sizeof *out);
+    } else {
+        loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, false, &am);
+        sbw_kern_log_softmax_rows(y, m, out, m, 1, m);
+    }
+    if (c->tg)
+        target_clear(c->tg, w, pos);
+    if (c->logp) {
+        const double *lp = c->logp + pos * c->ldp;
+        loss = sbw_kern_cross_entropy(lp, out, m);
+        ent = sbw_kern_entropy(lp, m);
+    }
+    add_result(w, loss, ent, am, mode);
+}
+
+/* Export, single: the same from the block's float logits; log Q itself is
+ * formed in double from the float mapped logits. */
+static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w,
+                        size_t i, size_t pos)
+{
+    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode = 0;
+    float *z = b->zf + i * len;
+    double *out = c->lq + pos * c->ldq, loss, ent = 0, psum = 1;
+    if (c->tg)
+        target_consts(c->tg, pos, &psum, &ent, &mode);
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_add_f(o->bf, z + j * m, m);
+    float *y = map_forward_f(o, w, z);
+    const float *p = c->tg ? target_f(c->tg, w, pos, m) : w->ohf; /* all 0: loss unused */
+    if (o->h.mixture) {
+        loss = sbw_head_kern_mixture_f(y, k, m, b->logpi + i * k, p, psum, c->scale, false, w->ef,
+                                       w->kbuf, w->lq, NULL, &am);
+        memcpy(out, w->lq, m * sizeof *out);
+    } else {
+        loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, false, &am);
+        sbw_head_kern_f2d(y, out, m);
+        sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+    }
+    if (c->tg)
+        target_clear(c->tg, w, pos);
+    if (c->logp) {
+        const double *lp = c->logp + pos * c->ldp;
+        loss = sbw_kern_cross_entropy(lp, out, m);
+        ent = sbw_kern_entropy(lp, m);
+    }
+    add_result(w, loss, ent, am, mode);
+}
+
+/* dX = dZ W and dW += dZ^T X (float GEMMs summed into double when single). */
+static void backward_gemm(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
+    if (o->opt.single) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m, o->wf, d,
+                    0.0f, b->dxf, d);
+        sbw_head_kern_f2d(b->dxf, b->dxd, (size_t)rows * (size_t)d);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf, d,
+                    0.0f, b->dwf, d);
+        sbw_head_kern_add_f2d(b->dwf, b->dw, (size_t)m * (size_t)d);
+    } else {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0, b->zd, m,
+                    c->theta + o->h.off_w, d, 0.0, b->dxd, d);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0, b->zd, m, b->xd, d,
+                    1.0, b->dw, d);
+    }
+}
+
+/* MoC: from dhbar (dxd) to dalpha and dg_k = pi_k dhbar. */
+static void moc_backward(const sbw_pass_ws *o, pass_block *b, size_t nb)
+{
+    size_t d = o->h.d, k = o->h.k, kd = k * d;
+    for (size_t i = 0; i < nb; i++) {
+        const double *dx = b->dxd + i * d, *lp = b->logpi + i * k;
+        double *da = b->dalpha + i * k, mean = 0;
+        for (size_t c = 0; c < k; c++) {
+            const double *g = b->g + i * kd + c * d;
+            da[c] = 0;
+            for (size_t j = 0; j < d; j++)
+                da[c] += dx[j] * g[j];
+            mean += exp(lp[c]) * da[c];
+        }
+        for (size_t c = 0; c < k; c++) {
+            double pi = exp(lp[c]);
+            da[c] = pi * (da[c] - mean);
+            for (size_t j = 0; j < d; j++)
+                b->dg[i * kd + c * d + j] = pi * dx[j];
+        }
+    }
+}
+
+/* From dX (and dalpha) to the block's rows of dH (overwritten), dU, dV. */
+static void context_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
+                             size_t nb)
+{
+    size_t d = o->h.d, k = o->h.k, kd = k * d;
+    const double *dh = b->dxd;
+    if (o->h.context_mix) {
+        const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
+        if (o->h.mixture)
+            memcpy(b->dg, b->dxd, nb * kd * sizeof(double));
+        else
+            moc_backward(o, b, nb);
+        sbw_head_kern_tanh_back(b->g, b->dg, nb * kd);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)kd, 1.0, b->dg,
+                    (int)kd, U, (int)d, 0.0, b->dhb, (int)d);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)k, 1.0,
+                    b->dalpha, (int)k, V, (int)d, 1.0, b->dhb, (int)d);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)d, (int)nb, 1.0, b->dg,
+                    (int)kd, b->hb, (int)d, 1.0, b->du, (int)d);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)d, (int)nb, 1.0,
+                    b->dalpha, (int)k, b->hb, (int)d, 1.0, b->dv, (int)d);
+        dh = b->dhb;
+    }
+    for (size_t i = 0; i < nb; i++)
+        memcpy(c->dH + (p0 + i) * c->lddh, dh + i * d, d * sizeof(double));
+}
+
+/* Block blk: contexts at positions [blk B, blk B + nb).  tid >= 0: the
+ * calling thread does every context with o->rows[tid]; tid < 0: OpenMP
+ * threads share the contexts (SBW_PASS_PAR_BLAS). */
+static void do_block(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows, size_t blk, int tid)
+{
+    size_t bs = o->opt.block, p0 = blk * bs, nb = c->nrows - p0 < bs ? c->nrows - p0 : bs;
+    pass_block *b = &o->blocks[tid > 0 ? tid : 0];
+    context_forward(o, c, b, p0, nb);
+    logits_gemm(o, c, b, nb);
+    if (tid >= 0) {
+        for (size_t i = 0; i < nb; i++)
+            rows(o, c, b, &o->rows[tid], i, p0 + i);
+    } else {
+#pragma omp parallel for schedule(static) num_threads(o->opt.threads)
+        for (size_t i = 0; i < nb; i++)
+            rows(o, c, b, &o->rows[omp_get_thread_num()], i, p0 + i);
+    }
+    if (!c->dH)
+        return;
+    backward_gemm(o, c, b, nb);
+    context_backward(o, c, b, p0, nb);
+}
+
+/* ---- a call -------------------------------------------------------------- */
+
+static void run_blocks(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows)
+{
+    size_t nblk = (c->nrows + o->opt.block - 1) / o->opt.block;
+    int saved = openblas_get_num_threads(), nt = o->opt.threads;
+    if (o->opt.par == SBW_PASS_PAR_BLOCKS) {
+        openblas_set_num_threads(1);
+#pragma omp parallel num_threads(nt)
+        {
+            int tid = omp_get_thread_num();
+            for (size_t blk = (size_t)tid; blk < nblk; blk += (size_t)nt)
+                do_block(o, c, rows, blk, tid);
+        }
+    } else {
+        openblas_set_num_threads(nt);
+        for (size_t blk = 0; blk < nblk; blk++)
+            do_block(o, c, rows, blk, -1);
+    }
+    openblas_set_num_threads(saved);
+}
+
+static void reset_accumulators(sbw_pass_ws *o)
+{
+    size_t m = o->h.m, d = o->h.d, kd = o->h.k * o->h.d;
+    for (int i = 0; i < o->opt.threads; i++) {
+        pass_rows *w = &o->rows[i];
+        w->loss = w->ent = w->hits = 0;
+        memset(w->db, 0, m * sizeof(double));
+        memset(w->gmap, 0, o->glen * sizeof(double));
+    }
+    for (int i = 0; i < o->nblockws; i++) {
+        memset(o->blocks[i].dw, 0, m * d * sizeof(double));
+        if (o->h.context_mix) {
+            memset(o->blocks[i].du, 0, kd * d * sizeof(double));
+            memset(o->blocks[i].dv, 0, kd * sizeof(double));
+        }
+    }
+}
+
+/* The call's metrics: per-thread sums in thread order. */
+static void reduce_result(const sbw_pass_ws *o, const pass_call *c, sbw_pass_result *res)
+{
+    double loss = 0, ent = 0, hits = 0;
+    for (int i = 0; i < o->opt.threads; i++) {
+        loss += o->rows[i].loss;
+        ent += o->rows[i].ent;
+        hits += o->rows[i].hits;
+    }
+    *res = (sbw_pass_result){.loss = loss * c->scale,
+                             .kl = (loss - ent) * c->scale,
+                             .mode_match = hits * c->scale,
+                             .rows = c->nrows};
+}
+
+/* dtheta (nshared, overwritten) from the per-block and per-thread
+ * accumulators, summed in a fixed order. */
+static void reduce_grad(sbw_pass_ws *o, const pass_call *c, double *dtheta)
+{
+    const sbw_head *h = &o->h;
+    size_t kd = h->k * h->d;
+    memset(dtheta, 0, h->nshared * sizeof *dtheta);
+    for (int i = 0; i < o->nblockws; i++) {
+        sbw_head_kern_axpy(1.0, o->blocks[i].dw, dtheta + h->off_w, h->m * h->d);
+        if (h->context_mix) {
+            sbw_head_kern_axpy(1.0, o->blocks[i].du, dtheta + h->off_u, kd * h->d);
+            sbw_head_kern_axpy(1.0, o->blocks[i].dv, dtheta + h->off_v, kd);
+        }
+    }
+    for (int i = 1; i < o->opt.threads; i++) {
+        sbw_head_kern_axpy(1.0, o->rows[i].db, o->rows[0].db, h->m);
+        sbw_head_kern_axpy(1.0, o->rows[i].gmap, o->rows[0].gmap, o->glen);
+    }
+    if (h->bias)
+        memcpy(dtheta + h->off_b, o->rows[0].db, h->m * sizeof(double));
+    const double *g = o->rows[0].gmap;
+    size_t k = h->k;
+    if (h->map == SBW_MAP_LMS || h->map == SBW_MAP_PLIF)
+        sbw_head_map_chain(h, c->theta, g, g + k, g + 2 * k, h->linear ? g[3 * k] : 0, g,
+                           g + h->knots, dtheta);
+}
+
+/* Every target of the call in range, and the shapes agree. */
+static int check_target(const sbw_pass_ws *o, const sbw_pass_target *tg, size_t nrows)
+{
+    size_t m = o->h.m;
+    if (!tg || (tg->p == NULL) == (tg->ids == NULL))
+        return SBW_ERROR(SBW_EINVAL, "a target is P* rows or word ids, exactly one of them");
+    for (size_t i = 0; tg->ids && i < nrows; i++)
+        if (tg->ids[i] >= m)
+            return SBW_ERROR(SBW_EINVAL, "word id %zu at row %zu is out of range (M = %zu)",
+                             tg->ids[i], i, m);
+    if (tg->ids)
+        return SBW_OK;
+    if (tg->p->m != m)
+        return SBW_ERROR(SBW_ESHAPE, "P* has %zu words, the head %zu", tg->p->m, m);
+    size_t n = tg->p->n;
+    if (!tg->rows && (tg->r0 > n || nrows > n - tg->r0))
+        return SBW_ERROR(SBW_EINVAL, "contexts %zu..%zu out of range (N = %zu)", tg->r0,
+                         tg->r0 + nrows, n);
+    for (size_t i = 0; tg->rows && i < nrows; i++)
+        if (tg->rows[i] >= n)
+            return SBW_ERROR(SBW_EINVAL, "context %zu out of range (N = %zu)", tg->rows[i], n);
+    return SBW_OK;
+}
+
+static int check_call(const sbw_pass_ws *o, size_t rows, size_t ldh, size_t ld_out,
+                      size_t ld_min)
+{
+    if (rows == 0)
+        return SBW_ERROR(SBW_EINVAL, "no contexts to evaluate");
+    if (ldh < o->h.d || ld_out < ld_min)
+        return SBW_ERROR(SBW_EINVAL, "leading dimension %zu below the row length %zu",
+                         ldh < o->h.d ? ldh : ld_out, ldh < o->h.d ? o->h.d : ld_min);
+    return SBW_OK;
+}
+
+/* The call's parameters in the kernels' forms: the map's constrained
+ * values, and float copies of W, b and them when single. */
+static void prepare(sbw_pass_ws *o, const double *theta)
+{
+    const sbw_head *h = &o->h;
+    sbw_head_map_params(h, theta, o->u, o->v, o->c, &o->lambda, o->s, o->cum);
+    if (o->opt.single) {
+        sbw_head_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
+        if (h->bias)
+            sbw_head_kern_d2f(theta + h->off_b, o->bf, h->m);
+        size_t k = h->model == SBW_MODEL_LMS ? h->k : 0;
+        sbw_head_kern_d2f(o->u, o->uf, k);
+        sbw_head_kern_d2f(o->v, o->vf, k);
+        sbw_head_kern_d2f(o->c, o->cf, k);
+        sbw_head_kern_d2f(o->s, o->sf, h->knots);
+        sbw_head_kern_d2f(o->cum, o->cumf, h->knots);
+        o->lambdaf = (float)o->lambda;
+    }
+    reset_accumulators(o);
+}
+
+int sbw_pass_loss(sbw_pass_ws *o, const double *theta, const double *H, size_t rows, size_t ldh,
+                  const sbw_pass_target *tg, sbw_pass_result *res, double *dH, size_t lddh,
+                  double *dtheta)
+{
+    int st = check_call(o, rows, ldh, dH ? lddh : o->h.d, o->h.d);
+    st = st ? st : check_target(o, tg, rows);
+    if (!st && dH && !dtheta)
+        st = SBW_ERROR(SBW_EINVAL, "dH without dtheta: the head's gradient needs a place");
+    if (st)
+        return st;
+    pass_call c = {.theta = theta,
+                   .H = H,
+                   .ldh = ldh,
+                   .nrows = rows,
+                   .tg = tg,
+                   .scale = 1.0 / (double)rows,
+                   .dH = dH,
+                   .lddh = lddh};
+    prepare(o, theta);
+    run_blocks(o, &c, o->opt.single ? rows_train_f : rows_train);
+    reduce_result(o, &c, res);
+    if (dH)
+        reduce_grad(o, &c, dtheta);
+    return SBW_OK;
+}
+
+int sbw_pass_logq(sbw_pass_ws *o, const double *theta, const double *H, size_t rows, size_t ldh,
+                  double *lq, size_t ldq, const sbw_pass_target *tg, const double *logp,
+                  size_t ldp, sbw_pass_result *res)
+{
+    int st = check_call(o, rows, ldh, ldq, o->h.m);
+    if (!st && res)
+        st = check_target(o, tg, rows);
+    if (!st && res && logp && ldp < o->h.m)
+        st = SBW_ERROR(SBW_EINVAL, "log P* leading dimension %zu below M = %zu", ldp, o->h.m);
+    if (st)
+        return st;
+    pass_call c = {.theta = theta,
+                   .H = H,
+                   .ldh = ldh,
+                   .nrows = rows,
+                   .tg = res ? tg : NULL,
+                   .scale = 1.0 / (double)rows,
+                   .lq = lq,
+                   .ldq = ldq,
+                   .logp = res ? logp : NULL,
+                   .ldp = ldp};
+    prepare(o, theta);
+    run_blocks(o, &c, o->opt.single ? rows_logq_f : rows_logq);
+    if (res)
+        reduce_result(o, &c, res);
+    return SBW_OK;
+}
