@@ -1,7 +1,7 @@
 /* sbw_ckpt.c -- checkpoint write and resume (see sbw_ckpt.h). */
 #include "sbw_ckpt.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
 #include "sbw_progress.h"
@@ -390,7 +390,7 @@ static int load_into(const char *dir, const char *stem, uint64_t gen, double *x,
     if (in->rows != rows || in->cols != cols)
         st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, expected %zu x %zu", path, in->rows,
                        in->cols, rows, cols);
-    st = st ? st : sbw_npy_read_rows(r, rows, x, cols);
+    st = st ? st : sbw_npy_read_rows(r, x, rows, cols);
     sbw_npy_close(r);
     return st;
 }

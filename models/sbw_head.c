@@ -2,7 +2,7 @@
  * the constrained map parameters. */
 #include "sbw_head.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 
 #include <gsl/gsl_randist.h>

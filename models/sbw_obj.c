@@ -1,7 +1,7 @@
 /* sbw_obj.c -- sbw-fit's objective over the head pass (see sbw_obj.h). */
 #include "sbw_obj.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <omp.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* sbw_obj_ref.c -- sbw-fit's objective, naively (see sbw_obj_ref.h). */
 #include "sbw_obj_ref.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_pass_ref.h"
 
 #include <stdlib.h>

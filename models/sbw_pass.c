@@ -2,7 +2,7 @@
  * threaded (see sbw_pass.h). */
 #include "sbw_pass.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_head_kern.h"
 #include "sbw_kern.h"
 
@@ -340,7 +340,7 @@ static void context_forward(const sbw_pass_ws *o, const pass_call *c, pass_block
         sbw_head_kern_tanh(b->g, nb * kd);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0, b->hb,
                     (int)d, V, (int)d, 0.0, b->logpi, (int)k);
-        sbw_kern_log_softmax_rows(b->logpi, k, b->logpi, k, nb, k);
+        sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
         if (o->h.mixture)
             memcpy(b->xd, b->g, nb * kd * sizeof(double));
         else
@@ -534,7 +534,7 @@ static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_ro
         memcpy(out, w->lq, m * sizeof *out);
     } else {
         loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, false, &am);
-        sbw_kern_log_softmax_rows(y, m, out, m, 1, m);
+        sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
     }
     if (c->tg)
         target_clear(c->tg, w, pos);
@@ -567,7 +567,7 @@ static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_
     } else {
         loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, false, &am);
         sbw_head_kern_f2d(y, out, m);
-        sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+        sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
     }
     if (c->tg)
         target_clear(c->tg, w, pos);

@@ -3,7 +3,7 @@
  * Written for clarity, never for speed. */
 #include "sbw_pass_ref.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_head_ref.h"
 #include "sbw_num.h"
 

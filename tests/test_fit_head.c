@@ -5,7 +5,7 @@
  * keep the argmax of the logits). */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_head_kern.h"
 #include "sbw_head_ref.h"
 #include "sbw_obj_ref.h"

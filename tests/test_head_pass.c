@@ -6,7 +6,7 @@
  * naive twin (sbw_pass_ref.h), for every head. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_head.h"
 #include "sbw_mat.h"
 #include "sbw_pass.h"
