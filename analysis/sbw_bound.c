@@ -168,13 +168,13 @@ int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e)
     return SBW_OK;
 }
 
-int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, size_t *d)
+int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, size_t *d)
 {
     sbw_npy_reader *r = NULL;
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     ro.hook = NULL;
     ro.progress = NULL;
-    sbw_variant v = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+    sbw_reduce_variant v = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
     sbw_spectra sp = {0};
     sbw_rank_est e;
     double eps;
@@ -194,21 +194,21 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, si
 
 static int bound_values(sbw_spectra *sp, bool bias)
 {
-    sbw_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+    sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
     sp->k = min_sz(sp->red.rows, sp->red.cols);
     sp->s[SBW_VAR_PLAIN] = malloc(sp->k * sizeof(double));
     sp->s[vc] = malloc(sp->k * sizeof(double));
     if (!sp->s[SBW_VAR_PLAIN] || !sp->s[vc])
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    int st = sbw_reduced_values(&sp->red, SBW_VAR_PLAIN, false, sp->s[SBW_VAR_PLAIN]);
-    return st ? st : sbw_reduced_values(&sp->red, vc, true, sp->s[vc]);
+    int st = sbw_spectra_values(&sp->red, SBW_VAR_PLAIN, false, sp->s[SBW_VAR_PLAIN]);
+    return st ? st : sbw_spectra_values(&sp->red, vc, true, sp->s[vc]);
 }
 
-int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_spectra_opts *o,
+int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
                       sbw_spectra *sp, sbw_fit_error *fit)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     sbw_bound_fit *f = NULL;
     *sp = (sbw_spectra){0};
     int st = SBW_OK;
@@ -218,7 +218,7 @@ int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const 
         ro.hook_ctx = f;
     }
     double t0 = sbw_progress_now();
-    st = st ? st : sbw_spectra_reduce(r, &ro, bias, &sp->red);
+    st = st ? st : sbw_reduce_read(r, &ro, bias, &sp->red);
     if (!st && f)
         st = sbw_bound_fit_result(f, fit);
     double t1 = sbw_progress_now();
@@ -243,16 +243,16 @@ static bool regular_file(const char *path)
 }
 
 /* Top right singular vectors of the centred matrix (first pass). */
-static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_spectra_opts *o, sbw_reduced *red,
+static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_reduce_opts *o, sbw_reduce *red,
                          sbw_mat *vt)
 {
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     ro.hook = NULL;
     ro.single = false;
     sbw_mat c = {0};
     double *s = NULL;
-    int st = sbw_spectra_reduce(r, &ro, bias, red);
-    st = st ? st : sbw_reduced_variant(red, bias ? SBW_VAR_BOTH : SBW_VAR_ROWS, true, &c);
+    int st = sbw_reduce_read(r, &ro, bias, red);
+    st = st ? st : sbw_reduce_matrix(red, bias ? SBW_VAR_BOTH : SBW_VAR_ROWS, true, &c);
     if (!st && !(s = malloc(min_sz(c.rows, c.cols) * sizeof *s)))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : sbw_svd_right(&c, s, vt);
@@ -322,7 +322,7 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
 }
 
 int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, bool bias,
-                        const sbw_spectra_opts *o, sbw_construct *res)
+                        const sbw_reduce_opts *o, sbw_construct *res)
 {
     if (!regular_file(in_path))
         return SBW_ERROR(SBW_EINVAL,
@@ -331,7 +331,7 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
                          in_path);
     sbw_npy_reader *r = NULL;
     sbw_npy_writer *w = NULL;
-    sbw_reduced red = {0};
+    sbw_reduce red = {0};
     sbw_mat vt = {0};
     err_sums e = {0};
     int st = sbw_npy_open(&r, in_path);
@@ -347,7 +347,7 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
         *res = (sbw_construct){.d = dd, .err = error_of(&e)};
     sbw_npy_abort(w);
     sbw_mat_free(&vt);
-    sbw_reduced_free(&red);
+    sbw_reduce_free(&red);
     sbw_npy_close(r);
     return st;
 }

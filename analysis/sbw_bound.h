@@ -58,7 +58,7 @@ typedef struct sbw_fit_error {
  * *f NULL on failure. */
 int sbw_bound_fit_open(sbw_bound_fit **f, const char *path, size_t rows, size_t cols);
 
-/* An sbw_rows_hook (ctx = the sbw_bound_fit): reads the same rows of log Q
+/* An sbw_reduce_hook (ctx = the sbw_bound_fit): reads the same rows of log Q
  * and accumulates the error terms.  Errors: those of sbw_npy_read_rows,
  * SBW_EINVAL (rows out of order), SBW_EDATA (NaN/Inf in log Q; the message
  * gives the count so far and the first position). */
@@ -73,7 +73,7 @@ void sbw_bound_fit_close(sbw_bound_fit *f);
  * Recipes rank of its row-centred (double-centred with bias) matrix, eps
  * from the file's dtype.  o: the reading options (its hook is ignored).
  * Errors: those of sbw_spectra_compute. */
-int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, size_t *d);
+int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, size_t *d);
 
 /* ---- the spectra the bounds need, in one pass --------------------------- */
 
@@ -82,9 +82,9 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, si
  * into sp->s[SBW_VAR_BOTH]).  With fit_path, log Q is read in step with A
  * and its error terms go to *fit (NULL otherwise), checked before any SVD
  * runs.  o: reading options (its hook must be NULL).  Errors: those of
- * sbw_spectra_reduce, sbw_reduced_values and the fit functions.  *sp is
+ * sbw_reduce_read, sbw_spectra_values and the fit functions.  *sp is
  * zeroed on failure. */
-int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_spectra_opts *o,
+int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
                       sbw_spectra *sp, sbw_fit_error *fit);
 
 /* ---- the exact rank-d Softmax solution ---------------------------------- */
@@ -102,9 +102,9 @@ typedef struct sbw_construct {
  * exactly the shift-aware bound at d, and the error is 0 (to roundoff)
  * once d >= d*.  Reads A twice, so in_path must be a regular file (or
  * SBW_EINVAL).  o: reading options for the first pass.  Errors: those of
- * sbw_spectra_reduce, sbw_svd_right and the .npy writer.  Nothing is left
+ * sbw_reduce_read, sbw_svd_right and the .npy writer.  Nothing is left
  * under out_path on failure. */
 int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, bool bias,
-                        const sbw_spectra_opts *o, sbw_construct *res);
+                        const sbw_reduce_opts *o, sbw_construct *res);
 
 #endif

@@ -56,16 +56,16 @@ typedef struct bound_run {
     size_t nd;
 } bound_run;
 
-static sbw_variant centred_variant(const bound_args *a)
+static sbw_reduce_variant centred_variant(const bound_args *a)
 {
     return a->bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
 }
 
 static int read_spectra(const char *path, const bound_args *a, const sbw_common *c,
-                        const sbw_spectra_opts *o, bound_run *run)
+                        const sbw_reduce_opts *o, bound_run *run)
 {
     sbw_npy_reader *r = NULL;
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     sbw_progress p;
     int st = sbw_npy_open(&r, path);
     if (st)
@@ -121,7 +121,7 @@ static int add_meta(sbw_table *t, const char *path, const bound_args *a, const b
     st = st ? st : sbw_table_meta_int(t, "n", (long long)sp->red.rows);
     st = st ? st : sbw_table_meta_int(t, "m", (long long)sp->red.cols);
     st = st ? st : sbw_table_meta_str(t, "dtype", sbw_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_meta_str(t, "method", sbw_method_name(sp->red.method));
+    st = st ? st : sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
     st = st ? st : sbw_table_meta_dbl(t, "eps", run->eps);
     st = st ? st : sbw_table_meta_str(t, "eps_source", run->eps_source);
     st = st ? st : sbw_table_meta_int(t, "d_star", (long long)run->rank_c.rank);
@@ -198,7 +198,7 @@ static int print(const char *path, const bound_args *a, const sbw_common *c, con
 
 /* The fit's dimension, and the extra passes: --fit-d or rank; --construct. */
 static int extras(const char *path, const bound_args *a, const sbw_common *c,
-                  const sbw_spectra_opts *o, bound_run *run)
+                  const sbw_reduce_opts *o, bound_run *run)
 {
     int st = SBW_OK;
     if (run->have_fit && a->fit_d >= 0)
@@ -213,13 +213,13 @@ static int extras(const char *path, const bound_args *a, const sbw_common *c,
 }
 
 static int validate(const sbw_cli *cli, const bound_args *a, const sbw_common *c,
-                    sbw_spectra_opts *o)
+                    sbw_reduce_opts *o)
 {
     double eps;
     const char *src;
     size_t *d = NULL, nd;
     int bad = sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) ||
-              sbw_method_parse(a->method, &o->method) ||
+              sbw_reduce_method_parse(a->method, &o->method) ||
               (a->d_list && sbw_cli_parse_size_list(a->d_list, "--d", &d, &nd));
     free(d);
     if (bad)
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
         "sbw-bound", "FILE.npy", "Eckart-Young bounds for Softmax heads.",       details, opts,
         1,           1,          SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_OUTPUT};
     sbw_common c;
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;

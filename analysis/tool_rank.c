@@ -51,13 +51,13 @@ typedef struct rank_args {
 } rank_args;
 
 static int compute(const char *path, const rank_args *a, const sbw_common *c, sbw_spectra *sp,
-                   sbw_variant *var)
+                   sbw_reduce_variant *var)
 {
-    sbw_spectra_opts o = {.exp = a->exp,
-                          .single = a->single,
-                          .block_rows = a->block_rows,
-                          .workers = (int)a->workers};
-    int st = sbw_method_parse(a->method, &o.method);
+    sbw_reduce_opts o = {.exp = a->exp,
+                         .single = a->single,
+                         .block_rows = a->block_rows,
+                         .workers = (int)a->workers};
+    int st = sbw_reduce_method_parse(a->method, &o.method);
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
     sbw_npy_reader *r = NULL;
     if (!st)
@@ -76,14 +76,14 @@ static int compute(const char *path, const rank_args *a, const sbw_common *c, sb
 }
 
 static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sbw_spectra *sp,
-                    sbw_variant var, const char *eps_source)
+                    sbw_reduce_variant var, const char *eps_source)
 {
     int st = sbw_table_meta_str(t, "file", path);
     st = st ? st : sbw_table_meta_str(t, "matrix", a->exp ? "P = exp(A)" : "A (as stored)");
-    st = st ? st : sbw_table_meta_str(t, "center", sbw_variant_name(var));
+    st = st ? st : sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
     st = st ? st : sbw_table_meta_str(t, "eps_arg", a->eps);
     st = st ? st : sbw_table_meta_str(t, "eps_source", eps_source);
-    st = st ? st : sbw_table_meta_str(t, "method", sbw_method_name(sp->red.method));
+    st = st ? st : sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
     if (sp->red.method == SBW_METHOD_TSQR) {
         st = st ? st : sbw_table_meta_int(t, "block_rows", (long long)sp->red.block_rows);
         st = st ? st : sbw_table_meta_int(t, "workers", sp->red.workers);
@@ -114,7 +114,7 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
 
 /* The spectrum table: the main table's meta plus the normalisation. */
 static int write_spectrum(const char *out, const sbw_common *c, const char *path,
-                          const rank_args *a, const sbw_spectra *sp, sbw_variant var,
+                          const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var,
                           const char *eps_source, sbw_rank_norm norm)
 {
     const double *s = sp->s[var];
@@ -143,7 +143,7 @@ static int write_spectrum(const char *out, const sbw_common *c, const char *path
 }
 
 static int report(const char *path, const rank_args *a, const sbw_common *c, const sbw_spectra *sp,
-                  sbw_variant var)
+                  sbw_reduce_variant var)
 {
     double eps;
     const char *eps_source;
@@ -170,9 +170,9 @@ static int validate(const sbw_cli *cli, const rank_args *a)
     double eps;
     const char *src;
     sbw_rank_norm norm;
-    sbw_method m;
+    sbw_reduce_method m;
     if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) || sbw_rank_norm_parse(a->norm, &norm) ||
-        sbw_method_parse(a->method, &m))
+        sbw_reduce_method_parse(a->method, &m))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     return SBW_EXIT_OK;
 }
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     sbw_spectra sp = {0};
-    sbw_variant var;
+    sbw_reduce_variant var;
     st = compute(c.args[0], &a, &c, &sp, &var);
     st = st ? st : report(c.args[0], &a, &c, &sp, var);
     sbw_spectra_free(&sp);

@@ -38,11 +38,11 @@ static char *save_tmp(const char *name, const sbw_mat *a)
 }
 
 /* sigma(A) and sigma(A_c) (double-centred with bias) through the library. */
-static void bound_spectra(const char *path, bool bias, sbw_method m, const char *fit,
+static void bound_spectra(const char *path, bool bias, sbw_reduce_method m, const char *fit,
                           sbw_spectra *sp, sbw_fit_error *fe)
 {
     sbw_npy_reader *r = NULL;
-    sbw_spectra_opts o = {.method = m, .block_rows = 5, .workers = 2};
+    sbw_reduce_opts o = {.method = m, .block_rows = 5, .workers = 2};
     SBW_ASSERT_OK(sbw_npy_open(&r, path));
     SBW_ASSERT_OK(sbw_bound_spectra(r, bias, fit, &o, sp, fe));
     sbw_npy_close(r);
@@ -147,7 +147,7 @@ static void check_config(const config *cfg, gsl_rng *rng)
         for (int bias = 0; bias <= 1; bias++) {
             sbw_spectra sp;
             double t[M + 1], tc[M + 1];
-            bound_spectra(path, bias, (sbw_method)m, NULL, &sp, NULL);
+            bound_spectra(path, bias, (sbw_reduce_method)m, NULL, &sp, NULL);
             sbw_bound_tails(sp.s[SBW_VAR_PLAIN], M, t);
             sbw_bound_tails(sp.s[bias ? SBW_VAR_BOTH : SBW_VAR_ROWS], M, tc);
             for (size_t d = 0; d <= M + 1; d++) {
@@ -318,11 +318,11 @@ static size_t centred_rank(const sbw_mat *q, bool bias)
     return r;
 }
 
-static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias, sbw_method m,
-                            size_t dstar)
+static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias,
+                            sbw_reduce_method m, size_t dstar)
 {
     const char *out = sbw_test_path("q.npy");
-    sbw_spectra_opts o = {.method = m, .block_rows = 4, .workers = 2};
+    sbw_reduce_opts o = {.method = m, .block_rows = 4, .workers = 2};
     sbw_construct res;
     sbw_mat q = {0};
     SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
@@ -392,7 +392,7 @@ static void check_construct_known(const config *cfg, gsl_rng *rng)
                     SBW_AT(&l, i, j) = acc;
                 }
             for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
-                sbw_spectra_opts o = {.method = (sbw_method)m, .block_rows = 4, .workers = 2};
+                sbw_reduce_opts o = {.method = (sbw_reduce_method)m, .block_rows = 4, .workers = 2};
                 sbw_construct res;
                 double err2, norm2;
                 SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
@@ -437,7 +437,7 @@ static void test_construct_split(void **state)
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
         for (int bias = 0; bias <= 1; bias++)
             for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
-                check_construct(&a, path, ds[i], bias, (sbw_method)m, 12);
+                check_construct(&a, path, ds[i], bias, (sbw_reduce_method)m, 12);
     free(path);
     sbw_mat_free(&a);
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 9, 30, 0.5, rng)); /* wide: d* = 8 */
@@ -473,8 +473,8 @@ static void test_bias_exact(void **state)
             sbw_spectra sp;
             sbw_rank_est e;
             double t[M + 1], tc[M + 1];
-            bound_spectra(path, bias, (sbw_method)m, NULL, &sp, NULL);
-            sbw_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+            bound_spectra(path, bias, (sbw_reduce_method)m, NULL, &sp, NULL);
+            sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
             SBW_ASSERT_OK(sbw_rank_estimate(sp.s[vc], M, N, M, DBL_EPSILON, &e));
             assert_int_equal(e.rank, bias ? D : D + 1);
             sbw_bound_tails(sp.s[SBW_VAR_PLAIN], M, t);
@@ -483,7 +483,7 @@ static void test_bias_exact(void **state)
             SBW_ASSERT_NEAR(sbw_bound_lms(t, M, D, true), 0.0, tol); /* from d + 3 */
             assert_true(sbw_bound_shift(tc, M, e.rank - 1) > 1e-3 * fa);
             sbw_spectra_free(&sp);
-            check_construct(&a, path, D, bias, (sbw_method)m, bias ? D : D + 1);
+            check_construct(&a, path, D, bias, (sbw_reduce_method)m, bias ? D : D + 1);
         }
     free(path);
     sbw_mat_free(&h);
@@ -517,7 +517,7 @@ static void test_fit_error(void **state)
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
         sbw_spectra sp;
         sbw_fit_error fe;
-        bound_spectra(pa, false, (sbw_method)m, pq, &sp, &fe);
+        bound_spectra(pa, false, (sbw_reduce_method)m, pq, &sp, &fe);
         SBW_ASSERT_NEAR(fe.error, sqrt(err2), 64 * DBL_EPSILON * sqrt(err2));
         SBW_ASSERT_NEAR(fe.centred, sqrt(c2), 64 * DBL_EPSILON * sqrt(err2));
         SBW_ASSERT_NEAR(fe.norm, sqrt(n2), 64 * DBL_EPSILON * sqrt(err2));
@@ -525,7 +525,7 @@ static void test_fit_error(void **state)
     }
     /* the dimension read off log Q: its centred rank */
     size_t d = 0;
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     SBW_ASSERT_OK(sbw_bound_fit_dim(pq, false, &o, &d));
     assert_int_equal(d, 3);
     free(pa);
@@ -547,7 +547,7 @@ static void test_fit_bad(void **state)
     SBW_AT(&q, 17, 4) = NAN;
     SBW_AT(&q, 50, 0) = -INFINITY;
     char *pa = save_tmp("fa.npy", &a), *pq = save_tmp("fq.npy", &q);
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     sbw_npy_reader *r = NULL;
     sbw_spectra sp;
     sbw_fit_error fe;
@@ -571,7 +571,7 @@ static void test_fit_bad(void **state)
 static void test_construct_errors(void **state)
 {
     (void)state;
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     sbw_construct res;
     const char *out = sbw_test_path("never.npy");
     assert_int_equal(sbw_bound_construct("-", out, 2, false, &o, &res), SBW_EINVAL);
