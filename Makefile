@@ -117,8 +117,14 @@ install: all $(LIB)
 ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
 ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
 
-lint:
+# The folders whose files must export only their own prefix
+# (scripts/check-prefix.sh); models/ joins when its names are fixed.
+PREFIX_DIRS := core synth analysis
+PREFIX_OBJ := $(filter $(addprefix $(BUILD)/,$(addsuffix /%,$(PREFIX_DIRS))),$(LIB_OBJ))
+
+lint: $(PREFIX_OBJ)
 	scripts/check-deps.sh $(SRCDIRS) tests
+	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
 	  $(addprefix -I,$(SRCDIRS)) $(wildcard $(SRCDIRS))

@@ -2,7 +2,7 @@
  * exact rank-d Softmax solution. */
 #include "sbw_bound.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
 #include "sbw_rank.h"
@@ -66,9 +66,9 @@ static void add_error(const double *a, size_t lda, const double *q, size_t ldq, 
     }
 }
 
-static sbw_fit_error error_of(const err_sums *e)
+static sbw_bound_fit_error error_of(const err_sums *e)
 {
-    return (sbw_fit_error){sqrt(e->err2), sqrt(e->centred2), sqrt(e->norm2)};
+    return (sbw_bound_fit_error){sqrt(e->err2), sqrt(e->centred2), sqrt(e->norm2)};
 }
 
 struct sbw_bound_fit {
@@ -154,7 +154,7 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
     return SBW_OK;
 }
 
-int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e)
+int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e)
 {
     const char *path = sbw_npy_reader_path(f->r);
     if (f->nbad)
@@ -205,7 +205,7 @@ static int bound_values(sbw_spectra *sp, bool bias)
 }
 
 int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
-                      sbw_spectra *sp, sbw_fit_error *fit)
+                      sbw_spectra *sp, sbw_bound_fit_error *fit)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     sbw_reduce_opts ro = *o;
@@ -322,7 +322,7 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
 }
 
 int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, bool bias,
-                        const sbw_reduce_opts *o, sbw_construct *res)
+                        const sbw_reduce_opts *o, sbw_bound_construction *res)
 {
     if (!regular_file(in_path))
         return SBW_ERROR(SBW_EINVAL,
@@ -344,7 +344,7 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
         w = NULL;
     }
     if (!st)
-        *res = (sbw_construct){.d = dd, .err = error_of(&e)};
+        *res = (sbw_bound_construction){.d = dd, .err = error_of(&e)};
     sbw_npy_abort(w);
     sbw_mat_free(&vt);
     sbw_reduce_free(&red);

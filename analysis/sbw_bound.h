@@ -47,11 +47,11 @@ double sbw_bound_shift(const double *tail_c, size_t k, size_t d);
 
 typedef struct sbw_bound_fit sbw_bound_fit;
 
-typedef struct sbw_fit_error {
+typedef struct sbw_bound_fit_error {
     double error;   /* ||A - log Q||_F */
     double centred; /* ||(A - log Q)(I - 11^T/M)||_F */
     double norm;    /* sqrt(M sum_i dbar_i^2), the normalisation part */
-} sbw_fit_error;
+} sbw_bound_fit_error;
 
 /* Opens log Q at path (rows x cols expected: A's shape) for reading in step
  * with A.  Errors: those of sbw_npy_open, SBW_ESHAPE (shape differs).
@@ -65,7 +65,7 @@ int sbw_bound_fit_open(sbw_bound_fit **f, const char *path, size_t rows, size_t 
 int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, size_t ld);
 
 /* The accumulated terms; SBW_EINVAL unless every row was seen. */
-int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e);
+int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e);
 
 void sbw_bound_fit_close(sbw_bound_fit *f);
 
@@ -85,14 +85,14 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, siz
  * sbw_reduce_read, sbw_spectra_values and the fit functions.  *sp is
  * zeroed on failure. */
 int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
-                      sbw_spectra *sp, sbw_fit_error *fit);
+                      sbw_spectra *sp, sbw_bound_fit_error *fit);
 
 /* ---- the exact rank-d Softmax solution ---------------------------------- */
 
-typedef struct sbw_construct {
-    size_t d;          /* the dimension used: min(d asked, min(N, M)) */
-    sbw_fit_error err; /* of the written log Q against A */
-} sbw_construct;
+typedef struct sbw_bound_construction {
+    size_t d;                /* the dimension used: min(d asked, min(N, M)) */
+    sbw_bound_fit_error err; /* of the written log Q against A */
+} sbw_bound_construction;
 
 /* Writes to out_path the log Q (N x M, float64) of the Softmax head
  * logits = A_c V_d V_d^T (+ 1 mu^T with bias), where V_d are the top d
@@ -105,6 +105,6 @@ typedef struct sbw_construct {
  * sbw_reduce_read, sbw_svd_right and the .npy writer.  Nothing is left
  * under out_path on failure. */
 int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, bool bias,
-                        const sbw_reduce_opts *o, sbw_construct *res);
+                        const sbw_reduce_opts *o, sbw_bound_construction *res);
 
 #endif

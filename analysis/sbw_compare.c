@@ -3,7 +3,7 @@
 #include "sbw_compare.h"
 
 #include "sbw_compare_kern.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 
 #include <gsl/gsl_sort.h>

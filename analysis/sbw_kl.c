@@ -1,7 +1,7 @@
 /* sbw_kl.c -- exact expected pairwise KL in one pass (see sbw_kl.h). */
 #include "sbw_kl.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kl_kern.h"
 #include "sbw_num.h"
 

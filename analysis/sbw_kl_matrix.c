@@ -2,7 +2,7 @@
  * sbw_kl_matrix.h). */
 #include "sbw_kl_matrix.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kl_kern.h"
 
 #include <cblas.h>

@@ -2,7 +2,7 @@
  * sbw_logp.h). */
 #include "sbw_logp.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"

@@ -3,7 +3,7 @@
  * the triangle of a streaming TSQR run by several workers. */
 #include "sbw_reduce.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_tsqr.h"
 
@@ -146,7 +146,7 @@ static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *
     size_t n = red->rows, m = red->cols, b = min_sz(n, max_sz(1, READ_BYTES / (8 * m)));
     bool f32 = red->prec == SBW_F32;
     double *panel = NULL;
-    int st = f32 ? sbw_matf_alloc(&red->xf, n, m) : sbw_mat_alloc(&red->x, n, m);
+    int st = f32 ? sbw_mat_f32_alloc(&red->xf, n, m) : sbw_mat_alloc(&red->x, n, m);
     if (!st && f32 && !(panel = malloc(b * m * sizeof *panel)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
@@ -356,7 +356,7 @@ void sbw_reduce_free(sbw_reduce *red)
     if (!red)
         return;
     sbw_mat_free(&red->x);
-    sbw_matf_free(&red->xf);
+    sbw_mat_f32_free(&red->xf);
     free(red->mean);
     free(red->mean_b);
     *red = (sbw_reduce){0};
@@ -402,7 +402,7 @@ static void centre_rows(sbw_mat *a)
         centre_row(a->data + i * a->ld, a->cols);
 }
 
-static void centre_rows_f32(sbw_matf *a)
+static void centre_rows_f32(sbw_mat_f32 *a)
 {
     for (size_t i = 0; i < a->rows; i++) {
         float *row = a->data + i * a->ld;
@@ -433,7 +433,7 @@ static void centre_cols(sbw_mat *a, double *work)
     }
 }
 
-static void centre_cols_f32(sbw_matf *a, double *work)
+static void centre_cols_f32(sbw_mat_f32 *a, double *work)
 {
     for (int pass = 0; pass < 2; pass++) {
         memset(work, 0, a->cols * sizeof *work);
@@ -513,17 +513,17 @@ int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat
     return st;
 }
 
-int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_matf *out)
+int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat_f32 *out)
 {
-    *out = (sbw_matf){0};
+    *out = (sbw_mat_f32){0};
     if ((unsigned)v >= SBW_NVARIANT || !red->xf.data)
         return SBW_ERROR(SBW_EINVAL, "float32 variant %d of a %s reduction", (int)v,
                          red->x.data ? "float64" : "released");
     int st = SBW_OK;
     if (steal) {
         *out = red->xf;
-        red->xf = (sbw_matf){0};
-    } else if (!(st = sbw_matf_alloc(out, red->xf.rows, red->xf.cols)))
+        red->xf = (sbw_mat_f32){0};
+    } else if (!(st = sbw_mat_f32_alloc(out, red->xf.rows, red->xf.cols)))
         memcpy(out->data, red->xf.data, out->rows * out->cols * sizeof(float));
     double *work = st ? NULL : malloc(out->cols * sizeof *work);
     if (!st && !work)
@@ -534,6 +534,6 @@ int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw
         centre_cols_f32(out, work);
     free(work);
     if (st)
-        sbw_matf_free(out);
+        sbw_mat_f32_free(out);
     return st;
 }

@@ -91,14 +91,14 @@ typedef struct sbw_reduce_opts {
 typedef struct sbw_reduce {
     const char *path;         /* the reader's path, for messages */
     size_t rows, cols;        /* N, M of the analysed matrix */
-    sbw_dtype dtype;          /* of the file */
-    sbw_dtype prec;           /* of the computation */
+    sbw_npy_dtype dtype;      /* of the file */
+    sbw_npy_dtype prec;       /* of the computation */
     sbw_reduce_method method; /* DIRECT or TSQR, as used */
     size_t block_rows;        /* TSQR: rows per block */
     int workers;              /* TSQR: workers used */
     bool cols_centred;        /* TSQR: x is the factor of the column-centred matrix */
     sbw_mat x;                /* DIRECT (float64): the matrix; TSQR: R ((M+1)^2) */
-    sbw_matf xf;              /* DIRECT (float32): the matrix */
+    sbw_mat_f32 xf;           /* DIRECT (float32): the matrix */
     double *mean;             /* M column means of the analysed matrix */
     double *mean_b;           /* TSQR with centring: the M + 1 column means of B */
 } sbw_reduce;
@@ -121,9 +121,9 @@ void sbw_reduce_free(sbw_reduce *red);
 int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat *out);
 
 /* The same for a direct float32 reduction: variant v as a new float
- * matrix *out (N x M, caller frees with sbw_matf_free), centred in double
+ * matrix *out (N x M, caller frees with sbw_mat_f32_free), centred in double
  * accumulation.  Errors: SBW_EINVAL (not a direct float32 reduction, or
  * released), SBW_ENOMEM. */
-int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_matf *out);
+int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat_f32 *out);
 
 #endif

@@ -2,7 +2,7 @@
  * of a .npy matrix, from its one-pass reduction (sbw_reduce.h). */
 #include "sbw_spectra.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_svd.h"
 
 #include <stdio.h>
@@ -14,28 +14,28 @@ static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 /* The direct float32 path: the variant in float, sgesdd. */
 static int values_direct_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, double *s)
 {
-    sbw_matf a = {0};
+    sbw_mat_f32 a = {0};
     size_t k = min_sz(red->xf.rows, red->xf.cols);
     float *sf = malloc(k * sizeof *sf);
     int st = sf ? sbw_reduce_matrix_f32(red, v, steal, &a) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : sbw_svd_values_f32(&a, sf);
     for (size_t i = 0; !st && i < k; i++)
         s[i] = (double)sf[i];
-    sbw_matf_free(&a);
+    sbw_mat_f32_free(&a);
     free(sf);
     return st;
 }
 
 /* Singular values of a in the given precision; s has min(rows, cols).  In
  * float32, a is converted and released first (peak: the float copy). */
-static int values_in(sbw_mat *a, sbw_dtype prec, double *s)
+static int values_in(sbw_mat *a, sbw_npy_dtype prec, double *s)
 {
     if (prec == SBW_F64)
         return sbw_svd_values(a, s);
-    sbw_matf f = {0};
+    sbw_mat_f32 f = {0};
     size_t k = min_sz(a->rows, a->cols);
     float *sf = malloc(k * sizeof *sf);
-    int st = sf ? sbw_matf_alloc(&f, a->rows, a->cols) : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = sf ? sbw_mat_f32_alloc(&f, a->rows, a->cols) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st)
         st = sbw_mat_to_float(&f, a);
     sbw_mat_free(a);
@@ -43,7 +43,7 @@ static int values_in(sbw_mat *a, sbw_dtype prec, double *s)
         st = sbw_svd_values_f32(&f, sf);
     for (size_t i = 0; !st && i < k; i++)
         s[i] = (double)sf[i];
-    sbw_matf_free(&f);
+    sbw_mat_f32_free(&f);
     free(sf);
     return st;
 }
@@ -118,7 +118,7 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned wa
             st = sbw_spectra_values(&sp->red, (sbw_reduce_variant)v, v == last, sp->s[v]);
     }
     sbw_mat_free(&sp->red.x);
-    sbw_matf_free(&sp->red.xf);
+    sbw_mat_f32_free(&sp->red.xf);
     sp->seconds_read = t1 - t0;
     sp->seconds_svd = sbw_progress_now() - t1;
     if (st)

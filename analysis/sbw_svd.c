@@ -2,7 +2,7 @@
  * and the one-sided Jacobi twin; the streaming TSQR is in sbw_tsqr.c. */
 #include "sbw_svd.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <float.h>
 #include <gsl/gsl_sort.h>
@@ -76,7 +76,7 @@ int sbw_svd_values(sbw_mat *a, double *s)
     return st;
 }
 
-int sbw_svd_values_f32(sbw_matf *a, float *s)
+int sbw_svd_values_f32(sbw_mat_f32 *a, float *s)
 {
     int st = check_dims(a->rows, a->cols, a->ld, "singular values (float32)");
     if (st)
@@ -221,7 +221,7 @@ int sbw_svd_jacobi(const sbw_mat *a, double *s)
         return SBW_ERROR(SBW_ENOMEM, "jacobi: out of memory");
     for (size_t c = 0; c < nc; c++)
         for (size_t i = 0; i < len; i++)
-            w[c * len + i] = tr ? SBW_AT(a, c, i) : SBW_AT(a, i, c);
+            w[c * len + i] = tr ? SBW_MAT_AT(a, c, i) : SBW_MAT_AT(a, i, c);
     int st = jacobi_sweeps(w, len, nc, s);
     free(w);
     if (st)

@@ -29,7 +29,7 @@ int sbw_svd_values(sbw_mat *a, double *s);
 
 /* The same in float32 with sgesdd: half the memory, about twice the speed,
  * and FLT_EPSILON roundoff.  A is (m, n). */
-int sbw_svd_values_f32(sbw_matf *a, float *s);
+int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
 
 /* Singular values s[min(m, n)] and right singular vectors of A: vt is
  * allocated here as (k, n), k = min(m, n), row j the right singular vector

@@ -2,7 +2,7 @@
  * matrix fed block by block, with optional one-pass column centring. */
 #include "sbw_tsqr.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <lapacke.h>
 #include <limits.h>
@@ -25,7 +25,7 @@ static int lapack_fail(const char *routine, lapack_int info)
 struct sbw_tsqr {
     size_t n, cap, nb; /* columns, block capacity in rows, tpqrt's inner block */
     bool center;
-    sbw_dtype prec;
+    sbw_npy_dtype prec;
     size_t count;   /* rows stacked so far */
     void *r;        /* n x n upper triangle, column-major (ld n) */
     void *blk;      /* (cap + 1) x n block, column-major */
@@ -34,7 +34,7 @@ struct sbw_tsqr {
     double *bmean;  /* the current block's column means */
 };
 
-static size_t elem_size(sbw_dtype p) { return p == SBW_F32 ? sizeof(float) : sizeof(double); }
+static size_t elem_size(sbw_npy_dtype p) { return p == SBW_F32 ? sizeof(float) : sizeof(double); }
 
 void sbw_tsqr_free(sbw_tsqr *q)
 {
@@ -67,7 +67,7 @@ static int tsqr_buffers(sbw_tsqr *q)
     return SBW_OK;
 }
 
-int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw_dtype prec)
+int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw_npy_dtype prec)
 {
     *out = NULL;
     if (n == 0 || block_rows == 0)

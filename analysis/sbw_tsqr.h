@@ -37,7 +37,7 @@ typedef struct sbw_tsqr sbw_tsqr;
  * n x n triangle, one transposed block and 2 x 64 x n of LAPACK workspace.
  * Errors: SBW_EINVAL (n or block_rows 0), SBW_ENOMEM.  *q is NULL on
  * failure. */
-int sbw_tsqr_alloc(sbw_tsqr **q, size_t n, size_t block_rows, bool center, sbw_dtype prec);
+int sbw_tsqr_alloc(sbw_tsqr **q, size_t n, size_t block_rows, bool center, sbw_npy_dtype prec);
 
 /* Frees; NULL is a no-op. */
 void sbw_tsqr_free(sbw_tsqr *q);

@@ -50,7 +50,7 @@ typedef struct rank_args {
     long workers;
 } rank_args;
 
-static int compute(const char *path, const rank_args *a, const sbw_common *c, sbw_spectra *sp,
+static int compute(const char *path, const rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
                    sbw_reduce_variant *var)
 {
     sbw_reduce_opts o = {.exp = a->exp,
@@ -100,8 +100,8 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
     st = st ? st : sbw_table_set_int(t, "rank", (long long)e->rank);
     st = st ? st : sbw_table_set_int(t, "m", (long long)e->m);
     st = st ? st : sbw_table_set_int(t, "n", (long long)e->n);
-    st = st ? st : sbw_table_set_str(t, "dtype", sbw_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_set_str(t, "precision", sbw_dtype_name(sp->red.prec));
+    st = st ? st : sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    st = st ? st : sbw_table_set_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
     st = st ? st : sbw_table_set_dbl(t, "eps", e->eps);
     st = st ? st : sbw_table_set_dbl(t, "tsh", e->tsh);
     st = st ? st : sbw_table_set_dbl(t, "w0", e->w0);
@@ -113,7 +113,7 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
 }
 
 /* The spectrum table: the main table's meta plus the normalisation. */
-static int write_spectrum(const char *out, const sbw_common *c, const char *path,
+static int write_spectrum(const char *out, const sbw_cli_common *c, const char *path,
                           const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var,
                           const char *eps_source, sbw_rank_norm norm)
 {
@@ -142,8 +142,8 @@ static int write_spectrum(const char *out, const sbw_common *c, const char *path
     return st;
 }
 
-static int report(const char *path, const rank_args *a, const sbw_common *c, const sbw_spectra *sp,
-                  sbw_reduce_variant var)
+static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
+                  const sbw_spectra *sp, sbw_reduce_variant var)
 {
     double eps;
     const char *eps_source;
@@ -180,7 +180,7 @@ static int validate(const sbw_cli *cli, const rank_args *a)
 int main(int argc, char **argv)
 {
     rank_args a = {.eps = "auto", .norm = "max", .method = "auto"};
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--center", NULL, SBW_ARG_FLAG, &a.center, 0, 0, "analyse A (I - 11^T/M), row-centred"},
         {"--bias", NULL, SBW_ARG_FLAG, &a.bias, 0, 0, "centre rows and columns (biased heads)"},
         {"--exp", NULL, SBW_ARG_FLAG, &a.exp, 0, 0, "analyse P = exp(A) instead of A"},
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
                          1,
                          1,
                          SBW_CLI_JSON | SBW_CLI_THREADS};
-    sbw_common c;
+    sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;

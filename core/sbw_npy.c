@@ -8,7 +8,7 @@
  */
 #include "sbw_npy.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 
 #include <errno.h>
@@ -41,12 +41,12 @@ struct sbw_npy_reader {
 struct sbw_npy_writer {
     sbw_file file;
     size_t rows, cols, written;
-    sbw_dtype dtype;
+    sbw_npy_dtype dtype;
     unsigned char *stage;
     size_t stage_cap;
 };
 
-const char *sbw_dtype_name(sbw_dtype t) { return t == SBW_F32 ? "float32" : "float64"; }
+const char *sbw_npy_dtype_name(sbw_npy_dtype t) { return t == SBW_F32 ? "float32" : "float64"; }
 
 /* ---- low-level reads ---------------------------------------------------- */
 
@@ -666,22 +666,22 @@ int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
     return st;
 }
 
-int sbw_npy_load_f32(const char *path, sbw_matf *m, sbw_npy_info *info)
+int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info)
 {
     sbw_npy_reader *r;
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
     const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_matf tmp = {0};
-    st = sbw_matf_alloc(&tmp, in->rows, in->cols);
+    sbw_mat_f32 tmp = {0};
+    st = sbw_mat_f32_alloc(&tmp, in->rows, in->cols);
     if (!st)
         st = sbw_npy_read_rows_f32(r, in->rows, tmp.data, tmp.ld);
     if (!st && info)
         *info = *in;
     sbw_npy_close(r);
     if (st)
-        sbw_matf_free(&tmp);
+        sbw_mat_f32_free(&tmp);
     else
         *m = tmp;
     return st;
@@ -716,7 +716,7 @@ static int write_header(sbw_npy_writer *w, int ndim)
 }
 
 int sbw_npy_create(sbw_npy_writer **out, const char *path, size_t rows, size_t cols, int ndim,
-                   sbw_dtype dtype)
+                   sbw_npy_dtype dtype)
 {
     *out = NULL;
     size_t bytes = 0;
@@ -825,7 +825,7 @@ void sbw_npy_abort(sbw_npy_writer *w)
     free(w);
 }
 
-int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype)
+int sbw_npy_save(const char *path, const sbw_mat *m, sbw_npy_dtype dtype)
 {
     sbw_npy_writer *w;
     int st = sbw_npy_create(&w, path, m->rows, m->cols, 2, dtype);
@@ -839,7 +839,7 @@ int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype)
     return sbw_npy_finish(w);
 }
 
-int sbw_npy_save_f32(const char *path, const sbw_matf *m)
+int sbw_npy_save_f32(const char *path, const sbw_mat_f32 *m)
 {
     sbw_npy_writer *w;
     int st = sbw_npy_create(&w, path, m->rows, m->cols, 2, SBW_F32);
@@ -853,7 +853,7 @@ int sbw_npy_save_f32(const char *path, const sbw_matf *m)
     return sbw_npy_finish(w);
 }
 
-int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_dtype dtype)
+int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_npy_dtype dtype)
 {
     sbw_npy_writer *w;
     int st = sbw_npy_create(&w, path, n, 1, 1, dtype);

@@ -1,7 +1,7 @@
 /* sbw_scan.c -- value range, non-finite entries and row normalisation. */
 #include "sbw_scan.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
 

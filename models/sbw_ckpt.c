@@ -1,7 +1,7 @@
 /* sbw_ckpt.c -- checkpoint write and resume (see sbw_ckpt.h). */
 #include "sbw_ckpt.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
 #include "sbw_progress.h"

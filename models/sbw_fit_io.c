@@ -2,7 +2,7 @@
 #include "sbw_fit_io.h"
 
 #include "sbw_ckpt.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_fit_ref.h"
 
 #include <math.h>

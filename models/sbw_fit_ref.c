@@ -2,7 +2,7 @@
  * (see sbw_fit_ref.h).  Written for clarity, never for speed. */
 #include "sbw_fit_ref.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* sbw_obj.c -- the blocked, threaded fit objective (see sbw_obj.h). */
 #include "sbw_obj.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_fit_kern.h"
 #include "sbw_fit_ref.h"
 #include "sbw_kern.h"

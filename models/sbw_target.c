@@ -1,7 +1,7 @@
 /* sbw_target.c -- P* held once for a fit, with its per-row constants. */
 #include "sbw_target.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_scan.h"
 

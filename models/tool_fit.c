@@ -185,7 +185,7 @@ static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
 /* ---- the run ----------------------------------------------------------------- */
 
 typedef struct run {
-    sbw_common c;
+    sbw_cli_common c;
     tool_args a;
     sbw_fit_opts o;
     sbw_npy_reader *in;
@@ -355,7 +355,7 @@ static run R = {.a = {.model = "softmax",
                       .lr = "0.01",
                       .norm_tol = 1e-6}};
 
-static const sbw_opt opts[] = {
+static const sbw_cli_opt opts[] = {
     {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
      "softmax, sigsoftmax, moc, mos, lms, plif or mos+plif"},
     {"--d", "D", SBW_ARG_SIZE, &R.o.d, 1, 1e9, "embedding size (1 <= D <= M)"},

@@ -1,7 +1,7 @@
 /* sbw_synth.c -- generators of synthetic languages (see sbw_synth.h). */
 #include "sbw_synth.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 #include "sbw_synth_kern.h"
 
@@ -43,7 +43,7 @@ void sbw_synth_params_init(sbw_synth_params *p, sbw_synth_kind kind, size_t n, s
     *p = (sbw_synth_params){.kind = kind,
                             .n = n,
                             .m = m,
-                            .seed = SBW_DEFAULT_SEED,
+                            .seed = SBW_RNG_DEFAULT_SEED,
                             .alpha = 0.1,
                             .rank = 10,
                             .scale = 1.0,

@@ -1,7 +1,7 @@
 /* sbw_synth_io.c -- streamed writing of synthetic languages. */
 #include "sbw_synth_io.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
 #include "sbw_num.h"

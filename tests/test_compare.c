@@ -8,7 +8,7 @@
 #include "logp_rand.h"
 #include "sbw_compare.h"
 #include "sbw_compare_kern.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_logp.h"
 #include "sbw_npy.h"
 #include "sbw_num.h"

@@ -5,7 +5,7 @@
  * keep the argmax of the logits). */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_fit_kern.h"
 #include "sbw_fit_ref.h"
 #include "sbw_head.h"

@@ -4,7 +4,7 @@
  * that do not divide N; log Q against the naive log Q; error paths. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_fit_ref.h"
 #include "sbw_head.h"
 #include "sbw_num.h"

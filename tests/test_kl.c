@@ -5,7 +5,7 @@
 #include "sbw_test.h"
 
 #include "logp_rand.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kl.h"
 #include "sbw_kl_kern.h"
 #include "sbw_kl_matrix.h"
@@ -193,16 +193,16 @@ static double brute_spread(const sbw_mat *l, double *scale)
     double *pbar = calloc(m, sizeof *pbar), acc = 0;
     for (size_t i = 0; i < t; i++)
         for (size_t x = 0; x < m; x++)
-            pbar[x] += exp(SBW_AT(l, i, x)) / (double)t;
+            pbar[x] += exp(SBW_MAT_AT(l, i, x)) / (double)t;
     *scale = 0;
     for (size_t i = 0; i < t; i++) {
         double kl = 0, mag = 0;
         for (size_t x = 0; x < m; x++) {
-            double p = exp(SBW_AT(l, i, x));
+            double p = exp(SBW_MAT_AT(l, i, x));
             if (p == 0) /* the limit p log p -> 0 */
                 continue;
-            kl += p * (SBW_AT(l, i, x) - log(pbar[x]));
-            mag += p * (fabs(SBW_AT(l, i, x)) + fabs(log(pbar[x])));
+            kl += p * (SBW_MAT_AT(l, i, x) - log(pbar[x]));
+            mag += p * (fabs(SBW_MAT_AT(l, i, x)) + fabs(log(pbar[x])));
         }
         acc += kl;
         *scale = fmax(*scale, mag);
@@ -599,7 +599,7 @@ static void test_pairs_stats_known_values(void **state)
 {
     (void)state;
     double v[] = {5, 1, 4, 2, 3};
-    sbw_kl_sample s;
+    sbw_kl_pairs_sample s;
     SBW_ASSERT_OK(sbw_kl_pairs_stats(v, 5, &s));
     SBW_ASSERT_NEAR(s.mean, 3.0, 0);
     SBW_ASSERT_NEAR(s.sd, sqrt(2.5), 2 * DBL_EPSILON);
@@ -637,7 +637,7 @@ static void naive_mean_sd(const double *v, size_t n, double *mean, double *sd)
  * and sum of squares are within S eps relative of the exact ones (the
  * plain recursive bound), sd within S eps, so the half-width within
  * 2 S eps relative; halving ci_hi - ci_lo adds eps |ci| each side. */
-static void assert_interval(const sbw_kl_sample *s, const double *kl, size_t n)
+static void assert_interval(const sbw_kl_pairs_sample *s, const double *kl, size_t n)
 {
     double mean, sd, t = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1));
     naive_mean_sd(kl, n, &mean, &sd);
@@ -665,7 +665,7 @@ static void test_pairs_interval_coverage(void **state)
         size_t *a = malloc(S * sizeof *a), *b = malloc(S * sizeof *b), covered = 0;
         double *kl = malloc(S * sizeof *kl);
         for (uint64_t seed = 1; seed <= 200; seed++) {
-            sbw_kl_sample s;
+            sbw_kl_pairs_sample s;
             SBW_ASSERT_OK(sbw_kl_pairs_draw(l.rows, S, seed, a, b));
             SBW_ASSERT_OK(sbw_kl_pairs_mat(&l, a, b, S, kl));
             SBW_ASSERT_OK(sbw_kl_pairs_stats(kl, S, &s));

@@ -2,7 +2,7 @@
  * round trips, streaming, pipes, and every malformed-file path. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 
 #include <errno.h>
@@ -24,7 +24,7 @@ static void assert_fixture(const sbw_mat *m)
     assert_int_equal(m->cols, 4);
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 4; j++)
-            assert_true(SBW_AT(m, i, j) == fixture_value(i, j));
+            assert_true(SBW_MAT_AT(m, i, j) == fixture_value(i, j));
 }
 
 static void load_fixture(const char *name, sbw_mat *m, sbw_npy_info *info)
@@ -73,12 +73,12 @@ static void test_fixture_f32_reader(void **state)
     (void)state;
     const char *names[] = {"f4_c.npy", "f8_c.npy", "f4_be_f.npy"};
     for (size_t k = 0; k < 3; k++) {
-        sbw_matf m = {0};
+        sbw_mat_f32 m = {0};
         SBW_ASSERT_OK(sbw_npy_load_f32(sbw_test_fixture(names[k]), &m, NULL));
         for (size_t i = 0; i < 3; i++)
             for (size_t j = 0; j < 4; j++)
-                assert_true(SBW_AT(&m, i, j) == (float)fixture_value(i, j));
-        sbw_matf_free(&m);
+                assert_true(SBW_MAT_AT(&m, i, j) == (float)fixture_value(i, j));
+        sbw_mat_f32_free(&m);
     }
 }
 
@@ -114,7 +114,7 @@ static void test_writer_matches_numpy_bytes(void **state)
     SBW_ASSERT_OK(sbw_mat_alloc(&m, 3, 4));
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 4; j++)
-            SBW_AT(&m, i, j) = fixture_value(i, j);
+            SBW_MAT_AT(&m, i, j) = fixture_value(i, j);
     const char *names[] = {"f8_c.npy", "f4_c.npy", "vec_f8.npy"};
     for (int k = 0; k < 3; k++) {
         char out[512];
@@ -139,7 +139,7 @@ static void fill_pattern(sbw_mat *m, double scale)
 {
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++)
-            SBW_AT(m, i, j) = scale * sin((double)(i * 131 + j * 7 + 1)) / (double)(j + 1);
+            SBW_MAT_AT(m, i, j) = scale * sin((double)(i * 131 + j * 7 + 1)) / (double)(j + 1);
 }
 
 /* Blocks of uneven sizes in, other blocks out: the same matrix. */
@@ -427,7 +427,7 @@ static void test_pipe_reading(void **state)
     sbw_mat m = {0};
     SBW_ASSERT_OK(read_through_fifo("f8_c.npy", SIZE_MAX, &m, 2)); /* skip forward */
     for (size_t j = 0; j < 4; j++)
-        assert_true(SBW_AT(&m, 2, j) == fixture_value(2, j));
+        assert_true(SBW_MAT_AT(&m, 2, j) == fixture_value(2, j));
     sbw_mat_free(&m);
     /* A stream cut inside row 1 is reported as truncated. */
     assert_int_equal(read_through_fifo("f8_c.npy", 128 + 40, &m, 0), SBW_EFORMAT);

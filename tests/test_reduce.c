@@ -8,7 +8,7 @@
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
 
@@ -23,7 +23,7 @@ static gsl_rng *rng_for(uint64_t stream)
     return r;
 }
 
-static char *save_tmp(const char *name, const sbw_mat *a, sbw_dtype t)
+static char *save_tmp(const char *name, const sbw_mat *a, sbw_npy_dtype t)
 {
     char *p = strdup(sbw_test_path(name));
     SBW_ASSERT_OK(sbw_npy_save(p, a, t));
@@ -56,7 +56,7 @@ static int hook(void *ctx, const double *rows, size_t row0, size_t nr, size_t ld
     h->ok &= row0 == h->next;
     for (size_t i = 0; i < nr; i++)
         for (size_t j = 0; j < h->a->cols; j++)
-            h->ok &= rows[i * ld + j] == SBW_AT(h->a, row0 + i, j);
+            h->ok &= rows[i * ld + j] == SBW_MAT_AT(h->a, row0 + i, j);
     h->next += nr;
     return SBW_OK;
 }
@@ -112,10 +112,10 @@ static void test_bad_entries(void **state)
     gsl_rng *rng = rng_for(5);
     sbw_mat a = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 90, 6, 1.0, rng));
-    SBW_AT(&a, 77, 1) = NAN;
-    SBW_AT(&a, 41, 3) = -INFINITY; /* the first one, in a later block */
-    SBW_AT(&a, 41, 5) = -INFINITY;
-    SBW_AT(&a, 88, 0) = INFINITY;
+    SBW_MAT_AT(&a, 77, 1) = NAN;
+    SBW_MAT_AT(&a, 41, 3) = -INFINITY; /* the first one, in a later block */
+    SBW_MAT_AT(&a, 41, 5) = -INFINITY;
+    SBW_MAT_AT(&a, 88, 0) = INFINITY;
     char *path = save_tmp("bad.npy", &a, SBW_F64);
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
         for (int w = 1; w <= 3; w++) {
@@ -125,12 +125,12 @@ static void test_bad_entries(void **state)
             check_bad(path, &o, "-inf log-probability", NULL);
         }
     /* with --exp, -inf is a zero probability; NaN and +Inf stay bad */
-    SBW_AT(&a, 77, 1) = 0.5;
-    SBW_AT(&a, 88, 0) = 800.0; /* exp overflows */
+    SBW_MAT_AT(&a, 77, 1) = 0.5;
+    SBW_MAT_AT(&a, 88, 0) = 800.0; /* exp overflows */
     sbw_npy_save(path, &a, SBW_F64);
     sbw_reduce_opts o = {.exp = true};
     check_bad(path, &o, "1 non-finite entry in exp(A) (0 NaN, 1 +Inf, 0 -Inf)", "row 88, column 0");
-    SBW_AT(&a, 88, 0) = 0.5;
+    SBW_MAT_AT(&a, 88, 0) = 0.5;
     sbw_npy_save(path, &a, SBW_F64);
     sbw_spectra sp;
     SBW_ASSERT_OK(spectra_of(path, &o, 1, &sp));

@@ -8,7 +8,7 @@
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
 
@@ -25,7 +25,7 @@ static gsl_rng *rng_for(uint64_t stream)
     return r;
 }
 
-static char *save_tmp(const char *name, const sbw_mat *a, sbw_dtype t)
+static char *save_tmp(const char *name, const sbw_mat *a, sbw_npy_dtype t)
 {
     char *p = strdup(sbw_test_path(name));
     SBW_ASSERT_OK(sbw_npy_save(p, a, t));
@@ -142,11 +142,11 @@ static void test_float32_file(void **state)
     (void)state;
     gsl_rng *rng = rng_for(2);
     sbw_mat a = {0};
-    sbw_matf f = {0};
+    sbw_mat_f32 f = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 70, 9, 1.0, rng));
-    SBW_ASSERT_OK(sbw_matf_alloc(&f, a.rows, a.cols));
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, a.rows, a.cols));
     SBW_ASSERT_OK(sbw_mat_to_float(&f, &a));
-    SBW_ASSERT_OK(sbw_matf_to_double(&a, &f));
+    SBW_ASSERT_OK(sbw_mat_f32_to_double(&a, &f));
     char *p = strdup(sbw_test_path("f32.npy"));
     SBW_ASSERT_OK(sbw_npy_save_f32(p, &f));
     double sj[9];
@@ -161,7 +161,7 @@ static void test_float32_file(void **state)
     sbw_spectra_free(&sp);
     free(p);
     sbw_mat_free(&a);
-    sbw_matf_free(&f);
+    sbw_mat_f32_free(&f);
     sbw_rng_free(rng);
 }
 
@@ -172,7 +172,7 @@ static void test_exp(void **state)
     gsl_rng *rng = rng_for(3);
     sbw_mat a = {0}, p = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 30, 12, 1.0, rng));
-    SBW_AT(&a, 4, 5) = -INFINITY;
+    SBW_MAT_AT(&a, 4, 5) = -INFINITY;
     SBW_ASSERT_OK(sbw_mat_alloc(&p, 30, 12));
     for (size_t i = 0; i < 360; i++)
         p.data[i] = exp(a.data[i]);

@@ -92,21 +92,21 @@ static void test_values_f32_vs_jacobi(void **state)
     gsl_rng *rng = rng_for(3);
     for (size_t i = 0; i < NSHAPES; i++) {
         sbw_mat a = {0};
-        sbw_matf f = {0};
+        sbw_mat_f32 f = {0};
         size_t k = shapes[i][0] < shapes[i][1] ? shapes[i][0] : shapes[i][1];
         float sf[64];
         double s[64], sj[64];
         SBW_ASSERT_OK(tm_gauss(&a, shapes[i][0], shapes[i][1], rng));
-        SBW_ASSERT_OK(sbw_matf_alloc(&f, a.rows, a.cols));
+        SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, a.rows, a.cols));
         SBW_ASSERT_OK(sbw_mat_to_float(&f, &a));
-        SBW_ASSERT_OK(sbw_matf_to_double(&a, &f)); /* the float data, exactly */
+        SBW_ASSERT_OK(sbw_mat_f32_to_double(&a, &f)); /* the float data, exactly */
         SBW_ASSERT_OK(sbw_svd_values_f32(&f, sf));
         SBW_ASSERT_OK(sbw_svd_jacobi(&a, sj));
         for (size_t j = 0; j < k; j++)
             s[j] = sf[j];
         SBW_ASSERT_CLOSE(s, sj, k, SV_TOL * FLT_EPSILON * sj[0], 0.0);
         sbw_mat_free(&a);
-        sbw_matf_free(&f);
+        sbw_mat_f32_free(&f);
     }
     sbw_rng_free(rng);
 }
@@ -128,14 +128,14 @@ static void check_right(const sbw_mat *a)
         for (size_t q = 0; q < k; q++) {
             double d = 0;
             for (size_t j = 0; j < a->cols; j++)
-                d += SBW_AT(&vt, p, j) * SBW_AT(&vt, q, j);
+                d += SBW_MAT_AT(&vt, p, j) * SBW_MAT_AT(&vt, q, j);
             SBW_ASSERT_NEAR(d, p == q ? 1.0 : 0.0, tol);
         }
         double n2 = 0;
         for (size_t i = 0; i < a->rows; i++) {
             double x = 0;
             for (size_t j = 0; j < a->cols; j++)
-                x += SBW_AT(a, i, j) * SBW_AT(&vt, p, j);
+                x += SBW_MAT_AT(a, i, j) * SBW_MAT_AT(&vt, p, j);
             n2 += x * x;
         }
         SBW_ASSERT_NEAR(sqrt(n2), sj[p], SV_TOL * DBL_EPSILON * sj[0] * (double)a->cols);
@@ -164,7 +164,7 @@ static void test_errors(void **state)
     double s[4];
     float sf[4];
     sbw_mat e = {0}, v = {0};
-    sbw_matf ef = {0};
+    sbw_mat_f32 ef = {0};
     assert_int_equal(sbw_svd_values(&e, s), SBW_ESHAPE);
     assert_int_equal(sbw_svd_values_f32(&ef, sf), SBW_ESHAPE);
     assert_int_equal(sbw_svd_right(&e, s, &v), SBW_ESHAPE);

@@ -38,7 +38,7 @@ static gsl_rng *rng_for(uint64_t stream)
 
 /* Stacks a through a TSQR in blocks of b rows (split over nacc accumulators
  * merged at the end), returns R's singular values in s. */
-static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sbw_dtype prec,
+static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sbw_npy_dtype prec,
                         double *s)
 {
     sbw_tsqr *q[3] = {0};
@@ -56,14 +56,14 @@ static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sb
     SBW_ASSERT_OK(sbw_tsqr_take(q[0], &r));
     for (size_t i = 0; i < r.rows; i++) /* upper triangular */
         for (size_t j = 0; j < i; j++)
-            assert_true(SBW_AT(&r, i, j) == 0.0);
+            assert_true(SBW_MAT_AT(&r, i, j) == 0.0);
     SBW_ASSERT_OK(sbw_svd_values(&r, s));
     sbw_mat_free(&r);
     for (size_t t = 0; t < nacc; t++)
         sbw_tsqr_free(q[t]);
 }
 
-static void check_tsqr(const sbw_mat *a, bool center, sbw_dtype prec)
+static void check_tsqr(const sbw_mat *a, bool center, sbw_npy_dtype prec)
 {
     const size_t blocks[] = {1, 2, 5, 16, 19, 100, 257};
     double s[64], sj[64];
@@ -139,8 +139,8 @@ static void test_tsqr_last_column(void **state)
     for (size_t i = 0; i < 57; i++) {
         last[i] = 30.0 + gsl_ran_gaussian(rng, 1.0);
         for (size_t j = 0; j < 6; j++)
-            SBW_AT(&full, i, j) = SBW_AT(&a, i, j);
-        SBW_AT(&full, i, 6) = last[i];
+            SBW_MAT_AT(&full, i, j) = SBW_MAT_AT(&a, i, j);
+        SBW_MAT_AT(&full, i, 6) = last[i];
     }
     for (int center = 0; center <= 1; center++) {
         sbw_tsqr *q = NULL;
@@ -154,7 +154,7 @@ static void test_tsqr_last_column(void **state)
         for (size_t j = 0; center && j < 7; j++) {
             double mu = 0;
             for (size_t i = 0; i < 57; i++)
-                mu += SBW_AT(&full, i, j) / 57.0;
+                mu += SBW_MAT_AT(&full, i, j) / 57.0;
             SBW_ASSERT_NEAR(mean[j], mu, 64 * DBL_EPSILON * fabs(mu) + 1e-15);
         }
         SBW_ASSERT_OK(sbw_tsqr_take(q, &r));

@@ -1,7 +1,7 @@
-/* test_err.c -- status codes, the thread-local last error, GSL quietness. */
+/* test_error.c -- status codes, the thread-local last error, GSL quietness. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_log.h>
@@ -12,12 +12,12 @@ static void test_strerror(void **state)
 {
     (void)state;
     for (int a = 0; a < SBW_NSTATUS; a++) {
-        assert_true(strlen(sbw_strerror(a)) > 0);
+        assert_true(strlen(sbw_error_string(a)) > 0);
         for (int b = 0; b < a; b++)
-            assert_string_not_equal(sbw_strerror(a), sbw_strerror(b));
+            assert_string_not_equal(sbw_error_string(a), sbw_error_string(b));
     }
-    assert_string_equal(sbw_strerror(-3), "unknown status");
-    assert_string_equal(sbw_strerror(SBW_NSTATUS), "unknown status");
+    assert_string_equal(sbw_error_string(-3), "unknown status");
+    assert_string_equal(sbw_error_string(SBW_NSTATUS), "unknown status");
 }
 
 static void test_error_records_reason(void **state)
@@ -31,7 +31,7 @@ static void test_error_records_reason(void **state)
     assert_string_equal(sbw_error_reason(), "row 7 is bad");
     assert_int_equal(sbw_error_status(), SBW_EDATA);
     assert_int_equal(sbw_error_line(), line);
-    assert_non_null(strstr(sbw_error_file(), "test_err.c"));
+    assert_non_null(strstr(sbw_error_file(), "test_error.c"));
     char big[2000];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
