@@ -61,8 +61,9 @@ help:
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
 
-# -Wconversion holds for core/ and models/.
+# -Wconversion holds for core/, analysis/ and models/.
 $(BUILD)/core/%.o: WARN += -Wconversion
+$(BUILD)/analysis/%.o: WARN += -Wconversion
 $(BUILD)/models/%.o: WARN += -Wconversion
 $(BUILD)/%_kern.o: SBW_KERN_CFLAGS = $(KERN_CFLAGS)
 

@@ -21,14 +21,15 @@ size_t sbw_compare_k(size_t i)
     return i < SBW_COMPARE_NK ? k[i] : 0;
 }
 
-/* |{a[0..k)} ∩ {b[0..k)}| for index lists of distinct entries. */
+/* |{a[0..k)} ∩ {b[0..k)}| for index lists of distinct entries; at most
+ * k <= SBW_COMPARE_KMAX, so it fits the unsigned char it is stored in. */
 static unsigned char overlap(const size_t *a, const size_t *b, size_t k)
 {
-    unsigned char n = 0;
+    unsigned n = 0;
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < k; j++)
             n += a[i] == b[j];
-    return n;
+    return (unsigned char)n;
 }
 
 /* Modes, ties, overlaps from the top lists tp, tq (kk >= 1 entries each). */
