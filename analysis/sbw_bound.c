@@ -144,7 +144,7 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
         return SBW_ERROR(SBW_EINVAL, "fit: rows %zu..%zu out of order (next %zu)", row0,
                          row0 + rows, f->next);
     int st = fit_buffer(f, rows);
-    st = st ? st : sbw_npy_read_rows(f->r, rows, f->q, f->cols);
+    st = st ? st : sbw_npy_read_rows(f->r, f->q, rows, f->cols);
     if (st)
         return st;
     fit_scan(f, row0, rows);
@@ -307,13 +307,13 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
     int st = ws.a && ws.l && ws.h ? sbw_npy_seek_row(r, 0) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
         size_t nr = min_sz(b, n - row0);
-        st = sbw_npy_read_rows(r, nr, ws.a, m);
+        st = sbw_npy_read_rows(r, ws.a, nr, m);
         if (st)
             break;
         block_logits(&ws, vt, d, mu, nr, m);
-        sbw_kern_log_softmax_rows(ws.l, m, ws.l, m, nr, m);
+        sbw_kern_log_softmax_rows(ws.l, nr, m, m, ws.l, m);
         add_error(ws.a, m, ws.l, m, nr, m, e);
-        st = sbw_npy_write_rows(w, nr, ws.l, m);
+        st = sbw_npy_write_rows(w, ws.l, nr, m);
     }
     free(ws.a);
     free(ws.l);

@@ -117,7 +117,7 @@ static bool add_group(sbw_kl_acc *a, const double *l, size_t g, size_t ld)
         a->rowpl[r] = a->rowsum[r] = 0.0;
     for (size_t x0 = 0; x0 < a->cols; x0 += KL_TILE) {
         size_t w = a->cols - x0 < KL_TILE ? a->cols - x0 : KL_TILE;
-        bad |= sbw_kl_kern_group(l + x0, ld, g, w, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
+        bad |= sbw_kl_kern_group(l + x0, g, w, ld, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
                                  a->rowsum);
         merge_cols(a, x0, w, a->gsp, a->gsl, a->gcm, g);
     }
@@ -379,7 +379,7 @@ int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out)
 }
 
 /* Two passes: the means first, then the co-moment about them. */
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+void sbw_kl_naive_group(const double *l, size_t g, size_t n, size_t ld, double *a, double *sp,
                         double *sl, double *cm, double *rowpl, double *rowsum)
 {
     for (size_t x = 0; x < n; x++) {

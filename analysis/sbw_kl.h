@@ -108,7 +108,7 @@ int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out);
 
 /* Plain-loop twins of sbw_kl_kern_group / _exp / _pair (same contracts;
  * libm's exp; the group's co-moment by two passes, about the means). */
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+void sbw_kl_naive_group(const double *l, size_t g, size_t n, size_t ld, double *a, double *sp,
                         double *sl, double *cm, double *rowpl, double *rowsum);
 double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp);
 double sbw_kl_naive_pair(const double *pa, const double *la, const double *lb, size_t n);

@@ -90,7 +90,7 @@ static int bad_error(const char *path, const bad_entries *b, bool exp)
 static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, size_t row0,
                        size_t nr, size_t cols)
 {
-    int st = sbw_npy_read_rows(r, nr, a, cols);
+    int st = sbw_npy_read_rows(r, a, nr, cols);
     if (!st && o->hook)
         st = o->hook(o->hook_ctx, a, row0, nr, cols);
     return st;

@@ -57,8 +57,8 @@ const char *sbw_npy_reader_path(const sbw_npy_reader *r);
 /* Reads the next nr rows into dst (nr x cols, leading dimension ld >= cols),
  * converting to double (or float).  Errors: SBW_EINVAL (nr beyond the last
  * row, ld < cols), SBW_EFORMAT (payload ends early: truncated), SBW_EIO. */
-int sbw_npy_read_rows(sbw_npy_reader *r, size_t nr, double *dst, size_t ld);
-int sbw_npy_read_rows_f32(sbw_npy_reader *r, size_t nr, float *dst, size_t ld);
+int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld);
+int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld);
 
 /* Index of the next row sbw_npy_read_rows will return. */
 size_t sbw_npy_reader_row(const sbw_npy_reader *r);
@@ -105,8 +105,8 @@ int sbw_npy_create(sbw_npy_writer **w, const char *path, size_t rows, size_t col
 
 /* Appends nr rows from src (nr x cols, leading dimension ld), converting
  * to the file's dtype.  Writing more rows than declared is SBW_EINVAL. */
-int sbw_npy_write_rows(sbw_npy_writer *w, size_t nr, const double *src, size_t ld);
-int sbw_npy_write_rows_f32(sbw_npy_writer *w, size_t nr, const float *src, size_t ld);
+int sbw_npy_write_rows(sbw_npy_writer *w, const double *src, size_t nr, size_t ld);
+int sbw_npy_write_rows_f32(sbw_npy_writer *w, const float *src, size_t nr, size_t ld);
 
 /* Completes the file: checks that every declared row was written, flushes,
  * closes and renames into place.  Frees w whatever happens; on failure the

@@ -390,7 +390,7 @@ static int load_into(const char *dir, const char *stem, uint64_t gen, double *x,
     if (in->rows != rows || in->cols != cols)
         st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, expected %zu x %zu", path, in->rows,
                        in->cols, rows, cols);
-    st = st ? st : sbw_npy_read_rows(r, rows, x, cols);
+    st = st ? st : sbw_npy_read_rows(r, x, rows, cols);
     sbw_npy_close(r);
     return st;
 }

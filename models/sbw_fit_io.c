@@ -165,9 +165,9 @@ int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sb
         size_t nr = n - r0 < p.chunk ? n - r0 : p.chunk;
         sbw_obj_result part = {0};
         if (exact)
-            st = sbw_npy_read_rows(exact, nr, p.lp, m);
+            st = sbw_npy_read_rows(exact, p.lp, nr, m);
         st = st ? st : sbw_obj_logq(p.o, f->theta, r0, nr, p.lq, exact ? p.lp : NULL, &part);
-        st = st ? st : (p.w ? sbw_npy_write_rows(p.w, nr, p.lq, m) : SBW_OK);
+        st = st ? st : (p.w ? sbw_npy_write_rows(p.w, p.lq, nr, m) : SBW_OK);
         loss += part.loss * (double)nr;
         kl += part.kl * (double)nr;
         hits += part.mode_match * (double)nr;
@@ -270,7 +270,7 @@ int sbw_fit_io_load(sbw_fit *f, const char *dir)
         if (in->rows != b[i].rows || in->cols != b[i].cols)
             st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, the head needs %zu x %zu", path,
                            in->rows, in->cols, b[i].rows, b[i].cols);
-        st = st ? st : sbw_npy_read_rows(r, b[i].rows, f->theta + b[i].off, b[i].cols);
+        st = st ? st : sbw_npy_read_rows(r, f->theta + b[i].off, b[i].rows, b[i].cols);
         sbw_npy_close(r);
     }
     return st;

@@ -272,7 +272,7 @@ static void context_forward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
         sbw_fit_kern_tanh(b->g, nb * kd);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0, b->hb,
                     (int)d, V, (int)d, 0.0, b->logpi, (int)k);
-        sbw_kern_log_softmax_rows(b->logpi, k, b->logpi, k, nb, k);
+        sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
         if (o->h.mixture)
             memcpy(b->xd, b->g, nb * kd * sizeof(double));
         else
@@ -431,7 +431,7 @@ static void context_rows(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size_t
         if (o->h.mixture)
             memcpy(out, w->lq, m * sizeof *out);
         else
-            sbw_kern_log_softmax_rows(y, m, out, m, 1, m);
+            sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
         logq_metrics(o, pos, &loss, &ent);
     }
     add_result(o, w, r, loss, ent, am);
@@ -468,7 +468,7 @@ static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size
             memcpy(out, w->lq, m * sizeof *out);
         } else {
             sbw_fit_kern_f2d(y, out, m);
-            sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+            sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
         }
         logq_metrics(o, pos, &loss, &ent);
     }

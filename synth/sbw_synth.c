@@ -192,7 +192,7 @@ static void row_topics(const sbw_synth *g, synth_ws *w, double *x)
     size_t k = g->p.k, m = g->p.m;
     log_gamma_sym(w->rng, g->p.mix_alpha, w->logw, w->logw + k, k);
     sbw_synth_kern_normalise(w->logw, k);
-    sbw_synth_kern_mix(w->logw, k, g->shared.data, g->shared.ld, m, x, w->u);
+    sbw_synth_kern_mix(w->logw, g->shared.data, k, m, g->shared.ld, x, w->u);
     sbw_synth_kern_normalise(x, m);
 }
 

@@ -60,9 +60,9 @@ static void test_kern_group_matches_naive(void **state)
                 size_t g = gs[a], n = ns[b], ld = n + 3, len = 4 * n + 2 * g;
                 sbw_mat l = make_logp(g, ld, group_alphas[k], 100 + a * 20 + b * 4 + k);
                 double *f = calloc(2 * len, sizeof *f), *v = f + len;
-                assert_false(sbw_kl_kern_group(l.data, ld, g, n, f, f + n, f + 2 * n, f + 3 * n,
+                assert_false(sbw_kl_kern_group(l.data, g, n, ld, f, f + n, f + 2 * n, f + 3 * n,
                                                f + 4 * n, f + 4 * n + g));
-                sbw_kl_naive_group(l.data, ld, g, n, v, v + n, v + 2 * n, v + 3 * n, v + 4 * n,
+                sbw_kl_naive_group(l.data, g, n, ld, v, v + n, v + 2 * n, v + 3 * n, v + 4 * n,
                                    v + 4 * n + g);
                 double mag = max_abs_entry(&l);
                 /* p, column sums of p, row sums of p: relative, plus what
@@ -97,7 +97,7 @@ static void test_kern_group_comoment_error_bound(void **state)
                 for (size_t r = 0; r < g; r++)
                     sbw_kl_kern_exp(l.data + r * n, p + r * n, n, &pl);
                 memset(f + 4 * n, 0, 2 * g * sizeof *f);
-                assert_false(sbw_kl_kern_group(l.data, n, g, n, f, f + n, f + 2 * n, f + 3 * n,
+                assert_false(sbw_kl_kern_group(l.data, g, n, n, f, f + n, f + 2 * n, f + 3 * n,
                                                f + 4 * n, f + 4 * n + g));
                 for (size_t x = 0; x < n; x++) {
                     long double mp = 0, ml = 0, cm = 0;
@@ -135,11 +135,11 @@ static void test_kern_group_flags_nonfinite(void **state)
                 for (size_t v = 0; v < 3; v++) {
                     double keep = l.data[r * n + cols[c]];
                     l.data[r * n + cols[c]] = bad[v];
-                    assert_true(sbw_kl_kern_group(l.data, n, g, n, f, f + n, f + 2 * n, f + 3 * n,
+                    assert_true(sbw_kl_kern_group(l.data, g, n, n, f, f + n, f + 2 * n, f + 3 * n,
                                                   f + 4 * n, f + 4 * n + g));
                     l.data[r * n + cols[c]] = keep;
                 }
-        assert_false(sbw_kl_kern_group(l.data, n, g, n, f, f + n, f + 2 * n, f + 3 * n, f + 4 * n,
+        assert_false(sbw_kl_kern_group(l.data, g, n, n, f, f + n, f + 2 * n, f + 3 * n, f + 4 * n,
                                        f + 4 * n + g));
         free(f);
         sbw_mat_free(&l);

@@ -164,8 +164,8 @@ static void test_kern_mix(void **state)
                 w[t] = -5 * gsl_rng_uniform(r);
             for (size_t i = 0; i < k * ld; i++)
                 phi[i] = -800 * gsl_rng_uniform(r); /* terms far below exp's range too */
-            sbw_synth_kern_mix(w, k, phi, ld, m, o1, scr);
-            sbw_synth_ref_mix(w, k, phi, ld, m, o2);
+            sbw_synth_kern_mix(w, phi, k, m, ld, o1, scr);
+            sbw_synth_ref_mix(w, phi, k, m, ld, o2);
             SBW_ASSERT_CLOSE(o1, o2, m, 0, 8 * EPS);
             free(w);
             free(phi);
