@@ -34,7 +34,7 @@ static int values_in(sbw_mat *a, sbw_npy_dtype prec, double *s)
         return sbw_svd_values(a, s);
     sbw_mat_f32 f = {0};
     size_t k = min_sz(a->rows, a->cols);
-    float *sf = malloc(k * sizeof *sf);
+    float *sf = malloc((k ? k : 1) * sizeof *sf);
     int st = sf ? sbw_mat_f32_alloc(&f, a->rows, a->cols) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st)
         st = sbw_mat_to_float(&f, a);
