@@ -90,7 +90,7 @@ int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const 
 /* ---- the exact rank-d Softmax solution ---------------------------------- */
 
 typedef struct sbw_bound_construction {
-    size_t d;          /* the dimension used: min(d asked, min(N, M)) */
+    size_t d;                /* the dimension used: min(d asked, min(N, M)) */
     sbw_bound_fit_error err; /* of the written log Q against A */
 } sbw_bound_construction;
 

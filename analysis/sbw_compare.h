@@ -54,6 +54,13 @@ typedef struct sbw_compare_summary {
     double max_abs_err;     /* max_ij |A_P - A_Q| */
 } sbw_compare_summary;
 
+/* Fills out's KL, entropies, errors (from sums, SBW_CMP_NSUMS of them as
+ * sbw_compare_kern_sums gives) and its modes, ties and overlaps (from the
+ * top lists tp, tq of kk entries each); the rank is the caller's.  Shared
+ * by sbw_compare_row_fast and its twin sbw_compare_ref_row. */
+void sbw_compare_row_fill(const double *lp, const double *lq, const double *sums, const size_t *tp,
+                          const size_t *tq, size_t kk, sbw_compare_row *out);
+
 /* Doubles of workspace sbw_compare_row_fast needs for rows of m words. */
 size_t sbw_compare_ws(size_t m);
 
@@ -84,18 +91,5 @@ int sbw_compare_files(sbw_logp_reader *p, sbw_logp_reader *q, int threads, sbw_p
  * median; sums compensated).  Errors: SBW_EINVAL (n == 0), SBW_ENOMEM. */
 int sbw_compare_summarize(const sbw_compare_row *rows, size_t n, size_t m,
                           sbw_compare_summary *out);
-
-/* ---- naive twins (test oracles) ----------------------------------------- */
-
-/* sbw_compare_row_fast by definition: sbw_num_* sums, a full sort of the
- * indices for top-k and rank.  Errors: SBW_ENOMEM. */
-int sbw_compare_ref_row(const double *lp, const double *lq, size_t m, sbw_compare_row *out);
-
-/* Twin of sbw_compare_kern_sums (plain loops; sums has SBW_CMP_NSUMS). */
-void sbw_compare_ref_sums(const double *lp, const double *lq, size_t m, double *sums);
-
-/* Twins of sbw_compare_kern_topk / _rank (full sort; same contracts). */
-int sbw_compare_ref_topk(const double *x, size_t m, size_t k, size_t *idx, size_t *n);
-int sbw_compare_ref_rank(const double *x, size_t m, size_t i, size_t *rank);
 
 #endif

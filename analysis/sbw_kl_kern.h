@@ -3,7 +3,7 @@
  * Compiled with -O3 -march=native -ffast-math (Makefile rule for *_kern.c):
  * inputs must be finite log-probabilities (sbw_logp_read guarantees it),
  * except that sbw_kl_kern_group detects non-finite entries itself.  Each
- * function has a naive twin in sbw_kl.c (sbw_kl_ref_*) that the tests
+ * function has a naive twin in sbw_kl_ref.c (sbw_kl_ref_*) that the tests
  * hold it to.
  */
 #ifndef SBW_KL_KERN_H

@@ -143,7 +143,7 @@ int sbw_logp_team_open(sbw_logp_reader *r, int want, sbw_logp_reader ***team, in
 void sbw_logp_team_close(sbw_logp_reader **team, int n);
 
 /* The earliest failure (in work order) among parallel workers.  Errors are
- * recorded per thread (sbw_err.h), so a worker notes its failure here and
+ * recorded per thread (sbw_error.h), so a worker notes its failure here and
  * the calling thread re-raises it after the parallel region. */
 typedef struct sbw_logp_fail {
     int status;

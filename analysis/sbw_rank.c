@@ -62,7 +62,8 @@ int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
     return SBW_OK;
 }
 
-int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps, const char **source)
+int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps,
+                 const char **source)
 {
     if (!arg || strcmp(arg, "auto") == 0) {
         bool f32 = data == SBW_F32 || prec == SBW_F32;

@@ -183,7 +183,8 @@ static int add_rows(sbw_table *t, const bound_args *a, const bound_run *run)
     return st;
 }
 
-static int print(const char *path, const bound_args *a, const sbw_cli_common *c, const bound_run *run)
+static int print(const char *path, const bound_args *a, const sbw_cli_common *c,
+                 const bound_run *run)
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-bound", c, false);

@@ -62,8 +62,9 @@ static int add_meta(sbw_table *t, const cmp_args *a, sbw_logp_reader *const rd[2
         size_t worst;
         sbw_logp_stats(rd[i], &lse, &worst);
         st = sbw_table_meta_str(t, keys[i][0], sbw_logp_path(rd[i]));
-        st = st ? st
-                : sbw_table_meta_str(t, keys[i][1], sbw_npy_dtype_name(sbw_logp_info(rd[i])->dtype));
+        st =
+            st ? st
+               : sbw_table_meta_str(t, keys[i][1], sbw_npy_dtype_name(sbw_logp_info(rd[i])->dtype));
         st = st ? st : sbw_table_meta_dbl(t, keys[i][2], lse);
         st = st ? st : sbw_table_meta_int(t, keys[i][3], (long long)worst);
     }

@@ -167,8 +167,8 @@ static int declare(sbw_table *t, bool with_pairs)
     return sbw_table_columns(t, cols, n);
 }
 
-static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_cli_common *c,
-                   sbw_kl_pairs_sample *out)
+static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k,
+                   const sbw_cli_common *c, sbw_kl_pairs_sample *out)
 {
     size_t *ab = malloc(2 * k->pairs * sizeof *ab);
     double *kl = malloc(k->pairs * sizeof *kl);
@@ -184,8 +184,8 @@ static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, 
     return st;
 }
 
-static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_cli_common *c,
-                   sbw_kl_exact *e, sbw_kl_pairs_sample *smp)
+static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k,
+                   const sbw_cli_common *c, sbw_kl_exact *e, sbw_kl_pairs_sample *smp)
 {
     sbw_kl_opts ko = {.threads = (int)c->threads};
     sbw_progress p;

@@ -54,9 +54,9 @@ static int compute(const char *path, const rank_args *a, const sbw_cli_common *c
                    sbw_reduce_variant *var)
 {
     sbw_reduce_opts o = {.exp = a->exp,
-                          .single = a->single,
-                          .block_rows = a->block_rows,
-                          .workers = (int)a->workers};
+                         .single = a->single,
+                         .block_rows = a->block_rows,
+                         .workers = (int)a->workers};
     int st = sbw_reduce_method_parse(a->method, &o.method);
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
     sbw_npy_reader *r = NULL;
@@ -142,8 +142,8 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
     return st;
 }
 
-static int report(const char *path, const rank_args *a, const sbw_cli_common *c, const sbw_spectra *sp,
-                  sbw_reduce_variant var)
+static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
+                  const sbw_spectra *sp, sbw_reduce_variant var)
 {
     double eps;
     const char *eps_source;

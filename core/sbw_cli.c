@@ -222,7 +222,8 @@ static void print_help(const sbw_cli *cli)
     if (cli->common & SBW_CLI_OUTPUT)
         print_opt(stdout, "-o, --output", "FILE", "write the result to FILE ('-' = stdout)", "");
     if (cli->common & SBW_CLI_SEED)
-        printf("  %-22s random seed [%llu]\n", "--seed S", (unsigned long long)SBW_RNG_DEFAULT_SEED);
+        printf("  %-22s random seed [%llu]\n", "--seed S",
+               (unsigned long long)SBW_RNG_DEFAULT_SEED);
     if (cli->common & SBW_CLI_THREADS)
         print_opt(stdout, "--threads", "N", "threads for BLAS and OpenMP (0 = all cores)", " [0]");
     if (cli->common & SBW_CLI_JSON)

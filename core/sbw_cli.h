@@ -48,10 +48,10 @@ enum {
 };
 
 typedef struct sbw_cli {
-    const char *tool;    /* "sbw-info" (or "sbw-synth dirichlet") */
-    const char *usage;   /* what follows "[options]": "FILE.npy" */
-    const char *summary; /* one line */
-    const char *details; /* printed after the options by --help: output, examples */
+    const char *tool;        /* "sbw-info" (or "sbw-synth dirichlet") */
+    const char *usage;       /* what follows "[options]": "FILE.npy" */
+    const char *summary;     /* one line */
+    const char *details;     /* printed after the options by --help: output, examples */
     const sbw_cli_opt *opts; /* the tool's own options, ended by a {0} entry */
     int min_args, max_args;
     unsigned common;

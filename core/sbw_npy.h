@@ -23,16 +23,16 @@
 typedef enum sbw_npy_dtype { SBW_F64 = 0, SBW_F32 = 1 } sbw_npy_dtype;
 
 typedef struct sbw_npy_info {
-    int major, minor;   /* format version */
-    char descr[8];      /* as written: "<f8", ">f4", ... */
-    sbw_npy_dtype dtype;    /* SBW_F64 or SBW_F32 */
-    size_t itemsize;    /* 8 or 4 */
-    bool swap;          /* stored byte order differs from this machine's */
-    bool fortran;       /* column-major payload */
-    int ndim;           /* 1 or 2 */
-    size_t rows, cols;  /* 2-D: the shape; 1-D (n,): n x 1 */
-    size_t data_offset; /* bytes before the payload */
-    size_t data_bytes;  /* rows * cols * itemsize */
+    int major, minor;    /* format version */
+    char descr[8];       /* as written: "<f8", ">f4", ... */
+    sbw_npy_dtype dtype; /* SBW_F64 or SBW_F32 */
+    size_t itemsize;     /* 8 or 4 */
+    bool swap;           /* stored byte order differs from this machine's */
+    bool fortran;        /* column-major payload */
+    int ndim;            /* 1 or 2 */
+    size_t rows, cols;   /* 2-D: the shape; 1-D (n,): n x 1 */
+    size_t data_offset;  /* bytes before the payload */
+    size_t data_bytes;   /* rows * cols * itemsize */
 } sbw_npy_info;
 
 typedef struct sbw_npy_reader sbw_npy_reader;

@@ -133,7 +133,8 @@ int sbw_table_meta_bool(sbw_table *t, const char *key, bool value)
     return st;
 }
 
-int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_cli_common *c, bool with_seed)
+int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_cli_common *c,
+                    bool with_seed)
 {
     sbw_table *t = calloc(1, sizeof *t);
     if (!t)

@@ -90,7 +90,7 @@ static bool arg_given(int argc, char **argv, const char *name)
 
 /* An option whose range sbw_synth_check validates (min > max: no range). */
 static sbw_cli_opt unranged(const char *name, const char *metavar, sbw_cli_arg_type type, void *dst,
-                        const char *help)
+                            const char *help)
 {
     return (sbw_cli_opt){name, metavar, type, dst, 1, 0, help};
 }

@@ -318,8 +318,8 @@ static size_t centred_rank(const sbw_mat *q, bool bias)
     return r;
 }
 
-static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias, sbw_reduce_method m,
-                            size_t dstar)
+static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias,
+                            sbw_reduce_method m, size_t dstar)
 {
     const char *out = sbw_test_path("q.npy");
     sbw_reduce_opts o = {.method = m, .block_rows = 4, .workers = 2};

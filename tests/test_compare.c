@@ -7,6 +7,7 @@
 
 #include "logp_rand.h"
 #include "sbw_compare.h"
+#include "sbw_compare_ref.h"
 #include "sbw_compare_kern.h"
 #include "sbw_error.h"
 #include "sbw_logp.h"

@@ -7,6 +7,7 @@
 #include "logp_rand.h"
 #include "sbw_error.h"
 #include "sbw_kl.h"
+#include "sbw_kl_ref.h"
 #include "sbw_kl_kern.h"
 #include "sbw_kl_matrix.h"
 #include "sbw_kl_pairs.h"
@@ -63,7 +64,7 @@ static void test_kern_group_matches_naive(void **state)
                 assert_false(sbw_kl_kern_group(l.data, g, n, ld, f, f + n, f + 2 * n, f + 3 * n,
                                                f + 4 * n, f + 4 * n + g));
                 sbw_kl_ref_group(l.data, g, n, ld, v, v + n, v + 2 * n, v + 3 * n, v + 4 * n,
-                                   v + 4 * n + g);
+                                 v + 4 * n + g);
                 double mag = max_abs_entry(&l);
                 /* p, column sums of p, row sums of p: relative, plus what
                  * flushing results under DBL_MIN to 0 may lose; log sums and

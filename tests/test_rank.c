@@ -26,8 +26,8 @@ static gsl_rng *rng_for(uint64_t stream)
 /* The estimate for variant v of a, written as dtype t and read back
  * through the whole pipeline (direct or TSQR as the shape decides, unless
  * method says otherwise).  eps_arg as for --eps. */
-static sbw_rank_est rank_of(const sbw_mat *a, sbw_npy_dtype t, sbw_reduce_variant v, sbw_reduce_method method,
-                            bool single, const char *eps_arg)
+static sbw_rank_est rank_of(const sbw_mat *a, sbw_npy_dtype t, sbw_reduce_variant v,
+                            sbw_reduce_method method, bool single, const char *eps_arg)
 {
     const char *path = sbw_test_path("rank.npy");
     sbw_npy_reader *r = NULL;

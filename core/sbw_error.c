@@ -1,4 +1,4 @@
-/* sbw_err.c -- status codes and the thread-local last error. */
+/* sbw_error.c -- status codes and the thread-local last error. */
 #include "sbw_error.h"
 
 #include <gsl/gsl_errno.h>

@@ -1,4 +1,4 @@
-/* test_err.c -- status codes, the thread-local last error, GSL quietness. */
+/* test_error.c -- status codes, the thread-local last error, GSL quietness. */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
@@ -31,7 +31,7 @@ static void test_error_records_reason(void **state)
     assert_string_equal(sbw_error_reason(), "row 7 is bad");
     assert_int_equal(sbw_error_status(), SBW_EDATA);
     assert_int_equal(sbw_error_line(), line);
-    assert_non_null(strstr(sbw_error_file(), "test_err.c"));
+    assert_non_null(strstr(sbw_error_file(), "test_error.c"));
     char big[2000];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';

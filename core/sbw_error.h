@@ -1,4 +1,4 @@
-/* sbw_err.h -- status codes and the last error's reason.
+/* sbw_error.h -- status codes and the last error's reason.
  *
  * Every library function returns an int status: SBW_OK (0) or one of the
  * SBW_E* codes below, and writes its results through out-parameters.  On
