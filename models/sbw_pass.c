@@ -306,12 +306,12 @@ static const float *target_f(const sbw_pass_target *tg, pass_rows *w, size_t pos
     return w->pf;
 }
 
-static void target_clear(const sbw_pass_target *tg, pass_rows *w, size_t pos)
+static void target_clear(const sbw_pass_target *tg, pass_rows *w, size_t pos, bool single)
 {
-    if (tg->ids && w->oh)
-        w->oh[tg->ids[pos]] = 0.0;
-    if (tg->ids && w->ohf)
+    if (tg->ids && single)
         w->ohf[tg->ids[pos]] = 0.0f;
+    else if (tg->ids)
+        w->oh[tg->ids[pos]] = 0.0;
 }
 
 static void prefetch_row(const void *x, size_t bytes)
@@ -475,7 +475,7 @@ static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_r
                                      w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, grad, &am);
-    target_clear(c->tg, w, pos);
+    target_clear(c->tg, w, pos, o->opt.single);
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
@@ -505,7 +505,7 @@ static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass
                                        w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, grad, &am);
-    target_clear(c->tg, w, pos);
+    target_clear(c->tg, w, pos, o->opt.single);
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
@@ -537,7 +537,7 @@ static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_ro
         sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
     }
     if (c->tg)
-        target_clear(c->tg, w, pos);
+        target_clear(c->tg, w, pos, o->opt.single);
     if (c->logp) {
         const double *lp = c->logp + pos * c->ldp;
         loss = sbw_kern_cross_entropy(lp, out, m);
@@ -570,7 +570,7 @@ static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_
         sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
     }
     if (c->tg)
-        target_clear(c->tg, w, pos);
+        target_clear(c->tg, w, pos, o->opt.single);
     if (c->logp) {
         const double *lp = c->logp + pos * c->ldp;
         loss = sbw_kern_cross_entropy(lp, out, m);

@@ -278,7 +278,8 @@ static void test_single_and_stateless(void **state)
         SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H2, ROWS, LDH, &tg, &r2, dHr, LDH, d2));
         SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &tg, &r2, dHr, LDH, d2));
         assert_memory_equal(&r1, &r2, sizeof r1);
-        assert_memory_equal(dH, dHr, sizeof dH);
+        pack(dHr, p2);
+        assert_memory_equal(p1, p2, sizeof p1); /* the padding is never written */
         assert_memory_equal(d1, d2, h.nshared * sizeof *d1);
         sbw_pass_ws_free(ws);
         free(theta), free(d1), free(d2);
