@@ -61,9 +61,11 @@ help:
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
 
-# -Wconversion holds for core/ and models/.
+# -Wconversion holds for core/, synth/, models/ and the tests.
 $(BUILD)/core/%.o: WARN += -Wconversion
+$(BUILD)/synth/%.o: WARN += -Wconversion
 $(BUILD)/models/%.o: WARN += -Wconversion
+$(BUILD)/tests/%.o: WARN += -Wconversion
 $(BUILD)/%_kern.o: SBW_KERN_CFLAGS = $(KERN_CFLAGS)
 
 $(BUILD)/%.o: %.c

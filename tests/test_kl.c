@@ -70,11 +70,11 @@ static void test_kern_group_matches_naive(void **state)
                  * p log p sums scale with |log p|; co-moments with p |log p|
                  * (their relative error: the next test). */
                 SBW_ASSERT_CLOSE(f, v, n, 1e-300, 4 * DBL_EPSILON);
-                SBW_ASSERT_CLOSE(f + n, v + n, n, 1e-300, 8 * g * DBL_EPSILON);
-                SBW_ASSERT_CLOSE(f + 2 * n, v + 2 * n, n, 8 * g * mag * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * g * mag * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * n * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, n * DBL_MIN, 8 * n * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + n, v + n, n, 1e-300, 8 * (double)g * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + 2 * n, v + 2 * n, n, 8 * (double)g * mag * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * (double)g * mag * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * (double)n * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, (double)n * DBL_MIN, 8 * (double)n * DBL_EPSILON);
                 free(f);
                 sbw_mat_free(&l);
             }
@@ -157,13 +157,13 @@ static void test_kern_exp_pair_match_naive(void **state)
         double sf = sbw_kl_kern_exp(l.data, p, n, &pl_f);
         double sn = sbw_kl_naive_exp(l.data, p + n, n, &pl_n);
         SBW_ASSERT_CLOSE(p, p + n, n, 1e-300, 4 * DBL_EPSILON);
-        SBW_ASSERT_NEAR(sf, sn, 4 * n * DBL_EPSILON);
-        SBW_ASSERT_NEAR(pl_f, pl_n, 4 * n * max_abs_entry(&l) * DBL_EPSILON);
+        SBW_ASSERT_NEAR(sf, sn, 4 * (double)n * DBL_EPSILON);
+        SBW_ASSERT_NEAR(pl_f, pl_n, 4 * (double)n * max_abs_entry(&l) * DBL_EPSILON);
         double kf = sbw_kl_kern_pair(p, l.data, l.data + n, n);
         double kn = sbw_kl_naive_pair(p, l.data, l.data + n, n);
-        SBW_ASSERT_NEAR(kf, kn, 4 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
+        SBW_ASSERT_NEAR(kf, kn, 4 * (double)n * 2 * max_abs_entry(&l) * DBL_EPSILON);
         SBW_ASSERT_NEAR(kf, sbw_num_kl(l.data, l.data + n, n),
-                        8 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
+                        8 * (double)n * 2 * max_abs_entry(&l) * DBL_EPSILON);
         free(p);
         sbw_mat_free(&l);
     }
@@ -510,7 +510,7 @@ static void test_matrix_matches_brute_force(void **state)
                     double want = sbw_num_kl(l.data + i * l.ld, l.data + j * l.ld, m);
                     /* GEMM form: roundoff of h_i - (P L^T)_ij, both of size
                      * up to max|log p| */
-                    SBW_ASSERT_NEAR(k.data[i * k.ld + j], want, 8 * m * mag * DBL_EPSILON);
+                    SBW_ASSERT_NEAR(k.data[i * k.ld + j], want, 8 * (double)m * mag * DBL_EPSILON);
                 }
             sbw_mat_free(&k);
             sbw_mat_free(&l);
@@ -579,7 +579,7 @@ static void test_pairs_match_brute_force(void **state)
     double mag = max_abs_entry(&l);
     for (size_t k = 0; k < S; k++)
         SBW_ASSERT_NEAR(kl[k], sbw_num_kl(l.data + a[k] * l.ld, l.data + b[k] * l.ld, l.cols),
-                        8 * l.cols * mag * DBL_EPSILON);
+                        8 * (double)l.cols * mag * DBL_EPSILON);
     sbw_logp_reader *r = open_saved(&l, "klp.npy");
     sbw_logp_sel s;
     sbw_logp_sel_range(&s, 0, l.rows);
