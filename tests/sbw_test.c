@@ -58,15 +58,9 @@ static const char *op_text(enum sbw_test_op op)
     }                                                                                              \
     return false
 
-bool sbw_test_holds_d(double a, enum sbw_test_op op, double b)
-{
-    HOLDS(a, op, b);
-}
+bool sbw_test_holds_d(double a, enum sbw_test_op op, double b) { HOLDS(a, op, b); }
 
-bool sbw_test_holds_i(long long a, enum sbw_test_op op, long long b)
-{
-    HOLDS(a, op, b);
-}
+bool sbw_test_holds_i(long long a, enum sbw_test_op op, long long b) { HOLDS(a, op, b); }
 
 bool sbw_test_holds_u(unsigned long long a, enum sbw_test_op op, unsigned long long b)
 {
@@ -77,8 +71,8 @@ bool sbw_test_holds_u(unsigned long long a, enum sbw_test_op op, unsigned long l
 static int format_cmp(char *buf, size_t size, const char *a_text, enum sbw_test_op op,
                       const char *b_text, const char *va, const char *vb, const char *note)
 {
-    return snprintf(buf, size, "expected %s %s %s: %s = %s, %s = %s%s", a_text, op_text(op),
-                    b_text, a_text, va, b_text, vb, note);
+    return snprintf(buf, size, "expected %s %s %s: %s = %s, %s = %s%s", a_text, op_text(op), b_text,
+                    a_text, va, b_text, vb, note);
 }
 
 int sbw_test_format_d(char *buf, size_t size, double a, enum sbw_test_op op, double b,
@@ -91,8 +85,8 @@ int sbw_test_format_d(char *buf, size_t size, double a, enum sbw_test_op op, dou
     return format_cmp(buf, size, a_text, op, b_text, va, vb, note);
 }
 
-void sbw_test_cmp_d(double a, enum sbw_test_op op, double b, const char *a_text,
-                    const char *b_text, const char *file, int line)
+void sbw_test_cmp_d(double a, enum sbw_test_op op, double b, const char *a_text, const char *b_text,
+                    const char *file, int line)
 {
     char msg[1024];
     if (sbw_test_holds_d(a, op, b))

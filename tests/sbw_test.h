@@ -32,7 +32,8 @@ void sbw_test_close(const double *got, const double *want, size_t n, double atol
  * usual arithmetic conversions of a + b): doubles and floats compare and
  * print as double (%.17g, with the difference a - b), signed integers as
  * long long, unsigned ones (size_t, uint64_t) as unsigned long long, so
- * counts print exactly.  NaN fails every comparison but NE, as the
+ * counts print exactly (pointers and long double do not compile: use
+ * assert_ptr_equal).  NaN fails every comparison but NE, as the
  * operator does.  Each operand is evaluated once.  The failure message
  * names both expressions and their values; cmocka adds file and line. */
 enum sbw_test_op { SBW_TEST_LT, SBW_TEST_LE, SBW_TEST_GT, SBW_TEST_GE, SBW_TEST_EQ, SBW_TEST_NE };
@@ -49,13 +50,15 @@ int sbw_test_format_d(char *buf, size_t size, double a, enum sbw_test_op op, dou
 
 /* Return when `a op b` holds; otherwise print the message and fail the
  * test at file:line (does not return). */
-void sbw_test_cmp_d(double a, enum sbw_test_op op, double b, const char *a_text,
-                    const char *b_text, const char *file, int line);
+void sbw_test_cmp_d(double a, enum sbw_test_op op, double b, const char *a_text, const char *b_text,
+                    const char *file, int line);
 void sbw_test_cmp_i(long long a, enum sbw_test_op op, long long b, const char *a_text,
                     const char *b_text, const char *file, int line);
 void sbw_test_cmp_u(unsigned long long a, enum sbw_test_op op, unsigned long long b,
                     const char *a_text, const char *b_text, const char *file, int line);
 
+/* The operand type picks the function (clang-format would fold this list). */
+/* clang-format off */
 #define SBW_TEST_CMP_FN(a, b)                                                                      \
     _Generic((a) + (b),                                                                            \
         float: sbw_test_cmp_d,                                                                     \
@@ -66,13 +69,16 @@ void sbw_test_cmp_u(unsigned long long a, enum sbw_test_op op, unsigned long lon
         unsigned: sbw_test_cmp_u,                                                                  \
         unsigned long: sbw_test_cmp_u,                                                             \
         unsigned long long: sbw_test_cmp_u)
-#define SBW_TEST_CMP(a, op, b) SBW_TEST_CMP_FN(a, b)((a), (op), (b), #a, #b, __FILE__, __LINE__)
-#define SBW_ASSERT_LT(a, b) SBW_TEST_CMP(a, SBW_TEST_LT, b)
-#define SBW_ASSERT_LE(a, b) SBW_TEST_CMP(a, SBW_TEST_LE, b)
-#define SBW_ASSERT_GT(a, b) SBW_TEST_CMP(a, SBW_TEST_GT, b)
-#define SBW_ASSERT_GE(a, b) SBW_TEST_CMP(a, SBW_TEST_GE, b)
-#define SBW_ASSERT_EQ(a, b) SBW_TEST_CMP(a, SBW_TEST_EQ, b)
-#define SBW_ASSERT_NE(a, b) SBW_TEST_CMP(a, SBW_TEST_NE, b)
+/* clang-format on */
+/* #a and #b stay in the outer macros: the text as written, unexpanded. */
+#define SBW_TEST_CMP(a, op, b, a_text, b_text)                                                     \
+    SBW_TEST_CMP_FN(a, b)((a), (op), (b), a_text, b_text, __FILE__, __LINE__)
+#define SBW_ASSERT_LT(a, b) SBW_TEST_CMP(a, SBW_TEST_LT, b, #a, #b)
+#define SBW_ASSERT_LE(a, b) SBW_TEST_CMP(a, SBW_TEST_LE, b, #a, #b)
+#define SBW_ASSERT_GT(a, b) SBW_TEST_CMP(a, SBW_TEST_GT, b, #a, #b)
+#define SBW_ASSERT_GE(a, b) SBW_TEST_CMP(a, SBW_TEST_GE, b, #a, #b)
+#define SBW_ASSERT_EQ(a, b) SBW_TEST_CMP(a, SBW_TEST_EQ, b, #a, #b)
+#define SBW_ASSERT_NE(a, b) SBW_TEST_CMP(a, SBW_TEST_NE, b, #a, #b)
 
 /* Tolerance form: SBW_ASSERT_ABS_LE(x, tol) asserts fabs(x) <= tol,
  * SBW_ASSERT_ABS_LT(x, tol) fabs(x) < tol (NaN fails both); the message

@@ -81,7 +81,8 @@ static void test_failure_message(void **state)
     (void)state;
     char buf[256];
     int len = sbw_test_format_d(buf, sizeof buf, 0.1, SBW_TEST_GE, 0.5, "kl", "-tol");
-    const char *want = "expected kl >= -tol: kl = 0.10000000000000001, -tol = 0.5 (difference -0.4)";
+    const char *want =
+        "expected kl >= -tol: kl = 0.10000000000000001, -tol = 0.5 (difference -0.4)";
     assert_string_equal(buf, want);
     assert_int_equal(len, strlen(want));
     sbw_test_format_abs(buf, sizeof buf, -3e-6, false, 1e-6, "a - b", "eps");

@@ -229,15 +229,17 @@ static void test_identities(void **state)
         double mag = max_abs_entry(&l), tol = 16.0 * (double)m * mag * DBL_EPSILON;
         sbw_compare_row r;
         sbw_compare_row_fast(l.data, l.data, m, ws, &r, NULL);
-        assert_true(r.kl == 0.0); /* p (lp - lp) is exactly 0 */
-        assert_true(r.row_err == 0.0 && r.rank == 1 && r.mode_p == r.mode_q);
+        SBW_ASSERT_EQ(r.kl, 0.0); /* p (lp - lp) is exactly 0 */
+        SBW_ASSERT_EQ(r.row_err, 0.0);
+        SBW_ASSERT_EQ(r.rank, 1);
+        SBW_ASSERT_EQ(r.mode_p, r.mode_q);
         SBW_ASSERT_NEAR(r.cross_entropy, r.entropy, 0);
         sbw_compare_row_fast(l.data, l.data + m, m, ws, &r, NULL);
-        assert_true(r.kl >= -tol);
+        SBW_ASSERT_GE(r.kl, -tol);
         for (size_t i = 0; i < 3; i++)
             for (size_t k = 0; k < 3; k++) {
                 sbw_compare_row_fast(l.data + i * m, l.data + k * m, m, ws, &r, NULL);
-                assert_true(r.kl >= -tol);
+                SBW_ASSERT_GE(r.kl, -tol);
                 /* H(P,Q) = H(P) + KL(P||Q), to the roundoff of sums of
                  * p |log p| and p |log q| */
                 SBW_ASSERT_NEAR(r.cross_entropy, r.entropy + r.kl, tol);

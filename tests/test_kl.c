@@ -74,7 +74,8 @@ static void test_kern_group_matches_naive(void **state)
                 SBW_ASSERT_CLOSE(f + 2 * n, v + 2 * n, n, 8 * (double)g * mag * DBL_EPSILON, 0);
                 SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * (double)g * mag * DBL_EPSILON, 0);
                 SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * (double)n * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, (double)n * DBL_MIN, 8 * (double)n * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, (double)n * DBL_MIN,
+                                 8 * (double)n * DBL_EPSILON);
                 free(f);
                 sbw_mat_free(&l);
             }
@@ -451,14 +452,15 @@ static void test_identical_rows_give_zero(void **state)
         sbw_mat k;
         SBW_ASSERT_OK(sbw_kl_matrix_mat(&l, &k));
         for (size_t i = 0; i < 9; i++) {
-            assert_true(k.data[i * k.ld + i] == 0.0);
+            SBW_ASSERT_EQ(k.data[i * k.ld + i], 0.0);
             for (size_t j = 0; j < 9; j++)
                 SBW_ASSERT_NEAR(k.data[i * k.ld + j], 0.0, tol);
         }
         size_t pa[] = {0, 3}, pb[] = {5, 8};
         double kl[2];
         SBW_ASSERT_OK(sbw_kl_pairs_mat(&l, pa, pb, 2, kl));
-        assert_true(kl[0] == 0.0 && kl[1] == 0.0);
+        SBW_ASSERT_EQ(kl[0], 0.0);
+        SBW_ASSERT_EQ(kl[1], 0.0);
         sbw_mat_free(&k);
         sbw_mat_free(&l);
         sbw_mat_free(&one);
@@ -479,17 +481,17 @@ static void test_kl_nonnegative_up_to_roundoff(void **state)
     double mag = max_abs_entry(&l), tol = 16.0 * (double)l.cols * mag * DBL_EPSILON;
     sbw_kl_exact e;
     SBW_ASSERT_OK(sbw_kl_exact_mat(&l, NULL, &e));
-    assert_true(e.expected_kl >= -tol);
+    SBW_ASSERT_GE(e.expected_kl, -tol);
     sbw_mat k;
     SBW_ASSERT_OK(sbw_kl_matrix_mat(&l, &k));
     for (size_t i = 0; i < k.rows * k.cols; i++)
-        assert_true(k.data[i] >= -tol);
+        SBW_ASSERT_GE(k.data[i], -tol);
     size_t a[50], b[50];
     double kl[50];
     SBW_ASSERT_OK(sbw_kl_pairs_draw(l.rows, 50, 1, a, b));
     SBW_ASSERT_OK(sbw_kl_pairs_mat(&l, a, b, 50, kl));
     for (size_t i = 0; i < 50; i++)
-        assert_true(kl[i] >= -tol);
+        SBW_ASSERT_GE(kl[i], -tol);
     sbw_mat_free(&k);
     sbw_mat_free(&l);
 }
@@ -549,15 +551,17 @@ static void test_pairs_draw(void **state)
     size_t *a = malloc(S * sizeof *a), *b = malloc(S * sizeof *b), ca[N] = {0}, cb[N] = {0};
     SBW_ASSERT_OK(sbw_kl_pairs_draw(N, S, 12, a, b));
     for (size_t k = 0; k < S; k++) {
-        assert_true(a[k] < N && b[k] < N && a[k] != b[k]);
+        SBW_ASSERT_LT(a[k], N);
+        SBW_ASSERT_LT(b[k], N);
+        SBW_ASSERT_NE(a[k], b[k]);
         ca[a[k]]++;
         cb[b[k]]++;
     }
     /* each index is a binomial(S, 1/N) count: within 5 sigma */
     double mu = (double)S / N, sd = sqrt(S * (1.0 / N) * (1 - 1.0 / N));
     for (size_t i = 0; i < N; i++) {
-        assert_true(fabs((double)ca[i] - mu) < 5 * sd);
-        assert_true(fabs((double)cb[i] - mu) < 5 * sd);
+        SBW_ASSERT_ABS_LT((double)ca[i] - mu, 5 * sd);
+        SBW_ASSERT_ABS_LT((double)cb[i] - mu, 5 * sd);
     }
     size_t a2[5], b2[5];
     SBW_ASSERT_OK(sbw_kl_pairs_draw(N, 5, 12, a2, b2));
@@ -613,9 +617,12 @@ static void test_pairs_stats_known_values(void **state)
     SBW_ASSERT_NEAR(s.median, 3.0, 0);
     SBW_ASSERT_NEAR(s.q75, 4.0, 0);
     SBW_ASSERT_NEAR(s.q95, 4.8, 4 * DBL_EPSILON);
-    assert_true(s.min == 1.0 && s.max == 5.0);
+    SBW_ASSERT_EQ(s.min, 1.0);
+    SBW_ASSERT_EQ(s.max, 5.0);
     SBW_ASSERT_OK(sbw_kl_pairs_stats(v, 1, &s));
-    assert_true(s.mean == 5.0 && isnan(s.se) && isnan(s.ci_lo));
+    SBW_ASSERT_EQ(s.mean, 5.0);
+    assert_true(isnan(s.se));
+    assert_true(isnan(s.ci_lo));
     assert_int_equal(sbw_kl_pairs_stats(v, 0, &s), SBW_EINVAL);
 }
 
@@ -674,8 +681,8 @@ static void test_pairs_interval_coverage(void **state)
         }
         print_message("alpha %g: interval covered the exact value in %zu of 200 seeds\n",
                       cov_alphas[c], covered);
-        assert_true(covered >= 180);
-        assert_true(covered <= 198);
+        SBW_ASSERT_GE(covered, 180);
+        SBW_ASSERT_LE(covered, 198);
         free(a);
         free(b);
         free(kl);
