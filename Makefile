@@ -56,7 +56,7 @@ help:
 	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
-	@echo "make lint       cppcheck and clang-tidy over the sources"
+	@echo "make lint       cppcheck and clang-tidy over the sources and tests"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
@@ -119,12 +119,18 @@ install: all $(LIB)
 ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
 ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
 
+# cppcheck and clang-tidy read the library, the tools and the tests.
+# tests/test_fit_obj.c is being rewritten on its own branch (issue 11):
+# drop it from LINT_SKIP when that lands.
+LINT_SKIP := tests/test_fit_obj.c
+LINT_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS))) $(filter-out $(LINT_SKIP),$(wildcard tests/*.c))
+
 lint:
 	scripts/check-deps.sh $(SRCDIRS) tests
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
-	  $(addprefix -I,$(SRCDIRS)) $(wildcard $(SRCDIRS))
-	clang-tidy --quiet $(wildcard $(addsuffix /*.c,$(SRCDIRS))) -- $(SBW_CPPFLAGS) $(CPPFLAGS) -std=c11 -fopenmp
+	  $(addprefix -I,$(SRCDIRS)) -Itests $(LINT_C)
+	clang-tidy --quiet $(LINT_C) -- $(SBW_CPPFLAGS) $(CPPFLAGS) -std=c11 -fopenmp
 
 format:
 	clang-format -i $(ALL_C) $(ALL_H)

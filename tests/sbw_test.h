@@ -90,9 +90,17 @@ void sbw_test_abs(double x, bool strict, double tol, const char *x_text, const c
 #define SBW_ASSERT_ABS_LE(x, tol) sbw_test_abs((x), false, (tol), #x, #tol, __FILE__, __LINE__)
 #define SBW_ASSERT_ABS_LT(x, tol) sbw_test_abs((x), true, (tol), #x, #tol, __FILE__, __LINE__)
 
-/* Fails with the library's last error reason unless status is 0. */
-void sbw_test_ok(int status, const char *what, const char *file, int line);
-#define SBW_ASSERT_OK(expr) sbw_test_ok((expr), #expr, __FILE__, __LINE__)
+/* Fails with the library's last error reason unless status is 0.  The
+ * test of status is inline and the failure does not return, so code after
+ * SBW_ASSERT_OK (and clang-tidy's analyzer) may rely on the call's
+ * out-parameters. */
+_Noreturn void sbw_test_fail_status(int status, const char *what, const char *file, int line);
+#define SBW_ASSERT_OK(expr)                                                                        \
+    do {                                                                                           \
+        int sbw_st_ = (expr);                                                                      \
+        if (sbw_st_ != 0)                                                                          \
+            sbw_test_fail_status(sbw_st_, #expr, __FILE__, __LINE__);                              \
+    } while (0)
 
 /* A fresh temporary directory for this process (removed at exit) and a
  * path inside it; the returned string is static storage, copy it. */

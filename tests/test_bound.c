@@ -370,7 +370,7 @@ static void check_construct_known(const config *cfg, gsl_rng *rng)
     double fa = frob(&a), qtol = 16 * DBL_EPSILON * s[0] * sqrt(M);
     for (int bias = 0; bias <= 1; bias++) {
         long drop = bias ? cfg->both_drop : cfg->rows_drop;
-        size_t kept[K], nk = 0;
+        size_t kept[K] = {0}, nk = 0; /* {0}: cppcheck misses that only kept[< nk] is read */
         for (size_t i = 0; i < K; i++)
             if ((long)i != drop)
                 kept[nk++] = i;

@@ -171,7 +171,7 @@ static void test_kern_exp_pair_match_naive(void **state)
     /* the vectorised inline exp over the whole range a log-probability can
      * take, into and past the subnormals (flushed to 0 below DBL_MIN) */
     enum { NWIDE = 4099 };
-    double *l = malloc(2 * NWIDE * sizeof *l), *p = l + NWIDE, pl;
+    double *l = malloc(sizeof *l * 2 * NWIDE), *p = l + NWIDE, pl;
     for (size_t i = 0; i < NWIDE; i++)
         l[i] = -760.0 * (double)i / (NWIDE - 1);
     sbw_kl_kern_exp(l, p, NWIDE, &pl);

@@ -222,6 +222,8 @@ static const char *write_npy(const char *name, const char *dict, size_t payload)
     size_t total = (10 + len + 1 + 63) / 64 * 64;
     buf[8] = (unsigned char)((total - 10) & 0xff);
     buf[9] = (unsigned char)((total - 10) >> 8);
+    /* the header is bytes, not a string: no terminator after the dict */
+    // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
     memcpy(buf + 10, dict, len);
     memset(buf + 10 + len, ' ', total - 10 - len - 1);
     buf[total - 1] = '\n';

@@ -31,6 +31,8 @@ static long double lse_accurate_l(const double *x, size_t n)
         mx = x[j] > mx ? x[j] : mx;
     for (size_t j = 0; j < n; j++)
         s += expl((long double)x[j] - mx);
+    /* s >= 1 for n >= 1: the maximum contributes expl(0) */
+    // cppcheck-suppress invalidFunctionArg
     return mx + logl(s);
 }
 

@@ -32,6 +32,8 @@ static double lse_accurate(const double *x, size_t n)
         mx = x[j] > mx ? x[j] : mx;
     for (size_t j = 0; j < n; j++)
         s += expl((long double)x[j] - mx);
+    /* s >= 1 for n >= 1: the maximum contributes expl(0) */
+    // cppcheck-suppress invalidFunctionArg
     return (double)(mx + logl(s));
 }
 
