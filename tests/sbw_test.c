@@ -1,7 +1,7 @@
 /* sbw_test.c -- shared helpers for the cmocka suites. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -142,7 +142,7 @@ void sbw_test_abs(double x, bool strict, double tol, const char *x_text, const c
 
 _Noreturn void sbw_test_fail_status(int status, const char *what, const char *file, int line)
 {
-    print_error("%s returned %d (%s): %s [%s:%d]\n", what, status, sbw_strerror(status),
+    print_error("%s returned %d (%s): %s [%s:%d]\n", what, status, sbw_error_string(status),
                 sbw_error_reason(), sbw_error_file(), sbw_error_line());
     _fail(file, line);
     abort(); /* _fail leaves the test by longjmp; cmocka does not declare it noreturn */
