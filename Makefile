@@ -20,7 +20,7 @@ SRCDIRS := core synth analysis models lm verify plots
 # replace.  Order: SBW_CFLAGS, then CFLAGS (so -O/-g/-W... there win), then
 # the kernels' flags.
 CFLAGS ?= -O2 -g
-WARN := -Wall -Wextra -Wpedantic -Wshadow
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wconversion
 SBW_CPPFLAGS := -D_POSIX_C_SOURCE=200809L $(addprefix -I,$(SRCDIRS)) -Itests
 SBW_CFLAGS = -std=c11 $(WARN) $(WERROR) -fopenmp -MMD -MP
 SBW_LDFLAGS := -fopenmp
@@ -56,15 +56,11 @@ help:
 	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
-	@echo "make lint       cppcheck and clang-tidy over the sources"
+	@echo "make lint       cppcheck and clang-tidy over the sources and tests"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
 
-# -Wconversion holds for core/, analysis/ and models/.
-$(BUILD)/core/%.o: WARN += -Wconversion
-$(BUILD)/analysis/%.o: WARN += -Wconversion
-$(BUILD)/models/%.o: WARN += -Wconversion
 $(BUILD)/%_kern.o: SBW_KERN_CFLAGS = $(KERN_CFLAGS)
 
 $(BUILD)/%.o: %.c
@@ -119,17 +115,19 @@ ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
 ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
 
 # The folders whose files must export only their own prefix
-# (scripts/check-prefix.sh); models/ joins when its names are fixed.
-PREFIX_DIRS := core synth analysis
+# (scripts/check-prefix.sh); cppcheck and clang-tidy read the library, the
+# tools and the tests.
+PREFIX_DIRS := core synth analysis models
 PREFIX_OBJ := $(filter $(addprefix $(BUILD)/,$(addsuffix /%,$(PREFIX_DIRS))),$(LIB_OBJ))
+LINT_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS))) $(wildcard tests/*.c)
 
 lint: $(PREFIX_OBJ)
 	scripts/check-deps.sh $(SRCDIRS) tests
 	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
-	  $(addprefix -I,$(SRCDIRS)) $(wildcard $(SRCDIRS))
-	clang-tidy --quiet $(wildcard $(addsuffix /*.c,$(SRCDIRS))) -- $(SBW_CPPFLAGS) $(CPPFLAGS) -std=c11 -fopenmp
+	  $(addprefix -I,$(SRCDIRS)) -Itests $(LINT_C)
+	clang-tidy --quiet $(LINT_C) -- $(SBW_CPPFLAGS) $(CPPFLAGS) -std=c11 -fopenmp
 
 format:
 	clang-format -i $(ALL_C) $(ALL_H)

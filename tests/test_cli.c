@@ -36,7 +36,7 @@ static void test_parse_double_long_u64(void **state)
     SBW_ASSERT_OK(sbw_cli_parse_double("1e-4", "--alpha", 1, 0, &d)); /* min > max: no range */
     assert_int_equal(sbw_cli_parse_double("1e-4", "--alpha", 1, 2, &d), SBW_EINVAL);
     SBW_ASSERT_OK(sbw_cli_parse_double("-2.5", "--x", 1, 0, &d));
-    assert_true(d == -2.5);
+    SBW_ASSERT_EQ(d, -2.5);
     const char *bad[] = {"nan", "inf", "-inf", "1e999", "", "1.0.0", "e5"};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
         assert_int_equal(sbw_cli_parse_double(bad[k], "--x", 1, 0, &d), SBW_EINVAL);
@@ -47,7 +47,7 @@ static void test_parse_double_long_u64(void **state)
     assert_int_equal(sbw_cli_parse_long("11", "--k", -10, 10, &l), SBW_EINVAL);
     uint64_t u;
     SBW_ASSERT_OK(sbw_cli_parse_u64("18446744073709551615", "--seed", &u));
-    assert_true(u == UINT64_MAX);
+    SBW_ASSERT_EQ(u, UINT64_MAX);
     assert_int_equal(sbw_cli_parse_u64("18446744073709551616", "--seed", &u), SBW_EINVAL);
     assert_int_equal(sbw_cli_parse_u64("-1", "--seed", &u), SBW_EINVAL);
     assert_int_equal(sbw_cli_parse_u64("12a", "--seed", &u), SBW_EINVAL);
@@ -122,10 +122,12 @@ static void test_parser_accepts(void **state)
                        "out.npy",  "--seed", "9",   "-q",     "--",          "-weird"};
     assert_int_equal(run_parse(&o, &c, 13, a), 0);
     assert_int_equal(o.n, 100);
-    assert_true(o.alpha == 0.5);
+    SBW_ASSERT_EQ(o.alpha, 0.5);
     assert_true(o.flag);
     assert_string_equal(c.output, "out.npy");
-    assert_true(c.seed == 9 && c.seed_given && c.quiet);
+    SBW_ASSERT_EQ(c.seed, 9);
+    assert_true(c.seed_given);
+    assert_true(c.quiet);
     assert_int_equal(c.nargs, 2);
     assert_string_equal(c.args[0], "in.npy");
     assert_string_equal(c.args[1], "-weird");
@@ -133,7 +135,9 @@ static void test_parser_accepts(void **state)
     fake_opts d = {.n = 5};
     const char *b[] = {"sbw-fake", "x"};
     assert_int_equal(run_parse(&d, &c, 2, b), 0);
-    assert_true(c.seed == SBW_RNG_DEFAULT_SEED && !c.seed_given && !c.json);
+    SBW_ASSERT_EQ(c.seed, SBW_RNG_DEFAULT_SEED);
+    assert_true(!c.seed_given);
+    assert_true(!c.json);
 }
 
 static void test_parser_rejects(void **state)
@@ -164,7 +168,7 @@ static void test_threads_and_blas(void **state)
     (void)state;
     assert_int_equal(sbw_cli_threads(1), 1);
     assert_int_equal(omp_get_max_threads(), 1);
-    assert_true(sbw_cli_threads(0) >= 1);
+    SBW_ASSERT_GE(sbw_cli_threads(0), 1);
     assert_non_null(strstr(sbw_cli_blas(), "OpenBLAS"));
 }
 

@@ -95,12 +95,12 @@ static void test_sums_match_naive(void **state)
         assert_true(sbw_compare_kern_sums(l.data, l.data + m, m, f));
         sbw_compare_ref_sums(l.data, l.data + m, m, n);
         double mag = max_abs_entry(&l), tol = 8.0 * (double)m * mag * DBL_EPSILON;
-        SBW_ASSERT_NEAR(f[SBW_CMP_SUM_P], n[SBW_CMP_SUM_P], 4 * m * DBL_EPSILON);
-        SBW_ASSERT_NEAR(f[SBW_CMP_SUM_Q], n[SBW_CMP_SUM_Q], 4 * m * DBL_EPSILON);
+        SBW_ASSERT_NEAR(f[SBW_CMP_SUM_P], n[SBW_CMP_SUM_P], 4 * (double)m * DBL_EPSILON);
+        SBW_ASSERT_NEAR(f[SBW_CMP_SUM_Q], n[SBW_CMP_SUM_Q], 4 * (double)m * DBL_EPSILON);
         SBW_ASSERT_NEAR(f[SBW_CMP_PLP], n[SBW_CMP_PLP], tol);
         SBW_ASSERT_NEAR(f[SBW_CMP_PLQ], n[SBW_CMP_PLQ], tol);
         SBW_ASSERT_NEAR(f[SBW_CMP_KL], n[SBW_CMP_KL], 2 * tol);
-        SBW_ASSERT_CLOSE(&f[SBW_CMP_SQ], &n[SBW_CMP_SQ], 1, 0, 4 * m * DBL_EPSILON);
+        SBW_ASSERT_CLOSE(&f[SBW_CMP_SQ], &n[SBW_CMP_SQ], 1, 0, 4 * (double)m * DBL_EPSILON);
         SBW_ASSERT_NEAR(f[SBW_CMP_MAXABS], n[SBW_CMP_MAXABS], 0);
         /* a NaN or an infinity anywhere in either row is reported */
         const double bad[] = {NAN, INFINITY, -INFINITY};
@@ -134,8 +134,8 @@ static void test_row_fast_matches_naive(void **state)
             sbw_compare_row_fast(l.data, l.data + m, m, ws, &f, sums);
             SBW_ASSERT_OK(sbw_compare_ref_row(l.data, l.data + m, m, &n));
             assert_rows_equal(&f, &n, 16.0 * (double)m * max_abs_entry(&l) * DBL_EPSILON);
-            SBW_ASSERT_NEAR(sums[0], 1.0, 4 * m * DBL_EPSILON);
-            SBW_ASSERT_NEAR(sums[1], 1.0, 4 * m * DBL_EPSILON);
+            SBW_ASSERT_NEAR(sums[0], 1.0, 4 * (double)m * DBL_EPSILON);
+            SBW_ASSERT_NEAR(sums[1], 1.0, 4 * (double)m * DBL_EPSILON);
             free(ws);
             sbw_mat_free(&l);
         }
@@ -230,15 +230,17 @@ static void test_identities(void **state)
         double mag = max_abs_entry(&l), tol = 16.0 * (double)m * mag * DBL_EPSILON;
         sbw_compare_row r;
         sbw_compare_row_fast(l.data, l.data, m, ws, &r, NULL);
-        assert_true(r.kl == 0.0); /* p (lp - lp) is exactly 0 */
-        assert_true(r.row_err == 0.0 && r.rank == 1 && r.mode_p == r.mode_q);
+        SBW_ASSERT_EQ(r.kl, 0.0); /* p (lp - lp) is exactly 0 */
+        SBW_ASSERT_EQ(r.row_err, 0.0);
+        SBW_ASSERT_EQ(r.rank, 1);
+        SBW_ASSERT_EQ(r.mode_p, r.mode_q);
         SBW_ASSERT_NEAR(r.cross_entropy, r.entropy, 0);
         sbw_compare_row_fast(l.data, l.data + m, m, ws, &r, NULL);
-        assert_true(r.kl >= -tol);
+        SBW_ASSERT_GE(r.kl, -tol);
         for (size_t i = 0; i < 3; i++)
             for (size_t k = 0; k < 3; k++) {
                 sbw_compare_row_fast(l.data + i * m, l.data + k * m, m, ws, &r, NULL);
-                assert_true(r.kl >= -tol);
+                SBW_ASSERT_GE(r.kl, -tol);
                 /* H(P,Q) = H(P) + KL(P||Q), to the roundoff of sums of
                  * p |log p| and p |log q| */
                 SBW_ASSERT_NEAR(r.cross_entropy, r.entropy + r.kl, tol);

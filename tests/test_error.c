@@ -12,7 +12,7 @@ static void test_strerror(void **state)
 {
     (void)state;
     for (int a = 0; a < SBW_NSTATUS; a++) {
-        assert_true(strlen(sbw_error_string(a)) > 0);
+        SBW_ASSERT_GT(strlen(sbw_error_string(a)), 0);
         for (int b = 0; b < a; b++)
             assert_string_not_equal(sbw_error_string(a), sbw_error_string(b));
     }

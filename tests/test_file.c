@@ -73,9 +73,10 @@ static void test_devices_and_errors(void **state)
     assert_null(f.fp);
     assert_int_equal(sbw_file_create(&f, ""), SBW_EINVAL);
     SBW_ASSERT_OK(sbw_file_create(&f, "-"));
-    assert_true(f.is_stdout && f.fp == stdout);
+    assert_true(f.is_stdout);
+    assert_ptr_equal(f.fp, stdout);
     SBW_ASSERT_OK(sbw_file_commit(&f));
-    assert_true(fputs("", stdout) >= 0); /* stdout still open */
+    SBW_ASSERT_GE(fputs("", stdout), 0); /* stdout still open */
     assert_true(sbw_file_is_std("-") && !sbw_file_is_std("x"));
 }
 

@@ -58,8 +58,9 @@ static void test_lowrank_dstar(void **state)
     sbw_target t = make_lowrank(240, 47, 4, false, 5);
     double at = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 4, 0, 400);
     double below = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 3, 0, 400);
-    assert_true(at < 1e-6 && at > -1e-12);
-    assert_true(below > 1e-2);
+    SBW_ASSERT_LT(at, 1e-6);
+    SBW_ASSERT_GT(at, -1e-12);
+    SBW_ASSERT_GT(below, 1e-2);
     sbw_target_free(&t);
 }
 
@@ -70,8 +71,9 @@ static void test_lowrank_with_ones_dstar(void **state)
     sbw_target t = make_lowrank(240, 47, 4, true, 6);
     double at = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 3, 0, 400);
     double below = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 2, 0, 400);
-    assert_true(at < 1e-6 && at > -1e-12);
-    assert_true(below > 1e-2);
+    SBW_ASSERT_LT(at, 1e-6);
+    SBW_ASSERT_GT(at, -1e-12);
+    SBW_ASSERT_GT(below, 1e-2);
     sbw_target_free(&t);
 }
 
@@ -87,8 +89,8 @@ static void test_topics_mos_beats_softmax(void **state)
     SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
     double soft = lbfgs_kl(&t, SBW_MODEL_SOFTMAX, 3, 0, 400);
     double mos = lbfgs_kl(&t, SBW_MODEL_MOS, 3, 3, 400);
-    assert_true(soft > 1e-3);
-    assert_true(mos < 0.1 * soft);
+    SBW_ASSERT_GT(soft, 1e-3);
+    SBW_ASSERT_LT(mos, 0.1 * soft);
     sbw_target_free(&t);
     sbw_mat_free(&a);
 }
@@ -297,7 +299,9 @@ static void check_lbfgs_final(sbw_fit_opts o, const sbw_target *t, sbw_fit_stop 
     assert_memory_equal(&res.kl, &f->last.kl, sizeof res.kl);
     assert_memory_equal(&res.mode_match, &f->last.mode_match, sizeof res.mode_match);
     const sbw_fit_logrow *row = &f->log[f->nlog - 1];
-    assert_true(row->step == (double)f->step && row->loss == res.loss && row->kl == res.kl);
+    SBW_ASSERT_EQ(row->step, (double)f->step);
+    SBW_ASSERT_EQ(row->loss, res.loss);
+    SBW_ASSERT_EQ(row->kl, res.kl);
     sbw_fit_free(f);
 }
 
@@ -331,7 +335,8 @@ static void test_tol_stops_early(void **state)
     SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
     SBW_ASSERT_OK(sbw_fit_run(f));
     assert_int_equal(f->stop, SBW_FIT_TOL);
-    assert_true(f->step < 1000000 && f->step >= 50);
+    SBW_ASSERT_LT(f->step, 1000000);
+    SBW_ASSERT_GE(f->step, 50);
     /* it stopped at the end of a window whose mean barely improved */
     assert_int_equal((f->step + 1) % 25, 0);
     sbw_fit_free(f);
@@ -418,11 +423,13 @@ static void test_lr_auto(void **state)
         best = f->lr_kl[i] < f->lr_kl[best] ? i : best;
     }
     assert_true(isfinite(f->lr_kl[best]));
-    assert_true(f->opt.lr == f->lr_grid[best] && f->adam.lr == f->opt.lr);
+    SBW_ASSERT_EQ(f->opt.lr, f->lr_grid[best]);
+    SBW_ASSERT_EQ(f->adam.lr, f->opt.lr);
     assert_int_equal(f->step, 0);
     SBW_ASSERT_OK(sbw_fit_run(f));
-    assert_true(f->opt.lr != 1e-3 && f->step == 40);
-    assert_true(f->last.kl < fixed_lr_kl(&t, o, 1e-3));
+    SBW_ASSERT_NE(f->opt.lr, 1e-3);
+    SBW_ASSERT_EQ(f->step, 40);
+    SBW_ASSERT_LT(f->last.kl, fixed_lr_kl(&t, o, 1e-3));
     free(rows);
     free(theta0);
     sbw_target_free(&sub);

@@ -42,7 +42,9 @@ static void test_adam_ranges(void **state)
     sbw_optim_adam_step(&a, x, g, r, 2);
     double want[6] = {-0.5, -0.5, 0, 0, -0.5, 0};
     SBW_ASSERT_CLOSE(x, want, 6, 1e-15, 0);
-    assert_true(a.m[2] == 0 && a.v[3] == 0 && a.m[5] == 0);
+    SBW_ASSERT_EQ(a.m[2], 0);
+    SBW_ASSERT_EQ(a.v[3], 0);
+    SBW_ASSERT_EQ(a.m[5], 0);
     sbw_optim_adam_free(&a);
 }
 
@@ -81,10 +83,11 @@ static void test_lbfgs_rosenbrock(void **state)
     for (int it = 0; it < 200 && !st && f > 1e-24; it++)
         st = sbw_optim_lbfgs_iter(&l, x, &f, g, rosenbrock, NULL);
     /* converged (or stopped at roundoff, which is also at the minimum) */
-    assert_true(st == 0 || st == SBW_ENUMERIC);
+    if (st != 0)
+        SBW_ASSERT_EQ(st, SBW_ENUMERIC);
     SBW_ASSERT_NEAR(x[0], 1, 1e-7);
     SBW_ASSERT_NEAR(x[1], 1, 2e-7);
-    assert_true(l.iter < 100);
+    SBW_ASSERT_LT(l.iter, 100);
     sbw_optim_lbfgs_free(&l);
 }
 
@@ -115,9 +118,10 @@ static void test_lbfgs_quadratic(void **state)
     int st = 0;
     for (int it = 0; it < 800 && !st && f > 1e-22; it++)
         st = sbw_optim_lbfgs_iter(&l, x, &f, g, quadratic, &n);
-    assert_true(st == 0 || st == SBW_ENUMERIC);
+    if (st != 0)
+        SBW_ASSERT_EQ(st, SBW_ENUMERIC);
     SBW_ASSERT_CLOSE(x, ones, n, 1e-9, 0);
-    assert_true(l.count == 7);
+    SBW_ASSERT_EQ(l.count, 7);
     sbw_optim_lbfgs_free(&l);
 }
 

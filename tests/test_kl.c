@@ -71,11 +71,12 @@ static void test_kern_group_matches_naive(void **state)
                  * p log p sums scale with |log p|; co-moments with p |log p|
                  * (their relative error: the next test). */
                 SBW_ASSERT_CLOSE(f, v, n, 1e-300, 4 * DBL_EPSILON);
-                SBW_ASSERT_CLOSE(f + n, v + n, n, 1e-300, 8 * g * DBL_EPSILON);
-                SBW_ASSERT_CLOSE(f + 2 * n, v + 2 * n, n, 8 * g * mag * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * g * mag * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * n * DBL_EPSILON, 0);
-                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, n * DBL_MIN, 8 * n * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + n, v + n, n, 1e-300, 8 * (double)g * DBL_EPSILON);
+                SBW_ASSERT_CLOSE(f + 2 * n, v + 2 * n, n, 8 * (double)g * mag * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 3 * n, v + 3 * n, n, 16 * (double)g * mag * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 4 * n, v + 4 * n, g, 8 * (double)n * DBL_EPSILON, 0);
+                SBW_ASSERT_CLOSE(f + 4 * n + g, v + 4 * n + g, g, (double)n * DBL_MIN,
+                                 8 * (double)n * DBL_EPSILON);
                 free(f);
                 sbw_mat_free(&l);
             }
@@ -158,20 +159,20 @@ static void test_kern_exp_pair_match_naive(void **state)
         double sf = sbw_kl_kern_exp(l.data, p, n, &pl_f);
         double sn = sbw_kl_ref_exp(l.data, p + n, n, &pl_n);
         SBW_ASSERT_CLOSE(p, p + n, n, 1e-300, 4 * DBL_EPSILON);
-        SBW_ASSERT_NEAR(sf, sn, 4 * n * DBL_EPSILON);
-        SBW_ASSERT_NEAR(pl_f, pl_n, 4 * n * max_abs_entry(&l) * DBL_EPSILON);
+        SBW_ASSERT_NEAR(sf, sn, 4 * (double)n * DBL_EPSILON);
+        SBW_ASSERT_NEAR(pl_f, pl_n, 4 * (double)n * max_abs_entry(&l) * DBL_EPSILON);
         double kf = sbw_kl_kern_pair(p, l.data, l.data + n, n);
         double kn = sbw_kl_ref_pair(p, l.data, l.data + n, n);
-        SBW_ASSERT_NEAR(kf, kn, 4 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
+        SBW_ASSERT_NEAR(kf, kn, 4 * (double)n * 2 * max_abs_entry(&l) * DBL_EPSILON);
         SBW_ASSERT_NEAR(kf, sbw_num_kl(l.data, l.data + n, n),
-                        8 * n * 2 * max_abs_entry(&l) * DBL_EPSILON);
+                        8 * (double)n * 2 * max_abs_entry(&l) * DBL_EPSILON);
         free(p);
         sbw_mat_free(&l);
     }
     /* the vectorised inline exp over the whole range a log-probability can
      * take, into and past the subnormals (flushed to 0 below DBL_MIN) */
     enum { NWIDE = 4099 };
-    double *l = malloc(2 * NWIDE * sizeof *l), *p = l + NWIDE, pl;
+    double *l = malloc(sizeof *l * 2 * NWIDE), *p = l + NWIDE, pl;
     for (size_t i = 0; i < NWIDE; i++)
         l[i] = -760.0 * (double)i / (NWIDE - 1);
     sbw_kl_kern_exp(l, p, NWIDE, &pl);
@@ -452,14 +453,15 @@ static void test_identical_rows_give_zero(void **state)
         sbw_mat k;
         SBW_ASSERT_OK(sbw_kl_matrix_mat(&l, &k));
         for (size_t i = 0; i < 9; i++) {
-            assert_true(k.data[i * k.ld + i] == 0.0);
+            SBW_ASSERT_EQ(k.data[i * k.ld + i], 0.0);
             for (size_t j = 0; j < 9; j++)
                 SBW_ASSERT_NEAR(k.data[i * k.ld + j], 0.0, tol);
         }
         size_t pa[] = {0, 3}, pb[] = {5, 8};
         double kl[2];
         SBW_ASSERT_OK(sbw_kl_pairs_mat(&l, pa, pb, 2, kl));
-        assert_true(kl[0] == 0.0 && kl[1] == 0.0);
+        SBW_ASSERT_EQ(kl[0], 0.0);
+        SBW_ASSERT_EQ(kl[1], 0.0);
         sbw_mat_free(&k);
         sbw_mat_free(&l);
         sbw_mat_free(&one);
@@ -480,17 +482,17 @@ static void test_kl_nonnegative_up_to_roundoff(void **state)
     double mag = max_abs_entry(&l), tol = 16.0 * (double)l.cols * mag * DBL_EPSILON;
     sbw_kl_exact e;
     SBW_ASSERT_OK(sbw_kl_exact_mat(&l, NULL, &e));
-    assert_true(e.expected_kl >= -tol);
+    SBW_ASSERT_GE(e.expected_kl, -tol);
     sbw_mat k;
     SBW_ASSERT_OK(sbw_kl_matrix_mat(&l, &k));
     for (size_t i = 0; i < k.rows * k.cols; i++)
-        assert_true(k.data[i] >= -tol);
+        SBW_ASSERT_GE(k.data[i], -tol);
     size_t a[50], b[50];
     double kl[50];
     SBW_ASSERT_OK(sbw_kl_pairs_draw(l.rows, 50, 1, a, b));
     SBW_ASSERT_OK(sbw_kl_pairs_mat(&l, a, b, 50, kl));
     for (size_t i = 0; i < 50; i++)
-        assert_true(kl[i] >= -tol);
+        SBW_ASSERT_GE(kl[i], -tol);
     sbw_mat_free(&k);
     sbw_mat_free(&l);
 }
@@ -511,7 +513,7 @@ static void test_matrix_matches_brute_force(void **state)
                     double want = sbw_num_kl(l.data + i * l.ld, l.data + j * l.ld, m);
                     /* GEMM form: roundoff of h_i - (P L^T)_ij, both of size
                      * up to max|log p| */
-                    SBW_ASSERT_NEAR(k.data[i * k.ld + j], want, 8 * m * mag * DBL_EPSILON);
+                    SBW_ASSERT_NEAR(k.data[i * k.ld + j], want, 8 * (double)m * mag * DBL_EPSILON);
                 }
             sbw_mat_free(&k);
             sbw_mat_free(&l);
@@ -550,15 +552,17 @@ static void test_pairs_draw(void **state)
     size_t *a = malloc(S * sizeof *a), *b = malloc(S * sizeof *b), ca[N] = {0}, cb[N] = {0};
     SBW_ASSERT_OK(sbw_kl_pairs_draw(N, S, 12, a, b));
     for (size_t k = 0; k < S; k++) {
-        assert_true(a[k] < N && b[k] < N && a[k] != b[k]);
+        SBW_ASSERT_LT(a[k], N);
+        SBW_ASSERT_LT(b[k], N);
+        SBW_ASSERT_NE(a[k], b[k]);
         ca[a[k]]++;
         cb[b[k]]++;
     }
     /* each index is a binomial(S, 1/N) count: within 5 sigma */
     double mu = (double)S / N, sd = sqrt(S * (1.0 / N) * (1 - 1.0 / N));
     for (size_t i = 0; i < N; i++) {
-        assert_true(fabs((double)ca[i] - mu) < 5 * sd);
-        assert_true(fabs((double)cb[i] - mu) < 5 * sd);
+        SBW_ASSERT_ABS_LT((double)ca[i] - mu, 5 * sd);
+        SBW_ASSERT_ABS_LT((double)cb[i] - mu, 5 * sd);
     }
     size_t a2[5], b2[5];
     SBW_ASSERT_OK(sbw_kl_pairs_draw(N, 5, 12, a2, b2));
@@ -580,7 +584,7 @@ static void test_pairs_match_brute_force(void **state)
     double mag = max_abs_entry(&l);
     for (size_t k = 0; k < S; k++)
         SBW_ASSERT_NEAR(kl[k], sbw_num_kl(l.data + a[k] * l.ld, l.data + b[k] * l.ld, l.cols),
-                        8 * l.cols * mag * DBL_EPSILON);
+                        8 * (double)l.cols * mag * DBL_EPSILON);
     sbw_logp_reader *r = open_saved(&l, "klp.npy");
     sbw_logp_sel s;
     sbw_logp_sel_range(&s, 0, l.rows);
@@ -614,9 +618,12 @@ static void test_pairs_stats_known_values(void **state)
     SBW_ASSERT_NEAR(s.median, 3.0, 0);
     SBW_ASSERT_NEAR(s.q75, 4.0, 0);
     SBW_ASSERT_NEAR(s.q95, 4.8, 4 * DBL_EPSILON);
-    assert_true(s.min == 1.0 && s.max == 5.0);
+    SBW_ASSERT_EQ(s.min, 1.0);
+    SBW_ASSERT_EQ(s.max, 5.0);
     SBW_ASSERT_OK(sbw_kl_pairs_stats(v, 1, &s));
-    assert_true(s.mean == 5.0 && isnan(s.se) && isnan(s.ci_lo));
+    SBW_ASSERT_EQ(s.mean, 5.0);
+    assert_true(isnan(s.se));
+    assert_true(isnan(s.ci_lo));
     assert_int_equal(sbw_kl_pairs_stats(v, 0, &s), SBW_EINVAL);
 }
 
@@ -675,8 +682,8 @@ static void test_pairs_interval_coverage(void **state)
         }
         print_message("alpha %g: interval covered the exact value in %zu of 200 seeds\n",
                       cov_alphas[c], covered);
-        assert_true(covered >= 180);
-        assert_true(covered <= 198);
+        SBW_ASSERT_GE(covered, 180);
+        SBW_ASSERT_LE(covered, 198);
         free(a);
         free(b);
         free(kl);

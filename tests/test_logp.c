@@ -193,9 +193,10 @@ static void test_sample_selection(void **state)
     SBW_ASSERT_OK(sbw_logp_sel_sample(&s, 10, 50, 12, 9));
     assert_int_equal(s.n, 12);
     for (size_t i = 0; i < 12; i++) {
-        assert_true(s.list[i] >= 10 && s.list[i] < 50);
+        SBW_ASSERT_GE(s.list[i], 10);
+        SBW_ASSERT_LT(s.list[i], 50);
         if (i)
-            assert_true(s.list[i] > s.list[i - 1]); /* sorted, distinct */
+            SBW_ASSERT_GT(s.list[i], s.list[i - 1]); /* sorted, distinct */
     }
     sbw_logp_sel t;
     SBW_ASSERT_OK(sbw_logp_sel_sample(&t, 10, 50, 12, 9));
@@ -214,7 +215,7 @@ static void test_sample_selection(void **state)
         sbw_logp_sel_free(&s);
     }
     for (size_t i = 0; i < 20; i++)
-        assert_true(fabs((double)count[i] - 500.0) < 5 * sqrt(2000 * 0.25 * 0.75));
+        SBW_ASSERT_ABS_LT((double)count[i] - 500.0, 5 * sqrt(2000 * 0.25 * 0.75));
 }
 
 static void test_open_errors_and_team(void **state)

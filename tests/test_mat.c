@@ -16,7 +16,7 @@ static void test_alloc_zeroed_and_free(void **state)
     assert_true(m.owner);
     assert_int_equal((uintptr_t)m.data % 64, 0);
     for (size_t k = 0; k < 15; k++)
-        assert_true(m.data[k] == 0.0);
+        SBW_ASSERT_EQ(m.data[k], 0.0);
     sbw_mat_free(&m);
     assert_null(m.data);
     sbw_mat_free(&m); /* twice is fine */
@@ -48,13 +48,13 @@ static void test_views(void **state)
     assert_false(v.owner);
     assert_int_equal(v.rows, 3);
     SBW_MAT_AT(&v, 1, 2) = 7.5;
-    assert_true(SBW_MAT_AT(&m, 3, 2) == 7.5);
+    SBW_ASSERT_EQ(SBW_MAT_AT(&m, 3, 2), 7.5);
     sbw_mat_free(&v); /* a view is not freed */
-    assert_true(SBW_MAT_AT(&m, 3, 2) == 7.5);
+    SBW_ASSERT_EQ(SBW_MAT_AT(&m, 3, 2), 7.5);
     double buf[12] = {0};
     sbw_mat w = sbw_mat_view(buf, 2, 3, 6); /* ld > cols */
     SBW_MAT_AT(&w, 1, 1) = 1.0;
-    assert_true(buf[7] == 1.0);
+    SBW_ASSERT_EQ(buf[7], 1.0);
     sbw_mat_free(&m);
 }
 
@@ -68,10 +68,10 @@ static void test_copy_and_convert(void **state)
     SBW_ASSERT_OK(sbw_mat_copy(&dst, &src));
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 4; j++)
-            assert_true(SBW_MAT_AT(&dst, i, j) == SBW_MAT_AT(&src, i, j));
+            SBW_ASSERT_EQ(SBW_MAT_AT(&dst, i, j), SBW_MAT_AT(&src, i, j));
     double diff;
     SBW_ASSERT_OK(sbw_mat_max_abs_diff(&dst, &src, &diff));
-    assert_true(diff == 0.0);
+    SBW_ASSERT_EQ(diff, 0.0);
     sbw_mat_f32 f = {0};
     SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, 3, 4));
     SBW_ASSERT_OK(sbw_mat_to_float(&f, &src));
@@ -79,7 +79,7 @@ static void test_copy_and_convert(void **state)
     SBW_ASSERT_OK(sbw_mat_alloc(&back, 3, 4));
     SBW_ASSERT_OK(sbw_mat_f32_to_double(&back, &f));
     SBW_ASSERT_OK(sbw_mat_max_abs_diff(&back, &src, &diff));
-    assert_true(diff == 0.0); /* multiples of 1/4 are exact in float */
+    SBW_ASSERT_EQ(diff, 0.0); /* multiples of 1/4 are exact in float */
     SBW_MAT_AT(&back, 2, 3) = NAN;
     SBW_ASSERT_OK(sbw_mat_max_abs_diff(&back, &src, &diff));
     assert_true(isnan(diff));

@@ -32,7 +32,7 @@ static void test_lines_when_not_a_terminal(void **state)
 {
     (void)state;
     char buf[32768];
-    assert_true(run(false, 0.0, buf, sizeof buf) > 0);
+    SBW_ASSERT_GT(run(false, 0.0, buf, sizeof buf), 0);
     assert_non_null(strstr(buf, "sbw-test: 50/100 rows (50.0%)"));
     assert_non_null(strstr(buf, "sbw-test: 100/100 rows (100.0%)"));
     assert_non_null(strstr(buf, "ETA"));
@@ -54,7 +54,7 @@ static void test_bar_on_a_terminal(void **state)
 {
     (void)state;
     static char buf[65536];
-    assert_true(run_as(true, false, 0.0, buf, sizeof buf) > 0);
+    SBW_ASSERT_GT(run_as(true, false, 0.0, buf, sizeof buf), 0);
     assert_int_equal(buf[0], '\r');
     char half[33], full[33];
     bar_text(15, half); /* 50 of 100 rows */
@@ -73,7 +73,7 @@ static void test_bar_on_a_terminal(void **state)
     }
     assert_int_equal(newlines, 1); /* the final one only */
     assert_int_equal(buf[len - 1], '\n');
-    assert_true(returns >= 2);
+    SBW_ASSERT_GE(returns, 2);
     assert_int_equal(run_as(true, true, 0.0, buf, sizeof buf), 0); /* quiet */
 }
 

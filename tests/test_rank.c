@@ -67,7 +67,8 @@ static void test_estimators_closed_form(void **state)
     assert_int_equal(r.rank_numpy, 3);
     assert_int_equal(r.rank_gap, 3); /* 1e-3 -> 3e-15: 11.5 decades */
     SBW_ASSERT_NEAR(r.gap_log10, log10(1e-3 / 3e-15), 1e-12);
-    assert_true(r.w0 == 10 && r.wmin == 3e-15);
+    SBW_ASSERT_EQ(r.w0, 10);
+    SBW_ASSERT_EQ(r.wmin, 3e-15);
     /* 1e-14 lies between the NR threshold and NumPy's */
     const double s2[] = {10, 1e-14, 0};
     SBW_ASSERT_OK(sbw_rank_estimate(s2, 3, 3, 30, e, &r));
@@ -86,7 +87,9 @@ static void test_estimators_closed_form(void **state)
     /* the zero matrix */
     const double s5[] = {0, 0};
     SBW_ASSERT_OK(sbw_rank_estimate(s5, 2, 2, 5, e, &r));
-    assert_true(r.rank == 0 && r.rank_numpy == 0 && r.rank_gap == 0);
+    SBW_ASSERT_EQ(r.rank, 0);
+    SBW_ASSERT_EQ(r.rank_numpy, 0);
+    SBW_ASSERT_EQ(r.rank_gap, 0);
 }
 
 static void test_estimator_errors(void **state)
@@ -109,21 +112,21 @@ static void test_eps_choice(void **state)
     double eps;
     const char *src;
     SBW_ASSERT_OK(sbw_rank_eps(NULL, SBW_F64, SBW_F64, &eps, &src));
-    assert_true(eps == DBL_EPSILON);
+    SBW_ASSERT_EQ(eps, DBL_EPSILON);
     assert_string_equal(src, "float64 data");
     SBW_ASSERT_OK(sbw_rank_eps("auto", SBW_F32, SBW_F64, &eps, &src));
-    assert_true(eps == FLT_EPSILON);
+    SBW_ASSERT_EQ(eps, FLT_EPSILON);
     assert_string_equal(src, "float32 data");
     SBW_ASSERT_OK(sbw_rank_eps("auto", SBW_F64, SBW_F32, &eps, &src));
-    assert_true(eps == FLT_EPSILON);
+    SBW_ASSERT_EQ(eps, FLT_EPSILON);
     assert_string_equal(src, "float32 computation");
     SBW_ASSERT_OK(sbw_rank_eps("double", SBW_F32, SBW_F32, &eps, &src));
-    assert_true(eps == DBL_EPSILON);
+    SBW_ASSERT_EQ(eps, DBL_EPSILON);
     assert_string_equal(src, "--eps");
     SBW_ASSERT_OK(sbw_rank_eps("single", SBW_F64, SBW_F64, &eps, &src));
-    assert_true(eps == FLT_EPSILON);
+    SBW_ASSERT_EQ(eps, FLT_EPSILON);
     SBW_ASSERT_OK(sbw_rank_eps("1e-10", SBW_F64, SBW_F64, &eps, &src));
-    assert_true(eps == 1e-10);
+    SBW_ASSERT_EQ(eps, 1e-10);
     const char *bad[] = {"0", "1", "-1e-3", "half", "", "1e-3x"};
     for (int i = 0; i < 6; i++)
         assert_int_equal(sbw_rank_eps(bad[i], SBW_F64, SBW_F64, &eps, &src), SBW_EINVAL);
@@ -259,7 +262,7 @@ static void test_float32_trap(void **state)
         SBW_ASSERT_OK(tm_lowrank_logp(&a, sh[i][0], sh[i][1], r, 2.0, false, rng));
         assert_int_equal(rank64(&a, SBW_VAR_PLAIN).rank, r + 1);
         sbw_rank_est e32 = rank_of(&a, SBW_F32, SBW_VAR_PLAIN, SBW_METHOD_AUTO, false, NULL);
-        assert_true(e32.eps == FLT_EPSILON);
+        SBW_ASSERT_EQ(e32.eps, FLT_EPSILON);
         assert_int_equal(e32.rank, r + 1);
         sbw_rank_est ed = rank_of(&a, SBW_F32, SBW_VAR_PLAIN, SBW_METHOD_AUTO, false, "double");
         if (ed.rank < k - 1)

@@ -14,7 +14,7 @@ static void test_mix_reference_values(void **state)
     const uint64_t want[3] = {UINT64_C(6457827717110365317), UINT64_C(3203168211198807973),
                               UINT64_C(9817491932198370423)};
     for (uint64_t k = 0; k < 3; k++)
-        assert_true(sbw_rng_mix(UINT64_C(1234567) + k * golden) == want[k]);
+        SBW_ASSERT_EQ(sbw_rng_mix(UINT64_C(1234567) + k * golden), want[k]);
 }
 
 static void draw(uint64_t seed, uint64_t stream, unsigned long *out, int n)
@@ -41,7 +41,7 @@ static void test_streams_reproducible_and_distinct(void **state)
     SBW_ASSERT_OK(sbw_rng_alloc(&r, 1, 1));
     sbw_rng_reseed(r, 42, 3);
     for (int k = 0; k < 16; k++)
-        assert_true(gsl_rng_get(r) == a[k]);
+        SBW_ASSERT_EQ(gsl_rng_get(r), a[k]);
     sbw_rng_free(r);
     sbw_rng_free(NULL);
 }
@@ -59,7 +59,7 @@ static void test_uniform_mean(void **state)
         for (int k = 0; k < n; k++)
             sum += gsl_rng_uniform(r);
         sbw_rng_free(r);
-        assert_true(fabs(sum / n - 0.5) < 5.0 / sqrt(12.0 * n));
+        SBW_ASSERT_ABS_LT(sum / n - 0.5, 5.0 / sqrt(12.0 * n));
     }
 }
 

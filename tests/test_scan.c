@@ -23,17 +23,20 @@ static void test_kinds(void **state)
     sbw_scan s;
     scan_fixture("logp.npy", &s);
     assert_string_equal(sbw_scan_kind(&s), "log-probabilities");
-    assert_true(s.max_abs_lse <= 1e-15);
+    SBW_ASSERT_LE(s.max_abs_lse, 1e-15);
     scan_fixture("probs.npy", &s);
     assert_string_equal(sbw_scan_kind(&s), "probabilities");
-    assert_true(s.max_abs_sum_dev <= 1e-15);
+    SBW_ASSERT_LE(s.max_abs_sum_dev, 1e-15);
     scan_fixture("f8_c.npy", &s);
     assert_string_equal(sbw_scan_kind(&s), "other");
-    assert_true(s.min == -0.625 && s.max == 0.75);
+    SBW_ASSERT_EQ(s.min, -0.625);
+    SBW_ASSERT_EQ(s.max, 0.75);
     scan_fixture("logp_zero.npy", &s); /* a zero probability is still normalised */
     assert_string_equal(sbw_scan_kind(&s), "log-probabilities");
     assert_int_equal(s.neginf, 1);
-    assert_true(s.any_bad && s.bad_row == 1 && s.bad_col == 2);
+    assert_true(s.any_bad);
+    SBW_ASSERT_EQ(s.bad_row, 1);
+    SBW_ASSERT_EQ(s.bad_col, 2);
 }
 
 static void test_nonfinite_positions(void **state)
@@ -46,7 +49,7 @@ static void test_nonfinite_positions(void **state)
     assert_int_equal(s.neginf, 1);
     assert_int_equal(s.bad_row, 1);
     assert_int_equal(s.bad_col, 2);
-    assert_true(s.max == 0.625); /* finite entries only */
+    SBW_ASSERT_EQ(s.max, 0.625); /* finite entries only */
     assert_string_equal(sbw_scan_kind(&s), "other");
 }
 

@@ -58,7 +58,7 @@ static void test_json(void **state)
     (void)state;
     sbw_table *t = sample(1);
     const char *s = print_to_string(t, true);
-    assert_true(s[0] == '{');
+    SBW_ASSERT_EQ(s[0], '{');
     assert_non_null(strstr(s, "\"tool\": \"sbw-test\""));
     assert_non_null(strstr(s, "\"input\": \"a\\u0009b\\\"c\""));
     assert_non_null(strstr(s, "\"d\": 1, \"bound\": 0.3333333333333333, \"name\": \"x\"}\n"));
@@ -104,11 +104,11 @@ static void test_format_double(void **state)
         if (!isfinite(x))
             continue;
         sbw_table_format_double(x, buf, sizeof buf);
-        assert_true(strtod(buf, NULL) == x);
-        assert_true(strlen(buf) <= 24);
+        SBW_ASSERT_EQ(strtod(buf, NULL), x);
+        SBW_ASSERT_LE(strlen(buf), 24);
     }
     sbw_table_format_double(DBL_MIN / 4, buf, sizeof buf); /* subnormal */
-    assert_true(strtod(buf, NULL) == DBL_MIN / 4);
+    SBW_ASSERT_EQ(strtod(buf, NULL), DBL_MIN / 4);
 }
 
 static void test_write_file(void **state)

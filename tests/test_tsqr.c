@@ -56,7 +56,7 @@ static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sb
     SBW_ASSERT_OK(sbw_tsqr_take(q[0], &r));
     for (size_t i = 0; i < r.rows; i++) /* upper triangular */
         for (size_t j = 0; j < i; j++)
-            assert_true(SBW_MAT_AT(&r, i, j) == 0.0);
+            SBW_ASSERT_EQ(SBW_MAT_AT(&r, i, j), 0.0);
     SBW_ASSERT_OK(sbw_svd_values(&r, s));
     sbw_mat_free(&r);
     for (size_t t = 0; t < nacc; t++)
