@@ -137,9 +137,9 @@ static void check_resume(sbw_fit_opts o, const sbw_target *t, uint64_t at, doubl
     assert_int_equal(b->step, at);
     assert_int_equal(b->ckpt_step, at);
     sbw_fit_free(b);
-    int threads = 0;
-    SBW_ASSERT_OK(sbw_ckpt_resume(&c, t, ob.checkpoint_dir, &o, &threads));
-    assert_int_equal(threads, o.obj.threads);
+    sbw_fit_opts saved;
+    SBW_ASSERT_OK(sbw_fit_resume(&c, t, ob.checkpoint_dir, &o, &saved));
+    assert_int_equal(saved.obj.threads, o.obj.threads);
     assert_int_equal(c->step, at);
     SBW_ASSERT_OK(sbw_fit_run(c));
     assert_int_equal(c->step, a->step);
@@ -197,15 +197,15 @@ static void test_resume_errors(void **state)
     SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
     SBW_ASSERT_OK(sbw_fit_run(f));
     sbw_fit_free(f);
-    assert_int_equal(sbw_ckpt_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
+    assert_int_equal(sbw_fit_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
     assert_null(f);
-    assert_int_equal(sbw_ckpt_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
+    assert_int_equal(sbw_fit_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
     char path[600];
     snprintf(path, sizeof path, "%s/checkpoint.tsv", o.checkpoint_dir);
     FILE *fp = fopen(path, "a");
     fputs("garbage line without equals\n", fp);
     fclose(fp);
-    assert_int_equal(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
+    assert_int_equal(sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
     sbw_target_free(&t);
     sbw_target_free(&u);
 }
@@ -226,7 +226,7 @@ static sbw_fit *diverge_at_5(const sbw_target *t, sbw_fit_opts o, bool params_fi
         assert_true(isfinite(f->theta[i]));
     sbw_fit_free(f);
     o.on_step = NULL;
-    SBW_ASSERT_OK(sbw_ckpt_resume(&f, t, o.checkpoint_dir, &o, NULL));
+    SBW_ASSERT_OK(sbw_fit_resume(&f, t, o.checkpoint_dir, &o, NULL));
     assert_int_equal(f->step, 4);
     return f;
 }
