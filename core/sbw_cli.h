@@ -67,7 +67,7 @@ typedef struct sbw_common {
     uint64_t seed;      /* SBW_DEFAULT_SEED unless --seed */
     bool seed_given;
     bool given[SBW_CLI_MAX_OPTS]; /* given[i]: the tool's opts[i] was on the command line */
-    char **args; /* positional arguments (into argv) */
+    char **args;                  /* positional arguments (into argv) */
     int nargs;
     char cmdline[1024]; /* the command as typed, for output headers */
 } sbw_common;

@@ -34,7 +34,7 @@ struct sbw_ckpt {
 
 /* ---- values ---------------------------------------------------------------- */
 
-#define AT(type, base, f) ((type *)((char *)(base) + (f)->off))
+#define AT(type, base, f)   ((type *)((char *)(base) + (f)->off))
 #define AT_C(type, base, f) ((const type *)((const char *)(base) + (f)->off))
 
 void sbw_ckpt_defaults(const sbw_ckpt_field *table, size_t n, void *base)
@@ -267,8 +267,8 @@ static bool ckpt_file(const char *name, uint64_t *gen)
     const char *p = name + 5;
     size_t digits = strspn(p, "0123456789"), len = strlen(p);
     *gen = strtoull(p, NULL, 10);
-    return digits > 0 && p[digits] == '-' && len > digits + 5 &&
-           strcmp(p + len - 4, ".npy") == 0 && *gen > 0;
+    return digits > 0 && p[digits] == '-' && len > digits + 5 && strcmp(p + len - 4, ".npy") == 0 &&
+           *gen > 0;
 }
 
 /* Removes the checkpoint files of dir except generation keep's (keep 0:

@@ -493,11 +493,14 @@ double sbw_fit_fingerprint(const sbw_target *t)
 
 #define AT(member) offsetof(sbw_fit, member)
 #define U64(key, member)                                                                           \
-    {key, AT(member), SBW_CKPT_U64, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL}
+    {                                                                                              \
+        key, AT(member), SBW_CKPT_U64, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL                     \
+    }
 #define DBL(key, member, lo, hi)                                                                   \
-    {key, AT(member), SBW_CKPT_DOUBLE, lo, hi, 0, NULL, SBW_CKPT_SHAPES, NULL}
-#define GRID(i)                                                                                    \
-    DBL("lr_grid_" #i, lr_grid[i], 0, 1e6), DBL("lr_kl_" #i, lr_kl[i], -1e300, INFINITY)
+    {                                                                                              \
+        key, AT(member), SBW_CKPT_DOUBLE, lo, hi, 0, NULL, SBW_CKPT_SHAPES, NULL                   \
+    }
+#define GRID(i) DBL("lr_grid_" #i, lr_grid[i], 0, 1e6), DBL("lr_kl_" #i, lr_kl[i], -1e300, INFINITY)
 
 /* The data a checkpoint was made from (the fingerprint: its own row). */
 static const sbw_ckpt_field data_rows[] = {
@@ -531,8 +534,8 @@ _Static_assert(SBW_FIT_LR_GRID == 6, "one GRID row per --lr auto grid point");
 /* Rows over a lone double (offset 0). */
 static const sbw_ckpt_field fingerprint_row = {
     "fingerprint", 0, SBW_CKPT_DOUBLE, -1e300, 1e300, 0, NULL, SBW_CKPT_SHAPES, NULL};
-static const sbw_ckpt_field elapsed_row = {
-    "elapsed", 0, SBW_CKPT_DOUBLE, 0, 1e300, 0, NULL, SBW_CKPT_SHAPES, NULL};
+static const sbw_ckpt_field elapsed_row = {"elapsed", 0,    SBW_CKPT_DOUBLE, 0,   1e300,
+                                           0,         NULL, SBW_CKPT_SHAPES, NULL};
 
 #define NROWS(a) (sizeof(a) / sizeof *(a))
 
@@ -600,8 +603,8 @@ static int check_data(const sbw_ckpt *c, const sbw_target *t, const char *dir)
     if (st)
         return st;
     if (probe.head.n != t->n || probe.head.m != t->m)
-        return SBW_ERROR(SBW_EDATA, "%s: the checkpoint is for %zu x %zu data, P* is %zu x %zu", dir,
-                         probe.head.n, probe.head.m, t->n, t->m);
+        return SBW_ERROR(SBW_EDATA, "%s: the checkpoint is for %zu x %zu data, P* is %zu x %zu",
+                         dir, probe.head.n, probe.head.m, t->n, t->m);
     if (fp != sbw_fit_fingerprint(t))
         return SBW_ERROR(SBW_EDATA, "%s: the checkpoint was made from different P* data", dir);
     return SBW_OK;

@@ -107,9 +107,9 @@ size_t sbw_fit_opts_conflicts(const sbw_fit_opts *asked, const sbw_fit_opts *sav
         sbw_ckpt_format(f, saved, true, s, sizeof s);
         const char *opt = f->option ? f->option : f->key;
         bool plain = f->option && strcmp(f->option + 2, f->key) == 0;
-        int k = snprintf(buf + at, cap - at, "%s%s%s%s%s %s given, %s in the checkpoint",
-                         n ? "; " : "", opt, plain ? "" : " (", plain ? "" : f->key,
-                         plain ? "" : ")", a, s);
+        int k =
+            snprintf(buf + at, cap - at, "%s%s%s%s%s %s given, %s in the checkpoint", n ? "; " : "",
+                     opt, plain ? "" : " (", plain ? "" : f->key, plain ? "" : ")", a, s);
         if (k > 0 && (size_t)k < cap - at)
             at += (size_t)k;
         n++;
