@@ -385,6 +385,17 @@ static int read_lines(sbw_ckpt *c, FILE *fp)
     return SBW_OK;
 }
 
+static int read_file(sbw_ckpt *c)
+{
+    FILE *fp = fopen(c->path, "r");
+    if (!fp)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s (not a checkpoint directory?)", c->path,
+                         strerror(errno));
+    int st = read_lines(c, fp);
+    fclose(fp);
+    return st;
+}
+
 /* The format version and the generation. */
 static int read_header(sbw_ckpt *c)
 {
@@ -410,13 +421,7 @@ int sbw_ckpt_open(sbw_ckpt **out, const char *dir)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     snprintf(c->path, sizeof c->path, "%s/checkpoint.tsv", dir);
-    FILE *fp = fopen(c->path, "r");
-    int st = fp ? SBW_OK
-                : SBW_ERROR(SBW_EIO, "%s: cannot open: %s (not a checkpoint directory?)", c->path,
-                            strerror(errno));
-    st = st ? st : read_lines(c, fp);
-    if (fp)
-        fclose(fp);
+    int st = read_file(c);
     st = st ? st : read_header(c);
     if (st) {
         free(c);
