@@ -34,8 +34,16 @@ struct sbw_ckpt {
 
 /* ---- values ---------------------------------------------------------------- */
 
-#define AT(type, base, f)   ((type *)((char *)(base) + (f)->off))
-#define AT_C(type, base, f) ((const type *)((const char *)(base) + (f)->off))
+/* Where row f lives in base (void *: the row's type says what is there). */
+static void *at(void *base, const sbw_ckpt_field *f) { return (char *)base + f->off; }
+
+static const void *at_c(const void *base, const sbw_ckpt_field *f)
+{
+    return (const char *)base + f->off;
+}
+
+#define AT(type, base, f)   ((type *)at((base), (f)))
+#define AT_C(type, base, f) ((const type *)at_c((base), (f)))
 
 void sbw_ckpt_defaults(const sbw_ckpt_field *table, size_t n, void *base)
 {
