@@ -1,7 +1,7 @@
 /* sbw_ckpt.c -- checkpoint directories from tables (see sbw_ckpt.h). */
 #include "sbw_ckpt.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
 
@@ -471,7 +471,7 @@ int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, s
     if (in->rows != rows || in->cols != cols)
         st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, expected %zu x %zu", path, in->rows,
                        in->cols, rows, cols);
-    st = st ? st : sbw_npy_read_rows(r, rows, x, cols);
+    st = st ? st : sbw_npy_read_rows(r, x, rows, cols);
     sbw_npy_close(r);
     return st;
 }

@@ -4,7 +4,7 @@
 #include "sbw_fit.h"
 
 #include "sbw_ckpt.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_progress.h"
 #include "sbw_rng.h"
 

@@ -9,7 +9,7 @@
 /* Enums are stored and read through int. */
 _Static_assert(sizeof(sbw_model) == sizeof(int), "sbw_model is int-sized");
 _Static_assert(sizeof(sbw_fit_optimizer) == sizeof(int), "sbw_fit_optimizer is int-sized");
-_Static_assert(sizeof(sbw_obj_par) == sizeof(int), "sbw_obj_par is int-sized");
+_Static_assert(sizeof(sbw_pass_par) == sizeof(int), "sbw_pass_par is int-sized");
 
 static const char *model_name(int v)
 {
@@ -51,7 +51,7 @@ const sbw_ckpt_field sbw_fit_opts_table[] = {
     {"bias", AT(bias), SBW_CKPT_BOOL, 0, 1, 0, NULL, SHAPES, "--bias"},
     {"linear", AT(linear), SBW_CKPT_BOOL, 0, 1, 0, NULL, SHAPES, "--linear"},
     {"init_scale", AT(init_scale), SBW_CKPT_DOUBLE, 0, 1e6, 0.1, NULL, SHAPES, "--init-scale"},
-    {"seed", AT(seed), SBW_CKPT_U64, 0, 2e19, (double)SBW_DEFAULT_SEED, NULL, SHAPES, "--seed"},
+    {"seed", AT(seed), SBW_CKPT_U64, 0, 2e19, (double)SBW_RNG_DEFAULT_SEED, NULL, SHAPES, "--seed"},
     {"optimizer", AT(optimizer), SBW_CKPT_ENUM, 0, 1, SBW_FIT_ADAM, optimizer_name, SHAPES,
      "--optimizer"},
     {"lr", AT(lr), SBW_CKPT_DOUBLE, 1e-12, 1e6, 0.01, NULL, SHAPES, "--lr"},
@@ -68,7 +68,7 @@ const sbw_ckpt_field sbw_fit_opts_table[] = {
     {"lbfgs_mem", AT(lbfgs_mem), SBW_CKPT_SIZE, 1, 1000, 10, NULL, SHAPES, "--lbfgs-mem"},
     {"precision", AT(obj.single), SBW_CKPT_BOOL, 0, 1, 1, precision_name, SHAPES, "--precision"},
     {"block", AT(obj.block), SBW_CKPT_SIZE, 0, 1e9, 0, NULL, SHAPES, "--block"},
-    {"par", AT(obj.par), SBW_CKPT_ENUM, 0, 1, SBW_OBJ_PAR_BLOCKS, par_name, SHAPES, "--parallel"},
+    {"par", AT(obj.par), SBW_CKPT_ENUM, 0, 1, SBW_PASS_PAR_BLOCKS, par_name, SHAPES, "--parallel"},
     {"log_every", AT(log_every), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SHAPES, "--log-every"},
     {"steps", AT(steps), SBW_CKPT_SIZE, 0, 1e15, 1000, NULL, FREE, "--steps"},
     {"threads", AT(obj.threads), SBW_CKPT_INT, 0, 4096, 0, NULL, FREE, "--threads"},
