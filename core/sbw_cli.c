@@ -326,9 +326,21 @@ static bool find_opt(const sbw_cli *cli, const char *name, sbw_cli_common *c, sb
     for (const sbw_cli_opt *p = cli->opts; p && p->name; p++)
         if (strcmp(p->name, name) == 0) {
             *o = *p;
+            if (p - cli->opts < SBW_CLI_MAX_OPTS)
+                c->given[p - cli->opts] = true;
             return true;
         }
     return find_common(cli, name, c, o);
+}
+
+bool sbw_cli_given(const sbw_cli *cli, const sbw_cli_common *c, const char *name)
+{
+    if (strcmp(name, "--seed") == 0)
+        return c->seed_given;
+    for (const sbw_cli_opt *p = cli->opts; p && p->name && p - cli->opts < SBW_CLI_MAX_OPTS; p++)
+        if (strcmp(p->name, name) == 0)
+            return c->given[p - cli->opts];
+    return false;
 }
 
 static void record_cmdline(sbw_cli_common *c, int argc, char **argv)

@@ -57,13 +57,17 @@ typedef struct sbw_cli {
     unsigned common;
 } sbw_cli;
 
+/* Options per tool whose presence sbw_cli_given can report. */
+#define SBW_CLI_MAX_OPTS 64
+
 typedef struct sbw_cli_common {
     bool quiet, json;
     long threads;       /* 0: every core */
     const char *output; /* -o FILE, NULL when absent */
     uint64_t seed;      /* SBW_RNG_DEFAULT_SEED unless --seed */
     bool seed_given;
-    char **args; /* positional arguments (into argv) */
+    bool given[SBW_CLI_MAX_OPTS]; /* given[i]: the tool's opts[i] was on the command line */
+    char **args;                  /* positional arguments (into argv) */
     int nargs;
     char cmdline[1024]; /* the command as typed, for output headers */
 } sbw_cli_common;
@@ -74,6 +78,10 @@ typedef struct sbw_cli_common {
  * after printing the problem and the usage line on stderr.  "--name=value"
  * and "--name value" both work; "--" ends options. */
 int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_cli_common *c);
+
+/* True when the option called name ("--d", or the common "--seed") was
+ * given on the command line, as opposed to keeping its starting value. */
+bool sbw_cli_given(const sbw_cli *cli, const sbw_cli_common *c, const char *name);
 
 /* Prints "TOOL: message" and the usage line on stderr; returns 2. */
 int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)

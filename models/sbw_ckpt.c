@@ -1,15 +1,13 @@
-/* sbw_ckpt.c -- checkpoint write and resume (see sbw_ckpt.h). */
+/* sbw_ckpt.c -- checkpoint directories from tables (see sbw_ckpt.h). */
 #include "sbw_ckpt.h"
 
 #include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
-#include "sbw_progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +17,240 @@
 
 #define CKPT_MAX_KEYS 160
 #define CKPT_LINE     512
+#define CKPT_MAX_GEN  1e15
+
+typedef struct kv {
+    char key[48];
+    char val[CKPT_LINE];
+} kv;
+
+struct sbw_ckpt {
+    kv e[CKPT_MAX_KEYS];
+    size_t n;
+    uint64_t gen;
+    char dir[4096];
+    char path[4200];
+};
+
+/* ---- values ---------------------------------------------------------------- */
+
+/* Where row f lives in base (void *: the row's type says what is there). */
+static void *at(void *base, const sbw_ckpt_field *f) { return (char *)base + f->off; }
+
+static const void *at_c(const void *base, const sbw_ckpt_field *f)
+{
+    return (const char *)base + f->off;
+}
+
+#define AT(type, base, f)   ((type *)at((base), (f)))
+#define AT_C(type, base, f) ((const type *)at_c((base), (f)))
+
+void sbw_ckpt_defaults(const sbw_ckpt_field *table, size_t n, void *base)
+{
+    for (const sbw_ckpt_field *f = table; f < table + n; f++) {
+        switch (f->type) {
+        case SBW_CKPT_SIZE:
+            *AT(size_t, base, f) = (size_t)f->dflt;
+            break;
+        case SBW_CKPT_U64:
+            *AT(uint64_t, base, f) = (uint64_t)f->dflt;
+            break;
+        case SBW_CKPT_INT:
+        case SBW_CKPT_ENUM:
+            *AT(int, base, f) = (int)f->dflt;
+            break;
+        case SBW_CKPT_DOUBLE:
+            *AT(double, base, f) = f->dflt;
+            break;
+        case SBW_CKPT_BOOL:
+            *AT(bool, base, f) = f->dflt != 0;
+            break;
+        }
+    }
+}
+
+/* Exact: C99 hex.  Human: the shortest of %.15g..%.17g that reads back. */
+static void format_double(double x, bool human, char *buf, size_t cap)
+{
+    if (!human) {
+        snprintf(buf, cap, "%a", x);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+const char *sbw_ckpt_format(const sbw_ckpt_field *f, const void *base, bool human, char *buf,
+                            size_t cap)
+{
+    const char *name;
+    switch (f->type) {
+    case SBW_CKPT_SIZE:
+        snprintf(buf, cap, "%zu", *AT_C(size_t, base, f));
+        break;
+    case SBW_CKPT_U64:
+        snprintf(buf, cap, "%" PRIu64, *AT_C(uint64_t, base, f));
+        break;
+    case SBW_CKPT_INT:
+        snprintf(buf, cap, "%d", *AT_C(int, base, f));
+        break;
+    case SBW_CKPT_DOUBLE:
+        format_double(*AT_C(double, base, f), human, buf, cap);
+        break;
+    case SBW_CKPT_BOOL:
+        if (f->name)
+            snprintf(buf, cap, "%s", f->name(*AT_C(bool, base, f) ? 1 : 0));
+        else
+            snprintf(buf, cap, "%d", *AT_C(bool, base, f) ? 1 : 0);
+        break;
+    case SBW_CKPT_ENUM:
+        name = f->name(*AT_C(int, base, f));
+        snprintf(buf, cap, "%s", name ? name : "?");
+        break;
+    }
+    return buf;
+}
+
+static size_t width(const sbw_ckpt_field *f)
+{
+    switch (f->type) {
+    case SBW_CKPT_SIZE:
+        return sizeof(size_t);
+    case SBW_CKPT_U64:
+        return sizeof(uint64_t);
+    case SBW_CKPT_DOUBLE:
+        return sizeof(double);
+    case SBW_CKPT_BOOL:
+        return sizeof(bool);
+    default:
+        return sizeof(int);
+    }
+}
+
+bool sbw_ckpt_same(const sbw_ckpt_field *f, const void *a, const void *b)
+{
+    return memcmp((const char *)a + f->off, (const char *)b + f->off, width(f)) == 0;
+}
+
+void sbw_ckpt_copy(const sbw_ckpt_field *table, size_t n, sbw_ckpt_role role, void *dst,
+                   const void *src)
+{
+    for (const sbw_ckpt_field *f = table; f < table + n; f++)
+        if (f->role == role)
+            memcpy((char *)dst + f->off, (const char *)src + f->off, width(f));
+}
+
+/* ---- parsing one value ------------------------------------------------------ */
+
+static int bad_value(const sbw_ckpt *c, const sbw_ckpt_field *f, const char *v, const char *why)
+{
+    return SBW_ERROR(SBW_EFORMAT, "%s: %s=%s: %s", c->path, f->key, v, why);
+}
+
+/* An unsigned decimal written in full, within the row's range. */
+static int parse_uint(const sbw_ckpt *c, const sbw_ckpt_field *f, const char *v, uint64_t *out)
+{
+    char *end;
+    if (v[0] < '0' || v[0] > '9')
+        return bad_value(c, f, v, "not an unsigned integer");
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end || errno)
+        return bad_value(c, f, v, "not an unsigned integer");
+    if ((double)x < f->min || (double)x > f->max) {
+        char why[96];
+        snprintf(why, sizeof why, "outside [%.17g, %.17g]", f->min, f->max);
+        return bad_value(c, f, v, why);
+    }
+    *out = (uint64_t)x;
+    return SBW_OK;
+}
+
+static int parse_double(const sbw_ckpt *c, const sbw_ckpt_field *f, const char *v, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end)
+        return bad_value(c, f, v, "not a number");
+    if (isnan(x))
+        return bad_value(c, f, v, "NaN");
+    if (!(x >= f->min && x <= f->max)) {
+        char why[96];
+        snprintf(why, sizeof why, "outside [%.17g, %.17g]", f->min, f->max);
+        return bad_value(c, f, v, why);
+    }
+    *out = x;
+    return SBW_OK;
+}
+
+static int parse_enum(const sbw_ckpt *c, const sbw_ckpt_field *f, const char *v, int *out)
+{
+    for (int i = 0; f->name(i); i++)
+        if (strcmp(f->name(i), v) == 0) {
+            *out = i;
+            return SBW_OK;
+        }
+    return bad_value(c, f, v, "unknown name");
+}
+
+static const char *find(const sbw_ckpt *c, const char *key)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->e[i].key, key) == 0)
+            return c->e[i].val;
+    return NULL;
+}
+
+static int get_one(const sbw_ckpt *c, const sbw_ckpt_field *f, void *base)
+{
+    const char *v = find(c, f->key);
+    uint64_t u = 0;
+    int st;
+    if (!v)
+        return SBW_ERROR(SBW_EFORMAT, "%s: missing key '%s'", c->path, f->key);
+    switch (f->type) {
+    case SBW_CKPT_DOUBLE:
+        return parse_double(c, f, v, AT(double, base, f));
+    case SBW_CKPT_ENUM:
+        return parse_enum(c, f, v, AT(int, base, f));
+    case SBW_CKPT_BOOL:
+        if (f->name) {
+            int b = 0;
+            st = parse_enum(c, f, v, &b);
+            *AT(bool, base, f) = b == 1;
+            return st;
+        }
+        break;
+    default:
+        break;
+    }
+    if ((st = parse_uint(c, f, v, &u)))
+        return st;
+    if (f->type == SBW_CKPT_SIZE)
+        *AT(size_t, base, f) = (size_t)u;
+    else if (f->type == SBW_CKPT_U64)
+        *AT(uint64_t, base, f) = u;
+    else if (f->type == SBW_CKPT_INT)
+        *AT(int, base, f) = (int)u;
+    else if (u > 1)
+        return bad_value(c, f, v, "not 0 or 1");
+    else
+        *AT(bool, base, f) = u == 1;
+    return SBW_OK;
+}
+
+int sbw_ckpt_get(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n, void *base)
+{
+    int st = SBW_OK;
+    for (size_t i = 0; !st && i < n; i++)
+        st = get_one(c, &table[i], base);
+    return st;
+}
+
+/* ---- files of a directory ---------------------------------------------------- */
 
 int sbw_ckpt_mkdir(const char *dir)
 {
@@ -31,25 +263,20 @@ int sbw_ckpt_mkdir(const char *dir)
     return SBW_ERROR(SBW_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
 }
 
-/* A name sbw_ckpt_write makes: checkpoint.tsv or STEM-DIGITS.npy (its
- * generation into *gen, 0 for checkpoint.tsv). */
+/* A name sbw_ckpt_write makes: checkpoint.tsv (*gen = 0) or
+ * ckpt-DIGITS-STEM.npy (its generation into *gen). */
 static bool ckpt_file(const char *name, uint64_t *gen)
 {
-    static const char *const stems[] = {"theta-",   "adam_m-",    "adam_v-", "lbfgs_s-",
-                                        "lbfgs_y-", "lbfgs_rho-", "log-"};
     *gen = 0;
     if (strcmp(name, "checkpoint.tsv") == 0)
         return true;
-    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
-        size_t n = strlen(stems[i]);
-        if (strncmp(name, stems[i], n) != 0)
-            continue;
-        const char *p = name + n;
-        size_t digits = strspn(p, "0123456789");
-        *gen = strtoull(p, NULL, 10);
-        return digits > 0 && strcmp(p + digits, ".npy") == 0;
-    }
-    return false;
+    if (strncmp(name, "ckpt-", 5) != 0)
+        return false;
+    const char *p = name + 5;
+    size_t digits = strspn(p, "0123456789"), len = strlen(p);
+    *gen = strtoull(p, NULL, 10);
+    return digits > 0 && p[digits] == '-' && len > digits + 5 && strcmp(p + len - 4, ".npy") == 0 &&
+           *gen > 0;
 }
 
 /* Removes the checkpoint files of dir except generation keep's (keep 0:
@@ -60,7 +287,7 @@ static int sweep(const char *dir, uint64_t keep)
     if (!d)
         return SBW_ERROR(SBW_EIO, "%s: cannot list: %s", dir, strerror(errno));
     struct dirent *e;
-    char path[4096];
+    char path[4400];
     uint64_t gen;
     while ((e = readdir(d)) != NULL) {
         if (!ckpt_file(e->d_name, &gen) || (keep && (gen == keep || gen == 0)))
@@ -82,308 +309,160 @@ int sbw_ckpt_remove(const char *dir)
 
 bool sbw_ckpt_exists(const char *dir)
 {
-    char path[4096];
+    char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint.tsv", dir);
     return access(path, F_OK) == 0;
 }
 
-double sbw_ckpt_fingerprint(const sbw_target *t)
+static void array_path(char *buf, size_t cap, const char *dir, uint64_t gen, const char *stem)
 {
-    double s = 0;
-    for (size_t i = 0; i < t->n; i++)
-        s += t->ent[i];
-    return s;
+    snprintf(buf, cap, "%s/ckpt-%" PRIu64 "-%s.npy", dir, gen, stem);
 }
 
-static void file_name(char *buf, size_t cap, const char *dir, const char *stem, uint64_t gen)
+/* ---- writing ------------------------------------------------------------------- */
+
+static int save_arrays(const char *dir, uint64_t gen, const sbw_ckpt_array *a, size_t n)
 {
-    snprintf(buf, cap, "%s/%s-%" PRIu64 ".npy", dir, stem, gen);
-}
-
-/* ---- key=value text ------------------------------------------------------- */
-
-typedef struct kv {
-    char key[48];
-    char val[CKPT_LINE];
-} kv;
-
-typedef struct kvset {
-    kv e[CKPT_MAX_KEYS];
-    size_t n;
-    const char *path;
-} kvset;
-
-static void put(FILE *fp, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void put(FILE *fp, const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(fp, "%s=", key);
-    va_start(ap, fmt);
-    /* clang-analyzer 14 misses the va_start above (a known false positive). */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    vfprintf(fp, fmt, ap);
-    va_end(ap);
-    fputc('\n', fp);
-}
-
-static void put_u(FILE *fp, const char *key, uint64_t v) { put(fp, key, "%" PRIu64, v); }
-
-static void put_d(FILE *fp, const char *key, double v) { put(fp, key, "%a", v); }
-
-static const char *find(const kvset *s, const char *key)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->e[i].key, key) == 0)
-            return s->e[i].val;
-    return NULL;
-}
-
-static int get_u(const kvset *s, const char *key, uint64_t *out)
-{
-    const char *v = find(s, key);
-    char *end;
-    if (!v)
-        return SBW_ERROR(SBW_EFORMAT, "%s: missing key '%s'", s->path, key);
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (end == v || *end || errno)
-        return SBW_ERROR(SBW_EFORMAT, "%s: bad value '%s' for '%s'", s->path, v, key);
-    *out = (uint64_t)x;
-    return SBW_OK;
-}
-
-static int get_z(const kvset *s, const char *key, size_t *out)
-{
-    uint64_t x = 0;
-    int st = get_u(s, key, &x);
-    *out = (size_t)x;
-    return st;
-}
-
-static int get_b(const kvset *s, const char *key, bool *out)
-{
-    uint64_t x = 0;
-    int st = get_u(s, key, &x);
-    *out = x != 0;
-    return st;
-}
-
-static int get_d(const kvset *s, const char *key, double *out)
-{
-    const char *v = find(s, key);
-    char *end;
-    if (!v)
-        return SBW_ERROR(SBW_EFORMAT, "%s: missing key '%s'", s->path, key);
-    *out = strtod(v, &end);
-    if (end == v || *end)
-        return SBW_ERROR(SBW_EFORMAT, "%s: bad value '%s' for '%s'", s->path, v, key);
-    return SBW_OK;
-}
-
-static int read_kv(kvset *s, const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    s->n = 0;
-    s->path = path;
-    if (!fp)
-        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s (not a checkpoint directory?)", path,
-                         strerror(errno));
-    char line[CKPT_LINE + 64];
+    char path[4400];
     int st = SBW_OK;
-    while (!st && fgets(line, sizeof line, fp)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *eq = strchr(line, '=');
-        if (!eq || eq == line || (size_t)(eq - line) >= sizeof s->e[0].key ||
-            s->n == CKPT_MAX_KEYS) {
-            st = SBW_ERROR(SBW_EFORMAT, "%s: malformed line '%.40s'", path, line);
-            break;
-        }
-        size_t klen = (size_t)(eq - line);
-        memcpy(s->e[s->n].key, line, klen);
-        s->e[s->n].key[klen] = '\0';
-        snprintf(s->e[s->n].val, sizeof s->e[0].val, "%s", eq + 1);
-        s->n++;
+    for (size_t i = 0; !st && i < n; i++) {
+        array_path(path, sizeof path, dir, gen, a[i].stem);
+        sbw_mat v = sbw_mat_view((double *)a[i].x, a[i].rows, a[i].cols, a[i].cols);
+        st = a[i].cols == 1 ? sbw_npy_save_vector(path, a[i].x, a[i].rows, SBW_F64)
+                            : sbw_npy_save(path, &v, SBW_F64);
     }
-    fclose(fp);
     return st;
 }
 
-/* ---- writing -------------------------------------------------------------- */
-
-static void put_settings(FILE *fp, const sbw_fit *f)
+static void put_groups(FILE *fp, uint64_t gen, const sbw_ckpt_group *g, size_t ng)
 {
-    const sbw_fit_opts *o = &f->opt;
-    const sbw_head *h = &f->head;
-    put(fp, "model", "%s", sbw_head_model_name(h->model));
-    put_u(fp, "n", h->n), put_u(fp, "m", h->m), put_u(fp, "d", h->d);
-    put_u(fp, "k", o->k), put_u(fp, "knots", o->knots), put_d(fp, "plif_t", o->plif_t);
-    put_u(fp, "bias", h->bias), put_u(fp, "linear", h->linear);
-    put_d(fp, "init_scale", o->init_scale), put_u(fp, "seed", o->seed);
-    put(fp, "optimizer", "%s", o->optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
-    put_d(fp, "lr", o->lr), put_d(fp, "beta1", o->beta1), put_d(fp, "beta2", o->beta2);
-    put_d(fp, "eps", o->eps), put_d(fp, "decay", o->decay), put_u(fp, "batch", o->batch);
-    put_d(fp, "tol", o->tol), put_u(fp, "tol_window", o->tol_window);
-    put_u(fp, "lbfgs_mem", o->lbfgs_mem), put_u(fp, "lr_auto", o->lr_auto);
-    put_u(fp, "lr_auto_rows", o->lr_auto_rows), put_u(fp, "lr_auto_steps", o->lr_auto_steps);
-    put_u(fp, "single", o->obj.single), put_u(fp, "threads", (uint64_t)sbw_obj_threads(f->obj));
-    put_u(fp, "block", sbw_obj_block(f->obj)), put_u(fp, "par", o->obj.par);
-    put_u(fp, "log_every", sbw_fit_log_every(f)), put_u(fp, "steps", o->steps);
-    put_d(fp, "fingerprint", sbw_ckpt_fingerprint(f->t));
-    put_u(fp, "nlr", f->nlr);
-    for (size_t i = 0; i < f->nlr; i++) {
-        char key[32];
-        snprintf(key, sizeof key, "lr_grid_%zu", i);
-        put_d(fp, key, f->lr_grid[i]);
-        snprintf(key, sizeof key, "lr_kl_%zu", i);
-        put_d(fp, key, f->lr_kl[i]);
-    }
+    char val[CKPT_LINE];
+    fprintf(fp, "sbw_checkpoint=%d\ngeneration=%" PRIu64 "\n", SBW_CKPT_VERSION, gen);
+    for (size_t i = 0; i < ng; i++)
+        for (const sbw_ckpt_field *f = g[i].fields; f < g[i].fields + g[i].n; f++)
+            fprintf(fp, "%s=%s\n", f->key, sbw_ckpt_format(f, g[i].base, false, val, sizeof val));
 }
 
-static void put_state(FILE *fp, const sbw_fit *f, uint64_t gen)
+static void remove_generation(const char *dir, uint64_t gen, const sbw_ckpt_array *a, size_t n)
 {
-    put_u(fp, "step", f->step), put_u(fp, "epoch", f->epoch), put_u(fp, "pos", f->pos);
-    put_u(fp, "adam_t", f->adam.t), put_u(fp, "lbfgs_count", f->lbfgs.count);
-    put_u(fp, "lbfgs_head", f->lbfgs.head), put_u(fp, "lbfgs_iter", f->lbfgs.iter);
-    put_u(fp, "lbfgs_nfev", f->lbfgs.nfev), put_d(fp, "win_sum", f->win_sum);
-    put_d(fp, "win_prev", f->win_prev), put_u(fp, "win_n", f->win_n);
-    put_u(fp, "have_prev", f->have_prev), put_u(fp, "nlog", f->nlog);
-    put_d(fp, "elapsed", sbw_fit_seconds(f)), put_u(fp, "generation", gen);
-}
-
-static int save_vec(const char *dir, const char *stem, uint64_t gen, const double *x, size_t n)
-{
-    char path[4096];
-    file_name(path, sizeof path, dir, stem, gen);
-    return sbw_npy_save_vector(path, x, n, SBW_F64);
-}
-
-static int save_mat(const char *dir, const char *stem, uint64_t gen, double *x, size_t rows,
-                    size_t cols)
-{
-    char path[4096];
-    file_name(path, sizeof path, dir, stem, gen);
-    sbw_mat v = sbw_mat_view(x, rows, cols, cols);
-    return sbw_npy_save(path, &v, SBW_F64);
-}
-
-static int save_arrays(const sbw_fit *f, const char *dir, uint64_t gen)
-{
-    size_t n = f->head.nparam, mem = f->lbfgs.mem;
-    int st = save_vec(dir, "theta", gen, f->theta, n);
-    if (f->opt.optimizer == SBW_FIT_ADAM) {
-        st = st ? st : save_vec(dir, "adam_m", gen, f->adam.m, n);
-        st = st ? st : save_vec(dir, "adam_v", gen, f->adam.v, n);
-    } else {
-        st = st ? st : save_mat(dir, "lbfgs_s", gen, f->lbfgs.s, mem, n);
-        st = st ? st : save_mat(dir, "lbfgs_y", gen, f->lbfgs.y, mem, n);
-        st = st ? st : save_vec(dir, "lbfgs_rho", gen, f->lbfgs.rho, mem);
-    }
-    static const double none[7];
-    double *log = f->nlog ? &f->log[0].step : (double *)none;
-    return st ? st : save_mat(dir, "log", gen, log, f->nlog ? f->nlog : 1, 7);
-}
-
-static void remove_generation(const char *dir, uint64_t gen)
-{
-    static const char *const stems[] = {"theta",   "adam_m",    "adam_v", "lbfgs_s",
-                                        "lbfgs_y", "lbfgs_rho", "log"};
-    char path[4096];
-    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
-        file_name(path, sizeof path, dir, stems[i], gen);
+    char path[4400];
+    for (size_t i = 0; i < n; i++) {
+        array_path(path, sizeof path, dir, gen, a[i].stem);
         unlink(path); /* absent files are fine */
     }
 }
 
-int sbw_ckpt_write(sbw_fit *f, const char *dir)
+int sbw_ckpt_write(const char *dir, uint64_t gen, const sbw_ckpt_group *groups, size_t ngroups,
+                   const sbw_ckpt_array *arrays, size_t narrays)
 {
     int st = sbw_ckpt_mkdir(dir);
-    uint64_t gen = f->ckpt_gen + 1;
-    st = st ? st : save_arrays(f, dir, gen);
-    char path[4096];
+    st = st ? st : save_arrays(dir, gen, arrays, narrays);
+    char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint.tsv", dir);
     sbw_file file = {0};
     st = st ? st : sbw_file_create(&file, path);
-    if (st) {
-        remove_generation(dir, gen);
-        return st;
+    if (!st) {
+        put_groups(file.fp, gen, groups, ngroups);
+        st = sbw_file_commit(&file);
     }
-    put(file.fp, "sbw_checkpoint", "%d", 1);
-    put_settings(file.fp, f);
-    put_state(file.fp, f, gen);
-    if ((st = sbw_file_commit(&file))) {
-        remove_generation(dir, gen);
+    if (st) {
+        remove_generation(dir, gen, arrays, narrays);
         return st;
     }
     sweep(dir, gen); /* the previous generation, and any left by an earlier fit */
-    f->ckpt_gen = gen;
-    f->ckpt_step = f->step;
     return SBW_OK;
 }
 
-/* ---- resuming ------------------------------------------------------------- */
+/* ---- reading --------------------------------------------------------------------- */
 
-/* The trajectory-defining settings from the checkpoint over opts. */
-static int get_settings(const kvset *s, sbw_fit_opts *o)
+static int read_lines(sbw_ckpt *c, FILE *fp)
 {
-    const char *model = find(s, "model"), *opt = find(s, "optimizer");
-    if (!model || !opt)
-        return SBW_ERROR(SBW_EFORMAT, "%s: missing model or optimizer", s->path);
-    if (sbw_head_model_parse(model, &o->model))
-        return SBW_ERROR(SBW_EFORMAT, "%s: unknown model '%s'", s->path, model);
-    o->optimizer = strcmp(opt, "lbfgs") == 0 ? SBW_FIT_LBFGS : SBW_FIT_ADAM;
-    uint64_t par = 0;
-    int st = get_z(s, "d", &o->d);
-    st = st ? st : get_z(s, "k", &o->k);
-    st = st ? st : get_z(s, "knots", &o->knots);
-    st = st ? st : get_d(s, "plif_t", &o->plif_t);
-    st = st ? st : get_b(s, "bias", &o->bias);
-    st = st ? st : get_b(s, "linear", &o->linear);
-    st = st ? st : get_d(s, "init_scale", &o->init_scale);
-    st = st ? st : get_u(s, "seed", &o->seed);
-    st = st ? st : get_d(s, "lr", &o->lr);
-    st = st ? st : get_d(s, "beta1", &o->beta1);
-    st = st ? st : get_d(s, "beta2", &o->beta2);
-    st = st ? st : get_d(s, "eps", &o->eps);
-    st = st ? st : get_d(s, "decay", &o->decay);
-    st = st ? st : get_z(s, "batch", &o->batch);
-    st = st ? st : get_d(s, "tol", &o->tol);
-    st = st ? st : get_z(s, "tol_window", &o->tol_window);
-    st = st ? st : get_z(s, "lbfgs_mem", &o->lbfgs_mem);
-    st = st ? st : get_z(s, "lr_auto_rows", &o->lr_auto_rows);
-    st = st ? st : get_z(s, "lr_auto_steps", &o->lr_auto_steps);
-    st = st ? st : get_b(s, "single", &o->obj.single);
-    st = st ? st : get_z(s, "block", &o->obj.block);
-    st = st ? st : get_u(s, "par", &par);
-    st = st ? st : get_z(s, "log_every", &o->log_every);
-    o->obj.par = par ? SBW_PASS_PAR_BLAS : SBW_PASS_PAR_BLOCKS;
-    o->lr_auto = false; /* the grid already chose o->lr */
+    char line[CKPT_LINE + 64];
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq || eq == line || (size_t)(eq - line) >= sizeof c->e[0].key ||
+            strlen(eq + 1) >= sizeof c->e[0].val || c->n == CKPT_MAX_KEYS)
+            return SBW_ERROR(SBW_EFORMAT, "%s: malformed line '%.40s'", c->path, line);
+        size_t klen = (size_t)(eq - line);
+        memcpy(c->e[c->n].key, line, klen);
+        c->e[c->n].key[klen] = '\0';
+        snprintf(c->e[c->n].val, sizeof c->e[0].val, "%s", eq + 1);
+        c->n++;
+    }
+    return SBW_OK;
+}
+
+static int read_file(sbw_ckpt *c)
+{
+    FILE *fp = fopen(c->path, "r");
+    if (!fp)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s (not a checkpoint directory?)", c->path,
+                         strerror(errno));
+    int st = read_lines(c, fp);
+    fclose(fp);
     return st;
 }
 
-static int check_data(const kvset *s, const sbw_target *t, const char *dir)
+/* The format version and the generation. */
+static int read_header(sbw_ckpt *c)
 {
-    uint64_t n = 0, m = 0;
-    double fp = 0;
-    int st = get_u(s, "n", &n);
-    st = st ? st : get_u(s, "m", &m);
-    st = st ? st : get_d(s, "fingerprint", &fp);
-    if (st)
+    const char *v = find(c, "sbw_checkpoint");
+    char want[16];
+    snprintf(want, sizeof want, "%d", SBW_CKPT_VERSION);
+    if (!v)
+        return SBW_ERROR(SBW_EFORMAT, "%s: no format version (key 'sbw_checkpoint')", c->path);
+    if (strcmp(v, want) != 0)
+        return SBW_ERROR(SBW_EFORMAT,
+                         "%s: sbw_checkpoint=%s: unknown checkpoint format version (this sbw "
+                         "reads version %d)",
+                         c->path, v, SBW_CKPT_VERSION);
+    const sbw_ckpt_field gen = {"generation", 0, SBW_CKPT_U64, 1, CKPT_MAX_GEN, 0, NULL, 0, NULL};
+    return sbw_ckpt_get(c, &gen, 1, &c->gen);
+}
+
+int sbw_ckpt_open(sbw_ckpt **out, const char *dir)
+{
+    *out = NULL;
+    sbw_ckpt *c = calloc(1, sizeof *c);
+    if (!c)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    snprintf(c->path, sizeof c->path, "%s/checkpoint.tsv", dir);
+    int st = read_file(c);
+    st = st ? st : read_header(c);
+    if (st) {
+        free(c);
         return st;
-    if (n != t->n || m != t->m)
-        return SBW_ERROR(SBW_EDATA, "%s: the checkpoint is for %llu x %llu data, P* is %zu x %zu",
-                         dir, (unsigned long long)n, (unsigned long long)m, t->n, t->m);
-    if (fp != sbw_ckpt_fingerprint(t))
-        return SBW_ERROR(SBW_EDATA, "%s: the checkpoint was made from different P* data", dir);
+    }
+    *out = c;
     return SBW_OK;
 }
 
-/* Loads dir/stem-gen.npy into x, which must hold rows x cols doubles. */
-static int load_into(const char *dir, const char *stem, uint64_t gen, double *x, size_t rows,
-                     size_t cols)
+void sbw_ckpt_close(sbw_ckpt *c) { free(c); }
+
+uint64_t sbw_ckpt_generation(const sbw_ckpt *c) { return c->gen; }
+
+const char *sbw_ckpt_path(const sbw_ckpt *c) { return c->path; }
+
+int sbw_ckpt_array_shape(const sbw_ckpt *c, const char *stem, size_t *rows, size_t *cols)
 {
-    char path[4096];
-    file_name(path, sizeof path, dir, stem, gen);
+    char path[4400];
+    array_path(path, sizeof path, c->dir, c->gen, stem);
+    sbw_npy_reader *r;
+    int st = sbw_npy_open(&r, path);
+    if (st)
+        return st;
+    *rows = sbw_npy_reader_info(r)->rows;
+    *cols = sbw_npy_reader_info(r)->cols;
+    sbw_npy_close(r);
+    return SBW_OK;
+}
+
+int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols)
+{
+    char path[4400];
+    array_path(path, sizeof path, c->dir, c->gen, stem);
     sbw_npy_reader *r;
     int st = sbw_npy_open(&r, path);
     if (st)
@@ -395,93 +474,4 @@ static int load_into(const char *dir, const char *stem, uint64_t gen, double *x,
     st = st ? st : sbw_npy_read_rows(r, x, rows, cols);
     sbw_npy_close(r);
     return st;
-}
-
-static int get_counters(const kvset *s, sbw_fit *f, uint64_t *gen, size_t *nlog)
-{
-    uint64_t count = 0, head = 0;
-    int st = get_u(s, "step", &f->step);
-    st = st ? st : get_u(s, "epoch", &f->epoch);
-    st = st ? st : get_u(s, "pos", &f->pos);
-    st = st ? st : get_u(s, "adam_t", &f->adam.t);
-    st = st ? st : get_u(s, "lbfgs_count", &count);
-    st = st ? st : get_u(s, "lbfgs_head", &head);
-    st = st ? st : get_u(s, "lbfgs_iter", &f->lbfgs.iter);
-    st = st ? st : get_u(s, "lbfgs_nfev", &f->lbfgs.nfev);
-    st = st ? st : get_d(s, "win_sum", &f->win_sum);
-    st = st ? st : get_d(s, "win_prev", &f->win_prev);
-    st = st ? st : get_u(s, "win_n", &f->win_n);
-    st = st ? st : get_b(s, "have_prev", &f->have_prev);
-    st = st ? st : get_z(s, "nlog", nlog);
-    st = st ? st : get_d(s, "elapsed", &f->elapsed0);
-    st = st ? st : get_u(s, "generation", gen);
-    st = st ? st : get_z(s, "nlr", &f->nlr);
-    if (!st && (count > f->lbfgs.mem || head >= (f->lbfgs.mem ? f->lbfgs.mem : 1) ||
-                f->nlr > SBW_FIT_LR_GRID || f->pos > f->head.n))
-        st = SBW_ERROR(SBW_EFORMAT, "%s: inconsistent counters", s->path);
-    f->lbfgs.count = (size_t)count;
-    f->lbfgs.head = (size_t)head;
-    for (size_t i = 0; !st && i < f->nlr; i++) {
-        char key[32];
-        snprintf(key, sizeof key, "lr_grid_%zu", i);
-        st = get_d(s, key, &f->lr_grid[i]);
-        snprintf(key, sizeof key, "lr_kl_%zu", i);
-        st = st ? st : get_d(s, key, &f->lr_kl[i]);
-    }
-    return st;
-}
-
-static int load_arrays(sbw_fit *f, const char *dir, uint64_t gen, size_t nlog)
-{
-    size_t n = f->head.nparam, mem = f->lbfgs.mem;
-    int st = load_into(dir, "theta", gen, f->theta, n, 1);
-    if (f->opt.optimizer == SBW_FIT_ADAM) {
-        st = st ? st : load_into(dir, "adam_m", gen, f->adam.m, n, 1);
-        st = st ? st : load_into(dir, "adam_v", gen, f->adam.v, n, 1);
-    } else {
-        st = st ? st : load_into(dir, "lbfgs_s", gen, f->lbfgs.s, mem, n);
-        st = st ? st : load_into(dir, "lbfgs_y", gen, f->lbfgs.y, mem, n);
-        st = st ? st : load_into(dir, "lbfgs_rho", gen, f->lbfgs.rho, mem, 1);
-    }
-    if (st || nlog == 0)
-        return st;
-    f->log = malloc(nlog * sizeof *f->log);
-    if (!f->log)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory (training log)");
-    f->nlog = f->caplog = nlog;
-    return load_into(dir, "log", gen, &f->log[0].step, nlog, 7);
-}
-
-int sbw_ckpt_resume(sbw_fit **out, const sbw_target *t, const char *dir, const sbw_fit_opts *opts,
-                    int *threads_saved)
-{
-    *out = NULL;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/checkpoint.tsv", dir);
-    kvset *s = malloc(sizeof *s);
-    if (!s)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    sbw_fit_opts o = *opts;
-    uint64_t gen = 0, threads = 0;
-    size_t nlog = 0;
-    sbw_fit *f = NULL;
-    int st = read_kv(s, path);
-    st = st ? st : check_data(s, t, dir);
-    st = st ? st : get_settings(s, &o);
-    st = st ? st : get_u(s, "threads", &threads);
-    st = st ? st : sbw_fit_alloc(&f, t, &o);
-    st = st ? st : get_counters(s, f, &gen, &nlog);
-    st = st ? st : load_arrays(f, dir, gen, nlog);
-    free(s);
-    if (st) {
-        sbw_fit_free(f);
-        return st;
-    }
-    f->ckpt_gen = gen;
-    f->ckpt_step = f->resumed_at = f->step;
-    f->t_start = f->t_ckpt = sbw_progress_now();
-    if (threads_saved)
-        *threads_saved = (int)threads;
-    *out = f;
-    return SBW_OK;
 }

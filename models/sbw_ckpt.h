@@ -1,41 +1,128 @@
-/* sbw_ckpt.h -- checkpoints of a fit, and resuming from them so that the
- * resumed fit ends bit for bit where the uninterrupted one would (same
- * thread count and block size: both are saved; a different thread count
- * changes the order of the gradient's sums).
+/* sbw_ckpt.h -- checkpoint directories: settings and counters described by
+ * tables (key, offset, type, range), and named float64 arrays, written as
+ * one generation at a time and read back with every value checked.  The
+ * module knows nothing of what it stores: sbw_fit hands it its tables and
+ * arrays (so the arrow runs sbw_fit -> sbw_ckpt, never back).
  *
- * A checkpoint directory holds generation G of the state as .npy files
- * (theta-G.npy, adam_m-G.npy, adam_v-G.npy or lbfgs_{s,y,rho}-G.npy,
- * log-G.npy) and checkpoint.tsv, "key=value" lines naming G with every
- * setting and counter (doubles in C99 hex, exact).  A new generation's
- * files are written first, then checkpoint.tsv is replaced atomically
- * (temporary + rename), then the previous generation's files are removed:
- * a crash at any moment leaves a complete, consistent checkpoint.
+ * A checkpoint directory holds generation G as ckpt-G-STEM.npy files (one
+ * per array) and checkpoint.tsv: "key=value" lines, the first
+ * "sbw_checkpoint=<format version>", then "generation=G", then every row of
+ * every table (doubles in C99 hex, so they read back bit for bit).  A new
+ * generation's arrays are written first, then checkpoint.tsv is replaced
+ * atomically (temporary + rename), then the older generations' files are
+ * removed: a crash at any moment leaves a complete, consistent checkpoint.
  */
 #ifndef SBW_CKPT_H
 #define SBW_CKPT_H
 
-#include "sbw_fit.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The format written; a checkpoint of another version is refused. */
+#define SBW_CKPT_VERSION 2
+
+/* How a row's value is stored at base + off. */
+typedef enum sbw_ckpt_type {
+    SBW_CKPT_SIZE,   /* size_t, decimal */
+    SBW_CKPT_U64,    /* uint64_t, decimal */
+    SBW_CKPT_INT,    /* int, decimal (>= 0) */
+    SBW_CKPT_DOUBLE, /* double, C99 hex; never NaN; +-inf only if the range reaches it */
+    SBW_CKPT_BOOL,   /* bool, 0 or 1 (or name(0), name(1) when the row has names) */
+    SBW_CKPT_ENUM    /* an int-sized enum, by name (the row's name function) */
+} sbw_ckpt_type;
+
+/* What a resume does with a setting. */
+typedef enum sbw_ckpt_role {
+    SBW_CKPT_SHAPES, /* shapes the trajectory: taken from the checkpoint */
+    SBW_CKPT_FREE    /* may change on resume: the caller's value is kept */
+} sbw_ckpt_role;
+
+/* One row of a table: key in checkpoint.tsv, where the value lives, its
+ * accepted range [min, max] (numbers; enums: 0..count-1 through name),
+ * the default a fresh struct takes, the role on resume and the
+ * command-line option that sets it (NULL: none). */
+typedef struct sbw_ckpt_field {
+    const char *key;
+    size_t off;
+    sbw_ckpt_type type;
+    double min, max, dflt;
+    const char *(*name)(int v); /* ENUM (and BOOL): name of value v, NULL past the last */
+    sbw_ckpt_role role;
+    const char *option;
+} sbw_ckpt_field;
+
+/* A table over one struct, as handed to sbw_ckpt_write. */
+typedef struct sbw_ckpt_group {
+    const sbw_ckpt_field *fields;
+    size_t n;
+    const void *base;
+} sbw_ckpt_group;
+
+/* A named array of rows x cols doubles (row-major). */
+typedef struct sbw_ckpt_array {
+    const char *stem; /* [a-z0-9_]+ */
+    const double *x;
+    size_t rows, cols;
+} sbw_ckpt_array;
+
+/* A checkpoint.tsv read back (opaque). */
+typedef struct sbw_ckpt sbw_ckpt;
+
+/* Sets every row of table to its default (enums, bools, sizes from dflt);
+ * other members of base are left alone. */
+void sbw_ckpt_defaults(const sbw_ckpt_field *table, size_t n, void *base);
+
+/* The value of row f in base as text: exact (hex doubles, as written) or,
+ * with human, "%.17g" doubles.  Returns buf. */
+const char *sbw_ckpt_format(const sbw_ckpt_field *f, const void *base, bool human, char *buf,
+                            size_t cap);
+
+/* True when row f holds the same bits in a and b. */
+bool sbw_ckpt_same(const sbw_ckpt_field *f, const void *a, const void *b);
+
+/* Copies the rows of table with the given role from src to dst. */
+void sbw_ckpt_copy(const sbw_ckpt_field *table, size_t n, sbw_ckpt_role role, void *dst,
+                   const void *src);
 
 /* Creates dir if it does not exist (one level).  Errors: SBW_EIO. */
 int sbw_ckpt_mkdir(const char *dir);
 
-/* Writes f's state as the next generation in dir (created if needed) and
- * records it in f (ckpt_gen, ckpt_step).  Errors: SBW_EIO, SBW_ENOMEM;
- * the previous checkpoint stays intact on failure. */
-int sbw_ckpt_write(sbw_fit *f, const char *dir);
+/* Writes generation gen into dir (created if needed): the arrays, then
+ * checkpoint.tsv with every row of the groups, then removes every other
+ * generation's files.  Errors: SBW_EIO, SBW_ENOMEM; the previous
+ * checkpoint stays intact on failure. */
+int sbw_ckpt_write(const char *dir, uint64_t gen, const sbw_ckpt_group *groups, size_t ngroups,
+                   const sbw_ckpt_array *arrays, size_t narrays);
 
-/* A fit continued from the checkpoint in dir, on target t (which must be
- * the data the checkpoint was made from: N, M and a fingerprint of P* are
- * checked).  Everything that shapes the trajectory comes from the
- * checkpoint (head, initialisation, optimiser, learning rate, batch,
- * stopping rule, log interval, precision, block size, parallel scheme);
- * from opts come only steps, threads, checkpoint_every, checkpoint_dir,
- * stop, on_step and ctx.  *threads_saved receives the checkpoint's thread
- * count (may be NULL).  Errors: SBW_EIO (missing files), SBW_EFORMAT (a
- * damaged checkpoint: missing key, bad value, wrong array shape),
- * SBW_EDATA (different data), SBW_ENOMEM. */
-int sbw_ckpt_resume(sbw_fit **f, const sbw_target *t, const char *dir, const sbw_fit_opts *opts,
-                    int *threads_saved);
+/* Reads dir/checkpoint.tsv: every line "key=value", the format version
+ * SBW_CKPT_VERSION, a generation in [1, 1e15].  Errors: SBW_EIO (no such
+ * file), SBW_EFORMAT (malformed, unknown version), SBW_ENOMEM.  *c is NULL
+ * on failure. */
+int sbw_ckpt_open(sbw_ckpt **c, const char *dir);
+
+/* Frees; NULL is a no-op. */
+void sbw_ckpt_close(sbw_ckpt *c);
+
+/* The generation c names. */
+uint64_t sbw_ckpt_generation(const sbw_ckpt *c);
+
+/* Reads every row of table from c into base, each checked: present, a
+ * number of its type written in full (no sign on integers), inside its
+ * range, an enum name known to the row.  Errors: SBW_EFORMAT naming the
+ * file, key and value; base may be partly written then. */
+int sbw_ckpt_get(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n, void *base);
+
+/* The shape of array stem of c's generation, from its header alone.
+ * Errors: those of sbw_npy_open. */
+int sbw_ckpt_array_shape(const sbw_ckpt *c, const char *stem, size_t *rows, size_t *cols);
+
+/* Loads array stem of c's generation into x, which holds rows x cols
+ * doubles.  Errors: SBW_EIO, SBW_EFORMAT (other shape), SBW_EDTYPE. */
+int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols);
+
+/* The path of c's checkpoint.tsv (for messages). */
+const char *sbw_ckpt_path(const sbw_ckpt *c);
 
 /* Removes a checkpoint directory: the files sbw_ckpt_write makes (any
  * generation, checkpoint.tsv), then the directory if that left it empty.
@@ -44,8 +131,5 @@ int sbw_ckpt_remove(const char *dir);
 
 /* True when dir holds a checkpoint (a checkpoint.tsv). */
 bool sbw_ckpt_exists(const char *dir);
-
-/* A fingerprint of P*: the sum of the rows' entropies. */
-double sbw_ckpt_fingerprint(const sbw_target *t);
 
 #endif

@@ -34,17 +34,15 @@
 #ifndef SBW_FIT_H
 #define SBW_FIT_H
 
+#include "sbw_fit_opts.h"
 #include "sbw_head.h"
 #include "sbw_obj.h"
 #include "sbw_optim.h"
 #include "sbw_target.h"
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-typedef enum sbw_fit_optimizer { SBW_FIT_ADAM = 0, SBW_FIT_LBFGS } sbw_fit_optimizer;
 
 /* Why a fit stopped. */
 typedef enum sbw_fit_stop {
@@ -64,45 +62,12 @@ typedef enum sbw_fit_stop {
 #define SBW_FIT_STREAM_EPOCH   UINT64_C(0x100000)
 #define SBW_FIT_STREAM_LR_AUTO UINT64_C(0x200000)
 
-struct sbw_fit;
-
-typedef struct sbw_fit_opts {
-    /* the head (sbw_head_setup) and its initialisation (sbw_head_init) */
-    sbw_model model;
-    size_t d, k, knots;
-    double plif_t;
-    bool bias, linear;
-    double init_scale;
-    uint64_t seed;
-    /* the optimiser */
-    sbw_fit_optimizer optimizer;
-    double lr; /* Adam */
-    bool lr_auto;
-    double beta1, beta2, eps, decay;
-    size_t batch;      /* contexts per Adam step; 0 = all (full batch) */
-    size_t steps;      /* at most this many updates */
-    double tol;        /* relative-improvement stop; 0 = off */
-    size_t tol_window; /* steps per window of the stopping rule */
-    size_t lbfgs_mem;  /* L-BFGS history pairs */
-    size_t lr_auto_rows, lr_auto_steps;
-    /* the objective's precision and threads */
-    sbw_obj_opts obj;
-    /* reporting and safety */
-    size_t log_every;                                    /* steps between log rows; 0 = automatic */
-    double checkpoint_every;                             /* seconds between checkpoints; 0 = none */
-    const char *checkpoint_dir;                          /* NULL: no checkpoints */
-    volatile sig_atomic_t *stop;                         /* polled after every step; may be NULL */
-    void (*on_step)(void *ctx, const struct sbw_fit *f); /* after every step */
-    void *ctx;
-} sbw_fit_opts;
-
 /* One row of the training log. */
 typedef struct sbw_fit_logrow {
     double step, epoch, loss, kl, mode_match, lr, seconds;
 } sbw_fit_logrow;
 
-/* The state of a fit.  Callers read it; only sbw_fit_* and sbw_ckpt_*
- * write it. */
+/* The state of a fit.  Callers read it; only sbw_fit_* writes it. */
 typedef struct sbw_fit {
     sbw_fit_opts opt;
     sbw_head head;
@@ -131,13 +96,6 @@ typedef struct sbw_fit {
     uint64_t ckpt_gen, ckpt_step; /* last checkpoint written (gen 0: none) */
     uint64_t resumed_at;          /* step a resume started from (0: fresh) */
 } sbw_fit;
-
-/* Defaults: softmax, D = 10, K = 10, 1000 PLIF intervals on [-10, 10], no
- * bias, init scale 0.1, Adam lr 0.01, betas 0.9/0.999, eps 1e-8, decay 1,
- * full batch, 1000 steps, tol 0, window 100, L-BFGS history 10, lr auto on
- * 1024 contexts for 100 steps, single-precision GEMMs on every core,
- * automatic block and log interval, no checkpoints. */
-void sbw_fit_opts_init(sbw_fit_opts *o);
 
 /* A new fit of the head opts describes to target t (which must outlive
  * it), with initialised parameters; runs the --lr auto grid when asked.
@@ -171,5 +129,44 @@ size_t sbw_fit_log_every(const sbw_fit *f);
 
 /* Appends a log row for the current state from res.  Errors: SBW_ENOMEM. */
 int sbw_fit_log_append(sbw_fit *f, const sbw_obj_result *res);
+
+/* A fingerprint of P*: the sum of the rows' entropies. */
+double sbw_fit_fingerprint(const sbw_target *t);
+
+/* ---- checkpoints (sbw_ckpt.h: the directory's layout) ----------------------
+ *
+ * checkpoint.tsv holds every row of sbw_fit_opts_table (block, threads and
+ * log interval as resolved), the data's N, M and fingerprint, and the
+ * counters (step, epoch, position, optimiser counters, stopping-rule
+ * window, --lr auto grid, elapsed seconds); the arrays are theta, Adam's
+ * moments or L-BFGS's history, and the training log.  A resumed fit ends
+ * bit for bit where the uninterrupted one would (same thread count and
+ * block size: a different thread count changes the order of the
+ * gradient's sums). */
+
+/* Writes f's state as the next generation in dir and records it in f
+ * (ckpt_gen, ckpt_step).  Errors: SBW_EIO, SBW_ENOMEM; the previous
+ * checkpoint stays intact on failure. */
+int sbw_fit_checkpoint(sbw_fit *f, const char *dir);
+
+/* *saved = *opts with every row of sbw_fit_opts_table taken from the
+ * checkpoint in dir, each checked against its range.  Errors: SBW_EIO
+ * (no checkpoint), SBW_EFORMAT (damaged, other format version, a value out
+ * of range: the reason names the key and the value). */
+int sbw_fit_saved_opts(const char *dir, const sbw_fit_opts *opts, sbw_fit_opts *saved);
+
+/* A fit continued from the checkpoint in dir, on target t (which must be
+ * the data the checkpoint was made from: N, M and the fingerprint of P*
+ * are checked).  The settings that shape the trajectory come from the
+ * checkpoint; from opts come the free ones (steps, threads,
+ * checkpoint_every) and checkpoint_dir, stop, on_step, ctx.  saved (may be
+ * NULL) receives the checkpoint's settings as sbw_fit_saved_opts gives
+ * them.  Every value is checked before anything is allocated: sizes
+ * against the data and the head (and the arrays' shapes against them),
+ * counters against each other.  Errors: SBW_EIO (missing files),
+ * SBW_EFORMAT (a damaged or out-of-range checkpoint), SBW_EDATA (different
+ * data), SBW_ENOMEM.  *f is NULL on failure. */
+int sbw_fit_resume(sbw_fit **f, const sbw_target *t, const char *dir, const sbw_fit_opts *opts,
+                   sbw_fit_opts *saved);
 
 #endif

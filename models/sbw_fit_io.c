@@ -102,7 +102,7 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     st = st ? st : sbw_table_meta_int(t, "steps_done", (long long)f->step);
     st = st ? st : sbw_table_meta_str(t, "stop", sbw_fit_stop_name(f->stop));
     st = st ? st
-            : sbw_table_meta_dbl(t, "entropy_mean", sbw_ckpt_fingerprint(f->t) / (double)f->head.n);
+            : sbw_table_meta_dbl(t, "entropy_mean", sbw_fit_fingerprint(f->t) / (double)f->head.n);
     return st;
 }
 

@@ -6,6 +6,7 @@
 #include "sbw.h"
 #include "sbw_ckpt.h"
 #include "sbw_fit.h"
+#include "sbw_fit_opts.h"
 #include "sbw_fit_io.h"
 
 #include <math.h>
@@ -185,6 +186,7 @@ static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
 /* ---- the run ----------------------------------------------------------------- */
 
 typedef struct run {
+    const sbw_cli *cli;
     sbw_cli_common c;
     tool_args a;
     sbw_fit_opts o;
@@ -227,15 +229,52 @@ static int load_target(run *r)
     return st;
 }
 
+/* Whether the command line set row explicitly (--lr auto sets lr_auto,
+ * not lr; plif takes its intervals from --k too). */
+static bool row_given(void *ctx, const sbw_ckpt_field *row)
+{
+    const run *r = ctx;
+    bool plif = r->o.model == SBW_MODEL_PLIF;
+    if (!row->option)
+        return false;
+    if (strcmp(row->key, "lr") == 0)
+        return sbw_cli_given(r->cli, &r->c, "--lr") && !r->o.lr_auto;
+    if (plif && strcmp(row->key, "k") == 0)
+        return false;
+    if (plif && strcmp(row->key, "knots") == 0 && sbw_cli_given(r->cli, &r->c, "--k"))
+        return true;
+    return sbw_cli_given(r->cli, &r->c, row->option);
+}
+
+/* --resume: refuses (exit 2) when an option given on the command line
+ * contradicts a setting the checkpoint fixes; exit 1 when the checkpoint
+ * cannot be read or holds values out of range. */
+static int check_resume(run *r)
+{
+    sbw_fit_opts saved;
+    char buf[2048];
+    int st = sbw_fit_saved_opts(r->a.resume, &r->o, &saved);
+    if (st)
+        return sbw_cli_fail("sbw-fit", st == SBW_EINVAL ? SBW_EFORMAT : st);
+    if (sbw_fit_opts_conflicts(&r->o, &saved, row_given, r, buf, sizeof buf) == 0)
+        return SBW_EXIT_OK;
+    fprintf(stderr,
+            "sbw-fit: --resume %s: the command line contradicts the checkpoint (drop these "
+            "options or start afresh): %s\n",
+            r->a.resume, buf);
+    return SBW_EXIT_USAGE;
+}
+
 static int make_fit(run *r)
 {
     if (r->a.resume) {
-        int saved = 0, st = sbw_ckpt_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
-        if (!st && saved != r->o.obj.threads && !r->c.quiet)
+        sbw_fit_opts saved;
+        int st = sbw_fit_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
+        if (!st && saved.obj.threads != r->o.obj.threads && !r->c.quiet)
             fprintf(stderr,
                     "sbw-fit: note: the checkpoint ran on %d thread(s), this run on %d: "
                     "the result may differ in the last bits from an uninterrupted run\n",
-                    saved, r->o.obj.threads);
+                    saved.obj.threads, r->o.obj.threads);
         return st;
     }
     int st = sbw_fit_alloc(&r->f, &r->t, &r->o);
@@ -419,6 +458,9 @@ int main(int argc, char **argv)
     r->o.obj.threads = sbw_cli_threads(r->c.threads);
     r->o.seed = r->c.seed;
     r->o.stop = &stop_flag;
+    r->cli = &cli;
+    if (r->a.resume && (st = check_resume(r)))
+        return st;
     install_signals();
     choose_checkpoint(r);
     st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);

@@ -132,12 +132,15 @@ static void test_parser_accepts(void **state)
     assert_string_equal(c.args[0], "in.npy");
     assert_string_equal(c.args[1], "-weird");
     assert_non_null(strstr(c.cmdline, "--alpha=0.5"));
+    /* which of the tool's options were given (opts order: n, alpha, flag, model) */
+    assert_true(c.given[0] && c.given[1] && c.given[2] && !c.given[3]);
     fake_opts d = {.n = 5};
     const char *b[] = {"sbw-fake", "x"};
     assert_int_equal(run_parse(&d, &c, 2, b), 0);
     SBW_ASSERT_EQ(c.seed, SBW_RNG_DEFAULT_SEED);
     assert_true(!c.seed_given);
     assert_true(!c.json);
+    assert_true(!c.given[0] && !c.given[1] && !c.given[2] && !c.given[3]);
 }
 
 static void test_parser_rejects(void **state)

@@ -139,9 +139,9 @@ static void check_resume(sbw_fit_opts o, const sbw_target *t, uint64_t at, doubl
     assert_int_equal(b->step, at);
     assert_int_equal(b->ckpt_step, at);
     sbw_fit_free(b);
-    int threads = 0;
-    SBW_ASSERT_OK(sbw_ckpt_resume(&c, t, ob.checkpoint_dir, &o, &threads));
-    assert_int_equal(threads, o.obj.threads);
+    sbw_fit_opts saved;
+    SBW_ASSERT_OK(sbw_fit_resume(&c, t, ob.checkpoint_dir, &o, &saved));
+    assert_int_equal(saved.obj.threads, o.obj.threads);
     assert_int_equal(c->step, at);
     SBW_ASSERT_OK(sbw_fit_run(c));
     assert_int_equal(c->step, a->step);
@@ -199,17 +199,190 @@ static void test_resume_errors(void **state)
     SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
     SBW_ASSERT_OK(sbw_fit_run(f));
     sbw_fit_free(f);
-    assert_int_equal(sbw_ckpt_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
+    assert_int_equal(sbw_fit_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
     assert_null(f);
-    assert_int_equal(sbw_ckpt_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
+    assert_int_equal(sbw_fit_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
     char path[600];
     snprintf(path, sizeof path, "%s/checkpoint.tsv", o.checkpoint_dir);
     FILE *fp = fopen(path, "a");
     fputs("garbage line without equals\n", fp);
     fclose(fp);
-    assert_int_equal(sbw_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
+    assert_int_equal(sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
     sbw_target_free(&t);
     sbw_target_free(&u);
+}
+
+/* ---- the settings table ---------------------------------------------------- */
+
+/* A value for row f unlike its default, inside its range, a double with
+ * its whole significand in use. */
+static void odd_value(const sbw_ckpt_field *f, void *base)
+{
+    char *p = (char *)base + f->off;
+    int last = 0;
+    double x = f->min + ((f->max < 1e6 ? f->max : 1e6) - f->min) / 3;
+    switch (f->type) {
+    case SBW_CKPT_SIZE:
+        *(size_t *)p = (size_t)f->max - ((size_t)f->max - 1 == (size_t)f->dflt ? 0 : 1);
+        break;
+    case SBW_CKPT_U64:
+        *(uint64_t *)p = f->max > 1.8e19 ? UINT64_MAX - 3 : (uint64_t)f->max - 1;
+        break;
+    case SBW_CKPT_INT:
+        *(int *)p = (int)f->max - 1;
+        break;
+    case SBW_CKPT_DOUBLE:
+        *(double *)p = x == f->dflt ? nextafter(x, f->max) : x;
+        break;
+    case SBW_CKPT_BOOL:
+        *(bool *)p = f->dflt == 0;
+        break;
+    case SBW_CKPT_ENUM:
+        while (f->name(last + 1))
+            last++;
+        *(int *)p = last == (int)f->dflt ? 0 : last;
+        break;
+    }
+}
+
+/* Every row of the table written and read back gives the same bits, the
+ * doubles written in C99 hex; sbw_fit_opts_init gives each row its
+ * default. */
+static void test_ckpt_table_round_trip(void **state)
+{
+    (void)state;
+    const sbw_ckpt_field *t = sbw_fit_opts_table;
+    size_t n = sbw_fit_opts_nrows;
+    sbw_fit_opts dflt, a, b;
+    sbw_fit_opts_init(&dflt);
+    sbw_fit_opts_init(&a);
+    for (size_t i = 0; i < n; i++) {
+        odd_value(&t[i], &a);
+        if (sbw_ckpt_same(&t[i], &a, &dflt))
+            fail_msg("row %s: the test value equals the default", t[i].key);
+    }
+    const char *dir = fresh_dir("ckpt_table");
+    const sbw_ckpt_group g = {t, n, &a};
+    SBW_ASSERT_OK(sbw_ckpt_write(dir, 7, &g, 1, NULL, 0));
+    sbw_ckpt *c;
+    SBW_ASSERT_OK(sbw_ckpt_open(&c, dir));
+    assert_int_equal(sbw_ckpt_generation(c), 7);
+    sbw_fit_opts_init(&b);
+    SBW_ASSERT_OK(sbw_ckpt_get(c, t, n, &b));
+    sbw_ckpt_close(c);
+    char path[600], text[8192] = "", line[128];
+    snprintf(path, sizeof path, "%s/checkpoint.tsv", dir);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t len = fread(text, 1, sizeof text - 1, fp);
+    text[len] = '\0';
+    fclose(fp);
+    for (size_t i = 0; i < n; i++) {
+        char wa[64], wb[64];
+        if (!sbw_ckpt_same(&t[i], &a, &b))
+            fail_msg("row %s: wrote %s, read %s", t[i].key,
+                     sbw_ckpt_format(&t[i], &a, false, wa, sizeof wa),
+                     sbw_ckpt_format(&t[i], &b, false, wb, sizeof wb));
+        if (t[i].type == SBW_CKPT_DOUBLE) {
+            snprintf(line, sizeof line, "\n%s=%a\n", t[i].key,
+                     *(const double *)((const char *)&a + t[i].off));
+            if (!strstr(text, line))
+                fail_msg("row %s: '%s' not in checkpoint.tsv", t[i].key, line + 1);
+        }
+    }
+    sbw_ckpt_remove(dir);
+}
+
+/* Replaces the line "key=..." of text (a checkpoint.tsv) by "key=value"
+ * and writes the result to path. */
+static void write_edited(const char *path, const char *text, const char *key, const char *value)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    size_t klen = strlen(key);
+    bool found = false;
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) + 1 : strlen(p);
+        if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            fprintf(fp, "%s=%s\n", key, value);
+            found = true;
+        } else {
+            fwrite(p, 1, n, fp);
+        }
+        p += n;
+    }
+    fclose(fp);
+    if (!found)
+        fail_msg("key %s not in the checkpoint", key);
+}
+
+/* Each out-of-range value of a hand-edited checkpoint.tsv is refused
+ * (SBW_EFORMAT) with a reason that names it; the untouched checkpoint
+ * resumes. */
+static void test_ckpt_range_checks(void **state)
+{
+    (void)state;
+    static const char *const cases[][3] = {
+        /* key, value, expected in the reason */
+        {"sbw_checkpoint", "1", "sbw_checkpoint=1: unknown checkpoint format version"},
+        {"sbw_checkpoint", "x", "sbw_checkpoint=x: unknown checkpoint format version"},
+        {"step", "-1", "step=-1: not an unsigned integer"},
+        {"step", "5000000000000000", "step=5000000000000000: outside"},
+        {"step", "6", "step=6: beyond the checkpointed run's steps 5"},
+        {"epoch", "5", "epoch=5: exceeds step 4"},
+        {"adam_t", "9", "adam_t=9: exceeds step 4"},
+        {"pos", "41", "pos=41: exceeds N 40"},
+        {"nlog", "1000000000000", "nlog=1000000000000: log rows; at most 4"},
+        {"generation", "0", "generation=0: outside"},
+        {"d", "30", "--d 30 exceeds the vocabulary size M = 20"},
+        {"d", "10000000000", "d=10000000000: outside [1, 1000000000]"},
+        {"knots", "1000000000", "knots=1000000000: outside"},
+        {"d", "3", "array theta is 120 x 1, the settings need 180 x 1"},
+        {"block", "41", "block=41: outside [1, N = 40]"},
+        {"lbfgs_mem", "100000", "lbfgs_mem=100000: outside [1, 1000]"},
+        {"lr", "nan", "lr=nan: NaN"},
+        {"lr", "inf", "lr=inf: outside"},
+        {"init_scale", "-0x1p+0", "init_scale=-0x1p+0: outside"},
+        {"win_sum", "-nan", "win_sum=-nan: NaN"},
+        {"elapsed", "-1", "elapsed=-1: outside"},
+        {"fingerprint", "inf", "fingerprint=inf: outside"},
+        {"model", "transformer", "model=transformer: unknown name"},
+        {"optimizer", "sgd", "optimizer=sgd: unknown name"},
+        {"precision", "half", "precision=half: unknown name"},
+        {"bias", "2", "bias=2: outside [0, 1]"},
+        {"threads", "100000", "threads=100000: outside"}};
+    sbw_target t = make_lowrank(40, 20, 2, false, 10);
+    sbw_fit_opts o;
+    sbw_fit_opts_init(&o);
+    o.d = 2, o.steps = 5, o.obj.threads = 1, o.log_every = 2;
+    stopper s = {0, 4, false};
+    o.stop = &s.flag, o.on_step = stop_at, o.ctx = &s;
+    o.checkpoint_dir = fresh_dir("ckpt_range"), o.checkpoint_every = 1e9;
+    sbw_fit *f;
+    SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
+    assert_int_equal(sbw_fit_run(f), SBW_EINTR); /* the checkpoint of step 4 */
+    sbw_fit_free(f);
+    o.stop = NULL, o.on_step = NULL;
+    char path[600], text[8192];
+    snprintf(path, sizeof path, "%s/checkpoint.tsv", o.checkpoint_dir);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+    fclose(fp);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_edited(path, text, cases[i][0], cases[i][1]);
+        int st = sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL);
+        if (st != SBW_EFORMAT || !strstr(sbw_error_reason(), cases[i][2]))
+            fail_msg("%s=%s: status %d, reason '%s'; want SBW_EFORMAT and '%s'", cases[i][0],
+                     cases[i][1], st, sbw_error_reason(), cases[i][2]);
+        assert_null(f);
+    }
+    write_edited(path, text, "step", "4");
+    SBW_ASSERT_OK(sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL));
+    assert_int_equal(f->step, 4);
+    sbw_fit_free(f);
+    sbw_target_free(&t);
 }
 
 /* Runs o, whose on_step hook spoils the parameters after step 5 (with a
@@ -228,7 +401,7 @@ static sbw_fit *diverge_at_5(const sbw_target *t, sbw_fit_opts o, bool params_fi
         assert_true(isfinite(f->theta[i]));
     sbw_fit_free(f);
     o.on_step = NULL;
-    SBW_ASSERT_OK(sbw_ckpt_resume(&f, t, o.checkpoint_dir, &o, NULL));
+    SBW_ASSERT_OK(sbw_fit_resume(&f, t, o.checkpoint_dir, &o, NULL));
     assert_int_equal(f->step, 4);
     return f;
 }
@@ -489,6 +662,8 @@ int main(void)
         cmocka_unit_test(test_resume_adam_minibatch),
         cmocka_unit_test(test_resume_lbfgs),
         cmocka_unit_test(test_resume_errors),
+        cmocka_unit_test(test_ckpt_table_round_trip),
+        cmocka_unit_test(test_ckpt_range_checks),
         cmocka_unit_test(test_nan_stops_keeps_checkpoint),
         cmocka_unit_test(test_overflow_keeps_good_checkpoint),
         cmocka_unit_test(test_lbfgs_reports_final_state),

@@ -2,8 +2,9 @@
 # CLI checks of sbw-fit: outputs and their shapes, header and JSON keys,
 # a softmax log Q of rank D+1, usage errors (exit 2), bad data (exit 1,
 # nothing written), a diverging fit (exit 1 naming the step, no bad
-# checkpoint), --dry-run, --lr auto in the header and the log's header, and
-# SIGTERM or SIGINT + --resume equal to an uninterrupted run byte for byte.
+# checkpoint), --dry-run, --lr auto in the header and the log's header,
+# SIGTERM or SIGINT + --resume equal to an uninterrupted run byte for byte,
+# and --resume refusing options that contradict the checkpoint.
 . tests/cli/lib.sh
 
 FIT=$BIN/sbw-fit
@@ -180,6 +181,33 @@ expect_exit 0 "resume, other thread count" "$FIT" "$T/D.npy" --resume "$T/ck" --
 expect_grep "the checkpoint ran on 2 thread" "$T/err" "notes the thread count changed"
 ls "$T/ck" >"$T/ckls"
 expect_lines 5 "$T/ckls" "one generation in the checkpoint directory (4 arrays + checkpoint.tsv)"
+# options that contradict the checkpoint (lms, K=3, D=4) are refused before any work, all of
+# them named with both values on one line; options equal to the checkpoint's are fine
+expect_exit 2 "--resume with a conflicting --model and --d" "$FIT" "$T/D.npy" --resume "$T/ck" \
+    --model mos --d 20 --k 3 -o "$T/x.npy"
+expect_grep "^sbw-fit: --resume .*--model mos given, lms in the checkpoint; --d 20 given, 4 in the checkpoint$" \
+    "$T/err" "names both conflicts with both values"
+expect_lines 1 "$T/err" "one line"
+expect_absent "$T/x.npy" "a refused resume writes nothing"
+expect_exit 2 "--resume with a conflicting --model" "$FIT" "$T/D.npy" --resume "$T/ck" \
+    --model softmax -o "$T/x.npy"
+expect_grep "--model softmax given, lms in the checkpoint" "$T/err" "names the model conflict"
+expect_exit 2 "--resume with a conflicting --d" "$FIT" "$T/D.npy" --resume "$T/ck" --d 5 \
+    -o "$T/x.npy"
+expect_grep "--d 5 given, 4 in the checkpoint" "$T/err" "names the --d conflict"
+expect_exit 2 "--resume with a conflicting --precision and --lr" "$FIT" "$T/D.npy" --resume \
+    "$T/ck" --precision double --lr 0.02 -o "$T/x.npy"
+expect_grep "--lr 0.02 given, 0.01 in the checkpoint; --precision double given, single in the" \
+    "$T/err" "names --lr and --precision"
+# a hand-edited checkpoint out of range: exit 1 naming the key and the value
+mkdir "$T/ckbad"
+cp "$T/ck"/* "$T/ckbad/"
+sed 's/^step=.*/step=-5/' "$T/ck/checkpoint.tsv" >"$T/ckbad/checkpoint.tsv"
+expect_exit 1 "--resume from a negative step" "$FIT" "$T/D.npy" --resume "$T/ckbad" -o "$T/x.npy"
+expect_grep "checkpoint.tsv: step=-5: not an unsigned integer" "$T/err" "names the bad step"
+sed 's/^sbw_checkpoint=.*/sbw_checkpoint=99/' "$T/ck/checkpoint.tsv" >"$T/ckbad/checkpoint.tsv"
+expect_exit 1 "--resume from another format version" "$FIT" "$T/D.npy" --resume "$T/ckbad"
+expect_grep "sbw_checkpoint=99: unknown checkpoint format version" "$T/err" "names the version"
 expect_exit 0 "a fresh fit into an old checkpoint directory" "$FIT" "$T/D.npy" --model lms \
     --k 3 --d 4 --steps 3 --checkpoint "$T/ck" --checkpoint-every 1e-9 -o "$T/Q2.npy"
 expect_grep "holds a checkpoint of an earlier fit" "$T/err" "notes the earlier checkpoint"
