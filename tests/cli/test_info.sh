@@ -43,7 +43,6 @@ rank_ls     float64 little C 1.0
 rank_ls_f4  float32 little C 1.0
 rank_tall   float64 little C 1.0
 rank_bias   float64 little C 1.0
-rank_empty  float64 little C 1.0
 rank_zero_sv float64 little C 1.0
 # make_fit_fixtures.py
 fit_nan     float64 little C 1.0
