@@ -92,8 +92,7 @@ static void test_finite_bits(void **state)
                 for (size_t j = 0; j < n; j++)
                     want = want && isfinite(x[j]);
                 if (sbw_check_all_finite(x, n) != want)
-                    fail_msg("n %zu, x[%zu] = %g: got %d, want %d", n, at, odd[k],
-                             !want, want);
+                    fail_msg("n %zu, x[%zu] = %g: got %d, want %d", n, at, odd[k], !want, want);
             }
     assert_true(sbw_check_all_finite(x, 0));
 }
@@ -103,9 +102,8 @@ static void test_bad_counts(void **state)
     (void)state;
     /* 3 x 5 with leading dimension 6; the ld column holds a NaN that must
      * not be counted */
-    double a[3][6] = {{0, 1, 2, 3, 4, NAN},
-                      {0, -INFINITY, NAN, 3, INFINITY, NAN},
-                      {NAN, 1, 2, 3, 4, NAN}};
+    double a[3][6] = {
+        {0, 1, 2, 3, 4, NAN}, {0, -INFINITY, NAN, 3, INFINITY, NAN}, {NAN, 1, 2, 3, 4, NAN}};
     sbw_check_bad b = {0};
     sbw_check_bad_rows(&b, &a[0][0], 10, 3, 5, 6);
     size_t nan = 0, pinf = 0, ninf = 0;
