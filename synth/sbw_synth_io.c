@@ -209,7 +209,7 @@ int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m)
                              path, j, v, SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX);
         }
     }
-    double *v = malloc(n * sizeof *v);
+    double *v = malloc((n ? n : 1) * sizeof *v); /* n >= 1: sbw_check_shape */
     if (v)
         memcpy(v, a.data, n * sizeof *v);
     sbw_mat_free(&a);
