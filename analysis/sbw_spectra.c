@@ -105,7 +105,7 @@ static int load_direct(sbw_npy_reader *r, const sbw_spectra_opts *o, sbw_reduced
     bool f32 = red->prec == SBW_F32;
     double *panel = NULL;
     int st = f32 ? sbw_matf_alloc(&red->xf, n, m) : sbw_mat_alloc(&red->x, n, m);
-    if (!st && f32 && !(panel = malloc((b * m ? b * m : 1) * sizeof *panel)))
+    if (!st && f32 && !(panel = malloc((b * m > 0 ? b * m : 1) * sizeof *panel)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
         size_t nr = min_sz(b, n - row0);
