@@ -3,7 +3,7 @@
 #include "sbw_bound.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
 #include "sbw_rank.h"
@@ -67,9 +67,9 @@ static void add_error(const double *a, size_t lda, const double *q, size_t ldq, 
     }
 }
 
-static sbw_fit_error error_of(const err_sums *e)
+static sbw_bound_fit_error error_of(const err_sums *e)
 {
-    return (sbw_fit_error){sqrt(e->err2), sqrt(e->centred2), sqrt(e->norm2)};
+    return (sbw_bound_fit_error){sqrt(e->err2), sqrt(e->centred2), sqrt(e->norm2)};
 }
 
 struct sbw_bound_fit {
@@ -130,7 +130,7 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
         return SBW_ERROR(SBW_EINVAL, "fit: rows %zu..%zu out of order (next %zu)", row0,
                          row0 + rows, f->next);
     int st = fit_buffer(f, rows);
-    st = st ? st : sbw_npy_read_rows(f->r, rows, f->q, f->cols);
+    st = st ? st : sbw_npy_read_rows(f->r, f->q, rows, f->cols);
     if (st)
         return st;
     sbw_check_bad_rows(&f->bad, f->q, row0, rows, f->cols, f->cols);
@@ -140,7 +140,7 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
     return SBW_OK;
 }
 
-int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e)
+int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e)
 {
     const char *path = sbw_npy_reader_path(f->r);
     if (f->bad.any)
@@ -151,13 +151,13 @@ int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e)
     return SBW_OK;
 }
 
-int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, size_t *d)
+int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, size_t *d)
 {
     sbw_npy_reader *r = NULL;
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     ro.hook = NULL;
     ro.progress = NULL;
-    sbw_variant v = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+    sbw_reduce_variant v = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
     sbw_spectra sp = {0};
     sbw_rank_est e;
     double eps;
@@ -177,21 +177,21 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, si
 
 static int bound_values(sbw_spectra *sp, bool bias)
 {
-    sbw_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+    sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
     sp->k = min_sz(sp->red.rows, sp->red.cols);
     sp->s[SBW_VAR_PLAIN] = malloc(sp->k * sizeof(double));
     sp->s[vc] = malloc(sp->k * sizeof(double));
     if (!sp->s[SBW_VAR_PLAIN] || !sp->s[vc])
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    int st = sbw_reduced_values(&sp->red, SBW_VAR_PLAIN, false, sp->s[SBW_VAR_PLAIN]);
-    return st ? st : sbw_reduced_values(&sp->red, vc, true, sp->s[vc]);
+    int st = sbw_spectra_values(&sp->red, SBW_VAR_PLAIN, false, sp->s[SBW_VAR_PLAIN]);
+    return st ? st : sbw_spectra_values(&sp->red, vc, true, sp->s[vc]);
 }
 
-int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_spectra_opts *o,
-                      sbw_spectra *sp, sbw_fit_error *fit)
+int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
+                      sbw_spectra *sp, sbw_bound_fit_error *fit)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     sbw_bound_fit *f = NULL;
     *sp = (sbw_spectra){0};
     int st = SBW_OK;
@@ -201,7 +201,7 @@ int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const 
         ro.hook_ctx = f;
     }
     double t0 = sbw_progress_now();
-    st = st ? st : sbw_spectra_reduce(r, &ro, bias, &sp->red);
+    st = st ? st : sbw_reduce_read(r, &ro, bias, &sp->red);
     if (!st && f)
         st = sbw_bound_fit_result(f, fit);
     double t1 = sbw_progress_now();
@@ -226,16 +226,16 @@ static bool regular_file(const char *path)
 }
 
 /* Top right singular vectors of the centred matrix (first pass). */
-static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_spectra_opts *o, sbw_reduced *red,
+static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_reduce_opts *o, sbw_reduce *red,
                          sbw_mat *vt)
 {
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     ro.hook = NULL;
     ro.single = false;
     sbw_mat c = {0};
     double *s = NULL;
-    int st = sbw_spectra_reduce(r, &ro, bias, red);
-    st = st ? st : sbw_reduced_variant(red, bias ? SBW_VAR_BOTH : SBW_VAR_ROWS, true, &c);
+    int st = sbw_reduce_read(r, &ro, bias, red);
+    st = st ? st : sbw_reduce_matrix(red, bias ? SBW_VAR_BOTH : SBW_VAR_ROWS, true, &c);
     if (!st && !(s = malloc(min_sz(c.rows, c.cols) * sizeof *s)))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : sbw_svd_right(&c, s, vt);
@@ -290,13 +290,13 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
     int st = ws.a && ws.l && ws.h ? sbw_npy_seek_row(r, 0) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
         size_t nr = min_sz(b, n - row0);
-        st = sbw_npy_read_rows(r, nr, ws.a, m);
+        st = sbw_npy_read_rows(r, ws.a, nr, m);
         if (st)
             break;
         block_logits(&ws, vt, d, mu, nr, m);
-        sbw_kern_log_softmax_rows(ws.l, m, ws.l, m, nr, m);
+        sbw_kern_log_softmax_rows(ws.l, nr, m, m, ws.l, m);
         add_error(ws.a, m, ws.l, m, nr, m, e);
-        st = sbw_npy_write_rows(w, nr, ws.l, m);
+        st = sbw_npy_write_rows(w, ws.l, nr, m);
     }
     free(ws.a);
     free(ws.l);
@@ -305,7 +305,7 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
 }
 
 int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, bool bias,
-                        const sbw_spectra_opts *o, sbw_construct *res)
+                        const sbw_reduce_opts *o, sbw_bound_construction *res)
 {
     if (!regular_file(in_path))
         return SBW_ERROR(SBW_EINVAL,
@@ -314,7 +314,7 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
                          in_path);
     sbw_npy_reader *r = NULL;
     sbw_npy_writer *w = NULL;
-    sbw_reduced red = {0};
+    sbw_reduce red = {0};
     sbw_mat vt = {0};
     err_sums e = {0};
     int st = sbw_npy_open(&r, in_path);
@@ -327,10 +327,10 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
         w = NULL;
     }
     if (!st)
-        *res = (sbw_construct){.d = dd, .err = error_of(&e)};
+        *res = (sbw_bound_construction){.d = dd, .err = error_of(&e)};
     sbw_npy_abort(w);
     sbw_mat_free(&vt);
-    sbw_reduced_free(&red);
+    sbw_reduce_free(&red);
     sbw_npy_close(r);
     return st;
 }

@@ -47,25 +47,25 @@ double sbw_bound_shift(const double *tail_c, size_t k, size_t d);
 
 typedef struct sbw_bound_fit sbw_bound_fit;
 
-typedef struct sbw_fit_error {
+typedef struct sbw_bound_fit_error {
     double error;   /* ||A - log Q||_F */
     double centred; /* ||(A - log Q)(I - 11^T/M)||_F */
     double norm;    /* sqrt(M sum_i dbar_i^2), the normalisation part */
-} sbw_fit_error;
+} sbw_bound_fit_error;
 
 /* Opens log Q at path (rows x cols expected: A's shape) for reading in step
  * with A.  Errors: those of sbw_npy_open, SBW_ESHAPE (shape differs).
  * *f NULL on failure. */
 int sbw_bound_fit_open(sbw_bound_fit **f, const char *path, size_t rows, size_t cols);
 
-/* An sbw_rows_hook (ctx = the sbw_bound_fit): reads the same rows of log Q
+/* An sbw_reduce_hook (ctx = the sbw_bound_fit): reads the same rows of log Q
  * and accumulates the error terms.  Errors: those of sbw_npy_read_rows,
  * SBW_EINVAL (rows out of order), SBW_EDATA (NaN/Inf in log Q; the message
  * gives the count so far and the first position). */
 int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, size_t ld);
 
 /* The accumulated terms; SBW_EINVAL unless every row was seen. */
-int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_fit_error *e);
+int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e);
 
 void sbw_bound_fit_close(sbw_bound_fit *f);
 
@@ -73,7 +73,7 @@ void sbw_bound_fit_close(sbw_bound_fit *f);
  * Recipes rank of its row-centred (double-centred with bias) matrix, eps
  * from the file's dtype.  o: the reading options (its hook is ignored).
  * Errors: those of sbw_spectra_compute. */
-int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, size_t *d);
+int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, size_t *d);
 
 /* ---- the spectra the bounds need, in one pass --------------------------- */
 
@@ -82,17 +82,17 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_spectra_opts *o, si
  * into sp->s[SBW_VAR_BOTH]).  With fit_path, log Q is read in step with A
  * and its error terms go to *fit (NULL otherwise), checked before any SVD
  * runs.  o: reading options (its hook must be NULL).  Errors: those of
- * sbw_spectra_reduce, sbw_reduced_values and the fit functions.  *sp is
+ * sbw_reduce_read, sbw_spectra_values and the fit functions.  *sp is
  * zeroed on failure. */
-int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_spectra_opts *o,
-                      sbw_spectra *sp, sbw_fit_error *fit);
+int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
+                      sbw_spectra *sp, sbw_bound_fit_error *fit);
 
 /* ---- the exact rank-d Softmax solution ---------------------------------- */
 
-typedef struct sbw_construct {
+typedef struct sbw_bound_construction {
     size_t d;          /* the dimension used: min(d asked, min(N, M)) */
-    sbw_fit_error err; /* of the written log Q against A */
-} sbw_construct;
+    sbw_bound_fit_error err; /* of the written log Q against A */
+} sbw_bound_construction;
 
 /* Writes to out_path the log Q (N x M, float64) of the Softmax head
  * logits = A_c V_d V_d^T (+ 1 mu^T with bias), where V_d are the top d
@@ -102,9 +102,9 @@ typedef struct sbw_construct {
  * exactly the shift-aware bound at d, and the error is 0 (to roundoff)
  * once d >= d*.  Reads A twice, so in_path must be a regular file (or
  * SBW_EINVAL).  o: reading options for the first pass.  Errors: those of
- * sbw_spectra_reduce, sbw_svd_right and the .npy writer.  Nothing is left
+ * sbw_reduce_read, sbw_svd_right and the .npy writer.  Nothing is left
  * under out_path on failure. */
 int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, bool bias,
-                        const sbw_spectra_opts *o, sbw_construct *res);
+                        const sbw_reduce_opts *o, sbw_bound_construction *res);
 
 #endif

@@ -3,7 +3,7 @@
 #include "sbw_compare.h"
 
 #include "sbw_compare_kern.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 
 #include <gsl/gsl_sort.h>
@@ -374,7 +374,7 @@ static int full_order(const double *x, size_t m, ranked **out)
     return SBW_OK;
 }
 
-int sbw_compare_naive_topk(const double *x, size_t m, size_t k, size_t *idx, size_t *n)
+int sbw_compare_ref_topk(const double *x, size_t m, size_t k, size_t *idx, size_t *n)
 {
     if (m == 0)
         return SBW_ERROR(SBW_EINVAL, "top-k of an empty row");
@@ -389,7 +389,7 @@ int sbw_compare_naive_topk(const double *x, size_t m, size_t k, size_t *idx, siz
     return SBW_OK;
 }
 
-int sbw_compare_naive_rank(const double *x, size_t m, size_t i, size_t *rank)
+int sbw_compare_ref_rank(const double *x, size_t m, size_t i, size_t *rank)
 {
     if (i >= m)
         return SBW_ERROR(SBW_EINVAL, "rank of entry %zu of %zu", i, m);
@@ -404,7 +404,7 @@ int sbw_compare_naive_rank(const double *x, size_t m, size_t i, size_t *rank)
     return SBW_OK;
 }
 
-void sbw_compare_naive_sums(const double *lp, const double *lq, size_t m, double *sums)
+void sbw_compare_ref_sums(const double *lp, const double *lq, size_t m, double *sums)
 {
     double sp = 0.0, sq = 0.0, sq2 = 0.0, mx = 0.0;
     for (size_t x = 0; x < m; x++) {
@@ -423,15 +423,15 @@ void sbw_compare_naive_sums(const double *lp, const double *lq, size_t m, double
     sums[SBW_CMP_MAXABS] = mx;
 }
 
-int sbw_compare_naive_row(const double *lp, const double *lq, size_t m, sbw_compare_row *out)
+int sbw_compare_ref_row(const double *lp, const double *lq, size_t m, sbw_compare_row *out)
 {
     double s[SBW_CMP_NSUMS];
     size_t tp[SBW_COMPARE_KMAX], tq[SBW_COMPARE_KMAX], kk;
-    sbw_compare_naive_sums(lp, lq, m, s);
+    sbw_compare_ref_sums(lp, lq, m, s);
     fill_sums(s, out);
-    int st = sbw_compare_naive_topk(lp, m, SBW_COMPARE_KMAX, tp, &kk);
-    st = st ? st : sbw_compare_naive_topk(lq, m, SBW_COMPARE_KMAX, tq, &kk);
+    int st = sbw_compare_ref_topk(lp, m, SBW_COMPARE_KMAX, tp, &kk);
+    st = st ? st : sbw_compare_ref_topk(lq, m, SBW_COMPARE_KMAX, tq, &kk);
     if (!st)
         fill_ranks(lp, lq, tp, tq, kk, out);
-    return st ? st : sbw_compare_naive_rank(lq, m, out->mode_p, &out->rank);
+    return st ? st : sbw_compare_ref_rank(lq, m, out->mode_p, &out->rank);
 }

@@ -89,13 +89,13 @@ int sbw_compare_summarize(const sbw_compare_row *rows, size_t n, size_t m,
 
 /* sbw_compare_row_fast by definition: sbw_num_* sums, a full sort of the
  * indices for top-k and rank.  Errors: SBW_ENOMEM. */
-int sbw_compare_naive_row(const double *lp, const double *lq, size_t m, sbw_compare_row *out);
+int sbw_compare_ref_row(const double *lp, const double *lq, size_t m, sbw_compare_row *out);
 
 /* Twin of sbw_compare_kern_sums (plain loops; sums has SBW_CMP_NSUMS). */
-void sbw_compare_naive_sums(const double *lp, const double *lq, size_t m, double *sums);
+void sbw_compare_ref_sums(const double *lp, const double *lq, size_t m, double *sums);
 
 /* Twins of sbw_compare_kern_topk / _rank (full sort; same contracts). */
-int sbw_compare_naive_topk(const double *x, size_t m, size_t k, size_t *idx, size_t *n);
-int sbw_compare_naive_rank(const double *x, size_t m, size_t i, size_t *rank);
+int sbw_compare_ref_topk(const double *x, size_t m, size_t k, size_t *idx, size_t *n);
+int sbw_compare_ref_rank(const double *x, size_t m, size_t i, size_t *rank);
 
 #endif

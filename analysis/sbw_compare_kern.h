@@ -2,7 +2,7 @@
  *
  * Compiled with -O3 -march=native -ffast-math (Makefile rule for *_kern.c):
  * inputs must be finite, except that sbw_compare_kern_sums reports NaN and
- * +-inf itself.  The naive twins are sbw_compare_naive_* in sbw_compare.c.
+ * +-inf itself.  The naive twins are sbw_compare_ref_* in sbw_compare.c.
  */
 #ifndef SBW_COMPARE_KERN_H
 #define SBW_COMPARE_KERN_H

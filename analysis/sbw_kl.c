@@ -1,7 +1,7 @@
 /* sbw_kl.c -- exact expected pairwise KL in one pass (see sbw_kl.h). */
 #include "sbw_kl.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kl_kern.h"
 #include "sbw_num.h"
 
@@ -117,7 +117,7 @@ static bool add_group(sbw_kl_acc *a, const double *l, size_t g, size_t ld)
         a->rowpl[r] = a->rowsum[r] = 0.0;
     for (size_t x0 = 0; x0 < a->cols; x0 += KL_TILE) {
         size_t w = a->cols - x0 < KL_TILE ? a->cols - x0 : KL_TILE;
-        bad |= sbw_kl_kern_group(l + x0, ld, g, w, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
+        bad |= sbw_kl_kern_group(l + x0, g, w, ld, a->shift, a->gsp, a->gsl, a->gcm, a->rowpl,
                                  a->rowsum);
         merge_cols(a, x0, w, a->gsp, a->gsl, a->gcm, g);
     }
@@ -349,7 +349,7 @@ int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_op
 
 /* ---- naive twins -------------------------------------------------------- */
 
-int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out)
+int sbw_kl_ref_exact(const sbw_mat *l, sbw_kl_exact *out)
 {
     size_t t = l->rows, m = l->cols;
     if (t < 2 || m == 0)
@@ -379,7 +379,7 @@ int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out)
 }
 
 /* Two passes: the means first, then the co-moment about them. */
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+void sbw_kl_ref_group(const double *l, size_t g, size_t n, size_t ld, double *a, double *sp,
                         double *sl, double *cm, double *rowpl, double *rowsum)
 {
     for (size_t x = 0; x < n; x++) {
@@ -399,7 +399,7 @@ void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *
             cm[x] += (exp(l[r * ld + x]) - sp[x] / (double)g) * (l[r * ld + x] - sl[x] / (double)g);
 }
 
-double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp)
+double sbw_kl_ref_exp(const double *l, double *p, size_t n, double *plogp)
 {
     double s = 0.0, pl = 0.0;
     for (size_t x = 0; x < n; x++) {
@@ -411,7 +411,7 @@ double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp)
     return s;
 }
 
-double sbw_kl_naive_pair(const double *pa, const double *la, const double *lb, size_t n)
+double sbw_kl_ref_pair(const double *pa, const double *la, const double *lb, size_t n)
 {
     double s = 0.0;
     for (size_t x = 0; x < n; x++)

@@ -104,13 +104,13 @@ int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_op
  * ordered pairs, sbw_num_entropy per row, pbar by plain sums.  Handles -inf
  * entries as zero probabilities.  L is (T, M), T >= 2.  Errors: SBW_ESHAPE,
  * SBW_ENOMEM. */
-int sbw_kl_naive_exact(const sbw_mat *l, sbw_kl_exact *out);
+int sbw_kl_ref_exact(const sbw_mat *l, sbw_kl_exact *out);
 
 /* Plain-loop twins of sbw_kl_kern_group / _exp / _pair (same contracts;
  * libm's exp; the group's co-moment by two passes, about the means). */
-void sbw_kl_naive_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+void sbw_kl_ref_group(const double *l, size_t g, size_t n, size_t ld, double *a, double *sp,
                         double *sl, double *cm, double *rowpl, double *rowsum);
-double sbw_kl_naive_exp(const double *l, double *p, size_t n, double *plogp);
-double sbw_kl_naive_pair(const double *pa, const double *la, const double *lb, size_t n);
+double sbw_kl_ref_exp(const double *l, double *p, size_t n, double *plogp);
+double sbw_kl_ref_pair(const double *pa, const double *la, const double *lb, size_t n);
 
 #endif

@@ -91,7 +91,7 @@ static bool group_one(const double *l0, const double *a, const double *b, double
  * of cm is O(g^2 eps) at worst (285 eps, 6e-14, the worst measured at
  * g = 64; test_kl holds it to 2 g (g + 1) eps against a long-double
  * two-pass) -- where an arbitrary shift could lose every digit. */
-bool sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+bool sbw_kl_kern_group(const double *l, size_t g, size_t n, size_t ld, double *a, double *sp,
                        double *sl, double *cm, double *rowpl, double *rowsum)
 {
     const double *b = l;

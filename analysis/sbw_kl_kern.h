@@ -3,7 +3,7 @@
  * Compiled with -O3 -march=native -ffast-math (Makefile rule for *_kern.c):
  * inputs must be finite log-probabilities (sbw_logp_read guarantees it),
  * except that sbw_kl_kern_group detects non-finite entries itself.  Each
- * function has a naive twin in sbw_kl.c (sbw_kl_naive_*) that the tests
+ * function has a naive twin in sbw_kl.c (sbw_kl_ref_*) that the tests
  * hold it to.
  */
 #ifndef SBW_KL_KERN_H
@@ -25,7 +25,7 @@
  * Returns true when L holds a NaN or +-inf, seen from the bits (so the test
  * holds under -ffast-math); every output is then unspecified and the caller
  * locates and reports the entry. */
-bool sbw_kl_kern_group(const double *l, size_t ld, size_t g, size_t n, double *a, double *sp,
+bool sbw_kl_kern_group(const double *l, size_t g, size_t n, size_t ld, double *a, double *sp,
                        double *sl, double *cm, double *rowpl, double *rowsum);
 
 /* p = exp(l) for one row of n; returns sum_x p and sets *plogp = sum_x p l. */

@@ -2,7 +2,7 @@
  * sbw_kl_matrix.h). */
 #include "sbw_kl_matrix.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kl_kern.h"
 
 #include <cblas.h>
@@ -100,7 +100,7 @@ static int write_blocks(const sbw_mat *l, sbw_npy_writer *w, sbw_progress *pg)
         size_t n = t - i0 < nb ? t - i0 : nb;
         st = sbw_kl_matrix_block(l, i0, n, pws, out);
         if (!st)
-            st = sbw_npy_write_rows(w, n, out, t);
+            st = sbw_npy_write_rows(w, out, n, t);
         if (!st && pg)
             sbw_progress_update(pg, (double)(i0 + n));
     }

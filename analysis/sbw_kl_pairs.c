@@ -1,7 +1,7 @@
 /* sbw_kl_pairs.c -- sampled pairwise KL (see sbw_kl_pairs.h). */
 #include "sbw_kl_pairs.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kl_kern.h"
 #include "sbw_rng.h"
 
@@ -207,7 +207,7 @@ int sbw_kl_pairs_file(sbw_logp_reader *r, const sbw_logp_sel *s, const size_t *a
 
 /* ---- summary ------------------------------------------------------------ */
 
-int sbw_kl_pairs_stats(const double *kl, size_t n, sbw_kl_sample *out)
+int sbw_kl_pairs_stats(const double *kl, size_t n, sbw_kl_pairs_sample *out)
 {
     if (n == 0)
         return SBW_ERROR(SBW_EINVAL, "no sampled pairs to summarise");
@@ -216,7 +216,7 @@ int sbw_kl_pairs_stats(const double *kl, size_t n, sbw_kl_sample *out)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     memcpy(v, kl, n * sizeof *v);
     gsl_sort(v, 1, n);
-    sbw_kl_sample s = {.n = n, .mean = gsl_stats_mean(v, 1, n)};
+    sbw_kl_pairs_sample s = {.n = n, .mean = gsl_stats_mean(v, 1, n)};
     s.sd = s.se = s.ci_lo = s.ci_hi = NAN;
     if (n >= 2) {
         s.sd = gsl_stats_sd_m(v, 1, n, s.mean);

@@ -18,12 +18,12 @@
 #include <stdint.h>
 
 /* Summary of n sampled KL values. */
-typedef struct sbw_kl_sample {
+typedef struct sbw_kl_pairs_sample {
     size_t n;
     double mean, sd, se;                         /* sd with n - 1; se = sd / sqrt(n) */
     double ci_lo, ci_hi;                         /* mean -+ t_{0.975, n-1} se */
     double min, q05, q25, median, q75, q95, max; /* linear interpolation */
-} sbw_kl_sample;
+} sbw_kl_pairs_sample;
 
 /* Draws npairs ordered pairs of distinct indices in [0, n): a[k] uniform,
  * b[k] uniform among the other n - 1, from the MT19937 stream (seed, 1)
@@ -50,6 +50,6 @@ int sbw_kl_pairs_file(sbw_logp_reader *r, const sbw_logp_sel *s, const size_t *a
  * gsl_cdf_tdist_Pinv) and quantiles (gsl_stats_quantile_from_sorted_data on
  * a sorted copy) of kl[0..n).  sd, se and the interval are NaN when n < 2.
  * Errors: SBW_EINVAL when n == 0, SBW_ENOMEM. */
-int sbw_kl_pairs_stats(const double *kl, size_t n, sbw_kl_sample *out);
+int sbw_kl_pairs_stats(const double *kl, size_t n, sbw_kl_pairs_sample *out);
 
 #endif

@@ -3,7 +3,7 @@
 #include "sbw_logp.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
@@ -146,7 +146,7 @@ static int read_run(sbw_logp_reader *r, size_t row, size_t nr, double *dst)
     int st = SBW_OK;
     if (sbw_npy_reader_row(r->npy) != row)
         st = sbw_npy_seek_row(r->npy, row);
-    return st ? st : sbw_npy_read_rows(r->npy, nr, dst, r->info->cols);
+    return st ? st : sbw_npy_read_rows(r->npy, dst, nr, r->info->cols);
 }
 
 static int read_rows(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst,

@@ -46,7 +46,7 @@ int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
  * file or the computation is float32, DBL_EPSILON otherwise.  *source is
  * set to a static description ("float64 data", "float32 data",
  * "float32 computation", "--eps").  Errors: SBW_EINVAL naming the choices. */
-int sbw_rank_eps(const char *arg, sbw_dtype data, sbw_dtype prec, double *eps, const char **source);
+int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps, const char **source);
 
 typedef enum sbw_rank_norm {
     SBW_NORM_MAX = 0, /* sigma / sigma_0 */

@@ -3,7 +3,7 @@
 #include "sbw_spectra.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_svd.h"
 
 #include <cblas.h>
@@ -20,22 +20,22 @@
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
-const char *sbw_variant_name(sbw_variant v)
+const char *sbw_reduce_variant_name(sbw_reduce_variant v)
 {
     static const char *const names[] = {"none", "rows", "cols", "both"};
     return (unsigned)v < SBW_NVARIANT ? names[v] : "?";
 }
 
-const char *sbw_method_name(sbw_method m)
+const char *sbw_reduce_method_name(sbw_reduce_method m)
 {
     return m == SBW_METHOD_DIRECT ? "direct" : m == SBW_METHOD_TSQR ? "tsqr" : "auto";
 }
 
-int sbw_method_parse(const char *s, sbw_method *m)
+int sbw_reduce_method_parse(const char *s, sbw_reduce_method *m)
 {
     for (int i = SBW_METHOD_AUTO; i <= SBW_METHOD_TSQR; i++)
-        if (strcmp(s, sbw_method_name((sbw_method)i)) == 0) {
-            *m = (sbw_method)i;
+        if (strcmp(s, sbw_reduce_method_name((sbw_reduce_method)i)) == 0) {
+            *m = (sbw_reduce_method)i;
             return SBW_OK;
         }
     return SBW_ERROR(SBW_EINVAL, "--method: '%s' is not one of auto, direct, tsqr", s);
@@ -45,10 +45,10 @@ int sbw_method_parse(const char *s, sbw_method *m)
 
 /* Reads rows [row0, row0 + nr) into a (nr x cols) and shows them to the
  * hook, untransformed. */
-static int fetch_block(sbw_npy_reader *r, const sbw_spectra_opts *o, double *a, size_t row0,
+static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, size_t row0,
                        size_t nr, size_t cols)
 {
-    int st = sbw_npy_read_rows(r, nr, a, cols);
+    int st = sbw_npy_read_rows(r, a, nr, cols);
     if (!st && o->hook)
         st = o->hook(o->hook_ctx, a, row0, nr, cols);
     return st;
@@ -75,7 +75,7 @@ static double centre_row(double *row, size_t m)
  * last (the TSQR path), each row a_i then becomes [a_i - m_i 1 | sqrt(M)
  * m_i]: same Gram as a_i's rows (the centred part is orthogonal to 1), and
  * its first M columns are the row-centred matrix (see load_tsqr). */
-static void prep_block(const sbw_spectra_opts *o, double *a, size_t row0, size_t nr, size_t cols,
+static void prep_block(const sbw_reduce_opts *o, double *a, size_t row0, size_t nr, size_t cols,
                        sbw_check_bad *bad, double *sums, double *last)
 {
     size_t n = nr * cols;
@@ -90,7 +90,7 @@ static void prep_block(const sbw_spectra_opts *o, double *a, size_t row0, size_t
         last[i] = sqrt((double)cols) * centre_row(a + i * cols, cols);
 }
 
-static void progress(const sbw_spectra_opts *o, size_t done)
+static void progress(const sbw_reduce_opts *o, size_t done)
 {
     if (o->progress)
         sbw_progress_update(o->progress, (double)done);
@@ -98,13 +98,13 @@ static void progress(const sbw_spectra_opts *o, size_t done)
 
 /* ---- the direct path: the whole matrix in memory ------------------------ */
 
-static int load_direct(sbw_npy_reader *r, const sbw_spectra_opts *o, sbw_reduced *red,
+static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *red,
                        sbw_check_bad *bad)
 {
     size_t n = red->rows, m = red->cols, b = min_sz(n, max_sz(1, READ_BYTES / (8 * m)));
     bool f32 = red->prec == SBW_F32;
     double *panel = NULL;
-    int st = f32 ? sbw_matf_alloc(&red->xf, n, m) : sbw_mat_alloc(&red->x, n, m);
+    int st = f32 ? sbw_mat_f32_alloc(&red->xf, n, m) : sbw_mat_alloc(&red->x, n, m);
     if (!st && f32 && !(panel = malloc((b * m > 0 ? b * m : 1) * sizeof *panel)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
@@ -126,7 +126,7 @@ static int load_direct(sbw_npy_reader *r, const sbw_spectra_opts *o, sbw_reduced
 
 typedef struct tsqr_job {
     sbw_npy_reader *r;
-    const sbw_spectra_opts *o;
+    const sbw_reduce_opts *o;
     size_t rows, cols, block, next;
     bool bad_seen; /* some worker met a NaN/Inf: stop factorising */
     int st;        /* the first failure, and its reason */
@@ -219,7 +219,7 @@ static void free_worker(tsqr_worker *w)
     *w = (tsqr_worker){0};
 }
 
-static int alloc_worker(tsqr_worker *w, const sbw_reduced *red, size_t block, bool center)
+static int alloc_worker(tsqr_worker *w, const sbw_reduce *red, size_t block, bool center)
 {
     int st = sbw_tsqr_alloc(&w->q, red->cols + 1, block, center, red->prec);
     if (st)
@@ -233,7 +233,7 @@ static int alloc_worker(tsqr_worker *w, const sbw_reduced *red, size_t block, bo
 }
 
 /* Workers, and rows per block, for this matrix and these options. */
-static void tsqr_plan(const sbw_spectra_opts *o, sbw_reduced *red)
+static void tsqr_plan(const sbw_reduce_opts *o, sbw_reduce *red)
 {
     size_t b = o->block_rows ? o->block_rows : max_sz(MIN_BLOCK, BLOCK_BYTES / (8 * red->cols));
     b = min_sz(b, red->rows);
@@ -246,7 +246,7 @@ static void tsqr_plan(const sbw_spectra_opts *o, sbw_reduced *red)
 
 /* Merges every worker into the first, freeing each as it goes, and sums
  * their column sums and bad-entry counts into red->mean and *bad. */
-static int merge_workers(tsqr_worker *w, int nw, sbw_reduced *red, sbw_check_bad *bad)
+static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, sbw_check_bad *bad)
 {
     int st = SBW_OK;
     for (int t = 0; t < nw; t++) {
@@ -261,7 +261,7 @@ static int merge_workers(tsqr_worker *w, int nw, sbw_reduced *red, sbw_check_bad
     return st;
 }
 
-static int load_tsqr(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center, sbw_reduced *red,
+static int load_tsqr(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center, sbw_reduce *red,
                      sbw_check_bad *bad)
 {
     tsqr_plan(o, red);
@@ -294,27 +294,27 @@ static int load_tsqr(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center, 
 
 /* ---- reduce -------------------------------------------------------------- */
 
-void sbw_reduced_free(sbw_reduced *red)
+void sbw_reduce_free(sbw_reduce *red)
 {
     if (!red)
         return;
     sbw_mat_free(&red->x);
-    sbw_matf_free(&red->xf);
+    sbw_mat_f32_free(&red->xf);
     free(red->mean);
     free(red->mean_b);
-    *red = (sbw_reduced){0};
+    *red = (sbw_reduce){0};
 }
 
-int sbw_spectra_reduce(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center_cols,
-                       sbw_reduced *red)
+int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_cols,
+                       sbw_reduce *red)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     const char *path = sbw_npy_reader_path(r);
-    *red = (sbw_reduced){0};
+    *red = (sbw_reduce){0};
     int st = sbw_check_shape(in, path, SBW_SHAPE_MATRIX);
     if (st)
         return st;
-    *red = (sbw_reduced){.path = path,
+    *red = (sbw_reduce){.path = path,
                          .rows = in->rows,
                          .cols = in->cols,
                          .dtype = in->dtype,
@@ -334,7 +334,7 @@ int sbw_spectra_reduce(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center
     for (size_t j = 0; !st && j < red->cols; j++)
         red->mean[j] /= (double)red->rows;
     if (st)
-        sbw_reduced_free(red);
+        sbw_reduce_free(red);
     return st;
 }
 
@@ -346,7 +346,7 @@ static void centre_rows(sbw_mat *a)
         centre_row(a->data + i * a->ld, a->cols);
 }
 
-static void centre_rows_f32(sbw_matf *a)
+static void centre_rows_f32(sbw_mat_f32 *a)
 {
     for (size_t i = 0; i < a->rows; i++) {
         float *row = a->data + i * a->ld;
@@ -377,7 +377,7 @@ static void centre_cols(sbw_mat *a, double *work)
     }
 }
 
-static void centre_cols_f32(sbw_matf *a, double *work)
+static void centre_cols_f32(sbw_mat_f32 *a, double *work)
 {
     for (int pass = 0; pass < 2; pass++) {
         memset(work, 0, a->cols * sizeof *work);
@@ -407,7 +407,7 @@ static int take_or_copy(sbw_mat *m, bool steal, sbw_mat *out)
 /* From R_c, the factor of the column-centred [A_c | sqrt(M) m]:
  * [R_c; sqrt(N) mu_b^T], whose Gram R_c^T R_c + N mu_b mu_b^T is the
  * uncentred one's. */
-static int uncentre_factor(sbw_reduced *red, bool steal, sbw_mat *out)
+static int uncentre_factor(sbw_reduce *red, bool steal, sbw_mat *out)
 {
     size_t n = red->x.cols;
     int st = sbw_mat_alloc(out, n + 1, n);
@@ -426,7 +426,7 @@ static int uncentre_factor(sbw_reduced *red, bool steal, sbw_mat *out)
  * row-centred matrix, m the row means), column-centred or not: A A^T =
  * B B^T because A_c 1 = 0, so sigma(A) = sigma(B) = sigma(R); and B's first
  * M columns are A_c, whose factor is R's first M columns. */
-static int variant_tsqr(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out)
+static int variant_tsqr(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat *out)
 {
     bool cols = (v & SBW_VAR_COLS) != 0;
     if (cols && !red->cols_centred)
@@ -438,7 +438,7 @@ static int variant_tsqr(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *ou
     return st;
 }
 
-int sbw_reduced_variant(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out)
+int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat *out)
 {
     *out = (sbw_mat){0};
     if ((unsigned)v >= SBW_NVARIANT || !red->x.data)
@@ -458,15 +458,15 @@ int sbw_reduced_variant(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *ou
 }
 
 /* The direct float32 path: the variant in float, sgesdd. */
-static int values_direct_f32(sbw_reduced *red, sbw_variant v, bool steal, double *s)
+static int values_direct_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, double *s)
 {
-    sbw_matf a = red->xf;
+    sbw_mat_f32 a = red->xf;
     size_t k = min_sz(a.rows, a.cols);
     float *sf = malloc(k * sizeof *sf);
     int st = sf ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st && steal)
-        red->xf = (sbw_matf){0};
-    else if (!st && !(st = sbw_matf_alloc(&a, red->xf.rows, red->xf.cols)))
+        red->xf = (sbw_mat_f32){0};
+    else if (!st && !(st = sbw_mat_f32_alloc(&a, red->xf.rows, red->xf.cols)))
         memcpy(a.data, red->xf.data, a.rows * a.cols * sizeof(float));
     double *work = st ? NULL : malloc(a.cols * sizeof *work);
     if (!st && !work)
@@ -480,21 +480,21 @@ static int values_direct_f32(sbw_reduced *red, sbw_variant v, bool steal, double
         st = sbw_svd_values_f32(&a, sf);
     for (size_t i = 0; !st && i < k; i++)
         s[i] = (double)sf[i];
-    sbw_matf_free(&a);
+    sbw_mat_f32_free(&a);
     free(sf);
     return st;
 }
 
 /* Singular values of a in the given precision; s has min(rows, cols).  In
  * float32, a is converted and released first (peak: the float copy). */
-static int values_in(sbw_mat *a, sbw_dtype prec, double *s)
+static int values_in(sbw_mat *a, sbw_npy_dtype prec, double *s)
 {
     if (prec == SBW_F64)
         return sbw_svd_values(a, s);
-    sbw_matf f = {0};
+    sbw_mat_f32 f = {0};
     size_t k = min_sz(a->rows, a->cols);
     float *sf = malloc(k * sizeof *sf);
-    int st = sf ? sbw_matf_alloc(&f, a->rows, a->cols) : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = sf ? sbw_mat_f32_alloc(&f, a->rows, a->cols) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st)
         st = sbw_mat_to_float(&f, a);
     sbw_mat_free(a);
@@ -502,17 +502,17 @@ static int values_in(sbw_mat *a, sbw_dtype prec, double *s)
         st = sbw_svd_values_f32(&f, sf);
     for (size_t i = 0; !st && i < k; i++)
         s[i] = (double)sf[i];
-    sbw_matf_free(&f);
+    sbw_mat_f32_free(&f);
     free(sf);
     return st;
 }
 
-int sbw_reduced_values(sbw_reduced *red, sbw_variant v, bool steal, double *s)
+int sbw_spectra_values(sbw_reduce *red, sbw_reduce_variant v, bool steal, double *s)
 {
     if (red->xf.data)
         return values_direct_f32(red, v, steal, s);
     sbw_mat a = {0};
-    int st = sbw_reduced_variant(red, v, steal, &a);
+    int st = sbw_reduce_matrix(red, v, steal, &a);
     size_t k = min_sz(red->rows, red->cols), ka = min_sz(a.rows, a.cols);
     double *tmp = NULL;
     if (!st && ka != k && !(tmp = malloc((ka ? ka : 1) * sizeof *tmp)))
@@ -532,13 +532,13 @@ void sbw_spectra_free(sbw_spectra *sp)
 {
     if (!sp)
         return;
-    sbw_reduced_free(&sp->red);
+    sbw_reduce_free(&sp->red);
     for (int v = 0; v < SBW_NVARIANT; v++)
         free(sp->s[v]);
     *sp = (sbw_spectra){0};
 }
 
-void sbw_spectra_stage(const sbw_spectra_opts *o, const sbw_reduced *red, int nsvd)
+void sbw_spectra_stage(const sbw_reduce_opts *o, const sbw_reduce *red, int nsvd)
 {
     if (!o->stage || (!red->x.data && !red->xf.data))
         return;
@@ -550,7 +550,7 @@ void sbw_spectra_stage(const sbw_spectra_opts *o, const sbw_reduced *red, int ns
     o->stage(o->stage_ctx, what, min_sz(r, c));
 }
 
-int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned want,
+int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned want,
                         sbw_spectra *sp)
 {
     *sp = (sbw_spectra){0};
@@ -558,7 +558,7 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned w
         return SBW_ERROR(SBW_EINVAL, "spectra: no variant asked for (want = %u)", want);
     bool cols = (want & ((1u << SBW_VAR_COLS) | (1u << SBW_VAR_BOTH))) != 0;
     double t0 = sbw_progress_now();
-    int st = sbw_spectra_reduce(r, o, cols, &sp->red), last = 0;
+    int st = sbw_reduce_read(r, o, cols, &sp->red), last = 0;
     double t1 = sbw_progress_now();
     sp->k = min_sz(sp->red.rows, sp->red.cols);
     int nsvd = 0;
@@ -575,10 +575,10 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned w
         if (!(sp->s[v] = malloc(sp->k * sizeof(double))))
             st = SBW_ERROR(SBW_ENOMEM, "out of memory");
         if (!st)
-            st = sbw_reduced_values(&sp->red, (sbw_variant)v, v == last, sp->s[v]);
+            st = sbw_spectra_values(&sp->red, (sbw_reduce_variant)v, v == last, sp->s[v]);
     }
     sbw_mat_free(&sp->red.x);
-    sbw_matf_free(&sp->red.xf);
+    sbw_mat_f32_free(&sp->red.xf);
     sp->seconds_read = t1 - t0;
     sp->seconds_svd = sbw_progress_now() - t1;
     if (st)

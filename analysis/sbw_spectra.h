@@ -41,88 +41,88 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum sbw_variant {
+typedef enum sbw_reduce_variant {
     SBW_VAR_PLAIN = 0,
     SBW_VAR_ROWS = 1, /* bit 0: centre rows */
     SBW_VAR_COLS = 2, /* bit 1: centre columns */
     SBW_VAR_BOTH = 3,
     SBW_NVARIANT = 4
-} sbw_variant;
+} sbw_reduce_variant;
 
 /* "none", "rows", "cols", "both" */
-const char *sbw_variant_name(sbw_variant v);
+const char *sbw_reduce_variant_name(sbw_reduce_variant v);
 
-typedef enum sbw_method { SBW_METHOD_AUTO = 0, SBW_METHOD_DIRECT, SBW_METHOD_TSQR } sbw_method;
+typedef enum sbw_reduce_method { SBW_METHOD_AUTO = 0, SBW_METHOD_DIRECT, SBW_METHOD_TSQR } sbw_reduce_method;
 
 /* "auto", "direct", "tsqr"; and back (SBW_EINVAL naming the choices). */
-const char *sbw_method_name(sbw_method m);
-int sbw_method_parse(const char *s, sbw_method *m);
+const char *sbw_reduce_method_name(sbw_reduce_method m);
+int sbw_reduce_method_parse(const char *s, sbw_reduce_method *m);
 
 /* Called with each block of rows as read from the file (converted to
  * double, before any transformation), in file order, each row once:
  * rows [row0, row0 + rows) of the file, (rows, M) with leading dimension
  * ld.  A non-zero return (an SBW_E* status with its reason set) stops the
  * computation with that status.  Calls are serialised. */
-typedef int (*sbw_rows_hook)(void *ctx, const double *a, size_t row0, size_t rows, size_t ld);
+typedef int (*sbw_reduce_hook)(void *ctx, const double *a, size_t row0, size_t rows, size_t ld);
 
 /* Called once reading is done and the SVDs start (they report no
  * progress): what is being decomposed, and its smaller dimension. */
-typedef void (*sbw_stage_fn)(void *ctx, const char *what, size_t k);
+typedef void (*sbw_reduce_stage_fn)(void *ctx, const char *what, size_t k);
 
-typedef struct sbw_spectra_opts {
+typedef struct sbw_reduce_opts {
     bool exp;           /* analyse P = exp(A) instead of A */
     bool single;        /* compute in float32 (sgesdd, stpqrt) */
-    sbw_method method;  /* AUTO: tsqr when N > 1.5 M, else direct */
+    sbw_reduce_method method;  /* AUTO: tsqr when N > 1.5 M, else direct */
     size_t block_rows;  /* rows per TSQR block; 0: 16 MB of rows, >= 512 */
     int workers;        /* TSQR workers; 0: the BLAS thread count */
-    sbw_rows_hook hook; /* may be NULL */
+    sbw_reduce_hook hook; /* may be NULL */
     void *hook_ctx;
     sbw_progress *progress; /* rows read; may be NULL */
-    sbw_stage_fn stage;     /* may be NULL */
+    sbw_reduce_stage_fn stage;     /* may be NULL */
     void *stage_ctx;
-} sbw_spectra_opts;
+} sbw_reduce_opts;
 
 /* The matrix reduced to what its singular values need (see above). */
-typedef struct sbw_reduced {
+typedef struct sbw_reduce {
     const char *path;  /* the reader's path, for messages */
     size_t rows, cols; /* N, M of the analysed matrix */
-    sbw_dtype dtype;   /* of the file */
-    sbw_dtype prec;    /* of the computation */
-    sbw_method method; /* DIRECT or TSQR, as used */
+    sbw_npy_dtype dtype;   /* of the file */
+    sbw_npy_dtype prec;    /* of the computation */
+    sbw_reduce_method method; /* DIRECT or TSQR, as used */
     size_t block_rows; /* TSQR: rows per block */
     int workers;       /* TSQR: workers used */
     bool cols_centred; /* TSQR: x is the factor of the column-centred matrix */
     sbw_mat x;         /* DIRECT (float64): the matrix; TSQR: R ((M+1)^2) */
-    sbw_matf xf;       /* DIRECT (float32): the matrix */
+    sbw_mat_f32 xf;       /* DIRECT (float32): the matrix */
     double *mean;      /* M column means of the analysed matrix */
     double *mean_b;    /* TSQR with centring: the M + 1 column means of B */
-} sbw_reduced;
+} sbw_reduce;
 
 /* Reads the rest of r (from row 0) and reduces it.  center_cols: the cols
  * and both variants will be wanted (TSQR then centres in the stream).
  * Errors: SBW_ESHAPE (1-D or empty input), SBW_EDATA (NaN/Inf), those of
  * sbw_npy_read_rows, SBW_ENOMEM, SBW_ENUMERIC, or the hook's.  *red is
  * zeroed on failure. */
-int sbw_spectra_reduce(sbw_npy_reader *r, const sbw_spectra_opts *o, bool center_cols,
-                       sbw_reduced *red);
+int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_cols,
+                       sbw_reduce *red);
 
-void sbw_reduced_free(sbw_reduced *red);
+void sbw_reduce_free(sbw_reduce *red);
 
 /* The matrix whose singular values are those of variant v, as a new
  * double matrix *out (caller frees): (N x M) in the direct case; from R
  * (M+1 or M+2 rows, M+1 columns, or its first M columns with ld M+1).  steal: take red's buffer
  * instead of copying it (red must not be used for another variant afterwards).  Errors: SBW_EINVAL
  * (a cols variant from a TSQR reduction made without center_cols; a direct float32 reduction, which
- * sbw_reduced_values handles in float), SBW_ENOMEM. */
-int sbw_reduced_variant(sbw_reduced *red, sbw_variant v, bool steal, sbw_mat *out);
+ * sbw_spectra_values handles in float), SBW_ENOMEM. */
+int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat *out);
 
 /* Singular values of variant v, descending, into s[min(N, M)], in the
  * reduction's precision.  Errors: as above, SBW_ENUMERIC. */
-int sbw_reduced_values(sbw_reduced *red, sbw_variant v, bool steal, double *s);
+int sbw_spectra_values(sbw_reduce *red, sbw_reduce_variant v, bool steal, double *s);
 
 /* Singular values of several variants of one matrix. */
 typedef struct sbw_spectra {
-    sbw_reduced red;         /* what was read; red.x/xf released */
+    sbw_reduce red;         /* what was read; red.x/xf released */
     size_t k;                /* min(N, M) */
     double *s[SBW_NVARIANT]; /* k values each, descending; NULL if not wanted */
     double seconds_read;     /* reading + reduction */
@@ -130,14 +130,14 @@ typedef struct sbw_spectra {
 } sbw_spectra;
 
 /* Reads r once and computes the spectra of every variant v whose bit
- * (1u << v) is set in want.  Errors: those of sbw_spectra_reduce and
- * sbw_reduced_values; SBW_EINVAL for want == 0.  *sp zeroed on failure. */
-int sbw_spectra_compute(sbw_npy_reader *r, const sbw_spectra_opts *o, unsigned want,
+ * (1u << v) is set in want.  Errors: those of sbw_reduce_read and
+ * sbw_spectra_values; SBW_EINVAL for want == 0.  *sp zeroed on failure. */
+int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned want,
                         sbw_spectra *sp);
 
 void sbw_spectra_free(sbw_spectra *sp);
 
 /* Tells o->stage (if any) that the SVDs of red start. */
-void sbw_spectra_stage(const sbw_spectra_opts *o, const sbw_reduced *red, int nsvd);
+void sbw_spectra_stage(const sbw_reduce_opts *o, const sbw_reduce *red, int nsvd);
 
 #endif

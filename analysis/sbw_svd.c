@@ -2,7 +2,7 @@
  * streaming TSQR (LAPACK tpqrt), and the one-sided Jacobi twin. */
 #include "sbw_svd.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <float.h>
 #include <gsl/gsl_sort.h>
@@ -78,7 +78,7 @@ int sbw_svd_values(sbw_mat *a, double *s)
     return st;
 }
 
-int sbw_svd_values_f32(sbw_matf *a, float *s)
+int sbw_svd_values_f32(sbw_mat_f32 *a, float *s)
 {
     int st = check_dims(a->rows, a->cols, a->ld, "singular values (float32)");
     if (st)
@@ -223,7 +223,7 @@ int sbw_svd_jacobi(const sbw_mat *a, double *s)
         return SBW_ERROR(SBW_ENOMEM, "jacobi: out of memory");
     for (size_t c = 0; c < nc; c++)
         for (size_t i = 0; i < len; i++)
-            w[c * len + i] = tr ? SBW_AT(a, c, i) : SBW_AT(a, i, c);
+            w[c * len + i] = tr ? SBW_MAT_AT(a, c, i) : SBW_MAT_AT(a, i, c);
     int st = jacobi_sweeps(w, len, nc, s);
     free(w);
     if (st)
@@ -242,7 +242,7 @@ int sbw_svd_jacobi(const sbw_mat *a, double *s)
 struct sbw_tsqr {
     size_t n, cap, nb; /* columns, block capacity in rows, tpqrt's inner block */
     bool center;
-    sbw_dtype prec;
+    sbw_npy_dtype prec;
     size_t count;   /* rows stacked so far */
     void *r;        /* n x n upper triangle, column-major (ld n) */
     void *blk;      /* (cap + 1) x n block, column-major */
@@ -251,7 +251,7 @@ struct sbw_tsqr {
     double *bmean;  /* the current block's column means */
 };
 
-static size_t elem_size(sbw_dtype p) { return p == SBW_F32 ? sizeof(float) : sizeof(double); }
+static size_t elem_size(sbw_npy_dtype p) { return p == SBW_F32 ? sizeof(float) : sizeof(double); }
 
 void sbw_tsqr_free(sbw_tsqr *q)
 {
@@ -284,7 +284,7 @@ static int tsqr_buffers(sbw_tsqr *q)
     return SBW_OK;
 }
 
-int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw_dtype prec)
+int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw_npy_dtype prec)
 {
     *out = NULL;
     if (n == 0 || block_rows == 0)

@@ -45,7 +45,7 @@ int sbw_svd_values(sbw_mat *a, double *s);
 
 /* The same in float32 with sgesdd: half the memory, about twice the speed,
  * and FLT_EPSILON roundoff.  A is (m, n). */
-int sbw_svd_values_f32(sbw_matf *a, float *s);
+int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
 
 /* Singular values s[min(m, n)] and right singular vectors of A: vt is
  * allocated here as (k, n), k = min(m, n), row j the right singular vector
@@ -74,7 +74,7 @@ typedef struct sbw_tsqr sbw_tsqr;
  * n x n triangle, one transposed block and 2 x 64 x n of LAPACK workspace.
  * Errors: SBW_EINVAL (n or block_rows 0), SBW_ENOMEM.  *q is NULL on
  * failure. */
-int sbw_tsqr_alloc(sbw_tsqr **q, size_t n, size_t block_rows, bool center, sbw_dtype prec);
+int sbw_tsqr_alloc(sbw_tsqr **q, size_t n, size_t block_rows, bool center, sbw_npy_dtype prec);
 
 /* Frees; NULL is a no-op. */
 void sbw_tsqr_free(sbw_tsqr *q);

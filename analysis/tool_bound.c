@@ -49,23 +49,23 @@ typedef struct bound_run {
     const char *eps_source;
     sbw_rank_est rank_a, rank_c;
     bool have_fit, have_construct;
-    sbw_fit_error fit;
+    sbw_bound_fit_error fit;
     size_t fit_d;
-    sbw_construct con;
+    sbw_bound_construction con;
     size_t *d;
     size_t nd;
 } bound_run;
 
-static sbw_variant centred_variant(const bound_args *a)
+static sbw_reduce_variant centred_variant(const bound_args *a)
 {
     return a->bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
 }
 
-static int read_spectra(const char *path, const bound_args *a, const sbw_common *c,
-                        const sbw_spectra_opts *o, bound_run *run)
+static int read_spectra(const char *path, const bound_args *a, const sbw_cli_common *c,
+                        const sbw_reduce_opts *o, bound_run *run)
 {
     sbw_npy_reader *r = NULL;
-    sbw_spectra_opts ro = *o;
+    sbw_reduce_opts ro = *o;
     sbw_progress p;
     int st = sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
     if (st)
@@ -120,8 +120,8 @@ static int add_meta(sbw_table *t, const char *path, const bound_args *a, const b
     st = st ? st : sbw_table_meta_str(t, "scale", a->rms ? "rms: norm / sqrt(N M)" : "frobenius");
     st = st ? st : sbw_table_meta_int(t, "n", (long long)sp->red.rows);
     st = st ? st : sbw_table_meta_int(t, "m", (long long)sp->red.cols);
-    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_meta_str(t, "method", sbw_method_name(sp->red.method));
+    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    st = st ? st : sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
     st = st ? st : sbw_table_meta_dbl(t, "eps", run->eps);
     st = st ? st : sbw_table_meta_str(t, "eps_source", run->eps_source);
     st = st ? st : sbw_table_meta_int(t, "d_star", (long long)run->rank_c.rank);
@@ -150,7 +150,7 @@ static int add_fit_meta(sbw_table *t, const bound_args *a, const bound_run *run)
               : sbw_table_meta_bool(t, "fit_above_bound", run->fit.error * run->scale >= bound);
 }
 
-static int add_construct_meta(sbw_table *t, const sbw_common *c, const bound_run *run)
+static int add_construct_meta(sbw_table *t, const sbw_cli_common *c, const bound_run *run)
 {
     if (!run->have_construct)
         return SBW_OK;
@@ -183,7 +183,7 @@ static int add_rows(sbw_table *t, const bound_args *a, const bound_run *run)
     return st;
 }
 
-static int print(const char *path, const bound_args *a, const sbw_common *c, const bound_run *run)
+static int print(const char *path, const bound_args *a, const sbw_cli_common *c, const bound_run *run)
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-bound", c, false);
@@ -197,8 +197,8 @@ static int print(const char *path, const bound_args *a, const sbw_common *c, con
 }
 
 /* The fit's dimension, and the extra passes: --fit-d or rank; --construct. */
-static int extras(const char *path, const bound_args *a, const sbw_common *c,
-                  const sbw_spectra_opts *o, bound_run *run)
+static int extras(const char *path, const bound_args *a, const sbw_cli_common *c,
+                  const sbw_reduce_opts *o, bound_run *run)
 {
     int st = SBW_OK;
     if (run->have_fit && a->fit_d >= 0)
@@ -212,14 +212,14 @@ static int extras(const char *path, const bound_args *a, const sbw_common *c,
     return st;
 }
 
-static int validate(const sbw_cli *cli, const bound_args *a, const sbw_common *c,
-                    sbw_spectra_opts *o)
+static int validate(const sbw_cli *cli, const bound_args *a, const sbw_cli_common *c,
+                    sbw_reduce_opts *o)
 {
     double eps;
     const char *src;
     size_t *d = NULL, nd;
     int bad = sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) ||
-              sbw_method_parse(a->method, &o->method) ||
+              sbw_reduce_method_parse(a->method, &o->method) ||
               (a->d_list && sbw_cli_parse_size_list(a->d_list, "--d", &d, &nd));
     free(d);
     if (bad)
@@ -238,7 +238,7 @@ static int validate(const sbw_cli *cli, const bound_args *a, const sbw_common *c
 int main(int argc, char **argv)
 {
     bound_args a = {.eps = "auto", .method = "auto", .fit_d = -1, .construct = -1};
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--d", "LIST", SBW_ARG_STRING, &a.d_list, 0, 0, "dimensions: 1,2,5:10,2:100:2"},
         {"--fit", "FILE", SBW_ARG_STRING, &a.fit, 0, 0, "a fitted log Q (N x M) to compare"},
         {"--fit-d", "D", SBW_ARG_LONG, &a.fit_d, -1, 1e9, "dimension of the fit (-1: rank)"},
@@ -254,8 +254,8 @@ int main(int argc, char **argv)
     const sbw_cli cli = {
         "sbw-bound", "FILE.npy", "Eckart-Young bounds for Softmax heads.",       details, opts,
         1,           1,          SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_OUTPUT};
-    sbw_common c;
-    sbw_spectra_opts o = {0};
+    sbw_cli_common c;
+    sbw_reduce_opts o = {0};
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;

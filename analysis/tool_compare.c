@@ -63,7 +63,7 @@ static int add_meta(sbw_table *t, const cmp_args *a, sbw_logp_reader *const rd[2
         sbw_logp_stats(rd[i], &lse, &worst);
         st = sbw_table_meta_str(t, keys[i][0], sbw_logp_path(rd[i]));
         st = st ? st
-                : sbw_table_meta_str(t, keys[i][1], sbw_dtype_name(sbw_logp_info(rd[i])->dtype));
+                : sbw_table_meta_str(t, keys[i][1], sbw_npy_dtype_name(sbw_logp_info(rd[i])->dtype));
         st = st ? st : sbw_table_meta_dbl(t, keys[i][2], lse);
         st = st ? st : sbw_table_meta_int(t, keys[i][3], (long long)worst);
     }
@@ -120,7 +120,7 @@ static int add_row(sbw_table *t, size_t i, const sbw_compare_row *r, size_t m)
     return st ? st : sbw_table_set_dbl(t, "max_abs_err", r->max_abs);
 }
 
-static int write_per_row(const cmp_args *a, const sbw_common *c, sbw_logp_reader *const rd[2],
+static int write_per_row(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *const rd[2],
                          const sbw_compare_row *rows, size_t n, size_t m)
 {
     sbw_table *t = NULL;
@@ -134,7 +134,7 @@ static int write_per_row(const cmp_args *a, const sbw_common *c, sbw_logp_reader
     return st;
 }
 
-static int run(const cmp_args *a, const sbw_common *c, sbw_logp_reader *const rd[2])
+static int run(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *const rd[2])
 {
     size_t n = sbw_logp_info(rd[0])->rows, m = sbw_logp_info(rd[0])->cols;
     sbw_compare_row *rows = malloc((n ? n : 1) * sizeof *rows);
@@ -160,7 +160,7 @@ static int run(const cmp_args *a, const sbw_common *c, sbw_logp_reader *const rd
 int main(int argc, char **argv)
 {
     cmp_args a = {.tol = SBW_LOGP_TOL};
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--per-row", "FILE", SBW_ARG_STRING, &a.per_row, 1, 0, "write per-context values (TSV)"},
         {"--probs", NULL, SBW_ARG_FLAG, &a.probs, 1, 0, "entries are probabilities, not logs"},
         {"--normalize", NULL, SBW_ARG_FLAG, &a.normalize, 1, 0,
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
                          2,
                          2,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS};
-    sbw_common c;
+    sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;

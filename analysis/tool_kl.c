@@ -77,7 +77,7 @@ static int parse_rows(const sbw_cli *cli, const char *spec, size_t rows, size_t 
 }
 
 /* The rows to use, from --rows and --sample-rows. */
-static int select_rows(const sbw_cli *cli, const kl_args *k, const sbw_common *c,
+static int select_rows(const sbw_cli *cli, const kl_args *k, const sbw_cli_common *c,
                        const sbw_logp_reader *r, sbw_logp_sel *s)
 {
     size_t rows = sbw_logp_info(r)->rows, a = 0, b = rows;
@@ -110,7 +110,7 @@ static int add_meta(sbw_table *t, const kl_args *k, const sbw_logp_reader *r, co
     sbw_logp_stats(r, &lse, &worst);
     snprintf(range, sizeof range, "%zu:%zu", s->begin, s->end);
     int st = sbw_table_meta_str(t, "file", sbw_logp_path(r));
-    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_dtype_name(in->dtype));
+    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(in->dtype));
     st = st ? st : sbw_table_meta_int(t, "file_rows", (long long)in->rows);
     st = st ? st : sbw_table_meta_int(t, "file_cols", (long long)in->cols);
     st = st ? st : sbw_table_meta_str(t, "row_range", range);
@@ -125,7 +125,7 @@ static int add_meta(sbw_table *t, const kl_args *k, const sbw_logp_reader *r, co
     return st ? st : sbw_table_meta_str(t, "units", "nats");
 }
 
-static int add_values(sbw_table *t, const sbw_kl_exact *e, const sbw_kl_sample *smp)
+static int add_values(sbw_table *t, const sbw_kl_exact *e, const sbw_kl_pairs_sample *smp)
 {
     int st = sbw_table_add_row(t);
     st = st ? st : sbw_table_set_int(t, "rows", (long long)e->rows);
@@ -167,8 +167,8 @@ static int declare(sbw_table *t, bool with_pairs)
     return sbw_table_columns(t, cols, n);
 }
 
-static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_common *c,
-                   sbw_kl_sample *out)
+static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_cli_common *c,
+                   sbw_kl_pairs_sample *out)
 {
     size_t *ab = malloc(2 * k->pairs * sizeof *ab);
     double *kl = malloc(k->pairs * sizeof *kl);
@@ -184,8 +184,8 @@ static int sampled(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, 
     return st;
 }
 
-static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_common *c,
-                   sbw_kl_exact *e, sbw_kl_sample *smp)
+static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, const sbw_cli_common *c,
+                   sbw_kl_exact *e, sbw_kl_pairs_sample *smp)
 {
     sbw_kl_opts ko = {.threads = (int)c->threads};
     sbw_progress p;
@@ -202,8 +202,8 @@ static int compute(sbw_logp_reader *r, const sbw_logp_sel *s, const kl_args *k, 
     return st;
 }
 
-static int report(const kl_args *k, const sbw_common *c, const sbw_logp_reader *r,
-                  const sbw_logp_sel *s, const sbw_kl_exact *e, const sbw_kl_sample *smp)
+static int report(const kl_args *k, const sbw_cli_common *c, const sbw_logp_reader *r,
+                  const sbw_logp_sel *s, const sbw_kl_exact *e, const sbw_kl_pairs_sample *smp)
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-kl", c, true);
@@ -218,7 +218,7 @@ static int report(const kl_args *k, const sbw_common *c, const sbw_logp_reader *
 int main(int argc, char **argv)
 {
     kl_args k = {.tol = SBW_LOGP_TOL, .max_matrix_rows = 20000};
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--rows", "A:B", SBW_ARG_STRING, &k.rows, 1, 0, "use rows A..B-1 only (0-based)"},
         {"--sample-rows", "K", SBW_ARG_SIZE, &k.sample_rows, 1, 0, "use K random rows of those"},
         {"--pairs", "S", SBW_ARG_SIZE, &k.pairs, 1, 1e12, "also sample S pairs (the paper's way)"},
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
                          1,
                          1,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
-    sbw_common c;
+    sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
@@ -253,7 +253,7 @@ int main(int argc, char **argv)
     sbw_logp_reader *r = NULL;
     sbw_logp_sel s = {0};
     sbw_kl_exact e;
-    sbw_kl_sample smp;
+    sbw_kl_pairs_sample smp;
     if ((st = sbw_logp_open(&r, c.args[0], &lo)) != 0)
         return sbw_cli_fail("sbw-kl", st);
     int ex = select_rows(&cli, &k, &c, r, &s);

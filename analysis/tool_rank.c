@@ -50,14 +50,14 @@ typedef struct rank_args {
     long workers;
 } rank_args;
 
-static int compute(const char *path, const rank_args *a, const sbw_common *c, sbw_spectra *sp,
-                   sbw_variant *var)
+static int compute(const char *path, const rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
+                   sbw_reduce_variant *var)
 {
-    sbw_spectra_opts o = {.exp = a->exp,
+    sbw_reduce_opts o = {.exp = a->exp,
                           .single = a->single,
                           .block_rows = a->block_rows,
                           .workers = (int)a->workers};
-    int st = sbw_method_parse(a->method, &o.method);
+    int st = sbw_reduce_method_parse(a->method, &o.method);
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
     sbw_npy_reader *r = NULL;
     if (!st)
@@ -76,14 +76,14 @@ static int compute(const char *path, const rank_args *a, const sbw_common *c, sb
 }
 
 static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sbw_spectra *sp,
-                    sbw_variant var, const char *eps_source)
+                    sbw_reduce_variant var, const char *eps_source)
 {
     int st = sbw_table_meta_str(t, "file", path);
     st = st ? st : sbw_table_meta_str(t, "matrix", a->exp ? "P = exp(A)" : "A (as stored)");
-    st = st ? st : sbw_table_meta_str(t, "center", sbw_variant_name(var));
+    st = st ? st : sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
     st = st ? st : sbw_table_meta_str(t, "eps_arg", a->eps);
     st = st ? st : sbw_table_meta_str(t, "eps_source", eps_source);
-    st = st ? st : sbw_table_meta_str(t, "method", sbw_method_name(sp->red.method));
+    st = st ? st : sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
     if (sp->red.method == SBW_METHOD_TSQR) {
         st = st ? st : sbw_table_meta_int(t, "block_rows", (long long)sp->red.block_rows);
         st = st ? st : sbw_table_meta_int(t, "workers", sp->red.workers);
@@ -100,8 +100,8 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
     st = st ? st : sbw_table_set_int(t, "rank", (long long)e->rank);
     st = st ? st : sbw_table_set_int(t, "m", (long long)e->m);
     st = st ? st : sbw_table_set_int(t, "n", (long long)e->n);
-    st = st ? st : sbw_table_set_str(t, "dtype", sbw_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_set_str(t, "precision", sbw_dtype_name(sp->red.prec));
+    st = st ? st : sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    st = st ? st : sbw_table_set_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
     st = st ? st : sbw_table_set_dbl(t, "eps", e->eps);
     st = st ? st : sbw_table_set_dbl(t, "tsh", e->tsh);
     st = st ? st : sbw_table_set_dbl(t, "w0", e->w0);
@@ -113,8 +113,8 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
 }
 
 /* The spectrum table: the main table's meta plus the normalisation. */
-static int write_spectrum(const char *out, const sbw_common *c, const char *path,
-                          const rank_args *a, const sbw_spectra *sp, sbw_variant var,
+static int write_spectrum(const char *out, const sbw_cli_common *c, const char *path,
+                          const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var,
                           const char *eps_source, sbw_rank_norm norm)
 {
     const double *s = sp->s[var];
@@ -142,8 +142,8 @@ static int write_spectrum(const char *out, const sbw_common *c, const char *path
     return st;
 }
 
-static int report(const char *path, const rank_args *a, const sbw_common *c, const sbw_spectra *sp,
-                  sbw_variant var)
+static int report(const char *path, const rank_args *a, const sbw_cli_common *c, const sbw_spectra *sp,
+                  sbw_reduce_variant var)
 {
     double eps;
     const char *eps_source;
@@ -170,9 +170,9 @@ static int validate(const sbw_cli *cli, const rank_args *a)
     double eps;
     const char *src;
     sbw_rank_norm norm;
-    sbw_method m;
+    sbw_reduce_method m;
     if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) || sbw_rank_norm_parse(a->norm, &norm) ||
-        sbw_method_parse(a->method, &m))
+        sbw_reduce_method_parse(a->method, &m))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     return SBW_EXIT_OK;
 }
@@ -180,7 +180,7 @@ static int validate(const sbw_cli *cli, const rank_args *a)
 int main(int argc, char **argv)
 {
     rank_args a = {.eps = "auto", .norm = "max", .method = "auto"};
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--center", NULL, SBW_ARG_FLAG, &a.center, 0, 0, "analyse A (I - 11^T/M), row-centred"},
         {"--bias", NULL, SBW_ARG_FLAG, &a.bias, 0, 0, "centre rows and columns (biased heads)"},
         {"--exp", NULL, SBW_ARG_FLAG, &a.exp, 0, 0, "analyse P = exp(A) instead of A"},
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
                          1,
                          1,
                          SBW_CLI_JSON | SBW_CLI_THREADS};
-    sbw_common c;
+    sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     sbw_spectra sp = {0};
-    sbw_variant var;
+    sbw_reduce_variant var;
     st = compute(c.args[0], &a, &c, &sp, &var);
     st = st ? st : report(c.args[0], &a, &c, &sp, var);
     sbw_spectra_free(&sp);

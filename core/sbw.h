@@ -5,7 +5,7 @@
 
 #include "sbw_check.h"
 #include "sbw_cli.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_kern.h"
 #include "sbw_mat.h"

@@ -1,7 +1,7 @@
 /* sbw_check.c -- the one input checker (see sbw_check.h). */
 #include "sbw_check.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_vexp.h"
 
@@ -52,9 +52,9 @@ int sbw_check_open(sbw_npy_reader **r, const char *path, sbw_check_shape_kind ki
 
 /* ---- tolerance ---------------------------------------------------------- */
 
-double sbw_check_eps(sbw_dtype dtype) { return dtype == SBW_F32 ? FLT_EPSILON : DBL_EPSILON; }
+double sbw_check_eps(sbw_npy_dtype dtype) { return dtype == SBW_F32 ? FLT_EPSILON : DBL_EPSILON; }
 
-double sbw_check_row_tol(sbw_dtype dtype, double tol, double amax)
+double sbw_check_row_tol(sbw_npy_dtype dtype, double tol, double amax)
 {
     double floor = SBW_CHECK_ULPS * sbw_check_eps(dtype) * fmax(1.0, amax);
     return fmax(tol, floor);
@@ -151,7 +151,7 @@ int sbw_check_entry_error(const char *path, size_t row, size_t col, double v, bo
 
 /* ---- normalisation --------------------------------------------------------- */
 
-bool sbw_check_looks_like_probs(const double *x, size_t n, sbw_dtype dtype, double tol)
+bool sbw_check_looks_like_probs(const double *x, size_t n, sbw_npy_dtype dtype, double tol)
 {
     double sum = 0.0;
     for (size_t j = 0; j < n; j++) {

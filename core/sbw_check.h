@@ -54,11 +54,11 @@ int sbw_check_shape(const sbw_npy_info *in, const char *path, sbw_check_shape_ki
 int sbw_check_open(sbw_npy_reader **r, const char *path, sbw_check_shape_kind kind);
 
 /* Machine epsilon of the file's precision (DBL_EPSILON or FLT_EPSILON). */
-double sbw_check_eps(sbw_dtype dtype);
+double sbw_check_eps(sbw_npy_dtype dtype);
 
 /* The normalisation tolerance of one row of a file of dtype whose largest
  * |entry| is amax (see the rule above); tol is the caller's. */
-double sbw_check_row_tol(sbw_dtype dtype, double tol, double amax);
+double sbw_check_row_tol(sbw_npy_dtype dtype, double tol, double amax);
 
 /* max_j |x_j| over the finite entries of x (0 when there is none). */
 double sbw_check_amax(const double *x, size_t n);
@@ -99,7 +99,7 @@ int sbw_check_entry_error(const char *path, size_t row, size_t col, double v, bo
 /* True when x[0..n) looks like a row of probabilities: every entry in
  * [0, 1] and |sum - 1| <= sbw_check_row_tol(dtype, tol, 1).  Used to say
  * "pass log P, not P" when a row fails as log-probabilities. */
-bool sbw_check_looks_like_probs(const double *x, size_t n, sbw_dtype dtype, double tol);
+bool sbw_check_looks_like_probs(const double *x, size_t n, sbw_npy_dtype dtype, double tol);
 
 /* SBW_EDATA for a row of log-probabilities x[0..n) (0-based file row)
  * whose logsumexp lse exceeds tol (the row's tolerance, sbw_check_row_tol):

@@ -1,7 +1,7 @@
 /* sbw_cli.c -- option parsing and the glue between main() and libsbw. */
 #include "sbw_cli.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 
 #include <cblas.h>
@@ -165,12 +165,12 @@ static void print_usage_line(const sbw_cli *cli, FILE *f)
 
 /* A starting value outside the option's range means "no default" (the
  * option is required, or its absence means something the help explains). */
-static bool outside_range(const sbw_opt *o, double v)
+static bool outside_range(const sbw_cli_opt *o, double v)
 {
     return o->min <= o->max && (v < o->min || v > o->max);
 }
 
-static void format_default(const sbw_opt *o, char *buf, size_t cap)
+static void format_default(const sbw_cli_opt *o, char *buf, size_t cap)
 {
     buf[0] = '\0';
     if ((o->type == SBW_ARG_SIZE && outside_range(o, (double)*(size_t *)o->dst)) ||
@@ -215,14 +215,14 @@ static void print_help(const sbw_cli *cli)
     print_usage_line(cli, stdout);
     printf("%s\n\nOptions:\n", cli->summary);
     char dflt[96];
-    for (const sbw_opt *o = cli->opts; o && o->name; o++) {
+    for (const sbw_cli_opt *o = cli->opts; o && o->name; o++) {
         format_default(o, dflt, sizeof dflt);
         print_opt(stdout, o->name, o->metavar, o->help, dflt);
     }
     if (cli->common & SBW_CLI_OUTPUT)
         print_opt(stdout, "-o, --output", "FILE", "write the result to FILE ('-' = stdout)", "");
     if (cli->common & SBW_CLI_SEED)
-        printf("  %-22s random seed [%llu]\n", "--seed S", (unsigned long long)SBW_DEFAULT_SEED);
+        printf("  %-22s random seed [%llu]\n", "--seed S", (unsigned long long)SBW_RNG_DEFAULT_SEED);
     if (cli->common & SBW_CLI_THREADS)
         print_opt(stdout, "--threads", "N", "threads for BLAS and OpenMP (0 = all cores)", " [0]");
     if (cli->common & SBW_CLI_JSON)
@@ -254,13 +254,13 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
 int sbw_cli_fail(const char *tool, int status)
 {
     const char *why = sbw_error_reason();
-    fprintf(stderr, "%s: %s\n", tool, *why ? why : sbw_strerror(status));
+    fprintf(stderr, "%s: %s\n", tool, *why ? why : sbw_error_string(status));
     return status == SBW_EINVAL ? SBW_EXIT_USAGE : SBW_EXIT_DATA;
 }
 
 /* ---- parsing ------------------------------------------------------------ */
 
-static int store(const sbw_cli *cli, const sbw_opt *o, const char *val)
+static int store(const sbw_cli *cli, const sbw_cli_opt *o, const char *val)
 {
     int st = SBW_OK;
     switch (o->type) {
@@ -288,7 +288,7 @@ static int store(const sbw_cli *cli, const sbw_opt *o, const char *val)
     return SBW_OK;
 }
 
-static const sbw_opt common_opts[] = {
+static const sbw_cli_opt common_opts[] = {
     {"--json", NULL, SBW_ARG_FLAG, NULL, 1, 0, NULL},
     {"--threads", "N", SBW_ARG_LONG, NULL, 0, 4096, NULL},
     {"--seed", "S", SBW_ARG_U64, NULL, 1, 0, NULL},
@@ -298,7 +298,7 @@ static const sbw_opt common_opts[] = {
 
 /* The common option called name (with -o and -q as aliases), bound to c,
  * or NULL when the tool does not take it. */
-static bool find_common(const sbw_cli *cli, const char *name, sbw_common *c, sbw_opt *o)
+static bool find_common(const sbw_cli *cli, const char *name, sbw_cli_common *c, sbw_cli_opt *o)
 {
     if (strcmp(name, "-o") == 0)
         name = "--output";
@@ -320,9 +320,9 @@ static bool find_common(const sbw_cli *cli, const char *name, sbw_common *c, sbw
     return false;
 }
 
-static bool find_opt(const sbw_cli *cli, const char *name, sbw_common *c, sbw_opt *o)
+static bool find_opt(const sbw_cli *cli, const char *name, sbw_cli_common *c, sbw_cli_opt *o)
 {
-    for (const sbw_opt *p = cli->opts; p && p->name; p++)
+    for (const sbw_cli_opt *p = cli->opts; p && p->name; p++)
         if (strcmp(p->name, name) == 0) {
             *o = *p;
             return true;
@@ -330,7 +330,7 @@ static bool find_opt(const sbw_cli *cli, const char *name, sbw_common *c, sbw_op
     return find_common(cli, name, c, o);
 }
 
-static void record_cmdline(sbw_common *c, int argc, char **argv)
+static void record_cmdline(sbw_cli_common *c, int argc, char **argv)
 {
     size_t n = 0;
     c->cmdline[0] = '\0';
@@ -343,7 +343,7 @@ static void record_cmdline(sbw_common *c, int argc, char **argv)
 }
 
 /* Handles argv[*i], an option; advances *i past its value. */
-static int parse_option(const sbw_cli *cli, int argc, char **argv, int *i, sbw_common *c)
+static int parse_option(const sbw_cli *cli, int argc, char **argv, int *i, sbw_cli_common *c)
 {
     char name[64];
     const char *arg = argv[*i], *val = NULL, *eq = strchr(arg, '=');
@@ -352,7 +352,7 @@ static int parse_option(const sbw_cli *cli, int argc, char **argv, int *i, sbw_c
         return sbw_cli_usage_error(cli, "unknown option '%s'", arg);
     memcpy(name, arg, len);
     name[len] = '\0';
-    sbw_opt o;
+    sbw_cli_opt o;
     if (!find_opt(cli, name, c, &o))
         return sbw_cli_usage_error(cli, "unknown option '%s'", name);
     if (o.type == SBW_ARG_FLAG && eq)
@@ -365,7 +365,7 @@ static int parse_option(const sbw_cli *cli, int argc, char **argv, int *i, sbw_c
     return store(cli, &o, val);
 }
 
-static int check_nargs(const sbw_cli *cli, const sbw_common *c)
+static int check_nargs(const sbw_cli *cli, const sbw_cli_common *c)
 {
     if (c->nargs < cli->min_args)
         return sbw_cli_usage_error(cli, "missing argument: %s", cli->usage ? cli->usage : "");
@@ -374,9 +374,9 @@ static int check_nargs(const sbw_cli *cli, const sbw_common *c)
     return SBW_OK;
 }
 
-int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_common *c)
+int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_cli_common *c)
 {
-    *c = (sbw_common){.seed = SBW_DEFAULT_SEED};
+    *c = (sbw_cli_common){.seed = SBW_RNG_DEFAULT_SEED};
     record_cmdline(c, argc, argv);
     c->args = argv + argc; /* positionals are gathered at the end of argv */
     int npos = 0, st;
@@ -388,7 +388,7 @@ int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_common *c)
             return SBW_CLI_DONE;
         }
         if (!options_done && strcmp(a, "--version") == 0) {
-            printf("%s (sbw) %s\n%s\n", cli->tool, SBW_VERSION, sbw_cli_blas());
+            printf("%s (sbw) %s\n%s\n", cli->tool, SBW_CLI_VERSION, sbw_cli_blas());
             return SBW_CLI_DONE;
         }
         if (!options_done && strcmp(a, "--") == 0) {

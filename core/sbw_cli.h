@@ -14,30 +14,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SBW_VERSION "0.1.0"
+#define SBW_CLI_VERSION "0.1.0"
 
 enum { SBW_EXIT_OK = 0, SBW_EXIT_DATA = 1, SBW_EXIT_USAGE = 2 };
 
 /* sbw_cli_parse() returns this after printing --help or --version. */
 #define SBW_CLI_DONE (-1)
 
-typedef enum sbw_arg_type {
+typedef enum sbw_cli_arg_type {
     SBW_ARG_FLAG,   /* bool *, set to true */
     SBW_ARG_SIZE,   /* size_t *, integer >= 0 ("1e5" accepted when exact) */
     SBW_ARG_LONG,   /* long * */
     SBW_ARG_DOUBLE, /* double *, finite */
     SBW_ARG_STRING, /* const char ** */
     SBW_ARG_U64     /* uint64_t * */
-} sbw_arg_type;
+} sbw_cli_arg_type;
 
-typedef struct sbw_opt {
+typedef struct sbw_cli_opt {
     const char *name;    /* "--alpha" */
     const char *metavar; /* "A"; NULL for flags */
-    sbw_arg_type type;
+    sbw_cli_arg_type type;
     void *dst;
     double min, max; /* inclusive range for numbers; none when min > max */
     const char *help;
-} sbw_opt;
+} sbw_cli_opt;
 
 /* Which common options a tool takes, besides --help --version --quiet. */
 enum {
@@ -52,28 +52,28 @@ typedef struct sbw_cli {
     const char *usage;   /* what follows "[options]": "FILE.npy" */
     const char *summary; /* one line */
     const char *details; /* printed after the options by --help: output, examples */
-    const sbw_opt *opts; /* the tool's own options, ended by a {0} entry */
+    const sbw_cli_opt *opts; /* the tool's own options, ended by a {0} entry */
     int min_args, max_args;
     unsigned common;
 } sbw_cli;
 
-typedef struct sbw_common {
+typedef struct sbw_cli_common {
     bool quiet, json;
     long threads;       /* 0: every core */
     const char *output; /* -o FILE, NULL when absent */
-    uint64_t seed;      /* SBW_DEFAULT_SEED unless --seed */
+    uint64_t seed;      /* SBW_RNG_DEFAULT_SEED unless --seed */
     bool seed_given;
     char **args; /* positional arguments (into argv) */
     int nargs;
     char cmdline[1024]; /* the command as typed, for output headers */
-} sbw_common;
+} sbw_cli_common;
 
 /* Parses argv[1..argc) against cli's options and the common ones, filling
  * the opts' dst and *c (which it initialises first).  Returns 0 to go on,
  * SBW_CLI_DONE after printing help or version (exit 0), or SBW_EXIT_USAGE
  * after printing the problem and the usage line on stderr.  "--name=value"
  * and "--name value" both work; "--" ends options. */
-int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_common *c);
+int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_cli_common *c);
 
 /* Prints "TOOL: message" and the usage line on stderr; returns 2. */
 int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)

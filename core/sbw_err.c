@@ -1,5 +1,5 @@
 /* sbw_err.c -- status codes and the thread-local last error. */
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <gsl/gsl_errno.h>
 #include <stdarg.h>
@@ -23,7 +23,7 @@ static const char *const status_text[SBW_NSTATUS] = {
     [SBW_EINTR] = "interrupted",
 };
 
-const char *sbw_strerror(int status)
+const char *sbw_error_string(int status)
 {
     if (status < 0 || status >= SBW_NSTATUS)
         return "unknown status";

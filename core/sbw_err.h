@@ -6,10 +6,10 @@
  * raised it) in thread-local storage; main() reads it with
  * sbw_error_reason().  The library never prints, exits or aborts.
  */
-#ifndef SBW_ERR_H
-#define SBW_ERR_H
+#ifndef SBW_ERROR_H
+#define SBW_ERROR_H
 
-enum sbw_status {
+enum sbw_error_code {
     SBW_OK = 0,
     SBW_EINVAL,   /* bad argument from the caller (a usage error in a tool) */
     SBW_ENOMEM,   /* allocation failed or a size overflowed */
@@ -24,7 +24,7 @@ enum sbw_status {
 };
 
 /* A short fixed description of a status code ("malformed file"). */
-const char *sbw_strerror(int status);
+const char *sbw_error_string(int status);
 
 /* Records status with a printf-style reason; returns status so that
  * `return SBW_ERROR(SBW_EINVAL, "n must be >= 1, got %zu", n);` reads well.

@@ -2,7 +2,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "sbw_file.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -35,8 +35,8 @@ void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t l
         out[i] = sbw_kern_logsumexp(a + i * lda, cols);
 }
 
-void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
-                               size_t cols)
+void sbw_kern_log_softmax_rows(const double *a, size_t rows,
+                               size_t cols, size_t lda, double *y, size_t ldy)
 {
     for (size_t i = 0; i < rows; i++) {
         const double *x = a + i * lda;
@@ -48,8 +48,8 @@ void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ld
     }
 }
 
-void sbw_kern_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
-                           size_t cols)
+void sbw_kern_softmax_rows(const double *a, size_t rows,
+                           size_t cols, size_t lda, double *y, size_t ldy)
 {
     for (size_t i = 0; i < rows; i++) {
         const double *x = a + i * lda;

@@ -23,10 +23,10 @@ double sbw_kern_logsumexp(const double *x, size_t n);
 void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda, double *out);
 
 /* Y = log_softmax(A) / softmax(A) row-wise; Y may alias A (ldy == lda). */
-void sbw_kern_log_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
-                               size_t cols);
-void sbw_kern_softmax_rows(const double *a, size_t lda, double *y, size_t ldy, size_t rows,
-                           size_t cols);
+void sbw_kern_log_softmax_rows(const double *a, size_t rows,
+                               size_t cols, size_t lda, double *y, size_t ldy);
+void sbw_kern_softmax_rows(const double *a, size_t rows,
+                           size_t cols, size_t lda, double *y, size_t ldy);
 
 /* Entropy, KL(p||q) and cross-entropy H(p,q) of one row pair given as
  * finite log-probabilities (see sbw_num.h for the definitions). */

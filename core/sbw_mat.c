@@ -1,7 +1,7 @@
 /* sbw_mat.c -- dense row-major matrices. */
 #include "sbw_mat.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -48,7 +48,7 @@ int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols)
     return SBW_OK;
 }
 
-int sbw_matf_alloc(sbw_matf *m, size_t rows, size_t cols)
+int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols)
 {
     size_t bytes = 0;
     int st = sbw_mat_bytes(rows, cols, sizeof(float), &bytes);
@@ -58,7 +58,7 @@ int sbw_matf_alloc(sbw_matf *m, size_t rows, size_t cols)
     if (!data)
         return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu floats (%.3g GB)", rows, cols,
                          (double)bytes / 1e9);
-    *m = (sbw_matf){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
+    *m = (sbw_mat_f32){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
     return SBW_OK;
 }
 
@@ -71,13 +71,13 @@ void sbw_mat_free(sbw_mat *m)
     *m = (sbw_mat){0};
 }
 
-void sbw_matf_free(sbw_matf *m)
+void sbw_mat_f32_free(sbw_mat_f32 *m)
 {
     if (!m)
         return;
     if (m->owner)
         free(m->data);
-    *m = (sbw_matf){0};
+    *m = (sbw_mat_f32){0};
 }
 
 sbw_mat sbw_mat_view(double *data, size_t rows, size_t cols, size_t ld)
@@ -107,25 +107,25 @@ int sbw_mat_copy(sbw_mat *dst, const sbw_mat *src)
     return SBW_OK;
 }
 
-int sbw_mat_to_float(sbw_matf *dst, const sbw_mat *src)
+int sbw_mat_to_float(sbw_mat_f32 *dst, const sbw_mat *src)
 {
     int st = check_same_shape(dst->rows, dst->cols, src->rows, src->cols);
     if (st)
         return st;
     for (size_t i = 0; i < src->rows; i++)
         for (size_t j = 0; j < src->cols; j++)
-            SBW_AT(dst, i, j) = (float)SBW_AT(src, i, j);
+            SBW_MAT_AT(dst, i, j) = (float)SBW_MAT_AT(src, i, j);
     return SBW_OK;
 }
 
-int sbw_matf_to_double(sbw_mat *dst, const sbw_matf *src)
+int sbw_mat_f32_to_double(sbw_mat *dst, const sbw_mat_f32 *src)
 {
     int st = check_same_shape(dst->rows, dst->cols, src->rows, src->cols);
     if (st)
         return st;
     for (size_t i = 0; i < src->rows; i++)
         for (size_t j = 0; j < src->cols; j++)
-            SBW_AT(dst, i, j) = (double)SBW_AT(src, i, j);
+            SBW_MAT_AT(dst, i, j) = (double)SBW_MAT_AT(src, i, j);
     return SBW_OK;
 }
 
@@ -137,7 +137,7 @@ int sbw_mat_max_abs_diff(const sbw_mat *a, const sbw_mat *b, double *out)
     double mx = 0.0;
     for (size_t i = 0; i < a->rows; i++)
         for (size_t j = 0; j < a->cols; j++) {
-            double d = fabs(SBW_AT(a, i, j) - SBW_AT(b, i, j));
+            double d = fabs(SBW_MAT_AT(a, i, j) - SBW_MAT_AT(b, i, j));
             if (d > mx || isnan(d))
                 mx = d;
         }

@@ -1,5 +1,5 @@
 /* sbw_mat.h -- dense row-major matrices of double (sbw_mat) and float
- * (sbw_matf), with explicit rows, cols and leading dimension.
+ * (sbw_mat_f32), with explicit rows, cols and leading dimension.
  *
  * Element (i, j) lives at data[i * ld + j], ld >= cols.  A matrix either
  * owns its data (made by sbw_mat_alloc, released by sbw_mat_free) or is a
@@ -20,13 +20,13 @@ typedef struct sbw_mat {
     bool owner;
 } sbw_mat;
 
-typedef struct sbw_matf {
+typedef struct sbw_mat_f32 {
     size_t rows, cols, ld;
     float *data;
     bool owner;
-} sbw_matf;
+} sbw_mat_f32;
 
-#define SBW_AT(m, i, j) ((m)->data[(size_t)(i) * (m)->ld + (size_t)(j)])
+#define SBW_MAT_AT(m, i, j) ((m)->data[(size_t)(i) * (m)->ld + (size_t)(j)])
 
 /* Checked rows * cols * size: SBW_OK and *bytes set, or SBW_ENOMEM when the
  * product overflows size_t or exceeds PTRDIFF_MAX. */
@@ -35,11 +35,11 @@ int sbw_mat_bytes(size_t rows, size_t cols, size_t size, size_t *bytes);
 /* Allocates a zero-filled rows x cols matrix with ld = cols (64-byte
  * aligned).  rows or cols may be 0.  Errors: SBW_ENOMEM; *m untouched. */
 int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols);
-int sbw_matf_alloc(sbw_matf *m, size_t rows, size_t cols);
+int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols);
 
 /* Frees an owning matrix and zeroes the struct; no-op for views and NULL. */
 void sbw_mat_free(sbw_mat *m);
-void sbw_matf_free(sbw_matf *m);
+void sbw_mat_f32_free(sbw_mat_f32 *m);
 
 /* A non-owning view of data as a rows x cols matrix with leading dim ld. */
 sbw_mat sbw_mat_view(double *data, size_t rows, size_t cols, size_t ld);
@@ -51,8 +51,8 @@ sbw_mat sbw_mat_rows(const sbw_mat *m, size_t r0, size_t nr);
 int sbw_mat_copy(sbw_mat *dst, const sbw_mat *src);
 
 /* Conversions between double and float storage; shapes must match. */
-int sbw_mat_to_float(sbw_matf *dst, const sbw_mat *src);
-int sbw_matf_to_double(sbw_mat *dst, const sbw_matf *src);
+int sbw_mat_to_float(sbw_mat_f32 *dst, const sbw_mat *src);
+int sbw_mat_f32_to_double(sbw_mat *dst, const sbw_mat_f32 *src);
 
 /* Largest |a_ij - b_ij| over two same-shaped matrices (SBW_ESHAPE if not). */
 int sbw_mat_max_abs_diff(const sbw_mat *a, const sbw_mat *b, double *out);

@@ -8,7 +8,7 @@
  */
 #include "sbw_npy.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 
 #include <errno.h>
@@ -41,12 +41,12 @@ struct sbw_npy_reader {
 struct sbw_npy_writer {
     sbw_file file;
     size_t rows, cols, written;
-    sbw_dtype dtype;
+    sbw_npy_dtype dtype;
     unsigned char *stage;
     size_t stage_cap;
 };
 
-const char *sbw_dtype_name(sbw_dtype t) { return t == SBW_F32 ? "float32" : "float64"; }
+const char *sbw_npy_dtype_name(sbw_npy_dtype t) { return t == SBW_F32 ? "float32" : "float64"; }
 
 /* ---- low-level reads ---------------------------------------------------- */
 
@@ -548,7 +548,7 @@ static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
     return st;
 }
 
-int sbw_npy_read_rows(sbw_npy_reader *r, size_t nr, double *dst, size_t ld)
+int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
 {
     int st = check_read(r, nr, ld);
     if (st || nr == 0)
@@ -568,7 +568,7 @@ int sbw_npy_read_rows(sbw_npy_reader *r, size_t nr, double *dst, size_t ld)
     return st;
 }
 
-int sbw_npy_read_rows_f32(sbw_npy_reader *r, size_t nr, float *dst, size_t ld)
+int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
 {
     int st = check_read(r, nr, ld);
     if (st || nr == 0)
@@ -655,7 +655,7 @@ int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
     sbw_mat tmp = {0};
     st = sbw_mat_alloc(&tmp, in->rows, in->cols);
     if (!st)
-        st = sbw_npy_read_rows(r, in->rows, tmp.data, tmp.ld);
+        st = sbw_npy_read_rows(r, tmp.data, in->rows, tmp.ld);
     if (!st && info)
         *info = *in;
     sbw_npy_close(r);
@@ -666,22 +666,22 @@ int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
     return st;
 }
 
-int sbw_npy_load_f32(const char *path, sbw_matf *m, sbw_npy_info *info)
+int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info)
 {
     sbw_npy_reader *r;
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
     const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_matf tmp = {0};
-    st = sbw_matf_alloc(&tmp, in->rows, in->cols);
+    sbw_mat_f32 tmp = {0};
+    st = sbw_mat_f32_alloc(&tmp, in->rows, in->cols);
     if (!st)
-        st = sbw_npy_read_rows_f32(r, in->rows, tmp.data, tmp.ld);
+        st = sbw_npy_read_rows_f32(r, tmp.data, in->rows, tmp.ld);
     if (!st && info)
         *info = *in;
     sbw_npy_close(r);
     if (st)
-        sbw_matf_free(&tmp);
+        sbw_mat_f32_free(&tmp);
     else
         *m = tmp;
     return st;
@@ -716,7 +716,7 @@ static int write_header(sbw_npy_writer *w, int ndim)
 }
 
 int sbw_npy_create(sbw_npy_writer **out, const char *path, size_t rows, size_t cols, int ndim,
-                   sbw_dtype dtype)
+                   sbw_npy_dtype dtype)
 {
     *out = NULL;
     size_t bytes = 0;
@@ -755,7 +755,7 @@ static int check_write(const sbw_npy_writer *w, size_t nr, size_t ld)
     return SBW_OK;
 }
 
-int sbw_npy_write_rows(sbw_npy_writer *w, size_t nr, const double *src, size_t ld)
+int sbw_npy_write_rows(sbw_npy_writer *w, const double *src, size_t nr, size_t ld)
 {
     int st = check_write(w, nr, ld);
     if (st)
@@ -779,7 +779,7 @@ int sbw_npy_write_rows(sbw_npy_writer *w, size_t nr, const double *src, size_t l
     return st;
 }
 
-int sbw_npy_write_rows_f32(sbw_npy_writer *w, size_t nr, const float *src, size_t ld)
+int sbw_npy_write_rows_f32(sbw_npy_writer *w, const float *src, size_t nr, size_t ld)
 {
     int st = check_write(w, nr, ld);
     if (st)
@@ -825,13 +825,13 @@ void sbw_npy_abort(sbw_npy_writer *w)
     free(w);
 }
 
-int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype)
+int sbw_npy_save(const char *path, const sbw_mat *m, sbw_npy_dtype dtype)
 {
     sbw_npy_writer *w;
     int st = sbw_npy_create(&w, path, m->rows, m->cols, 2, dtype);
     if (st)
         return st;
-    st = sbw_npy_write_rows(w, m->rows, m->data, m->ld);
+    st = sbw_npy_write_rows(w, m->data, m->rows, m->ld);
     if (st) {
         sbw_npy_abort(w);
         return st;
@@ -839,13 +839,13 @@ int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype)
     return sbw_npy_finish(w);
 }
 
-int sbw_npy_save_f32(const char *path, const sbw_matf *m)
+int sbw_npy_save_f32(const char *path, const sbw_mat_f32 *m)
 {
     sbw_npy_writer *w;
     int st = sbw_npy_create(&w, path, m->rows, m->cols, 2, SBW_F32);
     if (st)
         return st;
-    st = sbw_npy_write_rows_f32(w, m->rows, m->data, m->ld);
+    st = sbw_npy_write_rows_f32(w, m->data, m->rows, m->ld);
     if (st) {
         sbw_npy_abort(w);
         return st;
@@ -853,13 +853,13 @@ int sbw_npy_save_f32(const char *path, const sbw_matf *m)
     return sbw_npy_finish(w);
 }
 
-int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_dtype dtype)
+int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_npy_dtype dtype)
 {
     sbw_npy_writer *w;
     int st = sbw_npy_create(&w, path, n, 1, 1, dtype);
     if (st)
         return st;
-    st = sbw_npy_write_rows(w, n, v, 1);
+    st = sbw_npy_write_rows(w, v, n, 1);
     if (st) {
         sbw_npy_abort(w);
         return st;

@@ -20,12 +20,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum sbw_dtype { SBW_F64 = 0, SBW_F32 = 1 } sbw_dtype;
+typedef enum sbw_npy_dtype { SBW_F64 = 0, SBW_F32 = 1 } sbw_npy_dtype;
 
 typedef struct sbw_npy_info {
     int major, minor;   /* format version */
     char descr[8];      /* as written: "<f8", ">f4", ... */
-    sbw_dtype dtype;    /* SBW_F64 or SBW_F32 */
+    sbw_npy_dtype dtype;    /* SBW_F64 or SBW_F32 */
     size_t itemsize;    /* 8 or 4 */
     bool swap;          /* stored byte order differs from this machine's */
     bool fortran;       /* column-major payload */
@@ -39,7 +39,7 @@ typedef struct sbw_npy_reader sbw_npy_reader;
 typedef struct sbw_npy_writer sbw_npy_writer;
 
 /* "float64" / "float32" */
-const char *sbw_dtype_name(sbw_dtype t);
+const char *sbw_npy_dtype_name(sbw_npy_dtype t);
 
 /* Opens path ("-" for stdin) and parses and validates the header; for a
  * regular file also checks that the payload has exactly rows*cols*itemsize
@@ -57,8 +57,8 @@ const char *sbw_npy_reader_path(const sbw_npy_reader *r);
 /* Reads the next nr rows into dst (nr x cols, leading dimension ld >= cols),
  * converting to double (or float).  Errors: SBW_EINVAL (nr beyond the last
  * row, ld < cols), SBW_EFORMAT (payload ends early: truncated), SBW_EIO. */
-int sbw_npy_read_rows(sbw_npy_reader *r, size_t nr, double *dst, size_t ld);
-int sbw_npy_read_rows_f32(sbw_npy_reader *r, size_t nr, float *dst, size_t ld);
+int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld);
+int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld);
 
 /* Index of the next row sbw_npy_read_rows will return. */
 size_t sbw_npy_reader_row(const sbw_npy_reader *r);
@@ -93,20 +93,20 @@ void sbw_npy_view_release(sbw_npy_view *v);
 void sbw_npy_close(sbw_npy_reader *r);
 
 /* Whole-file helpers: a new rows x cols matrix (caller frees with
- * sbw_mat_free / sbw_matf_free); info may be NULL. */
+ * sbw_mat_free / sbw_mat_f32_free); info may be NULL. */
 int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info);
-int sbw_npy_load_f32(const char *path, sbw_matf *m, sbw_npy_info *info);
+int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info);
 
 /* Starts a C-order 2-D file of rows x cols items of dtype at path ("-" for
  * stdout) and writes its header.  ndim 1 writes shape (rows,) and needs
  * cols == 1.  *w is NULL on failure and nothing is left behind. */
 int sbw_npy_create(sbw_npy_writer **w, const char *path, size_t rows, size_t cols, int ndim,
-                   sbw_dtype dtype);
+                   sbw_npy_dtype dtype);
 
 /* Appends nr rows from src (nr x cols, leading dimension ld), converting
  * to the file's dtype.  Writing more rows than declared is SBW_EINVAL. */
-int sbw_npy_write_rows(sbw_npy_writer *w, size_t nr, const double *src, size_t ld);
-int sbw_npy_write_rows_f32(sbw_npy_writer *w, size_t nr, const float *src, size_t ld);
+int sbw_npy_write_rows(sbw_npy_writer *w, const double *src, size_t nr, size_t ld);
+int sbw_npy_write_rows_f32(sbw_npy_writer *w, const float *src, size_t nr, size_t ld);
 
 /* Completes the file: checks that every declared row was written, flushes,
  * closes and renames into place.  Frees w whatever happens; on failure the
@@ -117,8 +117,8 @@ int sbw_npy_finish(sbw_npy_writer *w);
 void sbw_npy_abort(sbw_npy_writer *w);
 
 /* One-call writers for a matrix and for a vector of n doubles (shape (n,)). */
-int sbw_npy_save(const char *path, const sbw_mat *m, sbw_dtype dtype);
-int sbw_npy_save_f32(const char *path, const sbw_matf *m);
-int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_dtype dtype);
+int sbw_npy_save(const char *path, const sbw_mat *m, sbw_npy_dtype dtype);
+int sbw_npy_save_f32(const char *path, const sbw_mat_f32 *m);
+int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_npy_dtype dtype);
 
 #endif

@@ -1,7 +1,7 @@
 /* sbw_rng.c -- seeded GSL generators and per-block streams. */
 #include "sbw_rng.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 uint64_t sbw_rng_mix(uint64_t x)
 {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* The seed used when the user gives none; printed in every output header. */
-#define SBW_DEFAULT_SEED UINT64_C(20180101)
+#define SBW_RNG_DEFAULT_SEED UINT64_C(20180101)
 
 /* Allocates a generator for (seed, stream).  Errors: SBW_ENOMEM. */
 int sbw_rng_alloc(gsl_rng **r, uint64_t seed, uint64_t stream);

@@ -2,7 +2,7 @@
 #include "sbw_scan.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
 
@@ -137,7 +137,7 @@ int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress)
     while (!st && sbw_npy_reader_row(r) < in->rows) {
         size_t nr = in->rows - sbw_npy_reader_row(r);
         nr = nr < block ? nr : block;
-        st = sbw_npy_read_rows(r, nr, buf, in->cols);
+        st = sbw_npy_read_rows(r, buf, nr, in->cols);
         if (!st)
             sbw_scan_rows(s, buf, nr, in->cols, in->cols);
         if (!st && progress)

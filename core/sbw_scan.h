@@ -16,7 +16,7 @@
 
 typedef struct sbw_scan {
     double tol;        /* the caller's (float64-scale) tolerance */
-    sbw_dtype dtype;   /* the file's precision (sbw_scan_reader sets it) */
+    sbw_npy_dtype dtype;   /* the file's precision (sbw_scan_reader sets it) */
     size_t rows, cols; /* scanned so far */
     double min, max;   /* over finite entries (+inf/-inf when none) */
     size_t nan, posinf, neginf;

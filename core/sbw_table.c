@@ -2,7 +2,7 @@
 #include "sbw_table.h"
 
 #include "sbw_cli.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 
 #include <inttypes.h>
@@ -133,14 +133,14 @@ int sbw_table_meta_bool(sbw_table *t, const char *key, bool value)
     return st;
 }
 
-int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_common *c, bool with_seed)
+int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_cli_common *c, bool with_seed)
 {
     sbw_table *t = calloc(1, sizeof *t);
     if (!t)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     int st = sbw_table_meta_str(t, "tool", tool);
     if (!st)
-        st = sbw_table_meta_str(t, "version", SBW_VERSION);
+        st = sbw_table_meta_str(t, "version", SBW_CLI_VERSION);
     if (!st && c)
         st = sbw_table_meta_str(t, "command", c->cmdline);
     if (!st && c && with_seed)

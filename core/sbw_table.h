@@ -19,12 +19,12 @@
 #include <stdio.h>
 
 typedef struct sbw_table sbw_table;
-struct sbw_common;
+struct sbw_cli_common;
 
 /* A new table whose meta starts with tool, version, blas and threads (the
  * current OpenMP thread count), and, when c is given, the command line and
  * seed (if the tool takes one: pass with_seed).  Errors: SBW_ENOMEM. */
-int sbw_table_alloc(sbw_table **t, const char *tool, const struct sbw_common *c, bool with_seed);
+int sbw_table_alloc(sbw_table **t, const char *tool, const struct sbw_cli_common *c, bool with_seed);
 void sbw_table_free(sbw_table *t);
 
 /* Adds or replaces a meta entry (key in snake_case). */

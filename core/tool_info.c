@@ -43,7 +43,7 @@ static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, 
     st = st ? st : sbw_table_set_int(t, "rows", (long long)in->rows);
     st = st ? st : sbw_table_set_int(t, "cols", (long long)in->cols);
     st = st ? st : sbw_table_set_int(t, "ndim", in->ndim);
-    st = st ? st : sbw_table_set_str(t, "dtype", sbw_dtype_name(in->dtype));
+    st = st ? st : sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(in->dtype));
     st = st ? st : sbw_table_set_str(t, "byte_order", big ? "big" : "little");
     st = st ? st : sbw_table_set_str(t, "order", in->fortran ? "F" : "C");
     st = st ? st : sbw_table_set_str(t, "npy_version", ver);
@@ -84,11 +84,11 @@ static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
 int main(int argc, char **argv)
 {
     double tol = SBW_CHECK_TOL;
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
     const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts, 1,
                          1 << 20,    SBW_CLI_JSON};
-    sbw_common c;
+    sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;

@@ -1,7 +1,7 @@
 /* sbw_ckpt.c -- checkpoint write and resume (see sbw_ckpt.h). */
 #include "sbw_ckpt.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
 #include "sbw_progress.h"
@@ -354,7 +354,7 @@ static int get_settings(const kvset *s, sbw_fit_opts *o)
     st = st ? st : get_z(s, "block", &o->obj.block);
     st = st ? st : get_u(s, "par", &par);
     st = st ? st : get_z(s, "log_every", &o->log_every);
-    o->obj.par = par ? SBW_OBJ_PAR_BLAS : SBW_OBJ_PAR_BLOCKS;
+    o->obj.par = par ? SBW_PASS_PAR_BLAS : SBW_PASS_PAR_BLOCKS;
     o->lr_auto = false; /* the grid already chose o->lr */
     return st;
 }
@@ -390,7 +390,7 @@ static int load_into(const char *dir, const char *stem, uint64_t gen, double *x,
     if (in->rows != rows || in->cols != cols)
         st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, expected %zu x %zu", path, in->rows,
                        in->cols, rows, cols);
-    st = st ? st : sbw_npy_read_rows(r, rows, x, cols);
+    st = st ? st : sbw_npy_read_rows(r, x, rows, cols);
     sbw_npy_close(r);
     return st;
 }

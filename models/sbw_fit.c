@@ -4,7 +4,7 @@
 #include "sbw_fit.h"
 
 #include "sbw_ckpt.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_progress.h"
 #include "sbw_rng.h"
 
@@ -23,7 +23,7 @@ void sbw_fit_opts_init(sbw_fit_opts *o)
                         .knots = 1000,
                         .plif_t = 10,
                         .init_scale = 0.1,
-                        .seed = SBW_DEFAULT_SEED,
+                        .seed = SBW_RNG_DEFAULT_SEED,
                         .optimizer = SBW_FIT_ADAM,
                         .lr = 0.01,
                         .beta1 = 0.9,

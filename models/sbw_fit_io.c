@@ -2,8 +2,8 @@
 #include "sbw_fit_io.h"
 
 #include "sbw_ckpt.h"
-#include "sbw_err.h"
-#include "sbw_fit_ref.h"
+#include "sbw_error.h"
+#include "sbw_head_ref.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,7 +94,7 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     st = st ? st : sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
     st = st ? st : sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
     st = st ? st
-            : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_OBJ_PAR_BLAS ? "blas" : "blocks");
+            : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
     st = st ? st : sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
     st = st ? st
             : sbw_table_meta_str(t, "checkpoint", o->checkpoint_dir ? o->checkpoint_dir : "none");
@@ -165,9 +165,9 @@ int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sb
         size_t nr = n - r0 < p.chunk ? n - r0 : p.chunk;
         sbw_obj_result part = {0};
         if (exact)
-            st = sbw_npy_read_rows(exact, nr, p.lp, m);
+            st = sbw_npy_read_rows(exact, p.lp, nr, m);
         st = st ? st : sbw_obj_logq(p.o, f->theta, r0, nr, p.lq, exact ? p.lp : NULL, &part);
-        st = st ? st : (p.w ? sbw_npy_write_rows(p.w, nr, p.lq, m) : SBW_OK);
+        st = st ? st : (p.w ? sbw_npy_write_rows(p.w, p.lq, nr, m) : SBW_OK);
         loss += part.loss * (double)nr;
         kl += part.kl * (double)nr;
         hits += part.mode_match * (double)nr;
@@ -217,7 +217,7 @@ static int save_derived(const sbw_fit *f, const char *dir, sbw_table *t)
     if (!buf)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     double *u = buf, *v = buf + k, *c = buf + 2 * k, *s = buf + 3 * k, *cum = s + kn;
-    sbw_fit_ref_map_params(h, f->theta, u, v, c, &lambda, s, cum);
+    sbw_head_map_params(h, f->theta, u, v, c, &lambda, s, cum);
     int st = SBW_OK;
     if (h->model == SBW_MODEL_LMS) {
         st = save_block(dir, "lms_u", u, h->k, 1);
@@ -270,7 +270,7 @@ int sbw_fit_io_load(sbw_fit *f, const char *dir)
         if (in->rows != b[i].rows || in->cols != b[i].cols)
             st = SBW_ERROR(SBW_EFORMAT, "%s: shape %zu x %zu, the head needs %zu x %zu", path,
                            in->rows, in->cols, b[i].rows, b[i].cols);
-        st = st ? st : sbw_npy_read_rows(r, b[i].rows, f->theta + b[i].off, b[i].cols);
+        st = st ? st : sbw_npy_read_rows(r, f->theta + b[i].off, b[i].rows, b[i].cols);
         sbw_npy_close(r);
     }
     return st;

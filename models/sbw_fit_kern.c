@@ -1,7 +1,7 @@
-/* sbw_fit_kern.c -- sbw-fit's hot loops (built with -ffast-math: finite
- * inputs only, see sbw_fit_kern.h).  Loops are written for GCC's
+/* sbw_head_kern.c -- sbw-fit's hot loops (built with -ffast-math: finite
+ * inputs only, see sbw_head_kern.h).  Loops are written for GCC's
  * vectoriser: `omp simd` reductions, exp/log mapped to libmvec. */
-#include "sbw_fit_kern.h"
+#include "sbw_head_kern.h"
 
 #include "sbw_kern.h"
 #include "sbw_vexp.h"
@@ -73,7 +73,7 @@ static double max_dot(const double *z, const double *p, size_t m, double *dot)
     return mx;
 }
 
-double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
+double sbw_head_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
                             bool grad, size_t *argmax)
 {
     double spz;
@@ -188,7 +188,7 @@ static void mix_dz(double *dz, size_t k, size_t m, const double *e, const double
     }
 }
 
-double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+double sbw_head_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
                             double psum, double scale, bool grad, double *e, double *kbuf,
                             double *lq, double *dalpha, size_t *argmax)
 {
@@ -212,7 +212,7 @@ double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, 
     return loss;
 }
 
-void sbw_fit_kern_ss(const double *z, double *y, double *fp, size_t m)
+void sbw_head_kern_ss(const double *z, double *y, double *fp, size_t m)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++) {
@@ -223,7 +223,7 @@ void sbw_fit_kern_ss(const double *z, double *y, double *fp, size_t m)
     }
 }
 
-void sbw_fit_kern_map_back(const double *dy, const double *fp, double *dz, size_t m)
+void sbw_head_kern_map_back(const double *dy, const double *fp, double *dz, size_t m)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++)
@@ -247,7 +247,7 @@ static void lms_unit(const double *z, double *y, double *fp, double *s, double *
     }
 }
 
-void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
+void sbw_head_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
                       const double *u, const double *v, const double *b, size_t k, double lambda)
 {
 #pragma omp simd
@@ -259,7 +259,7 @@ void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_
         lms_unit(z, y, fp, sig + 2 * c * m, sig + (2 * c + 1) * m, m, u[c], v[c], b[c]);
 }
 
-void sbw_fit_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
+void sbw_head_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
                            const double *v, size_t k, double *gu, double *gv, double *gb,
                            double *glambda)
 {
@@ -303,7 +303,7 @@ static inline double plif_clamp(double y, const double *cum, size_t i, size_t k)
     return i + 1 < k && y > cum[i + 1] ? cum[i + 1] : y;
 }
 
-void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
+void sbw_head_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
                        const double *cum, size_t k, double t)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
@@ -315,7 +315,7 @@ void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const d
     }
 }
 
-void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
+void sbw_head_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                             double *gsum, double *gx)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
@@ -327,21 +327,21 @@ void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k
     }
 }
 
-void sbw_fit_kern_f2d(const float *x, double *y, size_t n)
+void sbw_head_kern_f2d(const float *x, double *y, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         y[j] = (double)x[j];
 }
 
-void sbw_fit_kern_d2f(const double *x, float *y, size_t n)
+void sbw_head_kern_d2f(const double *x, float *y, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         y[j] = (float)x[j];
 }
 
-void sbw_fit_kern_colsum(const double *x, size_t rows, size_t m, size_t ld, double *acc)
+void sbw_head_kern_colsum(const double *x, size_t rows, size_t m, size_t ld, double *acc)
 {
     for (size_t i = 0; i < rows; i++) {
         const double *xi = x + i * ld;
@@ -359,23 +359,23 @@ static void axpy_f2d(double w, const float *x, double *acc, size_t n)
         acc[j] += w * (double)x[j];
 }
 
-void sbw_fit_kern_add_f2d(const float *x, double *y, size_t n) { axpy_f2d(1.0, x, y, n); }
+void sbw_head_kern_add_f2d(const float *x, double *y, size_t n) { axpy_f2d(1.0, x, y, n); }
 
-void sbw_fit_kern_tanh(double *x, size_t n)
+void sbw_head_kern_tanh(double *x, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         x[j] = tanh(x[j]);
 }
 
-void sbw_fit_kern_tanh_back(const double *g, double *dg, size_t n)
+void sbw_head_kern_tanh_back(const double *g, double *dg, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
         dg[j] *= 1.0 - g[j] * g[j];
 }
 
-void sbw_fit_kern_axpy(double a, const double *x, double *y, size_t n)
+void sbw_head_kern_axpy(double a, const double *x, double *y, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)
@@ -451,7 +451,7 @@ static double exp_sum_dot_f(float *z, const float *p, bool store, size_t m, floa
     return s;
 }
 
-double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
+double sbw_head_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
                               bool grad, size_t *argmax)
 {
     double spz;
@@ -587,7 +587,7 @@ static double neg_dot_fd(const float *p, const double *lq, size_t m)
     return s;
 }
 
-double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
+double sbw_head_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
                               double psum, double scale, bool grad, float *e, double *kbuf,
                               double *lq, double *dalpha, size_t *argmax)
 {
@@ -610,7 +610,7 @@ double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi,
     return loss;
 }
 
-void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m)
+void sbw_head_kern_ss_f(const float *z, float *y, float *fp, size_t m)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++) {
@@ -621,7 +621,7 @@ void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m)
     }
 }
 
-void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m)
+void sbw_head_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++)
@@ -650,7 +650,7 @@ static void lms_unit_f(const float *z, float *s, float *ds, size_t n, float u, f
  * at K = 10, M = 1000 the map costs 22% more than with float sums, where
  * converting in the unit loop's registers cost 45-60%; an Adam step of
  * lms K=10 about 3% more. */
-void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
+void sbw_head_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
                         const float *v, const float *b, size_t k, float lambda)
 {
     double ya[LMS_CHUNK], fa[LMS_CHUNK], ld = (double)lambda;
@@ -675,7 +675,7 @@ void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t 
     }
 }
 
-void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
+void sbw_head_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
                              const double *v, size_t k, double *gu, double *gv, double *gb,
                              double *glambda)
 {
@@ -704,7 +704,7 @@ static inline float plif_clamp_f(float y, const float *cum, size_t i, size_t k)
     return i + 1 < k && y > cum[i + 1] ? cum[i + 1] : y;
 }
 
-void sbw_fit_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
+void sbw_head_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
                          const float *cum, size_t k, double t)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
@@ -716,7 +716,7 @@ void sbw_fit_kern_plif_f(const float *z, float *y, float *fp, size_t m, const fl
     }
 }
 
-void sbw_fit_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
+void sbw_head_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
                               double *gsum, double *gx)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
@@ -728,7 +728,7 @@ void sbw_fit_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k
     }
 }
 
-void sbw_fit_kern_add_f(const float *x, float *y, size_t n)
+void sbw_head_kern_add_f(const float *x, float *y, size_t n)
 {
 #pragma omp simd
     for (size_t j = 0; j < n; j++)

@@ -1,4 +1,4 @@
-/* sbw_fit_kern.h -- the per-context hot loops of sbw-fit: normalisation,
+/* sbw_head_kern.h -- the per-context hot loops of sbw-fit: normalisation,
  * cross-entropy and its gradient for one softmax or one mixture of
  * softmaxes, and the pointwise monotone maps (sigsoftmax, LMS, PLIF) with
  * their backward passes.
@@ -6,7 +6,7 @@
  * Compiled with -O3 -march=native -ffast-math (libmvec exp/log, AVX-512
  * where the CPU has it): inputs must be finite, nothing here tests for NaN
  * or Inf.  Every function has a naive twin of the same signature in
- * sbw_fit_ref.h (sbw_fit_ref_*), written from the formulas in the
+ * sbw_head_ref.h (sbw_head_ref_*), written from the formulas in the
  * log domain, which the tests compare against on small odd sizes.  All
  * work is in double; sums accumulate in double.
  *
@@ -15,8 +15,8 @@
  * cross-entropy -sum_i p_i log Q_i, and "scale" multiplies the gradient
  * (1/N for a mean over N contexts).
  */
-#ifndef SBW_FIT_KERN_H
-#define SBW_FIT_KERN_H
+#ifndef SBW_HEAD_KERN_H
+#define SBW_HEAD_KERN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@
 /* Softmax head on one context.  Returns -sum p log softmax(z) and sets
  * *argmax to the first index of max z.  With grad, z is overwritten by
  * scale * (softmax(z) * psum - p), the gradient of scale * loss.  z is (M). */
-double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
+double sbw_head_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
                             bool grad, size_t *argmax);
 
 /* Mixture of K softmaxes on one context: Q = sum_k pi_k softmax(z_k),
@@ -37,7 +37,7 @@ double sbw_fit_kern_softmax(double *z, const double *p, size_t m, double psum, d
  * Q_i = sum_k (pi_k / S_k) exp(z_k,i - max z_k) is formed in the
  * probability domain (one exp per z); entries where it falls below 1e-250
  * are redone in the log domain, so no Q_i underflows to 0. */
-double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+double sbw_head_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
                             double psum, double scale, bool grad, double *e, double *kbuf,
                             double *lq, double *dalpha, size_t *argmax);
 
@@ -46,11 +46,11 @@ double sbw_fit_kern_mixture(double *z, size_t k, size_t m, const double *logpi, 
  * map, non-decreasing in z only to the last ulps: libmvec's exp and the
  * refined reciprocal are not monotone to the ulp (y drops by at most 2 eps
  * max(1, |y|) between consecutive z; every float checked once). */
-void sbw_fit_kern_ss(const double *z, double *y, double *fp, size_t m);
+void sbw_head_kern_ss(const double *z, double *y, double *fp, size_t m);
 
 /* dz = dy * fp elementwise (the backward of any map with stored fp);
  * dz may alias dy.  All (M). */
-void sbw_fit_kern_map_back(const double *dy, const double *fp, double *dz, size_t m);
+void sbw_head_kern_map_back(const double *dy, const double *fp, double *dz, size_t m);
 
 /* LMS map: y = sum_c v_c sigma(u_c z + b_c) + lambda z, fp = dy/dz, and
  * sig (2K, M) keeps sigma and sigma' of every hidden unit for the
@@ -58,14 +58,14 @@ void sbw_fit_kern_map_back(const double *dy, const double *fp, double *dz, size_
  * Non-decreasing in z up to drops of 4 eps sum_c v_c (each sigmoid is
  * monotone only to a few ulps, see the sigsoftmax map), so two logits
  * within that of each other may swap order in Q. */
-void sbw_fit_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
+void sbw_head_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
                       const double *u, const double *v, const double *b, size_t k, double lambda);
 
 /* Backward of the LMS map's parameters: with g = dL/dy (M), adds
  * sum_i g_i sigma_c(z_i) to gv[c], v_c sum g sigma'_c z to gu[c], v_c sum g
  * sigma'_c to gb[c], sum g z to *glambda.  (The gradient with respect to z
- * is sbw_fit_kern_map_back with fp.) */
-void sbw_fit_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
+ * is sbw_head_kern_map_back with fp.) */
+void sbw_head_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
                            const double *v, size_t k, double *gu, double *gv, double *gb,
                            double *glambda);
 
@@ -77,13 +77,13 @@ void sbw_fit_kern_lms_back(const double *z, const double *g, const double *sig, 
  * rounding), which makes the computed map non-decreasing in z exactly, as
  * the float twin's: a monotone head never reorders two logits, even an ulp
  * apart across a knot (the naive twin, unclamped, can). */
-void sbw_fit_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
+void sbw_head_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
                        const double *cum, size_t k, double t);
 
 /* Backward of the PLIF's slopes: with g = dL/dy, adds g_i to gsum[i_z]
  * and g_i (z - l_i) to gx[i_z] (both (K)); the slope gradient follows as
  * ds_j = gx[j] + delta * sum_{i>j} gsum[i] (sbw_obj does this once). */
-void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
+void sbw_head_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                             double *gsum, double *gx);
 
 /* ---- float twins for --precision single ---------------------------------
@@ -96,43 +96,43 @@ void sbw_fit_kern_plif_back(const double *z, const double *g, size_t m, size_t k
  * double, log taken in double.  The mixture's log-domain fallback
  * threshold is 1e-30; its scratch e is (K + 1, M) floats.  Their oracle is
  * the same naive double twin, at float tolerances. */
-double sbw_fit_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
+double sbw_head_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
                               bool grad, size_t *argmax);
-double sbw_fit_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
+double sbw_head_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
                               double psum, double scale, bool grad, float *e, double *kbuf,
                               double *lq, double *dalpha, size_t *argmax);
-void sbw_fit_kern_ss_f(const float *z, float *y, float *fp, size_t m);
-void sbw_fit_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
-void sbw_fit_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
+void sbw_head_kern_ss_f(const float *z, float *y, float *fp, size_t m);
+void sbw_head_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
+void sbw_head_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
                         const float *v, const float *b, size_t k, float lambda);
-void sbw_fit_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
+void sbw_head_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
                              const double *v, size_t k, double *gu, double *gv, double *gb,
                              double *glambda);
-void sbw_fit_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
+void sbw_head_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
                          const float *cum, size_t k, double t);
-void sbw_fit_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
+void sbw_head_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
                               double *gsum, double *gx);
 
 /* y (n) += x (n), both float. */
-void sbw_fit_kern_add_f(const float *x, float *y, size_t n);
+void sbw_head_kern_add_f(const float *x, float *y, size_t n);
 
 /* x = tanh(x) elementwise (n); the mixture's g = tanh(U h). */
-void sbw_fit_kern_tanh(double *x, size_t n);
+void sbw_head_kern_tanh(double *x, size_t n);
 
 /* dg = dg * (1 - g^2) elementwise (n): the backward of tanh. */
-void sbw_fit_kern_tanh_back(const double *g, double *dg, size_t n);
+void sbw_head_kern_tanh_back(const double *g, double *dg, size_t n);
 
 /* y (n) += a x (n). */
-void sbw_fit_kern_axpy(double a, const double *x, double *y, size_t n);
+void sbw_head_kern_axpy(double a, const double *x, double *y, size_t n);
 
 /* Conversions between the GEMM's float buffers and double rows. */
-void sbw_fit_kern_f2d(const float *x, double *y, size_t n);
-void sbw_fit_kern_d2f(const double *x, float *y, size_t n);
+void sbw_head_kern_f2d(const float *x, double *y, size_t n);
+void sbw_head_kern_d2f(const double *x, float *y, size_t n);
 
 /* acc (M) += column sums of x (rows, M) with leading dim ld (double). */
-void sbw_fit_kern_colsum(const double *x, size_t rows, size_t m, size_t ld, double *acc);
+void sbw_head_kern_colsum(const double *x, size_t rows, size_t m, size_t ld, double *acc);
 
 /* y (n) += x (n), float x into double y. */
-void sbw_fit_kern_add_f2d(const float *x, double *y, size_t n);
+void sbw_head_kern_add_f2d(const float *x, double *y, size_t n);
 
 #endif

@@ -1,8 +1,8 @@
-/* sbw_fit_ref.c -- naive twins of the fit kernels and the whole objective
- * (see sbw_fit_ref.h).  Written for clarity, never for speed. */
-#include "sbw_fit_ref.h"
+/* sbw_head_ref.c -- naive twins of the fit kernels and the whole objective
+ * (see sbw_head_ref.h).  Written for clarity, never for speed. */
+#include "sbw_head_ref.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 
 #include <math.h>
@@ -18,7 +18,7 @@ static size_t first_argmax(const double *x, size_t n)
     return best;
 }
 
-double sbw_fit_ref_softmax(double *z, const double *p, size_t m, double psum, double scale,
+double sbw_head_ref_softmax(double *z, const double *p, size_t m, double psum, double scale,
                            bool grad, size_t *argmax)
 {
     double lse = sbw_num_logsumexp(z, m), loss = 0;
@@ -46,7 +46,7 @@ static void ref_mix_logq(const double *z, size_t k, size_t m, const double *logp
     }
 }
 
-double sbw_fit_ref_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
+double sbw_head_ref_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
                            double psum, double scale, bool grad, double *e, double *kbuf,
                            double *lq, double *dalpha, size_t *argmax)
 {
@@ -74,7 +74,7 @@ double sbw_fit_ref_mixture(double *z, size_t k, size_t m, const double *logpi, c
     return loss;
 }
 
-void sbw_fit_ref_ss(const double *z, double *y, double *fp, size_t m)
+void sbw_head_ref_ss(const double *z, double *y, double *fp, size_t m)
 {
     for (size_t j = 0; j < m; j++) {
         y[j] = 2 * z[j] - sbw_head_softplus(z[j]);
@@ -82,13 +82,13 @@ void sbw_fit_ref_ss(const double *z, double *y, double *fp, size_t m)
     }
 }
 
-void sbw_fit_ref_map_back(const double *dy, const double *fp, double *dz, size_t m)
+void sbw_head_ref_map_back(const double *dy, const double *fp, double *dz, size_t m)
 {
     for (size_t j = 0; j < m; j++)
         dz[j] = dy[j] * fp[j];
 }
 
-void sbw_fit_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m, const double *u,
+void sbw_head_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m, const double *u,
                      const double *v, const double *b, size_t k, double lambda)
 {
     for (size_t j = 0; j < m; j++) {
@@ -105,7 +105,7 @@ void sbw_fit_ref_lms(const double *z, double *y, double *fp, double *sig, size_t
     }
 }
 
-void sbw_fit_ref_lms_back(const double *z, const double *g, const double *sig, size_t m,
+void sbw_head_ref_lms_back(const double *z, const double *g, const double *sig, size_t m,
                           const double *v, size_t k, double *gu, double *gv, double *gb,
                           double *glambda)
 {
@@ -130,7 +130,7 @@ static size_t ref_plif_index(double x, size_t k, double t)
     return f >= (double)(k - 1) ? k - 1 : (size_t)f;
 }
 
-void sbw_fit_ref_plif(const double *z, double *y, double *fp, size_t m, const double *s,
+void sbw_head_ref_plif(const double *z, double *y, double *fp, size_t m, const double *s,
                       const double *cum, size_t k, double t)
 {
     double delta = 2 * t / (double)k;
@@ -141,7 +141,7 @@ void sbw_fit_ref_plif(const double *z, double *y, double *fp, size_t m, const do
     }
 }
 
-void sbw_fit_ref_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
+void sbw_head_ref_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                            double *gsum, double *gx)
 {
     double delta = 2 * t / (double)k;
@@ -152,19 +152,19 @@ void sbw_fit_ref_plif_back(const double *z, const double *g, size_t m, size_t k,
     }
 }
 
-void sbw_fit_ref_tanh(double *x, size_t n)
+void sbw_head_ref_tanh(double *x, size_t n)
 {
     for (size_t j = 0; j < n; j++)
         x[j] = tanh(x[j]);
 }
 
-void sbw_fit_ref_tanh_back(const double *g, double *dg, size_t n)
+void sbw_head_ref_tanh_back(const double *g, double *dg, size_t n)
 {
     for (size_t j = 0; j < n; j++)
         dg[j] = dg[j] * (1 - g[j] * g[j]);
 }
 
-void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
+void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
                             double *lambda, double *s, double *cum)
 {
     const double *l = theta + h->off_lms, *a = theta + h->off_plif;
@@ -184,7 +184,7 @@ void sbw_fit_ref_map_params(const sbw_head *h, const double *theta, double *u, d
     }
 }
 
-void sbw_fit_ref_map_chain(const sbw_head *h, const double *theta, const double *gu,
+void sbw_head_map_chain(const sbw_head *h, const double *theta, const double *gu,
                            const double *gv, const double *gc, double glambda, const double *gsum,
                            const double *gx, double *grad)
 {
@@ -284,11 +284,11 @@ static void ref_logits_map(const sbw_head *h, const double *theta, ref_ws *w)
                 z[i] += W[i * d + j] * w->x[c * d + j];
         }
         if (h->map == SBW_MAP_SS)
-            sbw_fit_ref_ss(z, y, fp, m);
+            sbw_head_ref_ss(z, y, fp, m);
         else if (h->map == SBW_MAP_LMS)
-            sbw_fit_ref_lms(z, y, fp, w->sig, m, w->u, w->v, w->c, h->k, w->lambda);
+            sbw_head_ref_lms(z, y, fp, w->sig, m, w->u, w->v, w->c, h->k, w->lambda);
         else if (h->map == SBW_MAP_PLIF)
-            sbw_fit_ref_plif(z, y, fp, m, w->s, w->cum, h->knots, h->plif_t);
+            sbw_head_ref_plif(z, y, fp, m, w->s, w->cum, h->knots, h->plif_t);
         else
             memcpy(y, z, m * sizeof *z);
     }
@@ -302,10 +302,10 @@ static void ref_map_back(const sbw_head *h, ref_ws *w)
     for (size_t c = 0; c < w->nx && h->map != SBW_MAP_IDENTITY; c++) {
         double *z = w->z + c * m, *dy = w->y + c * m;
         if (h->map == SBW_MAP_LMS)
-            sbw_fit_ref_lms_back(z, dy, w->sig, m, w->v, h->k, w->gu, w->gv, w->gc, &w->glambda);
+            sbw_head_ref_lms_back(z, dy, w->sig, m, w->v, h->k, w->gu, w->gv, w->gc, &w->glambda);
         if (h->map == SBW_MAP_PLIF)
-            sbw_fit_ref_plif_back(z, dy, m, h->knots, h->plif_t, w->gsum, w->gx);
-        sbw_fit_ref_map_back(dy, w->fp + c * m, dy, m);
+            sbw_head_ref_plif_back(z, dy, m, h->knots, h->plif_t, w->gsum, w->gx);
+        sbw_head_ref_map_back(dy, w->fp + c * m, dy, m);
     }
 }
 
@@ -376,10 +376,10 @@ static double ref_row(const sbw_head *h, const double *theta, const sbw_target *
     ref_logits_map(h, theta, w);
     double loss;
     if (h->mixture)
-        loss = sbw_fit_ref_mixture(w->y, h->k, h->m, w->logpi, p, t->psum[r], scale, grad != NULL,
+        loss = sbw_head_ref_mixture(w->y, h->k, h->m, w->logpi, p, t->psum[r], scale, grad != NULL,
                                    NULL, w->kbuf, w->lq, w->dalpha, argmax);
     else
-        loss = sbw_fit_ref_softmax(w->y, p, h->m, t->psum[r], scale, grad != NULL, argmax);
+        loss = sbw_head_ref_softmax(w->y, p, h->m, t->psum[r], scale, grad != NULL, argmax);
     if (!grad)
         return loss;
     ref_map_back(h, w);
@@ -401,7 +401,7 @@ static int ref_check(const sbw_head *h, const sbw_target *t, const size_t *rows,
     return SBW_OK;
 }
 
-int sbw_fit_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t,
+int sbw_obj_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t,
                      const size_t *rows, size_t nrows, sbw_obj_result *res, double *grad)
 {
     int st = ref_check(h, t, rows, rows ? nrows : h->n);
@@ -409,7 +409,7 @@ int sbw_fit_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t
     if (st || (st = ref_ws_alloc(&w, h)))
         return st;
     nrows = rows ? nrows : h->n;
-    sbw_fit_ref_map_params(h, theta, w.u, w.v, w.c, &w.lambda, w.s, w.cum);
+    sbw_head_map_params(h, theta, w.u, w.v, w.c, &w.lambda, w.s, w.cum);
     if (grad)
         memset(grad, 0, h->nparam * sizeof *grad);
     double loss = 0, ent = 0, hits = 0, scale = 1.0 / (double)nrows;
@@ -420,7 +420,7 @@ int sbw_fit_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t
         hits += am == t->mode[r];
     }
     if (grad)
-        sbw_fit_ref_map_chain(h, theta, w.gu, w.gv, w.gc, w.glambda, w.gsum, w.gx, grad);
+        sbw_head_map_chain(h, theta, w.gu, w.gv, w.gc, w.glambda, w.gsum, w.gx, grad);
     *res = (sbw_obj_result){.loss = loss * scale,
                             .kl = (loss - ent) * scale,
                             .mode_match = hits * scale,
@@ -429,7 +429,7 @@ int sbw_fit_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t
     return SBW_OK;
 }
 
-int sbw_fit_ref_logq(const sbw_head *h, const double *theta, size_t r, double *lq)
+int sbw_obj_ref_logq(const sbw_head *h, const double *theta, size_t r, double *lq)
 {
     if (r >= h->n)
         return SBW_ERROR(SBW_EINVAL, "row %zu out of range (N = %zu)", r, h->n);
@@ -437,12 +437,12 @@ int sbw_fit_ref_logq(const sbw_head *h, const double *theta, size_t r, double *l
     int st = ref_ws_alloc(&w, h);
     if (st)
         return st;
-    sbw_fit_ref_map_params(h, theta, w.u, w.v, w.c, &w.lambda, w.s, w.cum);
+    sbw_head_map_params(h, theta, w.u, w.v, w.c, &w.lambda, w.s, w.cum);
     ref_context(h, theta, theta + h->off_h + r * h->d, &w);
     ref_logits_map(h, theta, &w);
     size_t am;
     if (h->mixture) {
-        sbw_fit_ref_mixture(w.y, h->k, h->m, w.logpi, w.p, 0, 0, false, NULL, w.kbuf, lq, NULL,
+        sbw_head_ref_mixture(w.y, h->k, h->m, w.logpi, w.p, 0, 0, false, NULL, w.kbuf, lq, NULL,
                             &am);
     } else {
         double lse = sbw_num_logsumexp(w.y, h->m);

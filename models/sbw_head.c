@@ -1,7 +1,7 @@
 /* sbw_head.c -- head specifications, parameter layout and initialisation. */
 #include "sbw_head.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 
 #include <gsl/gsl_randist.h>

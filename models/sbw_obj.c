@@ -1,9 +1,9 @@
 /* sbw_obj.c -- the blocked, threaded fit objective (see sbw_obj.h). */
 #include "sbw_obj.h"
 
-#include "sbw_err.h"
-#include "sbw_fit_kern.h"
-#include "sbw_fit_ref.h"
+#include "sbw_error.h"
+#include "sbw_head_kern.h"
+#include "sbw_head_ref.h"
 #include "sbw_kern.h"
 
 #include <cblas.h>
@@ -98,7 +98,7 @@ size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts)
     size_t nt = (size_t)(opts->threads > 0 ? opts->threads : omp_get_max_threads());
     size_t b = ((size_t)1 << 20) / (nx * h->m * item + 1);
     b = b < 64 ? 64 : b > 1024 ? 1024 : b;
-    if (opts->par == SBW_OBJ_PAR_BLAS)
+    if (opts->par == SBW_PASS_PAR_BLAS)
         b *= nt;
     else /* equal blocks, a multiple of the thread count of them */
         b = (h->n + nt * ((h->n + nt * b - 1) / (nt * b)) - 1) /
@@ -133,7 +133,7 @@ double sbw_obj_workspace_bytes(const sbw_head *h, const sbw_obj_opts *opts)
 {
     int nt = resolve_threads(opts);
     size_t b = opts->block ? opts->block : sbw_obj_auto_block(h, opts);
-    int nb = opts->par == SBW_OBJ_PAR_BLOCKS ? nt : 1;
+    int nb = opts->par == SBW_PASS_PAR_BLOCKS ? nt : 1;
     double wf = opts->single ? 4.0 * (double)h->m * (double)h->d : 0;
     return nt * rows_bytes(h, opts->single) + nb * block_bytes(h, b, opts->single) + wf +
            (double)h->n;
@@ -206,7 +206,7 @@ int sbw_obj_alloc(sbw_obj **out, const sbw_head *h, const sbw_target *t, const s
     o->nthreads = resolve_threads(opts);
     o->block =
         opts->block ? (opts->block < h->n ? opts->block : h->n) : sbw_obj_auto_block(h, opts);
-    o->nblockws = opts->par == SBW_OBJ_PAR_BLOCKS ? o->nthreads : 1;
+    o->nblockws = opts->par == SBW_PASS_PAR_BLOCKS ? o->nthreads : 1;
     o->glen = h->model == SBW_MODEL_LMS ? 3 * h->k + 1 : 2 * h->knots;
     int st = check_dims(h, t, o->block, o->nx);
     size_t k = h->k ? h->k : 1;
@@ -269,10 +269,10 @@ static void context_forward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
         const double *U = o->theta + o->h.off_u, *V = o->theta + o->h.off_v;
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)d, 1.0, b->hb,
                     (int)d, U, (int)d, 0.0, b->g, (int)kd);
-        sbw_fit_kern_tanh(b->g, nb * kd);
+        sbw_head_kern_tanh(b->g, nb * kd);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0, b->hb,
                     (int)d, V, (int)d, 0.0, b->logpi, (int)k);
-        sbw_kern_log_softmax_rows(b->logpi, k, b->logpi, k, nb, k);
+        sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
         if (o->h.mixture)
             memcpy(b->xd, b->g, nb * kd * sizeof(double));
         else
@@ -280,11 +280,11 @@ static void context_forward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
                 double *x = b->xd + i * d;
                 memset(x, 0, d * sizeof *x);
                 for (size_t c = 0; c < k; c++)
-                    sbw_fit_kern_axpy(exp(b->logpi[i * k + c]), b->g + i * kd + c * d, x, d);
+                    sbw_head_kern_axpy(exp(b->logpi[i * k + c]), b->g + i * kd + c * d, x, d);
             }
     }
     if (o->opt.single)
-        sbw_fit_kern_d2f(b->xd, b->xf, nb * o->nx * d);
+        sbw_head_kern_d2f(b->xd, b->xf, nb * o->nx * d);
 }
 
 /* Z = X W^T for the block's nb * nx context vectors. */
@@ -310,13 +310,13 @@ static double *map_forward(const sbw_obj *o, obj_rows *w, double *z)
         case SBW_MAP_IDENTITY:
             return z;
         case SBW_MAP_SS:
-            sbw_fit_kern_ss(zc, yc, fc, m);
+            sbw_head_kern_ss(zc, yc, fc, m);
             break;
         case SBW_MAP_LMS:
-            sbw_fit_kern_lms(zc, yc, fc, w->sig, m, o->u, o->v, o->c, o->h.k, o->lambda);
+            sbw_head_kern_lms(zc, yc, fc, w->sig, m, o->u, o->v, o->c, o->h.k, o->lambda);
             break;
         case SBW_MAP_PLIF:
-            sbw_fit_kern_plif(zc, yc, fc, m, o->s, o->cum, o->h.knots, o->h.plif_t);
+            sbw_head_kern_plif(zc, yc, fc, m, o->s, o->cum, o->h.knots, o->h.plif_t);
             break;
         }
     }
@@ -332,13 +332,13 @@ static float *map_forward_f(const sbw_obj *o, obj_rows *w, float *z)
         case SBW_MAP_IDENTITY:
             return z;
         case SBW_MAP_SS:
-            sbw_fit_kern_ss_f(zc, yc, fc, m);
+            sbw_head_kern_ss_f(zc, yc, fc, m);
             break;
         case SBW_MAP_LMS:
-            sbw_fit_kern_lms_f(zc, yc, fc, w->sigf, m, o->uf, o->vf, o->cf, o->h.k, o->lambdaf);
+            sbw_head_kern_lms_f(zc, yc, fc, w->sigf, m, o->uf, o->vf, o->cf, o->h.k, o->lambdaf);
             break;
         case SBW_MAP_PLIF:
-            sbw_fit_kern_plif_f(zc, yc, fc, m, o->sf, o->cumf, o->h.knots, o->h.plif_t);
+            sbw_head_kern_plif_f(zc, yc, fc, m, o->sf, o->cumf, o->h.knots, o->h.plif_t);
             break;
         }
     }
@@ -355,12 +355,12 @@ static void map_backward(const sbw_obj *o, obj_rows *w, double *z, const double 
         double *zc = z + c * m;
         const double *gc = dy + c * m;
         if (o->h.map == SBW_MAP_LMS)
-            sbw_fit_kern_lms_back(zc, gc, w->sig, m, o->v, k, w->gmap, w->gmap + k, w->gmap + 2 * k,
+            sbw_head_kern_lms_back(zc, gc, w->sig, m, o->v, k, w->gmap, w->gmap + k, w->gmap + 2 * k,
                                   o->h.linear ? w->gmap + 3 * k : NULL);
         if (o->h.map == SBW_MAP_PLIF)
-            sbw_fit_kern_plif_back(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
+            sbw_head_kern_plif_back(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
                                    w->gmap + o->h.knots);
-        sbw_fit_kern_map_back(gc, w->fp + c * m, zc, m);
+        sbw_head_kern_map_back(gc, w->fp + c * m, zc, m);
     }
 }
 
@@ -373,12 +373,12 @@ static void map_backward_f(const sbw_obj *o, obj_rows *w, float *z, const float 
         float *zc = z + c * m;
         const float *gc = dy + c * m;
         if (o->h.map == SBW_MAP_LMS)
-            sbw_fit_kern_lms_back_f(zc, gc, w->sigf, m, o->v, k, w->gmap, w->gmap + k,
+            sbw_head_kern_lms_back_f(zc, gc, w->sigf, m, o->v, k, w->gmap, w->gmap + k,
                                     w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
         if (o->h.map == SBW_MAP_PLIF)
-            sbw_fit_kern_plif_back_f(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
+            sbw_head_kern_plif_back_f(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
                                      w->gmap + o->h.knots);
-        sbw_fit_kern_map_back_f(gc, w->fpf + c * m, zc, m);
+        sbw_head_kern_map_back_f(gc, w->fpf + c * m, zc, m);
     }
 }
 
@@ -416,22 +416,22 @@ static void context_rows(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size_t
     bool grad = o->grad != NULL;
     double *z = b->zd + i * len, loss, ent = o->t->ent[r];
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
-        sbw_fit_kern_axpy(1.0, o->theta + o->h.off_b, z + c * m, m);
+        sbw_head_kern_axpy(1.0, o->theta + o->h.off_b, z + c * m, m);
     double *y = map_forward(o, w, z);
     const double *p = o->t->pd ? o->t->pd + r * m : w->p;
     if (!o->t->pd)
-        sbw_fit_kern_f2d(o->t->pf + r * m, w->p, m);
+        sbw_head_kern_f2d(o->t->pf + r * m, w->p, m);
     if (o->h.mixture)
-        loss = sbw_fit_kern_mixture(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
+        loss = sbw_head_kern_mixture(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
                                     w->e, w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
-        loss = sbw_fit_kern_softmax(y, p, m, o->t->psum[r], o->scale, grad, &am);
+        loss = sbw_head_kern_softmax(y, p, m, o->t->psum[r], o->scale, grad, &am);
     if (o->lq_out) {
         double *out = o->lq_out + pos * m;
         if (o->h.mixture)
             memcpy(out, w->lq, m * sizeof *out);
         else
-            sbw_kern_log_softmax_rows(y, m, out, m, 1, m);
+            sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
         logq_metrics(o, pos, &loss, &ent);
     }
     add_result(o, w, r, loss, ent, am);
@@ -439,7 +439,7 @@ static void context_rows(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size_t
         return;
     map_backward(o, w, z, y);
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
-        sbw_fit_kern_axpy(1.0, z + c * m, w->db, m);
+        sbw_head_kern_axpy(1.0, z + c * m, w->db, m);
 }
 
 /* The same in single mode, in place in the block's float logits. */
@@ -450,25 +450,25 @@ static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size
     float *z = b->zf + i * len;
     double loss, ent = o->t->ent[r];
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
-        sbw_fit_kern_add_f(o->bf, z + c * m, m);
+        sbw_head_kern_add_f(o->bf, z + c * m, m);
     if (o->t->pf && pos + 1 < o->nrows) /* the next context's P while this one computes */
         prefetch_row(o->t->pf + row_of(o, pos + 1) * m, m * sizeof(float));
     float *y = map_forward_f(o, w, z);
     const float *p = o->t->pf ? o->t->pf + r * m : w->pf;
     if (!o->t->pf)
-        sbw_fit_kern_d2f(o->t->pd + r * m, w->pf, m);
+        sbw_head_kern_d2f(o->t->pd + r * m, w->pf, m);
     if (o->h.mixture)
-        loss = sbw_fit_kern_mixture_f(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
+        loss = sbw_head_kern_mixture_f(y, k, m, b->logpi + i * k, p, o->t->psum[r], o->scale, grad,
                                       w->ef, w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
-        loss = sbw_fit_kern_softmax_f(y, p, m, o->t->psum[r], o->scale, grad, &am);
+        loss = sbw_head_kern_softmax_f(y, p, m, o->t->psum[r], o->scale, grad, &am);
     if (o->lq_out) {
         double *out = o->lq_out + pos * m;
         if (o->h.mixture) {
             memcpy(out, w->lq, m * sizeof *out);
         } else {
-            sbw_fit_kern_f2d(y, out, m);
-            sbw_kern_log_softmax_rows(out, m, out, m, 1, m);
+            sbw_head_kern_f2d(y, out, m);
+            sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
         }
         logq_metrics(o, pos, &loss, &ent);
     }
@@ -477,7 +477,7 @@ static void context_rows_f(sbw_obj *o, obj_block *b, obj_rows *w, size_t i, size
         return;
     map_backward_f(o, w, z, y);
     for (size_t c = 0; o->h.bias && c < o->nx; c++)
-        sbw_fit_kern_add_f2d(z + c * m, w->db, m);
+        sbw_head_kern_add_f2d(z + c * m, w->db, m);
 }
 
 /* dX = dZ W and dW += dZ^T X (float GEMMs summed into double when single). */
@@ -487,10 +487,10 @@ static void backward_gemm(sbw_obj *o, obj_block *b, size_t nb)
     if (o->opt.single) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m, o->wf, d,
                     0.0f, b->dxf, d);
-        sbw_fit_kern_f2d(b->dxf, b->dxd, (size_t)rows * (size_t)d);
+        sbw_head_kern_f2d(b->dxf, b->dxd, (size_t)rows * (size_t)d);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf, d,
                     0.0f, b->dwf, d);
-        sbw_fit_kern_add_f2d(b->dwf, b->dw, (size_t)m * (size_t)d);
+        sbw_head_kern_add_f2d(b->dwf, b->dw, (size_t)m * (size_t)d);
     } else {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0, b->zd, m,
                     o->theta + o->h.off_w, d, 0.0, b->dxd, d);
@@ -534,7 +534,7 @@ static void context_backward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
             memcpy(b->dg, b->dxd, nb * kd * sizeof(double));
         else
             moc_backward(o, b, nb);
-        sbw_fit_kern_tanh_back(b->g, b->dg, nb * kd);
+        sbw_head_kern_tanh_back(b->g, b->dg, nb * kd);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)kd, 1.0, b->dg,
                     (int)kd, U, (int)d, 0.0, b->dhb, (int)d);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)k, 1.0,
@@ -551,7 +551,7 @@ static void context_backward(sbw_obj *o, obj_block *b, size_t p0, size_t nb)
 
 /* Block blk: contexts at positions [blk B, blk B + nb).  tid >= 0: the
  * calling thread does every context with o->rows[tid]; tid < 0: OpenMP
- * threads share the contexts (SBW_OBJ_PAR_BLAS). */
+ * threads share the contexts (SBW_PASS_PAR_BLAS). */
 static void do_block(sbw_obj *o, obj_block *b, size_t blk, int tid)
 {
     size_t p0 = blk * o->block, nb = o->nrows - p0 < o->block ? o->nrows - p0 : o->block;
@@ -579,7 +579,7 @@ static void run_blocks(sbw_obj *o)
 {
     size_t nblk = (o->nrows + o->block - 1) / o->block;
     int saved = openblas_get_num_threads(), nt = o->nthreads;
-    if (o->opt.par == SBW_OBJ_PAR_BLOCKS) {
+    if (o->opt.par == SBW_PASS_PAR_BLOCKS) {
         openblas_set_num_threads(1);
 #pragma omp parallel num_threads(nt)
         {
@@ -631,22 +631,22 @@ static void reduce(sbw_obj *o, sbw_obj_result *res)
     const sbw_head *h = &o->h;
     size_t kd = h->k * h->d;
     for (int i = 0; i < o->nblockws; i++) {
-        sbw_fit_kern_axpy(1.0, o->blocks[i].dw, o->grad + h->off_w, h->m * h->d);
+        sbw_head_kern_axpy(1.0, o->blocks[i].dw, o->grad + h->off_w, h->m * h->d);
         if (h->context_mix) {
-            sbw_fit_kern_axpy(1.0, o->blocks[i].du, o->grad + h->off_u, kd * h->d);
-            sbw_fit_kern_axpy(1.0, o->blocks[i].dv, o->grad + h->off_v, kd);
+            sbw_head_kern_axpy(1.0, o->blocks[i].du, o->grad + h->off_u, kd * h->d);
+            sbw_head_kern_axpy(1.0, o->blocks[i].dv, o->grad + h->off_v, kd);
         }
     }
     for (int i = 1; i < o->nthreads; i++) {
-        sbw_fit_kern_axpy(1.0, o->rows[i].db, o->rows[0].db, h->m);
-        sbw_fit_kern_axpy(1.0, o->rows[i].gmap, o->rows[0].gmap, o->glen);
+        sbw_head_kern_axpy(1.0, o->rows[i].db, o->rows[0].db, h->m);
+        sbw_head_kern_axpy(1.0, o->rows[i].gmap, o->rows[0].gmap, o->glen);
     }
     if (h->bias)
         memcpy(o->grad + h->off_b, o->rows[0].db, h->m * sizeof(double));
     const double *g = o->rows[0].gmap;
     size_t k = h->k;
     if (h->map == SBW_MAP_LMS || h->map == SBW_MAP_PLIF)
-        sbw_fit_ref_map_chain(h, o->theta, g, g + k, g + 2 * k, h->linear ? g[3 * k] : 0, g,
+        sbw_head_map_chain(h, o->theta, g, g + k, g + 2 * k, h->linear ? g[3 * k] : 0, g,
                               g + h->knots, o->grad);
 }
 
@@ -676,17 +676,17 @@ static void prepare(sbw_obj *o, const double *theta)
 {
     const sbw_head *h = &o->h;
     o->theta = theta;
-    sbw_fit_ref_map_params(h, theta, o->u, o->v, o->c, &o->lambda, o->s, o->cum);
+    sbw_head_map_params(h, theta, o->u, o->v, o->c, &o->lambda, o->s, o->cum);
     if (o->opt.single) {
-        sbw_fit_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
+        sbw_head_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
         if (h->bias)
-            sbw_fit_kern_d2f(theta + h->off_b, o->bf, h->m);
+            sbw_head_kern_d2f(theta + h->off_b, o->bf, h->m);
         size_t k = h->model == SBW_MODEL_LMS ? h->k : 0;
-        sbw_fit_kern_d2f(o->u, o->uf, k);
-        sbw_fit_kern_d2f(o->v, o->vf, k);
-        sbw_fit_kern_d2f(o->c, o->cf, k);
-        sbw_fit_kern_d2f(o->s, o->sf, h->knots);
-        sbw_fit_kern_d2f(o->cum, o->cumf, h->knots);
+        sbw_head_kern_d2f(o->u, o->uf, k);
+        sbw_head_kern_d2f(o->v, o->vf, k);
+        sbw_head_kern_d2f(o->c, o->cf, k);
+        sbw_head_kern_d2f(o->s, o->sf, h->knots);
+        sbw_head_kern_d2f(o->cum, o->cumf, h->knots);
         o->lambdaf = (float)o->lambda;
     }
     reset_accumulators(o);

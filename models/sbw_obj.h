@@ -7,7 +7,7 @@
  * GEMM the block's logits Z = X W^T (B*nx x M, nx = K for MoS, else 1),
  * then per context, in cache: add the bias, apply the head's pointwise map,
  * normalise, accumulate the loss, and form the gradient (Q - P*) in place
- * (sbw_fit_kern.h); then GEMM it back, dX = dZ W and dW += dZ^T X, and
+ * (sbw_head_kern.h); then GEMM it back, dX = dZ W and dW += dZ^T X, and
  * through the context stage into dH, dU, dV.
  *
  * Precision: single runs the GEMMs in float and the pointwise work (exp,
@@ -17,10 +17,10 @@
  * gradients) is in double either way, and theta and the gradient are
  * double.
  *
- * Parallelism (measured in bench/bench_fit.sh): SBW_OBJ_PAR_BLOCKS runs
+ * Parallelism (measured in bench/bench_fit.sh): SBW_PASS_PAR_BLOCKS runs
  * OpenMP threads over blocks, each with single-threaded BLAS and its own
  * gradient accumulators (summed in thread order at the end);
- * SBW_OBJ_PAR_BLAS runs blocks one after another with multithreaded BLAS
+ * SBW_PASS_PAR_BLAS runs blocks one after another with multithreaded BLAS
  * and OpenMP over the contexts of each block.  Both are deterministic for
  * a given thread count and block size.
  */
@@ -33,21 +33,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum sbw_obj_par { SBW_OBJ_PAR_BLOCKS = 0, SBW_OBJ_PAR_BLAS } sbw_obj_par;
+typedef enum sbw_pass_par { SBW_PASS_PAR_BLOCKS = 0, SBW_PASS_PAR_BLAS } sbw_pass_par;
 
 typedef struct sbw_obj_opts {
     bool single;     /* float GEMMs (and float parameter copies for them) */
     int threads;     /* threads to use; 0 = omp_get_max_threads() */
     size_t block;    /* contexts per block; 0 = automatic (sbw_obj_auto_block) */
-    sbw_obj_par par; /* how the threads are used */
+    sbw_pass_par par; /* how the threads are used */
 } sbw_obj_opts;
 
 typedef struct sbw_obj sbw_obj;
 
 /* Contexts per block when opts->block is 0: the block's logits fill
  * about 1 MB (at least 64 contexts, at most 1024), then evened out so that
- * the blocks come in equal rounds of one per thread (SBW_OBJ_PAR_BLOCKS),
- * or times the thread count (SBW_OBJ_PAR_BLAS); at most N. */
+ * the blocks come in equal rounds of one per thread (SBW_PASS_PAR_BLOCKS),
+ * or times the thread count (SBW_PASS_PAR_BLAS); at most N. */
 size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts);
 
 /* Bytes of workspace sbw_obj_alloc takes (for --dry-run). */

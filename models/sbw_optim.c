@@ -1,7 +1,7 @@
 /* sbw_optim.c -- Adam and L-BFGS (see sbw_optim.h for the sources). */
 #include "sbw_optim.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <math.h>
 #include <stdbool.h>

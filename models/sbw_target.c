@@ -2,7 +2,7 @@
 #include "sbw_target.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_scan.h"
 
@@ -128,7 +128,7 @@ int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
     }
     for (size_t i = 0; i < n && !st; i += block) {
         size_t nr = n - i < block ? n - i : block;
-        st = sbw_npy_read_rows(r, nr, buf, m);
+        st = sbw_npy_read_rows(r, buf, nr, m);
         if (!st)
             st = sbw_target_set_rows(t, i, buf, nr, m, sbw_npy_reader_path(r));
         if (progress)

@@ -27,7 +27,7 @@ typedef struct sbw_target {
     double *ent;     /* (N) -sum p log p of the stored P row */
     size_t *mode;    /* (N) first argmax of log P* */
     double tol;      /* normalisation tolerance used (float64 scale) */
-    sbw_dtype dtype; /* precision of the file log P* came from (SBW_F64 default) */
+    sbw_npy_dtype dtype; /* precision of the file log P* came from (SBW_F64 default) */
 } sbw_target;
 
 /* Allocates an empty target for N x M (stored P in float when single).

@@ -133,7 +133,7 @@ static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o
     o->obj.single = v == 0;
     if (pick(cli, "parallel scheme", a->parallel, par, 2, &v))
         return SBW_EXIT_USAGE;
-    o->obj.par = (sbw_obj_par)v;
+    o->obj.par = (sbw_pass_par)v;
     o->lr_auto = strcmp(a->lr, "auto") == 0;
     if (!o->lr_auto && sbw_cli_parse_double(a->lr, "--lr", 1e-12, 1e6, &o->lr))
         return sbw_cli_usage_error(cli, "%s (or 'auto')", sbw_error_reason());
@@ -185,7 +185,7 @@ static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
 /* ---- the run ----------------------------------------------------------------- */
 
 typedef struct run {
-    sbw_common c;
+    sbw_cli_common c;
     tool_args a;
     sbw_fit_opts o;
     sbw_npy_reader *in;
@@ -367,7 +367,7 @@ static run R = {.a = {.model = "softmax",
                       .lr = "0.01",
                       .norm_tol = SBW_CHECK_TOL}};
 
-static const sbw_opt opts[] = {
+static const sbw_cli_opt opts[] = {
     {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
      "softmax, sigsoftmax, moc, mos, lms, plif or mos+plif"},
     {"--d", "D", SBW_ARG_SIZE, &R.o.d, 1, 1e9, "embedding size (1 <= D <= M)"},

@@ -1,7 +1,7 @@
 /* sbw_synth.c -- generators of synthetic languages (see sbw_synth.h). */
 #include "sbw_synth.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 #include "sbw_synth_kern.h"
 
@@ -43,7 +43,7 @@ void sbw_synth_params_init(sbw_synth_params *p, sbw_synth_kind kind, size_t n, s
     *p = (sbw_synth_params){.kind = kind,
                             .n = n,
                             .m = m,
-                            .seed = SBW_DEFAULT_SEED,
+                            .seed = SBW_RNG_DEFAULT_SEED,
                             .alpha = 0.1,
                             .rank = 10,
                             .scale = 1.0,
@@ -192,7 +192,7 @@ static void row_topics(const sbw_synth *g, synth_ws *w, double *x)
     size_t k = g->p.k, m = g->p.m;
     log_gamma_sym(w->rng, g->p.mix_alpha, w->logw, w->logw + k, k);
     sbw_synth_kern_normalise(w->logw, k);
-    sbw_synth_kern_mix(w->logw, k, g->shared.data, g->shared.ld, m, x, w->u);
+    sbw_synth_kern_mix(w->logw, g->shared.data, k, m, g->shared.ld, x, w->u);
     sbw_synth_kern_normalise(x, m);
 }
 

@@ -74,7 +74,7 @@ typedef struct sbw_synth_params {
     double mix_alpha;        /* topics: concentration of the mixture weights */
 } sbw_synth_params;
 
-/* Fills p with the defaults for kind and size n x m: seed SBW_DEFAULT_SEED,
+/* Fills p with the defaults for kind and size n x m: seed SBW_RNG_DEFAULT_SEED,
  * alpha 0.1, rank 10, scale 1, exponent 1, sigma 1, k 10, mix_alpha 1. */
 void sbw_synth_params_init(sbw_synth_params *p, sbw_synth_kind kind, size_t n, size_t m);
 

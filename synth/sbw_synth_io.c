@@ -2,7 +2,7 @@
 #include "sbw_synth_io.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
 #include "sbw_num.h"
@@ -94,9 +94,9 @@ static void *writer_main(void *arg)
 {
     io_job *j = arg;
     const io_buf *b = j->pending;
-    j->wst = sbw_npy_write_rows(j->wl, b->nr, b->blk.data, b->blk.ld);
+    j->wst = sbw_npy_write_rows(j->wl, b->blk.data, b->nr, b->blk.ld);
     if (!j->wst && j->wp)
-        j->wst = sbw_npy_write_rows(j->wp, b->nr, b->pblk.data, b->pblk.ld);
+        j->wst = sbw_npy_write_rows(j->wp, b->pblk.data, b->nr, b->pblk.ld);
     if (j->wst)
         snprintf(j->reason, sizeof j->reason, "%s", sbw_error_reason());
     return NULL;

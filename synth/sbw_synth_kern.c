@@ -71,7 +71,7 @@ double sbw_synth_kern_normalise(double *x, size_t n)
     return mx + ls;
 }
 
-void sbw_synth_kern_mix(const double *logw, size_t k, const double *logphi, size_t ld, size_t m,
+void sbw_synth_kern_mix(const double *logw, const double *logphi, size_t k, size_t m, size_t ld,
                         double *out, double *scratch)
 {
     for (size_t j = 0; j < m; j++)

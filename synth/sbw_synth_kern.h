@@ -34,7 +34,7 @@ double sbw_synth_kern_normalise(double *x, size_t n);
 /* out_j = logsumexp_k (logw_k + logphi_kj) for j < m, k < K: a mixture of K
  * distributions in log space.  logphi is (K, m) with leading dim ld;
  * scratch holds m doubles. */
-void sbw_synth_kern_mix(const double *logw, size_t k, const double *logphi, size_t ld, size_t m,
+void sbw_synth_kern_mix(const double *logw, const double *logphi, size_t k, size_t m, size_t ld,
                         double *out, double *scratch);
 
 /* y_j = exp(x_j). */

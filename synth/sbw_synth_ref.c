@@ -24,7 +24,7 @@ double sbw_synth_ref_normalise(double *x, size_t n)
     return mx + ls;
 }
 
-void sbw_synth_ref_mix(const double *logw, size_t k, const double *logphi, size_t ld, size_t m,
+void sbw_synth_ref_mix(const double *logw, const double *logphi, size_t k, size_t m, size_t ld,
                        double *out)
 {
     if (k == 0) { /* an empty mixture: probability 0 */

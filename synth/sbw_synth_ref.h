@@ -13,7 +13,7 @@ void sbw_synth_ref_log_boost(double *x, const double *u, double inv_a, size_t n)
 double sbw_synth_ref_normalise(double *x, size_t n);
 
 /* out_j = logsumexp_k (logw_k + logphi_kj), logphi (K, m) with leading dim ld. */
-void sbw_synth_ref_mix(const double *logw, size_t k, const double *logphi, size_t ld, size_t m,
+void sbw_synth_ref_mix(const double *logw, const double *logphi, size_t k, size_t m, size_t ld,
                        double *out);
 
 #endif

@@ -89,19 +89,19 @@ static bool arg_given(int argc, char **argv, const char *name)
 }
 
 /* An option whose range sbw_synth_check validates (min > max: no range). */
-static sbw_opt unranged(const char *name, const char *metavar, sbw_arg_type type, void *dst,
+static sbw_cli_opt unranged(const char *name, const char *metavar, sbw_cli_arg_type type, void *dst,
                         const char *help)
 {
-    return (sbw_opt){name, metavar, type, dst, 1, 0, help};
+    return (sbw_cli_opt){name, metavar, type, dst, 1, 0, help};
 }
 
 /* The option table of a kind (ended by {0}); returns the --help details. */
-static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_opt *o)
+static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_cli_opt *o)
 {
     sbw_synth_params *p = &a->p;
     size_t n = 0;
-    o[n++] = (sbw_opt){"--n", "N", SBW_ARG_SIZE, &p->n, 1, 9e15, "contexts (rows), required"};
-    o[n++] = (sbw_opt){"--m", "M", SBW_ARG_SIZE, &p->m, 1, 9e15, "words (columns), required"};
+    o[n++] = (sbw_cli_opt){"--n", "N", SBW_ARG_SIZE, &p->n, 1, 9e15, "contexts (rows), required"};
+    o[n++] = (sbw_cli_opt){"--m", "M", SBW_ARG_SIZE, &p->m, 1, 9e15, "words (columns), required"};
     o[n++] = unranged("--probs", "FILE", SBW_ARG_STRING, &a->probs,
                       "also write the probabilities exp(logP) to FILE");
     const char *details = dirichlet_details;
@@ -133,12 +133,12 @@ static const char *kind_opts(sbw_synth_kind kind, synth_args *a, sbw_opt *o)
                           "concentration of the mixture weights");
         details = topics_details;
     }
-    o[n] = (sbw_opt){0};
+    o[n] = (sbw_cli_opt){0};
     return details;
 }
 
 /* Cross-option checks and the alpha file; returns 0 or an exit code. */
-static int resolve(const sbw_cli *cli, synth_args *a, const sbw_common *c)
+static int resolve(const sbw_cli *cli, synth_args *a, const sbw_cli_common *c)
 {
     if (!c->output)
         return sbw_cli_usage_error(cli, "missing -o FILE (the output .npy, '-' = stdout)");
@@ -167,7 +167,7 @@ static int resolve(const sbw_cli *cli, synth_args *a, const sbw_common *c)
     return SBW_OK;
 }
 
-static int add_meta(sbw_table *t, const synth_args *a, const sbw_common *c)
+static int add_meta(sbw_table *t, const synth_args *a, const sbw_cli_common *c)
 {
     const sbw_synth_params *p = &a->p;
     int st = sbw_table_meta_str(t, "kind", sbw_synth_kind_name(p->kind));
@@ -214,7 +214,7 @@ static int add_row(sbw_table *t, const sbw_synth_io_stats *s, const char *output
 }
 
 /* Generates, writes and reports; returns the exit code. */
-static int run(const char *tool, synth_args *a, const sbw_common *c)
+static int run(const char *tool, synth_args *a, const sbw_cli_common *c)
 {
     sbw_table *t = NULL;
     sbw_progress prog;
@@ -240,7 +240,7 @@ static int run_kind(sbw_synth_kind kind, int argc, char **argv)
     snprintf(tool, sizeof tool, "sbw-synth %s", sbw_synth_kind_name(kind));
     synth_args a = {0};
     sbw_synth_params_init(&a.p, kind, 0, 0);
-    sbw_opt opts[12];
+    sbw_cli_opt opts[12];
     const char *details = kind_opts(kind, &a, opts);
     char help[2048];
     snprintf(help, sizeof help, "%s%s", common_details, details);
@@ -251,7 +251,7 @@ static int run_kind(sbw_synth_kind kind, int argc, char **argv)
                          .details = help,
                          .opts = opts,
                          .common = common};
-    sbw_common c;
+    sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
         return SBW_EXIT_OK;
     }
     if (strcmp(k, "--version") == 0) {
-        printf("sbw-synth (sbw) %s\n%s\n", SBW_VERSION, sbw_cli_blas());
+        printf("sbw-synth (sbw) %s\n%s\n", SBW_CLI_VERSION, sbw_cli_blas());
         return SBW_EXIT_OK;
     }
     for (int i = 0; i < 4; i++)

@@ -1,7 +1,7 @@
 /* sbw_test.c -- shared helpers for the cmocka suites. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -38,7 +38,7 @@ void sbw_test_ok(int status, const char *what, const char *file, int line)
 {
     if (status == 0)
         return;
-    print_error("%s returned %d (%s): %s [%s:%d]\n", what, status, sbw_strerror(status),
+    print_error("%s returned %d (%s): %s [%s:%d]\n", what, status, sbw_error_string(status),
                 sbw_error_reason(), sbw_error_file(), sbw_error_line());
     _fail(file, line);
 }

@@ -8,7 +8,7 @@
 #ifndef SBW_TEST_MATS_H
 #define SBW_TEST_MATS_H
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_mat.h"
 #include "sbw_num.h"
 
@@ -36,8 +36,8 @@ static inline int tm_mul(sbw_mat *c, const sbw_mat *a, const sbw_mat *b)
         for (size_t j = 0; j < b->cols; j++) {
             double acc = 0;
             for (size_t l = 0; l < a->cols; l++)
-                acc += SBW_AT(a, i, l) * SBW_AT(b, l, j);
-            SBW_AT(c, i, j) = acc;
+                acc += SBW_MAT_AT(a, i, l) * SBW_MAT_AT(b, l, j);
+            SBW_MAT_AT(c, i, j) = acc;
         }
     return st;
 }
@@ -75,7 +75,7 @@ static inline int tm_lowrank_logp(sbw_mat *a, size_t n, size_t m, size_t r, doub
         h.data[i] *= scale;
     for (size_t j = 0; !st && j < m; j++)
         for (size_t l = 0; l < r; l++)
-            SBW_AT(&wt, l, j) = with_ones && l == r - 1 ? 1.0 : SBW_AT(&w, j, l);
+            SBW_MAT_AT(&wt, l, j) = with_ones && l == r - 1 ? 1.0 : SBW_MAT_AT(&w, j, l);
     st = st ? st : tm_mul(a, &h, &wt);
     if (!st)
         tm_log_softmax(a);
@@ -105,16 +105,16 @@ static inline void tm_centre(sbw_mat *a, bool rows, bool cols)
     for (size_t i = 0; rows && i < a->rows; i++) {
         double mu = 0;
         for (size_t j = 0; j < a->cols; j++)
-            mu += SBW_AT(a, i, j);
+            mu += SBW_MAT_AT(a, i, j);
         for (size_t j = 0; j < a->cols; j++)
-            SBW_AT(a, i, j) -= mu / (double)a->cols;
+            SBW_MAT_AT(a, i, j) -= mu / (double)a->cols;
     }
     for (size_t j = 0; cols && j < a->cols; j++) {
         double mu = 0;
         for (size_t i = 0; i < a->rows; i++)
-            mu += SBW_AT(a, i, j);
+            mu += SBW_MAT_AT(a, i, j);
         for (size_t i = 0; i < a->rows; i++)
-            SBW_AT(a, i, j) -= mu / (double)a->rows;
+            SBW_MAT_AT(a, i, j) -= mu / (double)a->rows;
     }
 }
 
@@ -127,13 +127,13 @@ static inline int tm_orthonormal(sbw_mat *q, size_t n, size_t k, long ones_col, 
     double *tau = malloc((k + 1) * sizeof *tau);
     int st = tau ? tm_gauss(&g, n, k + 1, rng) : SBW_ENOMEM;
     for (size_t i = 0; !st && i < n; i++)
-        SBW_AT(&g, i, 0) = 1.0;
+        SBW_MAT_AT(&g, i, 0) = 1.0;
     if (!st &&
         (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (int)n, (int)k + 1, g.data, (int)g.ld, tau) ||
          LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (int)n, (int)k + 1, (int)k + 1, g.data, (int)g.ld, tau)))
         st = SBW_ENUMERIC;
     st = st ? st : sbw_mat_alloc(q, n, k);
-    double sign = !st && SBW_AT(&g, 0, 0) < 0 ? -1.0 : 1.0;
+    double sign = !st && SBW_MAT_AT(&g, 0, 0) < 0 ? -1.0 : 1.0;
     for (size_t c = 0; !st && c < k; c++) {
         /* ones_col gets Q's column 0; the others take 1, 2, ... in turn */
         size_t src = ones_col < 0          ? c + 1
@@ -141,7 +141,7 @@ static inline int tm_orthonormal(sbw_mat *q, size_t n, size_t k, long ones_col, 
                      : (long)c < ones_col  ? c + 1
                                            : c;
         for (size_t i = 0; i < n; i++)
-            SBW_AT(q, i, c) = (src == 0 ? sign : 1.0) * SBW_AT(&g, i, src);
+            SBW_MAT_AT(q, i, c) = (src == 0 ? sign : 1.0) * SBW_MAT_AT(&g, i, src);
     }
     sbw_mat_free(&g);
     free(tau);
@@ -156,8 +156,8 @@ static inline int tm_usv(sbw_mat *a, const sbw_mat *u, const double *s, const sb
         for (size_t j = 0; j < v->rows; j++) {
             double acc = 0;
             for (size_t l = 0; l < u->cols; l++)
-                acc += SBW_AT(u, i, l) * s[l] * SBW_AT(v, j, l);
-            SBW_AT(a, i, j) = acc;
+                acc += SBW_MAT_AT(u, i, l) * s[l] * SBW_MAT_AT(v, j, l);
+            SBW_MAT_AT(a, i, j) = acc;
         }
     return st;
 }

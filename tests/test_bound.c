@@ -12,7 +12,7 @@
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
 
@@ -38,11 +38,11 @@ static char *save_tmp(const char *name, const sbw_mat *a)
 }
 
 /* sigma(A) and sigma(A_c) (double-centred with bias) through the library. */
-static void bound_spectra(const char *path, bool bias, sbw_method m, const char *fit,
-                          sbw_spectra *sp, sbw_fit_error *fe)
+static void bound_spectra(const char *path, bool bias, sbw_reduce_method m, const char *fit,
+                          sbw_spectra *sp, sbw_bound_fit_error *fe)
 {
     sbw_npy_reader *r = NULL;
-    sbw_spectra_opts o = {.method = m, .block_rows = 5, .workers = 2};
+    sbw_reduce_opts o = {.method = m, .block_rows = 5, .workers = 2};
     SBW_ASSERT_OK(sbw_npy_open(&r, path));
     SBW_ASSERT_OK(sbw_bound_spectra(r, bias, fit, &o, sp, fe));
     sbw_npy_close(r);
@@ -147,7 +147,7 @@ static void check_config(const config *cfg, gsl_rng *rng)
         for (int bias = 0; bias <= 1; bias++) {
             sbw_spectra sp;
             double t[M + 1], tc[M + 1];
-            bound_spectra(path, bias, (sbw_method)m, NULL, &sp, NULL);
+            bound_spectra(path, bias, (sbw_reduce_method)m, NULL, &sp, NULL);
             sbw_bound_tails(sp.s[SBW_VAR_PLAIN], M, t);
             sbw_bound_tails(sp.s[bias ? SBW_VAR_BOTH : SBW_VAR_ROWS], M, tc);
             for (size_t d = 0; d <= M + 1; d++) {
@@ -229,7 +229,7 @@ static void ref_logits(const sbw_mat *a, size_t d, bool bias, sbw_mat *l)
                      0);
     for (size_t j = 0; bias && j < m; j++)
         for (size_t i = 0; i < n; i++)
-            mu[j] += SBW_AT(a, i, j) / (double)n;
+            mu[j] += SBW_MAT_AT(a, i, j) / (double)n;
     SBW_ASSERT_OK(sbw_mat_alloc(l, n, m));
     size_t dd = d < k ? d : k;
     for (size_t i = 0; i < n; i++) {
@@ -237,13 +237,13 @@ static void ref_logits(const sbw_mat *a, size_t d, bool bias, sbw_mat *l)
         for (size_t p = 0; p < dd; p++) { /* h_i = c_i V_d */
             hi[p] = 0;
             for (size_t j = 0; j < m; j++)
-                hi[p] += SBW_AT(&c, i, j) * SBW_AT(&vt, p, j);
+                hi[p] += SBW_MAT_AT(&c, i, j) * SBW_MAT_AT(&vt, p, j);
         }
         for (size_t j = 0; j < m; j++) {
             double acc = mu[j];
             for (size_t p = 0; p < dd; p++)
-                acc += hi[p] * SBW_AT(&vt, p, j);
-            SBW_AT(l, i, j) = acc;
+                acc += hi[p] * SBW_MAT_AT(&vt, p, j);
+            SBW_MAT_AT(l, i, j) = acc;
         }
     }
     sbw_mat_free(&c);
@@ -266,19 +266,19 @@ static void split_terms(const sbw_mat *a, const sbw_mat *q, const sbw_mat *l, do
     for (size_t i = 0; i < n; i++) {
         double ma = 0, ml = 0, big = 0;
         for (size_t j = 0; j < m; j++) {
-            double dv = SBW_AT(a, i, j) - SBW_AT(q, i, j);
+            double dv = SBW_MAT_AT(a, i, j) - SBW_MAT_AT(q, i, j);
             *err2 += dv * dv;
-            ma += SBW_AT(a, i, j) / (double)m;
-            ml += SBW_AT(l, i, j) / (double)m;
-            big = fmax(big, fabs(SBW_AT(q, i, j)));
+            ma += SBW_MAT_AT(a, i, j) / (double)m;
+            ml += SBW_MAT_AT(l, i, j) / (double)m;
+            big = fmax(big, fabs(SBW_MAT_AT(q, i, j)));
         }
-        double logz = sbw_num_logsumexp(&SBW_AT(l, i, 0), m);
+        double logz = sbw_num_logsumexp(&SBW_MAT_AT(l, i, 0), m);
         *norm2 += (double)m * (ma - ml + logz) * (ma - ml + logz);
         for (size_t j = 0; qtol >= 0 && j < m; j++)
-            if (fabs(SBW_AT(q, i, j) - (SBW_AT(l, i, j) - logz)) > qtol)
+            if (fabs(SBW_MAT_AT(q, i, j) - (SBW_MAT_AT(l, i, j) - logz)) > qtol)
                 fail_msg("log Q[%zu][%zu] = %.17g, L - log Z = %.17g (tolerance %.3g)", i, j,
-                         SBW_AT(q, i, j), SBW_AT(l, i, j) - logz, qtol);
-        SBW_ASSERT_NEAR(sbw_num_logsumexp(&SBW_AT(q, i, 0), m), 0.0, 16 * DBL_EPSILON * big);
+                         SBW_MAT_AT(q, i, j), SBW_MAT_AT(l, i, j) - logz, qtol);
+        SBW_ASSERT_NEAR(sbw_num_logsumexp(&SBW_MAT_AT(q, i, 0), m), 0.0, 16 * DBL_EPSILON * big);
     }
 }
 
@@ -318,12 +318,12 @@ static size_t centred_rank(const sbw_mat *q, bool bias)
     return r;
 }
 
-static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias, sbw_method m,
+static void check_construct(const sbw_mat *a, const char *path, size_t d, bool bias, sbw_reduce_method m,
                             size_t dstar)
 {
     const char *out = sbw_test_path("q.npy");
-    sbw_spectra_opts o = {.method = m, .block_rows = 4, .workers = 2};
-    sbw_construct res;
+    sbw_reduce_opts o = {.method = m, .block_rows = 4, .workers = 2};
+    sbw_bound_construction res;
     sbw_mat q = {0};
     SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
     SBW_ASSERT_OK(sbw_npy_load(out, &q, NULL));
@@ -377,7 +377,7 @@ static void check_construct_known(const config *cfg, gsl_rng *rng)
         double mu[M] = {0};
         for (size_t j = 0; bias && j < M; j++)
             for (size_t i = 0; i < N; i++)
-                mu[j] += SBW_AT(&a, i, j) / N;
+                mu[j] += SBW_MAT_AT(&a, i, j) / N;
         const size_t ds[] = {0, 1, 4, nk - 1, nk, M};
         for (size_t di = 0; di < sizeof ds / sizeof *ds; di++) {
             size_t d = ds[di], dd = d < nk ? d : nk;
@@ -388,12 +388,12 @@ static void check_construct_known(const config *cfg, gsl_rng *rng)
                 for (size_t j = 0; j < M; j++) {
                     double acc = mu[j];
                     for (size_t p = 0; p < dd; p++)
-                        acc += SBW_AT(&u, i, kept[p]) * s[kept[p]] * SBW_AT(&v, j, kept[p]);
-                    SBW_AT(&l, i, j) = acc;
+                        acc += SBW_MAT_AT(&u, i, kept[p]) * s[kept[p]] * SBW_MAT_AT(&v, j, kept[p]);
+                    SBW_MAT_AT(&l, i, j) = acc;
                 }
             for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
-                sbw_spectra_opts o = {.method = (sbw_method)m, .block_rows = 4, .workers = 2};
-                sbw_construct res;
+                sbw_reduce_opts o = {.method = (sbw_reduce_method)m, .block_rows = 4, .workers = 2};
+                sbw_bound_construction res;
                 double err2, norm2;
                 SBW_ASSERT_OK(sbw_bound_construct(path, out, d, bias, &o, &res));
                 assert_int_equal(res.d, d < M ? d : M);
@@ -437,7 +437,7 @@ static void test_construct_split(void **state)
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
         for (int bias = 0; bias <= 1; bias++)
             for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
-                check_construct(&a, path, ds[i], bias, (sbw_method)m, 12);
+                check_construct(&a, path, ds[i], bias, (sbw_reduce_method)m, 12);
     free(path);
     sbw_mat_free(&a);
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 9, 30, 0.5, rng)); /* wide: d* = 8 */
@@ -463,7 +463,7 @@ static void test_bias_exact(void **state)
     for (size_t j = 0; j < M; j++) {
         double b = 3.0 * gsl_ran_gaussian(rng, 1.0);
         for (size_t i = 0; i < N; i++)
-            SBW_AT(&a, i, j) += b;
+            SBW_MAT_AT(&a, i, j) += b;
     }
     tm_log_softmax(&a);
     char *path = save_tmp("biased.npy", &a);
@@ -473,8 +473,8 @@ static void test_bias_exact(void **state)
             sbw_spectra sp;
             sbw_rank_est e;
             double t[M + 1], tc[M + 1];
-            bound_spectra(path, bias, (sbw_method)m, NULL, &sp, NULL);
-            sbw_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+            bound_spectra(path, bias, (sbw_reduce_method)m, NULL, &sp, NULL);
+            sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
             SBW_ASSERT_OK(sbw_rank_estimate(sp.s[vc], M, N, M, DBL_EPSILON, &e));
             assert_int_equal(e.rank, bias ? D : D + 1);
             sbw_bound_tails(sp.s[SBW_VAR_PLAIN], M, t);
@@ -483,7 +483,7 @@ static void test_bias_exact(void **state)
             SBW_ASSERT_NEAR(sbw_bound_lms(t, M, D, true), 0.0, tol); /* from d + 3 */
             assert_true(sbw_bound_shift(tc, M, e.rank - 1) > 1e-3 * fa);
             sbw_spectra_free(&sp);
-            check_construct(&a, path, D, bias, (sbw_method)m, bias ? D : D + 1);
+            check_construct(&a, path, D, bias, (sbw_reduce_method)m, bias ? D : D + 1);
         }
     free(path);
     sbw_mat_free(&h);
@@ -506,9 +506,9 @@ static void test_fit_error(void **state)
     for (size_t i = 0; i < 60; i++) {
         double mean = 0;
         for (size_t j = 0; j < 11; j++)
-            mean += (SBW_AT(&a, i, j) - SBW_AT(&q, i, j)) / 11.0;
+            mean += (SBW_MAT_AT(&a, i, j) - SBW_MAT_AT(&q, i, j)) / 11.0;
         for (size_t j = 0; j < 11; j++) {
-            double dv = SBW_AT(&a, i, j) - SBW_AT(&q, i, j);
+            double dv = SBW_MAT_AT(&a, i, j) - SBW_MAT_AT(&q, i, j);
             err2 += dv * dv;
             c2 += (dv - mean) * (dv - mean);
         }
@@ -516,8 +516,8 @@ static void test_fit_error(void **state)
     }
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
         sbw_spectra sp;
-        sbw_fit_error fe;
-        bound_spectra(pa, false, (sbw_method)m, pq, &sp, &fe);
+        sbw_bound_fit_error fe;
+        bound_spectra(pa, false, (sbw_reduce_method)m, pq, &sp, &fe);
         SBW_ASSERT_NEAR(fe.error, sqrt(err2), 64 * DBL_EPSILON * sqrt(err2));
         SBW_ASSERT_NEAR(fe.centred, sqrt(c2), 64 * DBL_EPSILON * sqrt(err2));
         SBW_ASSERT_NEAR(fe.norm, sqrt(n2), 64 * DBL_EPSILON * sqrt(err2));
@@ -525,7 +525,7 @@ static void test_fit_error(void **state)
     }
     /* the dimension read off log Q: its centred rank */
     size_t d = 0;
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     SBW_ASSERT_OK(sbw_bound_fit_dim(pq, false, &o, &d));
     assert_int_equal(d, 3);
     free(pa);
@@ -544,13 +544,13 @@ static void test_fit_bad(void **state)
     sbw_mat a = {0}, q = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 60, 11, 1.0, rng));
     SBW_ASSERT_OK(tm_lowrank_logp(&q, 60, 11, 3, 1.0, false, rng));
-    SBW_AT(&q, 17, 4) = NAN;
-    SBW_AT(&q, 50, 0) = -INFINITY;
+    SBW_MAT_AT(&q, 17, 4) = NAN;
+    SBW_MAT_AT(&q, 50, 0) = -INFINITY;
     char *pa = save_tmp("fa.npy", &a), *pq = save_tmp("fq.npy", &q);
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     sbw_npy_reader *r = NULL;
     sbw_spectra sp;
-    sbw_fit_error fe;
+    sbw_bound_fit_error fe;
     SBW_ASSERT_OK(sbw_npy_open(&r, pa));
     assert_int_equal(sbw_bound_spectra(r, false, pq, &o, &sp, &fe), SBW_EDATA);
     /* the shared message of sbw_check_bad_error: counts by kind, then the first */
@@ -572,8 +572,8 @@ static void test_fit_bad(void **state)
 static void test_construct_errors(void **state)
 {
     (void)state;
-    sbw_spectra_opts o = {0};
-    sbw_construct res;
+    sbw_reduce_opts o = {0};
+    sbw_bound_construction res;
     const char *out = sbw_test_path("never.npy");
     assert_int_equal(sbw_bound_construct("-", out, 2, false, &o, &res), SBW_EINVAL);
     assert_non_null(strstr(sbw_error_reason(), "regular file, not a pipe"));

@@ -4,7 +4,7 @@
 #include "sbw_test.h"
 
 #include "sbw_check.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_rng.h"
 

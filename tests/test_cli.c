@@ -2,7 +2,7 @@
 #include "sbw_test.h"
 
 #include "sbw_cli.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 
 #include <fcntl.h>
@@ -77,9 +77,9 @@ typedef struct fake_opts {
     const char *model;
 } fake_opts;
 
-static int run_parse(fake_opts *o, sbw_common *c, int argc, const char **args)
+static int run_parse(fake_opts *o, sbw_cli_common *c, int argc, const char **args)
 {
-    const sbw_opt opts[] = {
+    const sbw_cli_opt opts[] = {
         {"--n", "N", SBW_ARG_SIZE, &o->n, 1, 1000, "contexts"},
         {"--alpha", "A", SBW_ARG_DOUBLE, &o->alpha, 1e-300, 1e300, "concentration"},
         {"--flag", NULL, SBW_ARG_FLAG, &o->flag, 1, 0, "a flag"},
@@ -117,7 +117,7 @@ static void test_parser_accepts(void **state)
 {
     (void)state;
     fake_opts o = {.n = 5, .alpha = 1.0};
-    sbw_common c;
+    sbw_cli_common c;
     const char *a[] = {"sbw-fake", "--n",    "1e2", "in.npy", "--alpha=0.5", "--flag", "-o",
                        "out.npy",  "--seed", "9",   "-q",     "--",          "-weird"};
     assert_int_equal(run_parse(&o, &c, 13, a), 0);
@@ -133,14 +133,14 @@ static void test_parser_accepts(void **state)
     fake_opts d = {.n = 5};
     const char *b[] = {"sbw-fake", "x"};
     assert_int_equal(run_parse(&d, &c, 2, b), 0);
-    assert_true(c.seed == SBW_DEFAULT_SEED && !c.seed_given && !c.json);
+    assert_true(c.seed == SBW_RNG_DEFAULT_SEED && !c.seed_given && !c.json);
 }
 
 static void test_parser_rejects(void **state)
 {
     (void)state;
     fake_opts o = {0};
-    sbw_common c;
+    sbw_cli_common c;
     const char *cases[][4] = {
         {"sbw-fake", "--bogus", "x", NULL},  {"sbw-fake", "x", "--n", NULL},
         {"sbw-fake", "--n", "0", "x"},       {"sbw-fake", "--n", "-3", "x"},

@@ -1,7 +1,7 @@
 /* test_err.c -- status codes, the thread-local last error, GSL quietness. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_log.h>
@@ -12,12 +12,12 @@ static void test_strerror(void **state)
 {
     (void)state;
     for (int a = 0; a < SBW_NSTATUS; a++) {
-        assert_true(strlen(sbw_strerror(a)) > 0);
+        assert_true(strlen(sbw_error_string(a)) > 0);
         for (int b = 0; b < a; b++)
-            assert_string_not_equal(sbw_strerror(a), sbw_strerror(b));
+            assert_string_not_equal(sbw_error_string(a), sbw_error_string(b));
     }
-    assert_string_equal(sbw_strerror(-3), "unknown status");
-    assert_string_equal(sbw_strerror(SBW_NSTATUS), "unknown status");
+    assert_string_equal(sbw_error_string(-3), "unknown status");
+    assert_string_equal(sbw_error_string(SBW_NSTATUS), "unknown status");
 }
 
 static void test_error_records_reason(void **state)

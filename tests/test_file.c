@@ -2,7 +2,7 @@
  * devices, errors reported, nothing half-written under the final name. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_file.h"
 
 #include <stdio.h>

@@ -10,10 +10,10 @@
 #include "sbw_test.h"
 
 #include "sbw_ckpt.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_fit.h"
 #include "sbw_fit_io.h"
-#include "sbw_fit_ref.h"
+#include "sbw_head_ref.h"
 #include "sbw_num.h"
 #include "sbw_rng.h"
 #include "sbw_synth.h"
@@ -460,7 +460,7 @@ static void test_logq_float64(void **state)
     SBW_ASSERT_OK(sbw_npy_load(out, &q, NULL));
     double *ref = malloc(m * sizeof *ref), kl = 0;
     for (size_t i = 0; i < n; i++) {
-        SBW_ASSERT_OK(sbw_fit_ref_logq(&f->head, f->theta, i, ref));
+        SBW_ASSERT_OK(sbw_obj_ref_logq(&f->head, f->theta, i, ref));
         SBW_ASSERT_CLOSE(q.data + i * m, ref, m, 1e-13, 1e-13);
         kl += sbw_num_kl(a.data + i * m, ref, m);
     }

@@ -5,9 +5,9 @@
  * keep the argmax of the logits). */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
-#include "sbw_fit_kern.h"
-#include "sbw_fit_ref.h"
+#include "sbw_error.h"
+#include "sbw_head_kern.h"
+#include "sbw_head_ref.h"
 #include "sbw_head.h"
 #include "sbw_num.h"
 #include "sbw_obj.h"
@@ -58,8 +58,8 @@ static void test_kern_softmax(void **state)
         memcpy(z2, z, sizeof z);
         double zz[37];
         memcpy(zz, z, sizeof z);
-        double l1 = sbw_fit_kern_softmax(zz, p, m, psum, 0.25, grad, &am1);
-        double l2 = sbw_fit_ref_softmax(z2, p, m, psum, 0.25, grad, &am2);
+        double l1 = sbw_head_kern_softmax(zz, p, m, psum, 0.25, grad, &am1);
+        double l2 = sbw_head_ref_softmax(z2, p, m, psum, 0.25, grad, &am2);
         SBW_ASSERT_NEAR(l1, l2, 1e-14 * 40);
         assert_int_equal(am1, am2);
         if (grad)
@@ -83,8 +83,8 @@ static void check_mixture(size_t k, size_t m, double spread, uint64_t seed)
         psum += p[j];
     memcpy(z2, z, k * m * sizeof *z);
     size_t am1, am2;
-    double l1 = sbw_fit_kern_mixture(z, k, m, logpi, p, psum, 0.5, true, e, kb, lq1, da1, &am1);
-    double l2 = sbw_fit_ref_mixture(z2, k, m, logpi, p, psum, 0.5, true, e, kb, lq2, da2, &am2);
+    double l1 = sbw_head_kern_mixture(z, k, m, logpi, p, psum, 0.5, true, e, kb, lq1, da1, &am1);
+    double l2 = sbw_head_ref_mixture(z2, k, m, logpi, p, psum, 0.5, true, e, kb, lq2, da2, &am2);
     double mag = spread * 4;
     SBW_ASSERT_NEAR(l1, l2, 1e-13 * mag);
     SBW_ASSERT_CLOSE(lq1, lq2, m, 1e-13 * mag, 1e-13);
@@ -110,8 +110,8 @@ static void test_kern_maps(void **state)
     double u[K], v[K], b[K], s[KN], cum[KN], acc = 0, t = 2.0;
     random_fill(z, M, 0, 30, 3, 1); /* ss at large |z| */
     z[0] = 800, z[1] = -800, z[2] = 0;
-    sbw_fit_kern_ss(z, y1, f1, M);
-    sbw_fit_ref_ss(z, y2, f2, M);
+    sbw_head_kern_ss(z, y1, f1, M);
+    sbw_head_ref_ss(z, y2, f2, M);
     SBW_ASSERT_CLOSE(y1, y2, M, 1e-13, 1e-15);
     SBW_ASSERT_CLOSE(f1, f2, M, 1e-15, 1e-15);
     random_fill(z, M, 0, 3, 4, 1);
@@ -121,26 +121,26 @@ static void test_kern_maps(void **state)
     random_fill(b, K, 0, 2, 4, 5);
     for (size_t i = 0; i < K; i++)
         u[i] = fabs(u[i]), v[i] = fabs(v[i]);
-    sbw_fit_kern_lms(z, y1, f1, sig1, M, u, v, b, K, 0.3);
-    sbw_fit_ref_lms(z, y2, f2, sig2, M, u, v, b, K, 0.3);
+    sbw_head_kern_lms(z, y1, f1, sig1, M, u, v, b, K, 0.3);
+    sbw_head_ref_lms(z, y2, f2, sig2, M, u, v, b, K, 0.3);
     SBW_ASSERT_CLOSE(y1, y2, M, 1e-14, 1e-14);
     SBW_ASSERT_CLOSE(f1, f2, M, 1e-14, 1e-13);
     double ga[3 * K + 1] = {0}, gb[3 * K + 1] = {0};
-    sbw_fit_kern_lms_back(z, g, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
-    sbw_fit_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
+    sbw_head_kern_lms_back(z, g, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
+    sbw_head_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
     SBW_ASSERT_CLOSE(ga, gb, 3 * K + 1, 1e-13, 1e-12);
     random_fill(s, KN, 1, 0.4, 5, 1);
     for (size_t i = 0; i < KN; i++) {
         cum[i] = 2 * t / KN * acc;
         acc += s[i];
     }
-    sbw_fit_kern_plif(z, y1, f1, M, s, cum, KN, t);
-    sbw_fit_ref_plif(z, y2, f2, M, s, cum, KN, t);
+    sbw_head_kern_plif(z, y1, f1, M, s, cum, KN, t);
+    sbw_head_ref_plif(z, y2, f2, M, s, cum, KN, t);
     SBW_ASSERT_CLOSE(y1, y2, M, 1e-14, 1e-14);
     SBW_ASSERT_CLOSE(f1, f2, M, 0, 0);
     double gs1[KN] = {0}, gx1[KN] = {0}, gs2[KN] = {0}, gx2[KN] = {0};
-    sbw_fit_kern_plif_back(z, g, M, KN, t, gs1, gx1);
-    sbw_fit_ref_plif_back(z, g, M, KN, t, gs2, gx2);
+    sbw_head_kern_plif_back(z, g, M, KN, t, gs1, gx1);
+    sbw_head_ref_plif_back(z, g, M, KN, t, gs2, gx2);
     SBW_ASSERT_CLOSE(gs1, gs2, KN, 1e-15, 1e-14);
     SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-14, 1e-13);
 }
@@ -181,9 +181,9 @@ static void test_kern_float_softmax_mixture(void **state)
         for (size_t j = 0; j < M; j++)
             psum += pd[j];
         double l1 =
-            sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lq1, da1, &am1);
+            sbw_head_kern_mixture_f(zf, K, M, logpi, pf, psum, 0.5, true, ef, kb, lq1, da1, &am1);
         double l2 =
-            sbw_fit_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2, &am2);
+            sbw_head_ref_mixture(zd, K, M, logpi, pd, psum, 0.5, true, NULL, kb, lq, da2, &am2);
         SBW_ASSERT_NEAR(l1, l2, 16 * FLT_EPSILON * 4 * sd);
         double lqmin = lq[0];
         for (size_t j = 1; j < M; j++)
@@ -195,8 +195,8 @@ static void test_kern_float_softmax_mixture(void **state)
         assert_int_equal(am1, am2);
         to_float(zd, zf, M); /* softmax on the first row's gradient values */
         to_double(zf, zd, M);
-        double s1 = sbw_fit_kern_softmax_f(zf, pf, M, psum, 0.25, true, &am1);
-        double s2 = sbw_fit_ref_softmax(zd, pd, M, psum, 0.25, true, &am2);
+        double s1 = sbw_head_kern_softmax_f(zf, pf, M, psum, 0.25, true, &am1);
+        double s2 = sbw_head_ref_softmax(zd, pd, M, psum, 0.25, true, &am2);
         SBW_ASSERT_NEAR(s1, s2, 16 * FLT_EPSILON * (1 + fabs(s2)));
         to_double(zf, z, M);
         SBW_ASSERT_CLOSE(z, zd, M, 4 * FLT_EPSILON, 64 * FLT_EPSILON);
@@ -220,7 +220,7 @@ static void test_kern_softmax_f_argmax_first_tie(void **state)
             }
             z[ties[t][0]] = z[ties[t][1]] = 1.5f;
             size_t am = M;
-            sbw_fit_kern_softmax_f(z, p, M, 1.0, 1.0, grad, &am);
+            sbw_head_kern_softmax_f(z, p, M, 1.0, 1.0, grad, &am);
             assert_int_equal(am, ties[t][0]);
         }
 }
@@ -249,28 +249,28 @@ static void test_kern_float_maps(void **state)
     to_float(b, bf, K), to_float(s, sf, KN), to_float(cum, cumf, KN);
     to_double(zf, z, M), to_double(gf, g, M), to_double(uf, u, K), to_double(vf, v, K);
     to_double(bf, b, K), to_double(sf, s, KN), to_double(cumf, cum, KN);
-    sbw_fit_kern_ss_f(zf, y1, f1, M);
-    sbw_fit_ref_ss(z, y2, f2, M);
+    sbw_head_kern_ss_f(zf, y1, f1, M);
+    sbw_head_ref_ss(z, y2, f2, M);
     to_double(y1, y1d, M), to_double(f1, f1d, M);
     SBW_ASSERT_CLOSE(y1d, y2, M, 4 * FLT_EPSILON, 4 * FLT_EPSILON);
     SBW_ASSERT_CLOSE(f1d, f2, M, 4 * FLT_EPSILON, 4 * FLT_EPSILON);
-    sbw_fit_kern_lms_f(zf, y1, f1, sig1, M, uf, vf, bf, K, 0.3f);
-    sbw_fit_ref_lms(z, y2, f2, sig2, M, u, v, b, K, (double)0.3f);
+    sbw_head_kern_lms_f(zf, y1, f1, sig1, M, uf, vf, bf, K, 0.3f);
+    sbw_head_ref_lms(z, y2, f2, sig2, M, u, v, b, K, (double)0.3f);
     to_double(y1, y1d, M), to_double(f1, f1d, M);
     SBW_ASSERT_CLOSE(y1d, y2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
     SBW_ASSERT_CLOSE(f1d, f2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
     double ga[3 * K + 1] = {0}, gb[3 * K + 1] = {0};
-    sbw_fit_kern_lms_back_f(zf, gf, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
-    sbw_fit_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
+    sbw_head_kern_lms_back_f(zf, gf, sig1, M, v, K, ga, ga + K, ga + 2 * K, ga + 3 * K);
+    sbw_head_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * K, gb + 3 * K);
     SBW_ASSERT_CLOSE(ga, gb, 3 * K + 1, 64 * FLT_EPSILON, 64 * FLT_EPSILON);
-    sbw_fit_kern_plif_f(zf, y1, f1, M, sf, cumf, KN, t);
-    sbw_fit_ref_plif(z, y2, f2, M, s, cum, KN, t);
+    sbw_head_kern_plif_f(zf, y1, f1, M, sf, cumf, KN, t);
+    sbw_head_ref_plif(z, y2, f2, M, s, cum, KN, t);
     to_double(y1, y1d, M), to_double(f1, f1d, M);
     SBW_ASSERT_CLOSE(y1d, y2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
     SBW_ASSERT_CLOSE(f1d, f2, M, 0, 0);
     double gs1[KN] = {0}, gx1[KN] = {0}, gs2[KN] = {0}, gx2[KN] = {0};
-    sbw_fit_kern_plif_back_f(zf, gf, M, KN, t, gs1, gx1);
-    sbw_fit_ref_plif_back(z, g, M, KN, t, gs2, gx2);
+    sbw_head_kern_plif_back_f(zf, gf, M, KN, t, gs1, gx1);
+    sbw_head_ref_plif_back(z, g, M, KN, t, gs2, gx2);
     SBW_ASSERT_CLOSE(gs1, gs2, KN, 1e-14, 1e-14);
     SBW_ASSERT_CLOSE(gx1, gx2, KN, 1e-13, 1e-12);
 }
@@ -296,8 +296,8 @@ static void test_kern_float_sums_in_double(void **state)
         u[c] = fabs(u[c]), v[c] = fabs(v[c]);
     to_float(zd, zf, M), to_float(u, uf, K), to_float(v, vf, K), to_float(b, bf, K);
     to_double(zf, zd, M), to_double(uf, u, K), to_double(vf, v, K), to_double(bf, b, K);
-    sbw_fit_kern_lms_f(zf, yf, ff, sigf, M, uf, vf, bf, K, 0.0f);
-    sbw_fit_ref_lms(zd, y, f, sig, M, u, v, b, K, 0.0);
+    sbw_head_kern_lms_f(zf, yf, ff, sigf, M, uf, vf, bf, K, 0.0f);
+    sbw_head_ref_lms(zd, y, f, sig, M, u, v, b, K, 0.0);
     to_double(yf, y1, M), to_double(ff, f1, M);
     SBW_ASSERT_CLOSE(y1, y, M, 0, 2 * FLT_EPSILON);
     SBW_ASSERT_CLOSE(f1, f, M, 0, 2 * FLT_EPSILON);
@@ -310,8 +310,8 @@ static void test_kern_float_sums_in_double(void **state)
     to_double(zf, zd, K * M);
     size_t am1, am2;
     double da[K];
-    sbw_fit_kern_mixture_f(zf, K, M, logpi, pf, 1, 1, false, ef, kb, lq1, da, &am1);
-    sbw_fit_ref_mixture(zd, K, M, logpi, pd, 1, 1, false, NULL, kb, lq2, da, &am2);
+    sbw_head_kern_mixture_f(zf, K, M, logpi, pf, 1, 1, false, ef, kb, lq1, da, &am1);
+    sbw_head_ref_mixture(zd, K, M, logpi, pd, 1, 1, false, NULL, kb, lq2, da, &am2);
     SBW_ASSERT_CLOSE(lq1, lq2, M, 2 * FLT_EPSILON, 0);
     free(zf), free(sigf), free(ef), free(zd), free(sig), free(logpi), free(kb);
 }
@@ -344,10 +344,10 @@ static void plif_knot_scan(bool single, const double *s, const double *cum, size
             xf = nextafterf(xf, INFINITY), knot = nextafter(knot, INFINITY);
         }
         if (single) {
-            sbw_fit_kern_plif_f(zf, yf, ff, L, sf, cf, k, t);
+            sbw_head_kern_plif_f(zf, yf, ff, L, sf, cf, k, t);
             to_double(yf, y, L);
         } else {
-            sbw_fit_kern_plif(z, y, fp, L, s, cum, k, t);
+            sbw_head_kern_plif(z, y, fp, L, s, cum, k, t);
         }
         *drop = fmax(*drop, max_drop(y, L));
     }
@@ -393,14 +393,14 @@ static void test_kern_maps_monotone(void **state)
             xf = nextafterf(xf, INFINITY), x = nextafter(x, INFINITY);
         }
         if (single)
-            sbw_fit_kern_lms_f(zf, yf, ff, sigf, L, uf, vf, bf, K, 0.25f), to_double(yf, y, L);
+            sbw_head_kern_lms_f(zf, yf, ff, sigf, L, uf, vf, bf, K, 0.25f), to_double(yf, y, L);
         else
-            sbw_fit_kern_lms(z, y, fp, sig, L, u, v, b, K, 0.25);
+            sbw_head_kern_lms(z, y, fp, sig, L, u, v, b, K, 0.25);
         assert_true(max_drop(y, L) <= 4 * eps * vsum);
         if (single)
-            sbw_fit_kern_ss_f(zf, yf, ff, L), to_double(yf, y, L);
+            sbw_head_kern_ss_f(zf, yf, ff, L), to_double(yf, y, L);
         else
-            sbw_fit_kern_ss(z, y, fp, L);
+            sbw_head_kern_ss(z, y, fp, L);
         double ymax = 1;
         for (size_t j = 0; j < L; j++)
             ymax = fmax(ymax, fabs(y[j]));
@@ -444,7 +444,7 @@ static double loss_at(const sbw_head *h, double *theta, const sbw_target *t, con
                       size_t nrows)
 {
     sbw_obj_result res;
-    SBW_ASSERT_OK(sbw_fit_ref_eval(h, theta, t, rows, nrows, &res, NULL));
+    SBW_ASSERT_OK(sbw_obj_ref_eval(h, theta, t, rows, nrows, &res, NULL));
     return res.loss;
 }
 
@@ -460,7 +460,7 @@ static void check_fd(const head_case *c, const size_t *rows, size_t nrows)
     setup_case(c, n, m, d, &h, &theta);
     double *g = malloc(h.nparam * sizeof *g), *fd = malloc(h.nparam * sizeof *fd);
     sbw_obj_result res;
-    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &t, rows, nrows, &res, g));
+    SBW_ASSERT_OK(sbw_obj_ref_eval(&h, theta, &t, rows, nrows, &res, g));
     for (size_t i = 0; i < h.nparam; i++) {
         double x = theta[i], step = 1e-5 * fmax(1.0, fabs(x));
         theta[i] = x + step;
@@ -497,7 +497,7 @@ static void test_grad_fd_row_subset(void **state)
 static void logq_all(const sbw_head *h, const double *theta, double *lq)
 {
     for (size_t r = 0; r < h->n; r++)
-        SBW_ASSERT_OK(sbw_fit_ref_logq(h, theta, r, lq + r * h->m));
+        SBW_ASSERT_OK(sbw_obj_ref_logq(h, theta, r, lq + r * h->m));
 }
 
 static double max_abs(const double *x, size_t n)
@@ -517,7 +517,7 @@ static void logq_fast(const sbw_head *h, const double *theta, bool single, doubl
     sbw_target t;
     sbw_obj *o;
     sbw_obj_result res;
-    sbw_obj_opts opt = {single, 2, 3, SBW_OBJ_PAR_BLOCKS};
+    sbw_obj_opts opt = {single, 2, 3, SBW_PASS_PAR_BLOCKS};
     random_logp(&a, h->n, h->m, 1.0, 77);
     SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, single, 1e-9));
     SBW_ASSERT_OK(sbw_obj_alloc(&o, h, &t, &opt));
@@ -653,7 +653,7 @@ static double map_drop(const sbw_head *h, const double *theta, double eps, doubl
         return 2 * eps * (1 + 2 * zs) + 4 * DBL_EPSILON * (1 + 2 * zs);
     double u[8], v[8], c[8], lambda, vsum = 0;
     assert_true(h->k <= 8);
-    sbw_fit_ref_map_params(h, theta, u, v, c, &lambda, NULL, NULL);
+    sbw_head_map_params(h, theta, u, v, c, &lambda, NULL, NULL);
     for (size_t i = 0; i < h->k; i++)
         vsum += v[i];
     return 4 * eps * vsum + 4 * DBL_EPSILON * (vsum + lambda * zs);

@@ -1,11 +1,11 @@
 /* test_fit_obj.c -- the blocked, threaded objective (sbw_obj) against the
- * naive objective (sbw_fit_ref_eval) for every head, in double and single
+ * naive objective (sbw_obj_ref_eval) for every head, in double and single
  * precision, with 1 and 2 threads, both parallel schemes, and block sizes
  * that do not divide N; log Q against the naive log Q; error paths. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
-#include "sbw_fit_ref.h"
+#include "sbw_error.h"
+#include "sbw_head_ref.h"
 #include "sbw_head.h"
 #include "sbw_num.h"
 #include "sbw_obj.h"
@@ -127,7 +127,7 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, opt->single ? &f->t32 : &f->t64, opt));
     SBW_ASSERT_OK(sbw_obj_eval(o, theta, rows, nrows, &r1, g1));
     SBW_ASSERT_OK(
-        sbw_fit_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows, &r2, g2));
+        sbw_obj_ref_eval(&h, theta, opt->single ? &f->t32 : &f->t64, rows, nrows, &r2, g2));
     SBW_ASSERT_NEAR(r1.loss, r2.loss, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.kl, r2.kl, rtol * 4 * r2.loss);
     SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 1e-15);
@@ -142,10 +142,10 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
 static void test_double_matches_naive(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{false, 1, 5, SBW_OBJ_PAR_BLOCKS},
-                          {false, 2, 4, SBW_OBJ_PAR_BLOCKS},
-                          {false, 2, 7, SBW_OBJ_PAR_BLAS},
-                          {false, 2, 0, SBW_OBJ_PAR_BLOCKS}};
+    sbw_obj_opts opt[] = {{false, 1, 5, SBW_PASS_PAR_BLOCKS},
+                          {false, 2, 4, SBW_PASS_PAR_BLOCKS},
+                          {false, 2, 7, SBW_PASS_PAR_BLAS},
+                          {false, 2, 0, SBW_PASS_PAR_BLOCKS}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
             compare(f, &cases[i], &opt[j], NULL, 0, 1e-12);
@@ -154,7 +154,7 @@ static void test_double_matches_naive(void **state)
 static void test_single_matches_naive(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{true, 1, 6, SBW_OBJ_PAR_BLOCKS}, {true, 2, 5, SBW_OBJ_PAR_BLAS}};
+    sbw_obj_opts opt[] = {{true, 1, 6, SBW_PASS_PAR_BLOCKS}, {true, 2, 5, SBW_PASS_PAR_BLAS}};
     /* float GEMMs: logits carry ~ FLT_EPSILON * |w||x| relative error */
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
@@ -165,7 +165,7 @@ static void test_row_subsets(void **state)
 {
     const fixture *f = *state;
     size_t rows[] = {22, 3, 0, 17, 9, 10, 4};
-    sbw_obj_opts opt = {false, 2, 3, SBW_OBJ_PAR_BLOCKS};
+    sbw_obj_opts opt = {false, 2, 3, SBW_PASS_PAR_BLOCKS};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         compare(f, &cases[i], &opt, rows, 7, 1e-12);
 }
@@ -193,7 +193,7 @@ static void check_reused_buffer(const fixture *f, const head_case *c, const sbw_
         g[i] = g[i] * 1e3 + 1.0;
     memcpy(before, g, h.nparam * sizeof *g);
     SBW_ASSERT_OK(sbw_obj_eval(o, theta, b, 6, &r, g));
-    SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, t, b, 6, &r, gref));
+    SBW_ASSERT_OK(sbw_obj_ref_eval(&h, theta, t, b, 6, &r, gref));
     check_grad(&h, g, gref, before, b, 6, rtol);
     sbw_obj_free(o);
     free(theta), free(g), free(gref), free(before);
@@ -202,9 +202,9 @@ static void check_reused_buffer(const fixture *f, const head_case *c, const sbw_
 static void test_minibatch_reuses_buffer(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{false, 2, 2, SBW_OBJ_PAR_BLOCKS},
-                          {false, 2, 4, SBW_OBJ_PAR_BLAS},
-                          {true, 2, 3, SBW_OBJ_PAR_BLOCKS}};
+    sbw_obj_opts opt[] = {{false, 2, 2, SBW_PASS_PAR_BLOCKS},
+                          {false, 2, 4, SBW_PASS_PAR_BLAS},
+                          {true, 2, 3, SBW_PASS_PAR_BLOCKS}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
             check_reused_buffer(f, &cases[i], &opt[j], opt[j].single ? 50 * FLT_EPSILON : 1e-12);
@@ -218,7 +218,7 @@ static void test_deterministic(void **state)
     SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_MOS, N, M, D, 3, 0, 0, true, false));
     double *theta = make_theta(&h, 5);
     double *g1 = malloc(h.nparam * sizeof *g1), *g2 = malloc(h.nparam * sizeof *g2);
-    sbw_obj_opts opt = {true, 2, 4, SBW_OBJ_PAR_BLOCKS};
+    sbw_obj_opts opt = {true, 2, 4, SBW_PASS_PAR_BLOCKS};
     sbw_obj *o;
     sbw_obj_result r1, r2;
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t32, &opt));
@@ -240,13 +240,13 @@ static void test_logq_matches_naive(void **state)
             sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
         double *theta = make_theta(&h, 43), *lq = malloc(N * M * sizeof *lq);
         double *ref = malloc(N * M * sizeof *ref);
-        sbw_obj_opts opt = {false, 2, 4, SBW_OBJ_PAR_BLOCKS};
+        sbw_obj_opts opt = {false, 2, 4, SBW_PASS_PAR_BLOCKS};
         sbw_obj *o;
         sbw_obj_result r1, r2;
         SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t64, &opt));
         SBW_ASSERT_OK(sbw_obj_logq(o, theta, 2, N - 2, lq, f->logp.data + 2 * M, &r1));
         for (size_t r = 2; r < N; r++)
-            SBW_ASSERT_OK(sbw_fit_ref_logq(&h, theta, r, ref + (r - 2) * M));
+            SBW_ASSERT_OK(sbw_obj_ref_logq(&h, theta, r, ref + (r - 2) * M));
         SBW_ASSERT_CLOSE(lq, ref, (N - 2) * M, 1e-12, 1e-13);
         /* metrics against the exact log P*: KL = sum p (log p - log q) */
         double kl = 0;
@@ -266,7 +266,7 @@ static void test_logq_matches_naive(void **state)
             dmax = fmax(dmax, fabs(lq[e] - ref[e]));
             lmax = fmax(lmax, fmax(fabs(ref[e]), fabs(f->logp.data[2 * M + e])));
         }
-        SBW_ASSERT_OK(sbw_fit_ref_eval(&h, theta, &f->t64, rows, N - 2, &r2, NULL));
+        SBW_ASSERT_OK(sbw_obj_ref_eval(&h, theta, &f->t64, rows, N - 2, &r2, NULL));
         double tol = dmax + 4 * M * DBL_EPSILON * (1 + lmax);
         SBW_ASSERT_NEAR(r1.loss, r2.loss, tol);
         SBW_ASSERT_NEAR(r1.kl, r2.kl, tol + 4 * M * DBL_EPSILON * (1 + lmax));
@@ -283,7 +283,7 @@ static void test_errors(void **state)
     SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, N, M, D, 0, 0, 0, false, false));
     SBW_ASSERT_OK(sbw_head_setup(&h2, SBW_MODEL_SOFTMAX, N + 1, M, D, 0, 0, 0, false, false));
     double *theta = make_theta(&h, 3), *g = malloc(h.nparam * sizeof *g), lq[M];
-    sbw_obj_opts opt = {false, 1, 0, SBW_OBJ_PAR_BLOCKS};
+    sbw_obj_opts opt = {false, 1, 0, SBW_PASS_PAR_BLOCKS};
     sbw_obj *o;
     sbw_obj_result r;
     assert_int_equal(sbw_obj_alloc(&o, &h2, &f->t64, &opt), SBW_ESHAPE);

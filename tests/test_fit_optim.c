@@ -3,7 +3,7 @@
  * and on an ill-conditioned quadratic; argument errors. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_optim.h"
 
 #include <math.h>

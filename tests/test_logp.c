@@ -4,7 +4,7 @@
 #include "sbw_test.h"
 
 #include "logp_rand.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_logp.h"
 #include "sbw_npy.h"
 #include "sbw_num.h"

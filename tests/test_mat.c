@@ -1,7 +1,7 @@
 /* test_mat.c -- matrix allocation, views, copies, conversions. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_mat.h"
 
 #include <math.h>
@@ -31,8 +31,8 @@ static void test_alloc_overflow(void **state)
     sbw_mat m = {.rows = 42};
     assert_int_equal(sbw_mat_alloc(&m, SIZE_MAX / 2, 4), SBW_ENOMEM);
     assert_int_equal(m.rows, 42); /* untouched on failure */
-    sbw_matf f = {0};
-    assert_int_equal(sbw_matf_alloc(&f, (size_t)1 << 62, 4), SBW_ENOMEM);
+    sbw_mat_f32 f = {0};
+    assert_int_equal(sbw_mat_f32_alloc(&f, (size_t)1 << 62, 4), SBW_ENOMEM);
     size_t bytes;
     assert_int_equal(sbw_mat_bytes(SIZE_MAX, 2, 1, &bytes), SBW_ENOMEM);
     SBW_ASSERT_OK(sbw_mat_bytes(3, 5, 8, &bytes));
@@ -47,13 +47,13 @@ static void test_views(void **state)
     sbw_mat v = sbw_mat_rows(&m, 2, 3);
     assert_false(v.owner);
     assert_int_equal(v.rows, 3);
-    SBW_AT(&v, 1, 2) = 7.5;
-    assert_true(SBW_AT(&m, 3, 2) == 7.5);
+    SBW_MAT_AT(&v, 1, 2) = 7.5;
+    assert_true(SBW_MAT_AT(&m, 3, 2) == 7.5);
     sbw_mat_free(&v); /* a view is not freed */
-    assert_true(SBW_AT(&m, 3, 2) == 7.5);
+    assert_true(SBW_MAT_AT(&m, 3, 2) == 7.5);
     double buf[12] = {0};
     sbw_mat w = sbw_mat_view(buf, 2, 3, 6); /* ld > cols */
-    SBW_AT(&w, 1, 1) = 1.0;
+    SBW_MAT_AT(&w, 1, 1) = 1.0;
     assert_true(buf[7] == 1.0);
     sbw_mat_free(&m);
 }
@@ -68,26 +68,26 @@ static void test_copy_and_convert(void **state)
     SBW_ASSERT_OK(sbw_mat_copy(&dst, &src));
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 4; j++)
-            assert_true(SBW_AT(&dst, i, j) == SBW_AT(&src, i, j));
+            assert_true(SBW_MAT_AT(&dst, i, j) == SBW_MAT_AT(&src, i, j));
     double diff;
     SBW_ASSERT_OK(sbw_mat_max_abs_diff(&dst, &src, &diff));
     assert_true(diff == 0.0);
-    sbw_matf f = {0};
-    SBW_ASSERT_OK(sbw_matf_alloc(&f, 3, 4));
+    sbw_mat_f32 f = {0};
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, 3, 4));
     SBW_ASSERT_OK(sbw_mat_to_float(&f, &src));
     sbw_mat back = {0};
     SBW_ASSERT_OK(sbw_mat_alloc(&back, 3, 4));
-    SBW_ASSERT_OK(sbw_matf_to_double(&back, &f));
+    SBW_ASSERT_OK(sbw_mat_f32_to_double(&back, &f));
     SBW_ASSERT_OK(sbw_mat_max_abs_diff(&back, &src, &diff));
     assert_true(diff == 0.0); /* multiples of 1/4 are exact in float */
-    SBW_AT(&back, 2, 3) = NAN;
+    SBW_MAT_AT(&back, 2, 3) = NAN;
     SBW_ASSERT_OK(sbw_mat_max_abs_diff(&back, &src, &diff));
     assert_true(isnan(diff));
     sbw_mat small = sbw_mat_view(b, 2, 4, 4);
     assert_int_equal(sbw_mat_copy(&small, &src), SBW_ESHAPE);
     assert_int_equal(sbw_mat_max_abs_diff(&small, &src, &diff), SBW_ESHAPE);
     assert_int_equal(sbw_mat_to_float(&f, &small), SBW_ESHAPE);
-    sbw_matf_free(&f);
+    sbw_mat_f32_free(&f);
     sbw_mat_free(&back);
 }
 

@@ -2,7 +2,7 @@
  * round trips, streaming, pipes, and every malformed-file path. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 
 #include <errno.h>
@@ -24,7 +24,7 @@ static void assert_fixture(const sbw_mat *m)
     assert_int_equal(m->cols, 4);
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 4; j++)
-            assert_true(SBW_AT(m, i, j) == fixture_value(i, j));
+            assert_true(SBW_MAT_AT(m, i, j) == fixture_value(i, j));
 }
 
 static void load_fixture(const char *name, sbw_mat *m, sbw_npy_info *info)
@@ -73,12 +73,12 @@ static void test_fixture_f32_reader(void **state)
     (void)state;
     const char *names[] = {"f4_c.npy", "f8_c.npy", "f4_be_f.npy"};
     for (size_t k = 0; k < 3; k++) {
-        sbw_matf m = {0};
+        sbw_mat_f32 m = {0};
         SBW_ASSERT_OK(sbw_npy_load_f32(sbw_test_fixture(names[k]), &m, NULL));
         for (size_t i = 0; i < 3; i++)
             for (size_t j = 0; j < 4; j++)
-                assert_true(SBW_AT(&m, i, j) == (float)fixture_value(i, j));
-        sbw_matf_free(&m);
+                assert_true(SBW_MAT_AT(&m, i, j) == (float)fixture_value(i, j));
+        sbw_mat_f32_free(&m);
     }
 }
 
@@ -114,7 +114,7 @@ static void test_writer_matches_numpy_bytes(void **state)
     SBW_ASSERT_OK(sbw_mat_alloc(&m, 3, 4));
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 4; j++)
-            SBW_AT(&m, i, j) = fixture_value(i, j);
+            SBW_MAT_AT(&m, i, j) = fixture_value(i, j);
     const char *names[] = {"f8_c.npy", "f4_c.npy", "vec_f8.npy"};
     for (int k = 0; k < 3; k++) {
         char out[512];
@@ -139,7 +139,7 @@ static void fill_pattern(sbw_mat *m, double scale)
 {
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++)
-            SBW_AT(m, i, j) = scale * sin((double)(i * 131 + j * 7 + 1)) / (double)(j + 1);
+            SBW_MAT_AT(m, i, j) = scale * sin((double)(i * 131 + j * 7 + 1)) / (double)(j + 1);
 }
 
 /* Blocks of uneven sizes in, other blocks out: the same matrix. */
@@ -157,21 +157,21 @@ static void test_stream_roundtrip(void **state)
     SBW_ASSERT_OK(sbw_npy_create(&w, path, rows, cols, 2, SBW_F64));
     for (size_t r = 0, k = 1; r < rows; r += k, k = k % 5 + 2) {
         size_t nr = r + k > rows ? rows - r : k;
-        SBW_ASSERT_OK(sbw_npy_write_rows(w, nr, a.data + r * cols, cols));
+        SBW_ASSERT_OK(sbw_npy_write_rows(w, a.data + r * cols, nr, cols));
     }
     SBW_ASSERT_OK(sbw_npy_finish(w));
     sbw_npy_reader *r;
     SBW_ASSERT_OK(sbw_npy_open(&r, path));
     for (size_t row = 0; row < rows; row += 8) {
         size_t nr = row + 8 > rows ? rows - row : 8;
-        SBW_ASSERT_OK(sbw_npy_read_rows(r, nr, b.data + row * cols, cols));
+        SBW_ASSERT_OK(sbw_npy_read_rows(r, b.data + row * cols, nr, cols));
     }
-    assert_int_equal(sbw_npy_read_rows(r, 1, b.data, cols), SBW_EINVAL);
+    assert_int_equal(sbw_npy_read_rows(r, b.data, 1, cols), SBW_EINVAL);
     SBW_ASSERT_CLOSE(b.data, a.data, rows * cols, 0.0, 0.0);
     /* random access on a regular file */
     assert_true(sbw_npy_reader_seekable(r));
     SBW_ASSERT_OK(sbw_npy_seek_row(r, 20));
-    SBW_ASSERT_OK(sbw_npy_read_rows(r, 1, b.data, cols));
+    SBW_ASSERT_OK(sbw_npy_read_rows(r, b.data, 1, cols));
     SBW_ASSERT_CLOSE(b.data, a.data + 20 * cols, cols, 0.0, 0.0);
     assert_int_equal(sbw_npy_seek_row(r, rows + 1), SBW_EINVAL);
     sbw_npy_close(r);
@@ -190,12 +190,12 @@ static void test_f32_roundtrip_with_ld(void **state)
     const char *path = sbw_test_path("f32.npy");
     sbw_npy_writer *w;
     SBW_ASSERT_OK(sbw_npy_create(&w, path, rows, cols, 2, SBW_F32));
-    SBW_ASSERT_OK(sbw_npy_write_rows(w, rows, src, ld));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, src, rows, ld));
     SBW_ASSERT_OK(sbw_npy_finish(w));
     sbw_npy_reader *r;
     SBW_ASSERT_OK(sbw_npy_open(&r, path));
     assert_int_equal(sbw_npy_reader_info(r)->dtype, SBW_F32);
-    SBW_ASSERT_OK(sbw_npy_read_rows(r, rows, got, ld));
+    SBW_ASSERT_OK(sbw_npy_read_rows(r, got, rows, ld));
     sbw_npy_close(r);
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++)
@@ -373,7 +373,7 @@ static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t 
         if (!st && seek_to)
             st = sbw_npy_seek_row(r, seek_to);
         for (size_t i = seek_to; i < in->rows && !st; i++)
-            st = sbw_npy_read_rows(r, 1, m->data + i * m->ld, m->ld);
+            st = sbw_npy_read_rows(r, m->data + i * m->ld, 1, m->ld);
         if (!st && seek_to)
             assert_int_equal(sbw_npy_seek_row(r, 0), SBW_EINVAL);
         sbw_npy_close(r);
@@ -427,7 +427,7 @@ static void test_pipe_reading(void **state)
     sbw_mat m = {0};
     SBW_ASSERT_OK(read_through_fifo("f8_c.npy", SIZE_MAX, &m, 2)); /* skip forward */
     for (size_t j = 0; j < 4; j++)
-        assert_true(SBW_AT(&m, 2, j) == fixture_value(2, j));
+        assert_true(SBW_MAT_AT(&m, 2, j) == fixture_value(2, j));
     sbw_mat_free(&m);
     /* A stream cut inside row 1 is reported as truncated. */
     assert_int_equal(read_through_fifo("f8_c.npy", 128 + 40, &m, 0), SBW_EFORMAT);
@@ -455,8 +455,8 @@ static void test_writer_failures(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s", sbw_test_path("short-write.npy"));
     SBW_ASSERT_OK(sbw_npy_create(&w, path, 3, 4, 2, SBW_F64));
-    SBW_ASSERT_OK(sbw_npy_write_rows(w, 1, row, 4));
-    assert_int_equal(sbw_npy_write_rows(w, 3, row, 4), SBW_EINVAL);
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, row, 1, 4));
+    assert_int_equal(sbw_npy_write_rows(w, row, 3, 4), SBW_EINVAL);
     assert_int_equal(sbw_npy_finish(w), SBW_EINVAL);
     assert_int_equal(access(path, F_OK), -1);
     char dir[512];
@@ -464,12 +464,12 @@ static void test_writer_failures(void **state)
     assert_false(dir_has_temp(dir));
     /* ENOSPC on a device is reported at finish. */
     SBW_ASSERT_OK(sbw_npy_create(&w, "/dev/full", 1, 4, 2, SBW_F64));
-    SBW_ASSERT_OK(sbw_npy_write_rows(w, 1, row, 4));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, row, 1, 4));
     assert_int_equal(sbw_npy_finish(w), SBW_EIO);
     assert_non_null(strstr(sbw_error_reason(), "/dev/full"));
     /* Non-regular targets are written directly. */
     SBW_ASSERT_OK(sbw_npy_create(&w, "/dev/null", 1, 4, 2, SBW_F32));
-    SBW_ASSERT_OK(sbw_npy_write_rows(w, 1, row, 4));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, row, 1, 4));
     SBW_ASSERT_OK(sbw_npy_finish(w));
     /* A directory that does not exist. */
     assert_int_equal(sbw_npy_create(&w, "/nonexistent-dir/x.npy", 1, 4, 2, SBW_F64), SBW_EIO);
@@ -487,7 +487,7 @@ static void test_abort_keeps_old_file(void **state)
     SBW_ASSERT_OK(sbw_npy_save_vector(path, v, 3, SBW_F64));
     sbw_npy_writer *w;
     SBW_ASSERT_OK(sbw_npy_create(&w, path, 5, 1, 1, SBW_F64));
-    SBW_ASSERT_OK(sbw_npy_write_rows(w, 2, v, 1));
+    SBW_ASSERT_OK(sbw_npy_write_rows(w, v, 2, 1));
     sbw_npy_abort(w);
     sbw_mat m = {0};
     SBW_ASSERT_OK(sbw_npy_load(path, &m, NULL));

@@ -96,7 +96,7 @@ static void test_softmax_rows_vs_twin(void **state)
     double *a = malloc(rows * ld * sizeof *a), *y = malloc(rows * ld * sizeof *y);
     double *want = malloc(cols * sizeof *want), *lse = malloc(rows * sizeof *lse);
     fill(a, rows * ld, 50.0, 99);
-    sbw_kern_log_softmax_rows(a, ld, y, ld, rows, cols);
+    sbw_kern_log_softmax_rows(a, rows, cols, ld, y, ld);
     sbw_kern_logsumexp_rows(a, rows, cols, ld, lse);
     for (size_t i = 0; i < rows; i++) {
         sbw_num_log_softmax(a + i * ld, want, cols);
@@ -106,7 +106,7 @@ static void test_softmax_rows_vs_twin(void **state)
         /* a normalised row has logsumexp 0 */
         SBW_ASSERT_NEAR(sbw_num_logsumexp(y + i * ld, cols), 0.0, tol);
     }
-    sbw_kern_softmax_rows(a, ld, y, ld, rows, cols);
+    sbw_kern_softmax_rows(a, rows, cols, ld, y, ld);
     for (size_t i = 0; i < rows; i++) {
         sbw_num_softmax(a + i * ld, want, cols);
         SBW_ASSERT_CLOSE(y + i * ld, want, cols, 0.0, 16 * DBL_EPSILON * 50);
@@ -116,7 +116,7 @@ static void test_softmax_rows_vs_twin(void **state)
         SBW_ASSERT_NEAR(s, 1.0, 4 * (double)cols * DBL_EPSILON);
     }
     /* in place (y aliases a) */
-    sbw_kern_log_softmax_rows(a, ld, a, ld, rows, cols);
+    sbw_kern_log_softmax_rows(a, rows, cols, ld, a, ld);
     for (size_t i = 0; i < rows; i++)
         SBW_ASSERT_NEAR(sbw_num_logsumexp(a + i * ld, cols), 0.0, 1e3 * DBL_EPSILON);
     free(a);
@@ -169,12 +169,12 @@ static void test_softmax_large_logits(void **state)
         SBW_ASSERT_CLOSE(got, want_p[i], C, 0.0, tol[i]);
     }
     sbw_kern_logsumexp_rows(a, R, C, LD, lse);
-    sbw_kern_log_softmax_rows(a, LD, y, LD, R, C);
+    sbw_kern_log_softmax_rows(a, R, C, LD, y, LD);
     for (size_t i = 0; i < R; i++) {
         SBW_ASSERT_NEAR(lse[i], want[i], tol[i]);
         SBW_ASSERT_CLOSE(y + i * LD, want_l[i], C, tol[i], 0.0);
     }
-    sbw_kern_softmax_rows(a, LD, y, LD, R, C);
+    sbw_kern_softmax_rows(a, R, C, LD, y, LD);
     for (size_t i = 0; i < R; i++)
         SBW_ASSERT_CLOSE(y + i * LD, want_p[i], C, 0.0, tol[i]);
 }

@@ -3,7 +3,7 @@
  * uncreatable paths; pipes and devices pass; nothing is ever created. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_preflight.h"
 
 #include <dirent.h>

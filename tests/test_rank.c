@@ -8,7 +8,7 @@
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
 
@@ -26,13 +26,13 @@ static gsl_rng *rng_for(uint64_t stream)
 /* The estimate for variant v of a, written as dtype t and read back
  * through the whole pipeline (direct or TSQR as the shape decides, unless
  * method says otherwise).  eps_arg as for --eps. */
-static sbw_rank_est rank_of(const sbw_mat *a, sbw_dtype t, sbw_variant v, sbw_method method,
+static sbw_rank_est rank_of(const sbw_mat *a, sbw_npy_dtype t, sbw_reduce_variant v, sbw_reduce_method method,
                             bool single, const char *eps_arg)
 {
     const char *path = sbw_test_path("rank.npy");
     sbw_npy_reader *r = NULL;
     sbw_spectra sp;
-    sbw_spectra_opts o = {.method = method, .single = single, .block_rows = 16};
+    sbw_reduce_opts o = {.method = method, .single = single, .block_rows = 16};
     sbw_rank_est e;
     double eps;
     const char *src;
@@ -46,7 +46,7 @@ static sbw_rank_est rank_of(const sbw_mat *a, sbw_dtype t, sbw_variant v, sbw_me
     return e;
 }
 
-static sbw_rank_est rank64(const sbw_mat *a, sbw_variant v)
+static sbw_rank_est rank64(const sbw_mat *a, sbw_reduce_variant v)
 {
     return rank_of(a, SBW_F64, v, SBW_METHOD_AUTO, false, NULL);
 }
@@ -224,10 +224,10 @@ static void test_large_row_means(void **state)
         for (size_t r = 0; r < a.rows; r++) {
             double c = -1e4 - (double)gsl_rng_uniform_int(rng, 10000);
             for (size_t j = 0; j < a.cols; j++)
-                SBW_AT(&a, r, j) += c;
+                SBW_MAT_AT(&a, r, j) += c;
         }
         for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
-            sbw_method me = (sbw_method)m;
+            sbw_reduce_method me = (sbw_reduce_method)m;
             assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_PLAIN, me, false, NULL).rank, 4);
             assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_ROWS, me, false, NULL).rank, 3);
             assert_int_equal(rank_of(&a, SBW_F64, SBW_VAR_BOTH, me, false, NULL).rank, 3);

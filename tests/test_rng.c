@@ -54,7 +54,7 @@ static void test_uniform_mean(void **state)
     const int n = 100000;
     for (uint64_t s = 0; s < 4; s++) {
         gsl_rng *r;
-        SBW_ASSERT_OK(sbw_rng_alloc(&r, SBW_DEFAULT_SEED, s));
+        SBW_ASSERT_OK(sbw_rng_alloc(&r, SBW_RNG_DEFAULT_SEED, s));
         double sum = 0;
         for (int k = 0; k < n; k++)
             sum += gsl_rng_uniform(r);

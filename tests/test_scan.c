@@ -1,7 +1,7 @@
 /* test_scan.c -- range, non-finite entries and row normalisation. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_scan.h"
 

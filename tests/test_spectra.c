@@ -7,7 +7,7 @@
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
 
@@ -24,14 +24,14 @@ static gsl_rng *rng_for(uint64_t stream)
     return r;
 }
 
-static char *save_tmp(const char *name, const sbw_mat *a, sbw_dtype t)
+static char *save_tmp(const char *name, const sbw_mat *a, sbw_npy_dtype t)
 {
     char *p = strdup(sbw_test_path(name));
     SBW_ASSERT_OK(sbw_npy_save(p, a, t));
     return p;
 }
 
-static int spectra_of(const char *path, const sbw_spectra_opts *o, unsigned want, sbw_spectra *sp)
+static int spectra_of(const char *path, const sbw_reduce_opts *o, unsigned want, sbw_spectra *sp)
 {
     sbw_npy_reader *r = NULL;
     int st = sbw_npy_open(&r, path);
@@ -42,7 +42,7 @@ static int spectra_of(const char *path, const sbw_spectra_opts *o, unsigned want
 }
 
 /* Jacobi singular values of variant v of a (naive centring). */
-static void twin_values(const sbw_mat *a, sbw_variant v, double *s)
+static void twin_values(const sbw_mat *a, sbw_reduce_variant v, double *s)
 {
     sbw_mat c = {0};
     SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
@@ -62,16 +62,16 @@ static void twin_values(const sbw_mat *a, sbw_variant v, double *s)
  * block as if one worker took them all: an upper bound on each chain. */
 static void check_all_plans(const sbw_mat *a, const char *path, bool single)
 {
-    const sbw_method methods[] = {SBW_METHOD_DIRECT, SBW_METHOD_TSQR};
+    const sbw_reduce_method methods[] = {SBW_METHOD_DIRECT, SBW_METHOD_TSQR};
     const size_t blocks[] = {7, 64};
     double sj[SBW_NVARIANT][64], eps = single ? FLT_EPSILON : DBL_EPSILON;
     for (int v = 0; v < SBW_NVARIANT; v++)
-        twin_values(a, (sbw_variant)v, sj[v]);
+        twin_values(a, (sbw_reduce_variant)v, sj[v]);
     for (size_t mi = 0; mi < 2; mi++)
         for (size_t bi = 0; bi < 2; bi++)
             for (int w = 1; w <= 3; w++)
                 for (unsigned want = 3; want <= 15; want += 12) { /* {plain,rows} or all */
-                    sbw_spectra_opts o = {.method = methods[mi],
+                    sbw_reduce_opts o = {.method = methods[mi],
                                           .block_rows = blocks[bi],
                                           .workers = w,
                                           .single = single};
@@ -114,8 +114,8 @@ static void test_tsqr_vs_direct(void **state)
     SBW_ASSERT_OK(tm_lowrank_logp(&a, 333, 21, 5, 2.0, false, rng));
     char *p = save_tmp("td.npy", &a, SBW_F64);
     sbw_spectra sd, st;
-    sbw_spectra_opts od = {.method = SBW_METHOD_DIRECT};
-    sbw_spectra_opts ot = {.method = SBW_METHOD_TSQR, .block_rows = 40, .workers = 2};
+    sbw_reduce_opts od = {.method = SBW_METHOD_DIRECT};
+    sbw_reduce_opts ot = {.method = SBW_METHOD_TSQR, .block_rows = 40, .workers = 2};
     SBW_ASSERT_OK(spectra_of(p, &od, 15, &sd));
     SBW_ASSERT_OK(spectra_of(p, &ot, 15, &st));
     assert_int_equal(sd.red.method, SBW_METHOD_DIRECT);
@@ -141,16 +141,16 @@ static void test_float32_file(void **state)
     (void)state;
     gsl_rng *rng = rng_for(2);
     sbw_mat a = {0};
-    sbw_matf f = {0};
+    sbw_mat_f32 f = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 70, 9, 1.0, rng));
-    SBW_ASSERT_OK(sbw_matf_alloc(&f, a.rows, a.cols));
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, a.rows, a.cols));
     SBW_ASSERT_OK(sbw_mat_to_float(&f, &a));
-    SBW_ASSERT_OK(sbw_matf_to_double(&a, &f));
+    SBW_ASSERT_OK(sbw_mat_f32_to_double(&a, &f));
     char *p = strdup(sbw_test_path("f32.npy"));
     SBW_ASSERT_OK(sbw_npy_save_f32(p, &f));
     double sj[9];
     twin_values(&a, SBW_VAR_ROWS, sj);
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     sbw_spectra sp;
     SBW_ASSERT_OK(spectra_of(p, &o, 1u << SBW_VAR_ROWS, &sp));
     assert_int_equal(sp.red.dtype, SBW_F32);
@@ -160,7 +160,7 @@ static void test_float32_file(void **state)
     sbw_spectra_free(&sp);
     free(p);
     sbw_mat_free(&a);
-    sbw_matf_free(&f);
+    sbw_mat_f32_free(&f);
     sbw_rng_free(rng);
 }
 
@@ -171,7 +171,7 @@ static void test_exp(void **state)
     gsl_rng *rng = rng_for(3);
     sbw_mat a = {0}, p = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 30, 12, 1.0, rng));
-    SBW_AT(&a, 4, 5) = -INFINITY;
+    SBW_MAT_AT(&a, 4, 5) = -INFINITY;
     SBW_ASSERT_OK(sbw_mat_alloc(&p, 30, 12));
     for (size_t i = 0; i < 360; i++)
         p.data[i] = exp(a.data[i]);
@@ -179,7 +179,7 @@ static void test_exp(void **state)
     double sj[12];
     SBW_ASSERT_OK(sbw_svd_jacobi(&p, sj));
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++) {
-        sbw_spectra_opts o = {.exp = true, .method = (sbw_method)m, .block_rows = 8};
+        sbw_reduce_opts o = {.exp = true, .method = (sbw_reduce_method)m, .block_rows = 8};
         sbw_spectra sp;
         SBW_ASSERT_OK(spectra_of(path, &o, 1, &sp));
         SBW_ASSERT_CLOSE(sp.s[0], sj, 12, SV_TOL * DBL_EPSILON * 2 * sj[0], 0.0);
@@ -207,7 +207,7 @@ static int hook(void *ctx, const double *rows, size_t row0, size_t nr, size_t ld
     h->ok &= row0 == h->next;
     for (size_t i = 0; i < nr; i++)
         for (size_t j = 0; j < h->a->cols; j++)
-            h->ok &= rows[i * ld + j] == SBW_AT(h->a, row0 + i, j);
+            h->ok &= rows[i * ld + j] == SBW_MAT_AT(h->a, row0 + i, j);
     h->next += nr;
     return SBW_OK;
 }
@@ -222,8 +222,8 @@ static void test_hook(void **state)
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
         for (int w = 1; w <= 2; w++) {
             hook_log h = {.a = &a, .ok = true, .fail_at = -1};
-            sbw_spectra_opts o = {.exp = true,
-                                  .method = (sbw_method)m,
+            sbw_reduce_opts o = {.exp = true,
+                                  .method = (sbw_reduce_method)m,
                                   .block_rows = 10,
                                   .workers = w,
                                   .hook = hook,
@@ -247,7 +247,7 @@ static void test_hook(void **state)
 
 /* NaN/Inf: refused with the complete count and the first position, on
  * every path, whichever worker meets it. */
-static void check_bad(const char *path, const sbw_spectra_opts *o, const char *want1,
+static void check_bad(const char *path, const sbw_reduce_opts *o, const char *want1,
                       const char *want2)
 {
     sbw_spectra sp;
@@ -263,25 +263,25 @@ static void test_bad_entries(void **state)
     gsl_rng *rng = rng_for(5);
     sbw_mat a = {0};
     SBW_ASSERT_OK(tm_dirichlet_logp(&a, 90, 6, 1.0, rng));
-    SBW_AT(&a, 77, 1) = NAN;
-    SBW_AT(&a, 41, 3) = -INFINITY; /* the first one, in a later block */
-    SBW_AT(&a, 41, 5) = -INFINITY;
-    SBW_AT(&a, 88, 0) = INFINITY;
+    SBW_MAT_AT(&a, 77, 1) = NAN;
+    SBW_MAT_AT(&a, 41, 3) = -INFINITY; /* the first one, in a later block */
+    SBW_MAT_AT(&a, 41, 5) = -INFINITY;
+    SBW_MAT_AT(&a, 88, 0) = INFINITY;
     char *path = save_tmp("bad.npy", &a, SBW_F64);
     for (int m = SBW_METHOD_DIRECT; m <= SBW_METHOD_TSQR; m++)
         for (int w = 1; w <= 3; w++) {
-            sbw_spectra_opts o = {.method = (sbw_method)m, .block_rows = 8, .workers = w};
+            sbw_reduce_opts o = {.method = (sbw_reduce_method)m, .block_rows = 8, .workers = w};
             check_bad(path, &o, "4 non-finite entries (1 NaN, 1 +Inf, 2 -Inf)",
                       "first at row 41, column 3");
             check_bad(path, &o, "-inf log-probability", NULL);
         }
     /* with --exp, -inf is a zero probability; NaN and +Inf stay bad */
-    SBW_AT(&a, 77, 1) = 0.5;
-    SBW_AT(&a, 88, 0) = 800.0; /* exp overflows */
+    SBW_MAT_AT(&a, 77, 1) = 0.5;
+    SBW_MAT_AT(&a, 88, 0) = 800.0; /* exp overflows */
     sbw_npy_save(path, &a, SBW_F64);
-    sbw_spectra_opts o = {.exp = true};
+    sbw_reduce_opts o = {.exp = true};
     check_bad(path, &o, "1 non-finite entry in exp(A) (0 NaN, 1 +Inf, 0 -Inf)", "row 88, column 0");
-    SBW_AT(&a, 88, 0) = 0.5;
+    SBW_MAT_AT(&a, 88, 0) = 0.5;
     sbw_npy_save(path, &a, SBW_F64);
     sbw_spectra sp;
     SBW_ASSERT_OK(spectra_of(path, &o, 1, &sp));
@@ -294,7 +294,7 @@ static void test_bad_entries(void **state)
 static void test_bad_shapes(void **state)
 {
     (void)state;
-    sbw_spectra_opts o = {0};
+    sbw_reduce_opts o = {0};
     sbw_spectra sp;
     assert_int_equal(spectra_of(sbw_test_fixture("vec_f8.npy"), &o, 1, &sp), SBW_ESHAPE);
     assert_non_null(strstr(sbw_error_reason(), "1-D array of 5 items"));
@@ -304,13 +304,13 @@ static void test_bad_shapes(void **state)
     assert_int_equal(spectra_of(sbw_test_fixture("f8_c.npy"), &o, 16, &sp), SBW_EINVAL);
     /* a column-centred variant from a TSQR that was not asked to centre */
     sbw_npy_reader *r = NULL;
-    sbw_reduced red;
+    sbw_reduce red;
     sbw_mat m = {0};
     o.method = SBW_METHOD_TSQR;
     SBW_ASSERT_OK(sbw_npy_open(&r, sbw_test_fixture("f8_c.npy")));
-    SBW_ASSERT_OK(sbw_spectra_reduce(r, &o, false, &red));
-    assert_int_equal(sbw_reduced_variant(&red, SBW_VAR_BOTH, false, &m), SBW_EINVAL);
-    sbw_reduced_free(&red);
+    SBW_ASSERT_OK(sbw_reduce_read(r, &o, false, &red));
+    assert_int_equal(sbw_reduce_matrix(&red, SBW_VAR_BOTH, false, &m), SBW_EINVAL);
+    sbw_reduce_free(&red);
     sbw_npy_close(r);
 }
 
@@ -321,7 +321,7 @@ static void test_layouts(void **state)
     const char *names[] = {"f8_c.npy", "f8_f.npy", "f8_be.npy", "f4_be_f.npy"};
     double s0[3];
     for (int i = 0; i < 4; i++) {
-        sbw_spectra_opts o = {0};
+        sbw_reduce_opts o = {0};
         sbw_spectra sp;
         SBW_ASSERT_OK(spectra_of(sbw_test_fixture(names[i]), &o, 1, &sp));
         if (i == 0)

@@ -106,21 +106,21 @@ static void test_values_f32_vs_jacobi(void **state)
     gsl_rng *rng = rng_for(3);
     for (size_t i = 0; i < NSHAPES; i++) {
         sbw_mat a = {0};
-        sbw_matf f = {0};
+        sbw_mat_f32 f = {0};
         size_t k = shapes[i][0] < shapes[i][1] ? shapes[i][0] : shapes[i][1];
         float sf[64];
         double s[64], sj[64];
         SBW_ASSERT_OK(tm_gauss(&a, shapes[i][0], shapes[i][1], rng));
-        SBW_ASSERT_OK(sbw_matf_alloc(&f, a.rows, a.cols));
+        SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, a.rows, a.cols));
         SBW_ASSERT_OK(sbw_mat_to_float(&f, &a));
-        SBW_ASSERT_OK(sbw_matf_to_double(&a, &f)); /* the float data, exactly */
+        SBW_ASSERT_OK(sbw_mat_f32_to_double(&a, &f)); /* the float data, exactly */
         SBW_ASSERT_OK(sbw_svd_values_f32(&f, sf));
         SBW_ASSERT_OK(sbw_svd_jacobi(&a, sj));
         for (size_t j = 0; j < k; j++)
             s[j] = sf[j];
         SBW_ASSERT_CLOSE(s, sj, k, SV_TOL * FLT_EPSILON * sj[0], 0.0);
         sbw_mat_free(&a);
-        sbw_matf_free(&f);
+        sbw_mat_f32_free(&f);
     }
     sbw_rng_free(rng);
 }
@@ -142,14 +142,14 @@ static void check_right(const sbw_mat *a)
         for (size_t q = 0; q < k; q++) {
             double d = 0;
             for (size_t j = 0; j < a->cols; j++)
-                d += SBW_AT(&vt, p, j) * SBW_AT(&vt, q, j);
+                d += SBW_MAT_AT(&vt, p, j) * SBW_MAT_AT(&vt, q, j);
             SBW_ASSERT_NEAR(d, p == q ? 1.0 : 0.0, tol);
         }
         double n2 = 0;
         for (size_t i = 0; i < a->rows; i++) {
             double x = 0;
             for (size_t j = 0; j < a->cols; j++)
-                x += SBW_AT(a, i, j) * SBW_AT(&vt, p, j);
+                x += SBW_MAT_AT(a, i, j) * SBW_MAT_AT(&vt, p, j);
             n2 += x * x;
         }
         SBW_ASSERT_NEAR(sqrt(n2), sj[p], SV_TOL * DBL_EPSILON * sj[0] * (double)a->cols);
@@ -176,7 +176,7 @@ static void test_right_vectors(void **state)
 
 /* Stacks a through a TSQR in blocks of b rows (split over nacc accumulators
  * merged at the end), returns R's singular values in s. */
-static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sbw_dtype prec,
+static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sbw_npy_dtype prec,
                         double *s)
 {
     sbw_tsqr *q[3] = {0};
@@ -194,14 +194,14 @@ static void tsqr_values(const sbw_mat *a, size_t b, size_t nacc, bool center, sb
     SBW_ASSERT_OK(sbw_tsqr_take(q[0], &r));
     for (size_t i = 0; i < r.rows; i++) /* upper triangular */
         for (size_t j = 0; j < i; j++)
-            assert_true(SBW_AT(&r, i, j) == 0.0);
+            assert_true(SBW_MAT_AT(&r, i, j) == 0.0);
     SBW_ASSERT_OK(sbw_svd_values(&r, s));
     sbw_mat_free(&r);
     for (size_t t = 0; t < nacc; t++)
         sbw_tsqr_free(q[t]);
 }
 
-static void check_tsqr(const sbw_mat *a, bool center, sbw_dtype prec)
+static void check_tsqr(const sbw_mat *a, bool center, sbw_npy_dtype prec)
 {
     const size_t blocks[] = {1, 2, 5, 16, 19, 100, 257};
     double s[64], sj[64];
@@ -277,8 +277,8 @@ static void test_tsqr_last_column(void **state)
     for (size_t i = 0; i < 57; i++) {
         last[i] = 30.0 + gsl_ran_gaussian(rng, 1.0);
         for (size_t j = 0; j < 6; j++)
-            SBW_AT(&full, i, j) = SBW_AT(&a, i, j);
-        SBW_AT(&full, i, 6) = last[i];
+            SBW_MAT_AT(&full, i, j) = SBW_MAT_AT(&a, i, j);
+        SBW_MAT_AT(&full, i, 6) = last[i];
     }
     for (int center = 0; center <= 1; center++) {
         sbw_tsqr *q = NULL;
@@ -292,7 +292,7 @@ static void test_tsqr_last_column(void **state)
         for (size_t j = 0; center && j < 7; j++) {
             double mu = 0;
             for (size_t i = 0; i < 57; i++)
-                mu += SBW_AT(&full, i, j) / 57.0;
+                mu += SBW_MAT_AT(&full, i, j) / 57.0;
             SBW_ASSERT_NEAR(mean[j], mu, 64 * DBL_EPSILON * fabs(mu) + 1e-15);
         }
         SBW_ASSERT_OK(sbw_tsqr_take(q, &r));
@@ -317,7 +317,7 @@ static void test_errors(void **state)
     double s[4];
     float sf[4];
     sbw_mat e = {0}, v = {0}, r = {0};
-    sbw_matf ef = {0};
+    sbw_mat_f32 ef = {0};
     sbw_tsqr *q = NULL, *q2 = NULL;
     assert_int_equal(sbw_svd_values(&e, s), SBW_ESHAPE);
     assert_int_equal(sbw_svd_values_f32(&ef, sf), SBW_ESHAPE);

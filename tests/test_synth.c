@@ -5,7 +5,7 @@
 #include "sbw_test.h"
 
 #include "sbw_cli.h"
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
 #include "sbw_synth.h"
@@ -48,7 +48,7 @@ static bool all_finite(const sbw_mat *a)
 {
     for (size_t i = 0; i < a->rows; i++)
         for (size_t j = 0; j < a->cols; j++)
-            if (!isfinite(SBW_AT(a, i, j)))
+            if (!isfinite(SBW_MAT_AT(a, i, j)))
                 return false;
     return true;
 }
@@ -164,8 +164,8 @@ static void test_kern_mix(void **state)
                 w[t] = -5 * gsl_rng_uniform(r);
             for (size_t i = 0; i < k * ld; i++)
                 phi[i] = -800 * gsl_rng_uniform(r); /* terms far below exp's range too */
-            sbw_synth_kern_mix(w, k, phi, ld, m, o1, scr);
-            sbw_synth_ref_mix(w, k, phi, ld, m, o2);
+            sbw_synth_kern_mix(w, phi, k, m, ld, o1, scr);
+            sbw_synth_ref_mix(w, phi, k, m, ld, o2);
             SBW_ASSERT_CLOSE(o1, o2, m, 0, 8 * EPS);
             free(w);
             free(phi);
@@ -427,9 +427,9 @@ static void check_lowrank(size_t n, size_t m, size_t rank, bool ones, double sca
     for (size_t i = 0; i < n; i++) { /* row-centred copy A (I - 11^T/M) */
         double mean = 0;
         for (size_t j = 0; j < m; j++)
-            mean += SBW_AT(&a, i, j) / (double)m;
+            mean += SBW_MAT_AT(&a, i, j) / (double)m;
         for (size_t j = 0; j < m; j++)
-            SBW_AT(&c, i, j) = SBW_AT(&a, i, j) - mean;
+            SBW_MAT_AT(&c, i, j) = SBW_MAT_AT(&a, i, j) - mean;
     }
     size_t ra, ds;
     sbw_synth_lowrank_ranks(n, m, rank, ones, &ra, &ds);
@@ -486,7 +486,7 @@ static void test_lowrank_w(void **state)
     SBW_ASSERT_OK(sbw_synth_lowrank_w(g, &w));
     assert_true(w.rows == 12 && w.cols == 4);
     for (size_t j = 0; j < 12; j++)
-        assert_true(SBW_AT(&w, j, 3) == 1.0 && SBW_AT(&w, j, 0) != 1.0);
+        assert_true(SBW_MAT_AT(&w, j, 3) == 1.0 && SBW_MAT_AT(&w, j, 0) != 1.0);
     assert_int_equal(sbw_synth_topics_logphi(g, &w), SBW_EINVAL);
     sbw_synth_free(g);
 }
@@ -521,9 +521,9 @@ static void test_topics_factorise(void **state)
     for (size_t i = 0; i < n; i++) {
         double mean = 0;
         for (size_t j = 0; j < m; j++)
-            mean += SBW_AT(&a, i, j) / (double)m;
+            mean += SBW_MAT_AT(&a, i, j) / (double)m;
         for (size_t j = 0; j < m; j++)
-            c[i * m + j] = SBW_AT(&a, i, j) - mean;
+            c[i * m + j] = SBW_MAT_AT(&a, i, j) - mean;
     }
     nr_rank(a.data, n, m, &wa);
     size_t dstar = nr_rank_ref(c, n, m, wa, &wc);
@@ -615,9 +615,9 @@ static void test_zipf_perturbations(void **state)
     for (size_t j = 1; j < m; j++) {
         double mean = 0, m2 = 0;
         for (size_t i = 0; i < n; i++)
-            mean += (SBW_AT(&a, i, j) - SBW_AT(&a, i, 0)) / (double)n;
+            mean += (SBW_MAT_AT(&a, i, j) - SBW_MAT_AT(&a, i, 0)) / (double)n;
         for (size_t i = 0; i < n; i++) {
-            double d = SBW_AT(&a, i, j) - SBW_AT(&a, i, 0) - mean;
+            double d = SBW_MAT_AT(&a, i, j) - SBW_MAT_AT(&a, i, 0) - mean;
             m2 += d * d / (double)(n - 1);
         }
         SBW_ASSERT_NEAR(mean, -s * log((double)(j + 1)), 5 * sqrt(var / (double)n));

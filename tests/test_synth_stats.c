@@ -8,7 +8,7 @@
  * draw). */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_rng.h"
 #include "sbw_synth.h"
 
@@ -111,12 +111,12 @@ static void column_moments(const sbw_mat *x, size_t j, bool exp_it, double *mean
     double s = 0, s2 = 0;
     size_t n = x->rows;
     for (size_t i = 0; i < n; i++) {
-        double v = exp_it ? exp(SBW_AT(x, i, j)) : SBW_AT(x, i, j);
+        double v = exp_it ? exp(SBW_MAT_AT(x, i, j)) : SBW_MAT_AT(x, i, j);
         s += v;
     }
     *mean = s / (double)n;
     for (size_t i = 0; i < n; i++) {
-        double v = (exp_it ? exp(SBW_AT(x, i, j)) : SBW_AT(x, i, j)) - *mean;
+        double v = (exp_it ? exp(SBW_MAT_AT(x, i, j)) : SBW_MAT_AT(x, i, j)) - *mean;
         s2 += v * v;
     }
     *var = s2 / (double)(n - 1);
@@ -235,7 +235,7 @@ static double ks_pvalue(const sbw_mat *x, size_t j, double alpha)
     size_t n = x->rows;
     double *y = malloc(n * sizeof *y), a = alpha, b = ((double)x->cols - 1) * alpha, d = 0;
     for (size_t i = 0; i < n; i++)
-        y[i] = SBW_AT(x, i, j);
+        y[i] = SBW_MAT_AT(x, i, j);
     gsl_sort(y, 1, n);
     for (size_t i = 0; i < n; i++) {
         double r = 2 * EPS * fmax(1, fabs(y[i]));

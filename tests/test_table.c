@@ -1,7 +1,7 @@
 /* test_table.c -- TSV and JSON result tables. */
 #include "sbw_test.h"
 
-#include "sbw_err.h"
+#include "sbw_error.h"
 #include "sbw_table.h"
 
 #include <float.h>
