@@ -2,6 +2,7 @@
  * exact rank-d Softmax solution. */
 #include "sbw_bound.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
@@ -77,7 +78,7 @@ struct sbw_bound_fit {
     double *q;
     size_t cap; /* rows the buffer holds */
     err_sums sums;
-    size_t nbad, bad_row, bad_col;
+    sbw_check_bad bad; /* non-finite entries of log Q */
 };
 
 void sbw_bound_fit_close(sbw_bound_fit *f)
@@ -95,11 +96,11 @@ int sbw_bound_fit_open(sbw_bound_fit **out, const char *path, size_t rows, size_
     sbw_bound_fit *f = calloc(1, sizeof *f);
     if (!f)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    int st = sbw_npy_open(&f->r, path);
+    int st = sbw_check_open(&f->r, path, SBW_SHAPE_MATRIX);
     const sbw_npy_info *in = st ? NULL : sbw_npy_reader_info(f->r);
-    if (!st && (in->ndim != 2 || in->rows != rows || in->cols != cols))
-        st = SBW_ERROR(SBW_ESHAPE, "%s: log Q is %zu x %zu%s, but A is %zu x %zu", path, in->rows,
-                       in->cols, in->ndim != 2 ? " (1-D)" : "", rows, cols);
+    if (!st && (in->rows != rows || in->cols != cols))
+        st = SBW_ERROR(SBW_ESHAPE, "%s: log Q is %zu x %zu, but A is %zu x %zu", path, in->rows,
+                       in->cols, rows, cols);
     if (st) {
         sbw_bound_fit_close(f);
         return st;
@@ -122,21 +123,6 @@ static int fit_buffer(sbw_bound_fit *f, size_t nr)
     return SBW_OK;
 }
 
-static void fit_scan(sbw_bound_fit *f, size_t row0, size_t nr)
-{
-    for (size_t i = 0; i < nr; i++) {
-        size_t nan, pinf, ninf, first;
-        sbw_num_count_nonfinite(f->q + i * f->cols, f->cols, &nan, &pinf, &ninf, &first);
-        if (first == f->cols)
-            continue;
-        if (f->nbad == 0) {
-            f->bad_row = row0 + i;
-            f->bad_col = first;
-        }
-        f->nbad += nan + pinf + ninf;
-    }
-}
-
 int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, size_t ld)
 {
     sbw_bound_fit *f = ctx;
@@ -147,8 +133,8 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
     st = st ? st : sbw_npy_read_rows(f->r, f->q, rows, f->cols);
     if (st)
         return st;
-    fit_scan(f, row0, rows);
-    if (f->nbad == 0)
+    sbw_check_bad_rows(&f->bad, f->q, row0, rows, f->cols, f->cols);
+    if (!f->bad.any)
         add_error(a, ld, f->q, f->cols, rows, f->cols, &f->sums);
     f->next += rows;
     return SBW_OK;
@@ -157,11 +143,8 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
 int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e)
 {
     const char *path = sbw_npy_reader_path(f->r);
-    if (f->nbad)
-        return SBW_ERROR(SBW_EDATA,
-                         "%s: %zu non-finite entries in log Q, the first at row %zu, column %zu "
-                         "(0-based): a Softmax head's log-probabilities are finite",
-                         path, f->nbad, f->bad_row, f->bad_col);
+    if (f->bad.any)
+        return sbw_check_bad_error(&f->bad, path, " in log Q");
     if (f->next != f->rows)
         return SBW_ERROR(SBW_EINVAL, "%s: only %zu of %zu rows compared", path, f->next, f->rows);
     *e = error_of(&f->sums);

@@ -2,6 +2,7 @@
  * sbw_logp.h). */
 #include "sbw_logp.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_kern.h"
@@ -48,9 +49,10 @@ int sbw_logp_open(sbw_logp_reader **out, const char *path, const sbw_logp_opts *
     r->info = sbw_npy_reader_info(r->npy);
     r->opts = *opts;
     r->seekable = is_regular(path);
-    if (r->info->ndim != 2) {
+    st = sbw_check_shape(r->info, path, SBW_SHAPE_MATRIX);
+    if (st) {
         sbw_logp_close(r);
-        return SBW_ERROR(SBW_EINVAL, "%s: a 1-D array is not a matrix of rows", path);
+        return st;
     }
     *out = r;
     return SBW_OK;
@@ -94,43 +96,12 @@ static void note_lse(sbw_logp_reader *r, double abs_lse, size_t row)
 
 /* ---- per-row checks ----------------------------------------------------- */
 
-/* True when no entry is NaN or +-inf: x - x is 0 for finite x and NaN
- * otherwise, and a sum of zeros is exactly 0 in any order, so the test is
- * exact.  Eight independent sums keep the (vectorised) adds in flight. */
-static bool all_finite(const double *x, size_t n)
-{
-    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0;
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        a0 += x[j] - x[j];
-        a1 += x[j + 1] - x[j + 1];
-        a2 += x[j + 2] - x[j + 2];
-        a3 += x[j + 3] - x[j + 3];
-        a4 += x[j + 4] - x[j + 4];
-        a5 += x[j + 5] - x[j + 5];
-        a6 += x[j + 6] - x[j + 6];
-        a7 += x[j + 7] - x[j + 7];
-    }
-    for (; j < n; j++)
-        a0 += x[j] - x[j];
-    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 0.0;
-}
-
 /* The message for the first non-finite entry of row (x, already logged). */
 static int nonfinite_error(const sbw_logp_reader *r, size_t row, const double *x, size_t n)
 {
     size_t first;
     sbw_num_count_nonfinite(x, n, NULL, NULL, NULL, &first);
-    double v = x[first];
-    const char *path = sbw_logp_path(r);
-    if (isnan(v))
-        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column %zu (0-based) is NaN", path, row, first);
-    if (v > 0)
-        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column %zu (0-based) is +inf", path, row, first);
-    return SBW_ERROR(SBW_EDATA,
-                     "%s: row %zu, column %zu (0-based) is %s, a zero probability: KL needs "
-                     "every probability > 0 (as the papers assume); smooth the rows first",
-                     path, row, first, r->opts.probs ? "0" : "-inf");
+    return sbw_check_entry_error(sbw_logp_path(r), row, first, x[first], r->opts.probs);
 }
 
 /* Probabilities to logs; refuses negative entries (NaN passes through to
@@ -157,7 +128,7 @@ static int prepare_row(sbw_logp_reader *r, size_t row, double *x, bool test_fini
     if (st)
         return st;
     test_finite = test_finite || r->opts.probs || r->opts.normalize;
-    if (test_finite && !all_finite(x, n))
+    if (test_finite && !sbw_check_all_finite(x, n))
         return nonfinite_error(r, row, x, n);
     if (r->opts.normalize && n > 0) {
         double lse = sbw_kern_logsumexp(x, n);
@@ -226,39 +197,31 @@ int sbw_logp_check_finite(const sbw_logp_reader *r, const sbw_logp_sel *s, size_
 {
     size_t m = r->info->cols;
     for (size_t i = 0; i < nr; i++)
-        if (!all_finite(rows + i * m, m))
+        if (!sbw_check_all_finite(rows + i * m, m))
             return nonfinite_error(r, sbw_logp_sel_row(s, k0 + i), rows + i * m, m);
     return SBW_OK;
 }
 
-/* True when every entry lies in [0, 1] and they sum to 1 within 1e-6:
- * probabilities read as logs. */
-static bool looks_like_probs(const double *x, size_t n)
-{
-    double sum = 0.0;
-    for (size_t j = 0; j < n; j++) {
-        if (!(x[j] >= 0.0 && x[j] <= 1.0))
-            return false;
-        sum += x[j];
-    }
-    return fabs(sum - 1.0) <= 1e-6;
-}
-
-static int unnormalised(const sbw_logp_reader *r, size_t row, const double *x)
+/* The failure of a row (x, file row row) whose |logsumexp| exceeded the
+ * caller's tol: a row of a float32 file may still be within its rounding
+ * (sbw_check_row_tol), and then passes with SBW_OK. */
+static int unnormalised(sbw_logp_reader *r, size_t row, const double *x)
 {
     size_t n = r->info->cols;
     double lse = sbw_num_logsumexp(x, n);
+    double tol = sbw_check_row_tol(r->info->dtype, r->opts.tol, sbw_check_amax(x, n));
+    if (fabs(lse) <= tol) {
+        note_lse(r, fabs(lse), row);
+        return SBW_OK;
+    }
     if (r->opts.probs)
         return SBW_ERROR(SBW_EDATA,
                          "%s: row %zu (0-based) sums to %.17g, not 1: |log of the sum| = "
                          "%.3g > tol %g (--normalize renormalises rows deliberately)",
-                         sbw_logp_path(r), row, exp(lse), fabs(lse), r->opts.tol);
-    return SBW_ERROR(SBW_EDATA,
-                     "%s: row %zu (0-based) is not normalised: logsumexp = %.6g, |.| > tol %g "
-                     "(%s)",
-                     sbw_logp_path(r), row, lse, r->opts.tol,
-                     looks_like_probs(x, n) ? "its entries look like probabilities: pass --probs"
-                                            : "--normalize renormalises rows deliberately");
+                         sbw_logp_path(r), row, exp(lse), fabs(lse), tol);
+    return sbw_check_unnormalised(sbw_logp_path(r), row, x, n, lse, tol,
+                                  "its entries look like probabilities: pass --probs",
+                                  "--normalize renormalises rows deliberately");
 }
 
 int sbw_logp_check_sums(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
@@ -267,8 +230,9 @@ int sbw_logp_check_sums(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, si
     for (size_t i = 0; i < nr; i++) {
         double a = fabs(log(sums[i]));
         size_t row = sbw_logp_sel_row(s, k0 + i);
-        if (!(a <= r->opts.tol))
-            return unnormalised(r, row, rows + i * r->info->cols);
+        int st = a <= r->opts.tol ? SBW_OK : unnormalised(r, row, rows + i * r->info->cols);
+        if (st)
+            return st;
         if (!r->opts.normalize)
             note_lse(r, a, row);
     }

@@ -5,7 +5,9 @@
  * (opts.probs: each entry is log()-ed on reading).  A row is accepted only
  * when every entry is finite -- NaN, +inf and -inf (a zero probability) are
  * refused, since KL against a zero probability is infinite and the papers
- * assume P > 0 -- and when it is normalised: |logsumexp(row)| <= opts.tol.
+ * assume P > 0 -- and when it is normalised: |logsumexp(row)| <= opts.tol,
+ * or, for a float32 file, within its rounding (sbw_check_row_tol).  Shapes,
+ * tolerances and every message are those of the one checker, sbw_check.h.
  * With opts.normalize each row has its logsumexp subtracted instead (the
  * largest correction is kept in the reader's statistics).
  *
@@ -28,14 +30,15 @@
 #ifndef SBW_LOGP_H
 #define SBW_LOGP_H
 
+#include "sbw_check.h"
 #include "sbw_npy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Default normalisation tolerance on |logsumexp(row)|. */
-#define SBW_LOGP_TOL 1e-6
+/* Default normalisation tolerance on |logsumexp(row)| (every tool's). */
+#define SBW_LOGP_TOL SBW_CHECK_TOL
 
 typedef struct sbw_logp_opts {
     bool probs;     /* entries are probabilities: read log(x) */
@@ -55,7 +58,8 @@ typedef struct sbw_logp_sel {
 
 /* Opens path ("-" = stdin) as a matrix of rows to check with opts.
  * Errors: those of sbw_npy_open; SBW_EINVAL when opts.tol is not in
- * (0, 1] or the file is 1-D.  *r is NULL on failure. */
+ * (0, 1]; SBW_ESHAPE (sbw_check_shape) for a 1-D or empty (N x 0, 0 x M)
+ * file.  *r is NULL on failure. */
 int sbw_logp_open(sbw_logp_reader **r, const char *path, const sbw_logp_opts *opts);
 
 /* A second reader of the same regular file with the same options (its
@@ -104,9 +108,10 @@ int sbw_logp_check_finite(const sbw_logp_reader *r, const sbw_logp_sel *s, size_
                           const double *rows);
 
 /* The normalisation verdict for rows just read: sums[i] is sum_j exp of
- * row i of rows (nr x cols).  A row passes when |log sums[i]| <= tol; for
- * the first that does not, its logsumexp is recomputed exactly (max-shifted)
- * for the message.  Updates the largest |logsumexp| seen.
+ * row i of rows (nr x cols).  A row passes when |log sums[i]| <= tol; one
+ * that does not has its logsumexp recomputed exactly (max-shifted) and
+ * passes still when within sbw_check_row_tol (float32 rounding), else is
+ * the failure.  Updates the largest |logsumexp| seen.
  * Errors: SBW_EDATA naming the row and the amount. */
 int sbw_logp_check_sums(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
                         const double *rows, const double *sums);

@@ -3,8 +3,8 @@
  * the triangle of a streaming TSQR run by several workers. */
 #include "sbw_reduce.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
-#include "sbw_num.h"
 #include "sbw_tsqr.h"
 
 #include <cblas.h>
@@ -44,47 +44,6 @@ int sbw_reduce_method_parse(const char *s, sbw_reduce_method *m)
 
 /* ---- reading: non-finite entries, transformations, column sums --------- */
 
-typedef struct bad_entries {
-    size_t nan, posinf, neginf;
-    size_t row, col; /* the first one in row-major order, when any */
-    bool any;
-} bad_entries;
-
-static void note_bad(bad_entries *b, size_t nan, size_t pinf, size_t ninf, size_t row, size_t col)
-{
-    b->nan += nan;
-    b->posinf += pinf;
-    b->neginf += ninf;
-    if (!b->any || row < b->row || (row == b->row && col < b->col)) {
-        b->row = row;
-        b->col = col;
-    }
-    b->any = true;
-}
-
-static void scan_block(bad_entries *b, const double *a, size_t row0, size_t rows, size_t cols)
-{
-    for (size_t i = 0; i < rows; i++) {
-        size_t nan, pinf, ninf, first;
-        sbw_num_count_nonfinite(a + i * cols, cols, &nan, &pinf, &ninf, &first);
-        if (first < cols)
-            note_bad(b, nan, pinf, ninf, row0 + i, first);
-    }
-}
-
-static int bad_error(const char *path, const bad_entries *b, bool exp)
-{
-    size_t total = b->nan + b->posinf + b->neginf;
-    return SBW_ERROR(SBW_EDATA,
-                     "%s: %zu non-finite entr%s%s (%zu NaN, %zu +Inf, %zu -Inf), the first at "
-                     "row %zu, column %zu (0-based)%s",
-                     path, total, total == 1 ? "y" : "ies", exp ? " in exp(A)" : "", b->nan,
-                     b->posinf, b->neginf, b->row, b->col,
-                     b->neginf ? "; a -inf log-probability (a zero probability) is the usual "
-                                 "cause: smooth the distribution, or analyse P = exp(A)"
-                               : "");
-}
-
 /* Reads rows [row0, row0 + nr) into a (nr x cols) and shows them to the
  * hook, untransformed. */
 static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, size_t row0,
@@ -118,13 +77,13 @@ static double centre_row(double *row, size_t m)
  * m_i]: same Gram as a_i's rows (the centred part is orthogonal to 1), and
  * its first M columns are the row-centred matrix (see load_tsqr). */
 static void prep_block(const sbw_reduce_opts *o, double *a, size_t row0, size_t nr, size_t cols,
-                       bad_entries *bad, double *sums, double *last)
+                       sbw_check_bad *bad, double *sums, double *last)
 {
     size_t n = nr * cols;
     if (o->exp)
         for (size_t i = 0; i < n; i++)
             a[i] = exp(a[i]);
-    scan_block(bad, a, row0, nr, cols);
+    sbw_check_bad_rows(bad, a, row0, nr, cols, cols);
     for (size_t i = 0; i < nr; i++)
         for (size_t j = 0; j < cols; j++)
             sums[j] += a[i * cols + j];
@@ -141,7 +100,7 @@ static void progress(const sbw_reduce_opts *o, size_t done)
 /* ---- the direct path: the whole matrix in memory ------------------------ */
 
 static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *red,
-                       bad_entries *bad)
+                       sbw_check_bad *bad)
 {
     size_t n = red->rows, m = red->cols, b = min_sz(n, max_sz(1, READ_BYTES / (8 * m)));
     bool f32 = red->prec == SBW_F32;
@@ -180,7 +139,7 @@ typedef struct tsqr_worker {
     double *panel; /* block x cols */
     double *last;  /* block: sqrt(M) times the row means */
     double *sums;  /* column sums of the rows this worker took */
-    bad_entries bad;
+    sbw_check_bad bad;
 } tsqr_worker;
 
 /* Claims and reads the next block under the reader's lock; *nr = 0 when
@@ -288,15 +247,13 @@ static void tsqr_plan(const sbw_reduce_opts *o, sbw_reduce *red)
 
 /* Merges every worker into the first, freeing each as it goes, and sums
  * their column sums and bad-entry counts into red->mean and *bad. */
-static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, bad_entries *bad)
+static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, sbw_check_bad *bad)
 {
     int st = SBW_OK;
     for (int t = 0; t < nw; t++) {
         for (size_t j = 0; j < red->cols; j++)
             red->mean[j] += w[t].sums[j];
-        if (w[t].bad.any)
-            note_bad(bad, w[t].bad.nan, w[t].bad.posinf, w[t].bad.neginf, w[t].bad.row,
-                     w[t].bad.col);
+        sbw_check_bad_merge(bad, &w[t].bad);
         if (t > 0 && !st && !bad->any)
             st = sbw_tsqr_merge(w[0].q, w[t].q);
         if (t > 0)
@@ -306,7 +263,7 @@ static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, bad_entries *b
 }
 
 static int load_tsqr(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center, sbw_reduce *red,
-                     bad_entries *bad)
+                     sbw_check_bad *bad)
 {
     tsqr_plan(o, red);
     int nw = red->workers, st = SBW_OK;
@@ -338,19 +295,6 @@ static int load_tsqr(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center, s
 
 /* ---- reduce -------------------------------------------------------------- */
 
-static int check_input(const sbw_npy_info *in, const char *path)
-{
-    if (in->ndim != 2)
-        return SBW_ERROR(SBW_ESHAPE,
-                         "%s: a 1-D array of %zu items, not a matrix: save it as one row "
-                         "(a.reshape(1, -1)) or one column (a.reshape(-1, 1))",
-                         path, in->rows);
-    if (in->rows == 0 || in->cols == 0)
-        return SBW_ERROR(SBW_ESHAPE, "%s: empty matrix (%zu x %zu): nothing to analyse", path,
-                         in->rows, in->cols);
-    return SBW_OK;
-}
-
 void sbw_reduce_free(sbw_reduce *red)
 {
     if (!red)
@@ -367,7 +311,7 @@ int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_col
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     const char *path = sbw_npy_reader_path(r);
     *red = (sbw_reduce){0};
-    int st = check_input(in, path);
+    int st = sbw_check_shape(in, path, SBW_SHAPE_MATRIX);
     if (st)
         return st;
     *red = (sbw_reduce){.path = path,
@@ -380,13 +324,13 @@ int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_col
         red->method = 2 * red->rows > 3 * red->cols ? SBW_METHOD_TSQR : SBW_METHOD_DIRECT;
     if (!(red->mean = calloc(red->cols, sizeof *red->mean)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", path);
-    bad_entries bad = {0};
+    sbw_check_bad bad = {0};
     if (!st && red->method == SBW_METHOD_TSQR)
         st = load_tsqr(r, o, center_cols, red, &bad);
     else if (!st)
         st = load_direct(r, o, red, &bad);
-    if (!st && bad.any)
-        st = bad_error(path, &bad, o->exp);
+    if (!st)
+        st = sbw_check_bad_error(&bad, path, o->exp ? " in exp(A)" : NULL);
     for (size_t j = 0; !st && j < red->cols; j++)
         red->mean[j] /= (double)red->rows;
     if (st)

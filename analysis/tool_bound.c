@@ -67,7 +67,7 @@ static int read_spectra(const char *path, const bound_args *a, const sbw_cli_com
     sbw_npy_reader *r = NULL;
     sbw_reduce_opts ro = *o;
     sbw_progress p;
-    int st = sbw_npy_open(&r, path);
+    int st = sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
     if (st)
         return st;
     sbw_progress_start(&p, "sbw-bound", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
@@ -262,6 +262,10 @@ int main(int argc, char **argv)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if ((st = validate(&cli, &a, &c, &o)) != 0)
         return st;
+    const char *in[] = {c.args[0], a.fit};
+    const sbw_preflight_out out[] = {{"-o (--construct)", c.output, false}};
+    if ((st = sbw_preflight(in, 2, out, 1)) != 0)
+        return sbw_cli_fail("sbw-bound", st);
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     o.block_rows = a.block_rows;

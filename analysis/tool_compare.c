@@ -182,6 +182,11 @@ int main(int argc, char **argv)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if (sbw_file_is_std(c.args[0]) && sbw_file_is_std(c.args[1]))
         return sbw_cli_usage_error(&cli, "P and Q cannot both come from stdin");
+    const char *in[] = {c.args[0], c.args[1]};
+    const sbw_preflight_out out[] = {{"-o (the table)", c.output ? c.output : "-", false},
+                                     {"--per-row", a.per_row, false}};
+    if ((st = sbw_preflight(in, 2, out, 2)) != 0)
+        return sbw_cli_fail("sbw-compare", st);
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     sbw_logp_opts lo = {.probs = a.probs, .normalize = a.normalize, .tol = a.tol};

@@ -242,6 +242,11 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    const char *in[] = {c.args[0]};
+    const sbw_preflight_out out[] = {{"-o (the table)", c.output ? c.output : "-", false},
+                                     {"--matrix", k.matrix, false}};
+    if ((st = sbw_preflight(in, 1, out, 2)) != 0)
+        return sbw_cli_fail("sbw-kl", st);
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     sbw_logp_opts lo = {.probs = k.probs, .normalize = k.normalize, .tol = k.tol};

@@ -61,7 +61,7 @@ static int compute(const char *path, const rank_args *a, const sbw_cli_common *c
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
     sbw_npy_reader *r = NULL;
     if (!st)
-        st = sbw_npy_open(&r, path);
+        st = sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
     if (st)
         return st;
     sbw_progress p;
@@ -206,6 +206,11 @@ int main(int argc, char **argv)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if ((st = validate(&cli, &a)) != 0)
         return st;
+    const char *in[] = {c.args[0]};
+    const sbw_preflight_out out[] = {{"the table (stdout)", "-", false},
+                                     {"--spectrum", a.spectrum, false}};
+    if ((st = sbw_preflight(in, 1, out, 2)) != 0)
+        return sbw_cli_fail("sbw-rank", st);
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
     sbw_spectra sp = {0};

@@ -3,6 +3,7 @@
 #ifndef SBW_H
 #define SBW_H
 
+#include "sbw_check.h"
 #include "sbw_cli.h"
 #include "sbw_error.h"
 #include "sbw_file.h"
@@ -10,6 +11,7 @@
 #include "sbw_mat.h"
 #include "sbw_npy.h"
 #include "sbw_num.h"
+#include "sbw_preflight.h"
 #include "sbw_progress.h"
 #include "sbw_rng.h"
 #include "sbw_table.h"

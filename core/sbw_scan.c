@@ -1,6 +1,7 @@
 /* sbw_scan.c -- value range, non-finite entries and row normalisation. */
 #include "sbw_scan.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
 #include "sbw_kern.h"
 #include "sbw_num.h"
@@ -27,10 +28,11 @@ static void note_nonfinite(sbw_scan *s, const double *x, size_t n, size_t row)
     }
 }
 
-/* Range, sum and the [0,1] test over one row's finite entries. */
-static void row_stats(sbw_scan *s, const double *x, size_t n, double *sum, bool *unit)
+/* Range, sum, largest |entry| and the [0,1] test over one row's finite
+ * entries. */
+static void row_stats(sbw_scan *s, const double *x, size_t n, double *sum, double *amax, bool *unit)
 {
-    double lo = s->min, hi = s->max, acc = 0.0;
+    double lo = INFINITY, hi = -INFINITY, acc = 0.0;
     bool in01 = true;
     for (size_t j = 0; j < n; j++) {
         double v = x[j];
@@ -43,20 +45,21 @@ static void row_stats(sbw_scan *s, const double *x, size_t n, double *sum, bool 
         in01 = in01 && v >= 0.0 && v <= 1.0;
         acc += v;
     }
-    s->min = lo;
-    s->max = hi;
+    s->min = lo < s->min ? lo : s->min;
+    s->max = hi > s->max ? hi : s->max;
     *sum = acc;
+    *amax = lo <= hi ? fmax(fabs(lo), fabs(hi)) : 0.0;
     *unit = in01;
 }
 
 static void scan_row(sbw_scan *s, const double *x, size_t n, size_t row)
 {
-    double sum;
+    double sum, amax;
     bool unit;
     size_t before = s->nan + s->posinf + s->neginf;
     note_nonfinite(s, x, n, row);
     bool finite = s->nan + s->posinf + s->neginf == before;
-    row_stats(s, x, n, &sum, &unit);
+    row_stats(s, x, n, &sum, &amax, &unit);
     /* -inf entries are zero probabilities: the naive twin handles them. */
     double lse = finite ? sbw_kern_logsumexp(x, n) : sbw_num_logsumexp(x, n);
     if (!isnan(lse)) {
@@ -64,15 +67,16 @@ static void scan_row(sbw_scan *s, const double *x, size_t n, size_t row)
         if (a > s->max_abs_lse) {
             s->max_abs_lse = a;
             s->worst_lse_row = row;
+            s->worst_lse_tol = sbw_check_row_tol(s->dtype, s->tol, amax);
         }
-        if (a <= s->tol)
+        if (a <= sbw_check_row_tol(s->dtype, s->tol, amax))
             s->rows_logprob++;
     }
     if (unit) {
         double dev = fabs(sum - 1.0);
         s->rows_unit++;
         s->max_abs_sum_dev = fmax(s->max_abs_sum_dev, dev);
-        if (dev <= s->tol)
+        if (dev <= sbw_check_row_tol(s->dtype, s->tol, 1.0))
             s->rows_prob++;
     }
 }
@@ -99,13 +103,8 @@ const char *sbw_scan_kind(const sbw_scan *s)
 
 int sbw_scan_check_finite(const sbw_scan *s, const char *path)
 {
-    if (!s->any_bad)
-        return SBW_OK;
-    return SBW_ERROR(SBW_EDATA,
-                     "%s: %zu NaN, %zu +Inf and %zu -Inf entries, the first at row %zu, column "
-                     "%zu%s",
-                     path, s->nan, s->posinf, s->neginf, s->bad_row, s->bad_col,
-                     s->neginf ? " (-inf is log 0: a zero probability; sbw needs P > 0)" : "");
+    sbw_check_bad b = {s->nan, s->posinf, s->neginf, s->bad_row, s->bad_col, s->any_bad};
+    return sbw_check_bad_error(&b, path, NULL);
 }
 
 int sbw_scan_check_logprob(const sbw_scan *s, const char *path)
@@ -116,7 +115,7 @@ int sbw_scan_check_logprob(const sbw_scan *s, const char *path)
                      "%s: %zu of %zu rows are not normalised log-probabilities; the worst, row "
                      "%zu, has logsumexp %.3g (tolerance %.3g)",
                      path, s->rows - s->rows_logprob, s->rows, s->worst_lse_row, s->max_abs_lse,
-                     s->tol);
+                     s->worst_lse_tol);
 }
 
 size_t sbw_scan_block_rows(size_t cols, size_t bytes)
@@ -128,6 +127,7 @@ size_t sbw_scan_block_rows(size_t cols, size_t bytes)
 int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
+    s->dtype = in->dtype;
     size_t block = sbw_scan_block_rows(in->cols, (size_t)8 << 20);
     size_t n = block * in->cols;
     double *buf = malloc((n > 0 ? n : 1) * sizeof *buf);

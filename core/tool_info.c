@@ -2,6 +2,7 @@
  * NaN/Inf counts, and whether its rows are log-probabilities or
  * probabilities. */
 #include "sbw.h"
+#include "sbw_check.h"
 #include "sbw_scan.h"
 
 #include <math.h>
@@ -22,9 +23,12 @@ static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
     "file.  kind is 'log-probabilities' when every row has |logsumexp| <= TOL,\n"
     "'probabilities' when every row lies in [0,1] and sums to 1 within TOL,\n"
-    "otherwise 'other'.  max_abs_rowsum_dev is over rows lying in [0,1] (nan\n"
-    "when there is none).  min/max are over finite entries; first_nonfinite is\n"
-    "'row,col' (0-based) of the first NaN or Inf.\n\n"
+    "otherwise 'other'; TOL is never below the file's own rounding (8 eps of its\n"
+    "dtype times the row's largest |entry|, so float32 files are judged at float32\n"
+    "precision), as in every sbw tool.  An empty file (N x 0, 0 x M) is refused.\n"
+    "max_abs_rowsum_dev is over rows lying in [0,1] (nan when there is none).\n"
+    "min/max are over finite entries; first_nonfinite is 'row,col' (0-based) of\n"
+    "the first NaN or Inf.\n\n"
     "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n";
 
 static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, const sbw_scan *s)
@@ -61,7 +65,7 @@ static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, 
 static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
 {
     sbw_npy_reader *r;
-    int st = sbw_npy_open(&r, path);
+    int st = sbw_check_open(&r, path, SBW_SHAPE_ANY);
     if (st)
         return st;
     const sbw_npy_info *in = sbw_npy_reader_info(r);
@@ -79,7 +83,7 @@ static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
 
 int main(int argc, char **argv)
 {
-    double tol = 1e-8;
+    double tol = SBW_CHECK_TOL;
     const sbw_cli_opt opts[] = {
         {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
     const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts, 1,

@@ -1,6 +1,7 @@
 /* sbw_target.c -- P* held once for a fit, with its per-row constants. */
 #include "sbw_target.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_scan.h"
@@ -17,7 +18,7 @@ double sbw_target_bytes(size_t n, size_t m, bool single)
 
 int sbw_target_alloc(sbw_target *t, size_t n, size_t m, bool single)
 {
-    *t = (sbw_target){.n = n, .m = m, .single = single, .tol = 1e-6};
+    *t = (sbw_target){.n = n, .m = m, .single = single, .tol = SBW_CHECK_TOL};
     size_t bytes = 0;
     int st = sbw_mat_bytes(n, m, single ? sizeof(float) : sizeof(double), &bytes);
     if (st)
@@ -48,40 +49,26 @@ void sbw_target_free(sbw_target *t)
     *t = (sbw_target){0};
 }
 
-/* Why row x (logsumexp lse) fails: probabilities or just unnormalised. */
-static int not_normalised(const double *x, size_t m, size_t row, double lse, double tol,
-                          const char *what)
+/* The one checker's verdict on row x (0-based file row row): finite
+ * entries (from the bits), |logsumexp| within the row's tolerance for the
+ * file's dtype (sbw_check_row_tol); its messages otherwise. */
+static int check_row(const sbw_target *t, const double *x, size_t row, const char *what)
 {
-    double sum = 0;
-    bool unit = true;
-    for (size_t j = 0; j < m; j++) {
-        sum += x[j];
-        unit = unit && x[j] >= 0 && x[j] <= 1;
+    size_t m = t->m;
+    if (!sbw_check_all_finite(x, m)) {
+        size_t first = 0;
+        sbw_num_count_nonfinite(x, m, NULL, NULL, NULL, &first);
+        return sbw_check_entry_error(what, row, first, x[first], false);
     }
-    if (unit && fabs(sum - 1) <= 1e-6)
-        return SBW_ERROR(SBW_EDATA,
-                         "%s: row %zu looks like probabilities (sums to 1), not "
-                         "log-probabilities: pass log P*",
-                         what, row);
-    return SBW_ERROR(SBW_EDATA,
-                     "%s: row %zu is not normalised: logsumexp = %.6g (tolerance %g); "
-                     "give log P* with rows summing to 1",
-                     what, row, lse, tol);
-}
-
-static int check_row(const double *x, size_t m, size_t row, double tol, const char *what)
-{
-    size_t nan = 0, pinf = 0, ninf = 0, first = m;
-    sbw_num_count_nonfinite(x, m, &nan, &pinf, &ninf, &first);
-    if (first < m)
-        return SBW_ERROR(SBW_EDATA,
-                         "%s: row %zu, column %zu is %g: sbw-fit needs finite "
-                         "log-probabilities (every P* > 0)",
-                         what, row, first, x[first]);
     double lse = sbw_num_logsumexp(x, m);
-    if (!(fabs(lse) <= tol))
-        return not_normalised(x, m, row, lse, tol, what);
-    return SBW_OK;
+    if (fabs(lse) <= t->tol)
+        return SBW_OK;
+    double tol = sbw_check_row_tol(t->dtype, t->tol, sbw_check_amax(x, m));
+    if (fabs(lse) <= tol)
+        return SBW_OK;
+    return sbw_check_unnormalised(what, row, x, m, lse, tol,
+                                  "the row looks like probabilities: give log P*, not P*",
+                                  "give log P* with rows summing to 1");
 }
 
 /* Stores row r from its log-probabilities x, which have passed check_row. */
@@ -115,7 +102,7 @@ int sbw_target_set_rows(sbw_target *t, size_t r0, const double *logp, size_t nr,
     if (r0 > t->n || nr > t->n - r0 || ld < t->m)
         return SBW_ERROR(SBW_EINVAL, "rows %zu..%zu out of range (N = %zu)", r0, r0 + nr, t->n);
     for (size_t i = 0; i < nr; i++) {
-        int st = check_row(logp + i * ld, t->m, r0 + i, t->tol, what);
+        int st = check_row(t, logp + i * ld, r0 + i, what);
         if (st)
             return st;
         store_row(t, r0 + i, logp + i * ld);
@@ -132,6 +119,7 @@ int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
     if (st)
         return st;
     t->tol = tol;
+    t->dtype = in->dtype;
     size_t block = sbw_scan_block_rows(m, (size_t)8 << 20);
     double *buf = malloc(block * m * sizeof *buf);
     if (!buf) {
@@ -176,6 +164,7 @@ int sbw_target_subset(sbw_target *sub, const sbw_target *t, const size_t *rows, 
     if (st)
         return st;
     sub->tol = t->tol;
+    sub->dtype = t->dtype;
     size_t m = t->m;
     for (size_t i = 0; i < n; i++) {
         size_t r = rows[i];

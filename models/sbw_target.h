@@ -20,13 +20,14 @@
 
 typedef struct sbw_target {
     size_t n, m;
-    bool single;  /* P stored as float (pf) rather than double (pd) */
-    float *pf;    /* (N, M) when single */
-    double *pd;   /* (N, M) otherwise */
-    double *psum; /* (N) sum of the stored P row, in double */
-    double *ent;  /* (N) -sum p log p of the stored P row */
-    size_t *mode; /* (N) first argmax of log P* */
-    double tol;   /* normalisation tolerance used */
+    bool single;     /* P stored as float (pf) rather than double (pd) */
+    float *pf;       /* (N, M) when single */
+    double *pd;      /* (N, M) otherwise */
+    double *psum;    /* (N) sum of the stored P row, in double */
+    double *ent;     /* (N) -sum p log p of the stored P row */
+    size_t *mode;    /* (N) first argmax of log P* */
+    double tol;      /* normalisation tolerance used (float64 scale) */
+    sbw_npy_dtype dtype; /* precision of the file log P* came from (SBW_F64 default) */
 } sbw_target;
 
 /* Allocates an empty target for N x M (stored P in float when single).
@@ -39,16 +40,18 @@ void sbw_target_free(sbw_target *t);
 /* Bytes sbw_target_alloc would take for N x M. */
 double sbw_target_bytes(size_t n, size_t m, bool single);
 
-/* Checks rows [r0, r0+nr) of log P* (nr x M, leading dim ld) and stores
- * them: every entry finite, |logsumexp(row)| <= t->tol.  what names the
- * source in messages ("P.npy").  Errors: SBW_EDATA with the row, column
- * and value ("row 3 is not normalised: logsumexp = 0.12"; a row that looks
- * like probabilities says so), SBW_EINVAL (rows out of range). */
+/* Checks rows [r0, r0+nr) of log P* (nr x M, leading dim ld) with the one
+ * input checker (sbw_check.h) and stores them: every entry finite,
+ * |logsumexp(row)| <= sbw_check_row_tol(t->dtype, t->tol, max |entry|).
+ * what names the source in messages ("P.npy").  Errors: SBW_EDATA with the
+ * shared reasons ("row 3 (0-based) is not normalised: logsumexp = 0.12";
+ * a row that looks like probabilities says so), SBW_EINVAL (rows out of
+ * range). */
 int sbw_target_set_rows(sbw_target *t, size_t r0, const double *logp, size_t nr, size_t ld,
                         const char *what);
 
 /* Reads a whole log P* file from r (from its current row) into a new
- * target; tol is the normalisation tolerance.  Errors: those of
+ * target, judged at the file's dtype; tol is the normalisation tolerance.  Errors: those of
  * sbw_npy_read_rows and sbw_target_set_rows, SBW_ENOMEM.  progress may be
  * NULL. */
 int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,

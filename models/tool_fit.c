@@ -219,6 +219,18 @@ static void choose_checkpoint(run *r)
                 r->ckpt, r->ckpt);
 }
 
+/* Every output checked before any work: creatable, and none of them the
+ * input P* (or the --init parameters) or another output. */
+static int preflight(const run *r)
+{
+    const char *in[] = {r->c.args[0], r->a.init};
+    const sbw_preflight_out out[] = {{"-o", r->c.output, false},
+                                     {"--log", r->a.log, false},
+                                     {"--save", r->a.save, true},
+                                     {"--checkpoint", r->o.checkpoint_dir, true}};
+    return sbw_preflight(in, 2, out, r->a.dry_run ? 0 : 4);
+}
+
 static int load_target(run *r)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r->in);
@@ -392,7 +404,7 @@ static run R = {.a = {.model = "softmax",
                       .precision = "single",
                       .parallel = "blocks",
                       .lr = "0.01",
-                      .norm_tol = 1e-6}};
+                      .norm_tol = SBW_CHECK_TOL}};
 
 static const sbw_cli_opt opts[] = {
     {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
@@ -463,8 +475,10 @@ int main(int argc, char **argv)
         return st;
     install_signals();
     choose_checkpoint(r);
+    if ((st = preflight(r)) != 0)
+        return sbw_cli_fail("sbw-fit", st);
     st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);
-    st = st ? st : sbw_npy_open(&r->in, r->c.args[0]);
+    st = st ? st : sbw_check_open(&r->in, r->c.args[0], SBW_SHAPE_MATRIX);
     st = st ? st : r->a.dry_run ? do_dry_run(r) : do_fit(r);
     bool npy_on_stdout = r->c.output && sbw_file_is_std(r->c.output);
     st = st ? st : sbw_table_print(r->tab, npy_on_stdout ? stderr : stdout, r->c.json);

@@ -1,6 +1,7 @@
 /* sbw_synth_io.c -- streamed writing of synthetic languages. */
 #include "sbw_synth_io.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_npy.h"
@@ -194,15 +195,10 @@ int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m)
     sbw_npy_info info;
     *alpha = NULL;
     int st = sbw_npy_load(path, &a, &info);
-    if (st)
-        return st;
-    if ((a.rows != 1 && a.cols != 1) || a.rows * a.cols == 0) {
-        /* sbw_mat_free zeroes the shape: report it from a copy */
-        size_t rows = a.rows, cols = a.cols;
+    st = st ? st : sbw_check_shape(&info, path, SBW_SHAPE_VECTOR);
+    if (st) {
         sbw_mat_free(&a);
-        return SBW_ERROR(SBW_ESHAPE,
-                         "%s: concentrations must be a non-empty vector, got shape %zu x %zu", path,
-                         rows, cols);
+        return st;
     }
     size_t n = a.rows * a.cols;
     for (size_t j = 0; j < n; j++) {
@@ -213,7 +209,7 @@ int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m)
                              path, j, v, SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX);
         }
     }
-    double *v = malloc(n * sizeof *v);
+    double *v = malloc((n ? n : 1) * sizeof *v); /* n >= 1: sbw_check_shape */
     if (v)
         memcpy(v, a.data, n * sizeof *v);
     sbw_mat_free(&a);

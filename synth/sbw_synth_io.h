@@ -37,7 +37,8 @@ int sbw_synth_io_write(const sbw_synth_params *p, const char *logp_path, const c
 
 /* Loads a vector of concentrations from a .npy file (shape (M,), (M,1) or
  * (1,M)) into a new array of *m doubles (caller frees).  Errors: those of
- * sbw_npy_load, SBW_ESHAPE (not a vector, or empty), SBW_EDATA (an entry non-finite
+ * sbw_npy_load, SBW_ESHAPE (not a vector, or empty: the shared reasons of
+ * sbw_check_shape), SBW_EDATA (an entry non-finite
  * or outside [SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX]); each reason
  * starts with the path. */
 int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m);

@@ -144,6 +144,11 @@ static int resolve(const sbw_cli *cli, synth_args *a, const sbw_cli_common *c)
         return sbw_cli_usage_error(cli, "missing -o FILE (the output .npy, '-' = stdout)");
     if (a->alpha_file && a->alpha_given)
         return sbw_cli_usage_error(cli, "give --alpha or --alpha-file, not both");
+    const char *in[] = {a->alpha_file};
+    const sbw_preflight_out out[] = {{"-o", c->output, false}, {"--probs", a->probs, false}};
+    int pf = sbw_preflight(in, 1, out, 2);
+    if (pf)
+        return sbw_cli_fail(cli->tool, pf);
     if (a->alpha_file) {
         size_t m;
         int st = sbw_synth_io_load_alpha(a->alpha_file, &a->alpha_vec, &m);

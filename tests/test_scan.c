@@ -86,8 +86,8 @@ static void test_checks(void **state)
     SBW_ASSERT_OK(sbw_scan_check_logprob(&s, "x.npy"));
     scan_fixture("nonfinite.npy", &s);
     assert_int_equal(sbw_scan_check_finite(&s, "x.npy"), SBW_EDATA);
-    assert_non_null(strstr(sbw_error_reason(), "x.npy: 1 NaN, 1 +Inf and 1 -Inf entries, the "
-                                               "first at row 1, column 2"));
+    assert_non_null(strstr(sbw_error_reason(), "x.npy: 3 non-finite entries (1 NaN, 1 +Inf, 1 "
+                                               "-Inf), the first at row 1, column 2"));
     assert_non_null(strstr(sbw_error_reason(), "zero probability"));
     scan_fixture("probs.npy", &s);
     assert_int_equal(sbw_scan_check_logprob(&s, "p.npy"), SBW_EDATA);

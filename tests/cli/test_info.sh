@@ -43,8 +43,11 @@ rank_ls     float64 little C 1.0
 rank_ls_f4  float32 little C 1.0
 rank_tall   float64 little C 1.0
 rank_bias   float64 little C 1.0
-rank_empty  float64 little C 1.0
 rank_zero_sv float64 little C 1.0
+# make_io_fixtures.py
+logp_f4     float32 little C 1.0
+logp_f4_as_f8 float64 little C 1.0
+logp_f4_unnorm float32 little C 1.0
 # make_fit_fixtures.py
 fit_nan     float64 little C 1.0
 fit_posinf  float64 little C 1.0

@@ -1,0 +1,44 @@
+/* sbw_preflight.h -- the one output preflight: every tool calls it right
+ * after parsing its options, before it reads a byte of data, so a run never
+ * trains or computes for minutes and then fails to write, and never
+ * replaces its own input.
+ *
+ * For each output path ("-" is stdout, and always fine alone):
+ *   - it must not be the same file as an input: same device and inode
+ *     (a hard link, a symbolic link, "./P.npy" for "P.npy") or, for a file
+ *     that does not exist yet, the same path once its directory is resolved
+ *     -- refused as a usage error (SBW_EINVAL, exit 2), the input untouched;
+ *   - it must not be the same file as another output (nor two outputs both
+ *     "-": stdout carries one thing) -- SBW_EINVAL, exit 2;
+ *   - it must be creatable: a file's directory exists and is writable (the
+ *     file is written to a temporary beside it and renamed: sbw_file.h), an
+ *     existing pipe or device is writable, a directory output (--save DIR)
+ *     exists as a writable directory or its parent does -- else SBW_EIO
+ *     naming the path and why (exit 1).
+ * Pipes and devices (/dev/null, a FIFO) are never "the same file" as
+ * anything: writing one twice is legitimate.  Nothing is created, opened or
+ * modified: the checks are stat() and access(), so a race with another
+ * process can still fail later, where the writers report it.
+ */
+#ifndef SBW_PREFLIGHT_H
+#define SBW_PREFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One output of a tool. */
+typedef struct sbw_preflight_out {
+    const char *opt;  /* the option that named it, for messages: "-o", "--spectrum" */
+    const char *path; /* NULL when the option was not given (skipped); "-" = stdout */
+    bool dir;         /* a directory the tool creates (one level) and fills */
+} sbw_preflight_out;
+
+/* Checks outs[0..nout) against each other and against the input files
+ * inputs[0..nin) (NULL entries and "-" = stdin are skipped) as described
+ * above.  Returns SBW_OK; SBW_EINVAL (an output is an input or another
+ * output); SBW_EIO (an output cannot be created there); SBW_ENOMEM.  The
+ * reason is one line starting with the output's path.  Owns nothing. */
+int sbw_preflight(const char *const *inputs, size_t nin, const sbw_preflight_out *outs,
+                  size_t nout);
+
+#endif
