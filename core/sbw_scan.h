@@ -15,10 +15,10 @@
 #include <stddef.h>
 
 typedef struct sbw_scan {
-    double tol;        /* the caller's (float64-scale) tolerance */
-    sbw_npy_dtype dtype;   /* the file's precision (sbw_scan_reader sets it) */
-    size_t rows, cols; /* scanned so far */
-    double min, max;   /* over finite entries (+inf/-inf when none) */
+    double tol;          /* the caller's (float64-scale) tolerance */
+    sbw_npy_dtype dtype; /* the file's precision (sbw_scan_reader sets it) */
+    size_t rows, cols;   /* scanned so far */
+    double min, max;     /* over finite entries (+inf/-inf when none) */
     size_t nan, posinf, neginf;
     bool any_bad;            /* some NaN or Inf seen */
     size_t bad_row, bad_col; /* first NaN/Inf, row-major order */

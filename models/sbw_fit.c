@@ -188,9 +188,9 @@ static int next_batch(sbw_fit *f, size_t *nb)
     *nb = n - f->pos < b ? n - f->pos : b;
     memcpy(f->batch, f->perm + f->pos, *nb * sizeof *f->batch);
     qsort(f->batch, *nb, sizeof *f->batch, cmp_size);
-    f->ranges[0] = (sbw_range){0, f->head.nshared};
+    f->ranges[0] = (sbw_optim_range){0, f->head.nshared};
     for (size_t i = 0; i < *nb; i++)
-        f->ranges[i + 1] = (sbw_range){f->head.off_h + f->batch[i] * d, d};
+        f->ranges[i + 1] = (sbw_optim_range){f->head.off_h + f->batch[i] * d, d};
     f->pos += *nb;
     return SBW_OK;
 }

@@ -74,14 +74,14 @@ typedef struct sbw_fit {
     const sbw_target *t;
     sbw_obj *obj;
     double *theta, *grad; /* (nparam) */
-    sbw_adam adam;
-    sbw_lbfgs lbfgs;
+    sbw_optim_adam adam;
+    sbw_optim_lbfgs lbfgs;
     bool have_fg;             /* L-BFGS: last.loss and grad are at theta */
     uint64_t step;            /* updates done */
     uint64_t epoch, pos;      /* minibatch: epoch, position in its permutation */
     size_t *perm, *batch;     /* (N) this epoch's order, (batch) sorted rows */
     bool perm_ok;             /* perm holds epoch's permutation */
-    sbw_range *ranges;        /* (batch + 1) Adam's lazy ranges */
+    sbw_optim_range *ranges;  /* (batch + 1) Adam's lazy ranges */
     double win_sum, win_prev; /* stopping rule: KL sum of this window, last mean */
     uint64_t win_n;
     bool have_prev;

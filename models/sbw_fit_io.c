@@ -92,8 +92,9 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     st = st ? st : sbw_table_meta_str(t, "precision", o->obj.single ? "single" : "double");
     st = st ? st : sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
     st = st ? st : sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
-    st = st ? st
-            : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
+    st =
+        st ? st
+           : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
     st = st ? st : sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
     st = st ? st
             : sbw_table_meta_str(t, "checkpoint", o->checkpoint_dir ? o->checkpoint_dir : "none");

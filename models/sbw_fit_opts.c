@@ -7,13 +7,14 @@
 #include <string.h>
 
 /* Enums are stored and read through int. */
-_Static_assert(sizeof(sbw_model) == sizeof(int), "sbw_model is int-sized");
-_Static_assert(sizeof(sbw_fit_optimizer) == sizeof(int), "sbw_fit_optimizer is int-sized");
+_Static_assert(sizeof(sbw_head_model) == sizeof(int), "sbw_head_model is int-sized");
+_Static_assert(sizeof(sbw_fit_opts_optimizer) == sizeof(int),
+               "sbw_fit_opts_optimizer is int-sized");
 _Static_assert(sizeof(sbw_pass_par) == sizeof(int), "sbw_pass_par is int-sized");
 
 static const char *model_name(int v)
 {
-    return v >= 0 && v < SBW_NMODEL ? sbw_head_model_name((sbw_model)v) : NULL;
+    return v >= 0 && v < SBW_NMODEL ? sbw_head_model_name((sbw_head_model)v) : NULL;
 }
 
 static const char *optimizer_name(int v)

@@ -22,20 +22,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum sbw_fit_optimizer { SBW_FIT_ADAM = 0, SBW_FIT_LBFGS } sbw_fit_optimizer;
+typedef enum sbw_fit_opts_optimizer { SBW_FIT_ADAM = 0, SBW_FIT_LBFGS } sbw_fit_opts_optimizer;
 
 struct sbw_fit;
 
 typedef struct sbw_fit_opts {
     /* the head (sbw_head_setup) and its initialisation (sbw_head_init) */
-    sbw_model model;
+    sbw_head_model model;
     size_t d, k, knots;
     double plif_t;
     bool bias, linear;
     double init_scale;
     uint64_t seed;
     /* the optimiser */
-    sbw_fit_optimizer optimizer;
+    sbw_fit_opts_optimizer optimizer;
     double lr; /* Adam */
     bool lr_auto;
     double beta1, beta2, eps, decay;

@@ -13,11 +13,11 @@
 static const char *const model_names[SBW_NMODEL] = {"softmax", "sigsoftmax", "moc",     "mos",
                                                     "lms",     "plif",       "mos+plif"};
 
-int sbw_head_model_parse(const char *name, sbw_model *model)
+int sbw_head_model_parse(const char *name, sbw_head_model *model)
 {
     for (int i = 0; i < SBW_NMODEL; i++)
         if (strcmp(name, model_names[i]) == 0) {
-            *model = (sbw_model)i;
+            *model = (sbw_head_model)i;
             return SBW_OK;
         }
     return SBW_ERROR(SBW_EINVAL,
@@ -25,7 +25,7 @@ int sbw_head_model_parse(const char *name, sbw_model *model)
                      name);
 }
 
-const char *sbw_head_model_name(sbw_model model)
+const char *sbw_head_model_name(sbw_head_model model)
 {
     return (unsigned)model < SBW_NMODEL ? model_names[model] : "?";
 }
@@ -49,7 +49,7 @@ static bool mul_add(size_t a, size_t b, size_t c, size_t *out)
     return true;
 }
 
-static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, size_t knots,
+static int check_sizes(sbw_head_model model, size_t n, size_t m, size_t d, size_t k, size_t knots,
                        double plif_t, bool linear)
 {
     if ((unsigned)model >= SBW_NMODEL)
@@ -79,9 +79,9 @@ static int check_sizes(sbw_model model, size_t n, size_t m, size_t d, size_t k, 
 
 static void set_flags(sbw_head *h)
 {
-    static const sbw_map maps[SBW_NMODEL] = {SBW_MAP_IDENTITY, SBW_MAP_SS,  SBW_MAP_IDENTITY,
-                                             SBW_MAP_IDENTITY, SBW_MAP_LMS, SBW_MAP_PLIF,
-                                             SBW_MAP_PLIF};
+    static const sbw_head_map maps[SBW_NMODEL] = {SBW_MAP_IDENTITY, SBW_MAP_SS,  SBW_MAP_IDENTITY,
+                                                  SBW_MAP_IDENTITY, SBW_MAP_LMS, SBW_MAP_PLIF,
+                                                  SBW_MAP_PLIF};
     h->map = maps[h->model];
     h->mixture = h->model == SBW_MODEL_MOS || h->model == SBW_MODEL_MOS_PLIF;
     h->context_mix = h->mixture || h->model == SBW_MODEL_MOC;
@@ -92,7 +92,7 @@ static void set_flags(sbw_head *h)
     h->lms_len = h->model == SBW_MODEL_LMS ? 3 * h->k + (h->linear ? 1 : 0) : 0;
 }
 
-int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, size_t k,
+int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t d, size_t k,
                    size_t knots, double plif_t, bool bias, bool linear)
 {
     int st = check_sizes(model, n, m, d, k, knots, plif_t, linear);
@@ -206,7 +206,7 @@ size_t sbw_head_blocks(const sbw_head *h, sbw_head_block *b)
 }
 
 void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
-                            double *lambda, double *s, double *cum)
+                         double *lambda, double *s, double *cum)
 {
     const double *l = theta + h->off_lms, *a = theta + h->off_plif;
     size_t k = h->k;
@@ -225,9 +225,9 @@ void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, doub
     }
 }
 
-void sbw_head_map_chain(const sbw_head *h, const double *theta, const double *gu,
-                           const double *gv, const double *gc, double glambda, const double *gsum,
-                           const double *gx, double *grad)
+void sbw_head_map_chain(const sbw_head *h, const double *theta, const double *gu, const double *gv,
+                        const double *gc, double glambda, const double *gsum, const double *gx,
+                        double *grad)
 {
     const double *l = theta + h->off_lms, *a = theta + h->off_plif;
     double *gl = grad + h->off_lms, *ga = grad + h->off_plif;

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum sbw_model {
+typedef enum sbw_head_model {
     SBW_MODEL_SOFTMAX = 0,
     SBW_MODEL_SIGSOFTMAX,
     SBW_MODEL_MOC,
@@ -45,13 +45,18 @@ typedef enum sbw_model {
     SBW_MODEL_PLIF,
     SBW_MODEL_MOS_PLIF,
     SBW_NMODEL
-} sbw_model;
+} sbw_head_model;
 
 /* The pointwise map applied to the logits before normalisation. */
-typedef enum sbw_map { SBW_MAP_IDENTITY = 0, SBW_MAP_SS, SBW_MAP_LMS, SBW_MAP_PLIF } sbw_map;
+typedef enum sbw_head_map {
+    SBW_MAP_IDENTITY = 0,
+    SBW_MAP_SS,
+    SBW_MAP_LMS,
+    SBW_MAP_PLIF
+} sbw_head_map;
 
 typedef struct sbw_head {
-    sbw_model model;
+    sbw_head_model model;
     size_t n, m, d; /* contexts stored in theta (0: none), words, embedding size */
     size_t k;       /* components (moc, mos, mos+plif) or hidden units (lms); else 0 */
     size_t knots;   /* PLIF intervals (plif, mos+plif); else 0 */
@@ -59,7 +64,7 @@ typedef struct sbw_head {
     bool bias;      /* word bias b */
     bool linear;    /* lms: the positive linear term lambda x */
     /* derived by sbw_head_setup */
-    sbw_map map;      /* pointwise map of the logits */
+    sbw_head_map map; /* pointwise map of the logits */
     bool mixture;     /* mos, mos+plif: K softmaxes mixed by pi */
     bool context_mix; /* moc, mos, mos+plif: pi and g_k = tanh(U_k h) */
     size_t lms_len;   /* 3K (+1 with linear) */
@@ -79,10 +84,10 @@ typedef struct sbw_head_block {
 
 /* Model name ("softmax", "sigsoftmax", "moc", "mos", "lms", "plif",
  * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model. */
-int sbw_head_model_parse(const char *name, sbw_model *model);
+int sbw_head_model_parse(const char *name, sbw_head_model *model);
 
 /* The enum's name as above. */
-const char *sbw_head_model_name(sbw_model model);
+const char *sbw_head_model_name(sbw_head_model model);
 
 /* Checks the sizes and fills in map, flags and the theta layout.  k is
  * read for moc, mos, mos+plif and lms, knots and plif_t for plif and
@@ -90,7 +95,7 @@ const char *sbw_head_model_name(sbw_model model);
  * (SBW_EINVAL): m or d < 1,
  * d > m, k < 1, knots < 1, plif_t not finite and > 0, linear on a head
  * other than lms, or sizes whose parameter count overflows. */
-int sbw_head_setup(sbw_head *h, sbw_model model, size_t n, size_t m, size_t d, size_t k,
+int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t d, size_t k,
                    size_t knots, double plif_t, bool bias, bool linear);
 
 /* Documented initialisation of theta (nparam doubles), deterministic in

@@ -74,7 +74,7 @@ static double max_dot(const double *z, const double *p, size_t m, double *dot)
 }
 
 double sbw_head_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
-                            bool grad, size_t *argmax)
+                             bool grad, size_t *argmax)
 {
     double spz;
     double mx = max_dot(z, p, m, &spz);
@@ -189,8 +189,8 @@ static void mix_dz(double *dz, size_t k, size_t m, const double *e, const double
 }
 
 double sbw_head_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
-                            double psum, double scale, bool grad, double *e, double *kbuf,
-                            double *lq, double *dalpha, size_t *argmax)
+                             double psum, double scale, bool grad, double *e, double *kbuf,
+                             double *lq, double *dalpha, size_t *argmax)
 {
     double *q = e + k * m, *lse = kbuf + k, *r = kbuf + 3 * k;
     size_t tiny = mix_forward(z, k, m, logpi, e, kbuf, q, lq);
@@ -248,7 +248,7 @@ static void lms_unit(const double *z, double *y, double *fp, double *s, double *
 }
 
 void sbw_head_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                      const double *u, const double *v, const double *b, size_t k, double lambda)
+                       const double *u, const double *v, const double *b, size_t k, double lambda)
 {
 #pragma omp simd
     for (size_t j = 0; j < m; j++) {
@@ -260,8 +260,8 @@ void sbw_head_kern_lms(const double *z, double *y, double *fp, double *sig, size
 }
 
 void sbw_head_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
-                           const double *v, size_t k, double *gu, double *gv, double *gb,
-                           double *glambda)
+                            const double *v, size_t k, double *gu, double *gv, double *gb,
+                            double *glambda)
 {
     for (size_t c = 0; c < k; c++) {
         const double *s = sig + 2 * c * m, *ds = sig + (2 * c + 1) * m;
@@ -304,7 +304,7 @@ static inline double plif_clamp(double y, const double *cum, size_t i, size_t k)
 }
 
 void sbw_head_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
-                       const double *cum, size_t k, double t)
+                        const double *cum, size_t k, double t)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
     for (size_t j = 0; j < m; j++) {
@@ -316,7 +316,7 @@ void sbw_head_kern_plif(const double *z, double *y, double *fp, size_t m, const 
 }
 
 void sbw_head_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
-                            double *gsum, double *gx)
+                             double *gsum, double *gx)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
     for (size_t j = 0; j < m; j++) {
@@ -452,7 +452,7 @@ static double exp_sum_dot_f(float *z, const float *p, bool store, size_t m, floa
 }
 
 double sbw_head_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
-                              bool grad, size_t *argmax)
+                               bool grad, size_t *argmax)
 {
     double spz;
     float mx = vmax_f(z, m);
@@ -588,8 +588,8 @@ static double neg_dot_fd(const float *p, const double *lq, size_t m)
 }
 
 double sbw_head_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
-                              double psum, double scale, bool grad, float *e, double *kbuf,
-                              double *lq, double *dalpha, size_t *argmax)
+                               double psum, double scale, bool grad, float *e, double *kbuf,
+                               double *lq, double *dalpha, size_t *argmax)
 {
     float *u = e + k * m;
     double *lse = kbuf + k, *r = kbuf + 3 * k;
@@ -651,7 +651,7 @@ static void lms_unit_f(const float *z, float *s, float *ds, size_t n, float u, f
  * converting in the unit loop's registers cost 45-60%; an Adam step of
  * lms K=10 about 3% more. */
 void sbw_head_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
-                        const float *v, const float *b, size_t k, float lambda)
+                         const float *v, const float *b, size_t k, float lambda)
 {
     double ya[LMS_CHUNK], fa[LMS_CHUNK], ld = (double)lambda;
     for (size_t j0 = 0; j0 < m; j0 += LMS_CHUNK) {
@@ -676,8 +676,8 @@ void sbw_head_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t
 }
 
 void sbw_head_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
-                             const double *v, size_t k, double *gu, double *gv, double *gb,
-                             double *glambda)
+                              const double *v, size_t k, double *gu, double *gv, double *gb,
+                              double *glambda)
 {
     for (size_t c = 0; c < k; c++) {
         const float *s = sig + 2 * c * m, *ds = sig + (2 * c + 1) * m;
@@ -705,7 +705,7 @@ static inline float plif_clamp_f(float y, const float *cum, size_t i, size_t k)
 }
 
 void sbw_head_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
-                         const float *cum, size_t k, double t)
+                          const float *cum, size_t k, double t)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
     for (size_t j = 0; j < m; j++) {
@@ -717,7 +717,7 @@ void sbw_head_kern_plif_f(const float *z, float *y, float *fp, size_t m, const f
 }
 
 void sbw_head_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
-                              double *gsum, double *gx)
+                               double *gsum, double *gx)
 {
     double delta = 2.0 * t / (double)k, inv = (double)k / (2.0 * t), kmax = (double)(k - 1);
     for (size_t j = 0; j < m; j++) {

@@ -25,7 +25,7 @@
  * *argmax to the first index of max z.  With grad, z is overwritten by
  * scale * (softmax(z) * psum - p), the gradient of scale * loss.  z is (M). */
 double sbw_head_kern_softmax(double *z, const double *p, size_t m, double psum, double scale,
-                            bool grad, size_t *argmax);
+                             bool grad, size_t *argmax);
 
 /* Mixture of K softmaxes on one context: Q = sum_k pi_k softmax(z_k),
  * z (K, M) with leading dim M, logpi (K) = log pi.  Returns -sum p log Q,
@@ -38,8 +38,8 @@ double sbw_head_kern_softmax(double *z, const double *p, size_t m, double psum, 
  * probability domain (one exp per z); entries where it falls below 1e-250
  * are redone in the log domain, so no Q_i underflows to 0. */
 double sbw_head_kern_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
-                            double psum, double scale, bool grad, double *e, double *kbuf,
-                            double *lq, double *dalpha, size_t *argmax);
+                             double psum, double scale, bool grad, double *e, double *kbuf,
+                             double *lq, double *dalpha, size_t *argmax);
 
 /* Sigsoftmax map: y = ss(z) = 2z - softplus(z) and fp = ss'(z) = 2 -
  * sigma(z), stable for every finite z.  z, y, fp are (M).  Like the LMS
@@ -59,15 +59,15 @@ void sbw_head_kern_map_back(const double *dy, const double *fp, double *dz, size
  * monotone only to a few ulps, see the sigsoftmax map), so two logits
  * within that of each other may swap order in Q. */
 void sbw_head_kern_lms(const double *z, double *y, double *fp, double *sig, size_t m,
-                      const double *u, const double *v, const double *b, size_t k, double lambda);
+                       const double *u, const double *v, const double *b, size_t k, double lambda);
 
 /* Backward of the LMS map's parameters: with g = dL/dy (M), adds
  * sum_i g_i sigma_c(z_i) to gv[c], v_c sum g sigma'_c z to gu[c], v_c sum g
  * sigma'_c to gb[c], sum g z to *glambda.  (The gradient with respect to z
  * is sbw_head_kern_map_back with fp.) */
 void sbw_head_kern_lms_back(const double *z, const double *g, const double *sig, size_t m,
-                           const double *v, size_t k, double *gu, double *gv, double *gb,
-                           double *glambda);
+                            const double *v, size_t k, double *gu, double *gv, double *gb,
+                            double *glambda);
 
 /* PLIF map with K intervals of width delta = 2T/K on [-T, T]: for z in
  * interval i (clamped to [0, K-1], which extends the end pieces linearly),
@@ -78,13 +78,13 @@ void sbw_head_kern_lms_back(const double *z, const double *g, const double *sig,
  * the float twin's: a monotone head never reorders two logits, even an ulp
  * apart across a knot (the naive twin, unclamped, can). */
 void sbw_head_kern_plif(const double *z, double *y, double *fp, size_t m, const double *s,
-                       const double *cum, size_t k, double t);
+                        const double *cum, size_t k, double t);
 
 /* Backward of the PLIF's slopes: with g = dL/dy, adds g_i to gsum[i_z]
  * and g_i (z - l_i) to gx[i_z] (both (K)); the slope gradient follows as
  * ds_j = gx[j] + delta * sum_{i>j} gsum[i] (sbw_obj does this once). */
 void sbw_head_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
-                            double *gsum, double *gx);
+                             double *gsum, double *gx);
 
 /* ---- float twins for --precision single ---------------------------------
  * The same contracts in float storage, for the block's float GEMM buffers
@@ -97,21 +97,21 @@ void sbw_head_kern_plif_back(const double *z, const double *g, size_t m, size_t 
  * threshold is 1e-30; its scratch e is (K + 1, M) floats.  Their oracle is
  * the same naive double twin, at float tolerances. */
 double sbw_head_kern_softmax_f(float *z, const float *p, size_t m, double psum, double scale,
-                              bool grad, size_t *argmax);
+                               bool grad, size_t *argmax);
 double sbw_head_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi, const float *p,
-                              double psum, double scale, bool grad, float *e, double *kbuf,
-                              double *lq, double *dalpha, size_t *argmax);
+                               double psum, double scale, bool grad, float *e, double *kbuf,
+                               double *lq, double *dalpha, size_t *argmax);
 void sbw_head_kern_ss_f(const float *z, float *y, float *fp, size_t m);
 void sbw_head_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
 void sbw_head_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
-                        const float *v, const float *b, size_t k, float lambda);
+                         const float *v, const float *b, size_t k, float lambda);
 void sbw_head_kern_lms_back_f(const float *z, const float *g, const float *sig, size_t m,
-                             const double *v, size_t k, double *gu, double *gv, double *gb,
-                             double *glambda);
+                              const double *v, size_t k, double *gu, double *gv, double *gb,
+                              double *glambda);
 void sbw_head_kern_plif_f(const float *z, float *y, float *fp, size_t m, const float *s,
-                         const float *cum, size_t k, double t);
+                          const float *cum, size_t k, double t);
 void sbw_head_kern_plif_back_f(const float *z, const float *g, size_t m, size_t k, double t,
-                              double *gsum, double *gx);
+                               double *gsum, double *gx);
 
 /* y (n) += x (n), both float. */
 void sbw_head_kern_add_f(const float *x, float *y, size_t n);

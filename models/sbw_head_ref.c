@@ -19,7 +19,7 @@ static size_t first_argmax(const double *x, size_t n)
 }
 
 double sbw_head_ref_softmax(double *z, const double *p, size_t m, double psum, double scale,
-                           bool grad, size_t *argmax)
+                            bool grad, size_t *argmax)
 {
     double lse = sbw_num_logsumexp(z, m), loss = 0;
     *argmax = first_argmax(z, m);
@@ -47,8 +47,8 @@ static void ref_mix_logq(const double *z, size_t k, size_t m, const double *logp
 }
 
 double sbw_head_ref_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
-                           double psum, double scale, bool grad, double *e, double *kbuf,
-                           double *lq, double *dalpha, size_t *argmax)
+                            double psum, double scale, bool grad, double *e, double *kbuf,
+                            double *lq, double *dalpha, size_t *argmax)
 {
     (void)e;
     double *lse = kbuf, *r = kbuf + k, loss = 0;
@@ -88,8 +88,8 @@ void sbw_head_ref_map_back(const double *dy, const double *fp, double *dz, size_
         dz[j] = dy[j] * fp[j];
 }
 
-void sbw_head_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m, const double *u,
-                     const double *v, const double *b, size_t k, double lambda)
+void sbw_head_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m,
+                      const double *u, const double *v, const double *b, size_t k, double lambda)
 {
     for (size_t j = 0; j < m; j++) {
         y[j] = lambda * z[j];
@@ -106,8 +106,8 @@ void sbw_head_ref_lms(const double *z, double *y, double *fp, double *sig, size_
 }
 
 void sbw_head_ref_lms_back(const double *z, const double *g, const double *sig, size_t m,
-                          const double *v, size_t k, double *gu, double *gv, double *gb,
-                          double *glambda)
+                           const double *v, size_t k, double *gu, double *gv, double *gb,
+                           double *glambda)
 {
     for (size_t j = 0; j < m; j++) {
         for (size_t c = 0; c < k; c++) {
@@ -131,7 +131,7 @@ static size_t ref_plif_index(double x, size_t k, double t)
 }
 
 void sbw_head_ref_plif(const double *z, double *y, double *fp, size_t m, const double *s,
-                      const double *cum, size_t k, double t)
+                       const double *cum, size_t k, double t)
 {
     double delta = 2 * t / (double)k;
     for (size_t j = 0; j < m; j++) {
@@ -142,7 +142,7 @@ void sbw_head_ref_plif(const double *z, double *y, double *fp, size_t m, const d
 }
 
 void sbw_head_ref_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
-                           double *gsum, double *gx)
+                            double *gsum, double *gx)
 {
     double delta = 2 * t / (double)k;
     for (size_t j = 0; j < m; j++) {

@@ -35,8 +35,8 @@ size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts)
 static sbw_pass_opts pass_opts(const sbw_head *h, const sbw_obj_opts *opts)
 {
     sbw_pass_opts po = *opts;
-    po.block = opts->block ? (opts->block < h->n ? opts->block : h->n)
-                           : sbw_obj_auto_block(h, opts);
+    po.block =
+        opts->block ? (opts->block < h->n ? opts->block : h->n) : sbw_obj_auto_block(h, opts);
     return po;
 }
 

@@ -10,10 +10,10 @@
 
 /* ---- Adam ----------------------------------------------------------------- */
 
-int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double beta2, double eps,
-                         double decay)
+int sbw_optim_adam_alloc(sbw_optim_adam *a, size_t n, double lr, double beta1, double beta2,
+                         double eps, double decay)
 {
-    *a = (sbw_adam){0};
+    *a = (sbw_optim_adam){0};
     if (!(lr > 0 && isfinite(lr)))
         return SBW_ERROR(SBW_EINVAL, "--lr must be > 0, got %g", lr);
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
@@ -32,20 +32,20 @@ int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double 
     return SBW_OK;
 }
 
-void sbw_optim_adam_free(sbw_adam *a)
+void sbw_optim_adam_free(sbw_optim_adam *a)
 {
     if (!a)
         return;
     free(a->m);
     free(a->v);
-    *a = (sbw_adam){0};
+    *a = (sbw_optim_adam){0};
 }
 
-double sbw_optim_adam_lr(const sbw_adam *a) { return a->lr * pow(a->decay, (double)a->t); }
+double sbw_optim_adam_lr(const sbw_optim_adam *a) { return a->lr * pow(a->decay, (double)a->t); }
 
 /* The update of x[off, off+len); step = lr_t / bc1, rbc2 = 1/sqrt(bc2). */
-static void adam_range(sbw_adam *a, double *x, const double *g, size_t off, size_t len, double step,
-                       double rbc2)
+static void adam_range(sbw_optim_adam *a, double *x, const double *g, size_t off, size_t len,
+                       double step, double rbc2)
 {
     double b1 = a->beta1, b2 = a->beta2, eps = a->eps;
     double *m = a->m + off, *v = a->v + off;
@@ -59,8 +59,8 @@ static void adam_range(sbw_adam *a, double *x, const double *g, size_t off, size
     }
 }
 
-void sbw_optim_adam_step(sbw_adam *a, double *x, const double *grad, const sbw_range *ranges,
-                         size_t nranges)
+void sbw_optim_adam_step(sbw_optim_adam *a, double *x, const double *grad,
+                         const sbw_optim_range *ranges, size_t nranges)
 {
     double lr = sbw_optim_adam_lr(a);
     a->t++;
@@ -76,9 +76,9 @@ void sbw_optim_adam_step(sbw_adam *a, double *x, const double *grad, const sbw_r
 
 /* ---- L-BFGS ---------------------------------------------------------------- */
 
-int sbw_optim_lbfgs_alloc(sbw_lbfgs *l, size_t n, size_t mem)
+int sbw_optim_lbfgs_alloc(sbw_optim_lbfgs *l, size_t n, size_t mem)
 {
-    *l = (sbw_lbfgs){.n = n, .mem = mem};
+    *l = (sbw_optim_lbfgs){.n = n, .mem = mem};
     if (mem < 1)
         return SBW_ERROR(SBW_EINVAL, "L-BFGS needs a history of >= 1 pair");
     if (n && mem > SIZE_MAX / 8 / n)
@@ -97,13 +97,13 @@ int sbw_optim_lbfgs_alloc(sbw_lbfgs *l, size_t n, size_t mem)
                      2.0 * (double)mem * (double)n * 8 / 1e9);
 }
 
-void sbw_optim_lbfgs_free(sbw_lbfgs *l)
+void sbw_optim_lbfgs_free(sbw_optim_lbfgs *l)
 {
     if (!l)
         return;
     free(l->s), free(l->y), free(l->rho), free(l->alpha);
     free(l->d), free(l->xt), free(l->gt);
-    *l = (sbw_lbfgs){0};
+    *l = (sbw_optim_lbfgs){0};
 }
 
 static double dot(const double *a, const double *b, size_t n)
@@ -115,7 +115,7 @@ static double dot(const double *a, const double *b, size_t n)
 }
 
 /* d = -H g by the two-loop recursion over the stored pairs. */
-static void lbfgs_direction(sbw_lbfgs *l, const double *g)
+static void lbfgs_direction(sbw_optim_lbfgs *l, const double *g)
 {
     size_t n = l->n, mem = l->mem;
     double *q = l->d;
@@ -148,7 +148,7 @@ typedef struct ls_point {
 } ls_point;
 
 typedef struct ls_ctx {
-    sbw_lbfgs *l;
+    sbw_optim_lbfgs *l;
     const double *x;
     sbw_optim_fn fn;
     void *ctx;
@@ -159,7 +159,7 @@ typedef struct ls_ctx {
 /* Evaluates phi at a into p (trial point and gradient in l->xt, l->gt). */
 static int ls_eval(ls_ctx *c, double a, ls_point *p)
 {
-    sbw_lbfgs *l = c->l;
+    sbw_optim_lbfgs *l = c->l;
     for (size_t e = 0; e < l->n; e++)
         l->xt[e] = c->x[e] + a * l->d[e];
     l->nfev++;
@@ -256,7 +256,7 @@ static int line_search(ls_ctx *c, double a1, ls_point *out, int *acc)
 
 /* Records the pair (s, y) = (a d, g_new - g_old) when y's > 0 (the slot
  * written may hold the oldest pair, so it is checked first). */
-static void lbfgs_remember(sbw_lbfgs *l, double a, const double *gold)
+static void lbfgs_remember(sbw_optim_lbfgs *l, double a, const double *gold)
 {
     size_t n = l->n;
     double ys = 0;
@@ -274,7 +274,8 @@ static void lbfgs_remember(sbw_lbfgs *l, double a, const double *gold)
     l->count += l->count < l->mem;
 }
 
-int sbw_optim_lbfgs_iter(sbw_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn, void *ctx)
+int sbw_optim_lbfgs_iter(sbw_optim_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn,
+                         void *ctx)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt)

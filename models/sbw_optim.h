@@ -22,39 +22,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct sbw_adam {
+typedef struct sbw_optim_adam {
     double lr, beta1, beta2, eps, decay;
     size_t n;
     double *m, *v; /* (n) moments */
     uint64_t t;    /* steps taken */
-} sbw_adam;
+} sbw_optim_adam;
 
 /* A range [off, off + len) of the parameter vector. */
-typedef struct sbw_range {
+typedef struct sbw_optim_range {
     size_t off, len;
-} sbw_range;
+} sbw_optim_range;
 
 /* Allocates Adam's state for n parameters (moments zero, t = 0).  Errors:
  * SBW_EINVAL (lr <= 0, betas outside [0, 1), eps < 0, decay outside
  * (0, 1]), SBW_ENOMEM. */
-int sbw_optim_adam_alloc(sbw_adam *a, size_t n, double lr, double beta1, double beta2, double eps,
-                         double decay);
-void sbw_optim_adam_free(sbw_adam *a);
+int sbw_optim_adam_alloc(sbw_optim_adam *a, size_t n, double lr, double beta1, double beta2,
+                         double eps, double decay);
+void sbw_optim_adam_free(sbw_optim_adam *a);
 
 /* The learning rate the next step will use. */
-double sbw_optim_adam_lr(const sbw_adam *a);
+double sbw_optim_adam_lr(const sbw_optim_adam *a);
 
 /* One Adam step: t += 1, then updates x (n) from grad (n) on the given
  * ranges (all of x when ranges is NULL).  OpenMP-parallel over entries:
  * each entry's update is independent, so the result does not depend on the
  * thread count. */
-void sbw_optim_adam_step(sbw_adam *a, double *x, const double *grad, const sbw_range *ranges,
-                         size_t nranges);
+void sbw_optim_adam_step(sbw_optim_adam *a, double *x, const double *grad,
+                         const sbw_optim_range *ranges, size_t nranges);
 
 /* f(x) and its gradient g (n) at x (n); returns a status. */
 typedef int (*sbw_optim_fn)(void *ctx, const double *x, double *f, double *g);
 
-typedef struct sbw_lbfgs {
+typedef struct sbw_optim_lbfgs {
     size_t n, mem;       /* parameters, history pairs kept */
     double *s, *y;       /* (mem, n) steps and gradient changes, ring buffer */
     double *rho;         /* (mem) 1 / (y's) */
@@ -62,12 +62,12 @@ typedef struct sbw_lbfgs {
     double *d, *xt, *gt; /* (n) direction, trial point, trial gradient */
     double *alpha;       /* (mem) two-loop scratch */
     uint64_t iter, nfev; /* iterations done, function evaluations */
-} sbw_lbfgs;
+} sbw_optim_lbfgs;
 
 /* Allocates L-BFGS state for n parameters with mem >= 1 pairs.  Errors:
  * SBW_EINVAL, SBW_ENOMEM. */
-int sbw_optim_lbfgs_alloc(sbw_lbfgs *l, size_t n, size_t mem);
-void sbw_optim_lbfgs_free(sbw_lbfgs *l);
+int sbw_optim_lbfgs_alloc(sbw_optim_lbfgs *l, size_t n, size_t mem);
+void sbw_optim_lbfgs_free(sbw_optim_lbfgs *l);
 
 /* One L-BFGS iteration from x with f = f(x), g = grad f(x): direction,
  * line search, history update; x, f, g become the new point.  When the
@@ -75,6 +75,7 @@ void sbw_optim_lbfgs_free(sbw_lbfgs *l);
  * and steepest descent is tried.  Errors: SBW_ENUMERIC when no step
  * decreases f (converged to roundoff, or f is not smooth there), or a
  * status returned by fn (x, f, g then hold the last accepted point). */
-int sbw_optim_lbfgs_iter(sbw_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn, void *ctx);
+int sbw_optim_lbfgs_iter(sbw_optim_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn,
+                         void *ctx);
 
 #endif

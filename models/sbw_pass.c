@@ -23,7 +23,7 @@ typedef struct pass_rows {
     float *ohf;                       /* (M) one-hot in float */
     double *kbuf;                     /* (4K) */
     double *db;                       /* (M) bias gradient */
-    double *gmap; /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
+    double *gmap;                     /* LMS: gu gv gc glambda (3K+1); PLIF: gsum gx (2 knots) */
     double loss, ent, hits;
 } pass_rows;
 
@@ -48,9 +48,9 @@ struct sbw_pass_ws {
     double lambda;
     float *bf, *uf, *vf, *cf, *sf, *cumf; /* float copies of b and them (single) */
     float lambdaf;
-    pass_rows *rows;     /* [threads] */
-    pass_block *blocks;  /* [nblockws] */
-    void **allocs;       /* every buffer, for sbw_pass_ws_free */
+    pass_rows *rows;    /* [threads] */
+    pass_block *blocks; /* [nblockws] */
+    void **allocs;      /* every buffer, for sbw_pass_ws_free */
     size_t nallocs, capallocs;
 };
 
@@ -61,12 +61,12 @@ typedef struct pass_call {
     const double *H;     /* (nrows, D), leading dim ldh */
     size_t ldh, nrows;
     const sbw_pass_target *tg;
-    double scale;             /* 1 / nrows */
-    double *dH;               /* (nrows, D), leading dim lddh; NULL: no gradient */
+    double scale; /* 1 / nrows */
+    double *dH;   /* (nrows, D), leading dim lddh; NULL: no gradient */
     size_t lddh;
-    double *lq;               /* export: (nrows, M), leading dim ldq */
+    double *lq; /* export: (nrows, M), leading dim ldq */
     size_t ldq;
-    const double *logp;       /* export: exact log P* (nrows, M), leading dim ldp, or NULL */
+    const double *logp; /* export: exact log P* (nrows, M), leading dim ldp, or NULL */
     size_t ldp;
 } pass_call;
 
@@ -96,8 +96,8 @@ static void *ws_zalloc(sbw_pass_ws *o, size_t count, size_t size, int *st)
     }
     void *p = aligned_alloc(64, bytes);
     if (!p) {
-        *st = SBW_ERROR(SBW_ENOMEM, "cannot allocate %.3g MB of head workspace",
-                        (double)bytes / 1e6);
+        *st =
+            SBW_ERROR(SBW_ENOMEM, "cannot allocate %.3g MB of head workspace", (double)bytes / 1e6);
         return NULL;
     }
     memset(p, 0, bytes);
@@ -485,8 +485,8 @@ static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_r
 }
 
 /* Training, single: the same in place in the block's float logits. */
-static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w,
-                         size_t i, size_t pos)
+static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
+                         size_t pos)
 {
     size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode;
     bool grad = c->dH != NULL;
@@ -548,8 +548,8 @@ static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_ro
 
 /* Export, single: the same from the block's float logits; log Q itself is
  * formed in double from the float mapped logits. */
-static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w,
-                        size_t i, size_t pos)
+static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
+                        size_t pos)
 {
     size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode = 0;
     float *z = b->zf + i * len;
@@ -777,8 +777,7 @@ static int check_target(const sbw_pass_ws *o, const sbw_pass_target *tg, size_t 
     return SBW_OK;
 }
 
-static int check_call(const sbw_pass_ws *o, size_t rows, size_t ldh, size_t ld_out,
-                      size_t ld_min)
+static int check_call(const sbw_pass_ws *o, size_t rows, size_t ldh, size_t ld_out, size_t ld_min)
 {
     if (rows == 0)
         return SBW_ERROR(SBW_EINVAL, "no contexts to evaluate");
@@ -836,8 +835,8 @@ int sbw_pass_loss(sbw_pass_ws *o, const double *theta, const double *H, size_t r
 }
 
 int sbw_pass_logq(sbw_pass_ws *o, const double *theta, const double *H, size_t rows, size_t ldh,
-                  double *lq, size_t ldq, const sbw_pass_target *tg, const double *logp,
-                  size_t ldp, sbw_pass_result *res)
+                  double *lq, size_t ldq, const sbw_pass_target *tg, const double *logp, size_t ldp,
+                  sbw_pass_result *res)
 {
     int st = check_call(o, rows, ldh, ldq, o->h.m);
     if (!st && res)

@@ -109,7 +109,7 @@ int sbw_pass_loss(sbw_pass_ws *ws, const double *theta, const double *H, size_t 
  * probabilities.  Errors: SBW_EINVAL (rows 0, a target out of range, ld
  * too small), SBW_ESHAPE. */
 int sbw_pass_logq(sbw_pass_ws *ws, const double *theta, const double *H, size_t rows, size_t ldh,
-                  double *lq, size_t ldq, const sbw_pass_target *tg, const double *logp,
-                  size_t ldp, sbw_pass_result *res);
+                  double *lq, size_t ldq, const sbw_pass_target *tg, const double *logp, size_t ldp,
+                  sbw_pass_result *res);
 
 #endif

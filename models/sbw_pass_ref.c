@@ -252,10 +252,8 @@ int sbw_pass_ref_loss(const sbw_head *h, const double *theta, const double *H, s
     }
     if (dH)
         sbw_head_map_chain(h, theta, w.gu, w.gv, w.gc, w.glambda, w.gsum, w.gx, dtheta);
-    *res = (sbw_pass_result){.loss = loss * scale,
-                             .kl = (loss - ent) * scale,
-                             .mode_match = hits * scale,
-                             .rows = rows};
+    *res = (sbw_pass_result){
+        .loss = loss * scale, .kl = (loss - ent) * scale, .mode_match = hits * scale, .rows = rows};
     free(w.mem);
     return SBW_OK;
 }

@@ -20,13 +20,13 @@
 
 typedef struct sbw_target {
     size_t n, m;
-    bool single;     /* P stored as float (pf) rather than double (pd) */
-    float *pf;       /* (N, M) when single */
-    double *pd;      /* (N, M) otherwise */
-    double *psum;    /* (N) sum of the stored P row, in double */
-    double *ent;     /* (N) -sum p log p of the stored P row */
-    size_t *mode;    /* (N) first argmax of log P* */
-    double tol;      /* normalisation tolerance used (float64 scale) */
+    bool single;         /* P stored as float (pf) rather than double (pd) */
+    float *pf;           /* (N, M) when single */
+    double *pd;          /* (N, M) otherwise */
+    double *psum;        /* (N) sum of the stored P row, in double */
+    double *ent;         /* (N) -sum p log p of the stored P row */
+    size_t *mode;        /* (N) first argmax of log P* */
+    double tol;          /* normalisation tolerance used (float64 scale) */
     sbw_npy_dtype dtype; /* precision of the file log P* came from (SBW_F64 default) */
 } sbw_target;
 

@@ -128,7 +128,7 @@ static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     if (pick(cli, "optimizer", a->optimizer, opts, 2, &v))
         return SBW_EXIT_USAGE;
-    o->optimizer = (sbw_fit_optimizer)v;
+    o->optimizer = (sbw_fit_opts_optimizer)v;
     if (pick(cli, "precision", a->precision, prec, 2, &v))
         return SBW_EXIT_USAGE;
     o->obj.single = v == 0;

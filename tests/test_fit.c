@@ -36,7 +36,7 @@ static sbw_target make_lowrank(size_t n, size_t m, size_t rank, bool ones, uint6
 }
 
 /* Final mean KL of a double-precision L-BFGS softmax fit with D = d. */
-static double lbfgs_kl(const sbw_target *t, sbw_model model, size_t d, size_t k, size_t steps)
+static double lbfgs_kl(const sbw_target *t, sbw_head_model model, size_t d, size_t k, size_t steps)
 {
     sbw_fit_opts o;
     sbw_fit_opts_init(&o);
@@ -231,9 +231,11 @@ static void odd_value(const sbw_ckpt_field *f, void *base)
     case SBW_CKPT_INT:
         *(int *)p = (int)f->max - 1;
         break;
-    case SBW_CKPT_DOUBLE:
-        *(double *)p = x == f->dflt ? nextafter(x, f->max) : x;
+    case SBW_CKPT_DOUBLE: {
+        double v = x == f->dflt ? nextafter(x, f->max) : x;
+        memcpy(p, &v, sizeof v);
         break;
+    }
     case SBW_CKPT_BOOL:
         *(bool *)p = f->dflt == 0;
         break;
@@ -284,8 +286,9 @@ static void test_ckpt_table_round_trip(void **state)
                      sbw_ckpt_format(&t[i], &a, false, wa, sizeof wa),
                      sbw_ckpt_format(&t[i], &b, false, wb, sizeof wb));
         if (t[i].type == SBW_CKPT_DOUBLE) {
-            snprintf(line, sizeof line, "\n%s=%a\n", t[i].key,
-                     *(const double *)((const char *)&a + t[i].off));
+            double v;
+            memcpy(&v, (const char *)&a + t[i].off, sizeof v);
+            snprintf(line, sizeof line, "\n%s=%a\n", t[i].key, v);
             if (!strstr(text, line))
                 fail_msg("row %s: '%s' not in checkpoint.tsv", t[i].key, line + 1);
         }

@@ -5,6 +5,8 @@
  * keep the argmax of the logits). */
 #include "sbw_test.h"
 
+#include "head_cases.h"
+
 #include "sbw_error.h"
 #include "sbw_head_kern.h"
 #include "sbw_head_ref.h"
@@ -265,7 +267,7 @@ static void test_kern_float_maps(void **state)
     SBW_ASSERT_CLOSE(f1d, f2, M, 16 * FLT_EPSILON, 16 * FLT_EPSILON);
     double ga[3 * K + 1] = {0}, gb[3 * K + 1] = {0};
     sbw_head_kern_lms_back_f(zf, gf, sig1, M, v, K, ga, ga + K, ga + 2 * (size_t)K,
-                            ga + 3 * (size_t)K);
+                             ga + 3 * (size_t)K);
     sbw_head_ref_lms_back(z, g, sig2, M, v, K, gb, gb + K, gb + 2 * (size_t)K, gb + 3 * (size_t)K);
     SBW_ASSERT_CLOSE(ga, gb, 3 * K + 1, 64 * FLT_EPSILON, 64 * FLT_EPSILON);
     sbw_head_kern_plif_f(zf, y1, f1, M, sf, cumf, KN, t);
@@ -416,22 +418,6 @@ static void test_kern_maps_monotone(void **state)
 
 /* ---- gradients against central finite differences ----------------------- */
 
-/* Fields in the order the table below reads; padding is irrelevant here. */
-// NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding)
-typedef struct head_case {
-    sbw_model model;
-    size_t k, knots;
-    bool bias, linear;
-} head_case;
-
-static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
-    {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, false, false},       {SBW_MODEL_MOS, 3, 0, true, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
-};
-
 /* A head on an N x M problem with every parameter moved off its
  * initialisation (so no gradient vanishes by symmetry). */
 static void setup_case(const head_case *c, size_t n, size_t m, size_t d, sbw_head *h,
@@ -487,16 +473,16 @@ static void check_fd(const head_case *c, const size_t *rows, size_t nrows)
 static void test_grad_fd_all_heads(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        check_fd(&cases[i], NULL, 0);
+    for (size_t i = 0; i < HEAD_NCASES; i++)
+        check_fd(&head_cases[i], NULL, 0);
 }
 
 static void test_grad_fd_row_subset(void **state)
 {
     (void)state;
     size_t rows[] = {3, 0, 3};
-    check_fd(&cases[5], rows, 3); /* mos: repeated row counts twice */
-    check_fd(&cases[7], rows, 3); /* lms --linear */
+    check_fd(&head_cases[5], rows, 3); /* mos: repeated row counts twice */
+    check_fd(&head_cases[7], rows, 3); /* lms --linear */
 }
 
 /* ---- degenerate cases ---------------------------------------------------- */
@@ -591,7 +577,7 @@ static void test_plif_unit_slopes_is_softmax(void **state)
  * that of z - max z, a few eps (1 + |log Q|); tanh(U h) by BLAS and
  * libmvec moves the logits by a few eps of their scale (in single, where
  * its float rounding happens to differ). */
-static void check_k1(sbw_model model)
+static void check_k1(sbw_head_model model)
 {
     size_t n = 5, m = 9, d = 4;
     sbw_head hm, hs;
@@ -672,7 +658,7 @@ static double map_drop(const sbw_head *h, const double *theta, double eps, doubl
  * whose fast map is non-decreasing by construction; for LMS and
  * sigsoftmax up to map_drop, their float and double maps being monotone
  * only to a few ulps (libmvec exp). */
-static void check_monotone(sbw_model model, size_t k, size_t knots, bool linear)
+static void check_monotone(sbw_head_model model, size_t k, size_t knots, bool linear)
 {
     size_t n = 40, m = 23, d = 3;
     sbw_head h, hs;
@@ -714,7 +700,7 @@ static void test_head_setup_errors(void **state)
 {
     (void)state;
     sbw_head h;
-    sbw_model mo;
+    sbw_head_model mo;
     assert_int_equal(sbw_head_model_parse("mos", &mo), SBW_OK);
     assert_int_equal(mo, SBW_MODEL_MOS);
     assert_int_equal(sbw_head_model_parse("mos+plif", &mo), SBW_OK);

@@ -18,10 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { N = 23, M = 19, D = 4 };
+/* Sizes as size_t constants, so products never widen from int. */
+#define N ((size_t)23)
+#define M ((size_t)19)
+#define D ((size_t)4)
 
+/* Fields in the order the table below reads; padding is irrelevant here. */
+// NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding)
 typedef struct head_case {
-    sbw_model model;
+    sbw_head_model model;
     size_t k, knots;
     bool bias, linear;
 } head_case;

@@ -15,7 +15,7 @@
 static void test_adam_constant_gradient(void **state)
 {
     (void)state;
-    sbw_adam a;
+    sbw_optim_adam a;
     double x[3] = {1, -2, 0.5}, g[3] = {0.5, -3, 1e-3}, want[3];
     double lr = 0.1, eps = 1e-8, decay = 0.9;
     SBW_ASSERT_OK(sbw_optim_adam_alloc(&a, 3, lr, 0.9, 0.999, eps, decay));
@@ -35,9 +35,9 @@ static void test_adam_constant_gradient(void **state)
 static void test_adam_ranges(void **state)
 {
     (void)state;
-    sbw_adam a;
+    sbw_optim_adam a;
     double x[6] = {0}, g[6] = {1, 1, 1, 1, 1, 1};
-    sbw_range r[2] = {{0, 2}, {4, 1}};
+    sbw_optim_range r[2] = {{0, 2}, {4, 1}};
     SBW_ASSERT_OK(sbw_optim_adam_alloc(&a, 6, 0.5, 0.9, 0.999, 0, 1));
     sbw_optim_adam_step(&a, x, g, r, 2);
     double want[6] = {-0.5, -0.5, 0, 0, -0.5, 0};
@@ -51,14 +51,14 @@ static void test_adam_ranges(void **state)
 static void test_adam_errors(void **state)
 {
     (void)state;
-    sbw_adam a;
+    sbw_optim_adam a;
     assert_int_equal(sbw_optim_adam_alloc(&a, 3, 0, 0.9, 0.999, 1e-8, 1), SBW_EINVAL);
     assert_int_equal(sbw_optim_adam_alloc(&a, 3, 0.1, 1.0, 0.999, 1e-8, 1), SBW_EINVAL);
     assert_int_equal(sbw_optim_adam_alloc(&a, 3, 0.1, 0.9, -0.1, 1e-8, 1), SBW_EINVAL);
     assert_int_equal(sbw_optim_adam_alloc(&a, 3, 0.1, 0.9, 0.999, -1, 1), SBW_EINVAL);
     assert_int_equal(sbw_optim_adam_alloc(&a, 3, 0.1, 0.9, 0.999, 1e-8, 1.5), SBW_EINVAL);
     assert_int_equal(sbw_optim_adam_alloc(&a, 3, 0.1, 0.9, 0.999, 1e-8, 0), SBW_EINVAL);
-    sbw_lbfgs l;
+    sbw_optim_lbfgs l;
     assert_int_equal(sbw_optim_lbfgs_alloc(&l, 3, 0), SBW_EINVAL);
 }
 
@@ -75,7 +75,7 @@ static int rosenbrock(void *ctx, const double *x, double *f, double *g)
 static void test_lbfgs_rosenbrock(void **state)
 {
     (void)state;
-    sbw_lbfgs l;
+    sbw_optim_lbfgs l;
     double x[2] = {-1.2, 1}, f, g[2];
     SBW_ASSERT_OK(sbw_optim_lbfgs_alloc(&l, 2, 5));
     rosenbrock(NULL, x, &f, g);
@@ -109,7 +109,7 @@ static void test_lbfgs_quadratic(void **state)
 {
     (void)state;
     size_t n = 51;
-    sbw_lbfgs l;
+    sbw_optim_lbfgs l;
     double x[51] = {0}, g[51], f, ones[51];
     for (size_t i = 0; i < n; i++)
         ones[i] = 1;

@@ -6,6 +6,8 @@
  * naive twin (sbw_pass_ref.h), for every head. */
 #include "sbw_test.h"
 
+#include "head_cases.h"
+
 #include "sbw_error.h"
 #include "sbw_head.h"
 #include "sbw_mat.h"
@@ -20,21 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { M = 11, D = 3, ROWS = 5, LDH = D + 2, NP = 6 };
-
-typedef struct head_case {
-    sbw_model model;
-    size_t k, knots;
-    bool bias, linear;
-} head_case;
-
-static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
-    {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, false, false},       {SBW_MODEL_MOS, 3, 0, true, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
-};
+/* Sizes as size_t constants, so products never widen from int. */
+#define M    ((size_t)11)
+#define D    ((size_t)3)
+#define ROWS ((size_t)5)
+#define LDH  (D + 2)
+#define NP   ((size_t)6)
 
 /* Word ids of the ROWS contexts (repeats on purpose) and the P* rows they
  * are scored against (repeats on purpose too). */
@@ -154,8 +147,8 @@ static void test_fd_every_head_prows(void **state)
     random_logp(&a, NP, M, 1.5, 21);
     SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
     sbw_pass_target tg = {.p = &t, .rows = prow};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        check_case(&cases[i], &tg);
+    for (size_t i = 0; i < HEAD_NCASES; i++)
+        check_case(&head_cases[i], &tg);
     sbw_target_free(&t);
     sbw_mat_free(&a);
 }
@@ -164,8 +157,8 @@ static void test_fd_every_head_ids(void **state)
 {
     (void)state;
     sbw_pass_target tg = {.ids = ids};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        check_case(&cases[i], &tg);
+    for (size_t i = 0; i < HEAD_NCASES; i++)
+        check_case(&head_cases[i], &tg);
 }
 
 /* P* rows that are one-hot at ids[] (never from a log P* file: log 0 is
@@ -193,11 +186,11 @@ static void test_ids_equal_onehot_rows(void **state)
 {
     (void)state;
     for (int single = 0; single <= 1; single++)
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        for (size_t i = 0; i < HEAD_NCASES; i++) {
             sbw_head h;
             sbw_target t;
             double H[ROWS * LDH], dH1[ROWS * LDH], dH2[ROWS * LDH], *theta;
-            setup(&cases[i], &h, &theta, H);
+            setup(&head_cases[i], &h, &theta, H);
             onehot_target(&t, single);
             double *d1 = malloc(h.nshared * sizeof *d1), *d2 = malloc(h.nshared * sizeof *d2);
             sbw_pass_ws *ws = workspace(&h, single, 2, 2);
@@ -224,10 +217,10 @@ static void test_ids_equal_onehot_rows(void **state)
 static void test_ids_loss_is_minus_logq(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    for (size_t i = 0; i < HEAD_NCASES; i++) {
         sbw_head h;
         double H[ROWS * LDH], lq[ROWS * (M + 1)], *theta;
-        setup(&cases[i], &h, &theta, H);
+        setup(&head_cases[i], &h, &theta, H);
         sbw_pass_ws *ws = workspace(&h, false, 1, 3);
         sbw_pass_target tg = {.ids = ids};
         sbw_pass_result res;
@@ -258,10 +251,10 @@ static void test_ids_loss_is_minus_logq(void **state)
 static void test_single_and_stateless(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    for (size_t i = 0; i < HEAD_NCASES; i++) {
         sbw_head h;
         double H[ROWS * LDH], H2[ROWS * LDH], dH[ROWS * LDH], dHr[ROWS * LDH], *theta;
-        setup(&cases[i], &h, &theta, H);
+        setup(&head_cases[i], &h, &theta, H);
         memcpy(H2, H, sizeof H);
         for (size_t j = 0; j < ROWS * D; j++)
             H2[j / D * LDH + j % D] *= -1.5;
@@ -293,7 +286,7 @@ static void test_errors(void **state)
     sbw_mat a;
     sbw_target t;
     double H[ROWS * LDH], dH[ROWS * LDH], *theta, lq[ROWS * M];
-    setup(&cases[0], &h, &theta, H);
+    setup(&head_cases[0], &h, &theta, H);
     double *dt = malloc(h.nshared * sizeof *dt);
     random_logp(&a, NP, M + 1, 1.0, 5);
     SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
@@ -307,8 +300,7 @@ static void test_errors(void **state)
     sbw_pass_target wide = {.p = &t}, oob_id = {.ids = bad_id};
     sbw_pass_result r;
     assert_int_equal(sbw_pass_loss(ws, theta, H, 0, LDH, &tid, &r, NULL, 0, NULL), SBW_EINVAL);
-    assert_int_equal(sbw_pass_loss(ws, theta, H, ROWS, D - 1, &tid, &r, NULL, 0, NULL),
-                     SBW_EINVAL);
+    assert_int_equal(sbw_pass_loss(ws, theta, H, ROWS, D - 1, &tid, &r, NULL, 0, NULL), SBW_EINVAL);
     assert_int_equal(sbw_pass_loss(ws, theta, H, ROWS, LDH, &tid, &r, dH, D - 1, dt), SBW_EINVAL);
     assert_int_equal(sbw_pass_loss(ws, theta, H, ROWS, LDH, &tid, &r, dH, LDH, NULL), SBW_EINVAL);
     assert_int_equal(sbw_pass_loss(ws, theta, H, ROWS, LDH, &none, &r, NULL, 0, NULL), SBW_EINVAL);
