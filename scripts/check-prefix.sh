@@ -1,6 +1,6 @@
 #!/bin/sh
-# Each file exports only its own prefix (docs/DESIGN.md, "Module prefix
-# matches the file").  For every FOLDER/sbw_X.c built into BUILD/FOLDER/sbw_X.o:
+# Each file exports only its own prefix (docs/DESIGN.md,
+# "Conventions": names).  For every FOLDER/sbw_X.c built into BUILD/FOLDER/sbw_X.o:
 #   - every global symbol the object defines (nm --defined-only -g) is
 #     sbw_X or starts with sbw_X_ (an OpenMP named critical section,
 #     .gomp_critical_user_NAME, counts as NAME);
