@@ -56,7 +56,7 @@ help:
 	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
-	@echo "make lint       cppcheck and clang-tidy over the sources and tests"
+	@echo "make lint       dependency rule, one prefix per file, cppcheck and clang-tidy (sources and tests)"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"

@@ -1,5 +1,5 @@
-/* sbw_svd.h -- singular values through LAPACK, and a brute-force one-sided
- * Jacobi twin for the tests.
+/* sbw_svd.h -- singular values through LAPACK (the brute-force one-sided
+ * Jacobi twin for the tests is sbw_svd_ref.h).
  *
  * Row-major without copies.  A row-major m x n matrix with leading
  * dimension ld is, read column-major, the n x m matrix A^T with leading
@@ -38,14 +38,5 @@ int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
  * A's right ones.  Workspace about 4k^2 + k(m + n) doubles.  Errors as for
  * sbw_svd_values. */
 int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt);
-
-/* Brute-force twin: singular values of A (m, n), descending, into
- * s[min(m, n)], by one-sided Jacobi rotations (Hestenes 1958; Demmel &
- * Veselic 1992) on a private long double copy (x87 extended precision, so
- * the twin's own error is ~1e-19 relative and a comparison measures the
- * fast path's); A is not modified.  O(min^2 max) per sweep; for tests on
- * small matrices.  Errors: SBW_ESHAPE, SBW_ENOMEM,
- * SBW_ENUMERIC (no convergence in 100 sweeps). */
-int sbw_svd_jacobi(const sbw_mat *a, double *s);
 
 #endif

@@ -242,7 +242,7 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
     fprintf(stderr, "%s: ", cli->tool);
     va_start(ap, fmt);
     /* va_start is just above: clang-analyzer's valist checker misreads
-     * glibc's va_list here (as in sbw_err.c). */
+     * glibc's va_list here (as in sbw_error.c). */
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     vfprintf(stderr, fmt, ap);
     va_end(ap);

@@ -1,14 +1,16 @@
-/* sbw_head_kern.h -- the per-context hot loops of sbw-fit: normalisation,
+/* sbw_head_kern.h -- the per-context hot loops of a head (called by
+ * sbw_pass, which sbw-fit and language models drive): normalisation,
  * cross-entropy and its gradient for one softmax or one mixture of
  * softmaxes, and the pointwise monotone maps (sigsoftmax, LMS, PLIF) with
  * their backward passes.
  *
  * Compiled with -O3 -march=native -ffast-math (libmvec exp/log, AVX-512
  * where the CPU has it): inputs must be finite, nothing here tests for NaN
- * or Inf.  Every function has a naive twin of the same signature in
- * sbw_head_ref.h (sbw_head_ref_*), written from the formulas in the
- * log domain, which the tests compare against on small odd sizes.  All
- * work is in double; sums accumulate in double.
+ * or Inf.  Every double function has a naive twin of the same signature
+ * in sbw_head_ref.h (sbw_head_ref_*), written from the formulas in the log
+ * domain, which the tests compare against on small odd sizes; the float
+ * variants (_f) are held to the same double twins at float tolerances.
+ * Sums accumulate in double.
  *
  * Conventions: z is one context's logits (M), p its target probabilities
  * (M, as stored: they sum to psum, about 1), the loss is the
@@ -82,7 +84,7 @@ void sbw_head_kern_plif(const double *z, double *y, double *fp, size_t m, const 
 
 /* Backward of the PLIF's slopes: with g = dL/dy, adds g_i to gsum[i_z]
  * and g_i (z - l_i) to gx[i_z] (both (K)); the slope gradient follows as
- * ds_j = gx[j] + delta * sum_{i>j} gsum[i] (sbw_obj does this once). */
+ * ds_j = gx[j] + delta * sum_{i>j} gsum[i] (sbw_head_map_chain, once per pass). */
 void sbw_head_kern_plif_back(const double *z, const double *g, size_t m, size_t k, double t,
                              double *gsum, double *gx);
 

@@ -32,7 +32,8 @@ typedef struct sbw_obj sbw_obj;
  * or times the thread count (SBW_PASS_PAR_BLAS); at most N. */
 size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts);
 
-/* Bytes of workspace sbw_obj_alloc takes (for --dry-run). */
+/* Bytes of workspace sbw_obj_alloc takes (for --dry-run); a minibatch fit
+ * adds 16 * batch * D for its gathered rows of H and dH. */
 double sbw_obj_workspace_bytes(const sbw_head *h, const sbw_obj_opts *opts);
 
 /* Allocates the objective of head h (h->n contexts) on target t (which

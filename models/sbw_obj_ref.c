@@ -2,6 +2,7 @@
 #include "sbw_obj_ref.h"
 
 #include "sbw_error.h"
+#include "sbw_mat.h"
 #include "sbw_pass_ref.h"
 
 #include <stdlib.h>
@@ -14,8 +15,11 @@ int sbw_obj_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t
         return SBW_ERROR(SBW_ESHAPE, "target is %zu x %zu, head expects %zu x %zu", t->n, t->m,
                          h->n, h->m);
     nrows = rows ? nrows : h->n;
-    size_t d = h->d;
-    double *hb = calloc(nrows * d + 1, sizeof *hb), *dhb = calloc(nrows * d + 1, sizeof *dhb);
+    size_t d = h->d, bytes = 0;
+    int st = sbw_mat_bytes(nrows + 1, d, sizeof(double), &bytes);
+    if (st)
+        return st;
+    double *hb = calloc(1, bytes), *dhb = calloc(1, bytes);
     if (!hb || !dhb) {
         free(hb), free(dhb);
         return SBW_ERROR(SBW_ENOMEM, "out of memory (naive objective)");
@@ -24,7 +28,7 @@ int sbw_obj_ref_eval(const sbw_head *h, const double *theta, const sbw_target *t
         if (!rows || rows[i] < h->n)
             memcpy(hb + i * d, theta + h->off_h + (rows ? rows[i] : i) * d, d * sizeof *hb);
     sbw_pass_target tg = {.p = t, .rows = rows};
-    int st = sbw_pass_ref_loss(h, theta, hb, nrows, d, &tg, res, grad ? dhb : NULL, d, grad);
+    st = sbw_pass_ref_loss(h, theta, hb, nrows, d, &tg, res, grad ? dhb : NULL, d, grad);
     if (!st && grad) {
         memset(grad + h->off_h, 0, h->n * d * sizeof *grad);
         for (size_t i = 0; i < nrows; i++) /* a repeated row gets the sum */

@@ -306,10 +306,10 @@ static const float *target_f(const sbw_pass_target *tg, pass_rows *w, size_t pos
     return w->pf;
 }
 
-static void target_clear(const sbw_pass_target *tg, pass_rows *w, size_t pos, bool single)
+static void target_clear(const sbw_pass_target *tg, const sbw_pass_ws *o, pass_rows *w, size_t pos)
 {
-    if (tg->ids && single)
-        w->ohf[tg->ids[pos]] = 0.0f;
+    if (tg->ids && o->opt.single)
+        w->ohf[tg->ids[pos]] = 0.0f; /* the other precision's one-hot is a 1-entry stub */
     else if (tg->ids)
         w->oh[tg->ids[pos]] = 0.0;
 }
@@ -475,7 +475,7 @@ static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_r
                                      w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, grad, &am);
-    target_clear(c->tg, w, pos, o->opt.single);
+    target_clear(c->tg, o, w, pos);
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
@@ -505,7 +505,7 @@ static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass
                                        w->kbuf, w->lq, b->dalpha + i * k, &am);
     else
         loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, grad, &am);
-    target_clear(c->tg, w, pos, o->opt.single);
+    target_clear(c->tg, o, w, pos);
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
@@ -537,7 +537,7 @@ static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_ro
         sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
     }
     if (c->tg)
-        target_clear(c->tg, w, pos, o->opt.single);
+        target_clear(c->tg, o, w, pos);
     if (c->logp) {
         const double *lp = c->logp + pos * c->ldp;
         loss = sbw_kern_cross_entropy(lp, out, m);
@@ -570,7 +570,7 @@ static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_
         sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
     }
     if (c->tg)
-        target_clear(c->tg, w, pos, o->opt.single);
+        target_clear(c->tg, o, w, pos);
     if (c->logp) {
         const double *lp = c->logp + pos * c->ldp;
         loss = sbw_kern_cross_entropy(lp, out, m);
@@ -680,9 +680,10 @@ static void run_blocks(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows)
     if (o->opt.par == SBW_PASS_PAR_BLOCKS) {
         openblas_set_num_threads(1);
 #pragma omp parallel num_threads(nt)
-        {
+        { /* the team may be smaller than nt (nested or limited): step by it */
             int tid = omp_get_thread_num();
-            for (size_t blk = (size_t)tid; blk < nblk; blk += (size_t)nt)
+            size_t team = (size_t)omp_get_num_threads();
+            for (size_t blk = (size_t)tid; blk < nblk; blk += team)
                 do_block(o, c, rows, blk, tid);
         }
     } else {

@@ -93,8 +93,10 @@ sbw_pass_opts sbw_pass_ws_opts(const sbw_pass_ws *ws);
  * with the gradient of the mean loss with respect to H, and dtheta
  * (h->nshared, not NULL) with its gradient with respect to theta.  dH may
  * alias H only when ldh == lddh (each row is read before it is written).
- * Errors: SBW_EINVAL (rows 0, a P* row or an id out of range, ld < D),
- * SBW_ESHAPE (P* is not N x M for the head's M). */
+ * One call at a time per process: the BLAS thread count is process-wide.
+ * Errors: SBW_EINVAL (rows 0, tg NULL or not exactly one of p and ids, a
+ * P* row or an id out of range, ld < D, dH without dtheta), SBW_ESHAPE
+ * (P* does not have the head's M words). */
 int sbw_pass_loss(sbw_pass_ws *ws, const double *theta, const double *H, size_t rows, size_t ldh,
                   const sbw_pass_target *tg, sbw_pass_result *res, double *dH, size_t lddh,
                   double *dtheta);

@@ -16,6 +16,7 @@ typedef struct ref_ws {
     double *x, *dx, *g, *logpi;       /* (nx, D), (nx, D), (K, D), (K) */
     double *dalpha, *z, *y, *fp;      /* (K), (nx, M) x 3 */
     double *sig, *lq, *p, *kbuf;      /* (2K, M), (M), (M), (4K) */
+    double *hv;                       /* (D) a copy of the context vector */
     double *u, *v, *c, *s, *cum;      /* map parameters: (K) x 3, (knots) x 2 */
     double *gu, *gv, *gc, *gsum, *gx; /* their gradient accumulators */
     double lambda, glambda;
@@ -27,17 +28,18 @@ static int ref_ws_alloc(ref_ws *w, const sbw_head *h)
     size_t k = h->k ? h->k : 1, d = h->d, m = h->m, kn = h->knots;
     *w = (ref_ws){.nx = h->mixture ? h->k : 1};
     size_t nx = w->nx;
-    size_t sizes[] = {nx * d, nx * d, k * d, k, k,  nx * m, nx * m, nx * m, 2 * k * m, m,  m,
-                      4 * k,  k,      k,     k, kn, kn,     k,      k,      k,         kn, kn};
-    double **dst[] = {&w->x,   &w->dx, &w->g,  &w->logpi, &w->dalpha, &w->z, &w->y, &w->fp,
-                      &w->sig, &w->lq, &w->p,  &w->kbuf,  &w->u,      &w->v, &w->c, &w->s,
-                      &w->cum, &w->gu, &w->gv, &w->gc,    &w->gsum,   &w->gx};
+    size_t sizes[] = {nx * d,    nx * d, k * d, k,     k,  nx * m, nx * m, nx * m,
+                      2 * k * m, m,      m,     4 * k, k,  k,      k,      kn,
+                      kn,        k,      k,     k,     kn, kn,     d};
+    double **dst[] = {&w->x,   &w->dx, &w->g,  &w->logpi, &w->dalpha, &w->z,  &w->y, &w->fp,
+                      &w->sig, &w->lq, &w->p,  &w->kbuf,  &w->u,      &w->v,  &w->c, &w->s,
+                      &w->cum, &w->gu, &w->gv, &w->gc,    &w->gsum,   &w->gx, &w->hv};
     size_t total = 0, n = sizeof sizes / sizeof *sizes;
     for (size_t i = 0; i < n; i++)
         total += sizes[i] + 1;
     w->mem = calloc(total, sizeof(double));
     if (!w->mem)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory (naive objective workspace)");
+        return SBW_ERROR(SBW_ENOMEM, "out of memory (naive pass workspace)");
     for (size_t i = 0, at = 0; i < n; i++) {
         *dst[i] = w->mem + at;
         at += sizes[i] + 1;
@@ -192,6 +194,8 @@ static double ref_row(const sbw_head *h, const double *theta, const double *hv, 
                       double psum, double scale, ref_ws *w, double *dh, double *dtheta,
                       size_t *argmax)
 {
+    memcpy(w->hv, hv, h->d * sizeof *hv); /* dh may alias hv */
+    hv = w->hv;
     ref_context(h, theta, hv, w);
     ref_logits_map(h, theta, w);
     double loss;
@@ -209,11 +213,14 @@ static double ref_row(const sbw_head *h, const double *theta, const double *hv, 
     return loss;
 }
 
-static int ref_check(const sbw_head *h, const sbw_pass_target *tg, size_t nrows)
+static int ref_check(const sbw_head *h, const sbw_pass_target *tg, size_t nrows, bool dh,
+                     bool dtheta)
 {
     if (nrows == 0)
         return SBW_ERROR(SBW_EINVAL, "no rows to evaluate");
-    if ((tg->p == NULL) == (tg->ids == NULL))
+    if (dh && !dtheta)
+        return SBW_ERROR(SBW_EINVAL, "dH without dtheta");
+    if (!tg || (tg->p == NULL) == (tg->ids == NULL))
         return SBW_ERROR(SBW_EINVAL, "a target is P* rows or word ids, exactly one of them");
     for (size_t i = 0; tg->ids && i < nrows; i++)
         if (tg->ids[i] >= h->m)
@@ -233,7 +240,7 @@ int sbw_pass_ref_loss(const sbw_head *h, const double *theta, const double *H, s
                       size_t ldh, const sbw_pass_target *tg, sbw_pass_result *res, double *dH,
                       size_t lddh, double *dtheta)
 {
-    int st = ref_check(h, tg, rows);
+    int st = ref_check(h, tg, rows, dH != NULL, dtheta != NULL);
     ref_ws w;
     if (st || (st = ref_ws_alloc(&w, h)))
         return st;

@@ -17,14 +17,16 @@ typedef struct head_case {
     bool bias, linear;
 } head_case;
 
-/* Every head once or twice: mos without a bias, lms with the linear
- * term, the monotone maps with a bias. */
+/* Every head once or twice: mos with and without a bias and with one
+ * component, lms with the linear term, the monotone maps with a bias.
+ * Append new rows: suites name some rows by index. */
 static const head_case head_cases[] = {
     {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
     {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
     {SBW_MODEL_MOS, 3, 0, false, false},       {SBW_MODEL_MOS, 3, 0, true, false},
     {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
     {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
+    {SBW_MODEL_MOS, 1, 0, false, false},
 };
 
 #define HEAD_NCASES (sizeof head_cases / sizeof *head_cases)

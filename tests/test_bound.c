@@ -9,6 +9,7 @@
 #include "sbw_rank.h"
 #include "sbw_spectra.h"
 #include "sbw_svd.h"
+#include "sbw_svd_ref.h"
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
@@ -292,7 +293,7 @@ static double twin_bound2(const sbw_mat *a, size_t d, bool bias)
     SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
     SBW_ASSERT_OK(sbw_mat_copy(&c, a));
     tm_centre(&c, true, bias);
-    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s));
+    SBW_ASSERT_OK(sbw_svd_ref_jacobi(&c, s));
     sbw_mat_free(&c);
     return d < k ? pow(tail_of(s, k, d), 2) : 0;
 }
@@ -308,9 +309,9 @@ static size_t centred_rank(const sbw_mat *q, bool bias)
     size_t k = q->rows < q->cols ? q->rows : q->cols, r = 0;
     SBW_ASSERT_OK(sbw_mat_alloc(&c, q->rows, q->cols));
     SBW_ASSERT_OK(sbw_mat_copy(&c, q));
-    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s0));
+    SBW_ASSERT_OK(sbw_svd_ref_jacobi(&c, s0));
     tm_centre(&c, true, bias);
-    SBW_ASSERT_OK(sbw_svd_jacobi(&c, s));
+    SBW_ASSERT_OK(sbw_svd_ref_jacobi(&c, s));
     double tsh = 0.5 * sqrt((double)(q->rows + q->cols + 1)) * s0[0] * DBL_EPSILON;
     while (r < k && s[r] > tsh)
         r++;

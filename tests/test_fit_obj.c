@@ -4,6 +4,8 @@
  * that do not divide N; log Q against the naive log Q; error paths. */
 #include "sbw_test.h"
 
+#include "head_cases.h"
+
 #include "sbw_error.h"
 #include "sbw_obj_ref.h"
 #include "sbw_head.h"
@@ -22,22 +24,6 @@
 #define N ((size_t)23)
 #define M ((size_t)19)
 #define D ((size_t)4)
-
-/* Fields in the order the table below reads; padding is irrelevant here. */
-// NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding)
-typedef struct head_case {
-    sbw_head_model model;
-    size_t k, knots;
-    bool bias, linear;
-} head_case;
-
-static const head_case cases[] = {
-    {SBW_MODEL_SOFTMAX, 0, 0, false, false},   {SBW_MODEL_SOFTMAX, 0, 0, true, false},
-    {SBW_MODEL_SIGSOFTMAX, 0, 0, true, false}, {SBW_MODEL_MOC, 3, 0, true, false},
-    {SBW_MODEL_MOS, 3, 0, true, false},        {SBW_MODEL_MOS, 1, 0, false, false},
-    {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
-    {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
-};
 
 typedef struct fixture {
     sbw_mat logp;
@@ -151,9 +137,9 @@ static void test_double_matches_naive(void **state)
                           {false, 2, 4, SBW_PASS_PAR_BLOCKS},
                           {false, 2, 7, SBW_PASS_PAR_BLAS},
                           {false, 2, 0, SBW_PASS_PAR_BLOCKS}};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    for (size_t i = 0; i < HEAD_NCASES; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
-            compare(f, &cases[i], &opt[j], NULL, 0, 1e-12);
+            compare(f, &head_cases[i], &opt[j], NULL, 0, 1e-12);
 }
 
 static void test_single_matches_naive(void **state)
@@ -161,9 +147,9 @@ static void test_single_matches_naive(void **state)
     const fixture *f = *state;
     sbw_obj_opts opt[] = {{true, 1, 6, SBW_PASS_PAR_BLOCKS}, {true, 2, 5, SBW_PASS_PAR_BLAS}};
     /* float GEMMs: logits carry ~ FLT_EPSILON * |w||x| relative error */
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    for (size_t i = 0; i < HEAD_NCASES; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
-            compare(f, &cases[i], &opt[j], NULL, 0, 50 * FLT_EPSILON);
+            compare(f, &head_cases[i], &opt[j], NULL, 0, 50 * FLT_EPSILON);
 }
 
 static void test_row_subsets(void **state)
@@ -171,8 +157,8 @@ static void test_row_subsets(void **state)
     const fixture *f = *state;
     size_t rows[] = {22, 3, 0, 17, 9, 10, 4};
     sbw_obj_opts opt = {false, 2, 3, SBW_PASS_PAR_BLOCKS};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        compare(f, &cases[i], &opt, rows, 7, 1e-12);
+    for (size_t i = 0; i < HEAD_NCASES; i++)
+        compare(f, &head_cases[i], &opt, rows, 7, 1e-12);
 }
 
 /* A minibatch gradient written into a buffer that an earlier minibatch
@@ -210,9 +196,10 @@ static void test_minibatch_reuses_buffer(void **state)
     sbw_obj_opts opt[] = {{false, 2, 2, SBW_PASS_PAR_BLOCKS},
                           {false, 2, 4, SBW_PASS_PAR_BLAS},
                           {true, 2, 3, SBW_PASS_PAR_BLOCKS}};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    for (size_t i = 0; i < HEAD_NCASES; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
-            check_reused_buffer(f, &cases[i], &opt[j], opt[j].single ? 50 * FLT_EPSILON : 1e-12);
+            check_reused_buffer(f, &head_cases[i], &opt[j],
+                                opt[j].single ? 50 * FLT_EPSILON : 1e-12);
 }
 
 /* Same thread count and block size: identical bits, every time. */
@@ -238,9 +225,9 @@ static void test_deterministic(void **state)
 static void test_logq_matches_naive(void **state)
 {
     const fixture *f = *state;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    for (size_t i = 0; i < HEAD_NCASES; i++) {
         sbw_head h;
-        const head_case *c = &cases[i];
+        const head_case *c = &head_cases[i];
         SBW_ASSERT_OK(
             sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
         double *theta = make_theta(&h, 43), *lq = malloc(N * M * sizeof *lq);

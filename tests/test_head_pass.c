@@ -70,12 +70,34 @@ static void random_logp(sbw_mat *a, size_t rows, size_t cols, double alpha, uint
     rand_logp_dirichlet(a, alpha, seed);
 }
 
-static sbw_pass_ws *workspace(const sbw_head *h, bool single, int threads, size_t block)
+static sbw_pass_ws *workspace_par(const sbw_head *h, bool single, int threads, size_t block,
+                                  sbw_pass_par par)
 {
-    sbw_pass_opts opts = {single, threads, block, SBW_PASS_PAR_BLOCKS};
+    sbw_pass_opts opts = {single, threads, block, par};
     sbw_pass_ws *ws = NULL;
     SBW_ASSERT_OK(sbw_pass_ws_alloc(&ws, h, &opts));
     return ws;
+}
+
+static sbw_pass_ws *workspace(const sbw_head *h, bool single, int threads, size_t block)
+{
+    return workspace_par(h, single, threads, block, SBW_PASS_PAR_BLOCKS);
+}
+
+/* Fills x (n) with a value no computation produces. */
+static void fill_sentinel(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = -12345.5;
+}
+
+/* The padding columns [D, LDH) of dH (ROWS x D, leading dim LDH) still
+ * hold the sentinel: the pass writes D entries per row, no more. */
+static void check_padding(const double *x)
+{
+    for (size_t i = 0; i < ROWS; i++)
+        for (size_t j = D; j < LDH; j++)
+            SBW_ASSERT_EQ(x[i * LDH + j], -12345.5);
 }
 
 static double loss_at(sbw_pass_ws *ws, const double *theta, const double *H,
@@ -120,7 +142,9 @@ static void check_case(const head_case *c, const sbw_pass_target *tg)
     double *fdt = malloc(h.nshared * sizeof *fdt);
     sbw_pass_ws *ws = workspace(&h, false, 2, 2);
     sbw_pass_result res, ref;
+    fill_sentinel(dH, ROWS * LDH);
     SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, tg, &res, dH, LDH, dt));
+    check_padding(dH);
     /* the naive twin: same loss, KL, mode match and gradients */
     SBW_ASSERT_OK(sbw_pass_ref_loss(&h, theta, H, ROWS, LDH, tg, &ref, dHr, LDH, dtr));
     SBW_ASSERT_NEAR(res.loss, ref.loss, 1e-12 * (1 + fabs(ref.loss)));
@@ -180,36 +204,72 @@ static void onehot_target(sbw_target *t, bool single)
 
 /* The language-model loss (one observed word per row) is the P*-row loss
  * with one-hot rows: the same kernels see the same numbers, so loss, KL,
- * mode match, dH and the head's gradient agree bit for bit, in double
- * and in single; and the KL equals the loss (a one-hot has entropy 0). */
+ * mode match, dH and the head's gradient agree bit for bit, in double and
+ * in single, with threads over blocks or BLAS threads; the results are
+ * finite, and the KL equals the loss (a one-hot has entropy 0). */
+static void check_onehot(const head_case *c, bool single, sbw_pass_par par)
+{
+    sbw_head h;
+    sbw_target t;
+    double H[ROWS * LDH], dH1[ROWS * LDH], dH2[ROWS * LDH], *theta;
+    setup(c, &h, &theta, H);
+    onehot_target(&t, single);
+    double *d1 = malloc(h.nshared * sizeof *d1), *d2 = malloc(h.nshared * sizeof *d2);
+    sbw_pass_ws *ws = workspace_par(&h, single, 2, 2, par);
+    sbw_pass_target by_id = {.ids = ids}, by_row = {.p = &t};
+    sbw_pass_result r1, r2;
+    SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &by_id, &r1, dH1, LDH, d1));
+    SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &by_row, &r2, dH2, LDH, d2));
+    assert_true(isfinite(r1.loss));
+    SBW_ASSERT_EQ(r1.loss, r2.loss);
+    SBW_ASSERT_EQ(r1.kl, r2.kl);
+    SBW_ASSERT_EQ(r1.kl, r1.loss);
+    SBW_ASSERT_EQ(r1.mode_match, r2.mode_match);
+    double p1[ROWS * D], p2[ROWS * D];
+    pack(dH1, p1), pack(dH2, p2);
+    for (size_t j = 0; j < ROWS * D; j++)
+        assert_true(isfinite(p1[j]));
+    for (size_t j = 0; j < h.nshared; j++)
+        assert_true(isfinite(d1[j]));
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_memory_equal(d1, d2, h.nshared * sizeof *d1);
+    sbw_pass_ws_free(ws);
+    sbw_target_free(&t);
+    free(theta), free(d1), free(d2);
+}
+
 static void test_ids_equal_onehot_rows(void **state)
 {
     (void)state;
     for (int single = 0; single <= 1; single++)
         for (size_t i = 0; i < HEAD_NCASES; i++) {
-            sbw_head h;
-            sbw_target t;
-            double H[ROWS * LDH], dH1[ROWS * LDH], dH2[ROWS * LDH], *theta;
-            setup(&head_cases[i], &h, &theta, H);
-            onehot_target(&t, single);
-            double *d1 = malloc(h.nshared * sizeof *d1), *d2 = malloc(h.nshared * sizeof *d2);
-            sbw_pass_ws *ws = workspace(&h, single, 2, 2);
-            sbw_pass_target by_id = {.ids = ids}, by_row = {.p = &t};
-            sbw_pass_result r1, r2;
-            SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &by_id, &r1, dH1, LDH, d1));
-            SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &by_row, &r2, dH2, LDH, d2));
-            SBW_ASSERT_NEAR(r1.loss, r2.loss, 0);
-            SBW_ASSERT_NEAR(r1.kl, r2.kl, 0);
-            SBW_ASSERT_NEAR(r1.kl, r1.loss, 0);
-            SBW_ASSERT_NEAR(r1.mode_match, r2.mode_match, 0);
-            double p1[ROWS * D], p2[ROWS * D];
-            pack(dH1, p1), pack(dH2, p2);
-            SBW_ASSERT_CLOSE(p1, p2, ROWS * D, 0, 0);
-            SBW_ASSERT_CLOSE(d1, d2, h.nshared, 0, 0);
-            sbw_pass_ws_free(ws);
-            sbw_target_free(&t);
-            free(theta), free(d1), free(d2);
+            check_onehot(&head_cases[i], single, SBW_PASS_PAR_BLOCKS);
+            check_onehot(&head_cases[i], single, SBW_PASS_PAR_BLAS);
         }
+}
+
+/* dH may overwrite H in place (same leading dimension): the result is the
+ * one computed into a separate buffer. */
+static void test_dh_in_place(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < HEAD_NCASES; i++) {
+        sbw_head h;
+        double H[ROWS * LDH], dH[ROWS * LDH], *theta;
+        setup(&head_cases[i], &h, &theta, H);
+        double *d1 = malloc(h.nshared * sizeof *d1), *d2 = malloc(h.nshared * sizeof *d2);
+        sbw_pass_ws *ws = workspace(&h, false, 2, 2);
+        sbw_pass_target tg = {.ids = ids};
+        sbw_pass_result r1, r2;
+        SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &tg, &r1, dH, LDH, d1));
+        SBW_ASSERT_OK(sbw_pass_loss(ws, theta, H, ROWS, LDH, &tg, &r2, H, LDH, d2));
+        double p1[ROWS * D], p2[ROWS * D];
+        pack(dH, p1), pack(H, p2);
+        assert_memory_equal(p1, p2, sizeof p1);
+        assert_memory_equal(d1, d2, h.nshared * sizeof *d1);
+        sbw_pass_ws_free(ws);
+        free(theta), free(d1), free(d2);
+    }
 }
 
 /* The loss of an id is -log Q_id from the exported log Q, and the mode
@@ -328,9 +388,13 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fd_every_head_prows),   cmocka_unit_test(test_fd_every_head_ids),
-        cmocka_unit_test(test_ids_equal_onehot_rows), cmocka_unit_test(test_ids_loss_is_minus_logq),
-        cmocka_unit_test(test_single_and_stateless),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fd_every_head_prows),
+        cmocka_unit_test(test_fd_every_head_ids),
+        cmocka_unit_test(test_ids_equal_onehot_rows),
+        cmocka_unit_test(test_dh_in_place),
+        cmocka_unit_test(test_ids_loss_is_minus_logq),
+        cmocka_unit_test(test_single_and_stateless),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
