@@ -22,16 +22,24 @@ typedef struct ident {
     char norm[2 * PATH_MAX + 2]; /* realpath, or realpath(directory)/name when absent */
 } ident;
 
+/* Where path's last component lies, trailing slashes ignored: it is
+ * path[*cut, *len). */
+static void last_component(const char *path, size_t *cut, size_t *len)
+{
+    *len = strlen(path);
+    while (*len > 1 && path[*len - 1] == '/')
+        (*len)--;
+    *cut = *len;
+    while (*cut > 0 && path[*cut - 1] != '/')
+        (*cut)--;
+}
+
 /* The directory part of path ("." when none, "/" for "/x"), trailing
  * slashes ignored, into dir (size n). */
 static void dir_of(const char *path, char *dir, size_t n)
 {
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    size_t cut = len;
-    while (cut > 0 && path[cut - 1] != '/')
-        cut--;
+    size_t cut, len;
+    last_component(path, &cut, &len);
     if (cut == 0)
         snprintf(dir, n, ".");
     else if (cut == 1)
@@ -43,12 +51,8 @@ static void dir_of(const char *path, char *dir, size_t n)
 /* The last component of path, trailing slashes ignored. */
 static void base_of(const char *path, char *base, size_t n)
 {
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    size_t cut = len;
-    while (cut > 0 && path[cut - 1] != '/')
-        cut--;
+    size_t cut, len;
+    last_component(path, &cut, &len);
     snprintf(base, n, "%.*s", (int)(len - cut), path + cut);
 }
 

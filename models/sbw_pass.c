@@ -457,25 +457,66 @@ static void add_result(pass_rows *w, double loss, double ent, size_t am, size_t 
     w->hits += am == mode;
 }
 
-/* Training, double: one context at block position i (call position pos):
- * bias, map, normalise, loss, and the gradient in place in the block. */
+/* The forward pass of one context at block position i (call position
+ * pos), in place in the block's double logits: bias, map, normalise, and
+ * the loss against the row's target with row sum psum (a zero row when
+ * the call has no target: the loss is then unused), the gradient (Q - P)
+ * written over the mapped logits when grad.  Returns the loss; *y is the
+ * mapped logits (z itself for the identity map), *am the first argmax. */
+static double row_forward(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
+                          size_t pos, double psum, bool grad, double **y, size_t *am)
+{
+    size_t m = o->h.m, k = o->h.k;
+    double *z = b->zd + i * o->nx * m, loss;
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_axpy(1.0, c->theta + o->h.off_b, z + j * m, m);
+    *y = map_forward(o, w, z);
+    const double *p = c->tg ? target_d(c->tg, w, pos, m) : w->oh;
+    if (o->h.mixture)
+        loss = sbw_head_kern_mixture(*y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->e,
+                                     w->kbuf, w->lq, grad ? b->dalpha + i * k : NULL, am);
+    else
+        loss = sbw_head_kern_softmax(*y, p, m, psum, c->scale, grad, am);
+    if (c->tg)
+        target_clear(c->tg, o, w, pos);
+    return loss;
+}
+
+/* The same in single precision, in place in the block's float logits,
+ * with the next context's P* row prefetched while this one computes. */
+static double row_forward_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w,
+                            size_t i, size_t pos, double psum, bool grad, float **y, size_t *am)
+{
+    size_t m = o->h.m, k = o->h.k;
+    float *z = b->zf + i * o->nx * m;
+    double loss;
+    for (size_t j = 0; o->h.bias && j < o->nx; j++)
+        sbw_head_kern_add_f(o->bf, z + j * m, m);
+    const sbw_target *t = c->tg ? c->tg->p : NULL;
+    if (t && t->pf && pos + 1 < c->nrows)
+        prefetch_row(t->pf + target_row(c->tg, pos + 1) * m, m * sizeof(float));
+    *y = map_forward_f(o, w, z);
+    const float *p = c->tg ? target_f(c->tg, w, pos, m) : w->ohf;
+    if (o->h.mixture)
+        loss = sbw_head_kern_mixture_f(*y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->ef,
+                                       w->kbuf, w->lq, grad ? b->dalpha + i * k : NULL, am);
+    else
+        loss = sbw_head_kern_softmax_f(*y, p, m, psum, c->scale, grad, am);
+    if (c->tg)
+        target_clear(c->tg, o, w, pos);
+    return loss;
+}
+
+/* Training, double: the forward pass of one context, then the map's
+ * backward and the bias gradient in place in the block. */
 static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
                        size_t pos)
 {
-    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode;
+    size_t m = o->h.m, am = 0, mode;
     bool grad = c->dH != NULL;
-    double *z = b->zd + i * len, loss, ent, psum;
+    double *z = b->zd + i * o->nx * m, *y, ent, psum;
     target_consts(c->tg, pos, &psum, &ent, &mode);
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_axpy(1.0, c->theta + o->h.off_b, z + j * m, m);
-    double *y = map_forward(o, w, z);
-    const double *p = target_d(c->tg, w, pos, m);
-    if (o->h.mixture)
-        loss = sbw_head_kern_mixture(y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->e,
-                                     w->kbuf, w->lq, b->dalpha + i * k, &am);
-    else
-        loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, grad, &am);
-    target_clear(c->tg, o, w, pos);
+    double loss = row_forward(o, c, b, w, i, pos, psum, grad, &y, &am); /* sets am */
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
@@ -484,28 +525,16 @@ static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_r
         sbw_head_kern_axpy(1.0, z + j * m, w->db, m);
 }
 
-/* Training, single: the same in place in the block's float logits. */
+/* Training, single: the same in the block's float logits. */
 static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
                          size_t pos)
 {
-    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode;
+    size_t m = o->h.m, am = 0, mode;
     bool grad = c->dH != NULL;
-    float *z = b->zf + i * len;
-    double loss, ent, psum;
+    float *z = b->zf + i * o->nx * m, *y;
+    double ent, psum;
     target_consts(c->tg, pos, &psum, &ent, &mode);
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_add_f(o->bf, z + j * m, m);
-    const sbw_target *t = c->tg->p;
-    if (t && t->pf && pos + 1 < c->nrows) /* the next context's P while this one computes */
-        prefetch_row(t->pf + target_row(c->tg, pos + 1) * m, m * sizeof(float));
-    float *y = map_forward_f(o, w, z);
-    const float *p = target_f(c->tg, w, pos, m);
-    if (o->h.mixture)
-        loss = sbw_head_kern_mixture_f(y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->ef,
-                                       w->kbuf, w->lq, b->dalpha + i * k, &am);
-    else
-        loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, grad, &am);
-    target_clear(c->tg, o, w, pos);
+    double loss = row_forward_f(o, c, b, w, i, pos, psum, grad, &y, &am); /* sets am */
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
@@ -514,30 +543,11 @@ static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass
         sbw_head_kern_add_f2d(z + j * m, w->db, m);
 }
 
-/* Export, double: log Q of one context into the call's lq, and its
- * metrics when the call has a target (against the exact log P* when
- * given). */
-static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
-                      size_t pos)
+/* Export: one context's metrics once its log Q is in out, against the
+ * exact log P* when the call has it. */
+static void logq_result(const pass_call *c, pass_rows *w, size_t pos, const double *out, size_t m,
+                        double loss, double ent, size_t am, size_t mode)
 {
-    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode = 0;
-    double *z = b->zd + i * len, *out = c->lq + pos * c->ldq, loss, ent = 0, psum = 1;
-    if (c->tg)
-        target_consts(c->tg, pos, &psum, &ent, &mode);
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_axpy(1.0, c->theta + o->h.off_b, z + j * m, m);
-    double *y = map_forward(o, w, z);
-    const double *p = c->tg ? target_d(c->tg, w, pos, m) : w->oh; /* all 0: loss unused */
-    if (o->h.mixture) {
-        loss = sbw_head_kern_mixture(y, k, m, b->logpi + i * k, p, psum, c->scale, false, w->e,
-                                     w->kbuf, w->lq, NULL, &am);
-        memcpy(out, w->lq, m * sizeof *out);
-    } else {
-        loss = sbw_head_kern_softmax(y, p, m, psum, c->scale, false, &am);
-        sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
-    }
-    if (c->tg)
-        target_clear(c->tg, o, w, pos);
     if (c->logp) {
         const double *lp = c->logp + pos * c->ldp;
         loss = sbw_kern_cross_entropy(lp, out, m);
@@ -546,37 +556,41 @@ static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_ro
     add_result(w, loss, ent, am, mode);
 }
 
+/* Export, double: log Q of one context into the call's lq, and its
+ * metrics when the call has a target. */
+static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
+                      size_t pos)
+{
+    size_t m = o->h.m, am = 0, mode = 0;
+    double *out = c->lq + pos * c->ldq, *y, ent = 0, psum = 1;
+    if (c->tg)
+        target_consts(c->tg, pos, &psum, &ent, &mode);
+    double loss = row_forward(o, c, b, w, i, pos, psum, false, &y, &am);
+    if (o->h.mixture)
+        memcpy(out, w->lq, m * sizeof *out);
+    else
+        sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
+    logq_result(c, w, pos, out, m, loss, ent, am, mode);
+}
+
 /* Export, single: the same from the block's float logits; log Q itself is
  * formed in double from the float mapped logits. */
 static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
                         size_t pos)
 {
-    size_t m = o->h.m, k = o->h.k, len = o->nx * m, am = 0, mode = 0;
-    float *z = b->zf + i * len;
-    double *out = c->lq + pos * c->ldq, loss, ent = 0, psum = 1;
+    size_t m = o->h.m, am = 0, mode = 0;
+    double *out = c->lq + pos * c->ldq, ent = 0, psum = 1;
+    float *y;
     if (c->tg)
         target_consts(c->tg, pos, &psum, &ent, &mode);
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_add_f(o->bf, z + j * m, m);
-    float *y = map_forward_f(o, w, z);
-    const float *p = c->tg ? target_f(c->tg, w, pos, m) : w->ohf; /* all 0: loss unused */
+    double loss = row_forward_f(o, c, b, w, i, pos, psum, false, &y, &am);
     if (o->h.mixture) {
-        loss = sbw_head_kern_mixture_f(y, k, m, b->logpi + i * k, p, psum, c->scale, false, w->ef,
-                                       w->kbuf, w->lq, NULL, &am);
         memcpy(out, w->lq, m * sizeof *out);
     } else {
-        loss = sbw_head_kern_softmax_f(y, p, m, psum, c->scale, false, &am);
         sbw_head_kern_f2d(y, out, m);
         sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
     }
-    if (c->tg)
-        target_clear(c->tg, o, w, pos);
-    if (c->logp) {
-        const double *lp = c->logp + pos * c->ldp;
-        loss = sbw_kern_cross_entropy(lp, out, m);
-        ent = sbw_kern_entropy(lp, m);
-    }
-    add_result(w, loss, ent, am, mode);
+    logq_result(c, w, pos, out, m, loss, ent, am, mode);
 }
 
 /* dX = dZ W and dW += dZ^T X (float GEMMs summed into double when single). */

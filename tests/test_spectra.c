@@ -7,6 +7,8 @@
 #include "sbw_svd.h"
 #include "sbw_svd_ref.h"
 #include "sbw_test.h"
+
+#include "spectra_io.h"
 #include "sbw_test_mats.h"
 
 #include "sbw_error.h"
@@ -24,23 +26,6 @@ static gsl_rng *rng_for(uint64_t stream)
     gsl_rng *r = NULL;
     SBW_ASSERT_OK(sbw_rng_alloc(&r, 777, stream));
     return r;
-}
-
-static char *save_tmp(const char *name, const sbw_mat *a, sbw_npy_dtype t)
-{
-    char *p = strdup(sbw_test_path(name));
-    SBW_ASSERT_OK(sbw_npy_save(p, a, t));
-    return p;
-}
-
-static int spectra_of(const char *path, const sbw_reduce_opts *o, unsigned want, sbw_spectra *sp)
-{
-    sbw_npy_reader *r = NULL;
-    int st = sbw_npy_open(&r, path);
-    if (!st)
-        st = sbw_spectra_compute(r, o, want, sp);
-    sbw_npy_close(r);
-    return st;
 }
 
 /* Jacobi singular values of variant v of a (naive centring). */
