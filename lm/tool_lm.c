@@ -357,7 +357,8 @@ static int export_head(const char *dir, const sbw_lm *lm, const double *theta,
     int st = sbw_ckpt_mkdir(dir);
     for (size_t i = 0; !st && i < nb; i++) {
         snprintf(path, sizeof path, "%s/%s.npy", dir, b[i].name);
-        sbw_mat m = {(double *)(theta + lm->off_head + b[i].off), b[i].rows, b[i].cols, b[i].cols};
+        sbw_mat m = {b[i].rows, b[i].cols, b[i].cols, (double *)(theta + lm->off_head + b[i].off),
+                     false};
         st = b[i].cols == 1 || b[i].rows == 1
                  ? sbw_npy_save_vector(path, m.data, b[i].rows * b[i].cols, SBW_F64)
                  : sbw_npy_save(path, &m, SBW_F64);
@@ -452,6 +453,7 @@ static int run_eval(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     const char *cmd = argc > 1 ? argv[1] : "";
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(top_help, stdout);
