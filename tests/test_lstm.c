@@ -1,9 +1,11 @@
 /* test_lstm.c -- the LSTM layer (sbw_lstm.h): the fast float and double
  * paths against the naive twin (sbw_lstm_ref.h) on tiny odd sizes and on
- * sizes that split over threads; the twin's backward against central
+ * sizes with vector remainders; the twin's backward against central
  * finite differences of its own forward; dx NULL, accumulation into the
  * parameter gradients, the state carried between chunks, saturation,
- * determinism and the error paths.
+ * determinism (and the pointwise kernels bit-identical on 1 and 3 threads,
+ * which carries the twin comparisons over to the threaded path) and the
+ * error paths.
  *
  * Inputs are drawn in double and rounded to float, so the float path and
  * the twin see the same numbers.  Weights are N(0, (1.5/sqrt(I+H))^2), so
@@ -38,8 +40,8 @@
 #define FWD_TOL 8.0
 #define BWD_TOL 8.0
 
-/* Tiny odd sizes, one where sequences are single, and two that split rows
- * over threads and leave vector remainders (H = 37, 1031). */
+/* Tiny odd sizes, one where sequences are single, and two that leave
+ * vector remainders over more rows (H = 37, 1031). */
 static const sbw_lstm_shape sizes[] = {
     {3, 5, 2, 4}, {1, 1, 1, 1}, {4, 3, 3, 2}, {2, 7, 1, 5}, {5, 37, 9, 3}, {6, 1031, 9, 2},
 };
