@@ -7,9 +7,13 @@
 
 #include <stddef.h>
 
-/* Below this many elements a step runs on one thread (a parallel region
- * costs more than it saves); results are the same either way. */
-#define SBW_LSTM_KERN_PAR_MIN ((size_t)8192)
+/* Below this many elements a call runs on one thread: about 1 ms of work
+ * (3-4 ns an element), the least that pays for an OpenMP region when the
+ * other cores are busy (sbw_lstm.c: lstm_kern_threads).  An LSTM step at
+ * B=20, H=1150 is 23000 elements, so per-step stages run serially and
+ * the chunk's column sums (T*B x 4H) in parallel.  Results are the same
+ * either way. */
+#define SBW_LSTM_KERN_PAR_MIN ((size_t)1 << 18)
 /* Columns per task of the column sums (a few KB of sums kept in cache). */
 #define SBW_LSTM_KERN_COLS ((size_t)512)
 

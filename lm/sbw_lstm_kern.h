@@ -5,10 +5,11 @@
  * inputs must be finite, nothing here tests for NaN or Inf.  exp is the
  * inline sbw_vexp/sbw_vexpf (core/sbw_vexp.h), clamped, so the sigmoid
  * 1/(1 + e^-x) and tanh x = 1 - 2/(e^2x + 1) saturate to exact 0, 1, -1 for
- * large |x| and never overflow.  Rows run OpenMP, static schedule; each
- * output element is computed by one thread from the same inputs whatever
- * the team, so the results do not depend on the thread count.  The twin is
- * sbw_lstm_ref.c (whole passes, in double, libm).
+ * large |x| and never overflow.  Rows run OpenMP, static schedule, on
+ * `threads` threads (1 or less: the calling thread alone; small calls run
+ * there too); each output element is computed by one thread from the same
+ * inputs whatever the team, so the results do not depend on the thread
+ * count.  The twin is sbw_lstm_ref.c (whole passes, in double, libm).
  *
  * Gate layout as in sbw_lstm.h: a row of 4H holds [i f g o], H each.
  */
@@ -23,9 +24,9 @@
  *   b (4H) the bias; cprev (rows x H) c_{t-1};
  *   out: c (rows x H) c_t, h (rows x H) h_t.  c, h must not alias cprev. */
 void sbw_lstm_kern_forward_f(size_t rows, size_t hid, const float *b, const float *cprev, float *z,
-                             float *c, float *h);
+                             float *c, float *h, int threads);
 void sbw_lstm_kern_forward_d(size_t rows, size_t hid, const double *b, const double *cprev,
-                             double *z, double *c, double *h);
+                             double *z, double *c, double *h, int threads);
 
 /* Backward stage of one step.
  *   gates (rows x 4H) the activated gates of the step, c (rows x H) c_t,
@@ -35,13 +36,15 @@ void sbw_lstm_kern_forward_d(size_t rows, size_t hid, const double *b, const dou
  *     out, dL/dc_{t-1} through c_t;
  *   out: dz (rows x 4H) dL/d(pre-activations) [di df dg do]. */
 void sbw_lstm_kern_backward_f(size_t rows, size_t hid, const float *gates, const float *c,
-                              const float *cprev, const float *dh, float *dc, float *dz);
+                              const float *cprev, const float *dh, float *dc, float *dz,
+                              int threads);
 void sbw_lstm_kern_backward_d(size_t rows, size_t hid, const double *gates, const double *c,
-                              const double *cprev, const double *dh, double *dc, double *dz);
+                              const double *cprev, const double *dh, double *dc, double *dz,
+                              int threads);
 
 /* sum[k] += sum_r a[r][k] for a (rows x cols), rows in order (the bias
  * gradient); columns split over OpenMP threads, so no thread dependence. */
-void sbw_lstm_kern_colsum_f(size_t rows, size_t cols, const float *a, float *sum);
-void sbw_lstm_kern_colsum_d(size_t rows, size_t cols, const double *a, double *sum);
+void sbw_lstm_kern_colsum_f(size_t rows, size_t cols, const float *a, float *sum, int threads);
+void sbw_lstm_kern_colsum_d(size_t rows, size_t cols, const double *a, double *sum, int threads);
 
 #endif

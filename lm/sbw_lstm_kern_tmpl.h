@@ -22,10 +22,11 @@ static inline LSTM_T LSTM_FN(tanh)(LSTM_T x)
 }
 
 void LSTM_FN(sbw_lstm_kern_forward)(size_t rows, size_t hid, const LSTM_T *b, const LSTM_T *cprev,
-                                    LSTM_T *z, LSTM_T *c, LSTM_T *h)
+                                    LSTM_T *z, LSTM_T *c, LSTM_T *h, int threads)
 {
     const LSTM_T *bi = b, *bf = b + hid, *bg = b + 2 * hid, *bo = b + 3 * hid;
-#pragma omp parallel for schedule(static) if (rows * hid >= SBW_LSTM_KERN_PAR_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads > 1 ? threads : 1) if (threads > 1 && rows * hid >= SBW_LSTM_KERN_PAR_MIN)
     for (size_t r = 0; r < rows; r++) {
         LSTM_T *zi = z + r * 4 * hid, *zf = zi + hid, *zg = zf + hid, *zo = zg + hid;
         const LSTM_T *cp = cprev + r * hid;
@@ -51,10 +52,12 @@ void LSTM_FN(sbw_lstm_kern_forward)(size_t rows, size_t hid, const LSTM_T *b, co
  *   di = dc_t g i (1 - i),  df = dc_t c_{t-1} f (1 - f),
  *   dg = dc_t i (1 - g^2),  do = dh tc o (1 - o),  dc_out = dc_t f. */
 void LSTM_FN(sbw_lstm_kern_backward)(size_t rows, size_t hid, const LSTM_T *gates, const LSTM_T *c,
-                                     const LSTM_T *cprev, const LSTM_T *dh, LSTM_T *dc, LSTM_T *dz)
+                                     const LSTM_T *cprev, const LSTM_T *dh, LSTM_T *dc, LSTM_T *dz,
+                                     int threads)
 {
     const LSTM_T one = 1;
-#pragma omp parallel for schedule(static) if (rows * hid >= SBW_LSTM_KERN_PAR_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads > 1 ? threads : 1) if (threads > 1 && rows * hid >= SBW_LSTM_KERN_PAR_MIN)
     for (size_t r = 0; r < rows; r++) {
         const LSTM_T *gi = gates + r * 4 * hid, *gf = gi + hid, *gg = gf + hid, *go = gg + hid;
         LSTM_T *di = dz + r * 4 * hid, *df = di + hid, *dg = df + hid, *dout = dg + hid;
@@ -74,9 +77,11 @@ void LSTM_FN(sbw_lstm_kern_backward)(size_t rows, size_t hid, const LSTM_T *gate
     }
 }
 
-void LSTM_FN(sbw_lstm_kern_colsum)(size_t rows, size_t cols, const LSTM_T *a, LSTM_T *sum)
+void LSTM_FN(sbw_lstm_kern_colsum)(size_t rows, size_t cols, const LSTM_T *a, LSTM_T *sum,
+                                   int threads)
 {
-#pragma omp parallel for schedule(static) if (rows * cols >= SBW_LSTM_KERN_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(                                             \
+    threads > 1 ? threads : 1) if (threads > 1 && rows * cols >= SBW_LSTM_KERN_PAR_MIN)
     for (size_t k0 = 0; k0 < cols; k0 += SBW_LSTM_KERN_COLS) {
         size_t k1 = cols - k0 < SBW_LSTM_KERN_COLS ? cols : k0 + SBW_LSTM_KERN_COLS;
         for (size_t r = 0; r < rows; r++) {

@@ -22,7 +22,8 @@ static void LSTM_FN(step_forward)(const lstm_dims *d, size_t t, const LSTM_T *wh
     LSTM_T *z = gates + t * d->batch * d->g4;
     LSTM_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, d->ib, d->ig4, d->ih, (LSTM_T)1, hp, d->ih,
               wh, d->ih, (LSTM_T)1, z, d->ig4);
-    LSTM_FN(sbw_lstm_kern_forward)(d->batch, d->hid, b, cp, z, cs + t * blk, hs + t * blk);
+    LSTM_FN(sbw_lstm_kern_forward)
+    (d->batch, d->hid, b, cp, z, cs + t * blk, hs + t * blk, d->kthreads);
 }
 
 /* Forward over the chunk (sbw_lstm.h): the input part of every step as one
@@ -56,7 +57,7 @@ static void LSTM_FN(step_backward)(const lstm_dims *d, size_t t, const LSTM_T *w
     const LSTM_T *cp = t ? cs + (t - 1) * blk : c0;
     LSTM_T *dzt = dz + t * gblk;
     LSTM_FN(sbw_lstm_kern_backward)
-    (d->batch, d->hid, gates + t * gblk, cs + t * blk, cp, dhs + t * blk, dc, dzt);
+    (d->batch, d->hid, gates + t * gblk, cs + t * blk, cp, dhs + t * blk, dc, dzt, d->kthreads);
     if (t > 0)
         LSTM_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, d->ib, d->ih, d->ig4, (LSTM_T)1, dzt,
                   d->ig4, wh, d->ih, (LSTM_T)1, dhs + (t - 1) * blk, d->ih);
@@ -69,7 +70,7 @@ static void LSTM_FN(chunk_gradients)(const lstm_dims *d, const LSTM_T *wx, const
                                      const LSTM_T *h0, const LSTM_T *hs, const LSTM_T *dz,
                                      LSTM_T *dx, LSTM_T *dwx, LSTM_T *dwh, LSTM_T *db)
 {
-    LSTM_FN(sbw_lstm_kern_colsum)(d->rows, d->g4, dz, db);
+    LSTM_FN(sbw_lstm_kern_colsum)(d->rows, d->g4, dz, db, d->kthreads);
     LSTM_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, d->ig4, d->iin, d->irows, (LSTM_T)1, dz,
               d->ig4, x, d->iin, (LSTM_T)1, dwx, d->iin);
     LSTM_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, d->ig4, d->ih, d->ib, (LSTM_T)1, dz, d->ig4,

@@ -1,9 +1,11 @@
 /* test_lstm.c -- the LSTM layer (sbw_lstm.h): the fast float and double
  * paths against the naive twin (sbw_lstm_ref.h) on tiny odd sizes and on
- * sizes that split over threads; the twin's backward against central
+ * sizes with vector remainders; the twin's backward against central
  * finite differences of its own forward; dx NULL, accumulation into the
  * parameter gradients, the state carried between chunks, saturation,
- * determinism and the error paths.
+ * determinism (and the pointwise kernels bit-identical on 1 and 3 threads,
+ * which carries the twin comparisons over to the threaded path) and the
+ * error paths.
  *
  * Inputs are drawn in double and rounded to float, so the float path and
  * the twin see the same numbers.  Weights are N(0, (1.5/sqrt(I+H))^2), so
@@ -24,6 +26,7 @@
 
 #include "sbw_error.h"
 #include "sbw_lstm.h"
+#include "sbw_lstm_kern.h"
 #include "sbw_lstm_ref.h"
 #include "sbw_rng.h"
 
@@ -37,8 +40,8 @@
 #define FWD_TOL 8.0
 #define BWD_TOL 8.0
 
-/* Tiny odd sizes, one where sequences are single, and two that split rows
- * over threads and leave vector remainders (H = 37, 1031). */
+/* Tiny odd sizes, one where sequences are single, and two that leave
+ * vector remainders over more rows (H = 37, 1031). */
 static const sbw_lstm_shape sizes[] = {
     {3, 5, 2, 4}, {1, 1, 1, 1}, {4, 3, 3, 2}, {2, 7, 1, 5}, {5, 37, 9, 3}, {6, 1031, 9, 2},
 };
@@ -635,6 +638,51 @@ static void test_deterministic(void **state)
     lay_free(&b);
 }
 
+/* One kernel stage run on 1 and on 3 threads (arrays a -> b), in double
+ * and float; sizes above the kernels' parallel threshold (2^18 elements). */
+#define KR ((size_t)64)
+#define KH ((size_t)4099)
+static void kern_run(const double *in, double *out, float *outf, int threads)
+{
+    /* in: z (KR x 4KH) | b (4KH) | cprev, c, dh, dc (KR x KH each) */
+    size_t nz = KR * 4 * KH, ns = KR * KH, nb = 4 * KH, n = 2 * nz + nb + 4 * ns;
+    memcpy(out, in, (nz + nb + 4 * ns) * sizeof *out);
+    for (size_t i = 0; i < nz + nb + 4 * ns; i++)
+        outf[i] = (float)in[i];
+    double *z = out, *b = z + nz, *cp = b + nb, *c = cp + ns, *h = c + ns, *dc = h + ns;
+    double *dz = dc + ns;
+    float *zf = outf, *bf = zf + nz, *cpf = bf + nb, *cf = cpf + ns, *hf = cf + ns, *dcf = hf + ns;
+    float *dzf = dcf + ns;
+    assert_true(dz + nz == out + n);
+    sbw_lstm_kern_forward_d(KR, KH, b, cp, z, c, h, threads);
+    sbw_lstm_kern_backward_d(KR, KH, z, c, cp, h, dc, dz, threads);
+    sbw_lstm_kern_colsum_d(KR, 4 * KH, dz, b, threads);
+    sbw_lstm_kern_forward_f(KR, KH, bf, cpf, zf, cf, hf, threads);
+    sbw_lstm_kern_backward_f(KR, KH, zf, cf, cpf, hf, dcf, dzf, threads);
+    sbw_lstm_kern_colsum_f(KR, 4 * KH, dzf, bf, threads);
+}
+
+static void test_kernels_thread_invariant(void **state)
+{
+    (void)state;
+    size_t n = 2 * KR * 4 * KH + 4 * KH + 4 * KR * KH;
+    double *in = dalloc(n), *a = dalloc(n), *b = dalloc(n);
+    float *af = falloc(n), *bf = falloc(n);
+    gsl_rng *g = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&g, 1200, 0));
+    gaussian(g, in, n, 2.0);
+    sbw_rng_free(g);
+    kern_run(in, a, af, 1);
+    kern_run(in, b, bf, 3);
+    same_bits(a, b, n * sizeof *a);
+    same_bits(af, bf, n * sizeof *af);
+    free(in);
+    free(a);
+    free(b);
+    free(af);
+    free(bf);
+}
+
 /* Every entry point with shape s fails with SBW_EINVAL (the arrays are
  * big enough for the tiny shape and never read). */
 static void all_fail(const sbw_lstm_shape *s, lay *l, layf *f)
@@ -701,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_state_carry),
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_kernels_thread_invariant),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
