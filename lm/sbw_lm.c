@@ -22,6 +22,7 @@ struct sbw_lm_ws {
     double *H, *dH;     /* (B*T, D) the head's input and its gradient */
     void *bufs;         /* sbw_lm_bufs_f or _d */
     double head_seconds;
+    int nt; /* OpenMP threads of the pointwise stages */
     void **allocs;
     size_t nallocs, cap;
 };
@@ -50,6 +51,11 @@ static void *ws_alloc(sbw_lm_ws *w, size_t n, size_t size, int *st)
     w->allocs[w->nallocs++] = p;
     return p;
 }
+
+/* Pointwise stages go parallel only above this many elements: below it a
+ * parallel region costs more than it saves (and meets OpenBLAS's spinning
+ * threads right after a multithreaded GEMM). */
+#define LM_PAR_MIN ((size_t)1 << 18)
 
 #define LM_R float
 #define LM_FN(x) x##_f
@@ -233,6 +239,7 @@ int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opt
     if (!w)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     w->lm = *lm, w->opt = *opts;
+    w->nt = opts->threads > 0 ? opts->threads : omp_get_max_threads();
     size_t N = opts->batch * opts->steps;
     w->H = ws_alloc(w, N * lm->a.d, sizeof(double), &st);
     w->dH = ws_alloc(w, N * lm->a.d, sizeof(double), &st);

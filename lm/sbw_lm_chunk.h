@@ -116,11 +116,11 @@ static void LM_FN(draw_masks)(const sbw_lm_ws *w, LM_FN(lm_bufs) * r, gsl_rng *r
 
 /* x_0 = E[w] * memb[w] * min (row t*B + j uses min's row j). */
 static void LM_FN(embed)(const sbw_lm *lm, LM_FN(lm_bufs) * r, const double *theta,
-                         const size_t *ids, size_t N, size_t B)
+                         const size_t *ids, size_t N, size_t B, int nt)
 {
     size_t E = lm->a.emb;
     const double *emb = theta + lm->off_emb;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt) if (N * E > LM_PAR_MIN)
     for (size_t i = 0; i < N; i++) {
         const double *e = emb + ids[i] * E;
         const LM_R *mk = r->min + (i % B) * E;
@@ -132,9 +132,9 @@ static void LM_FN(embed)(const sbw_lm *lm, LM_FN(lm_bufs) * r, const double *the
 
 /* dst (N x n) = src (N x n) * mask (row i uses mask row i % B). */
 static void LM_FN(apply_mask)(LM_R *dst, const LM_R *src, const LM_R *mask, size_t N, size_t B,
-                              size_t n)
+                              size_t n, int nt)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt) if (N * n > LM_PAR_MIN)
     for (size_t i = 0; i < N; i++) {
         const LM_R *mk = mask + (i % B) * n, *s = src + i * n;
         LM_R *d = dst + i * n;
@@ -151,20 +151,21 @@ static int LM_FN(forward)(sbw_lm_ws *w, LM_FN(lm_bufs) * r, const double *theta,
     const sbw_lm *lm = &w->lm;
     size_t B = w->opt.batch, N = ch->steps * B, L = lm->a.nlayers, D = lm->a.d;
     size_t hl = lm->a.hidden[L - 1];
-    LM_FN(embed)(lm, r, theta, ch->x, N, B);
+    int nt = w->nt;
+    LM_FN(embed)(lm, r, theta, ch->x, N, B, nt);
     int st = SBW_OK;
     for (size_t l = 0; !st && l < L; l++) {
         size_t Hh = lm->a.hidden[l];
         sbw_lstm_shape s = {lm->in[l], Hh, B, ch->steps};
         st = LM_LSTM_FWD(&s, r->wx[l], r->wh[l], r->b[l], r->x[l], r->h0[l], r->c0[l], r->hs[l],
                          r->cs[l], r->gates[l]);
-        LM_FN(apply_mask)(l + 1 < L ? r->x[l + 1] : r->xl, r->hs[l], r->mlay[l], N, B, Hh);
+        LM_FN(apply_mask)(l + 1 < L ? r->x[l + 1] : r->xl, r->hs[l], r->mlay[l], N, B, Hh, nt);
     }
     if (st)
         return st;
     LM_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)N, (int)D, (int)hl, 1, r->xl, (int)hl,
             r->p, (int)hl, 0, r->lat, (int)D);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt) if (N * D > LM_PAR_MIN)
     for (size_t i = 0; i < N; i++) {
         LM_R *z = r->lat + i * D;
         const LM_R *mk = r->mlat + (i % B) * D;
@@ -194,7 +195,8 @@ static void LM_FN(latent_back)(sbw_lm_ws *w, LM_FN(lm_bufs) * r, const double *d
     const sbw_lm *lm = &w->lm;
     size_t B = w->opt.batch, D = lm->a.d, L = lm->a.nlayers, hl = lm->a.hidden[L - 1];
     LM_R *dz = r->dx; /* (N, D) */
-#pragma omp parallel for schedule(static)
+    int nt = w->nt;
+#pragma omp parallel for schedule(static) num_threads(nt) if (N * D > LM_PAR_MIN)
     for (size_t i = 0; i < N; i++) {
         const LM_R *z = r->lat + i * D, *mk = r->mlat + (i % B) * D;
         for (size_t c = 0; c < D; c++)
@@ -211,7 +213,7 @@ static void LM_FN(latent_back)(sbw_lm_ws *w, LM_FN(lm_bufs) * r, const double *d
     }
     LM_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)N, (int)hl, (int)D, 1, dz, (int)D, r->p,
             (int)hl, 0, r->dh, (int)hl);
-    LM_FN(apply_mask)(r->dh, r->dh, r->mlay[L - 1], N, B, hl);
+    LM_FN(apply_mask)(r->dh, r->dh, r->mlay[L - 1], N, B, hl, nt);
 }
 
 /* The embedding's gradient into g (M x E, zeroed here unless tied, when
@@ -255,7 +257,7 @@ static int LM_FN(backward)(sbw_lm_ws *w, LM_FN(lm_bufs) * r, const double *theta
         LM_FN(to_double)(grad + lm->off_wh[l], r->dwh[l], 4 * Hh * Hh);
         LM_FN(to_double)(grad + lm->off_b[l], r->db[l], 4 * Hh);
         if (l > 0)
-            LM_FN(apply_mask)(r->dh, r->dx, r->mlay[l - 1], N, B, in);
+            LM_FN(apply_mask)(r->dh, r->dx, r->mlay[l - 1], N, B, in, w->nt);
     }
     (void)theta;
     if (!st)

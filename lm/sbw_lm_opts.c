@@ -48,6 +48,7 @@ const sbw_ckpt_field sbw_lm_opts_table[] = {
     {"bptt", AT(bptt), SBW_CKPT_SIZE, 1, 1e6, 70, NULL, SHAPES, "--bptt"},
     {"eval_batch", AT(eval_batch), SBW_CKPT_SIZE, 1, 1e6, 10, NULL, SHAPES, "--eval-batch"},
     {"train_tokens", AT(train_tokens), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SHAPES, "--train-tokens"},
+    {"valid_tokens", AT(valid_tokens), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SHAPES, "--valid-tokens"},
     {"seed", AT(seed), SBW_CKPT_U64, 0, 2e19, (double)SBW_RNG_DEFAULT_SEED, NULL, SHAPES, "--seed"},
     {"optimizer", AT(optimizer), SBW_CKPT_ENUM, 0, 1, SBW_LM_SGD, sbw_lm_opts_optimizer_name,
      SHAPES, "--optim"},

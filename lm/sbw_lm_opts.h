@@ -23,6 +23,7 @@ typedef struct sbw_lm_opts {
     size_t batch, bptt;   /* B sequences, T steps per chunk */
     size_t eval_batch;    /* columns of the validation pass */
     size_t train_tokens;  /* use the first n training tokens (0: all) */
+    size_t valid_tokens;  /* validate on the first n tokens (0: all) */
     uint64_t seed;        /* initialisation and dropout */
     sbw_lm_opts_optimizer optimizer;
     double lr, clip, wdecay;

@@ -448,8 +448,9 @@ static int validate(trainer *t)
 {
     const double *p = t->k.averaging ? t->avg : t->theta;
     sbw_lm_eval_result r;
-    int st = sbw_lm_eval_nll(t->evws, p, t->c->ids[SBW_CORPUS_VALID], t->c->len[SBW_CORPUS_VALID],
-                             NULL, &r);
+    size_t n = t->c->len[SBW_CORPUS_VALID];
+    n = t->o.valid_tokens && t->o.valid_tokens < n ? t->o.valid_tokens : n;
+    int st = sbw_lm_eval_nll(t->evws, p, t->c->ids[SBW_CORPUS_VALID], n, NULL, &r);
     if (st)
         return st;
     maybe_average(t, r.nll);
@@ -508,17 +509,27 @@ static const char *run_loop(trainer *t, int *st)
     return "error";
 }
 
+/* The training perplexity of the last log row that has one. */
+static double last_train_ppl(const trainer *t)
+{
+    for (size_t r = t->k.nlog; r-- > 0;) {
+        double p = t->log[r * SBW_LM_TRAIN_LOG_COLS + 6];
+        if (!isnan(p))
+            return p;
+    }
+    return NAN;
+}
+
 static void result(const trainer *t, const char *stop, sbw_lm_train_result *res)
 {
     double s = sbw_progress_now() - t->t0;
-    size_t nl = t->k.nlog;
     *res = (sbw_lm_train_result){
         .steps = t->k.step,
         .epochs = t->k.epoch,
         .tokens = t->k.tokens,
         .seconds = elapsed(t),
         .head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws),
-        .train_ppl = nl ? t->log[(nl - 1) * SBW_LM_TRAIN_LOG_COLS + 6] : NAN,
+        .train_ppl = last_train_ppl(t),
         .valid_ppl = t->k.nvalid ? exp(t->valid[t->k.nvalid - 1]) : NAN,
         .tokens_per_s = s > 0 ? (double)(t->k.tokens - t->tokens0) / s : 0,
         .averaging = t->k.averaging,

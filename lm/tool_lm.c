@@ -46,6 +46,16 @@ static const char top_help[] =
     "  sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 2000 --logprobs - |\n"
     "      sbw-rank - --center\n";
 
+/* "sbw-lm " before the subcommand's recorded command line (cut at the end). */
+static void name_command(sbw_cli_common *c)
+{
+    char cmd[sizeof c->cmdline];
+    memcpy(cmd, "sbw-lm ", 7);
+    memcpy(cmd + 7, c->cmdline, sizeof cmd - 7); /* cut: the last 7 bytes */
+    cmd[sizeof cmd - 1] = '\0';
+    memcpy(c->cmdline, cmd, sizeof cmd);
+}
+
 /* ---- train --------------------------------------------------------------- */
 
 typedef struct train_args {
@@ -77,6 +87,8 @@ static const sbw_cli_opt train_opts[] = {
      "columns of the validation pass (default 10)"},
     {"--train-tokens", "N", SBW_ARG_SIZE, &TA.o.train_tokens, 1, 1e15,
      "train on the first N tokens only"},
+    {"--valid-tokens", "N", SBW_ARG_SIZE, &TA.o.valid_tokens, 2, 1e15,
+     "validate on the first N tokens only"},
     {"--optim", "NAME", SBW_ARG_STRING, &TA.optim, 1, 0, "sgd (default) or adam"},
     {"--lr", "X", SBW_ARG_DOUBLE, &TA.o.lr, 1e-12, 1e6, "learning rate (sgd 20, adam 1e-3)"},
     {"--clip", "X", SBW_ARG_DOUBLE, &TA.o.clip, 0, 1e12, "gradient-norm clip, 0 = off (0.25)"},
@@ -101,7 +113,8 @@ static const sbw_cli_opt train_opts[] = {
      "seconds between checkpoints (600; 0 = end and signal only)"},
     {"--eval-every", "N", SBW_ARG_SIZE, &TA.o.eval_every, 1, 1e15,
      "keep DIR/snap-TOKENS/ every N training tokens"},
-    {"--quick", NULL, SBW_ARG_FLAG, &TA.quick, 1, 0, "a small model on a slice (tests, demos)"},
+    {"--quick", NULL, SBW_ARG_FLAG, &TA.quick, 1, 0,
+     "D 16, LSTM 32, B 8, T 20, no dropout, 20k/4k tokens (tests, demos)"},
     {0}};
 
 static const char train_details[] =
@@ -142,6 +155,7 @@ static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
         size_t *dst, v;
     } q[] = {{"--d", &o->arch.d, 16},          {"--batch", &o->batch, 8},
              {"--bptt", &o->bptt, 20},         {"--train-tokens", &o->train_tokens, 20000},
+             {"--valid-tokens", &o->valid_tokens, 4000},
              {"--k", &o->arch.k, 3},           {"--knots", &o->arch.knots, 20},
              {"--log-every", &o->log_every, 5}, {"--eval-batch", &o->eval_batch, 4}};
     for (size_t i = 0; i < sizeof q / sizeof *q; i++)
@@ -149,6 +163,16 @@ static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
             *q[i].dst = q[i].v;
     if (!given(c, "--hidden"))
         o->arch.nlayers = 1, o->arch.hidden[0] = 32;
+    struct {
+        const char *opt;
+        double *dst;
+    } p[] = {{"--dropout-emb", &o->drop.emb},
+             {"--dropout-in", &o->drop.in},
+             {"--dropout-layer", &o->drop.layer},
+             {"--dropout-latent", &o->drop.latent}};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) /* a tiny model underfits already */
+        if (!given(c, p[i].opt))
+            *p[i].dst = 0;
 }
 
 static int parse_hidden(const char *s, sbw_lm_arch *a)
@@ -275,6 +299,7 @@ static int run_train(int argc, char **argv)
     int st = sbw_cli_parse(&train_cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    name_command(&c);
     sbw_error_gsl_quiet();
     st = resolve_train(&c);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
@@ -430,6 +455,7 @@ static int run_eval(int argc, char **argv)
     int st = sbw_cli_parse(&eval_cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    name_command(&c);
     sbw_error_gsl_quiet();
     enum sbw_corpus_split s;
     st = EA.data && EA.ckpt ? SBW_OK : SBW_ERROR(SBW_EINVAL, "--data DIR and --ckpt DIR are required");
