@@ -265,7 +265,6 @@ int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *
     int st = sbw_ckpt_open(&c, dir);
     st = st ? st : sbw_ckpt_get(c, sbw_lm_opts_table, sbw_lm_opts_nrows, saved);
     sbw_ckpt_close(c);
-    sbw_ckpt_copy(sbw_lm_opts_table, sbw_lm_opts_nrows, SBW_CKPT_FREE, saved, o);
     return st;
 }
 

@@ -67,9 +67,10 @@ typedef struct sbw_lm_train_result {
 int sbw_lm_train(const sbw_corpus *c, const sbw_lm_opts *o, bool resume, const char *log_path,
                  const char *cmdline, sbw_lm_train_result *res);
 
-/* The settings stored in checkpoint directory dir into saved (which starts
- * as a copy of o, so plumbing and free rows keep o's values).  Errors:
- * those of sbw_ckpt_open/get. */
+/* The settings stored in checkpoint directory dir into saved, every row of
+ * the table (saved starts as a copy of o, so the plumbing is o's; the
+ * caller then takes the free rows the user gave from o).  Errors: those
+ * of sbw_ckpt_open/get. */
 int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved);
 
 /* The evaluation parameters of a checkpoint or snapshot directory for

@@ -254,6 +254,11 @@ static int take_saved(const sbw_cli_common *c)
     if (sbw_ckpt_conflicts(sbw_lm_opts_table, sbw_lm_opts_nrows, &TA.o, &saved, row_given, &g,
                            buf, sizeof buf))
         return SBW_ERROR(SBW_EINVAL, "--resume %s: %s", TA.ckpt, buf);
+    for (size_t i = 0; i < sbw_lm_opts_nrows; i++) { /* free rows: the given ones */
+        const sbw_ckpt_field *f = &sbw_lm_opts_table[i];
+        if (f->role == SBW_CKPT_FREE && (row_given(&g, f) || strcmp(f->key, "threads") == 0))
+            sbw_ckpt_copy(f, 1, SBW_CKPT_FREE, &saved, &TA.o);
+    }
     TA.o = saved;
     return SBW_OK;
 }
@@ -338,7 +343,7 @@ static const sbw_cli_opt eval_opts[] = {
     {"--logprobs", "FILE", SBW_ARG_STRING, &EA.logprobs, 1, 0,
      "write the T x M log Q (float64 .npy; - = stdout)"},
     {"--tokens", "T", SBW_ARG_SIZE, &EA.tokens, 1, 1e15,
-     "rows of --logprobs: the first T predictions (default all)"},
+     "score (and export) the first T predictions only (default all)"},
     {"--export", "DIR", SBW_ARG_STRING, &EA.export, 1, 0,
      "write the head's parameters (.npy) and vocab.txt"},
     {"--eval-batch", "B", SBW_ARG_SIZE, &EA.eval_batch, 1, 1e6,
@@ -434,7 +439,7 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
     sbw_progress p;
     sbw_lm_eval_result r;
     int st = sbw_lm_ws_alloc(&ws, lm, &wo);
-    sbw_progress_start(&p, "sbw-lm eval", "tokens", (double)(EA.logprobs ? rows : n - 1), c->quiet);
+    sbw_progress_start(&p, "sbw-lm eval", "tokens", (double)rows, c->quiet);
     if (!st && EA.logprobs) {
         st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, SBW_F64);
         st = st ? st : sbw_lm_eval_logprobs(ws, theta, corpus->ids[s], rows, w, &p, &r);
@@ -442,7 +447,7 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
         if (st && w)
             sbw_npy_abort(w);
     } else if (!st) {
-        st = sbw_lm_eval_nll(ws, theta, corpus->ids[s], n, &p, &r);
+        st = sbw_lm_eval_nll(ws, theta, corpus->ids[s], rows + 1, &p, &r);
     }
     sbw_progress_finish(&p);
     sbw_lm_ws_free(ws);
