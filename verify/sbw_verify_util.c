@@ -8,6 +8,7 @@
 #include "sbw_svd.h"
 
 #include <gsl/gsl_randist.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -21,7 +22,7 @@ int sbw_verify_util_svals(const sbw_mat *a, double *s)
     return st;
 }
 
-int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *rank)
+static int rank_rule(const sbw_mat *a, double eps, double scale, bool numpy, size_t *rank)
 {
     size_t k = a->rows < a->cols ? a->rows : a->cols;
     double *s = malloc(k * sizeof *s);
@@ -31,7 +32,7 @@ int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *ran
     int st = sbw_verify_util_svals(a, s);
     st = st ? st : sbw_rank_estimate(s, k, a->rows, a->cols, eps, &e);
     if (!st) {
-        double tsh = e.tsh * scale;
+        double tsh = (numpy ? e.numpy_tol : e.tsh) * scale;
         size_t r = 0;
         while (r < k && s[r] > tsh)
             r++;
@@ -39,6 +40,16 @@ int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *ran
     }
     free(s);
     return st;
+}
+
+int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *rank)
+{
+    return rank_rule(a, eps, scale, false, rank);
+}
+
+int sbw_verify_util_rank_numpy(const sbw_mat *a, double scale, size_t *rank)
+{
+    return rank_rule(a, DBL_EPSILON, scale, true, rank);
 }
 
 /* Two passes, as sbw_reduce centres: the second removes the row constant

@@ -23,6 +23,12 @@ int sbw_verify_util_svals(const sbw_mat *a, double *s);
  * those of sbw_verify_util_svals, SBW_ENOMEM. */
 int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *rank);
 
+/* The same with NumPy's rule, tol = w0 max(m, n) DBL_EPSILON times scale:
+ * for tiny exact matrices (2 x 2, 3 x 3), where LAPACK's own rounding of
+ * an exactly singular matrix reaches 1.24 eps w0, above NR's threshold
+ * 0.5 sqrt(m + n + 1) eps w0 (1.12 eps w0 at 2 x 2). */
+int sbw_verify_util_rank_numpy(const sbw_mat *a, double scale, size_t *rank);
+
 /* Subtracts each row's mean in place, in two passes (the second removes
  * the row constant the rounding of the first left; as sbw_reduce does). */
 void sbw_verify_util_centre_rows(sbw_mat *a);
