@@ -142,18 +142,17 @@ static void test_relations(void **state)
     (void)state;
     sbw_verify_list l = {0};
     static const struct {
-        double v;
+        double v, lim;
         sbw_verify_rel rel;
-        double lim;
         bool pass;
-    } cases[] = {{1, SBW_VERIFY_LE, 1, true},  {1, SBW_VERIFY_LT, 1, false},
-                 {2, SBW_VERIFY_GE, 1, true},  {1, SBW_VERIFY_GT, 1, false},
-                 {3, SBW_VERIFY_EQ, 3, true},  {3, SBW_VERIFY_EQ, 4, false},
-                 {NAN, SBW_VERIFY_LE, 1, false}, {NAN, SBW_VERIFY_GE, 1, false}};
+    } cases[] = {{1, 1, SBW_VERIFY_LE, true},    {1, 1, SBW_VERIFY_LT, false},
+                 {2, 1, SBW_VERIFY_GE, true},    {1, 1, SBW_VERIFY_GT, false},
+                 {3, 3, SBW_VERIFY_EQ, true},    {3, 4, SBW_VERIFY_EQ, false},
+                 {NAN, 1, SBW_VERIFY_LE, false}, {NAN, 1, SBW_VERIFY_GE, false}};
     size_t nc = sizeof cases / sizeof *cases;
     for (size_t i = 0; i < nc; i++)
-        SBW_ASSERT_OK(sbw_verify_add(&l, "x", "q", cases[i].v, cases[i].rel, cases[i].lim,
-                                     "case %zu", i));
+        SBW_ASSERT_OK(
+            sbw_verify_add(&l, "x", "q", cases[i].v, cases[i].rel, cases[i].lim, "case %zu", i));
     SBW_ASSERT_EQ(l.n, nc);
     for (size_t i = 0; i < nc; i++)
         SBW_ASSERT_EQ(l.r[i].pass, cases[i].pass);
@@ -251,9 +250,9 @@ static void test_seeds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),          cmocka_unit_test(test_relations),
-        cmocka_unit_test(test_helpers),           cmocka_unit_test(test_seeds),
-        cmocka_unit_test(test_all_claims_pass),   cmocka_unit_test(test_every_claim_can_fail),
+        cmocka_unit_test(test_registry),        cmocka_unit_test(test_relations),
+        cmocka_unit_test(test_helpers),         cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_all_claims_pass), cmocka_unit_test(test_every_claim_can_fail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

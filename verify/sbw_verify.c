@@ -71,7 +71,7 @@ const sbw_verify_claim sbw_verify_claims[] = {
      "LMS Theorem 6 (section 4, proof in appendix E)",
      "a sample of rank N - 1 whose square is not full rank (N >= 3), or an N = 2 square of rank "
      "other than 1",
-     "tol_scale: the numerical-rank threshold times tol_scale (a wrong threshold)",
+     "tol_scale: the rank threshold (NumPy's rule on exact integer factors) times tol_scale",
      sbw_verify_lms_theorem6},
     {"theorem2",
      "min_h H(P*, Q_h) equals the maximum entropy under the d + 1 constraints sum R = 1, "
@@ -88,8 +88,7 @@ const sbw_verify_claim sbw_verify_claims[] = {
      "LMS section 4 (increasing f preserves the ranking of logits)",
      "a context with z_i > z_j but log Q_i < log Q_j - tie (tie = 8 eps max(1, |log Q|): equal "
      "values from saturation count as ties, not reversals)",
-     "perturb: adds perturb * N(0,1) to log Q before the comparison",
-     sbw_verify_heads_monotone},
+     "perturb: adds perturb * N(0,1) to log Q before the comparison", sbw_verify_heads_monotone},
     {"model-rank",
      "the NR rank of a Softmax head's exported log Q is D + 1 (D + 2 with bias) in float64; the "
      "same matrix stored in float32 is full rank at double eps and D + 1 at float eps",

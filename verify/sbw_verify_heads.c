@@ -124,7 +124,7 @@ static int mono_setting(const sbw_verify_opts *o, sbw_head_model model, unsigned
     sbw_mat a = {0}, lq = {0};
     sbw_target t = {0};
     sbw_fit *f = NULL;
-    double kl = NAN, *z = malloc(m * sizeof *z);
+    double kl = NAN, *z = calloc(m, sizeof *z);
     sbw_verify_util_fit_args fa = {.model = model,
                                    .d = 3,
                                    .k = 4,
@@ -153,8 +153,8 @@ static int mono_setting(const sbw_verify_opts *o, sbw_head_model model, unsigned
     st = st ? st
             : sbw_verify_add(out, MONO, "pairs z_a > z_b with log Q_a < log Q_b - tie",
                              (double)c.reversals, SBW_VERIFY_EQ, 0,
-                             "%s D=3, dirichlet %zux%zu (KL %.3g; %zu tied pairs), seed=%llu",
-                             name, n, m, kl, c.ties, sd);
+                             "%s D=3, dirichlet %zux%zu (KL %.3g; %zu tied pairs), seed=%llu", name,
+                             n, m, kl, c.ties, sd);
     st = st ? st
             : sbw_verify_add(out, MONO, "contexts whose argmax z is not an argmax of Q",
                              (double)c.argmax_bad, SBW_VERIFY_EQ, 0, "%s, %zu contexts, seed=%llu",
@@ -178,8 +178,8 @@ int sbw_verify_heads_monotone(const sbw_verify_opts *o, sbw_verify_list *out)
 
 static const char MR[] = "model-rank";
 
-static int mr_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, bool bias,
-                      unsigned i, sbw_verify_list *out)
+static int mr_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, bool bias, unsigned i,
+                      sbw_verify_list *out)
 {
     uint64_t seed = sbw_verify_seed(o, MR, i);
     sbw_mat a = {0}, lq = {0};
@@ -210,8 +210,8 @@ static int mr_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, bo
                              SBW_VERIFY_EQ, want, "softmax D=%zu%s, %zux%zu (KL %.3g), seed=%llu",
                              d, b, n, m, kl, sd);
     st = st ? st
-            : sbw_verify_add(out, MR, "NR rank, float32 copy, DBL_EPSILON (the trap)",
-                             (double)r32d, SBW_VERIFY_EQ, (double)full,
+            : sbw_verify_add(out, MR, "NR rank, float32 copy, DBL_EPSILON (the trap)", (double)r32d,
+                             SBW_VERIFY_EQ, (double)full,
                              "softmax D=%zu%s: float32 rounding looks full rank, seed=%llu", d, b,
                              sd);
     st = st ? st

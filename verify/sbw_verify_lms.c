@@ -54,8 +54,8 @@ static int t1_fit(const sbw_verify_opts *o, const sbw_mat *a, size_t d, uint64_t
                                    .fit_steps = o->fit_steps,
                                    .seed = seed,
                                    .threads = o->threads};
-    int st = buf ? t1_tails(a, buf, buf + k + 1, buf + 2 * k + 2)
-                 : SBW_ERROR(SBW_ENOMEM, "no memory");
+    int st =
+        buf ? t1_tails(a, buf, buf + k + 1, buf + 2 * k + 2) : SBW_ERROR(SBW_ENOMEM, "no memory");
     st = st ? st : sbw_verify_util_fit(a, &fa, &t, &f, &lq, &kl);
     if (!st) {
         for (size_t i = 0; i < lq.rows * lq.cols; i++)
@@ -66,8 +66,8 @@ static int t1_fit(const sbw_verify_opts *o, const sbw_mat *a, size_t d, uint64_t
                             sbw_bound_lms(buf, k, d, false) * sh,
                             "%s, softmax fit at d = %zu (KL %.3g), seed=%llu", what, fa.d, kl, sd);
         st = st ? st
-                : sbw_verify_add(out, T1, "fit ||A - log Q||_F vs shift-aware", err,
-                                 SBW_VERIFY_GE, sbw_bound_shift(buf + k + 1, k, d) * sh,
+                : sbw_verify_add(out, T1, "fit ||A - log Q||_F vs shift-aware", err, SBW_VERIFY_GE,
+                                 sbw_bound_shift(buf + k + 1, k, d) * sh,
                                  "%s, softmax fit at d = %zu, seed=%llu", what, fa.d, sd);
     }
     sbw_fit_free(f);
@@ -138,8 +138,8 @@ static int t5_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, un
         st = sbw_verify_util_rank(&ap, EPS, o->tol_scale, &rank);
         st = st ? st
                 : sbw_verify_add(out, T5, "NR rank(A^p) = min(N, M, C(d+p-1,p))", (double)rank,
-                                 SBW_VERIFY_EQ, lim, "%zux%zu rank d=%zu, p=%u, seed=%llu", n, m,
-                                 d, p, (unsigned long long)seed);
+                                 SBW_VERIFY_EQ, lim, "%zux%zu rank d=%zu, p=%u, seed=%llu", n, m, d,
+                                 p, (unsigned long long)seed);
     }
     sbw_mat mm[4] = {g1, g2, a, ap};
     for (size_t k = 0; k < 4; k++)
@@ -214,10 +214,9 @@ static int t6_setting(const sbw_verify_opts *o, size_t n, size_t samples, unsign
                                    "is rank 1 (%zu samples), seed=%llu",
                                    samples, (unsigned long long)seed);
     return st ? st
-              : sbw_verify_add(out, T6, "samples with rank(A o A) = N", (double)good,
-                               SBW_VERIFY_EQ, (double)samples,
-                               "N = %zu, rank(A) = N-1 (%zu samples), seed=%llu", n, samples,
-                               (unsigned long long)seed);
+              : sbw_verify_add(out, T6, "samples with rank(A o A) = N", (double)good, SBW_VERIFY_EQ,
+                               (double)samples, "N = %zu, rank(A) = N-1 (%zu samples), seed=%llu",
+                               n, samples, (unsigned long long)seed);
 }
 
 int sbw_verify_lms_theorem6(const sbw_verify_opts *o, sbw_verify_list *out)
@@ -264,14 +263,8 @@ static double t2_ce(const t2_problem *pb, const double *h, double *grad)
     return lse - dot;
 }
 
-static double t2_f(const gsl_vector *x, void *ctx)
-{
-    return t2_ce(ctx, x->data, NULL);
-}
-static void t2_df(const gsl_vector *x, void *ctx, gsl_vector *g)
-{
-    t2_ce(ctx, x->data, g->data);
-}
+static double t2_f(const gsl_vector *x, void *ctx) { return t2_ce(ctx, x->data, NULL); }
+static void t2_df(const gsl_vector *x, void *ctx, gsl_vector *g) { t2_ce(ctx, x->data, g->data); }
 static void t2_fdf(const gsl_vector *x, void *ctx, double *f, gsl_vector *g)
 {
     *f = t2_ce(ctx, x->data, g->data);
@@ -310,7 +303,8 @@ static int t2_min_ce(t2_problem *pb, size_t iters, double *h, double *val)
 static int t2_null(const t2_problem *pb, double *z)
 {
     size_t m = pb->m, c = pb->d + 1;
-    gsl_matrix *ct = gsl_matrix_alloc(m, c), *q = gsl_matrix_alloc(m, m), *r = gsl_matrix_alloc(m, c);
+    gsl_matrix *ct = gsl_matrix_alloc(m, c), *q = gsl_matrix_alloc(m, m),
+               *r = gsl_matrix_alloc(m, c);
     gsl_vector *tau = gsl_vector_alloc(c);
     int st = ct && q && r && tau ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
     for (size_t j = 0; !st && j < m; j++) {
@@ -363,7 +357,8 @@ static double t2_newton_step(const t2_problem *pb, const double *z, size_t k, do
     double dec = 0, f0 = negent(r, m);
     for (size_t a = 0; a < k; a++)
         dec += gsl_vector_get(g, a) * gsl_vector_get(dx, a);
-    for (double step = 1; step > 1e-20; step *= 0.5) {
+    double step = 1;
+    for (int halvings = 0; halvings < 64; halvings++, step *= 0.5) {
         bool pos = true;
         for (size_t j = 0; j < m && pos; j++) {
             trial[j] = r[j];
@@ -416,12 +411,11 @@ static int t2_report(const sbw_verify_opts *o, const t2_problem *pb, double ce, 
     double lhs = ce * (1 + o->bound_shift);
     int st = sbw_verify_add(out, T2, "|min_h H(P*,Q_h) - max_R H(R)|", fabs(lhs - ent),
                             SBW_VERIFY_LE, 1e-9 * (1 + fabs(ent)) * o->tol_scale,
-                            "M=%zu d=%zu (min CE %.12g, max H %.12g), seed=%llu", pb->m, pb->d,
-                            ce, ent, sd);
+                            "M=%zu d=%zu (min CE %.12g, max H %.12g), seed=%llu", pb->m, pb->d, ce,
+                            ent, sd);
     st = st ? st
-            : sbw_verify_add(out, T2, "max |R* - Q_h*|", dq, SBW_VERIFY_LE,
-                             1e-6 * o->tol_scale, "the maximiser is the fitted Q, M=%zu d=%zu",
-                             pb->m, pb->d);
+            : sbw_verify_add(out, T2, "max |R* - Q_h*|", dq, SBW_VERIFY_LE, 1e-6 * o->tol_scale,
+                             "the maximiser is the fitted Q, M=%zu d=%zu", pb->m, pb->d);
     return st ? st
               : sbw_verify_add(out, T2, "H(P*,Q_h*) - H(P*)", ce - hp, SBW_VERIFY_GE,
                                -1e-12 * o->tol_scale, "part (i), M=%zu d=%zu", pb->m, pb->d);

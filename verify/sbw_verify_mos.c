@@ -70,15 +70,14 @@ static int p1_shift(const sbw_verify_opts *o, size_t n, size_t m, unsigned i, sb
         sbw_verify_util_log_softmax(a, la);
         sbw_verify_util_log_softmax(b, lb);
         st = sbw_mat_max_abs_diff(la, lb, &err);
-        tol = 8 * EPS *
-              (sbw_verify_util_maxabs(a) + sbw_verify_util_maxabs(lam) + log((double)m)) *
+        tol = 8 * EPS * (sbw_verify_util_maxabs(a) + sbw_verify_util_maxabs(lam) + log((double)m)) *
               o->tol_scale;
     }
-    st = st ? st
-            : sbw_verify_add(out, P1, "max |log softmax(A+LJ) - log softmax(A)|", err,
-                             SBW_VERIFY_LE, tol,
-                             "A %zux%zu ~ N(0,5^2), Lambda ~ N(0,100^2), seed=%llu", n, m,
-                             (unsigned long long)seed);
+    st =
+        st ? st
+           : sbw_verify_add(out, P1, "max |log softmax(A+LJ) - log softmax(A)|", err, SBW_VERIFY_LE,
+                            tol, "A %zux%zu ~ N(0,5^2), Lambda ~ N(0,100^2), seed=%llu", n, m,
+                            (unsigned long long)seed);
     free_mats(mm, 5);
     return st;
 }
@@ -129,12 +128,13 @@ static int p1_fit(const sbw_verify_opts *o, size_t n, size_t m, size_t r, unsign
     int st = lowrank(&a, n, m, r, false, seed);
     st = st ? st : sbw_verify_util_fit(&a, &fa, &t, &f, &lq, &kl);
     st = st ? st : add_noise(&lq, o->perturb, seed, 3);
-    st = st ? st
-            : sbw_verify_add(out, P1, "max row spread of A'' - A", sbw_verify_util_row_spread(&lq, &a),
-                             SBW_VERIFY_LE, 1e-3 * o->tol_scale,
-                             "A'' = softmax fit at d = d* = %zu (L-BFGS, KL %.2g); lowrank %zux%zu, "
-                             "seed=%llu",
-                             r, kl, n, m, (unsigned long long)seed);
+    st =
+        st ? st
+           : sbw_verify_add(out, P1, "max row spread of A'' - A",
+                            sbw_verify_util_row_spread(&lq, &a), SBW_VERIFY_LE, 1e-3 * o->tol_scale,
+                            "A'' = softmax fit at d = d* = %zu (L-BFGS, KL %.2g); lowrank %zux%zu, "
+                            "seed=%llu",
+                            r, kl, n, m, (unsigned long long)seed);
     sbw_fit_free(f);
     sbw_target_free(&t);
     sbw_mat_free(&a);
@@ -197,7 +197,8 @@ static int p2_pairs(p2_ctx *c, size_t pairs, size_t *worst)
     *worst = 0;
     int st = SBW_OK;
     for (size_t t = 0; t < pairs && !st; t++) {
-        unsigned bits = t == 0 ? 0x1u | 0x8u : (unsigned)(sbw_verify_seed(c->o, P2, (unsigned)t) & 15u);
+        unsigned bits =
+            t == 0 ? 0x1u | 0x8u : (unsigned)(sbw_verify_seed(c->o, P2, (unsigned)t) & 15u);
         size_t r1 = 0, r2 = 0;
         st = p2_rank(c, bits & 1u ? 1.0 : 0.0, bits & 2u ? 1.0 : 0.0, 2 * t, false, &r1);
         st = st ? st
@@ -232,19 +233,18 @@ static int p2_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t r, si
     st = st ? st : p2_rank(&c, 1, 0, 1, true, &r_ac);
     unsigned long long sd = (unsigned long long)c.seed;
     st = st ? st
-            : sbw_verify_add(out, P2, "max |rank(A1) - rank(A2)|", (double)worst, SBW_VERIFY_LE,
-                             1, "%zu random pairs in F(A), lowrank %zux%zu R=%zu, seed=%llu",
-                             pairs, n, m, r, sd);
+            : sbw_verify_add(out, P2, "max |rank(A1) - rank(A2)|", (double)worst, SBW_VERIFY_LE, 1,
+                             "%zu random pairs in F(A), lowrank %zux%zu R=%zu, seed=%llu", pairs, n,
+                             m, r, sd);
     st = st ? st
             : sbw_verify_add(out, P2, "rank(A_c + LJ) - rank(A_c)", (double)r_cs - (double)r_c,
                              SBW_VERIFY_EQ, 1,
                              "ones not in the row space of A_c: +1 (ranks %zu, %zu), seed=%llu",
                              r_c, r_cs, sd);
     st = st ? st
-            : sbw_verify_add(out, P2, "rank(A - mean J) - rank(A)", (double)r_ac - (double)r_a,
-                             SBW_VERIFY_EQ, -1,
-                             "ones in the row space of A: -1 (ranks %zu, %zu), seed=%llu", r_a,
-                             r_ac, sd);
+            : sbw_verify_add(
+                  out, P2, "rank(A - mean J) - rank(A)", (double)r_ac - (double)r_a, SBW_VERIFY_EQ,
+                  -1, "ones in the row space of A: -1 (ranks %zu, %zu), seed=%llu", r_a, r_ac, sd);
     sbw_mat mm[5] = {a, c.work, c.g, c.u, c.v};
     free_mats(mm, 5);
     return st;
@@ -316,8 +316,8 @@ static int pr1_below(const sbw_verify_opts *o, const sbw_mat *a, const double *t
 {
     double bound = sbw_bound_shift(tail, k, d), err = NAN, kl = NAN;
     int st = sbw_verify_add(out, PR1, "shift-aware bound at d < d*", bound, SBW_VERIFY_GT,
-                            1e3 * EPS * s0 * o->tol_scale, "d = %zu, d* = %zu, seed=%llu", d,
-                            dstar, (unsigned long long)seed);
+                            1e3 * EPS * s0 * o->tol_scale, "d = %zu, d* = %zu, seed=%llu", d, dstar,
+                            (unsigned long long)seed);
     st = st ? st : fit_err(o, a, d, 300, seed, &err, &kl);
     st = st ? st
             : sbw_verify_add(out, PR1, "fit ||A - log Q||_F vs bound", err, SBW_VERIFY_GE,
@@ -342,24 +342,24 @@ static int pr1_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t r, u
         sbw_verify_util_centre_rows(&ac);
     st = st ? st : sbw_verify_util_rank(&ac, EPS, o->tol_scale, &dstar);
     st = st ? st
-            : sbw_verify_add(out, PR1, "d* = NR rank(A_c)", (double)dstar, SBW_VERIFY_EQ,
-                             (double)r, "lowrank %zux%zu R=%zu (d* = R), seed=%llu", n, m, r,
+            : sbw_verify_add(out, PR1, "d* = NR rank(A_c)", (double)dstar, SBW_VERIFY_EQ, (double)r,
+                             "lowrank %zux%zu R=%zu (d* = R), seed=%llu", n, m, r,
                              (unsigned long long)seed);
     st = st ? st : construct_err(o, &a, r, seed, &err, sc);
-    st = st ? st
-            : sbw_verify_add(out, PR1, "construction max |log P - log Q|", err, SBW_VERIFY_LE,
-                             construct_tol(o, &a, sc[0]),
-                             "truncated SVD at d = d* = %zu, seed=%llu", r,
-                             (unsigned long long)seed);
+    st =
+        st ? st
+           : sbw_verify_add(out, PR1, "construction max |log P - log Q|", err, SBW_VERIFY_LE,
+                            construct_tol(o, &a, sc[0]), "truncated SVD at d = d* = %zu, seed=%llu",
+                            r, (unsigned long long)seed);
     if (!st)
         sbw_bound_tails(sc, k, tail);
     for (size_t d = o->full ? 1 : r - 1; !st && d < r; d++)
         st = pr1_below(o, &a, tail, k, d, r, sc[0], seed, out);
     st = st ? st : fit_err(o, &a, r, 500, seed, &ferr, &kl);
     st = st ? st
-            : sbw_verify_add(out, PR1, "fit KL at d = d*", kl, SBW_VERIFY_LE,
-                             1e-8 * o->tol_scale, "softmax fit at d = %zu (L-BFGS%s), seed=%llu",
-                             r, o->fit_steps ? ", steps capped" : "", (unsigned long long)seed);
+            : sbw_verify_add(out, PR1, "fit KL at d = d*", kl, SBW_VERIFY_LE, 1e-8 * o->tol_scale,
+                             "softmax fit at d = %zu (L-BFGS%s), seed=%llu", r,
+                             o->fit_steps ? ", steps capped" : "", (unsigned long long)seed);
     sbw_mat_free(&a);
     sbw_mat_free(&ac);
     free(sc);
@@ -396,8 +396,8 @@ static int ranks(const sbw_verify_opts *o, const sbw_mat *a, size_t *ra, size_t 
 
 /* A Softmax-generated language: rank(A) = d* + 1, the construction at
  * d = rank(A) - 1 exact, the bound at rank(A) - 2 positive. */
-static int c1_softmax(const sbw_verify_opts *o, size_t n, size_t m, size_t r, bool ones,
-                      unsigned i, sbw_verify_list *out)
+static int c1_softmax(const sbw_verify_opts *o, size_t n, size_t m, size_t r, bool ones, unsigned i,
+                      sbw_verify_list *out)
 {
     uint64_t seed = sbw_verify_seed(o, C1, i);
     unsigned long long sd = (unsigned long long)seed;
@@ -414,9 +414,9 @@ static int c1_softmax(const sbw_verify_opts *o, size_t n, size_t m, size_t r, bo
                              n, m, r, ones ? " with ones" : "", ra, dstar, sd);
     st = st ? st : construct_err(o, &a, ra - 1, seed, &err, sc);
     st = st ? st
-            : sbw_verify_add(out, C1, "construction at d = rank(A)-1: max err", err,
-                             SBW_VERIFY_LE, construct_tol(o, &a, sc[0]),
-                             "d = %zu is exact (tight), seed=%llu", ra - 1, sd);
+            : sbw_verify_add(out, C1, "construction at d = rank(A)-1: max err", err, SBW_VERIFY_LE,
+                             construct_tol(o, &a, sc[0]), "d = %zu is exact (tight), seed=%llu",
+                             ra - 1, sd);
     if (!st && ra >= 2) {
         sbw_bound_tails(sc, k, tail);
         st = sbw_verify_add(out, C1, "shift-aware bound at d = rank(A)-2",
@@ -451,11 +451,10 @@ static int c1_wide(const sbw_verify_opts *o, size_t n, size_t m, unsigned i, sbw
     st = st ? st : sbw_verify_util_truncate(&a, 0, &lg, sc);
     if (!st) {
         sbw_bound_tails(sc, n, tail);
-        st = sbw_verify_add(out, C1, "shift-aware bound at d = rank(A)-1",
-                            sbw_bound_shift(tail, n, ra - 1), SBW_VERIFY_GT,
-                            1e3 * EPS * sc[0] * o->tol_scale,
-                            "d = %zu is not excluded by the corollary yet inexact, seed=%llu",
-                            ra - 1, sd);
+        st = sbw_verify_add(
+            out, C1, "shift-aware bound at d = rank(A)-1", sbw_bound_shift(tail, n, ra - 1),
+            SBW_VERIFY_GT, 1e3 * EPS * sc[0] * o->tol_scale,
+            "d = %zu is not excluded by the corollary yet inexact, seed=%llu", ra - 1, sd);
     }
     sbw_mat_free(&a);
     sbw_mat_free(&lg);

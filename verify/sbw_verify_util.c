@@ -202,7 +202,8 @@ int sbw_verify_util_fit(const sbw_mat *logp, const sbw_verify_util_fit_args *a, 
     st = st ? st : sbw_fit_alloc(f, t, &o);
     st = st ? st : sbw_fit_run(*f);
     st = st ? st : sbw_mat_alloc(logq, logp->rows, logp->cols);
-    st = st ? st : sbw_obj_logq((*f)->obj, (*f)->theta, 0, logp->rows, logq->data, logp->data, &res);
+    st =
+        st ? st : sbw_obj_logq((*f)->obj, (*f)->theta, 0, logp->rows, logq->data, logp->data, &res);
     if (!st)
         *kl = res.kl;
     if (st) {

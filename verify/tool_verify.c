@@ -152,9 +152,10 @@ static int write_report(const char *path, const sbw_cli_common *c, const verify_
     if (st)
         return st;
     FILE *f = out.fp;
-    fprintf(f, "# sbw-verify report\n\n- Command: `%s`\n- Seed: %llu (each row names the seed "
-               "derived for its setting)\n- Sizes: %s\n- sbw %s, %s, %d threads\n- Result: %zu "
-               "of %zu claims pass\n\n",
+    fprintf(f,
+            "# sbw-verify report\n\n- Command: `%s`\n- Seed: %llu (each row names the seed "
+            "derived for its setting)\n- Sizes: %s\n- sbw %s, %s, %d threads\n- Result: %zu "
+            "of %zu claims pass\n\n",
             c->cmdline, (unsigned long long)c->seed, a->sizes, SBW_CLI_VERSION, sbw_cli_blas(),
             sbw_cli_threads(c->threads), pass, pass + fail);
     fputs("| claim | source | settings | result |\n|---|---|---|---|\n", f);
@@ -208,8 +209,7 @@ static int validate(const sbw_cli *cli, verify_args *a, bool *sel)
     if (strcmp(a->sizes, "full") == 0)
         a->full = true;
     else if (strcmp(a->sizes, "quick") != 0)
-        return sbw_cli_usage_error(cli, "unknown --sizes '%s'; valid sizes: quick, full",
-                                   a->sizes);
+        return sbw_cli_usage_error(cli, "unknown --sizes '%s'; valid sizes: quick, full", a->sizes);
     if (a->full)
         a->sizes = "full";
     if (sbw_verify_select(a->only, sel))
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
                          0,
                          SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     sbw_cli_common c;
-    bool sel[64];
+    bool sel[64] = {0};
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
