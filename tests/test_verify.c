@@ -1,0 +1,258 @@
+/* test_verify.c -- the papers' claims as checks that can fail: every claim
+ * passes at the quick sizes, and every claim FAILs when its check is
+ * broken on purpose (a perturbed construction, a wrong threshold, a
+ * shifted bound, a fit stopped early, an offset rank), so none passes
+ * vacuously; the registry, selection and result relations; the helpers
+ * against matrices of known rank; seeds reproduce. */
+#include "sbw_test.h"
+
+#include "sbw_error.h"
+#include "sbw_synth.h"
+#include "sbw_verify.h"
+#include "sbw_verify_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static size_t count_claim(const sbw_verify_list *l, const char *name, size_t *failed)
+{
+    size_t n = 0;
+    *failed = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->r[i].claim, name) == 0) {
+            n++;
+            *failed += !l->r[i].pass;
+        }
+    return n;
+}
+
+/* Every claim, as stated, at the quick sizes and the default seed. */
+static void test_all_claims_pass(void **state)
+{
+    (void)state;
+    sbw_verify_opts o;
+    sbw_verify_opts_init(&o);
+    o.threads = 2;
+    for (size_t i = 0; i < sbw_verify_nclaims; i++) {
+        sbw_verify_list l = {0};
+        const char *name = sbw_verify_claims[i].name;
+        SBW_ASSERT_OK(sbw_verify_run(&sbw_verify_claims[i], &o, &l, NULL));
+        size_t failed = 0, n = count_claim(&l, name, &failed);
+        for (size_t k = 0; k < l.n; k++)
+            if (!l.r[k].pass)
+                print_message("%s FAILED: %s = %g %s %g (%s)\n", name, l.r[k].quantity,
+                              l.r[k].value, sbw_verify_rel_name(l.r[k].rel), l.r[k].limit,
+                              l.r[k].setting);
+        SBW_ASSERT_GE(n, (size_t)2);
+        SBW_ASSERT_EQ(failed, (size_t)0);
+        assert_true(sbw_verify_claim_passed(&l, name));
+        sbw_verify_list_free(&l);
+    }
+}
+
+/* One way to break a claim: the knob and its value. */
+typedef struct breaker {
+    const char *claim, *what;
+    double tol_scale, perturb, bound_shift;
+    long offset;
+    size_t fit_steps;
+} breaker;
+
+static const breaker breakers[] = {
+    {"property1", "shift not a row constant", 1, 1e-6, 0, 0, 0},
+    {"property2", "rank-one non-constant shift", 1, 1, 0, 0, 0},
+    {"proposition1", "perturbed construction", 1, 1e-6, 0, 0, 0},
+    {"proposition1", "bound doubled", 1, 0, 1, 0, 0},
+    {"proposition1", "fit stopped after 3 steps", 1, 0, 0, 0, 3},
+    {"corollary1", "claimed rank(A) - d* off by one", 1, 0, 0, 1, 0},
+    {"corollary1", "perturbed construction", 1, 1e-6, 0, 0, 0},
+    {"moc", "limit D + 1 - 1", 1, 0, 0, -1, 0},
+    {"theorem1", "fit at d + 4, bounds at d", 1, 0, 0, 4, 0},
+    {"theorem1", "bounds doubled", 1, 0, 1, 0, 0},
+    {"theorem5", "bound minus one", 1, 0, 0, -1, 0},
+    {"theorem5", "bound plus one (not tight)", 1, 0, 0, 1, 0},
+    {"theorem6", "rank threshold times 1e14", 1e14, 0, 0, 0, 0},
+    {"theorem2", "optimisers stopped after 1 step", 1, 0, 0, 0, 1},
+    {"theorem2", "one side shifted by 1e-6", 1, 0, 1e-6, 0, 0},
+    {"monotone", "log Q perturbed", 1, 1, 0, 0, 0},
+    {"model-rank", "claimed rank D + 2", 1, 0, 0, 1, 0},
+};
+
+/* Each breaker makes its claim FAIL; every claim has one. */
+static void test_every_claim_can_fail(void **state)
+{
+    (void)state;
+    size_t nb = sizeof breakers / sizeof *breakers;
+    for (size_t i = 0; i < sbw_verify_nclaims; i++) {
+        bool covered = false;
+        for (size_t b = 0; b < nb; b++)
+            covered |= strcmp(breakers[b].claim, sbw_verify_claims[i].name) == 0;
+        if (!covered)
+            fail_msg("claim %s has no breaker", sbw_verify_claims[i].name);
+    }
+    for (size_t b = 0; b < nb; b++) {
+        const breaker *k = &breakers[b];
+        sbw_verify_opts o;
+        sbw_verify_opts_init(&o);
+        o.threads = 2, o.tol_scale = k->tol_scale, o.perturb = k->perturb;
+        o.bound_shift = k->bound_shift, o.offset = k->offset, o.fit_steps = k->fit_steps;
+        const sbw_verify_claim *c = sbw_verify_find(k->claim);
+        assert_non_null(c);
+        sbw_verify_list l = {0};
+        SBW_ASSERT_OK(sbw_verify_run(c, &o, &l, NULL));
+        size_t failed = 0;
+        SBW_ASSERT_GE(count_claim(&l, k->claim, &failed), (size_t)1);
+        if (failed == 0)
+            fail_msg("%s still passes when broken by: %s", k->claim, k->what);
+        assert_false(sbw_verify_claim_passed(&l, k->claim));
+        sbw_verify_list_free(&l);
+    }
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    bool sel[64];
+    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)11);
+    for (size_t i = 0; i < sbw_verify_nclaims; i++) {
+        const sbw_verify_claim *c = &sbw_verify_claims[i];
+        assert_ptr_equal(sbw_verify_find(c->name), c);
+        assert_non_null(strstr(sbw_verify_names(), c->name));
+        assert_true(c->statement[0] && c->source[0] && c->fails[0] && c->breaks[0]);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(c->name, sbw_verify_claims[j].name);
+    }
+    assert_null(sbw_verify_find("theorem3"));
+    SBW_ASSERT_OK(sbw_verify_select(NULL, sel));
+    for (size_t i = 0; i < sbw_verify_nclaims; i++)
+        assert_true(sel[i]);
+    SBW_ASSERT_OK(sbw_verify_select("theorem6,property1", sel));
+    for (size_t i = 0; i < sbw_verify_nclaims; i++)
+        SBW_ASSERT_EQ(sel[i], strcmp(sbw_verify_claims[i].name, "theorem6") == 0 ||
+                                  strcmp(sbw_verify_claims[i].name, "property1") == 0);
+    SBW_ASSERT_EQ(sbw_verify_select("property1,nope", sel), (int)SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "unknown claim 'nope'"));
+    assert_non_null(strstr(sbw_error_reason(), "model-rank"));
+    SBW_ASSERT_EQ(sbw_verify_select("property", sel), (int)SBW_EINVAL); /* no prefixes */
+}
+
+static void test_relations(void **state)
+{
+    (void)state;
+    sbw_verify_list l = {0};
+    static const struct {
+        double v, lim;
+        sbw_verify_rel rel;
+        bool pass;
+    } cases[] = {{1, 1, SBW_VERIFY_LE, true},    {1, 1, SBW_VERIFY_LT, false},
+                 {2, 1, SBW_VERIFY_GE, true},    {1, 1, SBW_VERIFY_GT, false},
+                 {3, 3, SBW_VERIFY_EQ, true},    {3, 4, SBW_VERIFY_EQ, false},
+                 {NAN, 1, SBW_VERIFY_LE, false}, {NAN, 1, SBW_VERIFY_GE, false}};
+    size_t nc = sizeof cases / sizeof *cases;
+    for (size_t i = 0; i < nc; i++)
+        SBW_ASSERT_OK(
+            sbw_verify_add(&l, "x", "q", cases[i].v, cases[i].rel, cases[i].lim, "case %zu", i));
+    SBW_ASSERT_EQ(l.n, nc);
+    for (size_t i = 0; i < nc; i++)
+        SBW_ASSERT_EQ(l.r[i].pass, cases[i].pass);
+    assert_string_equal(l.r[3].setting, "case 3");
+    assert_false(sbw_verify_claim_passed(&l, "x"));
+    assert_false(sbw_verify_claim_passed(&l, "absent"));
+    char big[400];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    SBW_ASSERT_OK(sbw_verify_add(&l, "y", "q", 0, SBW_VERIFY_EQ, 0, "%s", big));
+    SBW_ASSERT_EQ(strlen(l.r[l.n - 1].setting), sizeof l.r[0].setting - 1);
+    assert_true(sbw_verify_claim_passed(&l, "y"));
+    assert_string_equal(sbw_verify_rel_name(SBW_VERIFY_GE), ">=");
+    sbw_verify_list_free(&l);
+    SBW_ASSERT_EQ(l.n, (size_t)0);
+}
+
+/* The helpers on matrices whose ranks are known by construction. */
+static void test_helpers(void **state)
+{
+    (void)state;
+    sbw_mat a = {0}, lg = {0}, lq = {0};
+    size_t r = 0, n = 70, m = 30;
+    double sc[30];
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, n, m));
+    SBW_ASSERT_OK(sbw_mat_alloc(&lq, n, m));
+    SBW_ASSERT_OK(sbw_synth_lowrank(&a, 4, 1.0, false, 3));
+    SBW_ASSERT_OK(sbw_verify_util_rank(&a, DBL_EPSILON, 1, &r));
+    SBW_ASSERT_EQ(r, (size_t)5); /* sbw_synth.h: rank(A) = R + 1 */
+    SBW_ASSERT_OK(sbw_verify_util_rank_numpy(&a, 1, &r));
+    SBW_ASSERT_EQ(r, (size_t)5);
+    SBW_ASSERT_OK(sbw_verify_util_rank(&a, DBL_EPSILON, 1e20, &r));
+    SBW_ASSERT_EQ(r, (size_t)0); /* threshold above w0 */
+    /* the construction at d* = 4 reproduces A; its logits differ from A by
+     * a row constant, at d = 3 they do not */
+    SBW_ASSERT_OK(sbw_verify_util_truncate(&a, 4, &lg, sc));
+    SBW_ASSERT_LT(sbw_verify_util_row_spread(&lg, &a), 1e3 * DBL_EPSILON * sc[0]);
+    sbw_verify_util_log_softmax(&lg, &lq);
+    double err = 0;
+    SBW_ASSERT_OK(sbw_mat_max_abs_diff(&lq, &a, &err));
+    SBW_ASSERT_LT(err, 1e3 * DBL_EPSILON * sc[0]);
+    SBW_ASSERT_LT(sc[4], 1e3 * DBL_EPSILON * sc[0]);
+    SBW_ASSERT_GT(sc[3], 1e-3 * sc[0]);
+    sbw_mat_free(&lg);
+    SBW_ASSERT_OK(sbw_verify_util_truncate(&a, 3, &lg, NULL));
+    SBW_ASSERT_GT(sbw_verify_util_row_spread(&lg, &a), 1e-3);
+    /* two-pass centring: rows sum to 0 at the scale of the centred values,
+     * and the rank drops to d* = R (one pass leaves a rank-one row constant
+     * of eps |A| per row, above the NR threshold of the centred matrix) */
+    SBW_ASSERT_OK(sbw_mat_copy(&lq, &a));
+    sbw_verify_util_centre_rows(&lq);
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t j = 0; j < m; j++)
+            s += SBW_MAT_AT(&lq, i, j);
+        SBW_ASSERT_LT(fabs(s), 4 * DBL_EPSILON * (double)m * 10);
+    }
+    SBW_ASSERT_OK(sbw_verify_util_rank(&lq, DBL_EPSILON, 1, &r));
+    SBW_ASSERT_EQ(r, (size_t)4); /* d* = R */
+    SBW_ASSERT_NEAR(sbw_verify_util_frob(&(sbw_mat){2, 2, 2, (double[]){3, 0, 0, -4}, false}), 5.0,
+                    1e-15);
+    SBW_ASSERT_NEAR(sbw_verify_util_maxabs(&(sbw_mat){1, 2, 2, (double[]){3, -4}, false}), 4.0, 0);
+    sbw_mat_free(&a);
+    sbw_mat_free(&lg);
+    sbw_mat_free(&lq);
+}
+
+/* The same seed gives the same numbers; another seed other matrices; a
+ * claim's seeds do not depend on which other claims run. */
+static void test_seeds(void **state)
+{
+    (void)state;
+    sbw_verify_opts o;
+    sbw_verify_opts_init(&o);
+    sbw_verify_list a = {0}, b = {0}, c = {0};
+    const sbw_verify_claim *k = sbw_verify_find("property1");
+    SBW_ASSERT_OK(sbw_verify_run(k, &o, &a, NULL));
+    SBW_ASSERT_OK(sbw_verify_run(k, &o, &b, NULL));
+    o.seed = 7;
+    SBW_ASSERT_OK(sbw_verify_run(k, &o, &c, NULL));
+    SBW_ASSERT_EQ(a.n, b.n);
+    SBW_ASSERT_EQ(a.n, c.n);
+    for (size_t i = 0; i < a.n; i++) {
+        SBW_ASSERT_EQ(a.r[i].value, b.r[i].value);
+        assert_string_equal(a.r[i].setting, b.r[i].setting);
+        assert_string_not_equal(a.r[i].setting, c.r[i].setting);
+    }
+    SBW_ASSERT_NE(sbw_verify_seed(&o, "property1", 0), sbw_verify_seed(&o, "property2", 0));
+    SBW_ASSERT_NE(sbw_verify_seed(&o, "property1", 0), sbw_verify_seed(&o, "property1", 1));
+    sbw_verify_list_free(&a);
+    sbw_verify_list_free(&b);
+    sbw_verify_list_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),        cmocka_unit_test(test_relations),
+        cmocka_unit_test(test_helpers),         cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_all_claims_pass), cmocka_unit_test(test_every_claim_can_fail),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,14 @@
+/* sbw_verify_heads.h -- claims about fitted heads: MoC is Softmax in
+ * disguise (MoS section 2.5), monotone maps preserve the order of logits
+ * (LMS section 4), and the rank of an exported log Q is the model's, not
+ * the storage's (the dtype-aware eps of sbw-rank).  One result per setting. */
+#ifndef SBW_VERIFY_HEADS_H
+#define SBW_VERIFY_HEADS_H
+
+#include "sbw_verify.h"
+
+int sbw_verify_heads_moc(const sbw_verify_opts *o, sbw_verify_list *out);
+int sbw_verify_heads_monotone(const sbw_verify_opts *o, sbw_verify_list *out);
+int sbw_verify_heads_model_rank(const sbw_verify_opts *o, sbw_verify_list *out);
+
+#endif
