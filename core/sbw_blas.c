@@ -12,8 +12,9 @@ const char *sbw_blas_core(void) { return openblas_get_corename(); }
 /* OpenBLAS's kernel sets older than AVX. */
 static int generic_core(const char *core)
 {
-    static const char *const old[] = {"Prescott", "Core2",    "Penryn", "Dunnington", "Nehalem",
-                                      "Atom",     "Northwood", "Banias", "Katmai",    "Coppermine"};
+    static const char *const old[] = {"Prescott", "Core2",     "Penryn",    "Dunnington",
+                                      "Nehalem",  "Atom",      "Northwood", "Banias",
+                                      "Katmai",   "Coppermine"};
     for (size_t i = 0; i < sizeof old / sizeof *old; i++)
         if (strcmp(core, old[i]) == 0)
             return 1;

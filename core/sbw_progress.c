@@ -47,8 +47,8 @@ static void draw(sbw_progress *p, double now, bool final)
         for (int i = 0; i < 30; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[30] = '\0';
-        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s%s%s   ", p->label, bar, 100 * frac,
-                rate, p->unit, eta, p->note[0] ? " " : "", p->note);
+        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s%s%s   ", p->label, bar, 100 * frac, rate,
+                p->unit, eta, p->note[0] ? " " : "", p->note);
     } else {
         fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s%s%s\n", p->label,
                 p->done, p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta,

@@ -25,19 +25,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum sbw_corpus_split { SBW_CORPUS_TRAIN = 0, SBW_CORPUS_VALID, SBW_CORPUS_TEST, SBW_CORPUS_NSPLIT };
+enum sbw_corpus_split {
+    SBW_CORPUS_TRAIN = 0,
+    SBW_CORPUS_VALID,
+    SBW_CORPUS_TEST,
+    SBW_CORPUS_NSPLIT
+};
 
 typedef struct sbw_corpus {
-    size_t nwords;                      /* vocabulary size M */
-    char **words;                       /* (nwords) id -> word, owned */
-    size_t *count;                      /* (nwords) occurrences in train, owned */
-    size_t *ids[SBW_CORPUS_NSPLIT];     /* token ids of each split, owned */
-    size_t len[SBW_CORPUS_NSPLIT];      /* tokens of each split */
-    size_t lines[SBW_CORPUS_NSPLIT];    /* sentences (lines) of each split */
-    char *path[SBW_CORPUS_NSPLIT];      /* the file each split came from, owned */
-    uint64_t hash;                      /* FNV-1a 64 of the vocabulary and every split's ids: a
-                                           checkpoint's fingerprint of its data */
-    struct sbw_corpus_index *index;     /* word -> id lookup, private */
+    size_t nwords;                   /* vocabulary size M */
+    char **words;                    /* (nwords) id -> word, owned */
+    size_t *count;                   /* (nwords) occurrences in train, owned */
+    size_t *ids[SBW_CORPUS_NSPLIT];  /* token ids of each split, owned */
+    size_t len[SBW_CORPUS_NSPLIT];   /* tokens of each split */
+    size_t lines[SBW_CORPUS_NSPLIT]; /* sentences (lines) of each split */
+    char *path[SBW_CORPUS_NSPLIT];   /* the file each split came from, owned */
+    uint64_t hash;                   /* FNV-1a 64 of the vocabulary and every split's ids: a
+                                        checkpoint's fingerprint of its data */
+    struct sbw_corpus_index *index;  /* word -> id lookup, private */
 } sbw_corpus;
 
 /* Name of a split: "train", "valid", "test". */

@@ -19,8 +19,8 @@ struct sbw_lm_ws {
     sbw_lm_ws_opts opt;
     sbw_pass_ws *pass;
     gsl_rng *rng;
-    double *H, *dH;     /* (B*T, D) the head's input and its gradient */
-    void *bufs;         /* sbw_lm_bufs_f or _d */
+    double *H, *dH; /* (B*T, D) the head's input and its gradient */
+    void *bufs;     /* sbw_lm_bufs_f or _d */
     double head_seconds;
     int nt; /* OpenMP threads of the pointwise stages */
     void **allocs;
@@ -44,8 +44,8 @@ static void *ws_alloc(sbw_lm_ws *w, size_t n, size_t size, int *st)
     }
     void *p = calloc(n ? n : 1, size);
     if (!p) {
-        *st = SBW_ERROR(SBW_ENOMEM, "out of memory for the model's workspace (%zu x %zu bytes)",
-                        n, size);
+        *st = SBW_ERROR(SBW_ENOMEM, "out of memory for the model's workspace (%zu x %zu bytes)", n,
+                        size);
         return NULL;
     }
     w->allocs[w->nallocs++] = p;
@@ -57,9 +57,9 @@ static void *ws_alloc(sbw_lm_ws *w, size_t n, size_t size, int *st)
  * threads right after a multithreaded GEMM). */
 #define LM_PAR_MIN ((size_t)1 << 18)
 
-#define LM_R float
-#define LM_FN(x) x##_f
-#define LM_GEMM cblas_sgemm
+#define LM_R        float
+#define LM_FN(x)    x##_f
+#define LM_GEMM     cblas_sgemm
 #define LM_LSTM_FWD sbw_lstm_forward_f
 #define LM_LSTM_BWD sbw_lstm_backward_f
 #include "sbw_lm_chunk.h"
@@ -68,9 +68,9 @@ static void *ws_alloc(sbw_lm_ws *w, size_t n, size_t size, int *st)
 #undef LM_GEMM
 #undef LM_LSTM_FWD
 #undef LM_LSTM_BWD
-#define LM_R double
-#define LM_FN(x) x##_d
-#define LM_GEMM cblas_dgemm
+#define LM_R        double
+#define LM_FN(x)    x##_d
+#define LM_GEMM     cblas_dgemm
 #define LM_LSTM_FWD sbw_lstm_forward_d
 #define LM_LSTM_BWD sbw_lstm_backward_d
 #include "sbw_lm_chunk.h"
@@ -95,8 +95,7 @@ static int place(size_t *at, size_t *off, size_t n)
 static int check_arch(const sbw_lm_arch *a, size_t m)
 {
     if (m < 2)
-        return SBW_ERROR(SBW_EINVAL, "the vocabulary has %zu word(s); a language model needs 2",
-                         m);
+        return SBW_ERROR(SBW_EINVAL, "the vocabulary has %zu word(s); a language model needs 2", m);
     if (a->nlayers < 1 || a->nlayers > SBW_LM_MAX_LAYERS)
         return SBW_ERROR(SBW_EINVAL, "--hidden: %zu layers; sbw-lm takes 1 to %d", a->nlayers,
                          SBW_LM_MAX_LAYERS);

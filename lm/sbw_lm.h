@@ -52,15 +52,15 @@ typedef struct sbw_lm_arch {
 
 typedef struct sbw_lm {
     sbw_lm_arch a;
-    size_t m;                          /* vocabulary */
-    sbw_head head;                     /* N = 0 */
-    size_t in[SBW_LM_MAX_LAYERS];      /* input size of each layer */
-    size_t off_emb;                    /* E, or the head's W when tied */
-    size_t off_wx[SBW_LM_MAX_LAYERS];  /* Wx_l */
-    size_t off_wh[SBW_LM_MAX_LAYERS];  /* Wh_l */
-    size_t off_b[SBW_LM_MAX_LAYERS];   /* b_l */
-    size_t off_p, off_p0, off_head;    /* latent P, p0; the head's block */
-    size_t nparam;                     /* doubles in theta */
+    size_t m;                         /* vocabulary */
+    sbw_head head;                    /* N = 0 */
+    size_t in[SBW_LM_MAX_LAYERS];     /* input size of each layer */
+    size_t off_emb;                   /* E, or the head's W when tied */
+    size_t off_wx[SBW_LM_MAX_LAYERS]; /* Wx_l */
+    size_t off_wh[SBW_LM_MAX_LAYERS]; /* Wh_l */
+    size_t off_b[SBW_LM_MAX_LAYERS];  /* b_l */
+    size_t off_p, off_p0, off_head;   /* latent P, p0; the head's block */
+    size_t nparam;                    /* doubles in theta */
 } sbw_lm;
 
 /* Dropout probabilities, each in [0, 1). */

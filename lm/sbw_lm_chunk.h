@@ -10,7 +10,7 @@
 /* The buffers of one precision (allocated by sbw_lm.c's alloc_bufs). */
 typedef struct LM_FN(lm_bufs) {
     LM_R *wx[SBW_LM_MAX_LAYERS], *wh[SBW_LM_MAX_LAYERS], *b[SBW_LM_MAX_LAYERS];
-    LM_R *p, *p0; /* latent P (D x H_L), p0 (D) */
+    LM_R *p, *p0;                   /* latent P (D x H_L), p0 (D) */
     LM_R *x[SBW_LM_MAX_LAYERS];     /* (N, in_l) input of layer l, dropped */
     LM_R *hs[SBW_LM_MAX_LAYERS];    /* (N, H_l) outputs */
     LM_R *cs[SBW_LM_MAX_LAYERS];    /* (N, H_l) cells */
@@ -19,9 +19,9 @@ typedef struct LM_FN(lm_bufs) {
     LM_R *lat;                      /* (N, D) tanh(xl P^T + p0) before its dropout */
     LM_R *h0[SBW_LM_MAX_LAYERS];    /* (B, H_l) carried state */
     LM_R *c0[SBW_LM_MAX_LAYERS];
-    LM_R *min, *mlat;                /* (B, E), (B, D) locked masks */
-    LM_R *mlay[SBW_LM_MAX_LAYERS];   /* (B, H_l) */
-    LM_R *memb;                      /* (M) the embedding's word mask */
+    LM_R *min, *mlat;              /* (B, E), (B, D) locked masks */
+    LM_R *mlay[SBW_LM_MAX_LAYERS]; /* (B, H_l) */
+    LM_R *memb;                    /* (M) the embedding's word mask */
     LM_R *dwx[SBW_LM_MAX_LAYERS], *dwh[SBW_LM_MAX_LAYERS], *db[SBW_LM_MAX_LAYERS];
     LM_R *dp, *dp0; /* (D x H_L), (D) */
     LM_R *dh;       /* (N, max width) gradient into a layer's outputs */
@@ -200,8 +200,8 @@ static void LM_FN(latent_back)(sbw_lm_ws *w, LM_FN(lm_bufs) * r, const double *d
     for (size_t i = 0; i < N; i++) {
         const LM_R *z = r->lat + i * D, *mk = r->mlat + (i % B) * D;
         for (size_t c = 0; c < D; c++)
-            dz[i * D + c] = (LM_R)(dH[i * D + c] * (double)mk[c] *
-                                   (1.0 - (double)z[c] * (double)z[c]));
+            dz[i * D + c] =
+                (LM_R)(dH[i * D + c] * (double)mk[c] * (1.0 - (double)z[c] * (double)z[c]));
     }
     LM_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)hl, (int)N, 1, dz, (int)D, r->xl,
             (int)hl, 0, r->dp, (int)hl);

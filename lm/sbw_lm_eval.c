@@ -46,8 +46,8 @@ static int run_columns(sbw_lm_ws *ws, const double *theta, const size_t *ids, si
         st = sbw_lm_latent(ws, theta, &ch, lat);
         st = st ? st : each(ctx, lat, &ch, &c, t0);
         if (p)
-            sbw_progress_update(p, (double)((t0 + ch.steps) * B < npred ? (t0 + ch.steps) * B
-                                                                         : npred));
+            sbw_progress_update(
+                p, (double)((t0 + ch.steps) * B < npred ? (t0 + ch.steps) * B : npred));
     }
     free(x);
     free(lat);
@@ -59,9 +59,9 @@ static int run_columns(sbw_lm_ws *ws, const double *theta, const size_t *ids, si
 typedef struct nll_ctx {
     sbw_lm_ws *ws;
     const double *theta;
-    double *hc;    /* (B*T, D) the chunk's scored rows, compacted */
-    size_t *yc;    /* their targets */
-    double sum;    /* sum of -log Q */
+    double *hc; /* (B*T, D) the chunk's scored rows, compacted */
+    size_t *yc; /* their targets */
+    double sum; /* sum of -log Q */
     size_t count;
 } nll_ctx;
 
@@ -152,8 +152,8 @@ static int write_rows(sbw_lm_ws *ws, const double *theta, const keep_ctx *k, con
     *sum = 0;
     for (size_t r0 = 0; !st && r0 < k->rows; r0 += blk) {
         size_t nb = k->rows - r0 < blk ? k->rows - r0 : blk;
-        st = sbw_pass_logq(sbw_lm_ws_pass(ws), theta + lm->off_head, k->hall + r0 * k->D, nb,
-                           k->D, lq, m, NULL, NULL, 0, NULL);
+        st = sbw_pass_logq(sbw_lm_ws_pass(ws), theta + lm->off_head, k->hall + r0 * k->D, nb, k->D,
+                           lq, m, NULL, NULL, 0, NULL);
         for (size_t i = 0; !st && i < nb; i++)
             *sum -= lq[i * m + ids[r0 + i + 1]];
         st = st ? st : sbw_npy_write_rows(out, lq, nb, m);

@@ -19,12 +19,12 @@
 typedef enum sbw_lm_opts_optimizer { SBW_LM_SGD = 0, SBW_LM_ADAM } sbw_lm_opts_optimizer;
 
 typedef struct sbw_lm_opts {
-    sbw_lm_arch arch;     /* the model */
-    size_t batch, bptt;   /* B sequences, T steps per chunk */
-    size_t eval_batch;    /* columns of the validation pass */
-    size_t train_tokens;  /* use the first n training tokens (0: all) */
-    size_t valid_tokens;  /* validate on the first n tokens (0: all) */
-    uint64_t seed;        /* initialisation and dropout */
+    sbw_lm_arch arch;    /* the model */
+    size_t batch, bptt;  /* B sequences, T steps per chunk */
+    size_t eval_batch;   /* columns of the validation pass */
+    size_t train_tokens; /* use the first n training tokens (0: all) */
+    size_t valid_tokens; /* validate on the first n tokens (0: all) */
+    uint64_t seed;       /* initialisation and dropout */
     sbw_lm_opts_optimizer optimizer;
     double lr, clip, wdecay;
     double beta1, beta2, eps; /* Adam */
@@ -33,12 +33,12 @@ typedef struct sbw_lm_opts {
     sbw_lm_dropout drop;
     bool single; /* float training path */
     /* may change on resume */
-    size_t epochs;         /* stop after this many epochs */
-    size_t max_steps;      /* and after this many steps (0: no limit) */
-    size_t log_every;      /* steps between log rows */
-    size_t eval_every;     /* training tokens between kept snapshots (0: none) */
-    double ckpt_every;     /* seconds between checkpoints (0: only at the end and on a signal) */
-    int threads;           /* 0: every core */
+    size_t epochs;     /* stop after this many epochs */
+    size_t max_steps;  /* and after this many steps (0: no limit) */
+    size_t log_every;  /* steps between log rows */
+    size_t eval_every; /* training tokens between kept snapshots (0: none) */
+    double ckpt_every; /* seconds between checkpoints (0: only at the end and on a signal) */
+    int threads;       /* 0: every core */
     /* plumbing, never saved */
     const char *ckpt_dir;        /* NULL: no checkpoints */
     volatile sig_atomic_t *stop; /* polled after every step */

@@ -192,9 +192,8 @@ static int log_row(trainer *t, double valid_ppl)
                                          (double)t->k.epoch,
                                          (double)t->k.tokens,
                                          elapsed(t),
-                                         t->o.optimizer == SBW_LM_ADAM
-                                             ? sbw_optim_adam_lr(&t->adam)
-                                             : t->o.lr,
+                                         t->o.optimizer == SBW_LM_ADAM ? sbw_optim_adam_lr(&t->adam)
+                                                                       : t->o.lr,
                                          loss,
                                          exp(loss),
                                          valid_ppl,
@@ -311,8 +310,8 @@ static int resume(trainer *t)
     st = st ? st : load_array(c, "valid", t->valid, t->k.nvalid, 1);
     st = st ? st : load_array(c, "log", t->log, t->k.nlog, SBW_LM_TRAIN_LOG_COLS);
     if (!st && t->k.pos > t->per_epoch)
-        st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu is beyond an epoch of %zu steps",
-                       sbw_ckpt_path(c), t->k.pos, t->per_epoch);
+        st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu is beyond an epoch of %zu steps", sbw_ckpt_path(c),
+                       t->k.pos, t->per_epoch);
     sbw_ckpt_close(c);
     if (!st)
         sbw_lm_state_set(t->ws, t->state);
@@ -341,8 +340,9 @@ int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o,
     st = st ? st : check_hash(c, k.hash, corpus->hash);
     st = st ? st : sbw_lm_setup(lm, &o->arch, corpus->nwords);
     double *x = st ? NULL : dalloc(lm->nparam, &st);
-    st = st ? st : sbw_ckpt_load(c, k.averaging && has_array(c, "avg") ? "avg" : "theta", x,
-                                 lm->nparam, 1);
+    st = st ? st
+            : sbw_ckpt_load(c, k.averaging && has_array(c, "avg") ? "avg" : "theta", x, lm->nparam,
+                            1);
     sbw_ckpt_close(c);
     if (st)
         free(x);
@@ -409,8 +409,8 @@ static int step(trainer *t)
     if (t->k.pos == 0)
         sbw_lm_ws_reset(t->ws);
     sbw_pass_result r;
-    int st = sbw_lm_loss(t->ws, t->theta, &ch, &t->o.drop, t->o.seed, 1000 + t->k.step, &r,
-                         t->grad);
+    int st =
+        sbw_lm_loss(t->ws, t->theta, &ch, &t->o.drop, t->o.seed, 1000 + t->k.step, &r, t->grad);
     if (st)
         return st;
     if (!isfinite(r.loss))
@@ -430,8 +430,7 @@ static int step(trainer *t)
  * is worse than the best of all but the last nonmono validations. */
 static void maybe_average(trainer *t, double v)
 {
-    if (t->o.optimizer != SBW_LM_SGD || !t->o.asgd || t->k.averaging ||
-        t->k.nvalid <= t->o.nonmono)
+    if (t->o.optimizer != SBW_LM_SGD || !t->o.asgd || t->k.averaging || t->k.nvalid <= t->o.nonmono)
         return;
     double best = INFINITY;
     for (size_t i = 0; i + t->o.nonmono < t->k.nvalid; i++)
@@ -522,17 +521,16 @@ static double last_train_ppl(const trainer *t)
 static void result(const trainer *t, const char *stop, sbw_lm_train_result *res)
 {
     double s = sbw_progress_now() - t->t0;
-    *res = (sbw_lm_train_result){
-        .steps = t->k.step,
-        .epochs = t->k.epoch,
-        .tokens = t->k.tokens,
-        .seconds = elapsed(t),
-        .head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws),
-        .train_ppl = last_train_ppl(t),
-        .valid_ppl = t->k.nvalid ? exp(t->valid[t->k.nvalid - 1]) : NAN,
-        .tokens_per_s = s > 0 ? (double)(t->k.tokens - t->tokens0) / s : 0,
-        .averaging = t->k.averaging,
-        .stop = stop};
+    *res = (sbw_lm_train_result){.steps = t->k.step,
+                                 .epochs = t->k.epoch,
+                                 .tokens = t->k.tokens,
+                                 .seconds = elapsed(t),
+                                 .head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws),
+                                 .train_ppl = last_train_ppl(t),
+                                 .valid_ppl = t->k.nvalid ? exp(t->valid[t->k.nvalid - 1]) : NAN,
+                                 .tokens_per_s = s > 0 ? (double)(t->k.tokens - t->tokens0) / s : 0,
+                                 .averaging = t->k.averaging,
+                                 .stop = stop};
 }
 
 static int start(trainer *t, bool resuming)
@@ -556,11 +554,11 @@ int sbw_lm_train(const sbw_corpus *c, const sbw_lm_opts *o, bool resuming, const
     int st = start(&t, resuming);
     const char *stop = "error";
     if (!st) {
-        sbw_progress_start(&t.prog, "sbw-lm train", "tokens",
-                           (double)(target_tokens(&t) - (t.k.tokens < target_tokens(&t)
-                                                             ? t.k.tokens
-                                                             : target_tokens(&t))),
-                           o->quiet);
+        sbw_progress_start(
+            &t.prog, "sbw-lm train", "tokens",
+            (double)(target_tokens(&t) -
+                     (t.k.tokens < target_tokens(&t) ? t.k.tokens : target_tokens(&t))),
+            o->quiet);
         stop = run_loop(&t, &st);
         sbw_progress_finish(&t.prog);
     }

@@ -46,9 +46,9 @@ size_t sbw_lstm_work_len(const sbw_lstm_shape *s);
 int sbw_lstm_forward_f(const sbw_lstm_shape *s, const float *wx, const float *wh, const float *b,
                        const float *x, const float *h0, const float *c0, float *hs, float *cs,
                        float *gates);
-int sbw_lstm_forward_d(const sbw_lstm_shape *s, const double *wx, const double *wh,
-                       const double *b, const double *x, const double *h0, const double *c0,
-                       double *hs, double *cs, double *gates);
+int sbw_lstm_forward_d(const sbw_lstm_shape *s, const double *wx, const double *wh, const double *b,
+                       const double *x, const double *h0, const double *c0, double *hs, double *cs,
+                       double *gates);
 
 /* Backward over the chunk after forward with the same arguments.
  *   dhs (T*B x H): in, dL/dh_t from the layers above; clobbered (the
@@ -58,13 +58,13 @@ int sbw_lstm_forward_d(const sbw_lstm_shape *s, const double *wx, const double *
  *   dwx, dwh, db accumulated (+=) with the parameter gradients;
  *   work: sbw_lstm_work_len(s) elements, caller-owned scratch.
  * Errors: as forward. */
-int sbw_lstm_backward_f(const sbw_lstm_shape *s, const float *wx, const float *wh,
-                        const float *x, const float *h0, const float *c0, const float *hs,
-                        const float *cs, const float *gates, float *dhs, float *dx, float *dwx,
-                        float *dwh, float *db, float *work);
+int sbw_lstm_backward_f(const sbw_lstm_shape *s, const float *wx, const float *wh, const float *x,
+                        const float *h0, const float *c0, const float *hs, const float *cs,
+                        const float *gates, float *dhs, float *dx, float *dwx, float *dwh,
+                        float *db, float *work);
 int sbw_lstm_backward_d(const sbw_lstm_shape *s, const double *wx, const double *wh,
                         const double *x, const double *h0, const double *c0, const double *hs,
-                        const double *cs, const double *gates, double *dhs, double *dx,
-                        double *dwx, double *dwh, double *db, double *work);
+                        const double *cs, const double *gates, double *dhs, double *dx, double *dwx,
+                        double *dwh, double *db, double *work);
 
 #endif

@@ -153,11 +153,15 @@ static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
     struct {
         const char *opt;
         size_t *dst, v;
-    } q[] = {{"--d", &o->arch.d, 16},          {"--batch", &o->batch, 8},
-             {"--bptt", &o->bptt, 20},         {"--train-tokens", &o->train_tokens, 20000},
+    } q[] = {{"--d", &o->arch.d, 16},
+             {"--batch", &o->batch, 8},
+             {"--bptt", &o->bptt, 20},
+             {"--train-tokens", &o->train_tokens, 20000},
              {"--valid-tokens", &o->valid_tokens, 4000},
-             {"--k", &o->arch.k, 3},           {"--knots", &o->arch.knots, 20},
-             {"--log-every", &o->log_every, 5}, {"--eval-batch", &o->eval_batch, 4}};
+             {"--k", &o->arch.k, 3},
+             {"--knots", &o->arch.knots, 20},
+             {"--log-every", &o->log_every, 5},
+             {"--eval-batch", &o->eval_batch, 4}};
     for (size_t i = 0; i < sizeof q / sizeof *q; i++)
         if (!given(c, q[i].opt))
             *q[i].dst = q[i].v;
@@ -251,8 +255,8 @@ static int take_saved(const sbw_cli_common *c)
         return st;
     char buf[1024];
     given_ctx g = {c};
-    if (sbw_ckpt_conflicts(sbw_lm_opts_table, sbw_lm_opts_nrows, &TA.o, &saved, row_given, &g,
-                           buf, sizeof buf))
+    if (sbw_ckpt_conflicts(sbw_lm_opts_table, sbw_lm_opts_nrows, &TA.o, &saved, row_given, &g, buf,
+                           sizeof buf))
         return SBW_ERROR(SBW_EINVAL, "--resume %s: %s", TA.ckpt, buf);
     for (size_t i = 0; i < sbw_lm_opts_nrows; i++) { /* free rows: the given ones */
         const sbw_ckpt_field *f = &sbw_lm_opts_table[i];
@@ -266,9 +270,9 @@ static int take_saved(const sbw_cli_common *c)
 static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
                        const sbw_lm_train_result *r)
 {
-    static const char *const cols[] = {"head", "d", "k", "params", "steps", "epochs", "tokens",
-                                       "seconds", "tokens_per_s", "train_ppl", "valid_ppl",
-                                       "stop"};
+    static const char *const cols[] = {"head",         "d",         "k",         "params",
+                                       "steps",        "epochs",    "tokens",    "seconds",
+                                       "tokens_per_s", "train_ppl", "valid_ppl", "stop"};
     sbw_lm lm;
     sbw_table *t = NULL;
     int st = sbw_lm_setup(&lm, &TA.o.arch, corpus->nwords);
@@ -408,8 +412,7 @@ static int eval_split(enum sbw_corpus_split *s)
 
 static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_eval_result *r)
 {
-    static const char *const cols[] = {"split", "tokens", "eval_batch", "nll", "ppl",
-                                       "precision"};
+    static const char *const cols[] = {"split", "tokens", "eval_batch", "nll", "ppl", "precision"};
     sbw_table *t = NULL;
     bool to_err = EA.logprobs && sbw_file_is_std(EA.logprobs);
     int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
@@ -463,7 +466,8 @@ static int run_eval(int argc, char **argv)
     name_command(&c);
     sbw_error_gsl_quiet();
     enum sbw_corpus_split s;
-    st = EA.data && EA.ckpt ? SBW_OK : SBW_ERROR(SBW_EINVAL, "--data DIR and --ckpt DIR are required");
+    st = EA.data && EA.ckpt ? SBW_OK
+                            : SBW_ERROR(SBW_EINVAL, "--data DIR and --ckpt DIR are required");
     st = st ? st : eval_split(&s);
     sbw_preflight_out outs[] = {{"--logprobs", EA.logprobs, false}, {"--export", EA.export, true}};
     st = st ? st : sbw_preflight(NULL, 0, outs, 2);

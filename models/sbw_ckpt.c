@@ -477,9 +477,8 @@ int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, s
 }
 
 size_t sbw_ckpt_conflicts(const sbw_ckpt_field *table, size_t nrows, const void *asked,
-                          const void *saved,
-                              bool (*given)(void *ctx, const sbw_ckpt_field *row), void *ctx,
-                              char *buf, size_t cap)
+                          const void *saved, bool (*given)(void *ctx, const sbw_ckpt_field *row),
+                          void *ctx, char *buf, size_t cap)
 {
     size_t n = 0, at = 0;
     char a[64], s[64];

@@ -179,7 +179,8 @@ static void test_deterministic_and_carried(void **state)
     fd_setup f;
     fd_alloc(&f, &head_cases[5], false, true);
     size_t n = f.lm.nparam, sl = sbw_lm_state_len(f.ws);
-    double *g1 = malloc(n * sizeof *g1), *s1 = malloc(sl * sizeof *s1), *s2 = malloc(sl * sizeof *s2);
+    double *g1 = malloc(n * sizeof *g1), *s1 = malloc(sl * sizeof *s1),
+           *s2 = malloc(sl * sizeof *s2);
     double l1 = loss_at(&f, f.theta);
     memcpy(g1, f.grad, n * sizeof *g1);
     sbw_lm_state_get(f.ws, s1);
