@@ -238,6 +238,7 @@ static int validate(const sbw_cli *cli, const bound_args *a, const sbw_cli_commo
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     bound_args a = {.eps = "auto", .method = "auto", .fit_d = -1, .construct = -1};
     const sbw_cli_opt opts[] = {
         {"--d", "LIST", SBW_ARG_STRING, &a.d_list, 0, 0, "dimensions: 1,2,5:10,2:100:2"},

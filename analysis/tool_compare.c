@@ -160,6 +160,7 @@ static int run(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *cons
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     cmp_args a = {.tol = SBW_LOGP_TOL};
     const sbw_cli_opt opts[] = {
         {"--per-row", "FILE", SBW_ARG_STRING, &a.per_row, 1, 0, "write per-context values (TSV)"},

@@ -217,6 +217,7 @@ static int report(const kl_args *k, const sbw_cli_common *c, const sbw_logp_read
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     kl_args k = {.tol = SBW_LOGP_TOL, .max_matrix_rows = 20000};
     const sbw_cli_opt opts[] = {
         {"--rows", "A:B", SBW_ARG_STRING, &k.rows, 1, 0, "use rows A..B-1 only (0-based)"},

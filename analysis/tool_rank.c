@@ -179,6 +179,7 @@ static int validate(const sbw_cli *cli, const rank_args *a)
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     rank_args a = {.eps = "auto", .norm = "max", .method = "auto"};
     const sbw_cli_opt opts[] = {
         {"--center", NULL, SBW_ARG_FLAG, &a.center, 0, 0, "analyse A (I - 11^T/M), row-centred"},

@@ -3,6 +3,7 @@
 #ifndef SBW_H
 #define SBW_H
 
+#include "sbw_blas.h"
 #include "sbw_check.h"
 #include "sbw_cli.h"
 #include "sbw_error.h"

@@ -256,7 +256,9 @@ int sbw_cli_fail(const char *tool, int status)
 {
     const char *why = sbw_error_reason();
     fprintf(stderr, "%s: %s\n", tool, *why ? why : sbw_error_string(status));
-    return status == SBW_EINVAL ? SBW_EXIT_USAGE : SBW_EXIT_DATA;
+    return status == SBW_EINVAL  ? SBW_EXIT_USAGE
+           : status == SBW_EINTR ? SBW_EXIT_INTR
+                                 : SBW_EXIT_DATA;
 }
 
 /* ---- parsing ------------------------------------------------------------ */

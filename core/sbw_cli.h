@@ -16,7 +16,7 @@
 
 #define SBW_CLI_VERSION "0.1.0"
 
-enum { SBW_EXIT_OK = 0, SBW_EXIT_DATA = 1, SBW_EXIT_USAGE = 2 };
+enum { SBW_EXIT_OK = 0, SBW_EXIT_DATA = 1, SBW_EXIT_USAGE = 2, SBW_EXIT_INTR = 130 };
 
 /* sbw_cli_parse() returns this after printing --help or --version. */
 #define SBW_CLI_DONE (-1)
@@ -88,7 +88,8 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Prints the last library error as "TOOL: reason" on stderr and returns the
- * exit code for status (2 for SBW_EINVAL, 1 otherwise). */
+ * exit code for status: 2 for SBW_EINVAL, 130 for SBW_EINTR (stopped by a
+ * signal), 1 otherwise. */
 int sbw_cli_fail(const char *tool, int status);
 
 /* Sets the OpenBLAS and OpenMP thread counts (0 = every core) and returns

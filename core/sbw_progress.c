@@ -1,6 +1,8 @@
 /* sbw_progress.c -- a progress bar (terminal) or periodic lines (logs). */
 #include "sbw_progress.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,16 +47,25 @@ static void draw(sbw_progress *p, double now, bool final)
         for (int i = 0; i < 30; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[30] = '\0';
-        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s   ", p->label, bar, 100 * frac, rate,
-                p->unit, eta);
+        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s%s%s   ", p->label, bar, 100 * frac, rate,
+                p->unit, eta, p->note[0] ? " " : "", p->note);
     } else {
-        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s\n", p->label, p->done,
-                p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta);
+        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s%s%s\n", p->label,
+                p->done, p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta,
+                p->note[0] ? " " : "", p->note);
     }
     if (final && p->tty)
         fprintf(p->f, "\n");
     fflush(p->f);
     p->drawn = true;
+}
+
+void sbw_progress_note(sbw_progress *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->note, sizeof p->note, fmt, ap);
+    va_end(ap);
 }
 
 void sbw_progress_update(sbw_progress *p, double done)

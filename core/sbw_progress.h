@@ -21,6 +21,7 @@ typedef struct sbw_progress {
     bool quiet, tty, drawn, finished;
     double interval; /* seconds between lines when not a terminal */
     FILE *f;
+    char note[96]; /* shown after the ETA ("train ppl 123.4"); "" for none */
 } sbw_progress;
 
 /* Starts reporting; total may be 0 (unknown). */
@@ -29,6 +30,9 @@ void sbw_progress_start(sbw_progress *p, const char *label, const char *unit, do
 
 /* Records that done units (cumulative) are finished; draws when due. */
 void sbw_progress_update(sbw_progress *p, double done);
+
+/* Sets the note shown after the ETA (printf-style; truncated to 95 bytes). */
+void sbw_progress_note(sbw_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Draws the final state and ends the line; later calls do nothing. */
 void sbw_progress_finish(sbw_progress *p);

@@ -83,6 +83,7 @@ static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     double tol = SBW_CHECK_TOL;
     const sbw_cli_opt opts[] = {
         {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};

@@ -132,4 +132,12 @@ int sbw_ckpt_remove(const char *dir);
 /* True when dir holds a checkpoint (a checkpoint.tsv). */
 bool sbw_ckpt_exists(const char *dir);
 
+/* Writes into buf (cap bytes) the rows of table that shape the trajectory
+ * and for which given(ctx, row) is true yet hold different values in asked
+ * (the command line) and saved (a checkpoint), as "--d 20 given, 10 in the
+ * checkpoint; ..."; returns how many there are (0: none; buf is then ""). */
+size_t sbw_ckpt_conflicts(const sbw_ckpt_field *table, size_t nrows, const void *asked,
+                          const void *saved, bool (*given)(void *ctx, const sbw_ckpt_field *row),
+                          void *ctx, char *buf, size_t cap);
+
 #endif

@@ -97,23 +97,6 @@ size_t sbw_fit_opts_conflicts(const sbw_fit_opts *asked, const sbw_fit_opts *sav
                               bool (*given)(void *ctx, const sbw_ckpt_field *row), void *ctx,
                               char *buf, size_t cap)
 {
-    size_t n = 0, at = 0;
-    char a[64], s[64];
-    buf[0] = '\0';
-    for (const sbw_ckpt_field *f = sbw_fit_opts_table; f < sbw_fit_opts_table + sbw_fit_opts_nrows;
-         f++) {
-        if (f->role != SBW_CKPT_SHAPES || !given(ctx, f) || sbw_ckpt_same(f, asked, saved))
-            continue;
-        sbw_ckpt_format(f, asked, true, a, sizeof a);
-        sbw_ckpt_format(f, saved, true, s, sizeof s);
-        const char *opt = f->option ? f->option : f->key;
-        bool plain = f->option && strcmp(f->option + 2, f->key) == 0;
-        int k =
-            snprintf(buf + at, cap - at, "%s%s%s%s%s %s given, %s in the checkpoint", n ? "; " : "",
-                     opt, plain ? "" : " (", plain ? "" : f->key, plain ? "" : ")", a, s);
-        if (k > 0 && (size_t)k < cap - at)
-            at += (size_t)k;
-        n++;
-    }
-    return n;
+    return sbw_ckpt_conflicts(sbw_fit_opts_table, sbw_fit_opts_nrows, asked, saved, given, ctx, buf,
+                              cap);
 }

@@ -450,6 +450,7 @@ static const sbw_cli_opt opts[] = {
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     run *r = &R;
     sbw_fit_opts_init(&r->o);
     r->o.checkpoint_every = 600;

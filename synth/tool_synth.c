@@ -271,6 +271,7 @@ static int run_kind(sbw_synth_kind kind, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     static const char *const kinds[] = {"dirichlet", "lowrank", "zipf", "topics"};
     const char *k = argc > 1 ? argv[1] : "";
     if (strcmp(k, "--help") == 0 || strcmp(k, "-h") == 0) {

@@ -162,7 +162,7 @@ ARGS="--model lms --k 3 --d 4 --steps 3000 --batch 100 --lr 0.01 --threads 2 -q"
     bad "uninterrupted reference fit failed"
 # shellcheck disable=SC2086
 run_killed TERM "$T/ck" "$T/kill.err" "$T/D.npy" $ARGS -o "$T/Qk.npy"
-expect_eq "$rc" 1 "SIGTERM: exit 1 after writing a checkpoint"
+expect_eq "$rc" 130 "SIGTERM: exit 130 after writing a checkpoint"
 expect_grep "interrupted at step [0-9]+; checkpoint written to" "$T/kill.err" "SIGTERM message"
 expect_absent "$T/Qk.npy" "an interrupted fit writes no log Q"
 step=$(sed -n 's/^step=//p' "$T/ck/checkpoint.tsv")
@@ -223,7 +223,7 @@ ARGS="--model lms --k 3 --d 4 --steps 1000 --batch 100 --lr 0.01 --threads 2 -q"
 "$FIT" "$T/D.npy" $ARGS -o "$T/Qref2.npy" >/dev/null 2>&1 || bad "second reference fit failed"
 # shellcheck disable=SC2086
 run_killed INT "$T/cki" "$T/int.err" "$T/D.npy" $ARGS -o "$T/Qi.npy"
-expect_eq "$rc" 1 "SIGINT: exit 1 after writing a checkpoint"
+expect_eq "$rc" 130 "SIGINT: exit 130 after writing a checkpoint"
 expect_grep "interrupted at step [0-9]+; checkpoint written to" "$T/int.err" "SIGINT message"
 expect_absent "$T/Qi.npy" "a fit stopped by SIGINT writes no log Q"
 expect_exit 0 "--resume after SIGINT" "$FIT" "$T/D.npy" --resume "$T/cki" --steps 1000 \

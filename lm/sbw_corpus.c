@@ -1,0 +1,531 @@
+/* sbw_corpus.c -- a word-level corpus: the training vocabulary and the
+ * three splits as word ids (see sbw_corpus.h).
+ *
+ * Each file is read whole, checked byte by byte (CR, NUL, UTF-8 as in
+ * The Unicode Standard, Table 3-7: no overlongs, surrogates or code points above
+ * U+10FFFF), which also counts its lines and words so the id array is
+ * allocated once, then split into words.  Word -> id is a small
+ * open-addressing table (FNV-1a 64, linear probing, load <= 1/2) whose
+ * keys are the vocabulary's own strings.  A literal "<eos>" in the text is
+ * the end-of-sentence word itself.
+ */
+#include "sbw_corpus.h"
+
+#include "sbw_error.h"
+#include "sbw_file.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EOS         "<eos>"
+#define WORD_SHOWN  40 /* bytes of a word quoted in a message */
+#define SHOWN_CAP   (4 * WORD_SHOWN + 8)
+#define FNV_OFFSET  14695981039346656037ULL
+#define FNV_PRIME   1099511628211ULL
+#define INDEX_START 1024 /* slots of a new table */
+
+struct sbw_corpus_index {
+    size_t cap;   /* slots, a power of two, more than twice the words */
+    size_t *slot; /* (cap) id + 1, 0 when empty */
+    size_t wcap;  /* capacity of words/count while the vocabulary grows */
+};
+
+typedef struct text_stats {
+    size_t lines; /* lines (a last line without '\n' counts) */
+    size_t words; /* blank-separated words */
+} text_stats;
+
+static const char *const split_names[SBW_CORPUS_NSPLIT] = {"train", "valid", "test"};
+
+const char *sbw_corpus_split_name(enum sbw_corpus_split s)
+{
+    return (unsigned)s < SBW_CORPUS_NSPLIT ? split_names[s] : "?";
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* v as 8 little-endian bytes, so the hash does not depend on the host. */
+static uint64_t fnv1a_u64(uint64_t h, uint64_t v)
+{
+    unsigned char b[8];
+    for (int k = 0; k < 8; k++)
+        b[k] = (unsigned char)(v >> (8 * k));
+    return fnv1a(h, b, sizeof b);
+}
+
+static bool is_blank(unsigned char ch) { return ch == ' ' || ch == '\t'; }
+
+/* Length of the well-formed UTF-8 sequence at b (n bytes left), 0 when ill
+ * formed (Unicode Table 3-7, "Well-Formed UTF-8 Byte Sequences"). */
+static size_t utf8_len(const unsigned char *b, size_t n)
+{
+    unsigned c = b[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : lo; /* no overlongs */
+        hi = c == 0xED ? 0x9F : hi; /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : lo; /* no overlongs */
+        hi = c == 0xF4 ? 0x8F : hi; /* nothing above U+10FFFF */
+    } else {
+        return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
+    }
+    if (n < len || b[1] < lo || b[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (b[i] < 0x80 || b[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* w (len bytes) for a message, into out (SHOWN_CAP bytes): control
+ * characters as \xHH (C1 controls as \u00HH), ill-formed bytes as \xHH,
+ * backslash and quote escaped, cut after WORD_SHOWN bytes (on a character
+ * boundary) with "...". */
+static void escape_word(const char *w, size_t len, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *b = (const unsigned char *)w;
+    size_t i = 0, o = 0;
+    while (i < len) {
+        size_t n = utf8_len(b + i, len - i);
+        if (i + (n ? n : 1) > WORD_SHOWN)
+            break;
+        if (n == 2 && b[i] == 0xC2 && b[i + 1] < 0xA0) {
+            memcpy(out + o, "\\u00", 4);
+            out[o + 4] = hex[b[i + 1] >> 4];
+            out[o + 5] = hex[b[i + 1] & 15];
+            o += 6;
+        } else if (n == 0 || b[i] < 0x20 || b[i] == 0x7F) {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[b[i] >> 4];
+            out[o++] = hex[b[i] & 15];
+            n = 1;
+        } else {
+            if (b[i] == '\\' || b[i] == '\'')
+                out[o++] = '\\';
+            memcpy(out + o, w + i, n);
+            o += n;
+        }
+        i += n;
+    }
+    if (i < len) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
+/* The slot of w (len bytes, no NUL inside): the one holding it, or the
+ * empty one where it would go. */
+static size_t *index_slot(const struct sbw_corpus_index *ix, char *const *words, const char *w,
+                          size_t len)
+{
+    size_t mask = ix->cap - 1;
+    size_t i = (size_t)fnv1a(FNV_OFFSET, w, len) & mask;
+    while (ix->slot[i]) {
+        const char *k = words[ix->slot[i] - 1];
+        if (strncmp(k, w, len) == 0 && k[len] == '\0')
+            break;
+        i = (i + 1) & mask;
+    }
+    return &ix->slot[i];
+}
+
+/* Rebuilds the table with cap slots (a power of two > 2 nwords) for the
+ * first nwords words, id = position. */
+static int index_rebuild(struct sbw_corpus_index *ix, char *const *words, size_t nwords, size_t cap)
+{
+    size_t *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+        return SBW_ERROR(SBW_ENOMEM, "corpus: out of memory for a table of %zu words", nwords);
+    free(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+    for (size_t id = 0; id < nwords; id++)
+        *index_slot(ix, words, words[id], strlen(words[id])) = id + 1;
+    return SBW_OK;
+}
+
+/* Room for one more word in c->words and c->count. */
+static int vocab_reserve(sbw_corpus *c)
+{
+    struct sbw_corpus_index *ix = c->index;
+    if (c->nwords < ix->wcap)
+        return SBW_OK;
+    size_t cap = ix->wcap ? 2 * ix->wcap : INDEX_START / 2;
+    if (cap > SIZE_MAX / sizeof(char *))
+        return SBW_ERROR(SBW_ENOMEM, "corpus: vocabulary too large");
+    char **words = realloc(c->words, cap * sizeof *words);
+    if (!words)
+        return SBW_ERROR(SBW_ENOMEM, "corpus: out of memory for %zu words", cap);
+    c->words = words;
+    size_t *count = realloc(c->count, cap * sizeof *count);
+    if (!count)
+        return SBW_ERROR(SBW_ENOMEM, "corpus: out of memory for %zu words", cap);
+    c->count = count;
+    ix->wcap = cap;
+    return SBW_OK;
+}
+
+/* Counts w (len bytes) in the training split, adding it when new; its
+ * (provisional, first-appearance) id into *id. */
+static int vocab_add(sbw_corpus *c, const char *w, size_t len, size_t *id)
+{
+    struct sbw_corpus_index *ix = c->index;
+    size_t *slot = index_slot(ix, c->words, w, len);
+    if (*slot) {
+        *id = *slot - 1;
+        /* A filled slot holds a word of c->words/c->count; the analyzer
+         * cannot see that a calloc'd table starts empty. */
+        // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
+        c->count[*id]++;
+        return SBW_OK;
+    }
+    int st = vocab_reserve(c);
+    char *copy = st ? NULL : malloc(len + 1);
+    if (!st && !copy)
+        st = SBW_ERROR(SBW_ENOMEM, "corpus: out of memory");
+    if (st)
+        return st;
+    memcpy(copy, w, len);
+    copy[len] = '\0';
+    c->words[c->nwords] = copy;
+    c->count[c->nwords] = 1;
+    *slot = c->nwords + 1;
+    *id = c->nwords++;
+    if (2 * c->nwords >= ix->cap)
+        st = index_rebuild(ix, c->words, c->nwords, 2 * ix->cap);
+    return st;
+}
+
+/* One token of split s on line `line` into *id: counted into the
+ * vocabulary (train) or looked up in it (valid, test). */
+static int add_token(sbw_corpus *c, enum sbw_corpus_split s, const char *w, size_t len, size_t line,
+                     size_t *id)
+{
+    if (s == SBW_CORPUS_TRAIN)
+        return vocab_add(c, w, len, id);
+    size_t slot = *index_slot(c->index, c->words, w, len);
+    if (slot) {
+        *id = slot - 1;
+        return SBW_OK;
+    }
+    char shown[SHOWN_CAP];
+    escape_word(w, len, shown);
+    return SBW_ERROR(SBW_EDATA, "%s:%zu: word '%s' is not in the vocabulary of %s", c->path[s],
+                     line, shown, c->path[SBW_CORPUS_TRAIN]);
+}
+
+/* Checks every byte of the text (no CR, no NUL, UTF-8) and counts its
+ * lines and words; a text without words is refused. */
+static int check_text(const char *path, const unsigned char *b, size_t n, text_stats *ts)
+{
+    size_t line = 1, start = 0, words = 0;
+    bool in_word = false;
+    for (size_t i = 0; i < n;) {
+        size_t len = b[i] == '\n' ? 1 : utf8_len(b + i, n - i);
+        if (b[i] == '\r')
+            return SBW_ERROR(SBW_EDATA,
+                             "%s: line %zu has a carriage return (CRLF text? dos2unix converts it)",
+                             path, line);
+        if (b[i] == '\0')
+            return SBW_ERROR(SBW_EDATA, "%s: line %zu has a NUL byte (byte %zu of the line)", path,
+                             line, i - start + 1);
+        if (!len)
+            return SBW_ERROR(SBW_EDATA, "%s: line %zu is not UTF-8: byte 0x%02x at byte offset %zu",
+                             path, line, b[i], i);
+        if (b[i] == '\n') {
+            line++;
+            start = i + 1;
+        }
+        bool word = b[i] != '\n' && !is_blank(b[i]);
+        words += word && !in_word;
+        in_word = word;
+        i += len;
+    }
+    ts->lines = line - (n == 0 || b[n - 1] == '\n');
+    ts->words = words;
+    if (!words)
+        return SBW_ERROR(SBW_EDATA, "%s: empty file (no words)", path);
+    return SBW_OK;
+}
+
+/* Splits the checked text b (n bytes) of split s into ids, "<eos>" after
+ * every line. */
+static int tokenize(sbw_corpus *c, enum sbw_corpus_split s, const char *b, size_t n,
+                    const text_stats *ts)
+{
+    size_t ntok = ts->words + ts->lines;
+    size_t *ids = ntok <= SIZE_MAX / sizeof *ids ? malloc(ntok * sizeof *ids) : NULL;
+    if (!ids)
+        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory for %zu tokens", c->path[s], ntok);
+    c->ids[s] = ids;
+    c->lines[s] = ts->lines;
+    size_t k = 0, line = 1;
+    int st = SBW_OK;
+    for (size_t i = 0; i < n && !st;) {
+        size_t j = i;
+        if (b[i] == '\n') {
+            st = add_token(c, s, EOS, strlen(EOS), line++, &ids[k++]);
+            j = i + 1;
+        } else if (is_blank((unsigned char)b[i])) {
+            j = i + 1;
+        } else {
+            while (j < n && b[j] != '\n' && !is_blank((unsigned char)b[j]))
+                j++;
+            st = add_token(c, s, b + i, j - i, line, &ids[k++]);
+        }
+        i = j;
+    }
+    if (!st && b[n - 1] != '\n')
+        st = add_token(c, s, EOS, strlen(EOS), line, &ids[k++]);
+    c->len[s] = k;
+    return st;
+}
+
+typedef struct rank_key {
+    size_t count, first; /* train count, provisional id = order of first appearance */
+} rank_key;
+
+static int by_count(const void *pa, const void *pb)
+{
+    const rank_key *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count < b->count ? 1 : -1;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+/* Renumbers the vocabulary by train frequency, most frequent first, ties
+ * by first appearance; the train ids and the table follow. */
+static int vocab_sort(sbw_corpus *c)
+{
+    size_t m = c->nwords;
+    rank_key *key = malloc(m * sizeof *key);
+    size_t *new_id = malloc(m * sizeof *new_id);
+    char **words = malloc(m * sizeof *words);
+    int st = key && new_id && words ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "corpus: out of memory");
+    if (!st) {
+        for (size_t i = 0; i < m; i++)
+            key[i] = (rank_key){c->count[i], i};
+        qsort(key, m, sizeof *key, by_count);
+        for (size_t i = 0; i < m; i++) {
+            words[i] = c->words[key[i].first];
+            c->count[i] = key[i].count;
+            new_id[key[i].first] = i;
+        }
+        memcpy(c->words, words, m * sizeof *words);
+        for (size_t t = 0; t < c->len[SBW_CORPUS_TRAIN]; t++)
+            c->ids[SBW_CORPUS_TRAIN][t] = new_id[c->ids[SBW_CORPUS_TRAIN][t]];
+        for (size_t k = 0; k < c->index->cap; k++)
+            if (c->index->slot[k])
+                c->index->slot[k] = new_id[c->index->slot[k] - 1] + 1;
+    }
+    free(key);
+    free(new_id);
+    free(words);
+    return st;
+}
+
+/* dir/name, malloc'd; NULL when out of memory. */
+static char *join(const char *dir, const char *name)
+{
+    size_t d = strlen(dir);
+    bool slash = d > 0 && dir[d - 1] == '/';
+    size_t n = d + 1 + strlen(name) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%s", dir, slash ? "" : "/", name);
+    return p;
+}
+
+/* Opens split s of dir: NAME.txt, else ptb.NAME.txt; c->path[s] is the
+ * one opened. */
+static int open_split(sbw_corpus *c, const char *dir, enum sbw_corpus_split s, FILE **fp)
+{
+    char plain[32], ptb[32];
+    snprintf(plain, sizeof plain, "%s.txt", split_names[s]);
+    snprintf(ptb, sizeof ptb, "ptb.%s.txt", split_names[s]);
+    char *a = join(dir, plain), *b = join(dir, ptb);
+    int st = a && b ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "%s: out of memory", dir);
+    int err = 0;
+    if (!st) {
+        *fp = fopen(a, "rb");
+        err = errno;
+        if (!*fp && err == ENOENT) {
+            char *t = a; /* a holds the name opened (or tried last) */
+            a = b;
+            b = t;
+            *fp = fopen(a, "rb");
+            err = errno;
+        }
+    }
+    if (!st && !*fp && err == ENOENT)
+        st = SBW_ERROR(SBW_EIO, "%s: no %s split: neither %s nor %s exists", dir, split_names[s],
+                       plain, ptb);
+    else if (!st && !*fp)
+        st = SBW_ERROR(SBW_EIO, "%s: cannot open: %s", a, strerror(err));
+    if (!st) {
+        c->path[s] = a;
+        a = NULL;
+    }
+    free(a);
+    free(b);
+    return st;
+}
+
+/* The whole of fp (named path) into *buf (malloc'd) and *n. */
+static int read_all(FILE *fp, const char *path, char **buf, size_t *n)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *b = malloc(cap);
+    while (b) {
+        len += fread(b + len, 1, cap - len, fp);
+        if (len < cap || cap > SIZE_MAX / 2)
+            break;
+        char *grown = realloc(b, 2 * cap);
+        if (!grown) {
+            free(b);
+            b = NULL;
+            break;
+        }
+        b = grown;
+        cap *= 2;
+    }
+    if (!b)
+        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory reading the file", path);
+    if (ferror(fp)) {
+        free(b);
+        return SBW_ERROR(SBW_EIO, "%s: read failed: %s", path, strerror(errno));
+    }
+    *buf = b;
+    *n = len;
+    return SBW_OK;
+}
+
+/* Reads, checks and splits one file of dir into split s. */
+static int load_split(sbw_corpus *c, const char *dir, enum sbw_corpus_split s)
+{
+    FILE *fp = NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    text_stats ts = {0};
+    int st = open_split(c, dir, s, &fp);
+    st = st ? st : read_all(fp, c->path[s], &buf, &n);
+    if (fp)
+        fclose(fp);
+    st = st ? st : check_text(c->path[s], (const unsigned char *)buf, n, &ts);
+    st = st ? st : tokenize(c, s, buf, n, &ts);
+    free(buf);
+    if (!st && s == SBW_CORPUS_TRAIN && c->nwords < 2)
+        st = SBW_ERROR(SBW_EDATA, "%s: empty vocabulary: no word but %s", c->path[s], EOS);
+    if (!st && s == SBW_CORPUS_TRAIN)
+        st = vocab_sort(c);
+    return st;
+}
+
+/* FNV-1a 64 of the vocabulary size, every word with a NUL after it, and
+ * each split's length and ids (as 8 little-endian bytes each). */
+static uint64_t corpus_hash(const sbw_corpus *c)
+{
+    uint64_t h = fnv1a_u64(FNV_OFFSET, c->nwords);
+    for (size_t i = 0; i < c->nwords; i++)
+        h = fnv1a(h, c->words[i], strlen(c->words[i]) + 1);
+    for (int s = 0; s < SBW_CORPUS_NSPLIT; s++) {
+        h = fnv1a_u64(h, c->len[s]);
+        for (size_t t = 0; t < c->len[s]; t++)
+            h = fnv1a_u64(h, c->ids[s][t]);
+    }
+    return h;
+}
+
+int sbw_corpus_load(sbw_corpus **out, const char *dir)
+{
+    if (!out)
+        return SBW_ERROR(SBW_EINVAL, "corpus: no output pointer");
+    *out = NULL;
+    if (!dir || !*dir)
+        return SBW_ERROR(SBW_EINVAL, "corpus: empty data directory name");
+    sbw_corpus *c = calloc(1, sizeof *c);
+    if (c)
+        c->index = calloc(1, sizeof *c->index);
+    int st = c && c->index ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "corpus: out of memory");
+    st = st ? st : index_rebuild(c->index, NULL, 0, INDEX_START);
+    for (int s = 0; s < SBW_CORPUS_NSPLIT; s++)
+        st = st ? st : load_split(c, dir, (enum sbw_corpus_split)s);
+    if (st) {
+        sbw_corpus_free(c);
+        return st;
+    }
+    c->hash = corpus_hash(c);
+    *out = c;
+    return SBW_OK;
+}
+
+void sbw_corpus_free(sbw_corpus *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; c->words && i < c->nwords; i++)
+        free(c->words[i]);
+    free(c->words);
+    free(c->count);
+    for (int s = 0; s < SBW_CORPUS_NSPLIT; s++) {
+        free(c->ids[s]);
+        free(c->path[s]);
+    }
+    if (c->index)
+        free(c->index->slot);
+    free(c->index);
+    free(c);
+}
+
+int sbw_corpus_lookup(const sbw_corpus *c, const char *word, size_t *id)
+{
+    if (!c || !c->index || !word || !id)
+        return SBW_ERROR(SBW_EINVAL, "corpus lookup: NULL argument");
+    size_t len = strlen(word);
+    size_t slot = *index_slot(c->index, c->words, word, len);
+    if (!slot) {
+        char shown[SHOWN_CAP];
+        escape_word(word, len, shown);
+        return SBW_ERROR(SBW_EINVAL, "word '%s' is not in the vocabulary", shown);
+    }
+    *id = slot - 1;
+    return SBW_OK;
+}
+
+int sbw_corpus_write_vocab(const sbw_corpus *c, const char *path)
+{
+    if (!c || !path)
+        return SBW_ERROR(SBW_EINVAL, "corpus: NULL argument to write_vocab");
+    sbw_file f;
+    int st = sbw_file_create(&f, path);
+    for (size_t i = 0; !st && i < c->nwords; i++) {
+        st = sbw_file_write(&f, c->words[i], strlen(c->words[i]));
+        st = st ? st : sbw_file_write(&f, "\n", 1);
+    }
+    if (st) {
+        sbw_file_abort(&f);
+        return st;
+    }
+    return sbw_file_commit(&f);
+}

@@ -1,0 +1,148 @@
+/* sbw_lm.h -- a word-level LSTM language model with any head of models/:
+ * its architecture, where each parameter lives in one flat vector theta,
+ * initialisation, and the forward/backward pass over one minibatch chunk.
+ * Training (sbw_lm_train.h) and evaluation (sbw_lm_eval.h) drive it.
+ *
+ * The network (MoS paper section 3 and its code; AWD-LSTM, Merity et al.
+ * 2018, for the regularisers):
+ *   x_t = E[w_t]                    word embedding (M x E), or the head's
+ *                                   W when tied (E = D)
+ *   h^1..h^L = LSTM layers          sbw_lstm.h, sizes hidden[0..L-1]
+ *   l_t = tanh(P h^L_t + p0)        the latent (D), P (D x H_L), p0 (D)
+ *   Q_t = head(l_t)                 sbw_head.h / sbw_pass.h, N = 0
+ * Dropout (training only, scaled by 1/(1-p) so evaluation needs none):
+ * emb drops whole words of E for a chunk (Gal & Ghahramani 2016);
+ * in, layer, latent are "locked" masks, one per sequence and feature for
+ * the whole chunk, on the first layer's input, on each LSTM layer's
+ * output, and on the latent.
+ *
+ * theta layout (doubles): [ E (M*E; absent when tied) | per layer l:
+ * Wx_l (4H_l x I_l), Wh_l (4H_l x H_l), b_l (4H_l) | P (D x H_L) | p0 (D)
+ * | the head's nshared block (W, b, U, V, map) ].
+ *
+ * Precision: single runs the LSTM, the latent and the head's GEMMs in
+ * float (parameters converted per chunk from the double theta), double runs
+ * everything in double (gradient checks, exported log-probabilities).
+ * Gradients are always returned in double.
+ */
+#ifndef SBW_LM_H
+#define SBW_LM_H
+
+#include "sbw_head.h"
+#include "sbw_pass.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBW_LM_MAX_LAYERS 3
+
+/* What a model is: every member shapes theta. */
+typedef struct sbw_lm_arch {
+    sbw_head_model model; /* the head */
+    size_t k, knots;      /* components (moc, mos, mos+plif); PLIF intervals */
+    double plif_t;        /* PLIF knots span [-T, T] */
+    bool bias;            /* word bias */
+    size_t d;             /* the head's dimension (latent size) */
+    size_t emb;           /* embedding size E (= d when tied) */
+    size_t nlayers;       /* 1..SBW_LM_MAX_LAYERS */
+    size_t hidden[SBW_LM_MAX_LAYERS];
+    bool tied; /* the embedding is the head's W */
+} sbw_lm_arch;
+
+typedef struct sbw_lm {
+    sbw_lm_arch a;
+    size_t m;                         /* vocabulary */
+    sbw_head head;                    /* N = 0 */
+    size_t in[SBW_LM_MAX_LAYERS];     /* input size of each layer */
+    size_t off_emb;                   /* E, or the head's W when tied */
+    size_t off_wx[SBW_LM_MAX_LAYERS]; /* Wx_l */
+    size_t off_wh[SBW_LM_MAX_LAYERS]; /* Wh_l */
+    size_t off_b[SBW_LM_MAX_LAYERS];  /* b_l */
+    size_t off_p, off_p0, off_head;   /* latent P, p0; the head's block */
+    size_t nparam;                    /* doubles in theta */
+} sbw_lm;
+
+/* Dropout probabilities, each in [0, 1). */
+typedef struct sbw_lm_dropout {
+    double emb, in, layer, latent;
+} sbw_lm_dropout;
+
+/* Checks the architecture and lays out theta for a vocabulary of m words.
+ * Errors (SBW_EINVAL, naming the option): m < 2, nlayers outside 1..3, a
+ * size 0, tied with emb != d, d > m, the head's own checks
+ * (sbw_head_setup), a parameter count that overflows. */
+int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m);
+
+/* Documented initialisation of theta (lm->nparam), deterministic in seed:
+ * E ~ U(-0.1, 0.1) (AWD-LSTM); Wx_l, Wh_l, b_l ~ U(-1/sqrt(H_l),
+ * 1/sqrt(H_l)) (PyTorch's LSTM); P ~ U(-1/sqrt(H_L), 1/sqrt(H_L)), p0 = 0;
+ * the head by sbw_head_init with scale 0.1 (W, V ~ N(0, 0.01), U ~ N(0,
+ * 1/D), b = 0, maps at the identity-like start).  Errors: SBW_ENOMEM. */
+int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed);
+
+/* Parameters that are weights (decayed) rather than biases: every block
+ * but the biases b_l, p0 and the head's b.  mask[i] = 1 for a weight. */
+void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask);
+
+/* One chunk of T steps of B sequences: workspace, carried state, masks. */
+typedef struct sbw_lm_ws sbw_lm_ws;
+
+typedef struct sbw_lm_ws_opts {
+    size_t batch, steps; /* B, T: the largest chunk the workspace takes */
+    bool single;         /* float LSTM, latent and head GEMMs */
+    int threads;         /* 0: omp_get_max_threads() */
+    size_t block;        /* head block (0: automatic) */
+} sbw_lm_ws_opts;
+
+/* Allocates a workspace for lm and opts (the head pass's too).  The
+ * carried state starts at zero.  Errors: SBW_EINVAL, SBW_ENOMEM. */
+int sbw_lm_ws_alloc(sbw_lm_ws **ws, const sbw_lm *lm, const sbw_lm_ws_opts *opts);
+void sbw_lm_ws_free(sbw_lm_ws *ws);
+
+/* Bytes the workspace holds (for messages and --dry-run style plans). */
+double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *opts);
+
+/* The options and the model the workspace was made for. */
+sbw_lm_ws_opts sbw_lm_ws_options(const sbw_lm_ws *ws);
+const sbw_lm *sbw_lm_ws_model(const sbw_lm_ws *ws);
+
+/* Zeroes the carried state of every sequence. */
+void sbw_lm_ws_reset(sbw_lm_ws *ws);
+
+/* The carried state as doubles (for checkpoints): layer l's h then c,
+ * B x H_l each, concatenated over layers; sbw_lm_state_len doubles. */
+size_t sbw_lm_state_len(const sbw_lm_ws *ws);
+void sbw_lm_state_get(const sbw_lm_ws *ws, double *state);
+void sbw_lm_state_set(sbw_lm_ws *ws, const double *state);
+
+/* Cumulative wall seconds spent inside the head pass. */
+double sbw_lm_ws_head_seconds(const sbw_lm_ws *ws);
+
+/* A chunk: inputs x and targets y (steps x batch word ids, time-major:
+ * entry t*B + j is sequence j at step t), with steps <= the workspace's T
+ * and batch == its B. */
+typedef struct sbw_lm_chunk {
+    const size_t *x, *y;
+    size_t steps;
+} sbw_lm_chunk;
+
+/* Training step's loss and gradient: the mean cross-entropy over the
+ * chunk's steps*B targets into res; grad (nparam) overwritten with its
+ * gradient.  Dropout masks come from (seed, stream) through sbw_rng, so a
+ * step is a pure function of its arguments and the carried state, which
+ * is advanced to the chunk's last step.  drop NULL: no dropout.
+ * Errors: SBW_EINVAL (ids >= M, steps 0 or > T), the pass's. */
+int sbw_lm_loss(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch,
+                const sbw_lm_dropout *drop, uint64_t seed, uint64_t stream, sbw_pass_result *res,
+                double *grad);
+
+/* Evaluation forward (no dropout): the latent l_t of every step of the
+ * chunk into lat (steps*B x D, leading dim D, time-major), advancing the
+ * carried state.  Only ch->x is read.  Errors: as sbw_lm_loss. */
+int sbw_lm_latent(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch, double *lat);
+
+/* The head pass of the workspace (for log Q of latent rows). */
+sbw_pass_ws *sbw_lm_ws_pass(sbw_lm_ws *ws);
+
+#endif

@@ -1,0 +1,576 @@
+/* sbw_lm_train.c -- training loop, optimisers, validation, checkpoints
+ * (see sbw_lm_train.h). */
+#include "sbw_lm_train.h"
+
+#include "sbw_error.h"
+#include "sbw_lm_eval.h"
+#include "sbw_optim.h"
+#include "sbw_progress.h"
+#include "sbw_table.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const sbw_lm_train_log_columns[SBW_LM_TRAIN_LOG_COLS] = {
+    "step", "epoch", "tokens", "seconds", "lr", "loss", "ppl", "valid_ppl", "head_seconds"};
+
+/* Where a run stands: the second table of a checkpoint. */
+typedef struct counters {
+    size_t step, epoch, pos, tokens; /* steps done, epochs done, chunk in the epoch, tokens */
+    size_t nvalid, nlog, avg_count;  /* validations, log rows, iterates averaged */
+    double seconds, head_seconds;    /* wall time so far, and in the head pass */
+    bool averaging;                  /* NT-ASGD switched */
+    uint64_t hash;                   /* the corpus's fingerprint */
+    uint64_t adam_t;                 /* Adam's step count */
+    double run_loss;                 /* sum of loss x tokens since the last log row */
+    size_t run_tokens;               /* and their tokens */
+} counters;
+
+#define CT(member) offsetof(counters, member)
+static const sbw_ckpt_field counter_table[] = {
+    {"step", CT(step), SBW_CKPT_SIZE, 1, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"epoch", CT(epoch), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"pos", CT(pos), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"tokens", CT(tokens), SBW_CKPT_SIZE, 0, 1e18, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"nvalid", CT(nvalid), SBW_CKPT_SIZE, 0, 1e9, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"nlog", CT(nlog), SBW_CKPT_SIZE, 0, 1e12, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"avg_count", CT(avg_count), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"seconds", CT(seconds), SBW_CKPT_DOUBLE, 0, 1e12, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"head_seconds", CT(head_seconds), SBW_CKPT_DOUBLE, 0, 1e12, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"averaging", CT(averaging), SBW_CKPT_BOOL, 0, 1, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"corpus_hash", CT(hash), SBW_CKPT_U64, 0, 2e19, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"adam_t", CT(adam_t), SBW_CKPT_U64, 0, 2e19, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"run_loss", CT(run_loss), SBW_CKPT_DOUBLE, 0, 1e300, 0, NULL, SBW_CKPT_SHAPES, NULL},
+    {"run_tokens", CT(run_tokens), SBW_CKPT_SIZE, 0, 1e18, 0, NULL, SBW_CKPT_SHAPES, NULL},
+};
+#define NCOUNTERS (sizeof counter_table / sizeof *counter_table)
+
+typedef struct trainer {
+    sbw_lm_opts o;
+    sbw_lm lm;
+    const sbw_corpus *c;
+    counters k;
+    double *theta, *grad, *avg, *state; /* (nparam) x3, (state_len) */
+    double *valid, *log;                /* (epochs + 1) validations, (cap x 9) log rows */
+    size_t log_cap;
+    unsigned char *decay; /* (nparam) 1 for a weight */
+    sbw_optim_adam adam;
+    sbw_lm_ws *ws, *evws;
+    size_t L, per_epoch; /* column length, steps per epoch */
+    size_t *x, *y;       /* (T * B) the chunk */
+    double last_valid, t0, seconds0, head0, last_ckpt;
+    size_t tokens0;
+    sbw_progress prog;
+    const char *log_path, *cmdline;
+} trainer;
+
+/* ---- setup --------------------------------------------------------------- */
+
+static double *dalloc(size_t n, int *st)
+{
+    if (*st)
+        return NULL;
+    double *p = calloc(n ? n : 1, sizeof *p);
+    if (!p)
+        *st = SBW_ERROR(SBW_ENOMEM, "out of memory for %zu doubles", n);
+    return p;
+}
+
+static void trainer_free(trainer *t)
+{
+    free(t->theta);
+    free(t->grad);
+    free(t->avg);
+    free(t->state);
+    free(t->valid);
+    free(t->log);
+    free(t->decay);
+    free(t->x);
+    free(t->y);
+    sbw_optim_adam_free(&t->adam);
+    sbw_lm_ws_free(t->ws);
+    sbw_lm_ws_free(t->evws);
+}
+
+/* The columns of the training split. */
+static int batchify(trainer *t)
+{
+    size_t n = t->c->len[SBW_CORPUS_TRAIN], B = t->o.batch, T = t->o.bptt;
+    if (t->o.train_tokens && t->o.train_tokens < n)
+        n = t->o.train_tokens;
+    t->L = n / B;
+    if (t->L < 2)
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s: %zu training tokens make columns of %zu with --batch %zu; each "
+                         "needs at least 2",
+                         t->c->path[SBW_CORPUS_TRAIN], n, t->L, B);
+    t->per_epoch = (t->L - 1 + T - 1) / T;
+    return SBW_OK;
+}
+
+static int trainer_alloc(trainer *t)
+{
+    int st = sbw_lm_setup(&t->lm, &t->o.arch, t->c->nwords);
+    st = st ? st : batchify(t);
+    if (st)
+        return st;
+    size_t n = t->lm.nparam, BT = t->o.batch * t->o.bptt;
+    t->theta = dalloc(n, &st);
+    t->grad = dalloc(n, &st);
+    t->avg = dalloc(n, &st);
+    t->valid = dalloc(t->o.epochs + 1, &st);
+    t->decay = st ? NULL : malloc(n);
+    t->x = st ? NULL : malloc(BT * sizeof *t->x);
+    t->y = st ? NULL : malloc(BT * sizeof *t->y);
+    if (!st && (!t->decay || !t->x || !t->y))
+        st = SBW_ERROR(SBW_ENOMEM, "out of memory");
+    sbw_lm_ws_opts wo = {t->o.batch, t->o.bptt, t->o.single, t->o.threads, 0};
+    sbw_lm_ws_opts eo = {t->o.eval_batch, t->o.bptt, t->o.single, t->o.threads, 0};
+    st = st ? st : sbw_lm_ws_alloc(&t->ws, &t->lm, &wo);
+    st = st ? st : sbw_lm_ws_alloc(&t->evws, &t->lm, &eo);
+    t->state = st ? NULL : dalloc(sbw_lm_state_len(t->ws), &st);
+    if (!st && t->o.optimizer == SBW_LM_ADAM)
+        st = sbw_optim_adam_alloc(&t->adam, n, t->o.lr, t->o.beta1, t->o.beta2, t->o.eps, 1.0);
+    if (!st)
+        sbw_lm_decay_mask(&t->lm, t->decay);
+    return st;
+}
+
+/* ---- the log ------------------------------------------------------------- */
+
+static int log_push(trainer *t, const double *row)
+{
+    if (t->k.nlog == t->log_cap) {
+        size_t cap = t->log_cap ? 2 * t->log_cap : 256;
+        double *l = realloc(t->log, cap * SBW_LM_TRAIN_LOG_COLS * sizeof *l);
+        if (!l)
+            return SBW_ERROR(SBW_ENOMEM, "out of memory for the log");
+        t->log = l, t->log_cap = cap;
+    }
+    memcpy(t->log + t->k.nlog++ * SBW_LM_TRAIN_LOG_COLS, row, sizeof *row * SBW_LM_TRAIN_LOG_COLS);
+    return SBW_OK;
+}
+
+/* Rewrites the log file with every row so far (temporary + rename). */
+static int log_write(const trainer *t)
+{
+    if (!t->log_path)
+        return SBW_OK;
+    sbw_table *tab = NULL;
+    int st = sbw_table_alloc(&tab, "sbw-lm train", NULL, false);
+    st = st ? st : sbw_table_meta_str(tab, "command", t->cmdline ? t->cmdline : "");
+    st = st ? st : sbw_table_meta_str(tab, "head", sbw_head_model_name(t->o.arch.model));
+    st = st ? st : sbw_table_meta_int(tab, "d", (long long)t->o.arch.d);
+    st = st ? st : sbw_table_meta_int(tab, "batch", (long long)t->o.batch);
+    st = st ? st : sbw_table_meta_int(tab, "bptt", (long long)t->o.bptt);
+    st = st ? st : sbw_table_meta_int(tab, "eval_batch", (long long)t->o.eval_batch);
+    st = st ? st : sbw_table_columns(tab, sbw_lm_train_log_columns, SBW_LM_TRAIN_LOG_COLS);
+    for (size_t r = 0; !st && r < t->k.nlog; r++) {
+        st = sbw_table_add_row(tab);
+        for (size_t j = 0; !st && j < SBW_LM_TRAIN_LOG_COLS; j++) {
+            double v = t->log[r * SBW_LM_TRAIN_LOG_COLS + j];
+            st = j < 3 ? sbw_table_set_int(tab, sbw_lm_train_log_columns[j], (long long)v)
+                       : sbw_table_set_dbl(tab, sbw_lm_train_log_columns[j], v);
+        }
+    }
+    st = st ? st : sbw_table_write(tab, t->log_path, false);
+    sbw_table_free(tab);
+    return st;
+}
+
+static double elapsed(const trainer *t) { return t->seconds0 + sbw_progress_now() - t->t0; }
+
+/* A row of the log: the running training loss since the last row and
+ * the validation perplexity (NAN when none). */
+static int log_row(trainer *t, double valid_ppl)
+{
+    double loss = t->k.run_tokens ? t->k.run_loss / (double)t->k.run_tokens : NAN;
+    double row[SBW_LM_TRAIN_LOG_COLS] = {(double)t->k.step,
+                                         (double)t->k.epoch,
+                                         (double)t->k.tokens,
+                                         elapsed(t),
+                                         t->o.optimizer == SBW_LM_ADAM ? sbw_optim_adam_lr(&t->adam)
+                                                                       : t->o.lr,
+                                         loss,
+                                         exp(loss),
+                                         valid_ppl,
+                                         t->head0 + sbw_lm_ws_head_seconds(t->ws)};
+    if (t->k.run_tokens)
+        sbw_progress_note(&t->prog, "train ppl %.2f%s", exp(loss), t->k.averaging ? " (avg)" : "");
+    t->k.run_loss = 0, t->k.run_tokens = 0;
+    int st = log_push(t, row);
+    return st ? st : log_write(t);
+}
+
+/* ---- checkpoints --------------------------------------------------------- */
+
+static int write_dir(trainer *t, const char *dir, bool snapshot)
+{
+    t->k.seconds = elapsed(t);
+    t->k.head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws);
+    t->k.adam_t = t->adam.t;
+    sbw_ckpt_group g[2] = {{sbw_lm_opts_table, sbw_lm_opts_nrows, &t->o},
+                           {counter_table, NCOUNTERS, &t->k}};
+    sbw_ckpt_array a[7];
+    size_t na = 0, n = t->lm.nparam;
+    if (snapshot) {
+        a[na++] = (sbw_ckpt_array){"theta", t->k.averaging ? t->avg : t->theta, n, 1};
+    } else {
+        sbw_lm_state_get(t->ws, t->state);
+        a[na++] = (sbw_ckpt_array){"theta", t->theta, n, 1};
+        a[na++] = (sbw_ckpt_array){"state", t->state, sbw_lm_state_len(t->ws), 1};
+        if (t->k.averaging)
+            a[na++] = (sbw_ckpt_array){"avg", t->avg, n, 1};
+        if (t->o.optimizer == SBW_LM_ADAM) {
+            a[na++] = (sbw_ckpt_array){"adam_m", t->adam.m, n, 1};
+            a[na++] = (sbw_ckpt_array){"adam_v", t->adam.v, n, 1};
+        }
+        if (t->k.nvalid)
+            a[na++] = (sbw_ckpt_array){"valid", t->valid, t->k.nvalid, 1};
+        if (t->k.nlog)
+            a[na++] = (sbw_ckpt_array){"log", t->log, t->k.nlog, SBW_LM_TRAIN_LOG_COLS};
+    }
+    return sbw_ckpt_write(dir, t->k.step, g, 2, a, na);
+}
+
+static int checkpoint(trainer *t)
+{
+    if (!t->o.ckpt_dir || t->k.step == 0)
+        return SBW_OK;
+    t->last_ckpt = sbw_progress_now();
+    return write_dir(t, t->o.ckpt_dir, false);
+}
+
+/* A snapshot when the tokens crossed a multiple of eval_every. */
+static int snapshot(trainer *t, size_t before)
+{
+    size_t e = t->o.eval_every;
+    if (!e || !t->o.ckpt_dir || before / e == t->k.tokens / e)
+        return SBW_OK;
+    char dir[4096];
+    int k = snprintf(dir, sizeof dir, "%s/snap-%012zu", t->o.ckpt_dir, t->k.tokens);
+    if (k < 0 || (size_t)k >= sizeof dir)
+        return SBW_ERROR(SBW_EINVAL, "%s: checkpoint directory name too long", t->o.ckpt_dir);
+    return write_dir(t, dir, true);
+}
+
+int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved)
+{
+    sbw_ckpt *c = NULL;
+    *saved = *o;
+    int st = sbw_ckpt_open(&c, dir);
+    st = st ? st : sbw_ckpt_get(c, sbw_lm_opts_table, sbw_lm_opts_nrows, saved);
+    sbw_ckpt_close(c);
+    return st;
+}
+
+static int check_hash(const sbw_ckpt *c, uint64_t saved, uint64_t hash)
+{
+    if (saved != hash)
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: the checkpoint was trained on other data (corpus fingerprint "
+                         "%016" PRIx64 ", --data gives %016" PRIx64 ")",
+                         sbw_ckpt_path(c), saved, hash);
+    return SBW_OK;
+}
+
+static int load_array(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols)
+{
+    return rows ? sbw_ckpt_load(c, stem, x, rows, cols) : SBW_OK;
+}
+
+static int resume(trainer *t)
+{
+    sbw_ckpt *c = NULL;
+    int st = sbw_ckpt_open(&c, t->o.ckpt_dir);
+    st = st ? st : sbw_ckpt_get(c, counter_table, NCOUNTERS, &t->k);
+    st = st ? st : check_hash(c, t->k.hash, t->c->hash);
+    if (!st && t->k.nvalid > t->o.epochs + 1) {
+        double *v = realloc(t->valid, t->k.nvalid * sizeof *v);
+        st = v ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
+        t->valid = v ? v : t->valid;
+    }
+    if (!st && t->k.nlog) {
+        t->log_cap = t->k.nlog;
+        t->log = malloc(t->log_cap * SBW_LM_TRAIN_LOG_COLS * sizeof *t->log);
+        st = t->log ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    }
+    size_t n = t->lm.nparam;
+    st = st ? st : sbw_ckpt_load(c, "theta", t->theta, n, 1);
+    st = st ? st : sbw_ckpt_load(c, "state", t->state, sbw_lm_state_len(t->ws), 1);
+    st = st ? st : load_array(c, "avg", t->avg, t->k.averaging ? n : 0, 1);
+    if (t->o.optimizer == SBW_LM_ADAM) {
+        st = st ? st : sbw_ckpt_load(c, "adam_m", t->adam.m, n, 1);
+        st = st ? st : sbw_ckpt_load(c, "adam_v", t->adam.v, n, 1);
+        t->adam.t = t->k.adam_t;
+    }
+    st = st ? st : load_array(c, "valid", t->valid, t->k.nvalid, 1);
+    st = st ? st : load_array(c, "log", t->log, t->k.nlog, SBW_LM_TRAIN_LOG_COLS);
+    if (!st && t->k.pos > t->per_epoch)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu is beyond an epoch of %zu steps", sbw_ckpt_path(c),
+                       t->k.pos, t->per_epoch);
+    sbw_ckpt_close(c);
+    if (!st)
+        sbw_lm_state_set(t->ws, t->state);
+    return st;
+}
+
+/* Whether c's generation has array stem (a snapshot keeps only theta). */
+static bool has_array(const sbw_ckpt *c, const char *stem)
+{
+    size_t r, k;
+    bool yes = sbw_ckpt_array_shape(c, stem, &r, &k) == SBW_OK;
+    sbw_error_clear();
+    return yes;
+}
+
+int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
+                      double **theta)
+{
+    *theta = NULL;
+    sbw_ckpt *c = NULL;
+    counters k;
+    sbw_lm_opts_init(o);
+    int st = sbw_ckpt_open(&c, dir);
+    st = st ? st : sbw_ckpt_get(c, sbw_lm_opts_table, sbw_lm_opts_nrows, o);
+    st = st ? st : sbw_ckpt_get(c, counter_table, NCOUNTERS, &k);
+    st = st ? st : check_hash(c, k.hash, corpus->hash);
+    st = st ? st : sbw_lm_setup(lm, &o->arch, corpus->nwords);
+    double *x = st ? NULL : dalloc(lm->nparam, &st);
+    st = st ? st
+            : sbw_ckpt_load(c, k.averaging && has_array(c, "avg") ? "avg" : "theta", x, lm->nparam,
+                            1);
+    sbw_ckpt_close(c);
+    if (st)
+        free(x);
+    else
+        *theta = x;
+    return st;
+}
+
+/* ---- a step -------------------------------------------------------------- */
+
+/* The chunk at position pos of the epoch, into t->x, t->y; its steps. */
+static size_t make_chunk(trainer *t, size_t pos)
+{
+    const size_t *ids = t->c->ids[SBW_CORPUS_TRAIN];
+    size_t B = t->o.batch, T = t->o.bptt, s = pos * T;
+    size_t steps = t->L - 1 - s < T ? t->L - 1 - s : T;
+    for (size_t k = 0; k < steps; k++)
+        for (size_t j = 0; j < B; j++) {
+            t->x[k * B + j] = ids[j * t->L + s + k];
+            t->y[k * B + j] = ids[j * t->L + s + k + 1];
+        }
+    return steps;
+}
+
+/* grad += wdecay * theta on the weights; then the whole norm clipped. */
+static void regularise(trainer *t)
+{
+    size_t n = t->lm.nparam;
+    double wd = t->o.wdecay, ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t->decay[i])
+            t->grad[i] += wd * t->theta[i];
+        ss += t->grad[i] * t->grad[i];
+    }
+    double norm = sqrt(ss);
+    if (t->o.clip > 0 && norm > t->o.clip) {
+        double s = t->o.clip / norm;
+        for (size_t i = 0; i < n; i++)
+            t->grad[i] *= s;
+    }
+}
+
+static void update(trainer *t)
+{
+    size_t n = t->lm.nparam;
+    if (t->o.optimizer == SBW_LM_ADAM) {
+        sbw_optim_range all = {0, n};
+        sbw_optim_adam_step(&t->adam, t->theta, t->grad, &all, 1);
+        return;
+    }
+    double lr = t->o.lr;
+    for (size_t i = 0; i < n; i++)
+        t->theta[i] -= lr * t->grad[i];
+    if (t->k.averaging) {
+        double w = 1.0 / (double)++t->k.avg_count;
+        for (size_t i = 0; i < n; i++)
+            t->avg[i] += (t->theta[i] - t->avg[i]) * w;
+    }
+}
+
+static int step(trainer *t)
+{
+    sbw_lm_chunk ch = {t->x, t->y, make_chunk(t, t->k.pos)};
+    if (t->k.pos == 0)
+        sbw_lm_ws_reset(t->ws);
+    sbw_pass_result r;
+    int st =
+        sbw_lm_loss(t->ws, t->theta, &ch, &t->o.drop, t->o.seed, 1000 + t->k.step, &r, t->grad);
+    if (st)
+        return st;
+    if (!isfinite(r.loss))
+        return SBW_ERROR(SBW_EDATA, "step %zu: the training loss is %g; lower --lr or --clip",
+                         t->k.step + 1, r.loss);
+    regularise(t);
+    update(t);
+    size_t ntok = ch.steps * t->o.batch;
+    t->k.step++, t->k.pos++, t->k.tokens += ntok;
+    t->k.run_loss += r.loss * (double)ntok, t->k.run_tokens += ntok;
+    return SBW_OK;
+}
+
+/* ---- an epoch's end ------------------------------------------------------ */
+
+/* NT-ASGD (Merity et al. 2018): switch to averaging when validation loss v
+ * is worse than the best of all but the last nonmono validations. */
+static void maybe_average(trainer *t, double v)
+{
+    if (t->o.optimizer != SBW_LM_SGD || !t->o.asgd || t->k.averaging || t->k.nvalid <= t->o.nonmono)
+        return;
+    double best = INFINITY;
+    for (size_t i = 0; i + t->o.nonmono < t->k.nvalid; i++)
+        best = t->valid[i] < best ? t->valid[i] : best;
+    if (v > best) {
+        t->k.averaging = true;
+        t->k.avg_count = 1;
+        memcpy(t->avg, t->theta, t->lm.nparam * sizeof *t->avg);
+    }
+}
+
+static int validate(trainer *t)
+{
+    const double *p = t->k.averaging ? t->avg : t->theta;
+    sbw_lm_eval_result r;
+    size_t n = t->c->len[SBW_CORPUS_VALID];
+    n = t->o.valid_tokens && t->o.valid_tokens < n ? t->o.valid_tokens : n;
+    int st = sbw_lm_eval_nll(t->evws, p, t->c->ids[SBW_CORPUS_VALID], n, NULL, &r);
+    if (st)
+        return st;
+    maybe_average(t, r.nll);
+    if (t->k.nvalid >= t->o.epochs + 1) {
+        double *v = realloc(t->valid, (t->k.nvalid + 1) * sizeof *v);
+        if (!v)
+            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        t->valid = v;
+    }
+    t->valid[t->k.nvalid++] = r.nll;
+    t->last_valid = r.ppl;
+    return SBW_OK;
+}
+
+static int end_epoch(trainer *t)
+{
+    t->k.pos = 0;
+    t->k.epoch++;
+    int st = validate(t);
+    return st ? st : log_row(t, t->last_valid);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static size_t target_tokens(const trainer *t)
+{
+    size_t per = t->o.batch * (t->L - 1), total = t->o.epochs * per;
+    if (t->o.max_steps) { /* steps are whole chunks but the last of an epoch */
+        size_t full = t->o.max_steps / t->per_epoch, rest = t->o.max_steps % t->per_epoch;
+        size_t cap = full * per + rest * t->o.batch * t->o.bptt;
+        total = cap < total ? cap : total;
+    }
+    return total;
+}
+
+static const char *run_loop(trainer *t, int *st)
+{
+    while (!*st) {
+        if (t->k.epoch >= t->o.epochs)
+            return "epochs";
+        if (t->o.max_steps && t->k.step >= t->o.max_steps)
+            return "max-steps";
+        if (t->o.stop && *t->o.stop)
+            return "signal";
+        size_t before = t->k.tokens;
+        *st = step(t);
+        if (!*st && t->k.step % t->o.log_every == 0)
+            *st = log_row(t, NAN);
+        if (!*st && t->k.pos == t->per_epoch)
+            *st = end_epoch(t);
+        *st = *st ? *st : snapshot(t, before);
+        sbw_progress_update(&t->prog, (double)(t->k.tokens - t->tokens0));
+        if (!*st && t->o.ckpt_every > 0 && sbw_progress_now() - t->last_ckpt >= t->o.ckpt_every)
+            *st = checkpoint(t);
+    }
+    return "error";
+}
+
+/* The training perplexity of the last log row that has one. */
+static double last_train_ppl(const trainer *t)
+{
+    for (size_t r = t->k.nlog; r-- > 0;) {
+        double p = t->log[r * SBW_LM_TRAIN_LOG_COLS + 6];
+        if (!isnan(p))
+            return p;
+    }
+    return NAN;
+}
+
+static void result(const trainer *t, const char *stop, sbw_lm_train_result *res)
+{
+    double s = sbw_progress_now() - t->t0;
+    *res = (sbw_lm_train_result){.steps = t->k.step,
+                                 .epochs = t->k.epoch,
+                                 .tokens = t->k.tokens,
+                                 .seconds = elapsed(t),
+                                 .head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws),
+                                 .train_ppl = last_train_ppl(t),
+                                 .valid_ppl = t->k.nvalid ? exp(t->valid[t->k.nvalid - 1]) : NAN,
+                                 .tokens_per_s = s > 0 ? (double)(t->k.tokens - t->tokens0) / s : 0,
+                                 .averaging = t->k.averaging,
+                                 .stop = stop};
+}
+
+static int start(trainer *t, bool resuming)
+{
+    int st = trainer_alloc(t);
+    t->k.hash = t->c->hash;
+    if (!st && resuming)
+        st = resume(t);
+    else if (!st)
+        st = sbw_lm_init(&t->lm, t->theta, t->o.seed);
+    t->t0 = t->last_ckpt = sbw_progress_now();
+    t->seconds0 = t->k.seconds, t->head0 = t->k.head_seconds, t->tokens0 = t->k.tokens;
+    t->last_valid = t->k.nvalid ? exp(t->valid[t->k.nvalid - 1]) : NAN;
+    return st;
+}
+
+int sbw_lm_train(const sbw_corpus *c, const sbw_lm_opts *o, bool resuming, const char *log_path,
+                 const char *cmdline, sbw_lm_train_result *res)
+{
+    trainer t = {.o = *o, .c = c, .log_path = log_path, .cmdline = cmdline};
+    int st = start(&t, resuming);
+    const char *stop = "error";
+    if (!st) {
+        sbw_progress_start(
+            &t.prog, "sbw-lm train", "tokens",
+            (double)(target_tokens(&t) -
+                     (t.k.tokens < target_tokens(&t) ? t.k.tokens : target_tokens(&t))),
+            o->quiet);
+        stop = run_loop(&t, &st);
+        sbw_progress_finish(&t.prog);
+    }
+    if (!st && t.k.run_tokens && strcmp(stop, "signal") != 0)
+        st = log_row(&t, NAN); /* the last partial interval (a signal keeps it for the resume) */
+    st = st ? st : checkpoint(&t); /* the end, or the signal's */
+    st = st ? st : log_write(&t);
+    if (!st)
+        result(&t, stop, res);
+    if (!st && strcmp(stop, "signal") == 0)
+        st = SBW_ERROR(SBW_EINTR, "interrupted at step %zu%s", t.k.step,
+                       o->ckpt_dir ? "; checkpoint written, --resume continues" : "");
+    trainer_free(&t);
+    return st;
+}

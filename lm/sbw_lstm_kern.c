@@ -1,0 +1,34 @@
+/* sbw_lstm_kern.c -- the LSTM's fused pointwise stages (see
+ * sbw_lstm_kern.h; built with -ffast-math: finite inputs only).  The body
+ * is sbw_lstm_kern_tmpl.h, included once for float and once for double. */
+#include "sbw_lstm_kern.h"
+
+#include "sbw_vexp.h"
+
+#include <stddef.h>
+
+/* Below this many elements a call runs on one thread: about 1 ms of work
+ * (3-4 ns an element), the least that pays for an OpenMP region when the
+ * other cores are busy (sbw_lstm.c: lstm_kern_threads).  An LSTM step at
+ * B=20, H=1150 is 23000 elements, so per-step stages run serially and
+ * the chunk's column sums (T*B x 4H) in parallel.  Results are the same
+ * either way. */
+#define SBW_LSTM_KERN_PAR_MIN ((size_t)1 << 18)
+/* Columns per task of the column sums (a few KB of sums kept in cache). */
+#define SBW_LSTM_KERN_COLS ((size_t)512)
+
+#define LSTM_T     float
+#define LSTM_FN(n) n##_f
+#define LSTM_EXP   sbw_vexpf
+#include "sbw_lstm_kern_tmpl.h"
+#undef LSTM_T
+#undef LSTM_FN
+#undef LSTM_EXP
+
+#define LSTM_T     double
+#define LSTM_FN(n) n##_d
+#define LSTM_EXP   sbw_vexp
+#include "sbw_lstm_kern_tmpl.h"
+#undef LSTM_T
+#undef LSTM_FN
+#undef LSTM_EXP

@@ -1,0 +1,508 @@
+/* tool_lm.c -- sbw-lm: LSTM language models with any head of models/,
+ * trained and evaluated on a word-level corpus (Penn Treebank).  The work
+ * is in sbw_lm_train.c and sbw_lm_eval.c; this file parses, checks and
+ * prints. */
+#include "sbw.h"
+#include "sbw_corpus.h"
+#include "sbw_lm_eval.h"
+#include "sbw_lm_train.h"
+#include "sbw_preflight.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char top_help[] =
+    "Usage: sbw-lm train --data DIR [options]\n"
+    "       sbw-lm eval  --data DIR --ckpt DIR [options]\n"
+    "Word-level LSTM language models with any head of sbw (softmax, sigsoftmax,\n"
+    "moc, mos, plif, mos+plif), trained on a corpus such as Penn Treebank, and\n"
+    "their perplexity and log-probability matrices for sbw-rank and sbw-kl.\n\n"
+    "  sbw-lm train --help     the model, the optimiser, checkpoints, the log\n"
+    "  sbw-lm eval --help      perplexity, --logprobs, --export\n\n"
+    "Example (a small model, then the rank of its outputs):\n"
+    "  sbw-lm train --data ../shared/data/ptb --d 64 --hidden 256 --epochs 1 --ckpt ck\n"
+    "  sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 2000 --logprobs - |\n"
+    "      sbw-rank - --center\n";
+
+/* "sbw-lm " before the subcommand's recorded command line (cut at the end). */
+static void name_command(sbw_cli_common *c)
+{
+    char cmd[sizeof c->cmdline];
+    memcpy(cmd, "sbw-lm ", 7);
+    memcpy(cmd + 7, c->cmdline, sizeof cmd - 7); /* cut: the last 7 bytes */
+    cmd[sizeof cmd - 1] = '\0';
+    memcpy(c->cmdline, cmd, sizeof cmd);
+}
+
+/* ---- train --------------------------------------------------------------- */
+
+typedef struct train_args {
+    const char *data, *head, *hidden, *optim, *log, *ckpt;
+    bool no_bias, no_asgd, no_dropout, dbl, resume, quick;
+    sbw_lm_opts o;
+} train_args;
+
+static train_args TA;
+
+static const sbw_cli_opt train_opts[] = {
+    {"--data", "DIR", SBW_ARG_STRING, &TA.data, 1, 0,
+     "corpus: {train,valid,test}.txt or ptb.{train,valid,test}.txt"},
+    {"--head", "NAME", SBW_ARG_STRING, &TA.head, 1, 0,
+     "softmax, sigsoftmax, moc, mos, plif, mos+plif (default softmax)"},
+    {"--k", "K", SBW_ARG_SIZE, &TA.o.arch.k, 1, 1e6, "mixture components (default 15)"},
+    {"--knots", "N", SBW_ARG_SIZE, &TA.o.arch.knots, 1, 1e6, "PLIF intervals (default 100)"},
+    {"--plif-t", "T", SBW_ARG_DOUBLE, &TA.o.arch.plif_t, 1e-9, 1e9,
+     "PLIF knots on [-T, T] (default 10)"},
+    {"--d", "D", SBW_ARG_SIZE, &TA.o.arch.d, 1, 1e6, "the head's dimension (default 400)"},
+    {"--emb", "E", SBW_ARG_SIZE, &TA.o.arch.emb, 1, 1e6, "embedding size (default D)"},
+    {"--hidden", "LIST", SBW_ARG_STRING, &TA.hidden, 1, 0,
+     "LSTM sizes, 1-3 layers (default 1150,1150,400)"},
+    {"--no-bias", NULL, SBW_ARG_FLAG, &TA.no_bias, 1, 0, "no word bias in the head"},
+    {"--tied", NULL, SBW_ARG_FLAG, &TA.o.arch.tied, 1, 0, "input embedding = the head's W"},
+    {"--batch", "B", SBW_ARG_SIZE, &TA.o.batch, 1, 1e6, "sequences per step (default 20)"},
+    {"--bptt", "T", SBW_ARG_SIZE, &TA.o.bptt, 1, 1e6, "truncated-BPTT length (default 70)"},
+    {"--eval-batch", "B", SBW_ARG_SIZE, &TA.o.eval_batch, 1, 1e6,
+     "columns of the validation pass (default 10)"},
+    {"--train-tokens", "N", SBW_ARG_SIZE, &TA.o.train_tokens, 1, 1e15,
+     "train on the first N tokens only"},
+    {"--valid-tokens", "N", SBW_ARG_SIZE, &TA.o.valid_tokens, 2, 1e15,
+     "validate on the first N tokens only"},
+    {"--optim", "NAME", SBW_ARG_STRING, &TA.optim, 1, 0, "sgd (default) or adam"},
+    {"--lr", "X", SBW_ARG_DOUBLE, &TA.o.lr, 1e-12, 1e6, "learning rate (sgd 20, adam 1e-3)"},
+    {"--clip", "X", SBW_ARG_DOUBLE, &TA.o.clip, 0, 1e12, "gradient-norm clip, 0 = off (0.25)"},
+    {"--wdecay", "X", SBW_ARG_DOUBLE, &TA.o.wdecay, 0, 1e3, "L2 weight decay (1.2e-6)"},
+    {"--no-asgd", NULL, SBW_ARG_FLAG, &TA.no_asgd, 1, 0, "never switch SGD to averaging"},
+    {"--nonmono", "N", SBW_ARG_SIZE, &TA.o.nonmono, 1, 1e6,
+     "NT-ASGD patience in validations (default 5)"},
+    {"--dropout-emb", "P", SBW_ARG_DOUBLE, &TA.o.drop.emb, 0, 0.99, "word dropout (0.1)"},
+    {"--dropout-in", "P", SBW_ARG_DOUBLE, &TA.o.drop.in, 0, 0.99, "first layer's input (0.4)"},
+    {"--dropout-layer", "P", SBW_ARG_DOUBLE, &TA.o.drop.layer, 0, 0.99,
+     "each LSTM layer's output (0.25)"},
+    {"--dropout-latent", "P", SBW_ARG_DOUBLE, &TA.o.drop.latent, 0, 0.99, "the latent (0.4)"},
+    {"--no-dropout", NULL, SBW_ARG_FLAG, &TA.no_dropout, 1, 0, "all four dropouts 0"},
+    {"--double", NULL, SBW_ARG_FLAG, &TA.dbl, 1, 0, "train in double (slow; float default)"},
+    {"--epochs", "N", SBW_ARG_SIZE, &TA.o.epochs, 1, 1e6, "epochs (default 1)"},
+    {"--max-steps", "N", SBW_ARG_SIZE, &TA.o.max_steps, 1, 1e15, "stop after N steps in all"},
+    {"--log", "FILE", SBW_ARG_STRING, &TA.log, 1, 0, "training log TSV, rewritten as it grows"},
+    {"--log-every", "N", SBW_ARG_SIZE, &TA.o.log_every, 1, 1e15, "steps per log row (10)"},
+    {"--ckpt", "DIR", SBW_ARG_STRING, &TA.ckpt, 1, 0, "checkpoint directory"},
+    {"--resume", NULL, SBW_ARG_FLAG, &TA.resume, 1, 0, "continue the run in --ckpt DIR"},
+    {"--ckpt-every", "SEC", SBW_ARG_DOUBLE, &TA.o.ckpt_every, 0, 1e9,
+     "seconds between checkpoints (600; 0 = end and signal only)"},
+    {"--eval-every", "N", SBW_ARG_SIZE, &TA.o.eval_every, 1, 1e15,
+     "keep DIR/snap-TOKENS/ every N training tokens"},
+    {"--quick", NULL, SBW_ARG_FLAG, &TA.quick, 1, 0,
+     "D 16, LSTM 32, B 8, T 20, no dropout, 20k/4k tokens (tests, demos)"},
+    {0}};
+
+static const char train_details[] =
+    "The model: embedding -> 1-3 LSTM layers -> latent tanh(P h + p0) of size D\n"
+    "-> the head, with a word bias unless --no-bias (MoS paper section 3).\n"
+    "Training: truncated BPTT over --batch columns of the training text, SGD\n"
+    "with gradient-norm clipping that switches to averaged SGD when validation\n"
+    "stalls (AWD-LSTM's NT-ASGD), or Adam; AWD-style dropout.  Deterministic:\n"
+    "the same seed and --threads give the same bits, and a run stopped by\n"
+    "SIGINT/SIGTERM writes its checkpoint and exits 130; --resume continues it\n"
+    "bit for bit.\n\n"
+    "Output (stdout): one row: head, d, k, params, steps, epochs, tokens, seconds,\n"
+    "tokens_per_s, train_ppl (last log interval), valid_ppl (last epoch), stop.\n"
+    "--log: step epoch tokens seconds lr loss ppl valid_ppl head_seconds (valid_ppl\n"
+    "on epoch rows, nan elsewhere); plot it with sbw-plot train.\n\n"
+    "Example: sbw-lm train --data ../shared/data/ptb --head mos --k 15 --d 280 \\\n"
+    "           --hidden 960,960,620 --batch 12 --ckpt /var/tmp/mos --log mos.tsv\n";
+
+static const sbw_cli train_cli = {"sbw-lm train",
+                                  "--data DIR",
+                                  "Train an LSTM language model with any head.",
+                                  train_details,
+                                  train_opts,
+                                  0,
+                                  0,
+                                  SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
+
+static bool given(const sbw_cli_common *c, const char *name)
+{
+    return sbw_cli_given(&train_cli, c, name);
+}
+
+/* --quick: small sizes for whatever was not given. */
+static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
+{
+    struct {
+        const char *opt;
+        size_t *dst, v;
+    } q[] = {{"--d", &o->arch.d, 16},
+             {"--batch", &o->batch, 8},
+             {"--bptt", &o->bptt, 20},
+             {"--train-tokens", &o->train_tokens, 20000},
+             {"--valid-tokens", &o->valid_tokens, 4000},
+             {"--k", &o->arch.k, 3},
+             {"--knots", &o->arch.knots, 20},
+             {"--log-every", &o->log_every, 5},
+             {"--eval-batch", &o->eval_batch, 4}};
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++)
+        if (!given(c, q[i].opt))
+            *q[i].dst = q[i].v;
+    if (!given(c, "--hidden"))
+        o->arch.nlayers = 1, o->arch.hidden[0] = 32;
+    struct {
+        const char *opt;
+        double *dst;
+    } p[] = {{"--dropout-emb", &o->drop.emb},
+             {"--dropout-in", &o->drop.in},
+             {"--dropout-layer", &o->drop.layer},
+             {"--dropout-latent", &o->drop.latent}};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) /* a tiny model underfits already */
+        if (!given(c, p[i].opt))
+            *p[i].dst = 0;
+}
+
+static int parse_hidden(const char *s, sbw_lm_arch *a)
+{
+    size_t *v = NULL, n = 0;
+    int st = sbw_cli_parse_size_list(s, "--hidden", &v, &n);
+    if (!st && (n < 1 || n > SBW_LM_MAX_LAYERS))
+        st = SBW_ERROR(SBW_EINVAL, "--hidden %s: %zu layers; sbw-lm takes 1 to %d", s, n,
+                       SBW_LM_MAX_LAYERS);
+    for (size_t i = 0; !st && i < n; i++)
+        if (v[i] < 1 || v[i] > 1000000)
+            st = SBW_ERROR(SBW_EINVAL, "--hidden %s: sizes must be in [1, 1e6]", s);
+    if (!st) {
+        a->nlayers = n;
+        for (size_t i = 0; i < SBW_LM_MAX_LAYERS; i++)
+            a->hidden[i] = i < n ? v[i] : 0;
+    }
+    free(v);
+    return st;
+}
+
+/* Names, flags and dependent defaults into TA.o. */
+static int resolve_train(const sbw_cli_common *c)
+{
+    sbw_lm_opts *o = &TA.o;
+    int st = TA.data ? SBW_OK : SBW_ERROR(SBW_EINVAL, "--data DIR is required");
+    st = st || !TA.head ? st : sbw_head_model_parse(TA.head, &o->arch.model);
+    if (!st && o->arch.model == SBW_MODEL_LMS)
+        st = SBW_ERROR(SBW_EINVAL, "--head lms: not offered by sbw-lm (use plif)");
+    if (!st && TA.optim) {
+        if (strcmp(TA.optim, "sgd") == 0 || strcmp(TA.optim, "adam") == 0)
+            o->optimizer = strcmp(TA.optim, "adam") == 0 ? SBW_LM_ADAM : SBW_LM_SGD;
+        else
+            st = SBW_ERROR(SBW_EINVAL, "--optim '%s': sgd or adam", TA.optim);
+    }
+    st = st || !TA.hidden ? st : parse_hidden(TA.hidden, &o->arch);
+    if (!st && TA.quick)
+        quick(c, o);
+    if (st)
+        return st;
+    if (o->optimizer == SBW_LM_ADAM && !given(c, "--lr"))
+        o->lr = 1e-3;
+    if (!given(c, "--emb"))
+        o->arch.emb = o->arch.d;
+    o->arch.bias = !TA.no_bias;
+    o->asgd = !TA.no_asgd;
+    o->single = !TA.dbl;
+    if (TA.no_dropout)
+        o->drop = (sbw_lm_dropout){0, 0, 0, 0};
+    o->seed = c->seed;
+    o->threads = sbw_cli_threads(c->threads);
+    o->quiet = c->quiet;
+    o->ckpt_dir = TA.ckpt;
+    if ((TA.resume || o->eval_every) && !TA.ckpt)
+        return SBW_ERROR(SBW_EINVAL, "%s needs --ckpt DIR",
+                         TA.resume ? "--resume" : "--eval-every");
+    return SBW_OK;
+}
+
+typedef struct given_ctx {
+    const sbw_cli_common *c;
+} given_ctx;
+
+static bool row_given(void *vctx, const sbw_ckpt_field *row)
+{
+    const given_ctx *g = vctx;
+    return row->option && given(g->c, row->option);
+}
+
+/* --resume: the checkpoint's settings, refusing given ones that differ. */
+static int take_saved(const sbw_cli_common *c)
+{
+    sbw_lm_opts saved;
+    int st = sbw_lm_train_saved_opts(TA.ckpt, &TA.o, &saved);
+    if (st)
+        return st;
+    char buf[1024];
+    given_ctx g = {c};
+    if (sbw_ckpt_conflicts(sbw_lm_opts_table, sbw_lm_opts_nrows, &TA.o, &saved, row_given, &g, buf,
+                           sizeof buf))
+        return SBW_ERROR(SBW_EINVAL, "--resume %s: %s", TA.ckpt, buf);
+    for (size_t i = 0; i < sbw_lm_opts_nrows; i++) { /* free rows: the given ones */
+        const sbw_ckpt_field *f = &sbw_lm_opts_table[i];
+        if (f->role == SBW_CKPT_FREE && (row_given(&g, f) || strcmp(f->key, "threads") == 0))
+            sbw_ckpt_copy(f, 1, SBW_CKPT_FREE, &saved, &TA.o);
+    }
+    TA.o = saved;
+    return SBW_OK;
+}
+
+static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
+                       const sbw_lm_train_result *r)
+{
+    static const char *const cols[] = {"head",         "d",         "k",         "params",
+                                       "steps",        "epochs",    "tokens",    "seconds",
+                                       "tokens_per_s", "train_ppl", "valid_ppl", "stop"};
+    sbw_lm lm;
+    sbw_table *t = NULL;
+    int st = sbw_lm_setup(&lm, &TA.o.arch, corpus->nwords);
+    st = st ? st : sbw_table_alloc(&t, "sbw-lm train", c, true);
+    st = st ? st : sbw_table_meta_str(t, "data", TA.data);
+    st = st ? st : sbw_table_meta_int(t, "vocab", (long long)corpus->nwords);
+    st = st ? st : sbw_table_meta_str(t, "hidden", TA.hidden ? TA.hidden : "default");
+    st = st ? st : sbw_table_meta_bool(t, "averaging", r->averaging);
+    st = st ? st : sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
+    st = st ? st : sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_str(t, "head", sbw_head_model_name(TA.o.arch.model));
+    st = st ? st : sbw_table_set_int(t, "d", (long long)TA.o.arch.d);
+    st = st ? st : sbw_table_set_int(t, "k", (long long)(lm.head.k));
+    st = st ? st : sbw_table_set_int(t, "params", (long long)lm.nparam);
+    st = st ? st : sbw_table_set_int(t, "steps", (long long)r->steps);
+    st = st ? st : sbw_table_set_int(t, "epochs", (long long)r->epochs);
+    st = st ? st : sbw_table_set_int(t, "tokens", (long long)r->tokens);
+    st = st ? st : sbw_table_set_dbl(t, "seconds", r->seconds);
+    st = st ? st : sbw_table_set_dbl(t, "tokens_per_s", r->tokens_per_s);
+    st = st ? st : sbw_table_set_dbl(t, "train_ppl", r->train_ppl);
+    st = st ? st : sbw_table_set_dbl(t, "valid_ppl", r->valid_ppl);
+    st = st ? st : sbw_table_set_str(t, "stop", r->stop);
+    st = st ? st : sbw_table_print(t, stdout, c->json);
+    sbw_table_free(t);
+    return st;
+}
+
+static int run_train(int argc, char **argv)
+{
+    sbw_cli_common c;
+    sbw_lm_opts_init(&TA.o);
+    TA.o.ckpt_every = 600;
+    int st = sbw_cli_parse(&train_cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    name_command(&c);
+    sbw_error_gsl_quiet();
+    st = resolve_train(&c);
+    if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
+        st = SBW_ERROR(SBW_EINVAL, "--ckpt %s holds a checkpoint: --resume continues it", TA.ckpt);
+    if (!st && TA.resume)
+        st = take_saved(&c);
+    sbw_preflight_out outs[] = {{"--log", TA.log, false}, {"--ckpt", TA.ckpt, true}};
+    st = st ? st : sbw_preflight(NULL, 0, outs, 2);
+    if (st)
+        return sbw_cli_fail("sbw-lm train", st);
+    install_signals();
+    TA.o.stop = &stop_flag;
+    sbw_corpus *corpus = NULL;
+    sbw_lm_train_result r;
+    st = sbw_corpus_load(&corpus, TA.data);
+    st = st ? st : sbw_lm_train(corpus, &TA.o, TA.resume, TA.log, c.cmdline, &r);
+    st = st ? st : train_table(&c, corpus, &r);
+    sbw_corpus_free(corpus);
+    return st ? sbw_cli_fail("sbw-lm train", st) : SBW_EXIT_OK;
+}
+
+/* ---- eval ---------------------------------------------------------------- */
+
+typedef struct eval_args {
+    const char *data, *ckpt, *split, *logprobs, *export;
+    size_t tokens, eval_batch, bptt;
+    bool single;
+} eval_args;
+
+static eval_args EA = {.eval_batch = 10};
+
+static const sbw_cli_opt eval_opts[] = {
+    {"--data", "DIR", SBW_ARG_STRING, &EA.data, 1, 0, "the corpus the model was trained on"},
+    {"--ckpt", "DIR", SBW_ARG_STRING, &EA.ckpt, 1, 0, "a checkpoint or snap-TOKENS directory"},
+    {"--split", "NAME", SBW_ARG_STRING, &EA.split, 1, 0, "valid or test (default test)"},
+    {"--logprobs", "FILE", SBW_ARG_STRING, &EA.logprobs, 1, 0,
+     "write the T x M log Q (float64 .npy; - = stdout)"},
+    {"--tokens", "T", SBW_ARG_SIZE, &EA.tokens, 1, 1e15,
+     "score (and export) the first T predictions only (default all)"},
+    {"--export", "DIR", SBW_ARG_STRING, &EA.export, 1, 0,
+     "write the head's parameters (.npy) and vocab.txt"},
+    {"--eval-batch", "B", SBW_ARG_SIZE, &EA.eval_batch, 1, 1e6,
+     "columns the text is cut into (default 10; 1 = one pass)"},
+    {"--bptt", "T", SBW_ARG_SIZE, &EA.bptt, 1, 1e6, "steps per chunk (default: training's)"},
+    {"--single", NULL, SBW_ARG_FLAG, &EA.single, 1, 0,
+     "float instead of double (faster; never for rank analysis)"},
+    {0}};
+
+static const char eval_details[] =
+    "Perplexity of the model in --ckpt on a split, computed in double from its\n"
+    "parameters (the averaged ones when NT-ASGD switched).  The split is cut into\n"
+    "--eval-batch contiguous columns, each starting from a zero state (see\n"
+    "docs/DESIGN.md); every output names B.\n\n"
+    "--logprobs writes the log-probability matrix of the first T predictions\n"
+    "(row i: log Q(. | tokens 0..i) over the M words), streamed in row blocks\n"
+    "so it pipes into sbw-rank - and sbw-kl - without holding T x M.  A Softmax\n"
+    "head's matrix has rank D+2 with a word bias and D+1 without; the perplexity\n"
+    "printed with --logprobs is exp of the mean -log Q at the observed tokens of\n"
+    "exactly those rows.  With --logprobs - the table goes to stderr.\n\n"
+    "Output: one row: split, tokens, eval_batch, nll, ppl, precision.\n\n"
+    "Example: sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 20000 \\\n"
+    "           --logprobs - | sbw-rank - --center\n";
+
+static const sbw_cli eval_cli = {"sbw-lm eval",
+                                 "--data DIR --ckpt DIR",
+                                 "Perplexity and log-probabilities of a trained model.",
+                                 eval_details,
+                                 eval_opts,
+                                 0,
+                                 0,
+                                 SBW_CLI_JSON | SBW_CLI_THREADS};
+
+/* The head's blocks as .npy and the vocabulary, into dir. */
+static int export_head(const char *dir, const sbw_lm *lm, const double *theta,
+                       const sbw_corpus *corpus)
+{
+    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
+    size_t nb = sbw_head_blocks(&lm->head, b);
+    char path[4096];
+    int st = sbw_ckpt_mkdir(dir);
+    for (size_t i = 0; !st && i < nb; i++) {
+        snprintf(path, sizeof path, "%s/%s.npy", dir, b[i].name);
+        sbw_mat m = {b[i].rows, b[i].cols, b[i].cols, (double *)(theta + lm->off_head + b[i].off),
+                     false};
+        st = b[i].cols == 1 || b[i].rows == 1
+                 ? sbw_npy_save_vector(path, m.data, b[i].rows * b[i].cols, SBW_F64)
+                 : sbw_npy_save(path, &m, SBW_F64);
+    }
+    snprintf(path, sizeof path, "%s/vocab.txt", dir);
+    return st ? st : sbw_corpus_write_vocab(corpus, path);
+}
+
+static int eval_split(enum sbw_corpus_split *s)
+{
+    const char *n = EA.split ? EA.split : "test";
+    if (strcmp(n, "valid") && strcmp(n, "test"))
+        return SBW_ERROR(SBW_EINVAL, "--split '%s': valid or test", n);
+    *s = strcmp(n, "valid") == 0 ? SBW_CORPUS_VALID : SBW_CORPUS_TEST;
+    return SBW_OK;
+}
+
+static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_eval_result *r)
+{
+    static const char *const cols[] = {"split", "tokens", "eval_batch", "nll", "ppl", "precision"};
+    sbw_table *t = NULL;
+    bool to_err = EA.logprobs && sbw_file_is_std(EA.logprobs);
+    int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
+    st = st ? st : sbw_table_meta_str(t, "ckpt", EA.ckpt);
+    st = st ? st : sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
+    st = st ? st : sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_str(t, "split", split);
+    st = st ? st : sbw_table_set_int(t, "tokens", (long long)r->tokens);
+    st = st ? st : sbw_table_set_int(t, "eval_batch", (long long)EA.eval_batch);
+    st = st ? st : sbw_table_set_dbl(t, "nll", r->nll);
+    st = st ? st : sbw_table_set_dbl(t, "ppl", r->ppl);
+    st = st ? st : sbw_table_set_str(t, "precision", EA.single ? "single" : "double");
+    st = st ? st : sbw_table_print(t, to_err ? stderr : stdout, c->json);
+    sbw_table_free(t);
+    return st;
+}
+
+/* Perplexity, or the exported matrix and its perplexity. */
+static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_corpus_split s,
+                    const sbw_lm *lm, const sbw_lm_opts *o, const double *theta)
+{
+    sbw_lm_ws_opts wo = {EA.eval_batch, EA.bptt ? EA.bptt : o->bptt, EA.single,
+                         sbw_cli_threads(c->threads), 0};
+    size_t n = corpus->len[s], rows = EA.tokens && EA.tokens < n - 1 ? EA.tokens : n - 1;
+    sbw_lm_ws *ws = NULL;
+    sbw_npy_writer *w = NULL;
+    sbw_progress p;
+    sbw_lm_eval_result r;
+    int st = sbw_lm_ws_alloc(&ws, lm, &wo);
+    sbw_progress_start(&p, "sbw-lm eval", "tokens", (double)rows, c->quiet);
+    if (!st && EA.logprobs) {
+        st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, SBW_F64);
+        st = st ? st : sbw_lm_eval_logprobs(ws, theta, corpus->ids[s], rows, w, &p, &r);
+        st = st ? st : sbw_npy_finish(w);
+        if (st && w)
+            sbw_npy_abort(w);
+    } else if (!st) {
+        st = sbw_lm_eval_nll(ws, theta, corpus->ids[s], rows + 1, &p, &r);
+    }
+    sbw_progress_finish(&p);
+    sbw_lm_ws_free(ws);
+    return st ? st : eval_table(c, sbw_corpus_split_name(s), &r);
+}
+
+static int run_eval(int argc, char **argv)
+{
+    sbw_cli_common c;
+    int st = sbw_cli_parse(&eval_cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    name_command(&c);
+    sbw_error_gsl_quiet();
+    enum sbw_corpus_split s;
+    st = EA.data && EA.ckpt ? SBW_OK
+                            : SBW_ERROR(SBW_EINVAL, "--data DIR and --ckpt DIR are required");
+    st = st ? st : eval_split(&s);
+    sbw_preflight_out outs[] = {{"--logprobs", EA.logprobs, false}, {"--export", EA.export, true}};
+    st = st ? st : sbw_preflight(NULL, 0, outs, 2);
+    if (st)
+        return sbw_cli_fail("sbw-lm eval", st);
+    sbw_corpus *corpus = NULL;
+    sbw_lm_opts o;
+    sbw_lm lm;
+    double *theta = NULL;
+    st = sbw_corpus_load(&corpus, EA.data);
+    st = st ? st : sbw_lm_train_load(EA.ckpt, corpus, &o, &lm, &theta);
+    st = st || !EA.export ? st : export_head(EA.export, &lm, theta, corpus);
+    st = st ? st : evaluate(&c, corpus, s, &lm, &o, theta);
+    free(theta);
+    sbw_corpus_free(corpus);
+    return st ? sbw_cli_fail("sbw-lm eval", st) : SBW_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    sbw_blas_tune(argv);
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(top_help, stdout);
+        return SBW_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("sbw-lm (sbw) %s\n%s\n", SBW_CLI_VERSION, sbw_cli_blas());
+        return SBW_EXIT_OK;
+    }
+    if (strcmp(cmd, "train") == 0)
+        return run_train(argc - 1, argv + 1);
+    if (strcmp(cmd, "eval") == 0)
+        return run_eval(argc - 1, argv + 1);
+    fprintf(stderr, "sbw-lm: %s '%s'\nUsage: sbw-lm train|eval [options]\nTry 'sbw-lm --help'.\n",
+            *cmd ? "unknown command" : "missing command", cmd);
+    return SBW_EXIT_USAGE;
+}

@@ -1,0 +1,461 @@
+/* test_lm.c -- the LSTM language model (lm/sbw_lm.h, sbw_lm_eval.h,
+ * sbw_lm_train.h): gradients through the whole language-model path against
+ * central differences for every head, the float path against the double
+ * one, evaluation against the exported matrix read back, rank bounds of the
+ * exported log Q, overfitting a 200-token text, and errors. */
+#include "sbw_test.h"
+
+#include "head_cases.h"
+#include "sbw_corpus.h"
+#include "sbw_error.h"
+#include "sbw_lm.h"
+#include "sbw_lm_eval.h"
+#include "sbw_lm_train.h"
+#include "sbw_npy.h"
+#include "sbw_rank.h"
+#include "sbw_rng.h"
+#include "sbw_svd.h"
+
+#include <float.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { B = 2, T = 3 };
+
+/* A tiny model of head case hc: vocabulary m, 2 layers (4, 3), D = 3. */
+static void tiny(sbw_lm *lm, const head_case *hc, size_t m, bool tied)
+{
+    sbw_lm_arch a = {.model = hc->model,
+                     .k = hc->k ? hc->k : 1,
+                     .knots = hc->knots ? hc->knots : 1,
+                     .plif_t = 3,
+                     .bias = hc->bias,
+                     .d = 3,
+                     .emb = 3,
+                     .nlayers = 2,
+                     .hidden = {4, 3, 0},
+                     .tied = tied};
+    SBW_ASSERT_OK(sbw_lm_setup(lm, &a, m));
+}
+
+/* Random ids in [0, m). */
+static void random_ids(size_t *ids, size_t n, size_t m, unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = gsl_rng_uniform_int(r, m);
+    gsl_rng_free(r);
+}
+
+/* theta from the documented init, then perturbed so that biases and the
+ * map's parameters are not at special values. */
+static void random_theta(const sbw_lm *lm, double *theta, unsigned long seed)
+{
+    SBW_ASSERT_OK(sbw_lm_init(lm, theta, seed));
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed + 1);
+    for (size_t i = 0; i < lm->nparam; i++)
+        theta[i] += 0.3 * (gsl_rng_uniform(r) - 0.5);
+    gsl_rng_free(r);
+}
+
+typedef struct fd_setup {
+    sbw_lm lm;
+    sbw_lm_ws *ws;
+    double *theta, *grad, *state0;
+    size_t x[B * T], y[B * T];
+    sbw_lm_dropout drop;
+} fd_setup;
+
+/* The mean loss at theta from the fixed starting state. */
+static double loss_at(fd_setup *f, const double *theta)
+{
+    sbw_lm_chunk ch = {f->x, f->y, T};
+    sbw_pass_result r;
+    sbw_lm_state_set(f->ws, f->state0);
+    SBW_ASSERT_OK(sbw_lm_loss(f->ws, theta, &ch, &f->drop, 7, 11, &r, f->grad));
+    return r.loss;
+}
+
+static void fd_alloc(fd_setup *f, const head_case *hc, bool tied, bool single)
+{
+    memset(f, 0, sizeof *f);
+    tiny(&f->lm, hc, 7, tied);
+    sbw_lm_ws_opts o = {B, T, single, 1, 0};
+    SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
+    f->theta = malloc(f->lm.nparam * sizeof *f->theta);
+    f->grad = malloc(f->lm.nparam * sizeof *f->grad);
+    f->state0 = malloc(sbw_lm_state_len(f->ws) * sizeof *f->state0);
+    random_theta(&f->lm, f->theta, 3);
+    random_ids(f->x, B * T, 7, 5);
+    random_ids(f->y, B * T, 7, 6);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (size_t i = 0; i < sbw_lm_state_len(f->ws); i++)
+        f->state0[i] = 0.8 * (gsl_rng_uniform(r) - 0.5); /* a carried state, not zero */
+    gsl_rng_free(r);
+    f->drop = (sbw_lm_dropout){0.3, 0.3, 0.3, 0.3};
+}
+
+static void fd_free(fd_setup *f)
+{
+    sbw_lm_ws_free(f->ws);
+    free(f->theta);
+    free(f->grad);
+    free(f->state0);
+}
+
+/* Every entry of the analytic gradient against central differences. */
+static void check_fd(const head_case *hc, bool tied)
+{
+    fd_setup f;
+    fd_alloc(&f, hc, tied, false);
+    size_t n = f.lm.nparam;
+    double *g = malloc(n * sizeof *g), *fd = malloc(n * sizeof *fd), *th = malloc(n * sizeof *th);
+    loss_at(&f, f.theta);
+    memcpy(g, f.grad, n * sizeof *g);
+    memcpy(th, f.theta, n * sizeof *th);
+    double h = 1e-6, gmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        th[i] = f.theta[i] + h;
+        double lp = loss_at(&f, th);
+        th[i] = f.theta[i] - h;
+        double lm = loss_at(&f, th);
+        th[i] = f.theta[i];
+        fd[i] = (lp - lm) / (2 * h);
+        gmax = fabs(g[i]) > gmax ? fabs(g[i]) : gmax;
+    }
+    /* central differences: O(h^2) truncation plus O(eps/h) rounding */
+    SBW_ASSERT_CLOSE(g, fd, n, 1e-7 * (1 + gmax), 1e-5);
+    SBW_ASSERT_GT(gmax, 1e-3); /* the check is not vacuous */
+    free(g);
+    free(fd);
+    free(th);
+    fd_free(&f);
+}
+
+static void test_gradient_fd_every_head(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < HEAD_NCASES; c++)
+        check_fd(&head_cases[c], false);
+}
+
+static void test_gradient_fd_tied(void **state)
+{
+    (void)state;
+    check_fd(&head_cases[1], true); /* softmax with bias */
+    check_fd(&head_cases[5], true); /* mos with bias */
+}
+
+/* The float path against the double path on the same theta, state and
+ * masks, at float tolerance. */
+static void test_float_matches_double(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < HEAD_NCASES; c++) {
+        fd_setup d, s;
+        fd_alloc(&d, &head_cases[c], false, false);
+        fd_alloc(&s, &head_cases[c], false, true);
+        double ld = loss_at(&d, d.theta), ls = loss_at(&s, s.theta), gmax = 0;
+        for (size_t i = 0; i < d.lm.nparam; i++)
+            gmax = fabs(d.grad[i]) > gmax ? fabs(d.grad[i]) : gmax;
+        SBW_ASSERT_NEAR(ls, ld, 1e-5 * (1 + fabs(ld)));
+        SBW_ASSERT_CLOSE(s.grad, d.grad, d.lm.nparam, 1e-5 * (1 + gmax), 1e-4);
+        fd_free(&d);
+        fd_free(&s);
+    }
+}
+
+/* Two calls from the same state give the same bits; the carried state
+ * after a chunk is the state the next chunk starts from. */
+static void test_deterministic_and_carried(void **state)
+{
+    (void)state;
+    fd_setup f;
+    fd_alloc(&f, &head_cases[5], false, true);
+    size_t n = f.lm.nparam, sl = sbw_lm_state_len(f.ws);
+    double *g1 = malloc(n * sizeof *g1), *s1 = malloc(sl * sizeof *s1),
+           *s2 = malloc(sl * sizeof *s2);
+    double l1 = loss_at(&f, f.theta);
+    memcpy(g1, f.grad, n * sizeof *g1);
+    sbw_lm_state_get(f.ws, s1);
+    double l2 = loss_at(&f, f.theta);
+    sbw_lm_state_get(f.ws, s2);
+    assert_memory_equal(&l1, &l2, sizeof l1);
+    assert_memory_equal(g1, f.grad, n * sizeof *g1);
+    assert_memory_equal(s1, s2, sl * sizeof *s1);
+    SBW_ASSERT_GT(fabs(s1[0] - f.state0[0]), 0.0); /* the state moved */
+    free(g1);
+    free(s1);
+    free(s2);
+    fd_free(&f);
+}
+
+/* ---- evaluation ---------------------------------------------------------- */
+
+/* log Q of the first rows predictions written to a file, read back. */
+static double *export_rows(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,
+                           size_t m, sbw_lm_eval_result *res)
+{
+    char path[] = "/tmp/sbw-test-lm-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    sbw_npy_writer *w = NULL;
+    SBW_ASSERT_OK(sbw_npy_create(&w, path, rows, m, 2, SBW_F64));
+    SBW_ASSERT_OK(sbw_lm_eval_logprobs(ws, theta, ids, rows, w, NULL, res));
+    SBW_ASSERT_OK(sbw_npy_finish(w));
+    sbw_mat lq;
+    SBW_ASSERT_OK(sbw_npy_load(path, &lq, NULL));
+    unlink(path);
+    SBW_ASSERT_EQ(lq.rows, rows);
+    SBW_ASSERT_EQ(lq.cols, m);
+    return lq.data;
+}
+
+/* eval's perplexity is exp of the mean -log Q read back from the exported
+ * matrix at the observed tokens; every row is normalised; the perplexity
+ * without an export (other code path) agrees. */
+static void test_eval_matches_export(void **state)
+{
+    (void)state;
+    enum { M = 11, N = 40 };
+    for (size_t c = 0; c < HEAD_NCASES; c++) {
+        sbw_lm lm;
+        tiny(&lm, &head_cases[c], M, false);
+        double *theta = malloc(lm.nparam * sizeof *theta);
+        random_theta(&lm, theta, 9);
+        size_t ids[N];
+        random_ids(ids, N, M, 10);
+        sbw_lm_ws *ws = NULL;
+        sbw_lm_ws_opts o = {3, 4, false, 1, 0}; /* 3 columns of 13, chunks of 4 */
+        SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
+        sbw_lm_eval_result re, rn;
+        double *lq = export_rows(ws, theta, ids, N - 1, M, &re);
+        double sum = 0;
+        for (size_t i = 0; i + 1 < N; i++) {
+            double z = 0;
+            for (size_t j = 0; j < M; j++)
+                z += exp(lq[i * M + j]);
+            SBW_ASSERT_NEAR(z, 1.0, 1e-12);
+            sum -= lq[i * M + ids[i + 1]];
+        }
+        SBW_ASSERT_EQ(re.tokens, (size_t)(N - 1));
+        SBW_ASSERT_NEAR(re.ppl, exp(sum / (N - 1)), 1e-12 * re.ppl);
+        SBW_ASSERT_OK(sbw_lm_eval_nll(ws, theta, ids, N, NULL, &rn));
+        SBW_ASSERT_EQ(rn.tokens, (size_t)(N - 1));
+        SBW_ASSERT_NEAR(rn.nll, re.nll, 1e-10);
+        free(lq);
+        free(theta);
+        sbw_lm_ws_free(ws);
+    }
+}
+
+/* With one column the export is the model run over the whole text: row i
+ * equals the log Q of a chunk-by-chunk training-path forward (the latent
+ * of the same state), here checked through the carried state: evaluating
+ * the first 20 rows and then rows 20.. from the carried state gives the
+ * first-40 rows. */
+static void test_eval_one_column_is_sequential(void **state)
+{
+    (void)state;
+    enum { M = 9, N = 41 };
+    sbw_lm lm;
+    tiny(&lm, &head_cases[1], M, false);
+    double *theta = malloc(lm.nparam * sizeof *theta);
+    random_theta(&lm, theta, 21);
+    size_t ids[N];
+    random_ids(ids, N, M, 22);
+    sbw_lm_ws *w1 = NULL, *w7 = NULL;
+    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0}, o7 = {1, 7, false, 1, 0};
+    SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
+    SBW_ASSERT_OK(sbw_lm_ws_alloc(&w7, &lm, &o7));
+    sbw_lm_eval_result r1, r7;
+    double *a = export_rows(w1, theta, ids, N - 1, M, &r1);
+    double *b = export_rows(w7, theta, ids, N - 1, M, &r7);
+    /* chunk length does not change a forward pass: same numbers */
+    SBW_ASSERT_CLOSE(a, b, (N - 1) * M, 1e-13, 1e-13);
+    free(a);
+    free(b);
+    free(theta);
+    sbw_lm_ws_free(w1);
+    sbw_lm_ws_free(w7);
+}
+
+/* NR rank of a matrix. */
+static size_t nr_rank(double *a, size_t rows, size_t cols)
+{
+    size_t k = rows < cols ? rows : cols;
+    double *s = malloc(k * sizeof *s);
+    sbw_mat m = {rows, cols, cols, a, false};
+    SBW_ASSERT_OK(sbw_svd_values(&m, s));
+    sbw_rank_est e;
+    SBW_ASSERT_OK(sbw_rank_estimate(s, k, rows, cols, DBL_EPSILON, &e));
+    free(s);
+    return e.rank;
+}
+
+/* A Softmax head's exported log Q has rank D+2 with a word bias and D+1
+ * without (MoS Property 2's matrix: W h + b - lse(h) 1); MoC's never more
+ * than the same bound; MoS's (K = 3) more. */
+static void test_export_rank_bounds(void **state)
+{
+    (void)state;
+    enum { M = 30, N = 61 };
+    const size_t cases[] = {0, 1, 3, 5}; /* softmax, softmax+b, moc+b, mos+b */
+    for (size_t c = 0; c < 4; c++) {
+        const head_case *hc = &head_cases[cases[c]];
+        sbw_lm lm;
+        tiny(&lm, hc, M, false);
+        double *theta = malloc(lm.nparam * sizeof *theta);
+        random_theta(&lm, theta, 31);
+        for (size_t i = 0; i < lm.head.nshared; i++) /* logits of order 1, not 0.1 */
+            theta[lm.off_head + i] *= 10;
+        size_t ids[N];
+        random_ids(ids, N, M, 32);
+        sbw_lm_ws *ws = NULL;
+        sbw_lm_ws_opts o = {2, 8, false, 1, 0};
+        SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
+        sbw_lm_eval_result r;
+        double *lq = export_rows(ws, theta, ids, N - 1, M, &r);
+        size_t rank = nr_rank(lq, N - 1, M), bound = lm.a.d + (hc->bias ? 2 : 1);
+        if (hc->model == SBW_MODEL_MOS)
+            SBW_ASSERT_GT(rank, bound);
+        else if (hc->model == SBW_MODEL_MOC)
+            SBW_ASSERT_LE(rank, bound);
+        else
+            SBW_ASSERT_EQ(rank, bound);
+        free(lq);
+        free(theta);
+        sbw_lm_ws_free(ws);
+    }
+}
+
+/* ---- training ------------------------------------------------------------ */
+
+/* A corpus directory of one text repeated as train, valid and test. */
+static char *write_corpus(const size_t *ids, size_t n, size_t per_line)
+{
+    char *dir = strdup("/tmp/sbw-test-lm-corpus-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    const char *names[] = {"train.txt", "valid.txt", "test.txt"};
+    for (size_t f = 0; f < 3; f++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        for (size_t i = 0; i < n; i++)
+            fprintf(fp, "w%zu%s", ids[i], (i + 1) % per_line == 0 ? "\n" : " ");
+        fclose(fp);
+    }
+    return dir;
+}
+
+static void remove_corpus(char *dir)
+{
+    const char *names[] = {"train.txt", "valid.txt", "test.txt"};
+    for (size_t f = 0; f < 3; f++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        unlink(path);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+/* A tiny model memorises a 200-token text: the training loss goes to
+ * near zero (from log 20 = 3.0 nats). */
+static void test_overfits_200_tokens(void **state)
+{
+    (void)state;
+    size_t ids[180];
+    random_ids(ids, 180, 20, 41);
+    char *dir = write_corpus(ids, 180, 9); /* 180 words + 20 <eos> = 200 tokens */
+    sbw_corpus *c = NULL;
+    SBW_ASSERT_OK(sbw_corpus_load(&c, dir));
+    SBW_ASSERT_EQ(c->len[SBW_CORPUS_TRAIN], (size_t)200);
+    sbw_lm_opts o;
+    sbw_lm_opts_init(&o);
+    o.arch = (sbw_lm_arch){.model = SBW_MODEL_SOFTMAX,
+                           .k = 1,
+                           .knots = 1,
+                           .plif_t = 10,
+                           .bias = true,
+                           .d = 16,
+                           .emb = 16,
+                           .nlayers = 1,
+                           .hidden = {64, 0, 0}};
+    o.batch = 1, o.bptt = 20, o.eval_batch = 1, o.optimizer = SBW_LM_ADAM, o.lr = 0.01;
+    o.clip = 1, o.wdecay = 0, o.drop = (sbw_lm_dropout){0, 0, 0, 0}, o.epochs = 150;
+    o.log_every = 10, o.threads = 1, o.quiet = true, o.ckpt_dir = NULL;
+    sbw_lm_train_result r;
+    SBW_ASSERT_OK(sbw_lm_train(c, &o, false, NULL, "test", &r));
+    SBW_ASSERT_EQ(r.epochs, (size_t)150);
+    SBW_ASSERT_LT(log(r.train_ppl), 0.05); /* nats per token */
+    SBW_ASSERT_LT(log(r.valid_ppl), 0.05); /* valid is the same text */
+    sbw_corpus_free(c);
+    remove_corpus(dir);
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static void test_errors(void **state)
+{
+    (void)state;
+    sbw_lm lm;
+    sbw_lm_arch a = {.model = SBW_MODEL_SOFTMAX, .d = 3, .emb = 4, .nlayers = 1, .hidden = {4}};
+    a.tied = true;
+    assert_int_equal(sbw_lm_setup(&lm, &a, 10), SBW_EINVAL); /* tied, E != D */
+    a.tied = false, a.nlayers = 4;
+    assert_int_equal(sbw_lm_setup(&lm, &a, 10), SBW_EINVAL);
+    a.nlayers = 1, a.hidden[0] = 0;
+    assert_int_equal(sbw_lm_setup(&lm, &a, 10), SBW_EINVAL);
+    a.hidden[0] = 4;
+    assert_int_equal(sbw_lm_setup(&lm, &a, 1), SBW_EINVAL); /* one word */
+    a.d = 11;
+    assert_int_equal(sbw_lm_setup(&lm, &a, 10), SBW_EINVAL); /* D > M */
+    a.d = 3;
+    SBW_ASSERT_OK(sbw_lm_setup(&lm, &a, 10));
+    sbw_lm_ws *ws = NULL;
+    sbw_lm_ws_opts o = {0, 3, false, 1, 0};
+    assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
+    assert_null(ws);
+    o.batch = 2;
+    SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
+    double *theta = calloc(lm.nparam, sizeof *theta), *g = calloc(lm.nparam, sizeof *g);
+    size_t x[6] = {0, 1, 2, 3, 4, 10}, y[6] = {0};
+    sbw_lm_chunk ch = {x, y, 3};
+    sbw_pass_result r;
+    assert_int_equal(sbw_lm_loss(ws, theta, &ch, NULL, 1, 1, &r, g), SBW_EINVAL); /* id 10 */
+    assert_non_null(strstr(sbw_error_reason(), "word id 10"));
+    x[5] = 1, ch.steps = 4;
+    assert_int_equal(sbw_lm_loss(ws, theta, &ch, NULL, 1, 1, &r, g), SBW_EINVAL); /* steps > T */
+    sbw_lm_eval_result er;
+    assert_int_equal(sbw_lm_eval_nll(ws, theta, x, 1, NULL, &er), SBW_EINVAL); /* 1 token */
+    free(theta);
+    free(g);
+    sbw_lm_ws_free(ws);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gradient_fd_every_head),
+        cmocka_unit_test(test_gradient_fd_tied),
+        cmocka_unit_test(test_float_matches_double),
+        cmocka_unit_test(test_deterministic_and_carried),
+        cmocka_unit_test(test_eval_matches_export),
+        cmocka_unit_test(test_eval_one_column_is_sequential),
+        cmocka_unit_test(test_export_rank_bounds),
+        cmocka_unit_test(test_overfits_200_tokens),
+        cmocka_unit_test(test_errors),
+    };
+    if (getenv("SBW_TEST_FILTER")) /* e.g. SBW_TEST_FILTER='*fd*' */
+        cmocka_set_test_filter(getenv("SBW_TEST_FILTER"));
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
