@@ -342,7 +342,7 @@ static void styles(FILE *out)
                 colours[i % NCOLOURS], points[i % NPOINTS]);
     fprintf(out, "set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5\n"
                  "set grid lc rgb '#d9d9d9' lw 0.6\n"
-                 "set key noopaque samplen 2.5 spacing 1.15 reverse Left\n"
+                 "set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left\n"
                  "set datafile separator \"\\t\"\n"
                  "set samples 500\n");
 }
@@ -451,11 +451,19 @@ static void panel(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *o, si
     fprintf(out, "\n%s%sset key %s%s\n", p->logx || o->logx ? "set logscale x\n" : "",
             p->logy || o->logy ? "set logscale y\n" : "", p->key ? "inside " : "",
             p->key ? p->key : "below");
+    /* ranges hug the data (no stretching to the next tic), with a margin
+     * so that points at the ends are not cut by the border */
+    bool marks = false;
+    for (size_t j = 0; j < p->nseries; j++)
+        marks = marks || p->series[j]->with == SBW_WITH_LINESPOINTS ||
+                p->series[j]->with == SBW_WITH_POINTS;
+    fprintf(out, "set autoscale fix\n");
     if (isfinite(p->xmin) && isfinite(p->xmax))
         fprintf(out, "set xrange [%.17g:%.17g]\nset offsets 0, 0, graph 0.05, graph 0.05\n",
                 p->xmin, p->xmax);
     else
-        fprintf(out, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+        fprintf(out, "set offsets %s, graph 0.05, graph 0.05\n",
+                marks ? "graph 0.03, graph 0.03" : "0, 0");
     degenerate(out, p, o);
     if (isfinite(p->ymin) || isfinite(p->ymax)) {
         char lo[32] = "*", hi[32] = "*";

@@ -809,7 +809,7 @@ static int kind_spectrum(sbw_plot_fig *f, const sbw_plot_args *a)
             if (!st) {
                 cum->key = "bottom right";
                 sig->logy = true;
-                sig->key = "top right";
+                sig->key = "center"; /* between the spectrum and the thresholds */
             }
         }
         st = st ? st : spectrum_add(cum, sig, &s, (int)i + 1);
