@@ -230,8 +230,9 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
             const sbw_plot_series *s = f->panel[i]->series[j];
             if (s->func)
                 continue;
-            fprintf(out, "%s# index %zu: panel %zu, %s\n# x\ty\terr\n", idx ? "\n\n" : "", idx,
-                    i + 1, s->label);
+            const char *t = f->panel[i]->title;
+            fprintf(out, "%s# index %zu: panel %zu%s%s%s, %s\n# x\ty\terr\n", idx ? "\n\n" : "",
+                    idx, i + 1, t ? " (" : "", t ? t : "", t ? ")" : "", s->label);
             for (size_t k = 0; k < s->n; k++) {
                 sbw_table_format_double(s->x[k], a, sizeof a);
                 sbw_table_format_double(s->y[k], b, sizeof b);
@@ -413,8 +414,9 @@ static void degenerate(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *
         fprintf(out, "set yrange [%.17g:%.17g]\n", ly ? lo / 2 : lo - 1, ly ? hi * 2 : hi + 1);
 }
 
-/* Tics at the data's x values when they are a few integers (D, K, M). */
-static void xtics(FILE *out, const sbw_plot_panel *p)
+/* Tics at the data's x values when they are a few integers (D, K, M);
+ * false (and autofreq) otherwise. */
+static bool xtics(FILE *out, const sbw_plot_panel *p)
 {
     double v[12];
     size_t n = 0;
@@ -431,12 +433,43 @@ static void xtics(FILE *out, const sbw_plot_panel *p)
         }
     if (!few || n < 2) {
         fprintf(out, "set xtics autofreq\n");
-        return;
+        return false;
     }
     fprintf(out, "set xtics (");
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%s%.0f", i ? ", " : "", v[i]);
     fprintf(out, ")\n");
+    return true;
+}
+
+/* Tics of a log axis over data in [lo, hi]: the ranges hug the data, so a
+ * span under three decades could show one labelled tic or none; label
+ * 1, 2, 5 (or every digit) times the powers of ten inside it, or, in a
+ * very narrow span, four values spread over it. */
+static void log_tics(FILE *out, char axis, double lo, double hi)
+{
+    static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+    static const size_t len[3] = {1, 3, 9};
+    fprintf(out, "set %ctics autofreq\n", axis);
+    if (!(lo > 0) || !isfinite(hi) || hi / lo >= 1000)
+        return;
+    for (size_t k = 0; k < 3; k++) {
+        double t[40];
+        size_t n = 0;
+        for (double dec = pow(10, floor(log10(lo))); dec <= hi && n + 9 < 40; dec *= 10)
+            for (size_t i = 0; i < len[k]; i++)
+                if (sets[k][i] * dec >= lo && sets[k][i] * dec <= hi)
+                    t[n++] = sets[k][i] * dec;
+        if (n >= 3 || (k == 2 && n >= 2)) {
+            fprintf(out, "set %ctics (", axis);
+            for (size_t i = 0; i < n; i++)
+                fprintf(out, "%s%.6g", i ? ", " : "", t[i]);
+            fprintf(out, ")\n");
+            return;
+        }
+    }
+    fprintf(out, "set %ctics (%.3g, %.3g, %.3g, %.3g)\n", axis, lo, pow(lo * lo * hi, 1.0 / 3),
+            pow(lo * hi * hi, 1.0 / 3), hi);
 }
 
 static void panel(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *o, size_t *idx)
@@ -473,7 +506,17 @@ static void panel(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *o, si
             snprintf(hi, sizeof hi, "%.17g", p->ymax);
         fprintf(out, "set yrange [%s:%s]\n", lo, hi);
     }
-    xtics(out, p);
+    double lo, hi;
+    bool lx = p->logx || o->logx, ly = p->logy || o->logy;
+    if (!xtics(out, p) && lx) {
+        data_range(p, lx, ly, false, &lo, &hi);
+        log_tics(out, 'x', lo, hi);
+    }
+    fprintf(out, "set ytics autofreq\n");
+    if (ly) {
+        data_range(p, lx, ly, true, &lo, &hi);
+        log_tics(out, 'y', lo, hi);
+    }
     fprintf(out, "plot ");
     for (size_t j = 0; j < p->nseries; j++) {
         fprintf(out, "%s", j ? ", \\\n     " : "");

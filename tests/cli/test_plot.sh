@@ -80,8 +80,8 @@ expect_grep '\\%' "$T/figs/spectrum_tex.tex" "tex: % escaped"
 # ---- what is drawn ------------------------------------------------------------------------
 # sweep: one panel per M, one block per (M, head); mos K=4 at D=4, M=30: mean 0.3, sd sqrt(0.02)
 d="$T/figs/sweep_png.dat"
-expect_grep '^# index 0: panel 1, softmax$' "$d" "sweep: first block softmax"
-expect_grep '^# index 1: panel 1, mos K=2$' "$d" "sweep: K in the legend"
+expect_grep '^# index 0: panel 1 \(M = 30\), softmax$' "$d" "sweep: first block softmax"
+expect_grep '^# index 1: panel 1 \(M = 30\), mos K=2$' "$d" "sweep: K in the legend"
 expect_eq "$(grep -c '^# index' "$d")" 6 "sweep: 2 panels x (softmax, mos K=2, mos K=4)"
 row=$(awk '/^# index 2:/ { b = 1; next } b && /^4\t/ { print; exit }' "$d")
 expect_num_near "$(echo "$row" | cut -f2)" 0.3 1e-12 "sweep mean over seeds"
