@@ -77,7 +77,7 @@ void sbw_plot_fig_free(sbw_plot_fig *f)
 int sbw_plot_fig_panel(sbw_plot_fig *f, const char *title, const char *xlabel, const char *ylabel,
                        sbw_plot_panel **p)
 {
-    sbw_plot_panel **v = realloc(f->panel, (f->npanel + 1) * sizeof *v);
+    sbw_plot_panel **v = realloc(f->panel, (f->npanel + 1) * sizeof(sbw_plot_panel *));
     if (!v)
         return NOMEM();
     f->panel = v;
@@ -100,7 +100,7 @@ int sbw_plot_fig_panel(sbw_plot_fig *f, const char *title, const char *xlabel, c
 int sbw_plot_panel_series(sbw_plot_panel *p, const char *label, sbw_plot_with with, int style,
                           sbw_plot_series **s)
 {
-    sbw_plot_series **v = realloc(p->series, (p->nseries + 1) * sizeof *v);
+    sbw_plot_series **v = realloc(p->series, (p->nseries + 1) * sizeof(sbw_plot_series *));
     if (!v)
         return NOMEM();
     p->series = v;

@@ -266,8 +266,8 @@ static int file_label(const sbw_plot_args *a, size_t i, const sbw_plot_tsv *t, c
                *k = sbw_plot_tsv_meta(t, "k");
     stem_of(t->path, stem, sizeof stem);
     if (model && d)
-        snprintf(fb, sizeof fb, "%s D=%s%s%s (%s)", model, d, k && strcmp(k, "0") ? " K=" : "",
-                 k && strcmp(k, "0") ? k : "", stem);
+        snprintf(fb, sizeof fb, "%s D=%s%s%s (%s)", model, d, k && strcmp(k, "0") != 0 ? " K=" : "",
+                 k && strcmp(k, "0") != 0 ? k : "", stem);
     else
         snprintf(fb, sizeof fb, "%s", stem);
     return label_of(a, i, fb, buf, cap);
@@ -283,7 +283,7 @@ static void series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc, const 
     }
     const char *s = sbw_plot_tsv_str(t, r, (size_t)sc);
     const char *k = kc >= 0 ? sbw_plot_tsv_str(t, r, (size_t)kc) : "";
-    bool showk = *k && strcmp(k, "0") && strcmp(k, "nan");
+    bool showk = *k && strcmp(k, "0") != 0 && strcmp(k, "nan") != 0;
     snprintf(buf, cap, "%s%s%s", s, showk ? " K=" : "", showk ? k : "");
 }
 
@@ -1066,7 +1066,8 @@ static int monotone_one(sbw_plot_fig *f, sbw_plot_panel *p, const sbw_plot_args 
                         double *tmax, bool *lms)
 {
     const char *dir = a->inputs[i];
-    char path[4096], fb[256], lab[256], e[32];
+    char path[4096], fb[256], lab[256], e[32], name[128];
+    stem_of(dir, name, sizeof name);
     snprintf(path, sizeof path, "%s/params.tsv", dir);
     sbw_plot_tsv t;
     int st = sbw_plot_tsv_read(&t, path);
@@ -1078,10 +1079,10 @@ static int monotone_one(sbw_plot_fig *f, sbw_plot_panel *p, const sbw_plot_args 
     if (!st && !strcmp(model, "lms")) {
         *lms = true;
         st = monotone_lms(f, dir, &t, i + 1);
-        snprintf(fb, sizeof fb, "LMS K=%s (%s)", k ? k : "?", dir);
+        snprintf(fb, sizeof fb, "LMS K=%s (%s)", k ? k : "?", name);
     } else if (!st && (!strcmp(model, "plif") || !strcmp(model, "mos+plif"))) {
         st = monotone_plif(f, dir, &t, i + 1, tmax);
-        snprintf(fb, sizeof fb, "%s, %s knots (%s)", model, kn ? kn : "?", dir);
+        snprintf(fb, sizeof fb, "%s, %s intervals (%s)", model, kn ? kn : "?", name);
     } else if (!st) {
         st = SBW_ERROR(SBW_EDATA,
                        "%s: model '%s' has no learned monotone function (lms, plif, "
@@ -1136,7 +1137,7 @@ int sbw_plot_kind_build(const char *kind, const sbw_plot_args *a, sbw_plot_fig *
                                  kind_train,    kind_monotone, kind_rank_k};
     *f = NULL;
     size_t i = 0;
-    while (i < NKINDS && strcmp(kind, kinds[i]))
+    while (i < NKINDS && strcmp(kind, kinds[i]) != 0)
         i++;
     if (i == NKINDS)
         return SBW_ERROR(SBW_EINVAL, "unknown kind '%s' (kinds: %s)", kind, sbw_plot_kind_names());

@@ -37,8 +37,10 @@ int sbw_plot_run_outputs(const char *name, sbw_plot_format fmt, char **out, size
     }
     for (size_t i = 0; i < k; i++)
         if (!(out[i] = cat(name, ext[i], ""))) {
-            while (i-- > 0)
+            while (i-- > 0) {
                 free(out[i]);
+                out[i] = NULL;
+            }
             return NOMEM();
         }
     *n = k;
