@@ -99,9 +99,13 @@ static void free_list(char **v, size_t n)
 /* The last path component without its extension, into buf. */
 static void stem_of(const char *path, char *buf, size_t cap)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    snprintf(buf, cap, "%s", b);
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') /* "fit/" names the folder fit */
+        n--;
+    const char *b = path + n;
+    while (b > path && b[-1] != '/')
+        b--;
+    snprintf(buf, cap, "%.*s", (int)(path + n - b), b);
     char *dot = strrchr(buf, '.');
     if (dot && dot != buf)
         *dot = '\0';
