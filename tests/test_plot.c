@@ -141,7 +141,8 @@ static void test_sorted_probs_is_a_sorted_permutation(void **state)
         while (i < M && (used[i] || exp(logp[i]) != p[j]))
             i++;
         SBW_ASSERT_LT(i, (size_t)M);
-        used[i] = 1;
+        if (i < M)
+            used[i] = 1;
         sum += p[j];
     }
     double want = 0;
