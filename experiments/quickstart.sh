@@ -13,7 +13,8 @@
 #     Proposition 1 / Corollary 1).
 #
 # Everything lands in out/quickstart/: the .npy matrices, one TSV per step,
-# fits.tsv and bottleneck.tsv collecting the fits, three PNG figures, and
+# fits.tsv and bottleneck.tsv collecting the fits, five figures drawn by
+# sbw-plot (each with the .gp script and .dat data that redraw it), and
 # summary.txt.  Only the tools are chained here; no number is computed in
 # this script.
 set -eu
@@ -50,6 +51,7 @@ for model in softmax mos lms; do
     for d in 5 10 20 40; do
         q="$O/q_${model}_$d.npy"
         "$B/sbw-fit" -q --model $model --d $d --k 10 --steps $STEPS --seed 2 -o "$q" \
+            --log "$O/log_${model}_$d.tsv" \
             "$O/dirichlet.npy" >"$O/fit_${model}_$d.tsv"
         "$B/sbw-compare" -q "$O/dirichlet.npy" "$q" >"$O/compare_${model}_$d.tsv"
         "$B/sbw-bound" -q --d $d --fit "$q" --fit-d $d "$O/dirichlet.npy" >"$O/bound_${model}_$d.tsv"
@@ -83,8 +85,17 @@ say "   rank(A) $(tsv_field "$O/lowrank_rank.tsv" rank), d* $(tsv_field "$O/lowr
     "softmax mean KL at D=9: $(tsv_field "$O/bottleneck.tsv" kl_mean 2), at D=10: $(tsv_field "$O/bottleneck.tsv" kl_mean 3)"
 
 if command -v gnuplot >/dev/null 2>&1; then
-    say "4. Figures (gnuplot): spectrum.png, fits.png, bound.png"
-    gnuplot -e "dir='$O'" experiments/quickstart.gp
+    say "4. Figures (sbw-plot): spectrum, fits, bound, training, bottleneck (.png, each with its .gp and .dat)"
+    "$B/sbw-plot" -q spectrum "$O/spectrum.tsv" "$O/spectrum_centered.tsv" \
+        --rank "$O/rank.tsv,$O/rank_centered.tsv" --labels "A = log P*,row-centred A" \
+        --title "Singular spectra of a Dirichlet(0.1) language, N=$N, M=$M" -o "$O/spectrum"
+    "$B/sbw-plot" -q sweep "$O/fits.tsv" --y kl_mean,mode_match \
+        --title "Heads fitted to the Dirichlet(0.1) language ($STEPS Adam steps)" -o "$O/fits"
+    "$B/sbw-plot" -q bound "$O/bound.tsv" --fits "$O/fits.tsv" -o "$O/bound"
+    "$B/sbw-plot" -q train "$O/log_softmax_20.tsv" "$O/log_mos_20.tsv" "$O/log_lms_20.tsv" \
+        --labels "softmax D=20,MoS K=10 D=20,LMS K=10 D=20" -o "$O/training"
+    "$B/sbw-plot" -q sweep "$O/bottleneck.tsv" --y kl_mean,mode_match --labels "softmax (L-BFGS)" \
+        --title "A language of rank d* = 10: Softmax fits by D" -o "$O/bottleneck"
 else
     say "4. gnuplot not found: no figures (the TSVs plot as they are)"
 fi
@@ -106,4 +117,4 @@ fi
 say ""
 cat "$O/summary.txt"
 say ""
-say "Results in $O/ (summary.txt, *.tsv, *.png)."
+say "Results in $O/ (summary.txt, *.tsv, *.png with their *.gp and *.dat)."

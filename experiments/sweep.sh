@@ -1,0 +1,320 @@
+#!/bin/sh
+# experiments/sweep.sh -- the LMS paper's synthetic sweep (section 5.1,
+# Figures 2, 3, 6-8): heads fitted to Dirichlet(alpha) languages over a grid
+# of alpha, vocabulary size M and embedding size D, several seeds per cell.
+#
+#   experiments/sweep.sh [options] run        run the missing cells here (-j J at once), then collect
+#   experiments/sweep.sh [options] plan       write the settings and the cell list, run nothing
+#   experiments/sweep.sh [options] --emit slurm      a Slurm job-array script over the cells
+#   experiments/sweep.sh [options] --emit parallel   a GNU parallel job list (one line per cell)
+#   experiments/sweep.sh [options] collect    merge the cells, list missing/failed ones, figures, report
+#   experiments/sweep.sh --out DIR cell NAME  run one cell (what run, Slurm and parallel call)
+#
+# A cell is one (alpha, M, D, head): it fits the head once per seed to the
+# language of (alpha, M) -- made by the first cell that needs it; sbw-synth
+# is deterministic and writes atomically, so cells never depend on each
+# other -- and writes cells/NAME.tsv (one row per seed) under a temporary
+# name, renamed when every seed is done.  A finished cell is skipped; a
+# cell killed half-way left only its temporary and is redone whole, never
+# half-counted.  Only the tools are chained here: sbw-synth, sbw-fit (whose
+# final kl_mean and mode_match are recomputed in float64 against the true
+# P*), sbw-plot (the figures, and the seeds' mean and sd).
+#
+# Options (lists are comma-separated):
+#   --alpha LIST   [0.01,0.1,1]            --m LIST      [100,1000,10000]
+#   --d LIST       [2,5,10,20,50,100]      --heads LIST  [softmax,mos,lms,plif]
+#   --n N          contexts per language [2000]; --paper sets the paper's 100000
+#   --seeds S      fits per cell [3]       --steps S     Adam steps per fit [300]
+#   --k K          MoS components / LMS hidden units [10]; --knots K PLIF intervals [1000]
+#   --threads T    threads per fit [1]     -j J          cells at once (run) [2]
+#   --out DIR      [out/sweep]
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/tsv.sh
+B=${SBW_BIN:-bin}
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+SELF=$(pwd)/experiments/sweep.sh
+
+ALPHAS=0.01,0.1,1
+MS=100,1000,10000
+DS=2,5,10,20,50,100
+HEADS=softmax,mos,lms,plif
+N=2000
+SEEDS=3
+STEPS=300
+K=10
+KNOTS=1000
+THREADS=1
+JOBS=2
+OUT=out/sweep
+EMIT=""
+die() {
+    echo "sweep.sh: $*" >&2
+    exit 2
+}
+need() { [ $# -ge 2 ] || die "$1 needs a value"; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --alpha) need "$@"; ALPHAS=$2; shift 2 ;;
+    --m) need "$@"; MS=$2; shift 2 ;;
+    --d) need "$@"; DS=$2; shift 2 ;;
+    --heads) need "$@"; HEADS=$2; shift 2 ;;
+    --n) need "$@"; N=$2; shift 2 ;;
+    --paper) N=100000; shift ;;
+    --seeds) need "$@"; SEEDS=$2; shift 2 ;;
+    --steps) need "$@"; STEPS=$2; shift 2 ;;
+    --k) need "$@"; K=$2; shift 2 ;;
+    --knots) need "$@"; KNOTS=$2; shift 2 ;;
+    --threads) need "$@"; THREADS=$2; shift 2 ;;
+    -j) need "$@"; JOBS=$2; shift 2 ;;
+    --out) need "$@"; OUT=$2; shift 2 ;;
+    --emit) need "$@"; EMIT=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) break ;;
+    esac
+done
+CMD=${1:-}
+[ -n "$EMIT" ] && CMD=emit
+for v in "$N" "$SEEDS" "$STEPS" "$K" "$KNOTS" "$THREADS" "$JOBS"; do
+    case $v in '' | *[!0-9]*) die "'$v' is not a count" ;; esac
+done
+words() { echo "$1" | tr ',' ' '; }
+
+# ---- the plan: settings and cells ------------------------------------------------------
+settings() {
+    printf 'ALPHAS=%s\nMS=%s\nDS=%s\nHEADS=%s\nN=%s\nSEEDS=%s\nSTEPS=%s\nK=%s\nKNOTS=%s\nTHREADS=%s\n' \
+        "$ALPHAS" "$MS" "$DS" "$HEADS" "$N" "$SEEDS" "$STEPS" "$K" "$KNOTS" "$THREADS"
+}
+cells() {
+    for a in $(words "$ALPHAS"); do for m in $(words "$MS"); do for d in $(words "$DS"); do
+        for h in $(words "$HEADS"); do echo "a${a}_m${m}_d${d}_$h"; done
+    done; done; done
+}
+# plan: OUT/settings and OUT/cells.txt; a folder holding another sweep's
+# cells is refused rather than mixed.
+plan() {
+    mkdir -p "$OUT/cells" "$OUT/lang"
+    settings >"$OUT/settings.new"
+    if [ -f "$OUT/settings" ] && ! cmp -s "$OUT/settings" "$OUT/settings.new"; then
+        rm -f "$OUT/settings.new"
+        die "$OUT holds a sweep with other settings ($(tr '\n' ' ' <"$OUT/settings")); use another --out"
+    fi
+    mv "$OUT/settings.new" "$OUT/settings"
+    cells >"$OUT/cells.txt"
+}
+load() {
+    [ -f "$OUT/settings" ] || die "$OUT/settings: no sweep planned there (run plan or run first)"
+    case $OUT in /*) . "$OUT/settings" ;; *) . "./$OUT/settings" ;; esac
+}
+
+# ---- one cell ----------------------------------------------------------------------------
+run_cell() {
+    name=$1
+    grep -qx "$name" "$OUT/cells.txt" || die "$name: not a cell of $OUT/cells.txt"
+    final="$OUT/cells/$name.tsv"
+    [ -f "$final" ] && return 0
+    a=${name#a}; a=${a%%_*}
+    rest=${name#*_m}; m=${rest%%_*}
+    rest=${name#*_d}; d=${rest%%_*}
+    h=${name#*_d*_}
+    lang="$OUT/lang/a${a}_m$m.npy"
+    if [ ! -f "$lang" ]; then
+        "$B/sbw-synth" dirichlet --n "$N" --m "$m" --alpha "$a" --seed 1 --threads "$THREADS" -q \
+            -o "$lang" >/dev/null
+    fi
+    tmp="$OUT/cells/.$name.tsv.$$"
+    err="$OUT/cells/$name.err"
+    kk=$K
+    [ "$h" = plif ] && kk=$KNOTS
+    [ "$h" = softmax ] && kk=0
+    {
+        printf '# sweep cell %s: alpha=%s m=%s d=%s head=%s n=%s steps=%s\n' "$name" "$a" "$m" "$d" "$h" "$N" "$STEPS"
+        printf 'alpha\tm\td\tmodel\tk\tseed\tn\tsteps\tkl_mean\tmode_match\tloss\tseconds\n'
+    } >"$tmp"
+    s=1
+    while [ $s -le "$SEEDS" ]; do
+        kopt="--k $K"
+        [ "$h" = plif ] && kopt="--knots $KNOTS"
+        # shellcheck disable=SC2086
+        if ! "$B/sbw-fit" -q --model "$h" --d "$d" $kopt --steps "$STEPS" --seed "$s" \
+            --threads "$THREADS" "$lang" >"$tmp.fit" 2>"$err"; then
+            rm -f "$tmp" "$tmp.fit"
+            echo "cell $name failed at seed $s: $(head -n 1 "$err")" >&2
+            return 1
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a" "$m" "$d" "$h" "$kk" "$s" "$N" \
+            "$(tsv_field "$tmp.fit" steps)" "$(tsv_field "$tmp.fit" kl_mean)" \
+            "$(tsv_field "$tmp.fit" mode_match)" "$(tsv_field "$tmp.fit" loss)" \
+            "$(tsv_field "$tmp.fit" seconds)" >>"$tmp"
+        s=$((s + 1))
+    done
+    rm -f "$tmp.fit" "$err"
+    mv "$tmp" "$final"
+}
+
+# progress after a cell: done / total and an ETA from this run's pace
+progress() {
+    total=$(wc -l <"$OUT/cells.txt")
+    done_now=$(ls "$OUT/cells" | grep -c '\.tsv$' || true)
+    now=$(date +%s)
+    awk -v d="$done_now" -v t="$total" -v s0="${SWEEP_START:-$now}" -v n0="${SWEEP_DONE0:-0}" \
+        -v now="$now" -v c="$1" 'BEGIN {
+        eta = "?"; if (d > n0) { r = (now - s0) / (d - n0) * (t - d); eta = sprintf("%dm%02ds", r / 60, r % 60) }
+        printf "[%d/%d cells] %s done, ETA %s\n", d, t, c, eta }' >&2
+}
+
+# ---- collect: results.tsv, missing and failed cells, figures, report ------------------------
+collect() {
+    res="$OUT/results.tsv"
+    missing=0
+    failed=0
+    : >"$OUT/missing.txt"
+    first=""
+    {
+        printf '# sbw sweep: %s\n' "$(settings | tr '\n' ' ')"
+        while read -r c; do
+            f="$OUT/cells/$c.tsv"
+            if [ -f "$f" ]; then
+                if [ -z "$first" ]; then tsv_rows "$f"; first=1; else tsv_rows "$f" | tail -n +2; fi
+            else
+                if [ -f "$OUT/cells/$c.err" ]; then
+                    echo "$c failed: $(head -n 1 "$OUT/cells/$c.err")" >>"$OUT/missing.txt"
+                    failed=$((failed + 1))
+                else
+                    echo "$c missing" >>"$OUT/missing.txt"
+                fi
+                missing=$((missing + 1))
+            fi
+        done <"$OUT/cells.txt"
+    } >"$res.tmp"
+    mv "$res.tmp" "$res"
+    total=$(wc -l <"$OUT/cells.txt")
+    echo "collect: $((total - missing)) of $total cells in $res; $missing missing ($failed failed)" >&2
+    [ $missing -gt 0 ] && sed 's/^/  /' "$OUT/missing.txt" >&2
+    [ -n "$first" ] || { echo "collect: no finished cell yet" >&2; return 1; }
+    figures
+    report
+}
+
+figures() {
+    : >"$OUT/figures.txt"
+    for a in $(words "$ALPHAS"); do
+        grep -q "^$a	" "$OUT/results.tsv" || continue
+        for y in mode_match kl_mean; do
+            name="fig_${y}_a$a"
+            logy=""
+            [ $y = kl_mean ] && logy=--logy
+            "$B/sbw-plot" -q sweep "$OUT/results.tsv" --where "alpha=$a" --y $y $logy --logx \
+                --title "Dirichlet(α=$a) languages, N=$N: $(echo $y | sed 's/kl_mean/mean KL/; s/_/ /') against D (mean ± sd, $SEEDS seeds)" \
+                -o "$OUT/$name"
+            echo "$a $y $name" >>"$OUT/figures.txt"
+        done
+    done
+}
+
+# A figure's .dat as a markdown table: the numbers drawn (means and sds).
+dat_table() {
+    awk -F'\t' '
+        /^# index/ { sub(/^# index [0-9]+: panel [0-9]+ \((M = )?/, ""); sub(/\), /, " | "); s = $0; next }
+        /^#/ || NF < 3 { next }
+        { printf "| %s | %s | %.4g | %s |\n", s, $1, $2, ($3 == "nan" ? "-" : sprintf("%.2g", $3)) }' "$1"
+}
+
+report() {
+    r="$OUT/report.md"
+    {
+        echo "# Synthetic sweep (LMS section 5.1)"
+        echo
+        echo "Dirichlet(α) languages of N = $N contexts (the paper: 100,000; \`--paper\`), M words;"
+        echo "heads $(words "$HEADS") (K = $K, PLIF $KNOTS intervals) fitted with $STEPS Adam steps,"
+        echo "$SEEDS seeds per cell; mean ± sd over seeds. kl_mean and mode_match are sbw-fit's final"
+        echo "float64 metrics against the true P*. Raw rows: \`results.tsv\`; cells missing or failed:"
+        echo "\`missing.txt\` ($(wc -l <"$OUT/missing.txt") lines)."
+        echo
+        while read -r a y name; do
+            echo "## α = $a: $y (cf. LMS Figure $([ "$y" = mode_match ] && echo 2 || echo 3))"
+            echo
+            echo "![$y, α=$a]($name.png)"
+            echo
+            echo "| M | head | D | mean | sd |"
+            echo "|---|---|---|---|---|"
+            dat_table "$OUT/$name.dat"
+            echo
+        done <"$OUT/figures.txt"
+    } >"$r.tmp"
+    mv "$r.tmp" "$r"
+    echo "collect: report in $r" >&2
+}
+
+# ---- emit: Slurm array, GNU parallel list -------------------------------------------------
+emit() {
+    plan
+    self=$SELF
+    out=$(cd "$OUT" && pwd)
+    case $EMIT in
+    slurm)
+        f="$OUT/sweep.slurm"
+        n=$(wc -l <"$OUT/cells.txt")
+        {
+            echo "#!/bin/bash"
+            echo "# Slurm job array over the $n cells of $out (experiments/sweep.sh --emit slurm)."
+            echo "# Submit: sbatch $f   Then: experiments/sweep.sh --out $OUT collect"
+            echo "#SBATCH --job-name=sbw-sweep"
+            echo "#SBATCH --array=0-$((n - 1))"
+            echo "#SBATCH --cpus-per-task=$THREADS"
+            echo "#SBATCH --output=$out/slurm-%A_%a.log"
+            echo "set -eu"
+            echo "CELLS=("
+            sed 's/^/  /' "$OUT/cells.txt"
+            echo ")"
+            echo "cd '$(pwd)'"
+            echo "exec \"$self\" --out \"$out\" cell \"\${CELLS[\$SLURM_ARRAY_TASK_ID]}\""
+        } >"$f.tmp"
+        mv "$f.tmp" "$f"
+        ;;
+    parallel)
+        f="$OUT/jobs.txt"
+        sed "s|^|cd $(pwd) \\&\\& $self --out $out cell |" "$OUT/cells.txt" >"$f.tmp"
+        mv "$f.tmp" "$f"
+        echo "run: parallel -j J < $f   then: experiments/sweep.sh --out $OUT collect" >&2
+        ;;
+    *) die "--emit: '$EMIT' is not slurm or parallel" ;;
+    esac
+    echo "wrote $f ($(wc -l <"$OUT/cells.txt") cells)" >&2
+}
+
+case $CMD in
+plan)
+    plan
+    echo "planned $(wc -l <"$OUT/cells.txt") cells in $OUT (N=$N; the paper used 100000: --paper)" >&2
+    ;;
+emit) emit ;;
+cell)
+    [ $# -eq 2 ] || die "cell takes one cell name"
+    load
+    run_cell "$2" && progress "$2"
+    ;;
+run)
+    plan
+    total=$(wc -l <"$OUT/cells.txt")
+    todo=0
+    while read -r c; do [ -f "$OUT/cells/$c.tsv" ] || todo=$((todo + 1)); done <"$OUT/cells.txt"
+    rm -f "$OUT"/cells/.*.tsv.* "$OUT"/cells/*.err 2>/dev/null || true # half-done cells: redone
+    echo "sweep: $total cells ($((total - todo)) done, $todo to run, $JOBS at once), N=$N contexts" \
+        "(the paper: 100000, --paper), $SEEDS seeds, $STEPS steps, into $OUT" >&2
+    SWEEP_START=$(date +%s)
+    SWEEP_DONE0=$((total - todo))
+    export SWEEP_START SWEEP_DONE0 SBW_BIN="$B"
+    st=0
+    while read -r c; do [ -f "$OUT/cells/$c.tsv" ] || echo "$c"; done <"$OUT/cells.txt" |
+        xargs -r -P "$JOBS" -n 1 "$SELF" --out "$OUT" cell || st=$?
+    collect
+    [ $st -eq 0 ] || { echo "sweep: some cells failed (see $OUT/missing.txt); rerun to retry them" >&2; exit 1; }
+    ;;
+collect)
+    load
+    collect
+    ;;
+*) die "give a command: run, plan, collect, cell NAME, or --emit slurm|parallel (see --help)" ;;
+esac

@@ -1,0 +1,61 @@
+/* sbw_plot_kind.h -- sbw-plot's kinds: each reads the tools' outputs and
+ * builds a figure (sbw_plot_fig) from their columns, selecting and
+ * reshaping, never computing a model quantity.
+ *
+ *   spectrum  sbw-rank --spectrum TSVs (or .npy vectors of singular values):
+ *             MoS Figure 1's cumulative percentage, and sigma by index on a
+ *             log axis with each matrix's NR threshold (--rank tables)
+ *   sweep     a results table: a metric against D, one line per head, one
+ *             panel per M, mean and sd over the rows of equal keys (seeds)
+ *   alpha     sbw-synth tables of Dirichlet languages: sorted probabilities
+ *             of a row, and row entropy against alpha (LMS Figure 5)
+ *   bound     an sbw-bound table, with fits' fit_error as points (--fits)
+ *   train     --log TSVs of sbw-fit or sbw-lm: metrics against step/epoch
+ *   monotone  sbw-fit --save folders of LMS/PLIF heads: f(x) written as a
+ *             gnuplot formula from the saved positive parameters
+ *   rank-k    a table with k, rank and perplexity or KL: against K (MoS
+ *             Table 7 as a figure)
+ */
+#ifndef SBW_PLOT_KIND_H
+#define SBW_PLOT_KIND_H
+
+#include "sbw_plot_fig.h"
+
+#include <stddef.h>
+
+typedef struct sbw_plot_args {
+    char **inputs; /* the positional inputs */
+    size_t ninputs;
+    const char *x, *y;          /* --x COL, --y COL[,COL...]; NULL: the kind's default */
+    const char *series, *panel; /* --series COL, --panel COL; NULL: the kind's default */
+    const char *where;          /* --where COL=VALUE[,COL=VALUE...] */
+    const char *labels;         /* --labels L1,L2,...: one per input */
+    const char *rank;           /* spectrum: sbw-rank tables, one per input */
+    const char *fits;           /* bound: tables with d and fit_error */
+    size_t rows;                /* alpha: rows per language (0: 20) */
+    double xmin, xmax;          /* --xrange; NaN: automatic */
+} sbw_plot_args;
+
+/* The kinds, space-separated, for help and messages. */
+const char *sbw_plot_kind_names(void);
+
+/* True when kind is one of them. */
+bool sbw_plot_kind_known(const char *kind);
+
+/* Builds the figure of kind from a's inputs into *f (caller frees with
+ * sbw_plot_fig_free).  Errors: SBW_EINVAL (unknown kind, bad option
+ * value: a usage error), SBW_EIO/SBW_EFORMAT (unreadable input), SBW_EDATA
+ * (a missing column or meta line, no rows left after --where, a value that
+ * is not a number), SBW_ENOMEM.  The reason names the file and what is
+ * missing.  *f is NULL on failure. */
+int sbw_plot_kind_build(const char *kind, const sbw_plot_args *a, sbw_plot_fig **f);
+
+/* Splits a comma list into n new strings (caller frees each and *out).
+ * "" gives n = 0.  Errors: SBW_ENOMEM. */
+int sbw_plot_kind_split(const char *s, char ***out, size_t *n);
+
+/* A readable axis label for a column of the tools' tables ("kl_mean" ->
+ * "mean KL(P*‖Q) (nats)"); the name itself when it is not known. */
+const char *sbw_plot_kind_label(const char *col);
+
+#endif

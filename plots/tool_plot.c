@@ -1,0 +1,210 @@
+/* sbw-plot: figures from the tools' tables, through gnuplot.  It writes
+ * the data it draws, an editable gnuplot script and the figure; it
+ * computes nothing (plots/ sees core/ only). */
+#include "sbw.h"
+#include "sbw_plot_kind.h"
+#include "sbw_plot_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char details[] =
+    "KIND is one of:\n"
+    "  spectrum SPEC.tsv...   sbw-rank --spectrum tables (or .npy vectors of singular\n"
+    "                         values): MoS Figure 1's cumulative percentage of normalised\n"
+    "                         singular values, and sigma by index on a log axis with each\n"
+    "                         matrix's NR threshold when --rank gives sbw-rank's tables\n"
+    "  sweep RESULTS.tsv...   a metric (--y, default mode_match or kl_mean) against D,\n"
+    "                         one line per head (--series, default model), one panel per\n"
+    "                         M (--panel, default m); rows of equal keys are seeds: mean\n"
+    "                         with sd error bars (LMS Figures 2, 3, 6-8; --where alpha=0.1)\n"
+    "  alpha SYNTH.tsv...     sbw-synth dirichlet tables (the language is their output\n"
+    "                         file): sorted probabilities of a row on log axes, and row\n"
+    "                         entropy (mean +- sd over --rows rows) against alpha (LMS\n"
+    "                         Figure 5)\n"
+    "  bound BOUND.tsv        an sbw-bound table: LMS Theorem 1 and the shift-aware bound\n"
+    "                         against d; --fits FILE,... adds fit_error points (rows with\n"
+    "                         d and fit_error, one series per model)\n"
+    "  train LOG.tsv...       --log tables of sbw-fit (kl_mean, mode_match) or sbw-lm (loss,\n"
+    "                         valid_ppl) against step (--x epoch, --y COL,COL), one line\n"
+    "                         per run, one panel per column\n"
+    "  monotone DIR...        sbw-fit --save folders of lms, plif or mos+plif heads: the\n"
+    "                         learned f(x) (LMS Figure 4), written into the script as a\n"
+    "                         formula of the saved parameters, with the identity\n"
+    "  rank-k TABLE.tsv...    rank and perplexity (or KL) against K, one line per model\n"
+    "                         (MoS Table 7 as a figure)\n\n"
+    "Writes NAME.dat (the numbers drawn, one block per series), NAME.gp (a gnuplot\n"
+    "script that redraws the figure by itself: edit it and run `gnuplot NAME.gp`) and\n"
+    "the figure: NAME.png (pngcairo), NAME.pdf (pdfcairo), NAME.svg, or with --format\n"
+    "tex NAME.tex + NAME.pdf (cairolatex: \\input{NAME.tex} in a LaTeX paper).  They\n"
+    "appear together or not at all.  --size is pixels for png and svg, inches for pdf\n"
+    "and tex (default per panel 600x420 or 3.6x2.6).  Inputs are any tables with '# '\n"
+    "header lines and a column-name line; --x, --y, --series, --panel name columns,\n"
+    "--where COL=VALUE,... keeps matching rows.  sbw-plot selects and reshapes; the\n"
+    "means and sds over seeds (sweep, rank-k, alpha) are the only arithmetic.\n\n"
+    "Examples:\n"
+    "  sbw-rank --spectrum s.tsv P.npy > r.tsv; sbw-plot spectrum s.tsv --rank r.tsv -o spec\n"
+    "  sbw-plot sweep results.tsv --where alpha=0.01 --y kl_mean --logy -o fig3\n"
+    "  sbw-plot bound bound.tsv --fits fits.tsv --format pdf -o bound\n"
+    "  sbw-plot train fit1.log fit2.log --labels softmax,mos -o curves\n";
+
+typedef struct plot_opts {
+    const char *format, *size, *title, *xrange;
+    bool logx, logy;
+    sbw_plot_args a;
+} plot_opts;
+
+static int parse_size(const char *s, sbw_plot_opts *o)
+{
+    char *x;
+    double w = s ? strtod(s, &x) : 0, h = 0;
+    if (s && (*x != 'x' && *x != ','))
+        return SBW_ERROR(SBW_EINVAL, "--size: '%s' is not WxH", s);
+    if (s) {
+        char *end;
+        h = strtod(x + 1, &end);
+        if (*end || !(w > 0) || !(h > 0) || w > 1e5 || h > 1e5)
+            return SBW_ERROR(SBW_EINVAL, "--size: '%s' is not WxH with positive sizes", s);
+    }
+    o->width = w;
+    o->height = h;
+    return SBW_OK;
+}
+
+static int parse_xrange(const char *s, sbw_plot_args *a)
+{
+    a->xmin = a->xmax = NAN;
+    if (!s)
+        return SBW_OK;
+    char *c, *end;
+    a->xmin = strtod(s, &c);
+    if (*c != ':' || (a->xmax = strtod(c + 1, &end), *end) || !(a->xmin < a->xmax))
+        return SBW_ERROR(SBW_EINVAL, "--xrange: '%s' is not A:B with A < B", s);
+    return SBW_OK;
+}
+
+/* Option values the parser cannot check, and the name: usage errors. */
+static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_opts *o, const sbw_cli_common *c)
+{
+    if (!sbw_plot_kind_known(c->args[0]))
+        return sbw_cli_usage_error(cli, "unknown kind '%s' (kinds: %s)", c->args[0],
+                                   sbw_plot_kind_names());
+    if (c->nargs < 2)
+        return sbw_cli_usage_error(cli, "%s: no input given", c->args[0]);
+    if (!c->output || !*c->output || sbw_file_is_std(c->output))
+        return sbw_cli_usage_error(cli, "-o NAME is required (a file name without extension)");
+    if (sbw_plot_format_parse(p->format, &o->format) || parse_size(p->size, o) ||
+        parse_xrange(p->xrange, &p->a))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    o->title = p->title;
+    o->logx = p->logx;
+    o->logy = p->logy;
+    o->command = c->cmdline;
+    return SBW_EXIT_OK;
+}
+
+/* Every input file (the positional ones, --rank, --fits) against every
+ * output: none may be an input; each must be creatable. */
+static int preflight(const plot_opts *p, const sbw_plot_opts *o, const char *name)
+{
+    char **rank = NULL, **fits = NULL, *outs[5] = {0};
+    size_t nr = 0, nf = 0, no = 0;
+    int st = sbw_plot_kind_split(p->a.rank, &rank, &nr);
+    st = st ? st : sbw_plot_kind_split(p->a.fits, &fits, &nf);
+    st = st ? st : sbw_plot_run_outputs(name, o->format, outs, &no);
+    const char **in = st ? NULL : malloc((p->a.ninputs + nr + nf + 1) * sizeof *in);
+    if (!st && !in)
+        st = SBW_ERROR(SBW_ENOMEM, "out of memory");
+    if (!st) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->a.ninputs; i++)
+            in[n++] = p->a.inputs[i];
+        for (size_t i = 0; i < nr; i++)
+            in[n++] = rank[i];
+        for (size_t i = 0; i < nf; i++)
+            in[n++] = fits[i];
+        sbw_preflight_out po[5];
+        for (size_t i = 0; i < no; i++)
+            po[i] = (sbw_preflight_out){"-o", outs[i], false};
+        st = sbw_preflight(in, n, po, no);
+    }
+    for (size_t i = 0; i < nr; i++)
+        free(rank[i]);
+    for (size_t i = 0; i < nf; i++)
+        free(fits[i]);
+    for (size_t i = 0; i < no; i++)
+        free(outs[i]);
+    free(rank);
+    free(fits);
+    free(in);
+    return st;
+}
+
+/* -o NAME with a figure extension means the stem. */
+static void strip_ext(char *name)
+{
+    static const char *const ext[] = {".png", ".pdf", ".svg", ".tex", ".gp", ".dat"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+        size_t m = strlen(ext[i]);
+        if (n > m && !strcmp(name + n - m, ext[i])) {
+            name[n - m] = '\0';
+            return;
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    plot_opts p = {.format = "png"};
+    const sbw_cli_opt opts[] = {
+        {"--format", "F", SBW_ARG_STRING, &p.format, 0, 0, "png, pdf, svg or tex [png]"},
+        {"--size", "WxH", SBW_ARG_STRING, &p.size, 0, 0, "figure size (px or inches)"},
+        {"--title", "T", SBW_ARG_STRING, &p.title, 0, 0, "the figure's title"},
+        {"--logx", NULL, SBW_ARG_FLAG, &p.logx, 0, 0, "log scale on every x axis"},
+        {"--logy", NULL, SBW_ARG_FLAG, &p.logy, 0, 0, "log scale on every y axis"},
+        {"--x", "COL", SBW_ARG_STRING, &p.a.x, 0, 0, "the x column"},
+        {"--y", "COL,...", SBW_ARG_STRING, &p.a.y, 0, 0, "the y column(s): one panel each"},
+        {"--series", "COL", SBW_ARG_STRING, &p.a.series, 0, 0, "one line per value of COL"},
+        {"--panel", "COL", SBW_ARG_STRING, &p.a.panel, 0, 0, "one panel per value of COL"},
+        {"--where", "COL=V,...", SBW_ARG_STRING, &p.a.where, 0, 0, "keep the matching rows"},
+        {"--labels", "L,...", SBW_ARG_STRING, &p.a.labels, 0, 0, "legend text, one per input"},
+        {"--rank", "FILE,...", SBW_ARG_STRING, &p.a.rank, 0, 0, "spectrum: sbw-rank tables"},
+        {"--fits", "FILE,...", SBW_ARG_STRING, &p.a.fits, 0, 0, "bound: tables with fit_error"},
+        {"--rows", "R", SBW_ARG_SIZE, &p.a.rows, 1, 1e7, "alpha: rows per language [20]"},
+        {"--xrange", "A:B", SBW_ARG_STRING, &p.xrange, 0, 0, "x range (monotone)"},
+        {0}};
+    const sbw_cli cli = {"sbw-plot",
+                         "KIND INPUT... -o NAME",
+                         "Figures from sbw's tables: data, an editable gnuplot script, the plot.",
+                         details,
+                         opts,
+                         1,
+                         1000,
+                         SBW_CLI_OUTPUT};
+    sbw_cli_common c;
+    sbw_plot_opts o = {0};
+    int st = sbw_cli_parse(&cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if ((st = validate(&cli, &p, &o, &c)) != 0)
+        return st;
+    char *name = strdup(c.output);
+    if (!name)
+        return sbw_cli_fail("sbw-plot", SBW_ERROR(SBW_ENOMEM, "out of memory"));
+    strip_ext(name);
+    p.a.inputs = c.args + 1;
+    p.a.ninputs = (size_t)c.nargs - 1;
+    sbw_plot_fig *f = NULL;
+    st = preflight(&p, &o, name);
+    st = st ? st : sbw_plot_kind_build(c.args[0], &p.a, &f);
+    st = st ? st : sbw_plot_run(f, &o, name);
+    if (!st && !c.quiet)
+        fprintf(stderr, "sbw-plot: wrote %s.%s (%s.gp, %s.dat)\n", name,
+                sbw_plot_format_ext(o.format), name, name);
+    sbw_plot_fig_free(f);
+    free(name);
+    return st ? sbw_cli_fail("sbw-plot", st) : SBW_EXIT_OK;
+}

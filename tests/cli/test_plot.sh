@@ -1,0 +1,180 @@
+#!/bin/sh
+# CLI checks of sbw-plot: every kind in every format writes a non-empty
+# figure, its data and a script that gnuplot runs by itself from another
+# folder; the sweep's error bars are the seeds' mean and sd; bad input
+# gives one line, exit 1 or 2, and no file.
+. tests/cli/lib.sh
+P="$BIN/sbw-plot"
+ABS=$(cd "$BIN" && pwd)
+
+# ---- inputs made by the tools on a tiny language ------------------------------------------
+"$BIN/sbw-synth" dirichlet --n 40 --m 30 --alpha 0.1 --seed 1 -q -o "$T/p.npy" >"$T/synth.tsv"
+"$BIN/sbw-synth" dirichlet --n 40 --m 30 --alpha 1 --seed 1 -q -o "$T/p1.npy" >"$T/synth1.tsv"
+"$BIN/sbw-rank" -q --spectrum "$T/spec.tsv" "$T/p.npy" >"$T/rank.tsv"
+"$BIN/sbw-rank" -q --center --spectrum "$T/specc.tsv" "$T/p.npy" >"$T/rankc.tsv"
+"$BIN/sbw-bound" -q --d 1:10 "$T/p.npy" >"$T/bound.tsv"
+"$BIN/sbw-fit" -q --model plif --k 4 --d 2 --steps 12 --log "$T/log.tsv" --save "$T/plif" \
+    -o "$T/q.npy" "$T/p.npy" >/dev/null
+"$BIN/sbw-fit" -q --model lms --k 3 --d 2 --steps 12 --log "$T/log2.tsv" --save "$T/lms" \
+    -o "$T/q2.npy" "$T/p.npy" >/dev/null
+# a sweep table: two seeds per cell; mos at D=4, M=30 has mode_match 0.2 and 0.4
+printf '# made by hand\nmodel\tk\tm\td\tseed\tkl_mean\tmode_match\tfit_error\trank\tperplexity\n' >"$T/res.tsv"
+for m in 30 60; do
+    for d in 2 4; do
+        printf 'softmax\t0\t%s\t%s\t1\t1.5\t0.1\t20\t%s\t9\n' $m $d $((d + 1)) >>"$T/res.tsv"
+        printf 'softmax\t0\t%s\t%s\t2\t1.25\t0.3\t21\t%s\t8\n' $m $d $((d + 1)) >>"$T/res.tsv"
+        printf 'mos\t%s\t%s\t%s\t1\t1.0\t0.2\t19\t%s\t7\n' $d $m $d $((3 * d)) >>"$T/res.tsv"
+        printf 'mos\t%s\t%s\t%s\t2\t0.75\t0.4\t18\t%s\t6\n' $d $m $d $((3 * d)) >>"$T/res.tsv"
+    done
+done
+
+# kind NAME ARGS...: the arguments of each kind
+run_kind() {
+    kind=$1
+    out=$2
+    shift 2
+    case $kind in
+    spectrum) "$P" -q spectrum "$T/spec.tsv" "$T/specc.tsv" --rank "$T/rank.tsv,$T/rankc.tsv" -o "$out" "$@" ;;
+    sweep) "$P" -q sweep "$T/res.tsv" -o "$out" "$@" ;;
+    alpha) "$P" -q alpha "$T/synth.tsv" "$T/synth1.tsv" --rows 5 -o "$out" "$@" ;;
+    bound) "$P" -q bound "$T/bound.tsv" --fits "$T/res.tsv" -o "$out" "$@" ;;
+    train) "$P" -q train "$T/log.tsv" "$T/log2.tsv" -o "$out" "$@" ;;
+    monotone) "$P" -q monotone "$T/plif" "$T/lms" -o "$out" "$@" ;;
+    rank-k) "$P" -q rank-k "$T/res.tsv" --x k --where model=mos -o "$out" "$@" ;;
+    esac
+}
+
+mkdir "$T/figs" "$T/elsewhere"
+for kind in spectrum sweep alpha bound train monotone rank-k; do
+    for fmt in png pdf svg tex; do
+        name="$T/figs/${kind}_$fmt"
+        expect_exit 0 "$kind $fmt" run_kind $kind "$name" --format $fmt
+        ext=$fmt
+        [ $fmt = tex ] && ext=pdf
+        for f in "$name.$ext" "$name.gp" "$name.dat"; do
+            if [ -s "$f" ]; then ok; else bad "$kind $fmt: $f missing or empty"; fi
+        done
+        if [ $fmt = tex ]; then
+            if [ -s "$name.tex" ]; then ok; else bad "$kind tex: no .tex"; fi
+            expect_grep 'includegraphics.*\{'"${kind}_tex"'\}' "$name.tex" "$kind tex: includes its pdf by bare name"
+        fi
+        # the script alone redraws the figure, from another folder, without a word
+        rm -f "$name.$ext"
+        (cd "$T/elsewhere" && gnuplot "$name.gp") >"$T/gp.out" 2>"$T/gp.err"
+        st=$?
+        if [ $st -eq 0 ] && [ ! -s "$T/gp.err" ] && [ -s "$name.$ext" ]; then ok; else
+            bad "$kind $fmt: gnuplot $name.gp alone: exit $st, $(head -c 300 "$T/gp.err")"
+        fi
+    done
+    if ls -a "$T/figs" | grep -q '\.plot\.'; then bad "$kind: a temporary folder left"; else ok; fi
+done
+if [ -z "$(ls -A "$T/elsewhere")" ]; then ok; else bad "the scripts wrote into the current folder"; fi
+
+# figure types are what they claim
+expect_eq "$(head -c 4 "$T/figs/sweep_png.png" | od -An -c | tr -d ' ')" '211PNG' "png magic"
+expect_eq "$(head -c 4 "$T/figs/sweep_pdf.pdf")" '%PDF' "pdf magic"
+expect_grep '<svg' "$T/figs/sweep_svg.svg" "svg"
+# tex: labels in LaTeX (the % of the spectrum's y label escaped)
+expect_grep '\\%' "$T/figs/spectrum_tex.tex" "tex: % escaped"
+
+# ---- what is drawn ------------------------------------------------------------------------
+# sweep: one panel per M, one block per (M, head); mos K=4 at D=4, M=30: mean 0.3, sd sqrt(0.02)
+d="$T/figs/sweep_png.dat"
+expect_grep '^# index 0: panel 1 \(M = 30\), softmax$' "$d" "sweep: first block softmax"
+expect_grep '^# index 1: panel 1 \(M = 30\), mos K=2$' "$d" "sweep: K in the legend"
+expect_eq "$(grep -c '^# index' "$d")" 6 "sweep: 2 panels x (softmax, mos K=2, mos K=4)"
+row=$(awk '/^# index 2:/ { b = 1; next } b && /^4\t/ { print; exit }' "$d")
+expect_num_near "$(echo "$row" | cut -f2)" 0.3 1e-12 "sweep mean over seeds"
+expect_num_near "$(echo "$row" | cut -f3)" 0.14142135623730953 1e-12 "sweep sd over seeds"
+expect_grep "set multiplot layout 1,2" "$T/figs/sweep_png.gp" "sweep: a panel per M"
+expect_grep "'M = 30' noenhanced" "$T/figs/sweep_png.gp" "sweep: panel title"
+expect_grep "yerrorlines" "$T/figs/sweep_png.gp" "sweep: error bars"
+# --where and --y choose rows and the metric
+expect_exit 0 "sweep --where --y" "$P" -q sweep "$T/res.tsv" --where m=60,model=softmax --y kl_mean \
+    --logy -o "$T/w"
+expect_eq "$(grep -c '^# index' "$T/w.dat")" 1 "where: one block"
+row=$(grep '^2	' "$T/w.dat")
+expect_num_near "$(echo "$row" | cut -f2)" 1.375 1e-12 "where: softmax mean at D=2, M=60"
+expect_num_near "$(echo "$row" | cut -f3)" 0.17677669529663687 1e-12 "where: softmax sd at D=2, M=60"
+expect_grep "set logscale y" "$T/w.gp" "--logy"
+# spectrum: cum_pct against normalised as sbw-rank wrote them, and the NR threshold
+tsh=$(tsv_field "$T/rank.tsv" tsh)
+expect_grep " $tsh with lines" "$T/figs/spectrum_png.gp" "spectrum: threshold from --rank"
+expect_eq "$(awk '/^# index 0:/ { b = 1; next } b && !/^#/ { print; exit }' "$T/figs/spectrum_png.dat" | cut -f2)" \
+    "$(tsv_rows "$T/spec.tsv" | tail -n 1 | cut -f6)" "spectrum: the smallest value's cum_pct"
+# a .npy of singular values works too, through the tested cum_pct
+printf '3\n2\n1\n1\n' >"$T/sv.txt"
+. tests/cli/npy.sh
+npy_header '<f8' '(4,)' "$T/sv.npy"
+printf '\000\000\000\000\000\000\010\100\000\000\000\000\000\000\000\100\000\000\000\000\000\000\360\077\000\000\000\000\000\000\360\077' >>"$T/sv.npy"
+expect_exit 0 "spectrum of a .npy" "$P" -q spectrum "$T/sv.npy" -o "$T/svfig"
+expect_grep "^0.3333333333333333	50	nan" "$T/svfig.dat" "npy spectrum: 1/3 at 50%"
+# monotone: parameters as gnuplot arrays
+expect_grep "^array s1\[4\] = \[" "$T/figs/monotone_png.gp" "monotone: plif slopes"
+expect_grep "^array u2\[3\] = \[" "$T/figs/monotone_png.gp" "monotone: lms slopes"
+# -o with an extension means the stem; --size and --title reach the script
+expect_exit 0 "-o x.png" "$P" -q bound "$T/bound.tsv" -o "$T/b.png" --size 500x300 --title "My title"
+expect_grep "size 500,300" "$T/b.gp" "--size"
+expect_grep "'My title'" "$T/b.gp" "--title"
+expect_exit 0 "train of an sbw-lm style log" sh -c \
+    "printf 'step\tepoch\ttokens\tseconds\tlr\tloss\tppl\tvalid_ppl\thead_seconds\n1\t0\t10\t1\t0.1\t5\t148\tnan\t0.1\n2\t0\t20\t2\t0.1\t4\t54\t60\t0.1\n' >'$T/lm.tsv' && '$P' -q train '$T/lm.tsv' -o '$T/lm'"
+expect_grep "'validation perplexity'" "$T/lm.gp" "train: sbw-lm's valid_ppl by default"
+
+# ---- bad input: one line, exit 1 or 2, nothing written -----------------------------------
+# expect_refused CODE WHAT PATTERN NAME cmd...
+expect_refused() {
+    code=$1
+    what=$2
+    pat=$3
+    name=$4
+    shift 4
+    expect_exit "$code" "$what" "$@"
+    # the reason is the first line; a usage error adds the usage line and a hint
+    head -n 1 "$T/err" >"$T/err1"
+    expect_grep "$pat" "$T/err1" "$what: reason on the first line"
+    expect_lines $([ "$code" = 2 ] && grep -q '^Usage: sbw-plot' "$T/err" && echo 3 || echo 1) "$T/err" "$what: one line (+ usage)"
+    for e in png gp dat; do expect_absent "$name.$e" "$what: no $e"; done
+    if ls -a "$(dirname "$name")" | grep -q '\.plot\.'; then bad "$what: temporary folder left"; else ok; fi
+}
+mkdir "$T/bad"
+B="$T/bad/fig"
+printf '# tool=x\nmodel\td\tm\tmode_match\n' >"$T/empty.tsv"
+printf 'model\td\n' >"$T/nocols.tsv"
+: >"$T/zero.tsv"
+printf '\000\001binary' >"$T/bin.tsv"
+expect_refused 2 "unknown kind" "unknown kind 'pie' \(kinds: spectrum sweep" "$B" "$P" pie "$T/res.tsv" -o "$B"
+expect_refused 2 "no -o" "-o NAME is required" "$B" "$P" sweep "$T/res.tsv"
+expect_refused 2 "no input" "sweep: no input given" "$B" "$P" sweep -o "$B"
+expect_refused 2 "bad format" "--format: 'jpg' is not one of png, pdf, svg, tex" "$B" "$P" sweep "$T/res.tsv" --format jpg -o "$B"
+expect_refused 2 "bad size" "--size: 'big' is not WxH" "$B" "$P" sweep "$T/res.tsv" --size big -o "$B"
+expect_refused 2 "bad --where" "--where: 'model' is not COLUMN=VALUE" "$B" "$P" sweep "$T/res.tsv" --where model -o "$B"
+expect_refused 2 "labels count" "--labels: 1 labels for 2 inputs" "$B" "$P" train "$T/log.tsv" "$T/log2.tsv" --labels a -o "$B"
+expect_refused 1 "missing column" "res.tsv: no column 'nosuch' \(columns: model k m d" "$B" "$P" sweep "$T/res.tsv" --y nosuch -o "$B"
+expect_refused 1 "empty table" "empty.tsv: no data rows" "$B" "$P" sweep "$T/empty.tsv" -o "$B"
+expect_refused 1 "empty file" "zero.tsv: no column-name line" "$B" "$P" train "$T/zero.tsv" -o "$B"
+expect_refused 1 "columns missing" "nocols.tsv: no data rows" "$B" "$P" rank-k "$T/nocols.tsv" -o "$B"
+expect_refused 1 "not a table" "bin.tsv: column 1 of the header line has no name" "$B" "$P" train "$T/bin.tsv" -o "$B"
+expect_refused 1 "missing file" "nofile.tsv: cannot open" "$B" "$P" bound "$T/nofile.tsv" -o "$B"
+expect_refused 1 "no rows after --where" "no row with finite d and mode_match where model=lms" "$B" \
+    "$P" sweep "$T/res.tsv" --where model=lms -o "$B"
+expect_refused 1 "not positive on a log axis" "series 'softmax': no point to draw .*log" "$B" \
+    "$P" sweep "$T/res.tsv" --where model=softmax --y k --logy -o "$B"
+expect_refused 1 "monotone of a softmax" "model 'softmax' has no learned monotone function" "$B" \
+    sh -c "'$BIN/sbw-fit' -q --model softmax --d 2 --steps 1 --save '$T/sm' -o '$T/q3.npy' '$T/p.npy' >/dev/null && '$P' -q monotone '$T/sm' -o '$B'"
+expect_refused 1 "alpha of another table" "bound.tsv: no '# alpha=' and '# m=' lines" "$B" "$P" alpha "$T/bound.tsv" -o "$B"
+grep -v '^# output=' "$T/synth.tsv" >"$T/synth_noout.tsv"
+expect_refused 1 "alpha without a language" "no '# output=' file" "$B" "$P" alpha "$T/synth_noout.tsv" -o "$B"
+expect_refused 1 "spectrum, --rank without tsh" "rank.tsv: no column 'tsh'|no column 'tsh'" "$B" \
+    "$P" spectrum "$T/spec.tsv" --rank "$T/bound.tsv" -o "$B"
+expect_refused 2 "output is an input" "is an input|same file" "$T/res" "$P" sweep "$T/res.dat" -o "$T/res"
+cp "$T/res.tsv" "$T/res.dat"
+expect_exit 2 "output .dat is the input" "$P" sweep "$T/res.dat" -o "$T/res"
+expect_eq "$(cmp "$T/res.tsv" "$T/res.dat" && echo same)" same "input untouched"
+expect_exit 1 "uncreatable folder" "$P" sweep "$T/res.tsv" -o "$T/no/such/dir/fig"
+# a run that fails at gnuplot leaves nothing either: gnuplot missing from PATH
+expect_exit 1 "no gnuplot" env PATH=/nonexistent "$ABS/sbw-plot" -q sweep "$T/res.tsv" -o "$B"
+expect_grep "gnuplot not found" "$T/err" "no gnuplot: reason"
+for e in png gp dat; do expect_absent "$B.$e" "no gnuplot: no $e"; done
+expect_exit 0 "--help" "$P" --help
+expect_grep "monotone DIR" "$T/out" "help lists the kinds"
+finish
