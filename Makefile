@@ -117,7 +117,7 @@ ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
 # The folders whose files must export only their own prefix
 # (scripts/check-prefix.sh); cppcheck and clang-tidy read the library, the
 # tools and the tests.
-PREFIX_DIRS := core synth analysis models lm verify
+PREFIX_DIRS := core synth analysis models lm verify plots
 PREFIX_OBJ := $(filter $(addprefix $(BUILD)/,$(addsuffix /%,$(PREFIX_DIRS))),$(LIB_OBJ))
 LINT_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS))) $(wildcard tests/*.c)
 

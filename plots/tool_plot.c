@@ -158,6 +158,7 @@ static void strip_ext(char *name)
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     plot_opts p = {.format = "png"};
     const sbw_cli_opt opts[] = {
         {"--format", "F", SBW_ARG_STRING, &p.format, 0, 0, "png, pdf, svg or tex [png]"},

@@ -219,6 +219,7 @@ static int validate(const sbw_cli *cli, verify_args *a, bool *sel)
 
 int main(int argc, char **argv)
 {
+    sbw_blas_tune(argv);
     verify_args a = {.sizes = "quick"};
     const sbw_cli_opt opts[] = {
         {"--full", NULL, SBW_ARG_FLAG, &a.full, 0, 0, "larger sizes (= --sizes full)"},
