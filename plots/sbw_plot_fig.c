@@ -35,7 +35,7 @@ int sbw_plot_fig_alloc(sbw_plot_fig **f, const char *kind)
     return NOMEM();
 }
 
-static void series_free(sbw_plot_series *s)
+static void series_free(sbw_plot_fig_series *s)
 {
     if (!s)
         return;
@@ -47,7 +47,7 @@ static void series_free(sbw_plot_series *s)
     free(s);
 }
 
-static void panel_free(sbw_plot_panel *p)
+static void panel_free(sbw_plot_fig_panel *p)
 {
     if (!p)
         return;
@@ -74,14 +74,14 @@ void sbw_plot_fig_free(sbw_plot_fig *f)
     free(f);
 }
 
-int sbw_plot_fig_panel(sbw_plot_fig *f, const char *title, const char *xlabel, const char *ylabel,
-                       sbw_plot_panel **p)
+int sbw_plot_fig_add_panel(sbw_plot_fig *f, const char *title, const char *xlabel,
+                           const char *ylabel, sbw_plot_fig_panel **p)
 {
-    sbw_plot_panel **v = realloc(f->panel, (f->npanel + 1) * sizeof(sbw_plot_panel *));
+    sbw_plot_fig_panel **v = realloc(f->panel, (f->npanel + 1) * sizeof(sbw_plot_fig_panel *));
     if (!v)
         return NOMEM();
     f->panel = v;
-    sbw_plot_panel *q = calloc(1, sizeof *q);
+    sbw_plot_fig_panel *q = calloc(1, sizeof *q);
     if (!q)
         return NOMEM();
     q->title = dupstr(title);
@@ -97,14 +97,14 @@ int sbw_plot_fig_panel(sbw_plot_fig *f, const char *title, const char *xlabel, c
     return SBW_OK;
 }
 
-int sbw_plot_panel_series(sbw_plot_panel *p, const char *label, sbw_plot_with with, int style,
-                          sbw_plot_series **s)
+int sbw_plot_fig_add_series(sbw_plot_fig_panel *p, const char *label, sbw_plot_fig_with with,
+                            int style, sbw_plot_fig_series **s)
 {
-    sbw_plot_series **v = realloc(p->series, (p->nseries + 1) * sizeof(sbw_plot_series *));
+    sbw_plot_fig_series **v = realloc(p->series, (p->nseries + 1) * sizeof(sbw_plot_fig_series *));
     if (!v)
         return NOMEM();
     p->series = v;
-    sbw_plot_series *q = calloc(1, sizeof *q);
+    sbw_plot_fig_series *q = calloc(1, sizeof *q);
     if (!q || !(q->label = strdup(label ? label : ""))) {
         free(q);
         return NOMEM();
@@ -116,7 +116,7 @@ int sbw_plot_panel_series(sbw_plot_panel *p, const char *label, sbw_plot_with wi
     return SBW_OK;
 }
 
-int sbw_plot_series_add(sbw_plot_series *s, double x, double y, double err)
+int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double err)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
@@ -139,7 +139,7 @@ int sbw_plot_series_add(sbw_plot_series *s, double x, double y, double err)
     return SBW_OK;
 }
 
-int sbw_plot_series_func(sbw_plot_series *s, const char *expr)
+int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr)
 {
     char *e = strdup(expr);
     if (!e)
@@ -190,19 +190,19 @@ static bool drawable(double x, double y, bool logx, bool logy)
     return isfinite(x) && isfinite(y) && (!logx || x > 0) && (!logy || y > 0);
 }
 
-int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_opts *o)
+int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o)
 {
     if (!f->npanel)
         return SBW_ERROR(SBW_EDATA, "sbw-plot %s: nothing to draw", f->kind);
     for (size_t i = 0; i < f->npanel; i++) {
-        const sbw_plot_panel *p = f->panel[i];
+        const sbw_plot_fig_panel *p = f->panel[i];
         const char *pt = p->title ? p->title : p->ylabel ? p->ylabel : "";
         bool lx = p->logx || o->logx, ly = p->logy || o->logy;
         if (!p->nseries)
             return SBW_ERROR(SBW_EDATA, "sbw-plot %s: panel %zu (%s) has no series", f->kind, i + 1,
                              pt);
         for (size_t j = 0; j < p->nseries; j++) {
-            const sbw_plot_series *s = p->series[j];
+            const sbw_plot_fig_series *s = p->series[j];
             size_t k = 0;
             while (!s->func && k < s->n && !drawable(s->x[k], s->y[k], lx, ly))
                 k++;
@@ -227,7 +227,7 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
     size_t idx = 0;
     for (size_t i = 0; i < f->npanel; i++)
         for (size_t j = 0; j < f->panel[i]->nseries; j++) {
-            const sbw_plot_series *s = f->panel[i]->series[j];
+            const sbw_plot_fig_series *s = f->panel[i]->series[j];
             if (s->func)
                 continue;
             const char *t = f->panel[i]->title;
@@ -244,18 +244,18 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
     return ferror(out) ? SBW_ERROR(SBW_EIO, "write error (figure data)") : SBW_OK;
 }
 
-int sbw_plot_format_parse(const char *s, sbw_plot_format *f)
+int sbw_plot_fig_format_parse(const char *s, sbw_plot_fig_format *f)
 {
     static const char *const names[] = {"png", "pdf", "svg", "tex"};
     for (int i = 0; i < 4; i++)
         if (!strcmp(s, names[i])) {
-            *f = (sbw_plot_format)i;
+            *f = (sbw_plot_fig_format)i;
             return SBW_OK;
         }
     return SBW_ERROR(SBW_EINVAL, "--format: '%s' is not one of png, pdf, svg, tex", s);
 }
 
-const char *sbw_plot_format_ext(sbw_plot_format f)
+const char *sbw_plot_fig_format_ext(sbw_plot_fig_format f)
 {
     static const char *const ext[] = {"png", "pdf", "svg", "tex"};
     return ext[f];
@@ -317,7 +317,8 @@ static void layout(size_t n, size_t *rows, size_t *cols)
     *rows = (n + *cols - 1) / *cols;
 }
 
-static void terminal(FILE *out, const sbw_plot_opts *o, size_t rows, size_t cols, const char *stem)
+static void terminal(FILE *out, const sbw_plot_fig_opts *o, size_t rows, size_t cols,
+                     const char *stem)
 {
     bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
     /* per panel: 600 x 420 pixels at an 11-point font, or 3.6 x 2.6 inches
@@ -333,7 +334,7 @@ static void terminal(FILE *out, const sbw_plot_opts *o, size_t rows, size_t cols
     else
         fprintf(out, "set terminal %s size %.2fin,%.2fin font ',8' linewidth 1.2\n",
                 term[o->format], w, h);
-    fprintf(out, "set output here.'%s.%s'\n", stem, sbw_plot_format_ext(o->format));
+    fprintf(out, "set output here.'%s.%s'\n", stem, sbw_plot_fig_format_ext(o->format));
 }
 
 static void styles(FILE *out)
@@ -351,7 +352,7 @@ static void styles(FILE *out)
 static int style_of(int s) { return s <= 0 ? 99 : (s - 1) % NSTYLES + 1; }
 
 /* One "plot" element; *idx counts the data blocks. */
-static void element(FILE *out, const sbw_plot_series *s, size_t *idx, bool tex)
+static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool tex)
 {
     int ls = style_of(s->style), dt = s->style <= 0 ? 1 : dashes[(s->style - 1) % 4];
     bool err = false;
@@ -382,13 +383,13 @@ static void element(FILE *out, const sbw_plot_series *s, size_t *idx, bool tex)
 }
 
 /* The range of the drawable data of p on one axis (y when use_y). */
-static void data_range(const sbw_plot_panel *p, bool lx, bool ly, bool use_y, double *lo,
+static void data_range(const sbw_plot_fig_panel *p, bool lx, bool ly, bool use_y, double *lo,
                        double *hi)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
     for (size_t j = 0; j < p->nseries; j++) {
-        const sbw_plot_series *s = p->series[j];
+        const sbw_plot_fig_series *s = p->series[j];
         for (size_t k = 0; !s->func && k < s->n; k++)
             if (drawable(s->x[k], s->y[k], lx, ly)) {
                 double v = use_y ? s->y[k] : s->x[k];
@@ -400,7 +401,7 @@ static void data_range(const sbw_plot_panel *p, bool lx, bool ly, bool use_y, do
 
 /* One x (or one y) value is a legitimate figure (a run with one
  * validation) but an empty range to gnuplot, which warns: widen it. */
-static void degenerate(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *o)
+static void degenerate(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o)
 {
     bool lx = p->logx || o->logx, ly = p->logy || o->logy, fx = false;
     double lo, hi;
@@ -416,7 +417,7 @@ static void degenerate(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *
 
 /* Tics at the data's x values when they are a few integers (D, K, M);
  * false (and autofreq) otherwise. */
-static bool xtics(FILE *out, const sbw_plot_panel *p)
+static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
 {
     double v[12];
     size_t n = 0;
@@ -472,7 +473,7 @@ static void log_tics(FILE *out, char axis, double lo, double hi)
             pow(lo * hi * hi, 1.0 / 3), hi);
 }
 
-static void panel(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *o, size_t *idx)
+static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o, size_t *idx)
 {
     bool tex = o->format == SBW_PLOT_TEX;
     fprintf(out, "unset logscale\nset autoscale\nset title ");
@@ -525,7 +526,7 @@ static void panel(FILE *out, const sbw_plot_panel *p, const sbw_plot_opts *o, si
     fprintf(out, "\n");
 }
 
-int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *stem,
+int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
                               FILE *out)
 {
     size_t rows, cols, idx = 0;
@@ -534,7 +535,7 @@ int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_opts *o, con
     fprintf(out,
             "# %s.gp -- a figure by sbw-plot %s.  Edit freely; `gnuplot %s.gp` redraws it\n"
             "# from any folder: it reads %s.dat and writes %s.%s beside itself.\n",
-            stem, f->kind, stem, stem, stem, sbw_plot_format_ext(o->format));
+            stem, f->kind, stem, stem, stem, sbw_plot_fig_format_ext(o->format));
     if (o->command)
         fprintf(out, "# command: %s\n", o->command);
     if (f->notes) {

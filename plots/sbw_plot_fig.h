@@ -16,40 +16,40 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum sbw_plot_format {
+typedef enum sbw_plot_fig_format {
     SBW_PLOT_PNG = 0, /* pngcairo */
     SBW_PLOT_PDF,     /* pdfcairo */
     SBW_PLOT_SVG,     /* svg */
     SBW_PLOT_TEX      /* cairolatex pdf: NAME.tex + NAME.pdf */
-} sbw_plot_format;
+} sbw_plot_fig_format;
 
 /* How a series is drawn. */
-typedef enum sbw_plot_with {
+typedef enum sbw_plot_fig_with {
     SBW_WITH_LINES = 0,   /* lines, dashed by style (grey-scale) */
     SBW_WITH_LINESPOINTS, /* lines and points (y error bars when any err is finite) */
     SBW_WITH_POINTS,      /* points only */
     SBW_WITH_STEPS,       /* a step function, dashed by style */
     SBW_WITH_REFERENCE    /* a thin dashed reference line (bounds, identity, thresholds) */
-} sbw_plot_with;
+} sbw_plot_fig_with;
 
-typedef struct sbw_plot_series {
+typedef struct sbw_plot_fig_series {
     char *label;
-    sbw_plot_with with;
+    sbw_plot_fig_with with;
     int style;  /* 1-based: colour, point type, dash; 0 = black */
     char *func; /* a gnuplot expression in x drawn instead of points, or NULL */
     size_t n, cap;
     double *x, *y, *err; /* n points; err: half-width of a y error bar, NaN for none */
-} sbw_plot_series;
+} sbw_plot_fig_series;
 
-typedef struct sbw_plot_panel {
+typedef struct sbw_plot_fig_panel {
     char *title, *xlabel, *ylabel;
     bool logx, logy;
     double xmin, xmax; /* NaN: gnuplot decides */
     double ymin, ymax; /* NaN: gnuplot decides (each separately) */
     const char *key;   /* gnuplot key position ("top left"), NULL: below the panel */
     size_t nseries;
-    sbw_plot_series **series;
-} sbw_plot_panel;
+    sbw_plot_fig_series **series;
+} sbw_plot_fig_panel;
 
 typedef struct sbw_plot_fig {
     char *kind;  /* "spectrum", ... */
@@ -57,18 +57,18 @@ typedef struct sbw_plot_fig {
     char *notes; /* comment lines for the script's head (inputs, meaning) */
     char *defs;  /* gnuplot lines run before plotting (function definitions) */
     size_t npanel;
-    sbw_plot_panel **panel;
+    sbw_plot_fig_panel **panel;
 } sbw_plot_fig;
 
 /* How to render. */
-typedef struct sbw_plot_opts {
-    sbw_plot_format format;
+typedef struct sbw_plot_fig_opts {
+    sbw_plot_fig_format format;
     double width, height; /* 0: the default for the format and layout (pixels for png and
                              svg, inches for pdf and tex) */
     const char *title;    /* replaces the figure's title when not NULL */
     bool logx, logy;      /* forced on every panel */
     const char *command;  /* the command line, quoted in the script's head */
-} sbw_plot_opts;
+} sbw_plot_fig_opts;
 
 /* A new empty figure of kind.  Errors: SBW_ENOMEM.  Free with
  * sbw_plot_fig_free (NULL is fine). */
@@ -77,21 +77,21 @@ void sbw_plot_fig_free(sbw_plot_fig *f);
 
 /* Appends a panel (strings copied; NULL labels allowed) and returns it in
  * *p, owned by f.  Errors: SBW_ENOMEM. */
-int sbw_plot_fig_panel(sbw_plot_fig *f, const char *title, const char *xlabel, const char *ylabel,
-                       sbw_plot_panel **p);
+int sbw_plot_fig_add_panel(sbw_plot_fig *f, const char *title, const char *xlabel,
+                           const char *ylabel, sbw_plot_fig_panel **p);
 
 /* Appends a series to p and returns it in *s, owned by p.  Errors:
  * SBW_ENOMEM. */
-int sbw_plot_panel_series(sbw_plot_panel *p, const char *label, sbw_plot_with with, int style,
-                          sbw_plot_series **s);
+int sbw_plot_fig_add_series(sbw_plot_fig_panel *p, const char *label, sbw_plot_fig_with with,
+                            int style, sbw_plot_fig_series **s);
 
 /* Appends the point (x, y) with error half-width err (NaN: none).
  * Errors: SBW_ENOMEM. */
-int sbw_plot_series_add(sbw_plot_series *s, double x, double y, double err);
+int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double err);
 
 /* Draws the gnuplot expression expr (in x) instead of points.  Errors:
  * SBW_ENOMEM. */
-int sbw_plot_series_func(sbw_plot_series *s, const char *expr);
+int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr);
 
 /* Appends a printf-formatted line to the figure's notes (comments in the
  * script) or to its definitions (gnuplot code).  Errors: SBW_ENOMEM. */
@@ -102,7 +102,7 @@ int sbw_plot_fig_def(sbw_plot_fig *f, const char *fmt, ...) __attribute__((forma
  * every panel has a series, every data series a point that its axes can
  * show (finite; positive on a log axis, with opts' forced log axes).
  * Errors: SBW_EDATA naming the panel and the series. */
-int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_opts *o);
+int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o);
 
 /* Writes the data file: a comment head, then one block per data series (in
  * panel order; gnuplot's `index`), "x<TAB>y<TAB>err" rows, blocks separated
@@ -112,7 +112,7 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out);
 /* Writes the gnuplot script that draws the figure from stem.dat into
  * stem.<ext> (both beside the script wherever it is run from); stem is a
  * bare file name.  Errors: SBW_EIO. */
-int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *stem,
+int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
                               FILE *out);
 
 /* Text for a label in the script: UTF-8 Greek and symbols kept for the
@@ -122,9 +122,9 @@ int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_opts *o, con
 void sbw_plot_fig_text(const char *s, bool tex, char *buf, size_t cap);
 
 /* "png", "pdf", "svg", "tex" to the format.  Errors: SBW_EINVAL. */
-int sbw_plot_format_parse(const char *s, sbw_plot_format *f);
+int sbw_plot_fig_format_parse(const char *s, sbw_plot_fig_format *f);
 
 /* The file extension of the figure ("png", ..., "tex"). */
-const char *sbw_plot_format_ext(sbw_plot_format f);
+const char *sbw_plot_fig_format_ext(sbw_plot_fig_format f);
 
 #endif

@@ -112,7 +112,8 @@ static void stem_of(const char *path, char *buf, size_t cap)
 }
 
 /* Label i of --labels, or fallback. */
-static int label_of(const sbw_plot_args *a, size_t i, const char *fallback, char *buf, size_t cap)
+static int label_of(const sbw_plot_kind_args *a, size_t i, const char *fallback, char *buf,
+                    size_t cap)
 {
     char **l;
     size_t n;
@@ -231,7 +232,7 @@ typedef struct group_spec {
     bool panel_needed;  /* the user named it: a table without it is an error */
     bool with_k;        /* legend "mos K=10" when the table has a k column */
     bool aggregate;     /* mean and sd over rows of equal (panel, series, x) */
-    sbw_plot_with with;
+    sbw_plot_fig_with with;
 } group_spec;
 
 typedef struct group {
@@ -262,7 +263,7 @@ static int push_rec(group *g, rec r)
 }
 
 /* The legend of a file's rows when it has no series column. */
-static int file_label(const sbw_plot_args *a, size_t i, const sbw_plot_tsv *t, char *buf,
+static int file_label(const sbw_plot_kind_args *a, size_t i, const sbw_plot_tsv *t, char *buf,
                       size_t cap)
 {
     char fb[256], stem[128];
@@ -291,7 +292,7 @@ static void series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc, const 
     snprintf(buf, cap, "%s%s%s", s, showk ? " K=" : "", showk ? k : "");
 }
 
-static int table_recs(const sbw_plot_args *a, size_t fi, const sbw_plot_tsv *t,
+static int table_recs(const sbw_plot_kind_args *a, size_t fi, const sbw_plot_tsv *t,
                       const group_spec *gs, const where_clause *w, group *g)
 {
     size_t xc, yc[16], dummy;
@@ -334,7 +335,7 @@ static int by_x(const void *a, const void *b)
 }
 
 /* Adds series si of (yi, pi) to p: points sorted by x, aggregated. */
-static int add_group_series(sbw_plot_panel *p, const group *g, const group_spec *gs, size_t yi,
+static int add_group_series(sbw_plot_fig_panel *p, const group *g, const group_spec *gs, size_t yi,
                             size_t pi, size_t si, rec *buf, double *ys)
 {
     size_t n = 0;
@@ -344,8 +345,8 @@ static int add_group_series(sbw_plot_panel *p, const group *g, const group_spec 
     if (!n)
         return SBW_OK;
     qsort(buf, n, sizeof *buf, by_x);
-    sbw_plot_series *s;
-    int st = sbw_plot_panel_series(p, g->series.s[si], gs->with, (int)si + 1, &s);
+    sbw_plot_fig_series *s;
+    int st = sbw_plot_fig_add_series(p, g->series.s[si], gs->with, (int)si + 1, &s);
     for (size_t i = 0; !st && i < n;) {
         size_t j = i;
         while (gs->aggregate && j < n && buf[j].x == buf[i].x) {
@@ -353,14 +354,14 @@ static int add_group_series(sbw_plot_panel *p, const group *g, const group_spec 
             j++;
         }
         if (!gs->aggregate) {
-            st = sbw_plot_series_add(s, buf[i].x, buf[i].y, NAN);
+            st = sbw_plot_fig_series_add(s, buf[i].x, buf[i].y, NAN);
             i++;
             continue;
         }
         double mean, sd;
         size_t c;
         sbw_plot_shape_mean_sd(ys, j - i, &mean, &sd, &c);
-        st = sbw_plot_series_add(s, buf[i].x, mean, sd);
+        st = sbw_plot_fig_series_add(s, buf[i].x, mean, sd);
         i = j;
     }
     return st;
@@ -407,9 +408,9 @@ static int group_panels(sbw_plot_fig *f, const group *g, const group_spec *gs)
             if (g->panels.s[pi][0])
                 snprintf(title, sizeof title, "%s = %s", !strcmp(gs->panel, "m") ? "M" : gs->panel,
                          g->panels.s[pi]);
-            sbw_plot_panel *p;
-            st = sbw_plot_fig_panel(f, title[0] ? title : NULL, sbw_plot_kind_label(gs->x),
-                                    sbw_plot_kind_label(gs->y[yi]), &p);
+            sbw_plot_fig_panel *p;
+            st = sbw_plot_fig_add_panel(f, title[0] ? title : NULL, sbw_plot_kind_label(gs->x),
+                                        sbw_plot_kind_label(gs->y[yi]), &p);
             for (size_t si = 0; !st && si < g->series.n; si++)
                 st = add_group_series(p, g, gs, yi, pi, si, buf, ys);
         }
@@ -420,7 +421,7 @@ static int group_panels(sbw_plot_fig *f, const group *g, const group_spec *gs)
 }
 
 /* Reads every input table and builds the grouped panels. */
-static int grouped(sbw_plot_fig *f, const sbw_plot_args *a, char *const *files, size_t nfiles,
+static int grouped(sbw_plot_fig *f, const sbw_plot_kind_args *a, char *const *files, size_t nfiles,
                    const group_spec *gs)
 {
     where_clause w;
@@ -462,7 +463,7 @@ static int pick_column(const char *path, const char *const *cand, size_t n, cons
 }
 
 /* The y columns: --y, or the default list joined by commas. */
-static int y_columns(const sbw_plot_args *a, const char *def, group_spec *gs)
+static int y_columns(const sbw_plot_kind_args *a, const char *def, group_spec *gs)
 {
     int st = sbw_plot_kind_split(a->y ? a->y : def, &gs->y, &gs->ny);
     if (!st && (gs->ny == 0 || gs->ny > 16))
@@ -470,7 +471,7 @@ static int y_columns(const sbw_plot_args *a, const char *def, group_spec *gs)
     return st;
 }
 
-static int kind_sweep(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_sweep(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
     static const char *const cand[] = {"mode_match", "kl_mean"};
     static const char *const sc[] = {"model", "head"};
@@ -501,7 +502,7 @@ static int kind_sweep(sbw_plot_fig *f, const sbw_plot_args *a)
     return st;
 }
 
-static int kind_train(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_train(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
     static const char *const xc[] = {"step", "epoch"};
     const char *x = a->x;
@@ -531,7 +532,7 @@ static int kind_train(sbw_plot_fig *f, const sbw_plot_args *a)
     return st;
 }
 
-static int kind_rank_k(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_rank_k(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
     static const char *const cand[] = {"perplexity", "kl_mean", "kl"};
     const char *second = NULL;
@@ -555,7 +556,7 @@ static int kind_rank_k(sbw_plot_fig *f, const sbw_plot_args *a)
 /* ---- bound -------------------------------------------------------------------- */
 
 /* Adds the bound table's two curves to p. */
-static int bound_curves(sbw_plot_panel *p, const sbw_plot_tsv *t)
+static int bound_curves(sbw_plot_fig_panel *p, const sbw_plot_tsv *t)
 {
     static const char *const cols[] = {"lms_bound", "shift_bound"};
     static const char *const labels[] = {"LMS Theorem 1 bound",
@@ -563,25 +564,26 @@ static int bound_curves(sbw_plot_panel *p, const sbw_plot_tsv *t)
     size_t dc, yc;
     int st = sbw_plot_tsv_need(t, "d", &dc);
     for (size_t j = 0; !st && j < 2; j++) {
-        sbw_plot_series *s;
+        sbw_plot_fig_series *s;
         st = sbw_plot_tsv_need(t, cols[j], &yc);
-        st = st ? st : sbw_plot_panel_series(p, labels[j], SBW_WITH_LINES, (int)j + 1, &s);
+        st = st ? st : sbw_plot_fig_add_series(p, labels[j], SBW_WITH_LINES, (int)j + 1, &s);
         for (size_t r = 0; !st && r < t->nrow; r++) {
             double d, y;
             st = sbw_plot_tsv_num(t, r, dc, &d);
             st = st ? st : sbw_plot_tsv_num(t, r, yc, &y);
-            st = st ? st : sbw_plot_series_add(s, d, y, NAN);
+            st = st ? st : sbw_plot_fig_series_add(s, d, y, NAN);
         }
     }
     return st;
 }
 
 /* The fits' fit_error as points, one series per model (or file). */
-static int bound_fits(sbw_plot_panel *p, const sbw_plot_args *a, char *const *files, size_t n)
+static int bound_fits(sbw_plot_fig_panel *p, const sbw_plot_kind_args *a, char *const *files,
+                      size_t n)
 {
     where_clause w;
     keyset keys = {0};
-    sbw_plot_series *ser[64];
+    sbw_plot_fig_series *ser[64];
     size_t made = 0;
     int st = where_parse(a->where, &w);
     for (size_t i = 0; !st && i < n; i++) {
@@ -609,11 +611,11 @@ static int bound_fits(sbw_plot_panel *p, const sbw_plot_args *a, char *const *fi
             if (!st && si == made) {
                 char l[320];
                 snprintf(l, sizeof l, "%s fits", key);
-                st = sbw_plot_panel_series(p, l, SBW_WITH_POINTS, (int)si + 3, &ser[made++]);
+                st = sbw_plot_fig_add_series(p, l, SBW_WITH_POINTS, (int)si + 3, &ser[made++]);
             }
             st = st ? st : sbw_plot_tsv_num(&t, r, dc, &d);
             st = st ? st : sbw_plot_tsv_num(&t, r, ec, &e);
-            st = st ? st : sbw_plot_series_add(ser[si], d, e, NAN);
+            st = st ? st : sbw_plot_fig_series_add(ser[si], d, e, NAN);
         }
         sbw_plot_tsv_free(&t);
     }
@@ -622,7 +624,7 @@ static int bound_fits(sbw_plot_panel *p, const sbw_plot_args *a, char *const *fi
     return st;
 }
 
-static int kind_bound(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_bound(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
     if (a->ninputs != 1)
         return SBW_ERROR(SBW_EINVAL, "bound: give one sbw-bound table (and fits with --fits)");
@@ -634,9 +636,9 @@ static int kind_bound(sbw_plot_fig *f, const sbw_plot_args *a)
         return st;
     const char *scale = sbw_plot_tsv_meta(&t, "scale");
     bool rms = scale && !strcmp(scale, "rms");
-    sbw_plot_panel *p;
-    st = sbw_plot_fig_panel(f, NULL, "embedding size d",
-                            rms ? "‖A − log Q‖_F / √(NM)" : "‖A − log Q‖_F (Frobenius)", &p);
+    sbw_plot_fig_panel *p;
+    st = sbw_plot_fig_add_panel(f, NULL, "embedding size d",
+                                rms ? "‖A − log Q‖_F / √(NM)" : "‖A − log Q‖_F (Frobenius)", &p);
     st = st ? st : bound_curves(p, &t);
     if (!st && sbw_plot_tsv_col(&t, "fit_error") >= 0)
         st = bound_fits(p, a, a->inputs, 1);
@@ -759,31 +761,32 @@ static bool ends_with(const char *s, const char *suf)
     return n >= m && !strcmp(s + n - m, suf);
 }
 
-static int spectrum_add(sbw_plot_panel *cum, sbw_plot_panel *sig, const spectrum *s, int style)
+static int spectrum_add(sbw_plot_fig_panel *cum, sbw_plot_fig_panel *sig, const spectrum *s,
+                        int style)
 {
-    sbw_plot_series *a, *b;
-    int st = sbw_plot_panel_series(cum, s->label, SBW_WITH_STEPS, style, &a);
-    st = st ? st : sbw_plot_panel_series(sig, s->label, SBW_WITH_LINES, style, &b);
+    sbw_plot_fig_series *a, *b;
+    int st = sbw_plot_fig_add_series(cum, s->label, SBW_WITH_STEPS, style, &a);
+    st = st ? st : sbw_plot_fig_add_series(sig, s->label, SBW_WITH_LINES, style, &b);
     for (size_t j = s->k; !st && j-- > 0;) /* ascending normalised values */
-        st = sbw_plot_series_add(a, s->norm[j], s->pct[j], NAN);
+        st = sbw_plot_fig_series_add(a, s->norm[j], s->pct[j], NAN);
     for (size_t j = 0; !st && j < s->k; j++)
-        st = sbw_plot_series_add(b, s->index[j], s->sigma[j], NAN);
+        st = sbw_plot_fig_series_add(b, s->index[j], s->sigma[j], NAN);
     if (!st && isfinite(s->tsh)) {
         char l[300], e[40];
         snprintf(l, sizeof l, "NR threshold, %s", s->label);
         snprintf(e, sizeof e, "%.17g", s->tsh);
-        sbw_plot_series *t;
-        st = sbw_plot_panel_series(sig, l, SBW_WITH_REFERENCE, style, &t);
-        st = st ? st : sbw_plot_series_func(t, e);
+        sbw_plot_fig_series *t;
+        st = sbw_plot_fig_add_series(sig, l, SBW_WITH_REFERENCE, style, &t);
+        st = st ? st : sbw_plot_fig_series_func(t, e);
     }
     return st;
 }
 
-static int kind_spectrum(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_spectrum(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
     char **rank = NULL;
     size_t nr = 0;
-    sbw_plot_panel *cum = NULL, *sig = NULL;
+    sbw_plot_fig_panel *cum = NULL, *sig = NULL;
     int st = sbw_plot_kind_split(a->rank, &rank, &nr);
     if (!st && nr && nr != a->ninputs)
         st = SBW_ERROR(SBW_EINVAL, "--rank: %zu tables for %zu spectra", nr, a->ninputs);
@@ -805,11 +808,11 @@ static int kind_spectrum(sbw_plot_fig *f, const sbw_plot_args *a)
         if (!st && !cum) {
             char xl[128];
             snprintf(xl, sizeof xl, "normalised singular value (%s)", s.xnorm);
-            st = sbw_plot_fig_panel(f, "Cumulative spectrum (cf. MoS Figure 1)", xl,
-                                    "% of singular values ≤ x", &cum);
+            st = sbw_plot_fig_add_panel(f, "Cumulative spectrum (cf. MoS Figure 1)", xl,
+                                        "% of singular values ≤ x", &cum);
             st = st ? st
-                    : sbw_plot_fig_panel(f, "Singular values", "index j",
-                                         "singular value σ (log scale)", &sig);
+                    : sbw_plot_fig_add_panel(f, "Singular values", "index j",
+                                             "singular value σ (log scale)", &sig);
             if (!st) {
                 cum->key = "bottom right";
                 sig->logy = true;
@@ -856,7 +859,7 @@ typedef struct alpha_lang {
 
 /* Sorted probabilities of the first row into s; entropies of the first
  * rows rows into l. */
-static int alpha_read(const sbw_plot_tsv *t, size_t rows, sbw_plot_series *s, alpha_lang *l)
+static int alpha_read(const sbw_plot_tsv *t, size_t rows, sbw_plot_fig_series *s, alpha_lang *l)
 {
     sbw_npy_reader *r = NULL;
     int st = synth_reader(t, &r);
@@ -876,7 +879,7 @@ static int alpha_read(const sbw_plot_tsv *t, size_t rows, sbw_plot_series *s, al
         if (!st && i == 0) {
             st = sbw_plot_shape_sorted_probs(row, m, p);
             for (size_t j = 0; !st && j < m; j++)
-                st = sbw_plot_series_add(s, (double)(j + 1), p[j], NAN);
+                st = sbw_plot_fig_series_add(s, (double)(j + 1), p[j], NAN);
         }
     }
     size_t c;
@@ -896,7 +899,7 @@ static int by_alpha(const void *a, const void *b)
 }
 
 /* Entropy against alpha, one series per M. */
-static int alpha_entropy(sbw_plot_panel *p, alpha_lang *l, size_t n)
+static int alpha_entropy(sbw_plot_fig_panel *p, alpha_lang *l, size_t n)
 {
     keyset ms = {0};
     size_t idx;
@@ -905,30 +908,30 @@ static int alpha_entropy(sbw_plot_panel *p, alpha_lang *l, size_t n)
     for (size_t i = 0; !st && i < n; i++)
         st = key_index(&ms, l[i].m, &idx);
     for (size_t k = 0; !st && k < ms.n; k++) {
-        sbw_plot_series *s;
+        sbw_plot_fig_series *s;
         char lab[64];
         snprintf(lab, sizeof lab, "M = %s", ms.s[k]);
-        st = sbw_plot_panel_series(p, lab, SBW_WITH_LINESPOINTS, (int)k + 1, &s);
+        st = sbw_plot_fig_add_series(p, lab, SBW_WITH_LINESPOINTS, (int)k + 1, &s);
         for (size_t i = 0; !st && i < n; i++)
             if (!strcmp(l[i].m, ms.s[k]))
-                st = sbw_plot_series_add(s, l[i].alpha, l[i].mean_h, l[i].sd_h);
+                st = sbw_plot_fig_series_add(s, l[i].alpha, l[i].mean_h, l[i].sd_h);
     }
     free_list(ms.s, ms.n);
     return st;
 }
 
-static int kind_alpha(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_alpha(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
     size_t rows = a->rows ? a->rows : 20;
     alpha_lang *l = calloc(a->ninputs, sizeof *l);
-    sbw_plot_panel *pp, *ph;
+    sbw_plot_fig_panel *pp, *ph;
     int st = l ? SBW_OK : NOMEM();
     st = st ? st
-            : sbw_plot_fig_panel(f, "One row of each language", "rank of the word in the row",
-                                 "probability (sorted)", &pp);
+            : sbw_plot_fig_add_panel(f, "One row of each language", "rank of the word in the row",
+                                     "probability (sorted)", &pp);
     st = st ? st
-            : sbw_plot_fig_panel(f, "Row entropy (mean ± sd over rows)", "Dirichlet α",
-                                 "entropy of a row (nats)", &ph);
+            : sbw_plot_fig_add_panel(f, "Row entropy (mean ± sd over rows)", "Dirichlet α",
+                                     "entropy of a row (nats)", &ph);
     if (!st) {
         pp->logx = pp->logy = ph->logx = true;
         pp->ymin = 1e-16; /* smaller probabilities (alpha = 0.01 reaches 1e-200) leave the axis */
@@ -948,8 +951,8 @@ static int kind_alpha(sbw_plot_fig *f, const sbw_plot_args *a)
         char fb[128], lab[256];
         snprintf(fb, sizeof fb, "α = %s, M = %s", al ? al : "", m ? m : "");
         st = st ? st : label_of(a, i, fb, lab, sizeof lab);
-        sbw_plot_series *s;
-        st = st ? st : sbw_plot_panel_series(pp, lab, SBW_WITH_LINES, (int)i + 1, &s);
+        sbw_plot_fig_series *s;
+        st = st ? st : sbw_plot_fig_add_series(pp, lab, SBW_WITH_LINES, (int)i + 1, &s);
         if (!st) {
             l[i].alpha = strtod(al, NULL);
             snprintf(l[i].m, sizeof l[i].m, "%s", m);
@@ -1066,8 +1069,8 @@ static int monotone_plif(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t
     return st;
 }
 
-static int monotone_one(sbw_plot_fig *f, sbw_plot_panel *p, const sbw_plot_args *a, size_t i,
-                        double *tmax, bool *lms)
+static int monotone_one(sbw_plot_fig *f, sbw_plot_fig_panel *p, const sbw_plot_kind_args *a,
+                        size_t i, double *tmax, bool *lms)
 {
     const char *dir = a->inputs[i];
     char path[4096], fb[256], lab[256], e[32], name[128];
@@ -1095,25 +1098,25 @@ static int monotone_one(sbw_plot_fig *f, sbw_plot_panel *p, const sbw_plot_args 
     }
     sbw_plot_tsv_free(&t);
     st = st ? st : label_of(a, i, fb, lab, sizeof lab);
-    sbw_plot_series *s;
+    sbw_plot_fig_series *s;
     snprintf(e, sizeof e, "f%zu(x)", i + 1);
-    st = st ? st : sbw_plot_panel_series(p, lab, SBW_WITH_LINES, (int)i + 1, &s);
-    return st ? st : sbw_plot_series_func(s, e);
+    st = st ? st : sbw_plot_fig_add_series(p, lab, SBW_WITH_LINES, (int)i + 1, &s);
+    return st ? st : sbw_plot_fig_series_func(s, e);
 }
 
-static int kind_monotone(sbw_plot_fig *f, const sbw_plot_args *a)
+static int kind_monotone(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
-    sbw_plot_panel *p;
+    sbw_plot_fig_panel *p;
     double tmax = 0;
     bool lms = false;
-    int st = sbw_plot_fig_panel(f, NULL, "logit x", "f(x)", &p);
+    int st = sbw_plot_fig_add_panel(f, NULL, "logit x", "f(x)", &p);
     st = st ? st : sbw_plot_fig_def(f, "sg(t) = t >= 0 ? 1/(1 + exp(-t)) : exp(t)/(1 + exp(t))");
     st = st ? st : sbw_plot_fig_def(f, "clamp(t, w) = t < 0 ? 0 : (t > w ? w : t)");
     for (size_t i = 0; !st && i < a->ninputs; i++)
         st = monotone_one(f, p, a, i, &tmax, &lms);
-    sbw_plot_series *id;
-    st = st ? st : sbw_plot_panel_series(p, "identity f(x) = x", SBW_WITH_REFERENCE, 0, &id);
-    st = st ? st : sbw_plot_series_func(id, "x");
+    sbw_plot_fig_series *id;
+    st = st ? st : sbw_plot_fig_add_series(p, "identity f(x) = x", SBW_WITH_REFERENCE, 0, &id);
+    st = st ? st : sbw_plot_fig_series_func(id, "x");
     double half = tmax > 0 ? 1.25 * tmax : 10;
     if (!st) {
         p->xmin = isfinite(a->xmin) ? a->xmin : -half;
@@ -1134,9 +1137,9 @@ static int kind_monotone(sbw_plot_fig *f, const sbw_plot_args *a)
 
 /* ---- the dispatcher ----------------------------------------------------------- */
 
-int sbw_plot_kind_build(const char *kind, const sbw_plot_args *a, sbw_plot_fig **f)
+int sbw_plot_kind_build(const char *kind, const sbw_plot_kind_args *a, sbw_plot_fig **f)
 {
-    typedef int (*builder)(sbw_plot_fig *, const sbw_plot_args *);
+    typedef int (*builder)(sbw_plot_fig *, const sbw_plot_kind_args *);
     static const builder fn[] = {kind_spectrum, kind_sweep,    kind_alpha, kind_bound,
                                  kind_train,    kind_monotone, kind_rank_k};
     *f = NULL;

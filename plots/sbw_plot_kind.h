@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-typedef struct sbw_plot_args {
+typedef struct sbw_plot_kind_args {
     char **inputs; /* the positional inputs */
     size_t ninputs;
     const char *x, *y;          /* --x COL, --y COL[,COL...]; NULL: the kind's default */
@@ -34,7 +34,7 @@ typedef struct sbw_plot_args {
     const char *fits;           /* bound: tables with d and fit_error */
     size_t rows;                /* alpha: rows per language (0: 20) */
     double xmin, xmax;          /* --xrange; NaN: automatic */
-} sbw_plot_args;
+} sbw_plot_kind_args;
 
 /* The kinds, space-separated, for help and messages. */
 const char *sbw_plot_kind_names(void);
@@ -48,7 +48,7 @@ bool sbw_plot_kind_known(const char *kind);
  * (a missing column or meta line, no rows left after --where, a value that
  * is not a number), SBW_ENOMEM.  The reason names the file and what is
  * missing.  *f is NULL on failure. */
-int sbw_plot_kind_build(const char *kind, const sbw_plot_args *a, sbw_plot_fig **f);
+int sbw_plot_kind_build(const char *kind, const sbw_plot_kind_args *a, sbw_plot_fig **f);
 
 /* Splits a comma list into n new strings (caller frees each and *out).
  * "" gives n = 0.  Errors: SBW_ENOMEM. */

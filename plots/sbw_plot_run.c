@@ -25,7 +25,7 @@ static char *cat(const char *a, const char *b, const char *c)
     return s;
 }
 
-int sbw_plot_run_outputs(const char *name, sbw_plot_format fmt, char **out, size_t *n)
+int sbw_plot_run_outputs(const char *name, sbw_plot_fig_format fmt, char **out, size_t *n)
 {
     const char *ext[5] = {".dat", ".gp", NULL, NULL, NULL};
     size_t k = 2;
@@ -66,7 +66,7 @@ static int split_name(const char *name, char **dir, char **base)
     return SBW_OK;
 }
 
-static int write_file(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *path,
+static int write_file(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *path,
                       const char *stem, bool script)
 {
     sbw_file out;
@@ -163,8 +163,8 @@ static void remove_dir(const char *tmp, char *const *files, size_t n)
 }
 
 /* Draws f inside tmp (files named base.*) and moves them to name.*. */
-static int draw_in(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *tmp, const char *base,
-                   const char *name)
+static int draw_in(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *tmp,
+                   const char *base, const char *name)
 {
     char *in[5] = {0}, *out[5] = {0};
     size_t n = 0, m = 0;
@@ -187,7 +187,7 @@ static int draw_in(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *tm
     return st;
 }
 
-int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *name)
+int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *name)
 {
     int st = sbw_plot_fig_check(f, o);
     if (st)

@@ -16,13 +16,13 @@
  * put in place: out[0..*n) get malloc'd paths "NAME.dat", "NAME.gp",
  * "NAME.png" (tex: "NAME.pdf", "NAME.tex").  At most 5.  Errors:
  * SBW_ENOMEM (nothing left allocated). */
-int sbw_plot_run_outputs(const char *name, sbw_plot_format fmt, char **out, size_t *n);
+int sbw_plot_run_outputs(const char *name, sbw_plot_fig_format fmt, char **out, size_t *n);
 
 /* Checks f (sbw_plot_fig_check), writes and draws it as described above.
  * name is a path without extension ("out/fig" writes out/fig.gp, ...).
  * Errors: SBW_EDATA (nothing to draw), SBW_EIO (cannot write, gnuplot
  * missing, failing or warning: its first message is in the reason),
  * SBW_ENOMEM.  Nothing appears under the final names on failure. */
-int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_opts *o, const char *name);
+int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *name);
 
 #endif

@@ -53,10 +53,10 @@ static const char details[] =
 typedef struct plot_opts {
     const char *format, *size, *title, *xrange;
     bool logx, logy;
-    sbw_plot_args a;
+    sbw_plot_kind_args a;
 } plot_opts;
 
-static int parse_size(const char *s, sbw_plot_opts *o)
+static int parse_size(const char *s, sbw_plot_fig_opts *o)
 {
     char *x;
     double w = s ? strtod(s, &x) : 0, h = 0;
@@ -73,7 +73,7 @@ static int parse_size(const char *s, sbw_plot_opts *o)
     return SBW_OK;
 }
 
-static int parse_xrange(const char *s, sbw_plot_args *a)
+static int parse_xrange(const char *s, sbw_plot_kind_args *a)
 {
     a->xmin = a->xmax = NAN;
     if (!s)
@@ -86,7 +86,7 @@ static int parse_xrange(const char *s, sbw_plot_args *a)
 }
 
 /* Option values the parser cannot check, and the name: usage errors. */
-static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_opts *o, const sbw_cli_common *c)
+static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_fig_opts *o, const sbw_cli_common *c)
 {
     if (!sbw_plot_kind_known(c->args[0]))
         return sbw_cli_usage_error(cli, "unknown kind '%s' (kinds: %s)", c->args[0],
@@ -95,7 +95,7 @@ static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_opts *o, const sb
         return sbw_cli_usage_error(cli, "%s: no input given", c->args[0]);
     if (!c->output || !*c->output || sbw_file_is_std(c->output))
         return sbw_cli_usage_error(cli, "-o NAME is required (a file name without extension)");
-    if (sbw_plot_format_parse(p->format, &o->format) || parse_size(p->size, o) ||
+    if (sbw_plot_fig_format_parse(p->format, &o->format) || parse_size(p->size, o) ||
         parse_xrange(p->xrange, &p->a))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     o->title = p->title;
@@ -107,7 +107,7 @@ static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_opts *o, const sb
 
 /* Every input file (the positional ones, --rank, --fits) against every
  * output: none may be an input; each must be creatable. */
-static int preflight(const plot_opts *p, const sbw_plot_opts *o, const char *name)
+static int preflight(const plot_opts *p, const sbw_plot_fig_opts *o, const char *name)
 {
     char **rank = NULL, **fits = NULL, *outs[5] = {0};
     size_t nr = 0, nf = 0, no = 0;
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
                          1000,
                          SBW_CLI_OUTPUT};
     sbw_cli_common c;
-    sbw_plot_opts o = {0};
+    sbw_plot_fig_opts o = {0};
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
     st = st ? st : sbw_plot_run(f, &o, name);
     if (!st && !c.quiet)
         fprintf(stderr, "sbw-plot: wrote %s.%s (%s.gp, %s.dat)\n", name,
-                sbw_plot_format_ext(o.format), name, name);
+                sbw_plot_fig_format_ext(o.format), name, name);
     sbw_plot_fig_free(f);
     free(name);
     return st ? sbw_cli_fail("sbw-plot", st) : SBW_EXIT_OK;

@@ -188,40 +188,40 @@ static void test_text_escapes_for_tex_and_quotes(void **state)
 static sbw_plot_fig *small_fig(void)
 {
     sbw_plot_fig *f;
-    sbw_plot_panel *p;
-    sbw_plot_series *s;
+    sbw_plot_fig_panel *p;
+    sbw_plot_fig_series *s;
     SBW_ASSERT_OK(sbw_plot_fig_alloc(&f, "test"));
-    SBW_ASSERT_OK(sbw_plot_fig_panel(f, "t", "x", "y", &p));
-    SBW_ASSERT_OK(sbw_plot_panel_series(p, "a", SBW_WITH_LINESPOINTS, 1, &s));
-    SBW_ASSERT_OK(sbw_plot_series_add(s, 1, 0.1, NAN));
-    SBW_ASSERT_OK(sbw_plot_series_add(s, 2, 1.0 / 3.0, 1e-300));
-    SBW_ASSERT_OK(sbw_plot_series_add(s, 3, -2.5, 0.25));
+    SBW_ASSERT_OK(sbw_plot_fig_add_panel(f, "t", "x", "y", &p));
+    SBW_ASSERT_OK(sbw_plot_fig_add_series(p, "a", SBW_WITH_LINESPOINTS, 1, &s));
+    SBW_ASSERT_OK(sbw_plot_fig_series_add(s, 1, 0.1, NAN));
+    SBW_ASSERT_OK(sbw_plot_fig_series_add(s, 2, 1.0 / 3.0, 1e-300));
+    SBW_ASSERT_OK(sbw_plot_fig_series_add(s, 3, -2.5, 0.25));
     return f;
 }
 
 static void test_check_refuses_what_cannot_be_drawn(void **state)
 {
     (void)state;
-    sbw_plot_opts o = {0};
+    sbw_plot_fig_opts o = {0};
     sbw_plot_fig *f = small_fig();
     SBW_ASSERT_OK(sbw_plot_fig_check(f, &o));
     o.logy = true; /* one positive y left */
     SBW_ASSERT_OK(sbw_plot_fig_check(f, &o));
-    sbw_plot_series *s;
-    SBW_ASSERT_OK(sbw_plot_panel_series(f->panel[0], "neg", SBW_WITH_LINES, 2, &s));
-    SBW_ASSERT_OK(sbw_plot_series_add(s, 1, -1, NAN));
+    sbw_plot_fig_series *s;
+    SBW_ASSERT_OK(sbw_plot_fig_add_series(f->panel[0], "neg", SBW_WITH_LINES, 2, &s));
+    SBW_ASSERT_OK(sbw_plot_fig_series_add(s, 1, -1, NAN));
     SBW_ASSERT_EQ(sbw_plot_fig_check(f, &o), SBW_EDATA);
     assert_non_null(strstr(sbw_error_reason(), "series 'neg': no point to draw"));
     o.logy = false;
     SBW_ASSERT_OK(sbw_plot_fig_check(f, &o));
-    SBW_ASSERT_OK(sbw_plot_panel_series(f->panel[0], "nan", SBW_WITH_LINES, 3, &s));
-    SBW_ASSERT_OK(sbw_plot_series_add(s, NAN, 1, NAN));
+    SBW_ASSERT_OK(sbw_plot_fig_add_series(f->panel[0], "nan", SBW_WITH_LINES, 3, &s));
+    SBW_ASSERT_OK(sbw_plot_fig_series_add(s, NAN, 1, NAN));
     SBW_ASSERT_EQ(sbw_plot_fig_check(f, &o), SBW_EDATA);
     s->n = 0; /* a function needs no points */
-    SBW_ASSERT_OK(sbw_plot_series_func(s, "x"));
+    SBW_ASSERT_OK(sbw_plot_fig_series_func(s, "x"));
     SBW_ASSERT_OK(sbw_plot_fig_check(f, &o));
-    sbw_plot_panel *p;
-    SBW_ASSERT_OK(sbw_plot_fig_panel(f, NULL, NULL, NULL, &p));
+    sbw_plot_fig_panel *p;
+    SBW_ASSERT_OK(sbw_plot_fig_add_panel(f, NULL, NULL, NULL, &p));
     SBW_ASSERT_EQ(sbw_plot_fig_check(f, &o), SBW_EDATA);
     assert_non_null(strstr(sbw_error_reason(), "panel 2 () has no series"));
     sbw_plot_fig_free(f);
@@ -243,7 +243,7 @@ static void test_data_file_reads_back_exactly(void **state)
     assert_non_null(in);
     char line[256];
     size_t n = 0;
-    const sbw_plot_series *s = f->panel[0]->series[0];
+    const sbw_plot_fig_series *s = f->panel[0]->series[0];
     while (fgets(line, sizeof line, in)) {
         if (line[0] == '#' || line[0] == '\n')
             continue;
@@ -307,7 +307,7 @@ static void save_vec(const char *dir, const char *name, const double *v, size_t 
 
 static sbw_plot_fig *monotone_of(char *dir)
 {
-    sbw_plot_args a = {.inputs = &dir, .ninputs = 1, .xmin = NAN, .xmax = NAN};
+    sbw_plot_kind_args a = {.inputs = &dir, .ninputs = 1, .xmin = NAN, .xmax = NAN};
     sbw_plot_fig *f;
     SBW_ASSERT_OK(sbw_plot_kind_build("monotone", &a, &f));
     return f;
@@ -360,7 +360,7 @@ static void test_monotone_lms_formula_matches_the_head(void **state)
 static void test_kind_errors(void **state)
 {
     (void)state;
-    sbw_plot_args a = {.xmin = NAN, .xmax = NAN};
+    sbw_plot_kind_args a = {.xmin = NAN, .xmax = NAN};
     sbw_plot_fig *f;
     SBW_ASSERT_EQ(sbw_plot_kind_build("pie", &a, &f), SBW_EINVAL);
     assert_non_null(strstr(sbw_error_reason(), "unknown kind 'pie'"));
