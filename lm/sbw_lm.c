@@ -180,7 +180,7 @@ void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask)
 
 /* ---- workspace ----------------------------------------------------------- */
 
-/* Head blocks of up to 64 MB of logits, run one after another with
+/* Head blocks of up to 128 MB of logits, run one after another with
  * multithreaded BLAS: a chunk is one to a few large GEMMs, so the head's
  * float dW is folded into its double accumulator once per block rather
  * than once per small block (measured: small blocks spent a tenth of a
@@ -188,7 +188,7 @@ void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask)
 static size_t auto_block(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
     size_t nx = lm->head.mixture ? lm->head.k : 1, item = o->single ? 4 : 8;
-    size_t b = ((size_t)1 << 26) / (nx * lm->m * item + 1), n = o->batch * o->steps;
+    size_t b = ((size_t)1 << 27) / (nx * lm->m * item + 1), n = o->batch * o->steps;
     b = b < 64 ? 64 : b;
     return b < n ? b : n;
 }
