@@ -254,7 +254,8 @@ static int snapshot(trainer *t, size_t before)
     int k = snprintf(dir, sizeof dir, "%s/snap-%012zu", t->o.ckpt_dir, t->k.tokens);
     if (k < 0 || (size_t)k >= sizeof dir)
         return SBW_ERROR(SBW_EINVAL, "%s: checkpoint directory name too long", t->o.ckpt_dir);
-    return write_dir(t, dir, true);
+    int st = sbw_ckpt_mkdir(t->o.ckpt_dir); /* before the first checkpoint */
+    return st ? st : write_dir(t, dir, true);
 }
 
 int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved)

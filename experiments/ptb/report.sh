@@ -1,0 +1,164 @@
+#!/bin/sh
+# experiments/ptb/report.sh -- report.md from the TSVs experiments/ptb/run.sh
+# wrote: MoS Tables 6, 7 and 11 and Parthiban et al.'s Table 2 in the
+# papers' layout, our number beside the paper's in every cell, Figure 1, the
+# KLD-against-perplexity curve and the training curves through sbw-plot, and
+# the scale we ran at.  A model not yet trained or evaluated shows "—".
+# Every number is read from a file under $RES whose `# command=` line says
+# how it was made.
+set -eu
+cd "$(dirname "$0")/../.."
+. scripts/tsv.sh
+BIN=${BIN:-bin}
+QUICK=${QUICK:-0}
+RES=${RES:-experiments/ptb/results}
+if [ "$QUICK" = 1 ]; then
+    DOC=$(dirname "$RES")/report.md
+    FIG=$(dirname "$RES")/figures
+    SM=softmax MOC=moc MOS=mos-k3 KS="2 3"
+else
+    DOC=experiments/ptb/report.md
+    FIG=experiments/ptb/figures
+    SM=softmax MOC=moc MOS=mos-k15 KS="3 5 10 15 20"
+fi
+mkdir -p "$FIG"
+FIGREL=$(basename "$FIG")
+
+# v FILE COLUMN [FORMAT]: a value of the first row, or — when missing
+v() {
+    if [ -s "$RES/$1" ]; then
+        x=$(tsv_field "$RES/$1" "$2")
+        [ -n "$x" ] && { printf "${3:-%s}" "$x"; return; }
+    fi
+    printf '—'
+}
+mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
+
+spectra=""
+labels=""
+for m in $SM $MOC $MOS; do
+    [ -s "$RES/$m/spectrum.tsv" ] || continue
+    spectra="$spectra $RES/$m/spectrum.tsv"
+    labels="$labels${labels:+,}$m"
+done
+figs=""
+if [ -n "$spectra" ]; then
+    # shellcheck disable=SC2086
+    "$BIN/sbw-plot" spectrum $spectra --labels "$labels" -q -o "$FIG/figure1" &&
+        figs="$figs figure1"
+fi
+curves=""
+clabels=""
+logs=""
+for m in $SM $MOC $MOS; do
+    [ -s "$RES/$m/curve.tsv" ] && [ "$(grep -vc '^#' "$RES/$m/curve.tsv")" -gt 1 ] &&
+        curves="$curves $RES/$m/curve.tsv" && clabels="$clabels${clabels:+,}$m"
+    [ -s "$RES/$m/log.tsv" ] && logs="$logs $RES/$m/log.tsv"
+done
+if [ -n "$curves" ]; then
+    # shellcheck disable=SC2086
+    "$BIN/sbw-plot" train $curves --x ppl --y kld --labels "$clabels" -q -o "$FIG/kld-ppl" &&
+        figs="$figs kld-ppl"
+fi
+# MoS Table 7 as a figure: rank and test perplexity against K
+rk=$RES/rank-k.tsv
+printf '# command=experiments/ptb/report.sh (from MODEL/rank.tsv and MODEL/eval-test.tsv)\nmodel\tk\trank\tperplexity\n' >"$rk.tmp"
+for k in $KS; do
+    n=$(mos_name "$k")
+    [ -s "$RES/$n/rank.tsv" ] && [ -s "$RES/$n/eval-test.tsv" ] &&
+        printf 'mos\t%s\t%s\t%s\n' "$k" "$(tsv_field "$RES/$n/rank.tsv" rank)" \
+            "$(tsv_field "$RES/$n/eval-test.tsv" ppl)" >>"$rk.tmp"
+done
+mv "$rk.tmp" "$rk"
+if [ "$(grep -vc '^#' "$rk")" -gt 2 ]; then
+    "$BIN/sbw-plot" rank-k "$rk" -q -o "$FIG/rank-k" && figs="$figs rank-k"
+fi
+if [ -n "$logs" ]; then
+    # shellcheck disable=SC2086
+    "$BIN/sbw-plot" train $logs --x tokens --y loss -q -o "$FIG/training" && figs="$figs training"
+fi
+
+{
+    echo "# MoS Tables 6, 7, 11 and Figure 1 on Penn Treebank, beside the papers"
+    echo
+    if [ "$QUICK" = 1 ]; then
+        echo "**Quick mode**: a generated 200-word corpus and toy models; the pipeline, not the science."
+        echo
+    fi
+    echo "Made by \`experiments/ptb/run.sh\` (then \`experiments/ptb/report.sh\`); every number below"
+    echo "is read from a TSV in \`$RES/MODEL/\` whose \`# command=\` line says how it was made."
+    echo "Ranks are Numerical Recipes ranks (MoS Appendix C.1) of the float64 log-probability"
+    echo "matrix of the first $(v "$SM/rank.tsv" m) test predictions; d* is the rank of the"
+    echo "row-centred matrix (MoS Proposition 1). A Softmax or MoC head with a word bias is bounded"
+    echo "by D + 2 (D + 1 after centring) whatever its training."
+    echo
+    echo "## Scale: ours beside the papers'"
+    echo
+    echo "| | ours | MoS paper (Yang et al. 2018) |"
+    echo "|---|---|---|"
+    echo "| network | $(tsv_meta "$RES/$SM/train.tsv" hidden 2>/dev/null || echo —) LSTM, embedding and latent as in the table rows | 3-layer LSTM 960/960/620 (MoS), AWD-LSTM 1150/1150/400 (Softmax) |"
+    echo "| training | $(v "$SM/train.tsv" epochs) epochs ($(v "$SM/train.tsv" tokens) tokens), $(v "$SM/train.tsv" seconds %.0f) s (Softmax) | 1000 epochs + fine-tuning on GPUs |"
+    echo "| Softmax test perplexity | $(v "$SM/eval-test.tsv" ppl %.1f) | 56.5 (AWD-LSTM, Merity et al. 2018) |"
+    echo "| MoS (K = 15) test perplexity | $(v "$MOS/eval-test.tsv" ppl %.1f) | 55.97 |"
+    echo
+    echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
+    echo
+    echo "| model | D | rank (ours) | rank (paper) | d* (ours) |"
+    echo "|---|---|---|---|---|"
+    echo "| Softmax | $(v "$SM/train.tsv" d) | $(v "$SM/rank.tsv" rank) | 400 | $(v "$SM/rank-center.tsv" rank) |"
+    echo "| MoC | $(v "$MOC/train.tsv" d) | $(v "$MOC/rank.tsv" rank) | 280 | $(v "$MOC/rank-center.tsv" rank) |"
+    echo "| MoS | $(v "$MOS/train.tsv" d) | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/rank-center.tsv" rank) |"
+    echo
+    full=$(v "$MOS/rank-full.tsv" rank)
+    echo "On $MOS the whole test set ($(v "$MOS/rank-full.tsv" m) predictions) gives rank $full against"
+    echo "$(v "$MOS/rank.tsv" rank) on the first $(v "$MOS/rank.tsv" m): the shorter matrix is what the other rows use."
+    echo
+    echo "## Table 7: MoS rank and test perplexity by K"
+    echo
+    echo "| K | rank (ours) | rank (paper) | rank (Parthiban supp. T4) | test ppl (ours) | test ppl (paper) |"
+    echo "|---|---|---|---|---|---|"
+    for k in $KS; do
+        n=$(mos_name "$k")
+        case $k in 3) p="6467|5575|58.62" ;; 5) p="8930|8057|57.36" ;; 10) p="9973|9976|56.33" ;;
+        15) p="9981|9979|55.97" ;; 20) p="9981|9980|56.17" ;; *) p="—|—|—" ;; esac
+        echo "| $k | $(v "$n/rank.tsv" rank) | $(echo "$p" | cut -d'|' -f1) | $(echo "$p" | cut -d'|' -f2) | $(v "$n/eval-test.tsv" ppl %.2f) | $(echo "$p" | cut -d'|' -f3) |"
+    done
+    echo
+    echo "## Table 11: expected pairwise KL divergence (nats), valid / test"
+    echo
+    echo "| model | ours valid | paper valid | ours test | paper test | ours valid ppl |"
+    echo "|---|---|---|---|---|---|"
+    echo "| Softmax | $(v "$SM/kl-valid.tsv" expected_pairwise_kl %.3f) | 4.869 | $(v "$SM/kl-test.tsv" expected_pairwise_kl %.3f) | 4.763 | $(v "$SM/eval-valid.tsv" ppl %.1f) |"
+    echo "| MoC | $(v "$MOC/kl-valid.tsv" expected_pairwise_kl %.3f) | 4.955 | $(v "$MOC/kl-test.tsv" expected_pairwise_kl %.3f) | 4.864 | $(v "$MOC/eval-valid.tsv" ppl %.1f) |"
+    echo "| MoS | $(v "$MOS/kl-valid.tsv" expected_pairwise_kl %.3f) | 5.400 | $(v "$MOS/kl-test.tsv" expected_pairwise_kl %.3f) | 5.284 | $(v "$MOS/eval-valid.tsv" ppl %.1f) |"
+    echo
+    echo "The paper's ordering is MoS > MoC > Softmax. The curve below measures KLD against"
+    echo "perplexity along training (snapshots every quarter epoch, first $(v "$SM/rank.tsv" m) valid"
+    echo "predictions) so that the ordering can be read at equal perplexity, not only at the end."
+    echo
+    echo "## Parthiban et al. 2021, Table 2 (PTB test, NR threshold)"
+    echo
+    echo "| head | rank (ours) | rank (Parthiban) | test ppl (ours) |"
+    echo "|---|---|---|---|"
+    echo "| Softmax | $(v "$SM/rank.tsv" rank) | 402 | $(v "$SM/eval-test.tsv" ppl %.1f) |"
+    echo "| Sigsoftmax | $(v sigsoftmax/rank.tsv rank) | 5113 | $(v sigsoftmax/eval-test.tsv ppl %.1f) |"
+    echo "| PLIF | $(v plif/rank.tsv rank) | 496 | $(v plif/eval-test.tsv ppl %.1f) |"
+    echo "| MoS | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/eval-test.tsv" ppl %.1f) |"
+    echo
+    echo "## Figures"
+    echo
+    for f in $figs; do
+        case $f in
+        figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values." ;;
+        kld-ppl) echo "Expected pairwise KL (valid) against validation perplexity along training." ;;
+        training) echo "Training loss (nats per token) against training tokens." ;;
+        rank-k) echo "MoS Table 7 as a figure: rank and test perplexity against K." ;;
+        esac
+        echo
+        echo "![$f]($FIGREL/$f.png)"
+        echo
+    done
+    [ -n "$figs" ] || echo "(none yet: no model has been evaluated)"
+} >"$DOC.tmp"
+mv "$DOC.tmp" "$DOC"
+echo "report: $DOC"

@@ -1,0 +1,191 @@
+#!/bin/sh
+# experiments/ptb/run.sh -- MoS Tables 6, 7 and 11 and Figure 1 on Penn
+# Treebank, beside the papers' numbers (issue 15), by chaining sbw-lm,
+# sbw-rank, sbw-kl and sbw-plot.
+#
+# usage: experiments/ptb/run.sh [--quick] [STEP] [MODEL...]
+#   STEP   train | eval | report | all (default: all = train, eval, report)
+#   MODEL  any of the names below (default: every model, in this order)
+#
+# Each model is a step of its own: `train` runs sbw-lm for at most
+# STEP_HOURS (default 2) and stops it with SIGTERM, which writes a
+# checkpoint; rerunning the recipe resumes it where it stopped.  A finished
+# model's small results (the log, the final table, perplexities, ranks,
+# spectra, KL, the curve along training) go to $RES/MODEL/ and are never
+# redone; checkpoints and snapshots (parameters: large) stay in $STATE,
+# outside the work tree, and log-probability matrices are never stored (a
+# PTB test matrix is 6.6 GB): they stream from sbw-lm eval into sbw-rank and
+# sbw-kl through pipes.
+#
+# Environment: PTB (../shared/data/ptb), STATE (/var/tmp/sbw/ptb), RES
+# (experiments/ptb/results), BIN (bin), STEP_HOURS (2), THREADS (2).
+# --quick: the whole pipeline at toy scale on a generated corpus
+# (tests/fixtures/make_lm_corpus.sh) in out/ptb-quick, in well under a
+# minute: what `make ptb-quick` and the CLI tests run.
+set -eu
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-bin}
+THREADS=${THREADS:-2}
+QUICK=0
+[ "${1:-}" = --quick ] && QUICK=1 && shift
+STEP=${1:-all}
+[ $# -gt 0 ] && shift
+case $STEP in train | eval | report | all) ;; *)
+    echo "run.sh: unknown step '$STEP' (train, eval, report, all)" >&2
+    exit 2
+    ;;
+esac
+
+if [ $QUICK = 1 ]; then
+    OUTQ=${OUTQ:-out/ptb-quick}
+    STATE=$OUTQ/state
+    RES=$OUTQ/results
+    PTB=$OUTQ/corpus
+    [ -f "$PTB/train.txt" ] || sh tests/fixtures/make_lm_corpus.sh "$PTB" 2000
+    # name|head options: toy sizes, two mixture sizes
+    MODELS="softmax|--head softmax --d 16
+moc|--head moc --k 3 --d 12
+mos-k2|--head mos --k 2 --d 12
+mos-k3|--head mos --k 3 --d 12
+sigsoftmax|--head sigsoftmax --d 16
+plif|--head plif --d 16 --knots 20"
+    COMMON="--quick --epochs 3 --optim adam --lr 0.01 --eval-every 10000 --ckpt-every 0 --seed 1"
+    RANK_T=300 CURVE_T=300 FULL_RANK=mos-k3
+else
+    PTB=${PTB:-../shared/data/ptb}
+    STATE=${STATE:-/var/tmp/sbw/ptb}
+    RES=${RES:-experiments/ptb/results}
+    # Table 6's three models (Softmax D = 400; MoC and MoS D = 280, K = 15),
+    # Table 7's MoS K, Parthiban et al.'s Sigsoftmax and PLIF (D = 400)
+    MODELS="softmax|--head softmax --d 400
+moc|--head moc --k 15 --d 280
+mos-k15|--head mos --k 15 --d 280
+mos-k3|--head mos --k 3 --d 280
+mos-k5|--head mos --k 5 --d 280
+mos-k10|--head mos --k 10 --d 280
+mos-k20|--head mos --k 20 --d 280
+sigsoftmax|--head sigsoftmax --d 400
+plif|--head plif --d 400 --knots 100"
+    # One network for every head, sized for 2 cores (the scale is stated in
+    # the report): embedding 400, two LSTM layers (960, 620), batch 20,
+    # BPTT 70, SGD lr 20 with clipping 0.25 and NT-ASGD, light AWD dropout,
+    # two epochs; a snapshot every quarter epoch for the KLD curve.
+    COMMON="--emb 400 --hidden 960,620 --batch 20 --bptt 70 --epochs 2 --lr 20 --clip 0.25
+--dropout-emb 0.05 --dropout-in 0.2 --dropout-layer 0.15 --dropout-latent 0.2
+--eval-every 232390 --ckpt-every 600 --seed 1"
+    RANK_T=20000 CURVE_T=20000 FULL_RANK=mos-k15
+fi
+if [ ! -d "$PTB" ]; then
+    echo "run.sh: no corpus at $PTB (set PTB=DIR: Mikolov's ptb.{train,valid,test}.txt)" >&2
+    exit 1
+fi
+mkdir -p "$STATE" "$RES"
+
+names() { echo "$MODELS" | cut -d'|' -f1; }
+opts_of() { echo "$MODELS" | awk -F'|' -v n="$1" '$1 == n { print $2 }'; }
+
+# ---- train: one model, resumable, at most STEP_HOURS per call -----------------------------
+train() {
+    name=$1
+    out=$RES/$name
+    mkdir -p "$out"
+    if [ -s "$out/train.tsv" ]; then
+        echo "== $name: trained ($(grep -v '^#' "$out/train.tsv" | tail -n 1 | cut -f6-7 | tr '\t' ' ') epochs, tokens)"
+        return 0
+    fi
+    ck=$STATE/$name
+    resume=""
+    [ -f "$ck/checkpoint.tsv" ] && resume="--resume"
+    echo "== $name: training${resume:+ (resuming)} into $ck"
+    rc=0
+    # shellcheck disable=SC2046,SC2086 # the option lists split on purpose
+    timeout -s TERM "$(awk -v h="${STEP_HOURS:-2}" 'BEGIN { printf "%d", h * 3600 }')" \
+        "$BIN/sbw-lm" train --data "$PTB" $(opts_of "$name") $COMMON --threads "$THREADS" \
+        --ckpt "$ck" $resume --log "$out/log.tsv" ${QUIET:+-q} >"$out/train.tsv.tmp" || rc=$?
+    if [ $rc = 0 ]; then
+        mv "$out/train.tsv.tmp" "$out/train.tsv"
+        return 0
+    fi
+    rm -f "$out/train.tsv.tmp"
+    if [ $rc = 124 ] || [ $rc = 130 ]; then
+        echo "== $name: stopped after ${STEP_HOURS:-2} h with a checkpoint; rerun to continue"
+        return 3
+    fi
+    echo "run.sh: $name: sbw-lm train failed (exit $rc)" >&2
+    return 1
+}
+
+# ---- eval: perplexities, rank, spectrum, pairwise KL, the curve ----------------------------
+# logq NAME CKPT SPLIT TOKENS: the log-probability rows on stdout, the
+# eval table on fd 3
+logq() {
+    "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$2" --split "$3" ${4:+--tokens "$4"} \
+        --logprobs - --threads "$THREADS" -q 2>&3
+}
+
+evaluate() {
+    name=$1
+    out=$RES/$name
+    ck=$STATE/$name
+    [ -s "$out/train.tsv" ] || { echo "== $name: not trained yet"; return 0; }
+    [ -f "$out/eval.done" ] && { echo "== $name: evaluated"; return 0; }
+    echo "== $name: evaluating"
+    for s in valid test; do
+        [ -s "$out/eval-$s.tsv" ] ||
+            "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$ck" --split $s --threads "$THREADS" -q \
+                >"$out/eval-$s.tsv"
+    done
+    if [ ! -s "$out/rank.tsv" ]; then
+        logq "$name" "$ck" test "$RANK_T" 3>"$out/eval-rank-rows.tsv" |
+            "$BIN/sbw-rank" - --spectrum "$out/spectrum.tsv" -q >"$out/rank.tsv"
+    fi
+    if [ ! -s "$out/rank-center.tsv" ]; then
+        logq "$name" "$ck" test "$RANK_T" 3>/dev/null | "$BIN/sbw-rank" - --center -q \
+            >"$out/rank-center.tsv"
+    fi
+    if [ "$name" = "$FULL_RANK" ] && [ ! -s "$out/rank-full.tsv" ]; then
+        logq "$name" "$ck" test "" 3>/dev/null | "$BIN/sbw-rank" - -q >"$out/rank-full.tsv"
+    fi
+    for s in valid test; do
+        [ -s "$out/kl-$s.tsv" ] ||
+            logq "$name" "$ck" $s "" 3>/dev/null | "$BIN/sbw-kl" - -q >"$out/kl-$s.tsv"
+    done
+    curve "$name"
+    : >"$out/eval.done"
+}
+
+# The expected pairwise KL and the perplexity on the first CURVE_T valid
+# predictions at every snapshot along training (and the final model).
+curve() {
+    name=$1
+    out=$RES/$name
+    c=$out/curve.tsv
+    [ -s "$c" ] || printf '# command=experiments/ptb/run.sh eval %s (sbw-lm eval --split valid --tokens %s --logprobs - | sbw-kl -)\ntokens\tppl\tkld\n' \
+        "$name" "$CURVE_T" >"$c"
+    for snap in "$STATE/$name"/snap-* "$STATE/$name"; do
+        [ -f "$snap/checkpoint.tsv" ] || continue
+        tok=$(sed -n 's/^tokens=//p' "$snap/checkpoint.tsv")
+        awk -F'\t' -v t="$tok" '$1 == t { f = 1 } END { exit !f }' "$c" && continue
+        kld=$(logq "$name" "$snap" valid "$CURVE_T" 3>"$out/.curve-eval.tsv" | "$BIN/sbw-kl" - -q |
+            awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "expected_pairwise_kl") k = i; h = 1; next } { print $k; exit }')
+        ppl=$(awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "ppl") k = i; h = 1; next } { print $k; exit }' "$out/.curve-eval.tsv")
+        printf '%s\t%s\t%s\n' "$tok" "$ppl" "$kld" >>"$c"
+    done
+    rm -f "$out/.curve-eval.tsv"
+    { sed -n '1,2p' "$c"; sed '1,2d' "$c" | sort -n -u; } >"$c.tmp" && mv "$c.tmp" "$c"
+}
+
+status=0
+if [ "$STEP" = train ] || [ "$STEP" = all ]; then
+    for n in ${*:-$(names)}; do
+        [ -n "$(opts_of "$n")" ] || { echo "run.sh: unknown model '$n' ($(names | tr '\n' ' '))" >&2; exit 2; }
+        train "$n" || { s=$?; [ $s = 3 ] && status=3 && break; exit 1; }
+    done
+fi
+if [ "$STEP" = eval ] || [ "$STEP" = all ]; then
+    for n in ${*:-$(names)}; do evaluate "$n"; done
+fi
+if [ "$STEP" = report ] || [ "$STEP" = all ]; then
+    RES=$RES QUICK=$QUICK BIN=$BIN sh experiments/ptb/report.sh
+fi
+exit $status
