@@ -492,29 +492,6 @@ static int safet_missing(const sbw_safet_header *h, const char *file, const char
                      file, name, h->count, list, h->count > 4 ? ", ..." : "", file);
 }
 
-/* Reads the header of file (open in r) into a buffer and parses it. */
-static int safet_header(sbw_npy_reader *r, const char *file, sbw_safet_header *h)
-{
-    struct stat sb;
-    if (fstat(r->fd, &sb) != 0)
-        return SBW_ERROR(SBW_EIO, "%s: stat failed: %s", file, strerror(errno));
-    size_t size = (size_t)sb.st_size, have = size < 8 ? size : 8;
-    unsigned char pre[8] = {0};
-    int st = have ? pread_full(r->fd, pre, have, 0, file) : SBW_OK;
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = (n << 8) | pre[i];
-    if (st || size < 8 || n > SBW_SAFET_MAX_HEADER || n > size - 8)
-        return st ? st : sbw_safet_parse(pre, have, size, file, h); /* says what is wrong */
-    unsigned char *buf = malloc(8 + (size_t)n);
-    if (!buf)
-        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", file);
-    st = pread_full(r->fd, buf, 8 + (size_t)n, 0, file);
-    st = st ? st : sbw_safet_parse(buf, 8 + (size_t)n, size, file, h);
-    free(buf);
-    return st;
-}
-
 static int open_safet(sbw_npy_reader *r, const char *spec, const char *file, const char *name)
 {
     int st = open_fd(r, file);
@@ -531,7 +508,7 @@ static int open_safet(sbw_npy_reader *r, const char *spec, const char *file, con
     if (!*name)
         return SBW_ERROR(SBW_EINVAL, "%s: no tensor name after ':' (FILE.safetensors:NAME)", spec);
     sbw_safet_header h;
-    st = safet_header(r, file, &h);
+    st = sbw_safet_load(file, &h);
     if (st)
         return st;
     const sbw_safet_tensor *t = sbw_safet_find(&h, name);

@@ -4,11 +4,13 @@
 
 #include "sbw_error.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- dtypes ------------------------------------------------------------- */
 
@@ -249,6 +251,52 @@ int sbw_safet_parse(const unsigned char *buf, size_t len, uint64_t file_size, co
     json_decref(root);
     if (st)
         sbw_safet_header_free(h);
+    return st;
+}
+
+/* Reads n bytes at the start of f into buf (SBW_EIO on a short read). */
+static int read_start(FILE *f, unsigned char *buf, size_t n, const char *path)
+{
+    if (fread(buf, 1, n, f) != n)
+        return SBW_ERROR(SBW_EIO, "%s: read failed%s%s", path, ferror(f) ? ": " : " (short read)",
+                         ferror(f) ? strerror(errno) : "");
+    return SBW_OK;
+}
+
+static int load_open(FILE *f, const char *path, sbw_safet_header *h)
+{
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0)
+        return SBW_ERROR(SBW_EIO, "%s: stat failed: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return SBW_ERROR(SBW_EIO, "%s: a .safetensors file must be a regular file (not a pipe)",
+                         path);
+    size_t size = (size_t)sb.st_size, have = size < 8 ? size : 8;
+    unsigned char pre[8] = {0};
+    int st = read_start(f, pre, have, path);
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = (n << 8) | pre[i];
+    if (st || size < 8 || n > SBW_SAFET_MAX_HEADER || n > size - 8)
+        return st ? st : sbw_safet_parse(pre, have, size, path, h); /* it says what is wrong */
+    unsigned char *buf = malloc(8 + (size_t)n);
+    if (!buf)
+        return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", path);
+    memcpy(buf, pre, 8);
+    st = read_start(f, buf + 8, (size_t)n, path);
+    st = st ? st : sbw_safet_parse(buf, 8 + (size_t)n, size, path, h);
+    free(buf);
+    return st;
+}
+
+int sbw_safet_load(const char *path, sbw_safet_header *h)
+{
+    *h = (sbw_safet_header){0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int st = load_open(f, path, h);
+    fclose(f);
     return st;
 }
 

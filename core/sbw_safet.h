@@ -59,6 +59,11 @@ typedef struct sbw_safet_header {
 int sbw_safet_parse(const unsigned char *buf, size_t len, uint64_t file_size, const char *path,
                     sbw_safet_header *h);
 
+/* Reads the header of the file at path (a regular file) and parses it with
+ * sbw_safet_parse.  Errors: SBW_EIO (cannot open, read, not a regular
+ * file), those of sbw_safet_parse.  Free *h with sbw_safet_header_free. */
+int sbw_safet_load(const char *path, sbw_safet_header *h);
+
 /* Frees what sbw_safet_parse allocated and zeroes *h; a zeroed header is a
  * no-op. */
 void sbw_safet_header_free(sbw_safet_header *h);
