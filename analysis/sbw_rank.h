@@ -75,11 +75,11 @@ int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double
 #define SBW_RANK_NMEASURES 10
 
 typedef struct sbw_rank_measure {
-    const char *name;  /* "nr", "numpy", ... (static) */
-    double rank;       /* an integer for every measure but stable and entropy */
-    double threshold;  /* see above */
-    const char *on;    /* "sigma", "tail_energy" or "none" (static) */
-    const char *rule;  /* the rule in one line (static) */
+    const char *name; /* "nr", "numpy", ... (static) */
+    double rank;      /* an integer for every measure but stable and entropy */
+    double threshold; /* see above */
+    const char *on;   /* "sigma", "tail_energy" or "none" (static) */
+    const char *rule; /* the rule in one line (static) */
 } sbw_rank_measure;
 
 /* Fills out[SBW_RANK_NMEASURES] in the order above for s[k] (descending,

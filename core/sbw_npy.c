@@ -488,8 +488,9 @@ static int safet_missing(const sbw_safet_header *h, const char *file, const char
         int n = snprintf(list + at, sizeof list - at, "%s'%.40s'", i ? ", " : "", h->t[i].name);
         at += n > 0 ? (size_t)n : 0;
     }
-    return SBW_ERROR(SBW_EFORMAT, "%s: no tensor named '%s' (it holds %zu: %s%s; sbw-info %s lists them)",
-                     file, name, h->count, list, h->count > 4 ? ", ..." : "", file);
+    return SBW_ERROR(SBW_EFORMAT,
+                     "%s: no tensor named '%s' (it holds %zu: %s%s; sbw-info %s lists them)", file,
+                     name, h->count, list, h->count > 4 ? ", ..." : "", file);
 }
 
 static int open_safet(sbw_npy_reader *r, const char *spec, const char *file, const char *name)
@@ -674,7 +675,8 @@ int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
         st = fetch_raw(r, nr, &raw, &rs, &cs);
         for (size_t i = 0; i < nr && !st; i++)
             for (size_t j = 0; j < r->info.cols; j++)
-                dst[i * ld + j] = load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
+                dst[i * ld + j] =
+                    load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
     }
     if (!st)
         r->next_row += nr;
@@ -691,7 +693,8 @@ int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
     st = fetch_raw(r, nr, &raw, &rs, &cs);
     for (size_t i = 0; i < nr && !st; i++)
         for (size_t j = 0; j < r->info.cols; j++)
-            dst[i * ld + j] = (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
+            dst[i * ld + j] =
+                (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
     if (!st)
         r->next_row += nr;
     return st;

@@ -17,9 +17,9 @@
 static const struct {
     const char *name;
     size_t size;
-} dtypes[] = {{"BOOL", 1},    {"U8", 1},      {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1},
-              {"I16", 2},     {"U16", 2},     {"F16", 2}, {"BF16", 2},    {"I32", 4},
-              {"U32", 4},     {"F32", 4},     {"F64", 8}, {"I64", 8},     {"U64", 8}};
+} dtypes[] = {{"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1},
+              {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},
+              {"U32", 4},  {"F32", 4}, {"F64", 8}, {"I64", 8},     {"U64", 8}};
 
 static size_t dtype_size(const char *name)
 {
@@ -169,8 +169,8 @@ static int check_tiling(const sbw_safet_header *h, const char *path)
 
 /* ---- the header --------------------------------------------------------- */
 
-static int check_length(const unsigned char *buf, size_t len, uint64_t file_size,
-                        const char *path, sbw_safet_header *h)
+static int check_length(const unsigned char *buf, size_t len, uint64_t file_size, const char *path,
+                        sbw_safet_header *h)
 {
     if (file_size < 8 || len < 8)
         return SBW_ERROR(SBW_EFORMAT,
@@ -206,8 +206,8 @@ static int load_json(const unsigned char *buf, const char *path, const sbw_safet
     *root = json_loadb((const char *)buf + 8, h->header_len, JSON_REJECT_DUPLICATES, &err);
     if (!*root)
         return SBW_ERROR(SBW_EFORMAT,
-                         "%s: bad safetensors header: invalid JSON: %s (line %d, column %d)",
-                         path, err.text, err.line, err.column);
+                         "%s: bad safetensors header: invalid JSON: %s (line %d, column %d)", path,
+                         err.text, err.line, err.column);
     if (!json_is_object(*root))
         return SBW_ERROR(SBW_EFORMAT, "%s: bad safetensors header: the JSON is not an object",
                          path);

@@ -22,8 +22,7 @@ static const char *const columns[] = {"file",      "rows",
                                       "rows_prob", "max_abs_logsumexp",
                                       "worst_row", "max_abs_rowsum_dev"};
 
-static const char *const list_columns[] = {"file", "tensor", "dtype", "shape", "bytes",
-                                           "readable"};
+static const char *const list_columns[] = {"file", "tensor", "dtype", "shape", "bytes", "readable"};
 
 static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
@@ -130,8 +129,10 @@ int main(int argc, char **argv)
     double tol = SBW_CHECK_TOL;
     const sbw_cli_opt opts[] = {
         {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
-    const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices and .safetensors files.", details, opts, 1,
-                         1 << 20,    SBW_CLI_JSON};
+    const sbw_cli cli = {
+        "sbw-info", "FILE.npy...", "Describe .npy matrices and .safetensors files.",
+        details,    opts,          1,
+        1 << 20,    SBW_CLI_JSON};
     sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)

@@ -131,12 +131,13 @@ static void test_bf16_every_pattern(void **state)
 static void test_parse_good(void **state)
 {
     (void)state;
-    const char *json = "{\"__metadata__\": {\"format\": \"pt\"},"
-                       " \"b\": {\"dtype\": \"BF16\", \"shape\": [3], \"data_offsets\": [24, 30]},"
-                       " \"a\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [0, 24]},"
-                       " \"s\": {\"dtype\": \"I64\", \"shape\": [], \"data_offsets\": [30, 38]},"
-                       " \"e\": {\"dtype\": \"F16\", \"shape\": [0, 4], \"data_offsets\": [38, 38]}}"
-                       "    ";
+    const char *json =
+        "{\"__metadata__\": {\"format\": \"pt\"},"
+        " \"b\": {\"dtype\": \"BF16\", \"shape\": [3], \"data_offsets\": [24, 30]},"
+        " \"a\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [0, 24]},"
+        " \"s\": {\"dtype\": \"I64\", \"shape\": [], \"data_offsets\": [30, 38]},"
+        " \"e\": {\"dtype\": \"F16\", \"shape\": [0, 4], \"data_offsets\": [38, 38]}}"
+        "    ";
     unsigned char zero[38] = {0};
     size_t len;
     unsigned char *b = st_bytes(json, zero, sizeof zero, &len);
@@ -176,7 +177,8 @@ static void test_parse_malformed(void **state)
 {
     (void)state;
     const bad_case cases[] = {
-        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}", 8, "invalid JSON"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}", 8,
+         "invalid JSON"},
         {"[1, 2]", 0, "not an object"},
         {"{\"a\": 1}", 0, "not an object"},
         {"{\"a\": {\"dtype\": \"F33\", \"shape\": [2], \"data_offsets\": [0, 8]}}", 8,
@@ -190,10 +192,8 @@ static void test_parse_malformed(void **state)
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 16]}}", 8,
          "outside the 8-byte data section"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [8, 0]}}", 8, "outside"},
-        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0]}}", 8,
-         "data_offsets"},
-        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [3], \"data_offsets\": [0, 8]}}", 8,
-         "need 12"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0]}}", 8, "data_offsets"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [3], \"data_offsets\": [0, 8]}}", 8, "need 12"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]},"
          " \"b\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [4, 12]}}",
          12, "overlap"},
@@ -348,8 +348,9 @@ static void test_read_rows_seek(void **state)
     data[0] = data[1] = 0;
     for (int i = 0; i < 12; i++)
         data[2 + i] = (uint16_t)(0x3c00 + i); /* 1, 1 + 2^-10, ... */
-    const char *json = "{\"z\": {\"dtype\": \"BF16\", \"shape\": [2], \"data_offsets\": [0, 4]},"
-                       " \"A\": {\"dtype\": \"F16\", \"shape\": [4, 3], \"data_offsets\": [4, 28]}}";
+    const char *json =
+        "{\"z\": {\"dtype\": \"BF16\", \"shape\": [2], \"data_offsets\": [0, 4]},"
+        " \"A\": {\"dtype\": \"F16\", \"shape\": [4, 3], \"data_offsets\": [4, 28]}}";
     const char *path = st_write("rows.safetensors", json, data, sizeof data);
     char spec[512];
     snprintf(spec, sizeof spec, "%s:A", path);
