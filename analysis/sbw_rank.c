@@ -1,6 +1,7 @@
 /* sbw_rank.c -- rank estimators and the normalised spectrum. */
 #include "sbw_rank.h"
 
+#include "sbw_check.h"
 #include "sbw_cli.h"
 #include "sbw_error.h"
 
@@ -62,13 +63,98 @@ int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
     return SBW_OK;
 }
 
+size_t sbw_rank_eps_effective(const double *s, size_t k, double e)
+{
+    double total = 0.0;
+    for (size_t j = k; j-- > 0;)
+        total += s[j] * s[j];
+    if (!(total > 0))
+        return 0;
+    double tail = 0.0; /* sum_{j >= r} s_j^2, smallest first */
+    size_t r = k;
+    while (r > 0 && tail + s[r - 1] * s[r - 1] <= e * total) {
+        tail += s[r - 1] * s[r - 1];
+        r--;
+    }
+    return r;
+}
+
+double sbw_rank_stable(const double *s, size_t k)
+{
+    if (k == 0 || !(s[0] > 0))
+        return 0.0;
+    double sum = 0.0;
+    for (size_t j = k; j-- > 0;)
+        sum += (s[j] / s[0]) * (s[j] / s[0]);
+    return sum;
+}
+
+double sbw_rank_entropy(const double *s, size_t k)
+{
+    double l1 = 0.0, h = 0.0;
+    for (size_t j = k; j-- > 0;)
+        l1 += s[j];
+    if (!(l1 > 0))
+        return 0.0;
+    for (size_t j = 0; j < k; j++) {
+        double p = s[j] / l1;
+        if (p > 0)
+            h -= p * log(p);
+    }
+    return exp(h);
+}
+
+static sbw_rank_measure count_rule(const char *name, const double *s, size_t k, double t,
+                                   const char *rule)
+{
+    return (sbw_rank_measure){name, (double)count_above(s, k, t), t, "sigma", rule};
+}
+
+int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
+                      sbw_rank_measure *out)
+{
+    sbw_rank_est e;
+    if (!(atol >= 0))
+        return SBW_ERROR(SBW_EINVAL, "rank: atol %g is negative", atol);
+    int st = sbw_rank_estimate(s, k, m, n, eps, &e);
+    if (st)
+        return st;
+    double big = (double)(m > n ? m : n), small = (double)k;
+    double rtol = atol > 0 ? 0.0 : big * eps;
+    static const double effs[3] = {1e-3, 1e-4, 1e-5};
+    static const char *const eff_names[3] = {"eps_eff_1e-3", "eps_eff_1e-4", "eps_eff_1e-5"};
+    out[0] = count_rule("nr", s, k, e.tsh, "w > 0.5 sqrt(m+n+1) w0 eps (Numerical Recipes)");
+    out[1] = count_rule("numpy", s, k, e.numpy_tol, "w > w0 max(m,n) eps (numpy matrix_rank)");
+    out[2] = count_rule("pytorch", s, k, fmax(atol, rtol * e.w0),
+                        "w > max(atol, rtol w0), rtol = max(m,n) eps or 0 if atol > 0 "
+                        "(torch.linalg.matrix_rank)");
+    out[3] = count_rule("julia", s, k, small * eps * e.w0,
+                        "w > min(m,n) eps w0 (Julia LinearAlgebra.rank)");
+    out[4] = (sbw_rank_measure){"gap", (double)e.rank_gap, e.w0 * eps, "sigma",
+                                "largest log10(w_{r-1}/w_r), values floored at w0 eps"};
+    for (int i = 0; i < 3; i++)
+        out[5 + i] = (sbw_rank_measure){eff_names[i], (double)sbw_rank_eps_effective(s, k, effs[i]),
+                                        effs[i], "tail_energy",
+                                        "smallest r: sum_{j>=r} w_j^2 <= e sum w_j^2 "
+                                        "(Parthiban et al. 2021)"};
+    out[8] = (sbw_rank_measure){"stable", sbw_rank_stable(s, k), NAN, "none",
+                                "||A||_F^2 / w0^2 (stable rank)"};
+    out[9] = (sbw_rank_measure){"entropy", sbw_rank_entropy(s, k), NAN, "none",
+                                "exp(H(w / sum w)) (Roy & Vetterli 2007)"};
+    return SBW_OK;
+}
+
 int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps,
                  const char **source)
 {
     if (!arg || strcmp(arg, "auto") == 0) {
-        bool f32 = data == SBW_F32 || prec == SBW_F32;
-        *eps = f32 ? FLT_EPSILON : DBL_EPSILON;
-        *source = data == SBW_F32 ? "float32 data" : f32 ? "float32 computation" : "float64 data";
+        double ed = sbw_check_eps(data), ep = sbw_check_eps(prec);
+        *eps = fmax(ed, ep);
+        *source = data == SBW_F32    ? "float32 data"
+                  : data == SBW_F16  ? "float16 data"
+                  : data == SBW_BF16 ? "bfloat16 data"
+                  : ep > ed          ? "float32 computation"
+                                     : "float64 data";
         return SBW_OK;
     }
     *source = "--eps";

@@ -1,5 +1,6 @@
-/* sbw_rank.h -- numerical rank from a spectrum, three ways, and the
- * normalised spectrum of MoS Appendix C.1 / Figure 1.
+/* sbw_rank.h -- numerical rank from a spectrum, three ways (and every named
+ * measure side by side: sbw_rank_measures), and the normalised spectrum of
+ * MoS Appendix C.1 / Figure 1.
  *
  * Given the singular values w_0 >= w_1 >= ... >= w_{k-1} >= 0 of an m x n
  * matrix (k = min(m, n)) computed in a precision with unit roundoff eps:
@@ -48,6 +49,54 @@ int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
  * "float32 computation", "--eps").  Errors: SBW_EINVAL naming the choices. */
 int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps,
                  const char **source);
+
+/* Every named rank measure, side by side (sbw-rank --measures), for the
+ * spectrum s[k] of an m x n matrix and the roundoff eps:
+ *
+ *   nr        Numerical Recipes, #{w_j > 0.5 sqrt(m+n+1) w_0 eps} (as above);
+ *   numpy     numpy.linalg.matrix_rank's default, #{w_j > w_0 max(m,n) eps};
+ *   pytorch   torch.linalg.matrix_rank, #{w_j > max(atol, rtol w_0)} with
+ *             rtol = max(m,n) eps when atol = 0 and rtol = 0 when atol > 0
+ *             (PyTorch's rule for an rtol left unspecified);
+ *   julia     LinearAlgebra.rank's default, #{w_j > min(m,n) eps w_0};
+ *   gap       the largest-log-gap rank (as above);
+ *   eps_eff_1e-3, _1e-4, _1e-5   Parthiban et al. 2021's epsilon-effective
+ *             rank: the smallest r with sum_{j<r} w_j^2 >= (1 - e) sum w_j^2,
+ *             decided on the tail, sum_{j>=r} w_j^2 <= e sum w_j^2 (summed
+ *             from the smallest up, so no 1 - e cancels);
+ *   stable    ||A||_F^2 / ||A||_2^2 = sum (w_j / w_0)^2 (not an integer);
+ *   entropy   Roy & Vetterli 2007's effective rank exp(H(p)), p_j = w_j /
+ *             sum w (0 log 0 = 0; not an integer).
+ *
+ * threshold is the cut each rule applies: a singular value for the
+ * counting rules (nr, numpy, pytorch, julia; the floor w_0 eps for gap), the
+ * tail energy fraction e for eps_eff, NAN for stable and entropy; on says
+ * which ("sigma", "tail_energy", "none").  A zero matrix has every measure 0. */
+#define SBW_RANK_NMEASURES 10
+
+typedef struct sbw_rank_measure {
+    const char *name; /* "nr", "numpy", ... (static) */
+    double rank;      /* an integer for every measure but stable and entropy */
+    double threshold; /* see above */
+    const char *on;   /* "sigma", "tail_energy" or "none" (static) */
+    const char *rule; /* the rule in one line (static) */
+} sbw_rank_measure;
+
+/* Fills out[SBW_RANK_NMEASURES] in the order above for s[k] (descending,
+ * k = min(m, n)); atol >= 0 is PyTorch's absolute tolerance (0 for its
+ * default).  Errors: those of sbw_rank_estimate, SBW_EINVAL for atol < 0. */
+int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
+                      sbw_rank_measure *out);
+
+/* Parthiban's epsilon-effective rank of s[k] (descending) for tail
+ * fraction e in (0, 1): the smallest r with sum_{j>=r} s_j^2 <= e sum s_j^2
+ * (0 for a zero spectrum). */
+size_t sbw_rank_eps_effective(const double *s, size_t k, double e);
+
+/* ||A||_F^2 / sigma_1^2 and exp(entropy of s / sum s) of s[k] (0 for a
+ * zero spectrum). */
+double sbw_rank_stable(const double *s, size_t k);
+double sbw_rank_entropy(const double *s, size_t k);
 
 typedef enum sbw_rank_norm {
     SBW_NORM_MAX = 0, /* sigma / sigma_0 */

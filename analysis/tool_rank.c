@@ -12,6 +12,7 @@
 static const char *const columns[] = {"rank",      "m",        "n",          "dtype", "precision",
                                       "eps",       "tsh",      "w0",         "w_min", "rank_numpy",
                                       "numpy_tol", "rank_gap", "gap_decades"};
+static const char *const measure_columns[] = {"measure", "rank", "threshold", "on", "rule"};
 static const char *const spec_columns[] = {"index",       "sigma",      "sigma_rel",
                                            "log10_sigma", "normalised", "cum_pct"};
 
@@ -38,13 +39,25 @@ static const char details[] =
     "says which) and cum_pct is the percentage of normalised values <= it: plot\n"
     "cum_pct against normalised for MoS Figure 1.  log10_sigma is nan for an\n"
     "exactly zero sigma (gnuplot skips the point, pandas reads NaN).\n\n"
+    "--measures prints every named rank measure instead, one row each: measure\n"
+    "rank threshold on rule -- nr (as above), numpy (w > w0 max(m,n) eps),\n"
+    "pytorch (w > max(atol, rtol w0), rtol = max(m,n) eps, 0 when --atol > 0),\n"
+    "julia (w > min(m,n) eps w0), gap, eps_eff_1e-3/-4/-5 (Parthiban et al. 2021:\n"
+    "the fewest values holding all but a fraction e of sum w^2, which stays put\n"
+    "when tiny noise makes the counting rules read full rank), stable\n"
+    "(||A||_F^2/w0^2) and entropy (exp of the entropy of w/sum w, Roy & Vetterli\n"
+    "2007).  'on' says what threshold cuts: sigma, tail_energy or none.\n\n"
+    "FILE may be a tensor of a safetensors file, FILE.safetensors:NAME (F32,\n"
+    "F16, BF16 or F64; eps follows its dtype: 2^-10 for F16, 2^-7 for BF16).\n\n"
     "Examples:\n"
     "  sbw-rank logP.npy\n"
+    "  sbw-rank --measures model.safetensors:lm_head.weight\n"
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
 typedef struct rank_args {
-    bool center, bias, exp, single;
+    bool center, bias, exp, single, measures;
+    double atol;
     const char *eps, *spectrum, *norm, *method;
     size_t block_rows;
     long workers;
@@ -112,6 +125,29 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
     return st ? st : sbw_table_set_dbl(t, "gap_decades", e->gap_log10);
 }
 
+/* --measures: one row per named measure (sbw_rank_measures). */
+static int add_measures(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e,
+                        const sbw_rank_measure *ms)
+{
+    int st = sbw_table_meta_int(t, "m", (long long)e->m);
+    st = st ? st : sbw_table_meta_int(t, "n", (long long)e->n);
+    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    st = st ? st : sbw_table_meta_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
+    st = st ? st : sbw_table_meta_dbl(t, "eps", e->eps);
+    st = st ? st : sbw_table_meta_dbl(t, "w0", e->w0);
+    st = st ? st : sbw_table_meta_dbl(t, "w_min", e->wmin);
+    st = st ? st : sbw_table_columns(t, measure_columns, 5);
+    for (size_t i = 0; i < SBW_RANK_NMEASURES && !st; i++) {
+        st = sbw_table_add_row(t);
+        st = st ? st : sbw_table_set_str(t, "measure", ms[i].name);
+        st = st ? st : sbw_table_set_dbl(t, "rank", ms[i].rank);
+        st = st ? st : sbw_table_set_dbl(t, "threshold", ms[i].threshold);
+        st = st ? st : sbw_table_set_str(t, "on", ms[i].on);
+        st = st ? st : sbw_table_set_str(t, "rule", ms[i].rule);
+    }
+    return st;
+}
+
 /* The spectrum table: the main table's meta plus the normalisation. */
 static int write_spectrum(const char *out, const sbw_cli_common *c, const char *path,
                           const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var,
@@ -148,16 +184,22 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     double eps;
     const char *eps_source;
     sbw_rank_est e;
+    sbw_rank_measure ms[SBW_RANK_NMEASURES];
     sbw_rank_norm norm = SBW_NORM_MAX;
     sbw_table *t = NULL;
+    const double *s = sp->s[var];
     int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &eps, &eps_source);
     st = st ? st : sbw_rank_norm_parse(a->norm, &norm);
-    st = st ? st : sbw_rank_estimate(sp->s[var], sp->k, sp->red.rows, sp->red.cols, eps, &e);
+    st = st ? st : sbw_rank_estimate(s, sp->k, sp->red.rows, sp->red.cols, eps, &e);
+    if (!st && a->measures)
+        st = sbw_rank_measures(s, sp->k, sp->red.rows, sp->red.cols, eps, a->atol, ms);
     if (!st && a->spectrum)
         st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, norm);
     st = st ? st : sbw_table_alloc(&t, "sbw-rank", c, false);
     st = st ? st : add_meta(t, path, a, sp, var, eps_source);
-    st = st ? st : add_row(t, sp, &e);
+    if (a->measures)
+        st = st ? st : sbw_table_meta_dbl(t, "atol", a->atol);
+    st = st ? st : (a->measures ? add_measures(t, sp, &e, ms) : add_row(t, sp, &e));
     st = st ? st : sbw_table_print(t, stdout, c->json);
     sbw_table_free(t);
     return st;
@@ -188,13 +230,15 @@ int main(int argc, char **argv)
         {"--eps", "E", SBW_ARG_STRING, &a.eps, 0, 0, "auto, double, single or a number"},
         {"--spectrum", "FILE", SBW_ARG_STRING, &a.spectrum, 0, 0, "write the spectrum TSV"},
         {"--norm", "N", SBW_ARG_STRING, &a.norm, 0, 0, "spectrum normalisation: max, minmax"},
+        {"--measures", NULL, SBW_ARG_FLAG, &a.measures, 0, 0, "every named rank measure"},
+        {"--atol", "A", SBW_ARG_DOUBLE, &a.atol, 0, 1e300, "PyTorch's atol (--measures)"},
         {"--single", NULL, SBW_ARG_FLAG, &a.single, 0, 0, "compute in float32 (sgesdd)"},
         {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "auto, direct or tsqr"},
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
         {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
         {0}};
     const sbw_cli cli = {"sbw-rank",
-                         "FILE.npy",
+                         "FILE.npy|FILE.safetensors:NAME",
                          "Numerical rank and spectrum of a matrix.",
                          details,
                          opts,

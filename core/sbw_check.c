@@ -52,7 +52,19 @@ int sbw_check_open(sbw_npy_reader **r, const char *path, sbw_check_shape_kind ki
 
 /* ---- tolerance ---------------------------------------------------------- */
 
-double sbw_check_eps(sbw_npy_dtype dtype) { return dtype == SBW_F32 ? FLT_EPSILON : DBL_EPSILON; }
+double sbw_check_eps(sbw_npy_dtype dtype)
+{
+    switch (dtype) {
+    case SBW_F32:
+        return FLT_EPSILON;
+    case SBW_F16:
+        return 0x1p-10; /* binary16: 10 fraction bits */
+    case SBW_BF16:
+        return 0x1p-7; /* bfloat16: 7 fraction bits */
+    default:
+        return DBL_EPSILON;
+    }
+}
 
 double sbw_check_row_tol(sbw_npy_dtype dtype, double tol, double amax)
 {

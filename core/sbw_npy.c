@@ -10,9 +10,11 @@
 
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_safet.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +48,19 @@ struct sbw_npy_writer {
     size_t stage_cap;
 };
 
-const char *sbw_npy_dtype_name(sbw_npy_dtype t) { return t == SBW_F32 ? "float32" : "float64"; }
+const char *sbw_npy_dtype_name(sbw_npy_dtype t)
+{
+    switch (t) {
+    case SBW_F32:
+        return "float32";
+    case SBW_F16:
+        return "float16";
+    case SBW_BF16:
+        return "bfloat16";
+    default:
+        return "float64";
+    }
+}
 
 /* ---- low-level reads ---------------------------------------------------- */
 
@@ -425,6 +439,105 @@ static int open_fd(sbw_npy_reader *r, const char *path)
     return SBW_OK;
 }
 
+/* ---- a tensor of a .safetensors file ------------------------------------ */
+
+static int safet_dtype(sbw_npy_info *in, const sbw_safet_tensor *t, const char *spec)
+{
+    static const struct {
+        const char *name;
+        sbw_npy_dtype dtype;
+    } map[] = {{"F64", SBW_F64}, {"F32", SBW_F32}, {"F16", SBW_F16}, {"BF16", SBW_BF16}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (strcmp(t->dtype, map[i].name) == 0) {
+            in->dtype = map[i].dtype;
+            memcpy(in->descr, map[i].name, strlen(map[i].name) + 1);
+            return SBW_OK;
+        }
+    return SBW_ERROR(SBW_EDTYPE,
+                     "%s: unsupported dtype %s (sbw reads safetensors F32, F16, BF16 and F64)",
+                     spec, t->dtype);
+}
+
+static int safet_info(sbw_npy_info *in, const sbw_safet_header *h, const sbw_safet_tensor *t,
+                      const char *spec)
+{
+    char shape[96];
+    sbw_safet_shape_str(t, shape, sizeof shape);
+    int st = safet_dtype(in, t, spec);
+    if (!st && (t->ndim == 0 || t->ndim > 2))
+        st = SBW_ERROR(SBW_EDTYPE, "%s: %d-d tensor (shape %s) is not supported (need 1-d or 2-d)",
+                       spec, t->ndim, shape);
+    if (st)
+        return st;
+    in->itemsize = t->itemsize;
+    in->swap = !HOST_LITTLE;
+    in->ndim = t->ndim;
+    in->rows = t->shape[0];
+    in->cols = t->ndim == 2 ? t->shape[1] : 1;
+    in->data_offset = h->data_offset + t->begin;
+    in->data_bytes = t->end - t->begin;
+    in->safetensors = true;
+    return SBW_OK;
+}
+
+static int safet_missing(const sbw_safet_header *h, const char *file, const char *name)
+{
+    char list[160] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < h->count && i < 4 && at < sizeof list; i++) {
+        int n = snprintf(list + at, sizeof list - at, "%s'%.40s'", i ? ", " : "", h->t[i].name);
+        at += n > 0 ? (size_t)n : 0;
+    }
+    return SBW_ERROR(SBW_EFORMAT,
+                     "%s: no tensor named '%s' (it holds %zu: %s%s; sbw-info %s lists them)", file,
+                     name, h->count, list, h->count > 4 ? ", ..." : "", file);
+}
+
+static int open_safet(sbw_npy_reader *r, const char *spec, const char *file, const char *name)
+{
+    int st = open_fd(r, file);
+    if (st)
+        return st;
+    char *p = strdup(spec);
+    if (!p)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    free(r->path);
+    r->path = p;
+    if (!r->seekable)
+        return SBW_ERROR(SBW_EIO, "%s: a .safetensors file must be a regular file (not a pipe)",
+                         file);
+    if (!*name)
+        return SBW_ERROR(SBW_EINVAL, "%s: no tensor name after ':' (FILE.safetensors:NAME)", spec);
+    sbw_safet_header h;
+    st = sbw_safet_load(file, &h);
+    if (st)
+        return st;
+    const sbw_safet_tensor *t = sbw_safet_find(&h, name);
+    st = t ? safet_info(&r->info, &h, t, spec) : safet_missing(&h, file, name);
+    sbw_safet_header_free(&h);
+    return st;
+}
+
+/* Opens a .npy file or a FILE.safetensors:NAME tensor. */
+static int open_any(sbw_npy_reader *r, const char *path)
+{
+    char file[PATH_MAX];
+    const char *name;
+    if (sbw_safet_split(path, file, sizeof file, &name))
+        return open_safet(r, path, file, name);
+    if (sbw_safet_is_file(path))
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s: a .safetensors file holds named tensors: read one as %s:NAME "
+                         "(sbw-info %s lists them)",
+                         path, path, path);
+    int st = open_fd(r, path);
+    if (!st)
+        st = read_header(r);
+    if (!st && r->seekable)
+        st = check_payload_size(r);
+    return st;
+}
+
 int sbw_npy_open(sbw_npy_reader **out, const char *path)
 {
     *out = NULL;
@@ -432,11 +545,7 @@ int sbw_npy_open(sbw_npy_reader **out, const char *path)
     if (!r)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     r->fd = -1;
-    int st = open_fd(r, path);
-    if (!st)
-        st = read_header(r);
-    if (!st && r->seekable)
-        st = check_payload_size(r);
+    int st = open_any(r, path);
     if (!st && !r->seekable && r->info.fortran)
         st = slurp_payload(r);
     if (st) {
@@ -468,7 +577,7 @@ void sbw_npy_close(sbw_npy_reader *r)
 
 /* ---- row reading -------------------------------------------------------- */
 
-static double load_item(const unsigned char *p, size_t itemsize, bool swap)
+static double load_item(const unsigned char *p, size_t itemsize, bool swap, sbw_npy_dtype dtype)
 {
     unsigned char b[8] = {0};
     for (size_t k = 0; k < itemsize; k++)
@@ -477,6 +586,11 @@ static double load_item(const unsigned char *p, size_t itemsize, bool swap)
         double d;
         memcpy(&d, b, 8);
         return d;
+    }
+    if (itemsize == 2) { /* safetensors F16 / BF16, converted exactly */
+        uint16_t u;
+        memcpy(&u, b, 2);
+        return (double)(dtype == SBW_BF16 ? sbw_safet_bf16_to_f32(u) : sbw_safet_f16_to_f32(u));
     }
     float f;
     memcpy(&f, b, 4);
@@ -561,7 +675,8 @@ int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
         st = fetch_raw(r, nr, &raw, &rs, &cs);
         for (size_t i = 0; i < nr && !st; i++)
             for (size_t j = 0; j < r->info.cols; j++)
-                dst[i * ld + j] = load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap);
+                dst[i * ld + j] =
+                    load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
     }
     if (!st)
         r->next_row += nr;
@@ -578,7 +693,8 @@ int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
     st = fetch_raw(r, nr, &raw, &rs, &cs);
     for (size_t i = 0; i < nr && !st; i++)
         for (size_t j = 0; j < r->info.cols; j++)
-            dst[i * ld + j] = (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap);
+            dst[i * ld + j] =
+                (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
     if (!st)
         r->next_row += nr;
     return st;

@@ -11,6 +11,11 @@
  * sbw_file (temporary + rename for regular files, "-" for stdout).
  *
  * A 1-D array of n items reads as an n x 1 matrix (info.ndim == 1).
+ *
+ * A tensor of a .safetensors file, named FILE.safetensors:NAME, opens here
+ * too (sbw_safet.h parses the header): F64, F32, F16 and BF16, 1-D or 2-D,
+ * read by rows like a little-endian C-order .npy payload, F16/BF16 converted
+ * exactly.  So every tool that reads a matrix reads one.
  */
 #ifndef SBW_NPY_H
 #define SBW_NPY_H
@@ -20,32 +25,39 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum sbw_npy_dtype { SBW_F64 = 0, SBW_F32 = 1 } sbw_npy_dtype;
+/* SBW_F16 and SBW_BF16 come only from .safetensors tensors (read, never
+ * written); they are read as float, and their eps is the format's own. */
+typedef enum sbw_npy_dtype { SBW_F64 = 0, SBW_F32 = 1, SBW_F16 = 2, SBW_BF16 = 3 } sbw_npy_dtype;
 
 typedef struct sbw_npy_info {
     int major, minor;    /* format version */
-    char descr[8];       /* as written: "<f8", ">f4", ... */
-    sbw_npy_dtype dtype; /* SBW_F64 or SBW_F32 */
-    size_t itemsize;     /* 8 or 4 */
+    char descr[8];       /* as written: "<f8", ">f4", ...; "F32", "BF16", ... */
+    sbw_npy_dtype dtype; /* SBW_F64 or SBW_F32 (or a safetensors' F16, BF16) */
+    size_t itemsize;     /* 8, 4 (or 2) */
     bool swap;           /* stored byte order differs from this machine's */
     bool fortran;        /* column-major payload */
     int ndim;            /* 1 or 2 */
     size_t rows, cols;   /* 2-D: the shape; 1-D (n,): n x 1 */
     size_t data_offset;  /* bytes before the payload */
     size_t data_bytes;   /* rows * cols * itemsize */
+    bool safetensors;    /* a tensor of a .safetensors file (major = minor = 0) */
 } sbw_npy_info;
 
 typedef struct sbw_npy_reader sbw_npy_reader;
 typedef struct sbw_npy_writer sbw_npy_writer;
 
-/* "float64" / "float32" */
+/* "float64" / "float32" / "float16" / "bfloat16" */
 const char *sbw_npy_dtype_name(sbw_npy_dtype t);
 
 /* Opens path ("-" for stdin) and parses and validates the header; for a
  * regular file also checks that the payload has exactly rows*cols*itemsize
- * bytes.  Errors: SBW_EIO (cannot open/read), SBW_EFORMAT (bad magic,
- * header, shape, size), SBW_EDTYPE (dtype other than f4/f8, 0-d or >2-d),
- * SBW_ENOMEM.  Every reason starts with the path.  *r is NULL on failure. */
+ * bytes.  path may be FILE.safetensors:NAME (a regular file), whose header
+ * sbw_safet_parse validates; a bare FILE.safetensors is refused with the
+ * hint to name a tensor.  Errors: SBW_EIO (cannot open/read), SBW_EFORMAT
+ * (bad magic, header, shape, size; a malformed safetensors header; no
+ * tensor of that name), SBW_EDTYPE (dtype other than f4/f8 -- or F64, F32,
+ * F16, BF16 -- 0-d or >2-d), SBW_ENOMEM.  Every reason starts with the
+ * path.  *r is NULL on failure. */
 int sbw_npy_open(sbw_npy_reader **r, const char *path);
 
 /* The parsed header of an open reader (valid until sbw_npy_close). */

@@ -4,6 +4,7 @@
 
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_safet.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -134,7 +135,9 @@ static int against_inputs(const sbw_preflight_out *o, const ident *oid, const ch
         if (!inputs[i] || sbw_file_is_std(inputs[i]))
             continue;
         ident in;
-        identify(inputs[i], &in);
+        char file[PATH_MAX];
+        const char *tensor; /* an input FILE.safetensors:NAME is the file FILE.safetensors */
+        identify(sbw_safet_split(inputs[i], file, sizeof file, &tensor) ? file : inputs[i], &in);
         if (same_file(oid, &in))
             return SBW_ERROR(SBW_EINVAL,
                              "%s: %s is the input %s (the same file): refusing to overwrite it; "

@@ -15,6 +15,8 @@
  *     existing pipe or device is writable, a directory output (--save DIR)
  *     exists as a writable directory or its parent does -- else SBW_EIO
  *     naming the path and why (exit 1).
+ * An input FILE.safetensors:NAME (a tensor, sbw_safet.h) is the file
+ * FILE.safetensors.
  * Pipes and devices (/dev/null, a FIFO) are never "the same file" as
  * anything: writing one twice is legitimate.  Nothing is created, opened or
  * modified: the checks are stat() and access(), so a race with another

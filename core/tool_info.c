@@ -1,12 +1,15 @@
-/* sbw-info: what is in a .npy file -- shape, dtype, layout, range,
- * NaN/Inf counts, and whether its rows are log-probabilities or
- * probabilities. */
+/* sbw-info: what is in a .npy file (or a tensor of a .safetensors file) --
+ * shape, dtype, layout, range, NaN/Inf counts, and whether its rows are
+ * log-probabilities or probabilities; and the tensors a .safetensors file
+ * holds. */
 #include "sbw.h"
 #include "sbw_check.h"
+#include "sbw_safet.h"
 #include "sbw_scan.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const columns[] = {"file",      "rows",
                                       "cols",      "ndim",
@@ -19,6 +22,8 @@ static const char *const columns[] = {"file",      "rows",
                                       "rows_prob", "max_abs_logsumexp",
                                       "worst_row", "max_abs_rowsum_dev"};
 
+static const char *const list_columns[] = {"file", "tensor", "dtype", "shape", "bytes", "readable"};
+
 static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
     "file.  kind is 'log-probabilities' when every row has |logsumexp| <= TOL,\n"
@@ -29,14 +34,19 @@ static const char details[] =
     "max_abs_rowsum_dev is over rows lying in [0,1] (nan when there is none).\n"
     "min/max are over finite entries; first_nonfinite is 'row,col' (0-based) of\n"
     "the first NaN or Inf.\n\n"
-    "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n";
+    "A tensor of a safetensors file is read as FILE.safetensors:NAME (F32, F16,\n"
+    "BF16 or F64, 1-D or 2-D; npy_version is 'safetensors').  A bare\n"
+    "FILE.safetensors lists its tensors instead: file tensor dtype shape bytes\n"
+    "readable (whether sbw can read it as a matrix); list such files on their own.\n\n"
+    "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n"
+    "  sbw-info model.safetensors\n  sbw-info model.safetensors:lm_head.weight\n";
 
 static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, const sbw_scan *s)
 {
     char pos[64] = "", ver[16];
     if (s->any_bad)
         snprintf(pos, sizeof pos, "%zu,%zu", s->bad_row, s->bad_col);
-    snprintf(ver, sizeof ver, "%d.%d", in->major, in->minor);
+    snprintf(ver, sizeof ver, in->safetensors ? "safetensors" : "%d.%d", in->major, in->minor);
     bool big = in->descr[0] == '>';
     int st = sbw_table_add_row(t);
     st = st ? st : sbw_table_set_str(t, "file", path);
@@ -81,24 +91,69 @@ static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
     return st;
 }
 
+/* One row per tensor of the safetensors file at path. */
+static int list_file(sbw_table *t, const char *path)
+{
+    sbw_safet_header h;
+    int st = sbw_safet_load(path, &h);
+    for (size_t i = 0; i < h.count && !st; i++) {
+        const sbw_safet_tensor *x = &h.t[i];
+        char shape[256];
+        sbw_safet_shape_str(x, shape, sizeof shape);
+        bool ok = (strcmp(x->dtype, "F32") == 0 || strcmp(x->dtype, "F16") == 0 ||
+                   strcmp(x->dtype, "BF16") == 0 || strcmp(x->dtype, "F64") == 0) &&
+                  x->ndim >= 1 && x->ndim <= 2;
+        st = sbw_table_add_row(t);
+        st = st ? st : sbw_table_set_str(t, "file", path);
+        st = st ? st : sbw_table_set_str(t, "tensor", x->name);
+        st = st ? st : sbw_table_set_str(t, "dtype", x->dtype);
+        st = st ? st : sbw_table_set_str(t, "shape", shape);
+        st = st ? st : sbw_table_set_int(t, "bytes", (long long)(x->end - x->begin));
+        st = st ? st : sbw_table_set_str(t, "readable", ok ? "yes" : "no");
+    }
+    sbw_safet_header_free(&h);
+    return st;
+}
+
+/* How many of the arguments are bare .safetensors files (to list). */
+static int count_lists(const sbw_cli_common *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->nargs; i++)
+        n += sbw_safet_is_file(c->args[i]);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
     double tol = SBW_CHECK_TOL;
     const sbw_cli_opt opts[] = {
         {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
-    const sbw_cli cli = {"sbw-info", "FILE.npy...", "Describe .npy matrices.", details, opts, 1,
-                         1 << 20,    SBW_CLI_JSON};
+    const sbw_cli cli = {
+        "sbw-info", "FILE.npy...", "Describe .npy matrices and .safetensors files.",
+        details,    opts,          1,
+        1 << 20,    SBW_CLI_JSON};
     sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    int lists = count_lists(&c);
+    if (lists > 0 && lists < c.nargs)
+        return sbw_cli_usage_error(&cli, "list .safetensors files on their own (or name a tensor, "
+                                         "FILE.safetensors:NAME)");
     sbw_error_gsl_quiet();
     sbw_table *t = NULL;
     st = sbw_table_alloc(&t, "sbw-info", &c, false);
-    st = st ? st : sbw_table_meta_dbl(t, "tol", tol);
-    st = st ? st : sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
-    for (int i = 0; i < c.nargs && !st; i++)
+    if (lists) {
+        st = st ? st : sbw_table_columns(t, list_columns, 6);
+        for (int i = 0; i < c.nargs && !st; i++)
+            st = list_file(t, c.args[i]);
+    } else {
+        st = st ? st : sbw_table_meta_dbl(t, "tol", tol);
+        st = st ? st : sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+    }
+    for (int i = 0; i < c.nargs && !st && !lists; i++)
         st = info_file(t, c.args[i], tol, c.quiet);
     if (!st)
         st = sbw_table_print(t, stdout, c.json);

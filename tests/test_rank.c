@@ -5,6 +5,7 @@
  * the normalised spectrum of MoS Figure 1; eps selection. */
 #include "sbw_rank.h"
 #include "sbw_spectra.h"
+#include "sbw_svd.h"
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
@@ -13,6 +14,7 @@
 #include "sbw_rng.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -308,6 +310,105 @@ static void test_normalise(void **state)
     assert_string_equal(sbw_rank_norm_label(SBW_NORM_MAX), "sigma/sigma0");
 }
 
+/* ---- every named measure (sbw_rank_measures) ----------------------------- */
+
+static const sbw_rank_measure *measure(const sbw_rank_measure *ms, const char *name)
+{
+    for (size_t i = 0; i < SBW_RANK_NMEASURES; i++)
+        if (strcmp(ms[i].name, name) == 0)
+            return &ms[i];
+    fail_msg("no measure %s", name);
+    return NULL;
+}
+
+/* A 4 x 3 spectrum {1, 0.035, 0.02} at eps 0.01: NR's threshold 0.5 sqrt(8)
+ * 0.01 = 0.0141 keeps all 3, Julia's 3 x 0.01 = 0.03 keeps 2, NumPy's and
+ * PyTorch's 4 x 0.01 = 0.04 keep 1; PyTorch with atol 0.025 (rtol then 0)
+ * keeps 2.  Stable and entropy ranks from their definitions. */
+static void test_measures_closed_form(void **state)
+{
+    (void)state;
+    const double s[3] = {1, 0.035, 0.02};
+    sbw_rank_measure ms[SBW_RANK_NMEASURES];
+    SBW_ASSERT_OK(sbw_rank_measures(s, 3, 4, 3, 0.01, 0, ms));
+    SBW_ASSERT_EQ(measure(ms, "nr")->rank, 3.0);
+    SBW_ASSERT_NEAR(measure(ms, "nr")->threshold, 0.5 * sqrt(8.0) * 0.01, 1e-15);
+    SBW_ASSERT_EQ(measure(ms, "julia")->rank, 2.0);
+    SBW_ASSERT_NEAR(measure(ms, "julia")->threshold, 0.03, 1e-15);
+    SBW_ASSERT_EQ(measure(ms, "numpy")->rank, 1.0);
+    SBW_ASSERT_NEAR(measure(ms, "numpy")->threshold, 0.04, 1e-15);
+    SBW_ASSERT_EQ(measure(ms, "pytorch")->rank, 1.0);
+    SBW_ASSERT_NEAR(measure(ms, "pytorch")->threshold, 0.04, 1e-15);
+    SBW_ASSERT_NEAR(measure(ms, "stable")->rank, 1 + 0.035 * 0.035 + 0.02 * 0.02, 1e-15);
+    double l1 = 1.055, h = 0;
+    for (int j = 0; j < 3; j++)
+        h -= s[j] / l1 * log(s[j] / l1);
+    SBW_ASSERT_NEAR(measure(ms, "entropy")->rank, exp(h), 1e-14);
+    SBW_ASSERT_OK(sbw_rank_measures(s, 3, 4, 3, 0.01, 0.025, ms));
+    SBW_ASSERT_EQ(measure(ms, "pytorch")->rank, 2.0);
+    SBW_ASSERT_NEAR(measure(ms, "pytorch")->threshold, 0.025, 0);
+    SBW_ASSERT_EQ(sbw_rank_measures(s, 3, 4, 3, 0.01, -1, ms), SBW_EINVAL);
+    SBW_ASSERT_EQ(sbw_rank_measures(s, 3, 2, 3, 0.01, 0, ms), SBW_EINVAL);
+    /* equal values: every effective rank is the count */
+    const double flat[4] = {2, 2, 2, 2};
+    SBW_ASSERT_NEAR(sbw_rank_stable(flat, 4), 4.0, 1e-15);
+    SBW_ASSERT_NEAR(sbw_rank_entropy(flat, 4), 4.0, 1e-14);
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(flat, 4, 1e-3), 4);
+    /* the zero matrix: every measure 0 */
+    const double zero[2] = {0, 0};
+    SBW_ASSERT_OK(sbw_rank_measures(zero, 2, 2, 2, DBL_EPSILON, 0, ms));
+    for (size_t i = 0; i < SBW_RANK_NMEASURES; i++)
+        SBW_ASSERT_EQ(ms[i].rank, 0.0);
+}
+
+/* Energies {1, 1e-4, 1e-6} (total 1.000101): the tail after 1 value is
+ * 1.01e-4, after 2 it is 1e-6.  e = 1e-3: 1; e = 1e-4: 2 (1.01e-4 >
+ * 1.000101e-4); e = 1e-5: 2; e = 1e-7: 3.  The boundary is inclusive. */
+static void test_eps_effective(void **state)
+{
+    (void)state;
+    const double s[3] = {1, 1e-2, 1e-3};
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(s, 3, 1e-3), 1);
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(s, 3, 1e-4), 2);
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(s, 3, 1e-5), 2);
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(s, 3, 1e-7), 3);
+    const double half[2] = {1, 1}; /* tail after 1 is exactly half */
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(half, 2, 0.5), 1);
+    SBW_ASSERT_EQ(sbw_rank_eps_effective(half, 2, 0.4999), 2);
+}
+
+/* Parthiban et al. 2021's point: a rank-10 matrix plus Gaussian noise far
+ * below every entry reads full rank by NR (and NumPy, PyTorch, Julia) while
+ * the eps-effective ranks stay at 10.  200 x 100, noise sd 1e-9 against
+ * entries of sd sqrt(10): the noise's singular values (~1e-9 (sqrt 200 +
+ * sqrt 100) ~ 2.4e-8) stand far above NR's threshold (~8.7 w0 eps ~ 1e-12
+ * for w0 ~ 600) and far below the signal's smallest (~ 10). */
+static void test_measures_noise(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(21);
+    sbw_mat a = {0};
+    double s[100];
+    sbw_rank_measure ms[SBW_RANK_NMEASURES];
+    SBW_ASSERT_OK(tm_product(&a, 200, 100, 10, rng));
+    for (size_t i = 0; i < 200; i++)
+        for (size_t j = 0; j < 100; j++)
+            a.data[i * a.ld + j] += 1e-9 * gsl_ran_gaussian(rng, 1.0);
+    SBW_ASSERT_OK(sbw_svd_values(&a, s));
+    SBW_ASSERT_OK(sbw_rank_measures(s, 100, 200, 100, DBL_EPSILON, 0, ms));
+    const char *full[] = {"nr", "numpy", "pytorch", "julia"};
+    for (int i = 0; i < 4; i++)
+        SBW_ASSERT_EQ(measure(ms, full[i])->rank, 100.0);
+    const char *eff[] = {"eps_eff_1e-3", "eps_eff_1e-4", "eps_eff_1e-5"};
+    for (int i = 0; i < 3; i++)
+        SBW_ASSERT_EQ(measure(ms, eff[i])->rank, 10.0);
+    SBW_ASSERT_EQ(measure(ms, "gap")->rank, 10.0);
+    SBW_ASSERT_LE(measure(ms, "stable")->rank, 10.0);
+    SBW_ASSERT_LE(measure(ms, "entropy")->rank, 10.0 + 1e-3);
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +421,9 @@ int main(void)
         cmocka_unit_test(test_large_row_means),
         cmocka_unit_test(test_float32_trap),
         cmocka_unit_test(test_normalise),
+        cmocka_unit_test(test_measures_closed_form),
+        cmocka_unit_test(test_eps_effective),
+        cmocka_unit_test(test_measures_noise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,9 @@ rank_ls_f4  float32 little C 1.0
 rank_tall   float64 little C 1.0
 rank_bias   float64 little C 1.0
 rank_zero_sv float64 little C 1.0
+# make_rank_measures.py
+rm_graded   float64 little C 1.0
+rm_decay    float64 little C 1.0
 # make_io_fixtures.py
 logp_f4     float32 little C 1.0
 logp_f4_as_f8 float64 little C 1.0
@@ -119,4 +122,12 @@ expect_exit 0 "help" "$BIN/sbw-info" --help
 expect_grep "^Usage: sbw-info" "$T/out" "help on stdout"
 expect_exit 0 "version" "$BIN/sbw-info" --version
 expect_grep "^sbw-info \(sbw\) [0-9]" "$T/out" "version text"
+# a .safetensors file lists its tensors; FILE:NAME reads one (BF16 1, -2)
+j='{"w": {"dtype": "BF16", "shape": [1, 2], "data_offsets": [0, 4]}}'
+{ printf "\\$(printf '%03o' ${#j})\\000\\000\\000\\000\\000\\000\\000"; printf '%s' "$j"; printf '\200\077\000\300'; } >"$T/s.safetensors"
+expect_exit 0 "info safetensors listing" "$BIN/sbw-info" "$T/s.safetensors"
+expect_eq "$(tsv_field "$T/out" tensor) $(tsv_field "$T/out" dtype) $(tsv_field "$T/out" shape)" "w BF16 [1, 2]" "listing row"
+expect_exit 0 "info safetensors tensor" "$BIN/sbw-info" "$T/s.safetensors:w"
+expect_eq "$(tsv_field "$T/out" dtype) $(tsv_field "$T/out" min) $(tsv_field "$T/out" max)" "bfloat16 -2 1" "BF16 tensor values"
+
 finish

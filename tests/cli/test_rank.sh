@@ -116,6 +116,36 @@ expect_eq "$(tsv_field "$T/zero.tsv" log10_sigma 4)" nan "log10 of 0 is nan"
 expect_eq "$(tsv_field "$T/zero.tsv" log10_sigma 3 | grep -c nan)" 0 "log10 of a positive sigma is a number"
 if grep -q inf "$T/zero.tsv"; then bad "no inf in the spectrum: $(grep inf "$T/zero.tsv")"; else ok; fi
 
+# --measures against NumPy and PyTorch on the stored matrices
+# (tests/fixtures/make_rank_measures.py wrote rank_measures_expected.tsv)
+E="$FIX/rank_measures_expected.tsv"
+# measure_of FILE NAME: the rank column of the row whose measure is NAME
+measure_of() { awk -F'\t' -v m="$2" '!/^#/ && $1 == m { print $2 }' "$1"; }
+for f in rm_graded rm_decay; do
+    expect_exit 0 "$f --measures" "$R" -q --measures "$FIX/$f.npy"
+    cp "$T/out" "$T/m_default"
+    expect_exit 0 "$f --measures --atol 5e-14" "$R" -q --measures --atol 5e-14 "$FIX/$f.npy"
+    cp "$T/out" "$T/m_atol"
+    expect_eq "$(grep -vc '^#' "$T/m_default")" 11 "$f: ten measures and the header"
+    awk -F'\t' -v f="$f" '$1 == f { print $2, $3 }' "$E" >"$T/want"
+    while read -r m want; do
+        case $m in
+        pytorch_atol) got=$(measure_of "$T/m_atol" pytorch) ;;
+        *) got=$(measure_of "$T/m_default" "$m") ;;
+        esac
+        case $m in
+        stable | entropy)
+            expect_num_near "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w * 1e-10 }')" "$f $m" ;;
+        *) expect_eq "$got" "$want" "$f $m (NumPy/PyTorch)" ;;
+        esac
+    done <"$T/want"
+done
+expect_eq "$(awk -F'\t' '$1 == "rm_graded" { n++ } END { print n }' "$E")" 10 "fixture rows read"
+expect_grep '^# atol=5e-14' "$T/m_atol" "atol in header"
+expect_grep '^eps_eff_1e-4	[0-9]+	0.0001	tail_energy	' "$T/m_atol" "eps_eff row: threshold and kind"
+expect_grep '^stable	[0-9.]+	nan	none	' "$T/m_atol" "stable has no threshold"
+expect_exit 2 "negative --atol" "$R" --measures --atol -1 "$FIX/rm_graded.npy"
+
 # bad data: exit 1, one clear line, nothing written
 expect_exit 1 "nonfinite" "$R" -q --spectrum "$T/bad.tsv" "$FIX/nonfinite.npy"
 expect_grep '3 non-finite entries \(1 NaN, 1 \+Inf, 1 -Inf\), the first at row 1, column 2' "$T/err" "nonfinite count and position"
