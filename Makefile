@@ -44,7 +44,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPER := $(BUILD)/tests/sbw_test.o
 
-.PHONY: all tests check check-run asan bench demo install clean lint format format-check deps help
+.PHONY: all tests check check-run asan bench demo ptb ptb-quick install clean lint format format-check deps help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -54,6 +54,8 @@ help:
 	@echo "make            build the tools into $(BIN)/"
 	@echo "make check      install missing dependencies, build, run every test"
 	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
+	@echo "make ptb        MoS Tables 6/7/11 on Penn Treebank (hours; resumable)"
+	@echo "make ptb-quick  the same pipeline at toy scale (seconds)"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
 	@echo "make lint       dependency rule, one prefix per file, cppcheck and clang-tidy (sources and tests)"
@@ -104,6 +106,14 @@ bench:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@experiments/quickstart.sh
+
+# MoS Tables 6, 7, 11 on Penn Treebank (issue 15): hours, resumable
+# (experiments/ptb/run.sh); ptb-quick is the same pipeline at toy scale.
+ptb: all
+	@experiments/ptb/run.sh
+
+ptb-quick: all
+	@experiments/ptb/run.sh --quick
 
 install: all $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sbw
