@@ -161,7 +161,7 @@ int main(int argc, char **argv)
     sbw_blas_tune(argv);
     plot_opts p = {.format = "png"};
     const sbw_cli_opt opts[] = {
-        {"--format", "F", SBW_ARG_STRING, &p.format, 0, 0, "png, pdf, svg or tex [png]"},
+        {"--format", "F", SBW_ARG_STRING, &p.format, 0, 0, "png, pdf, svg or tex"},
         {"--size", "WxH", SBW_ARG_STRING, &p.size, 0, 0, "figure size (px or inches)"},
         {"--title", "T", SBW_ARG_STRING, &p.title, 0, 0, "the figure's title"},
         {"--logx", NULL, SBW_ARG_FLAG, &p.logx, 0, 0, "log scale on every x axis"},
