@@ -83,9 +83,11 @@ static int nll_chunk(void *vctx, const double *lat, const sbw_lm_chunk *ch, cons
     sbw_pass_result r;
     int st = sbw_pass_loss(sbw_lm_ws_pass(n->ws), n->theta + lm->off_head, n->hc, k, D, &tg, &r,
                            NULL, 0, NULL);
+    if (st)
+        return st;
     n->sum += r.loss * (double)k;
     n->count += k;
-    return st;
+    return SBW_OK;
 }
 
 static int check_ids(const sbw_lm_ws *ws, const size_t *ids, size_t n)

@@ -63,6 +63,7 @@ typedef struct trainer {
     size_t *x, *y;       /* (T * B) the chunk */
     double last_valid, t0, seconds0, head0, last_ckpt;
     size_t tokens0;
+    size_t saved_step; /* the step of the checkpoint on disk (0: none) */
     sbw_progress prog;
     const char *log_path, *cmdline;
 } trainer;
@@ -187,7 +188,10 @@ static double elapsed(const trainer *t) { return t->seconds0 + sbw_progress_now(
  * the validation perplexity (NAN when none). */
 static int log_row(trainer *t, double valid_ppl)
 {
-    double loss = t->k.run_tokens ? t->k.run_loss / (double)t->k.run_tokens : NAN;
+    double loss = t->k.run_tokens ? t->k.run_loss / (double)t->k.run_tokens
+                  : t->k.nlog
+                      ? t->log[(t->k.nlog - 1) * SBW_LM_TRAIN_LOG_COLS + 5] /* same interval */
+                      : NAN;
     double row[SBW_LM_TRAIN_LOG_COLS] = {(double)t->k.step,
                                          (double)t->k.epoch,
                                          (double)t->k.tokens,
@@ -236,12 +240,18 @@ static int write_dir(trainer *t, const char *dir, bool snapshot)
     return sbw_ckpt_write(dir, t->k.step, g, 2, a, na);
 }
 
+/* A checkpoint of the current step, unless that step is already saved
+ * (a timer's checkpoint then the end's, or a resumed finished run): a
+ * generation is never rewritten in place. */
 static int checkpoint(trainer *t)
 {
-    if (!t->o.ckpt_dir || t->k.step == 0)
+    if (!t->o.ckpt_dir || t->k.step == 0 || t->k.step == t->saved_step)
         return SBW_OK;
     t->last_ckpt = sbw_progress_now();
-    return write_dir(t, t->o.ckpt_dir, false);
+    int st = write_dir(t, t->o.ckpt_dir, false);
+    if (!st)
+        t->saved_step = t->k.step;
+    return st;
 }
 
 /* A snapshot when the tokens crossed a multiple of eval_every. */
@@ -314,8 +324,10 @@ static int resume(trainer *t)
         st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu is beyond an epoch of %zu steps", sbw_ckpt_path(c),
                        t->k.pos, t->per_epoch);
     sbw_ckpt_close(c);
-    if (!st)
+    if (!st) {
         sbw_lm_state_set(t->ws, t->state);
+        t->saved_step = t->k.step;
+    }
     return st;
 }
 
@@ -368,22 +380,18 @@ static size_t make_chunk(trainer *t, size_t pos)
     return steps;
 }
 
-/* grad += wdecay * theta on the weights; then the whole norm clipped. */
+/* The loss gradient's whole norm clipped to clip, then wdecay * theta
+ * added on the weights (AWD-LSTM: clip_grad_norm, then the optimiser's
+ * weight decay). */
 static void regularise(trainer *t)
 {
     size_t n = t->lm.nparam;
     double wd = t->o.wdecay, ss = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (t->decay[i])
-            t->grad[i] += wd * t->theta[i];
+    for (size_t i = 0; i < n; i++)
         ss += t->grad[i] * t->grad[i];
-    }
-    double norm = sqrt(ss);
-    if (t->o.clip > 0 && norm > t->o.clip) {
-        double s = t->o.clip / norm;
-        for (size_t i = 0; i < n; i++)
-            t->grad[i] *= s;
-    }
+    double norm = sqrt(ss), s = t->o.clip > 0 && norm > t->o.clip ? t->o.clip / norm : 1.0;
+    for (size_t i = 0; i < n; i++)
+        t->grad[i] = t->grad[i] * s + (t->decay[i] ? wd * t->theta[i] : 0.0);
 }
 
 static void update(trainer *t)
@@ -571,7 +579,9 @@ int sbw_lm_train(const sbw_corpus *c, const sbw_lm_opts *o, bool resuming, const
         result(&t, stop, res);
     if (!st && strcmp(stop, "signal") == 0)
         st = SBW_ERROR(SBW_EINTR, "interrupted at step %zu%s", t.k.step,
-                       o->ckpt_dir ? "; checkpoint written, --resume continues" : "");
+                       t.saved_step == t.k.step && t.k.step
+                           ? "; checkpoint written, --resume continues"
+                           : "; no checkpoint (no --ckpt, or no step done)");
     trainer_free(&t);
     return st;
 }

@@ -243,6 +243,8 @@ typedef struct given_ctx {
 static bool row_given(void *vctx, const sbw_ckpt_field *row)
 {
     const given_ctx *g = vctx;
+    if (TA.no_dropout && strncmp(row->key, "dropout_", 8) == 0)
+        return true;
     return row->option && given(g->c, row->option);
 }
 
@@ -260,7 +262,8 @@ static int take_saved(const sbw_cli_common *c)
         return SBW_ERROR(SBW_EINVAL, "--resume %s: %s", TA.ckpt, buf);
     for (size_t i = 0; i < sbw_lm_opts_nrows; i++) { /* free rows: the given ones */
         const sbw_ckpt_field *f = &sbw_lm_opts_table[i];
-        if (f->role == SBW_CKPT_FREE && (row_given(&g, f) || strcmp(f->key, "threads") == 0))
+        bool threads = strcmp(f->key, "threads") == 0 && c->threads != 0;
+        if (f->role == SBW_CKPT_FREE && (row_given(&g, f) || threads))
             sbw_ckpt_copy(f, 1, SBW_CKPT_FREE, &saved, &TA.o);
     }
     TA.o = saved;
@@ -279,7 +282,12 @@ static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
     st = st ? st : sbw_table_alloc(&t, "sbw-lm train", c, true);
     st = st ? st : sbw_table_meta_str(t, "data", TA.data);
     st = st ? st : sbw_table_meta_int(t, "vocab", (long long)corpus->nwords);
-    st = st ? st : sbw_table_meta_str(t, "hidden", TA.hidden ? TA.hidden : "default");
+    char hid[64];
+    int at = 0;
+    for (size_t l = 0; l < TA.o.arch.nlayers && at >= 0 && (size_t)at < sizeof hid; l++)
+        at +=
+            snprintf(hid + at, sizeof hid - (size_t)at, "%s%zu", l ? "," : "", TA.o.arch.hidden[l]);
+    st = st ? st : sbw_table_meta_str(t, "hidden", hid);
     st = st ? st : sbw_table_meta_bool(t, "averaging", r->averaging);
     st = st ? st : sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
     st = st ? st : sbw_table_add_row(t);
@@ -313,8 +321,8 @@ static int run_train(int argc, char **argv)
     st = resolve_train(&c);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
         st = SBW_ERROR(SBW_EINVAL, "--ckpt %s holds a checkpoint: --resume continues it", TA.ckpt);
-    if (!st && TA.resume)
-        st = take_saved(&c);
+    if (!st && TA.resume && !(st = take_saved(&c)))
+        TA.o.threads = sbw_cli_threads(TA.o.threads); /* the checkpoint's, unless given */
     sbw_preflight_out outs[] = {{"--log", TA.log, false}, {"--ckpt", TA.ckpt, true}};
     st = st ? st : sbw_preflight(NULL, 0, outs, 2);
     if (st)

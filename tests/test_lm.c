@@ -256,11 +256,8 @@ static void test_eval_matches_export(void **state)
     }
 }
 
-/* With one column the export is the model run over the whole text: row i
- * equals the log Q of a chunk-by-chunk training-path forward (the latent
- * of the same state), here checked through the carried state: evaluating
- * the first 20 rows and then rows 20.. from the carried state gives the
- * first-40 rows. */
+/* With one column the export is the model run over the whole text, carried
+ * from chunk to chunk: the chunk length (5 or 7 steps) changes nothing. */
 static void test_eval_one_column_is_sequential(void **state)
 {
     (void)state;
@@ -285,6 +282,39 @@ static void test_eval_one_column_is_sequential(void **state)
     free(theta);
     sbw_lm_ws_free(w1);
     sbw_lm_ws_free(w7);
+}
+
+/* The column cut against a brute-force twin: with B = 3 columns, the rows
+ * of segment j equal an export of that segment's tokens alone in one
+ * column from a zero state (segments of 13, 13 and 12 predictions for 38). */
+static void test_eval_columns_twin(void **state)
+{
+    (void)state;
+    enum { M = 9, N = 39, NB = 3 };
+    sbw_lm lm;
+    tiny(&lm, &head_cases[5], M, false);
+    double *theta = malloc(lm.nparam * sizeof *theta);
+    random_theta(&lm, theta, 51);
+    size_t ids[N];
+    random_ids(ids, N, M, 52);
+    sbw_lm_ws *wb = NULL, *w1 = NULL;
+    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0}, o1 = {1, 4, false, 1, 0};
+    SBW_ASSERT_OK(sbw_lm_ws_alloc(&wb, &lm, &ob));
+    SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
+    sbw_lm_eval_result r;
+    double *all = export_rows(wb, theta, ids, N - 1, M, &r);
+    size_t lens[NB] = {13, 13, 12}, start = 0; /* (N - 1) = 38 = 13 + 13 + 12 */
+    for (size_t j = 0; j < NB; j++) {
+        double *seg = export_rows(w1, theta, ids + start, lens[j], M, &r);
+        SBW_ASSERT_CLOSE(all + start * M, seg, lens[j] * M, 1e-13, 1e-13);
+        free(seg);
+        start += lens[j];
+    }
+    SBW_ASSERT_EQ(start, (size_t)(N - 1));
+    free(all);
+    free(theta);
+    sbw_lm_ws_free(wb);
+    sbw_lm_ws_free(w1);
 }
 
 /* NR rank of a matrix. */
@@ -451,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_deterministic_and_carried),
         cmocka_unit_test(test_eval_matches_export),
         cmocka_unit_test(test_eval_one_column_is_sequential),
+        cmocka_unit_test(test_eval_columns_twin),
         cmocka_unit_test(test_export_rank_bounds),
         cmocka_unit_test(test_overfits_200_tokens),
         cmocka_unit_test(test_errors),

@@ -100,6 +100,21 @@ expect_exit 0 "--resume" "$LM" train --data "$C" --ckpt "$T/kill" --resume --thr
 if cmp -s "$T/ref/ckpt-3000-theta.npy" "$T/kill/ckpt-3000-theta.npy"; then ok; else
     bad "resumed parameters differ from the uninterrupted run's"
 fi
+# stop and resume across the switch to averaged SGD: the validation history,
+# the mean and its count come back from the checkpoint
+AV="--data $C --quick --d 8 --hidden 16 --epochs 8 --nonmono 1 --lr 40 --threads 2 -q"
+# shellcheck disable=SC2086
+"$LM" train $AV --ckpt "$T/av1" >"$T/av1.tsv" 2>/dev/null || bad "averaging reference run failed"
+expect_eq "$(tsv_meta "$T/av1.tsv" averaging)" true "the reference run switched to averaging"
+# shellcheck disable=SC2086
+"$LM" train $AV --ckpt "$T/av2" --max-steps 900 >/dev/null 2>&1 || bad "first half failed"
+expect_exit 0 "--resume past the switch" "$LM" train --data "$C" --ckpt "$T/av2" --resume \
+    --max-steps 1000000 -q
+for a in theta avg; do
+    if cmp -s "$T/av1/ckpt-1000-$a.npy" "$T/av2/ckpt-1000-$a.npy"; then ok; else
+        bad "$a after resuming past the switch differs from the uninterrupted run's"
+    fi
+done
 expect_exit 2 "--resume with a different --d" "$LM" train --data "$C" --ckpt "$T/kill" --resume \
     --d 9 -q
 expect_grep "d 9 given, 8 in the checkpoint" "$T/err" "conflict message"
@@ -124,8 +139,10 @@ mk crlf && printf 'w1 w2\r\n' >>"$T/bad/crlf/train.txt"
 bad_case crlf "CRLF text" "carriage return"
 mk utf && printf 'w1 \377w2\n' >>"$T/bad/utf/valid.txt"
 bad_case utf "non-UTF-8 text" "UTF-8"
-mk eos && printf '\n\n' >"$T/bad/eos/train.txt"
-bad_case eos "empty vocabulary" "train.txt"
+mk blank && printf '\n\n' >"$T/bad/blank/train.txt"
+bad_case blank "training file without words" "train.txt"
+mk eos && printf '<eos>\n<eos>\n' >"$T/bad/eos/train.txt"
+bad_case eos "empty vocabulary (only <eos>)" "vocabulary"
 
 # ---- bad usage: exit 2 ----------------------------------------------------------------------
 expect_exit 2 "no command" "$LM"
