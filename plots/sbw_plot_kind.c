@@ -816,7 +816,10 @@ static int kind_spectrum(sbw_plot_fig *f, const sbw_plot_kind_args *a)
             if (!st) {
                 cum->key = "bottom right";
                 sig->logy = true;
-                sig->key = "center"; /* between the spectrum and the thresholds */
+                /* between the spectra and their thresholds; with more than
+                 * two spectra (low-rank fits among them) lines cross that
+                 * middle, so the legend goes below the panel */
+                sig->key = a->ninputs <= 2 ? "center" : NULL;
             }
         }
         st = st ? st : spectrum_add(cum, sig, &s, (int)i + 1);
