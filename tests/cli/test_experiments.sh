@@ -92,5 +92,5 @@ expect_grep "^\| mos \| 10 \| 8 \| $(fmt "$(tsv_field "$Q/compare_mos_8.tsv" kl_
 expect_grep "^\| plif \| 100 \| 4 \| " "$R" "report: plif fits"
 expect_grep '^- Result: 11 of 11 claims pass$' "$R" "report: sbw-verify's quick report"
 expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings one level down"
-if ls -a "$Q" | grep -q '\.tmp'; then bad "quickstart: a temporary left"; else ok; fi
+if find "$Q" -name '*.tmp*' | grep -q .; then bad "quickstart: a temporary left"; else ok; fi
 finish
