@@ -45,6 +45,9 @@ expect_grep '^\| Softmax \| [0-9.e-]+ \| [0-9.e-]+ \| [0-9.e+]+ \| 4.869 \| 4.76
 expect_grep '^- Expected pairwise KL: ' "$O/report.md" "report: says how the KLD ordering came out"
 expect_grep 'A note on scale' "$O/report.md" "report: the note on scale"
 expect_grep '!\[.*\]\(rank_k.png\)' "$O/report.md" "report embeds rank_k"
+# four spectra: both legends below the panels, none inside over the lines
+expect_eq "$(grep -c '^set key below$' "$O/spectrum.gp")" 2 "spectrum of 4: legends below"
+expect_eq "$(grep -c '^set key inside' "$O/spectrum.gp")" 0 "spectrum of 4: no legend inside"
 # a rerun skips every finished fit and rewrites none
 ls -i "$O"/*/fit.tsv | sort >"$T/ino1"
 # shellcheck disable=SC2086
@@ -92,5 +95,8 @@ expect_grep "^\| mos \| 10 \| 8 \| $(fmt "$(tsv_field "$Q/compare_mos_8.tsv" kl_
 expect_grep "^\| plif \| 100 \| 4 \| " "$R" "report: plif fits"
 expect_grep '^- Result: 11 of 11 claims pass$' "$R" "report: sbw-verify's quick report"
 expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings one level down"
+# two spectra: the legends stay inside (bottom right; between spectra and thresholds)
+expect_grep '^set key inside bottom right$' "$Q/spectrum.gp" "spectrum of 2: cumulative legend inside"
+expect_grep '^set key inside center$' "$Q/spectrum.gp" "spectrum of 2: sigma legend inside"
 if find "$Q" -name '*.tmp*' | grep -q .; then bad "quickstart: a temporary left"; else ok; fi
 finish
