@@ -56,6 +56,7 @@ help:
 	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
 	@echo "make ptb        MoS Tables 6/7/11 on Penn Treebank (hours; resumable)"
 	@echo "make ptb-quick  the same pipeline at toy scale (seconds)"
+	@echo "make readme-figures  make demo, then copy its two README figures to docs/figures/"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
 	@echo "make lint       dependency rule, one prefix per file, cppcheck and clang-tidy (sources and tests)"
@@ -114,6 +115,12 @@ ptb: all
 
 ptb-quick: all
 	@experiments/ptb/run.sh --quick
+# The two quickstart figures the README shows (small PNGs, committed).
+.PHONY: readme-figures
+readme-figures: demo
+	@mkdir -p docs/figures
+	cp out/quickstart/spectrum.png docs/figures/quickstart-spectrum.png
+	cp out/quickstart/fits.png docs/figures/quickstart-fits.png
 
 install: all $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sbw

@@ -814,9 +814,14 @@ static int kind_spectrum(sbw_plot_fig *f, const sbw_plot_kind_args *a)
                     : sbw_plot_fig_add_panel(f, "Singular values", "index j",
                                              "singular value σ (log scale)", &sig);
             if (!st) {
-                cum->key = "bottom right";
+                /* Inside: bottom right of the cumulative curves, and
+                 * between the spectra and their thresholds.  With more than
+                 * two spectra (low-rank fits among them, or --logx) lines
+                 * cross both places, so the legends go below the panels. */
+                bool inside = a->ninputs <= 2;
+                cum->key = inside ? "bottom right" : NULL;
                 sig->logy = true;
-                sig->key = "center"; /* between the spectrum and the thresholds */
+                sig->key = inside ? "center" : NULL;
             }
         }
         st = st ? st : spectrum_add(cum, sig, &s, (int)i + 1);

@@ -1,0 +1,102 @@
+#!/bin/sh
+# CLI checks of experiments/tables-synthetic.sh and experiments/quickstart.sh
+# at a tiny size.  tables-synthetic: the Softmax rank of log Q is D + 2 with
+# a bias, MoC's at most D + 2, MoS's grows with K (K = 1 is a Softmax of
+# tanh features, at D + 2) and exceeds the bound; a rerun skips finished
+# fits, a fit left half-done is redone, other settings in the same folder
+# are refused.  quickstart: report.md embeds at least four figures that
+# exist, every table names a TSV of the folder and that TSV's own
+# "# command=" line, its numbers are the TSVs', and sbw-verify's report is in.
+. tests/cli/lib.sh
+ABS=$(cd "$BIN" && pwd)
+export SBW_BIN="$ABS"
+
+# ---- tables-synthetic -------------------------------------------------------------------------
+TS=experiments/tables-synthetic.sh
+DS=8
+DM=6
+SIZE="--n 200 --m 100 --topics 5 --d-softmax $DS --d-mix $DM --ks 1,2,4 --k6 4 --steps 60 --threads 2"
+O="$T/ts"
+# shellcheck disable=SC2086
+expect_exit 0 "tables-synthetic" $TS $SIZE --out "$O"
+for f in table6.tsv table7.tsv table11.tsv report.md rank_k.png rank_k.gp spectrum.png spectrum.gp; do
+    if [ -s "$O/$f" ]; then ok; else bad "tables-synthetic: $f missing or empty"; fi
+done
+# cell MODEL COL FILE: the value of COL in the row of MODEL
+cell() { awk -F'\t' -v m="$1" -v c="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; next }
+    $1 == m { print $(at[c]); exit }' "$3"; }
+expect_eq "$(cell Softmax rank "$O/table6.tsv")" $((DS + 2)) "Table 6: Softmax rank = D + 2 (bias)"
+rmoc=$(cell MoC rank "$O/table6.tsv")
+if [ -n "$rmoc" ] && [ "$rmoc" -le $((DM + 2)) ]; then ok; else bad "Table 6: MoC rank '$rmoc' above D + 2 = $((DM + 2))"; fi
+rmos=$(cell MoS rank "$O/table6.tsv")
+if [ -n "$rmos" ] && [ "$rmos" -gt $((DM + 2)) ]; then ok; else bad "Table 6: MoS rank '$rmos' not above D + 2"; fi
+expect_eq "$(cell "true log P*" rank "$O/table6.tsv")" 100 "Table 6: the truth is full rank"
+# Table 7: the MoS ranks by K, as the paper's Table 7
+ranks=$(awk -F'\t' '/^#/ || !h++ { next } { printf "%s ", $3 }' "$O/table7.tsv")
+# shellcheck disable=SC2086
+set -- $ranks
+expect_eq "$#" 3 "Table 7: one row per K"
+expect_eq "$1" $((DM + 2)) "Table 7: MoS K=1 is at the Softmax bound"
+if [ "$2" -ge "$1" ] && [ "$3" -ge "$2" ] && [ "$3" -gt $((DM + 2)) ]; then ok; else
+    bad "Table 7: MoS ranks $ranks do not grow with K past D + 2"
+fi
+expect_grep '^\| MoS \| 6 \| 4 \| [0-9]+ \| [0-9]+ \| 100 \| 9981 \|$' "$O/report.md" "report: Table 6 beside the paper"
+expect_grep '^\| Softmax \| [0-9.e-]+ \| [0-9.e-]+ \| [0-9.e+]+ \| 4.869 \| 4.763 \|$' "$O/report.md" "report: Table 11 beside the paper"
+expect_grep '^- Expected pairwise KL: ' "$O/report.md" "report: says how the KLD ordering came out"
+expect_grep 'A note on scale' "$O/report.md" "report: the note on scale"
+expect_grep '!\[.*\]\(rank_k.png\)' "$O/report.md" "report embeds rank_k"
+# four spectra: both legends below the panels, none inside over the lines
+expect_eq "$(grep -c '^set key below$' "$O/spectrum.gp")" 2 "spectrum of 4: legends below"
+expect_eq "$(grep -c '^set key inside' "$O/spectrum.gp")" 0 "spectrum of 4: no legend inside"
+# a rerun skips every finished fit and rewrites none
+ls -i "$O"/*/fit.tsv | sort >"$T/ino1"
+# shellcheck disable=SC2086
+expect_exit 0 "tables-synthetic rerun" $TS $SIZE --out "$O"
+expect_eq "$(grep -c 'done (skipped)' "$T/out")" 5 "rerun: 5 fits skipped"
+ls -i "$O"/*/fit.tsv | sort >"$T/ino2"
+if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a finished fit"; fi
+# a fit killed half-way (its temporary folder left, no final one) is redone, alone
+mv "$O/mos_d6_k2" "$O/.mos_d6_k2.tmp"
+rm "$O/.mos_d6_k2.tmp/compare.tsv"
+# shellcheck disable=SC2086
+expect_exit 0 "tables-synthetic resume" $TS $SIZE --out "$O"
+expect_eq "$(grep -c 'done (skipped)' "$T/out")" 4 "resume: the 4 others skipped"
+expect_grep '^  mos_d6_k2: rank ' "$T/out" "resume: the half-done fit redone"
+if [ -s "$O/mos_d6_k2/compare.tsv" ] && [ ! -e "$O/.mos_d6_k2.tmp" ]; then ok; else bad "resume: mos_d6_k2 not redone whole"; fi
+# shellcheck disable=SC2086
+expect_exit 2 "tables-synthetic other settings" $TS $SIZE --steps 61 --out "$O"
+expect_grep 'holds tables of other settings' "$T/err" "other settings: reason"
+expect_exit 2 "tables-synthetic bad option" $TS --bogus
+expect_exit 2 "tables-synthetic bad count" $TS --ks 3,x --out "$T/none"
+
+# ---- quickstart ---------------------------------------------------------------------------------
+Q="$T/qs"
+expect_exit 0 "quickstart" env QUICKSTART_OUT="$Q" QUICKSTART_N=200 QUICKSTART_M=80 QUICKSTART_STEPS=20 \
+    QUICKSTART_DS="4 8" QUICKSTART_LBFGS_STEPS=50 experiments/quickstart.sh
+R="$Q/report.md"
+nfig=0
+for p in $(sed -n 's/^!\[[^]]*\](\([^)]*\.png\))$/\1/p' "$R"); do
+    if [ -s "$Q/$p" ] && [ -s "$Q/${p%.png}.gp" ]; then nfig=$((nfig + 1)); else bad "quickstart: $p embedded but missing"; fi
+done
+if [ "$nfig" -ge 4 ]; then ok; else bad "quickstart: $nfig figures embedded, want >= 4"; fi
+# each cited TSV is in the folder and the cited command is its own
+ncite=0
+sed -n 's/^<sub>From `\([^`]*\)`: `\(.*\)`<\/sub>$/\1\t\2/p; s/^- `\([^`]*\)`: `\(.*\)`$/\1\t\2/p' "$R" >"$T/cites"
+while IFS='	' read -r f c; do
+    ncite=$((ncite + 1))
+    expect_eq "$(tsv_meta "$Q/$f" command)" "$c" "quickstart: the command cited for $f"
+done <"$T/cites"
+if [ "$ncite" -ge 20 ]; then ok; else bad "quickstart: only $ncite tables cite their TSV and command"; fi
+# numbers in the report are the TSVs' (4 significant digits)
+fmt() { awk -v v="$1" 'BEGIN { printf "%.4g", v }'; }
+expect_grep "^\| $(tsv_field "$Q/rank_centered.tsv" rank) \| " "$R" "report: d* from rank_centered.tsv"
+expect_grep "^\| 200 \| 80 \| $(fmt "$(tsv_field "$Q/kl.tsv" expected_pairwise_kl)") \| " "$R" "report: pairwise KL from kl.tsv"
+expect_grep "^\| mos \| 10 \| 8 \| $(fmt "$(tsv_field "$Q/compare_mos_8.tsv" kl_mean)") \| " "$R" "report: mos D=8 KL from its compare TSV"
+expect_grep "^\| plif \| 100 \| 4 \| " "$R" "report: plif fits"
+expect_grep '^- Result: 11 of 11 claims pass$' "$R" "report: sbw-verify's quick report"
+expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings one level down"
+# two spectra: the legends stay inside (bottom right; between spectra and thresholds)
+expect_grep '^set key inside bottom right$' "$Q/spectrum.gp" "spectrum of 2: cumulative legend inside"
+expect_grep '^set key inside center$' "$Q/spectrum.gp" "spectrum of 2: sigma legend inside"
+if find "$Q" -name '*.tmp*' | grep -q .; then bad "quickstart: a temporary left"; else ok; fi
+finish
