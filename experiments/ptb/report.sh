@@ -97,9 +97,18 @@ fi
     echo "| | ours | MoS paper (Yang et al. 2018) |"
     echo "|---|---|---|"
     echo "| network | $(tsv_meta "$RES/$SM/train.tsv" hidden 2>/dev/null || echo —) LSTM, embedding and latent as in the table rows | 3-layer LSTM 960/960/620 (MoS), AWD-LSTM 1150/1150/400 (Softmax) |"
-    echo "| training | $(v "$SM/train.tsv" epochs) epochs ($(v "$SM/train.tsv" tokens) tokens), $(v "$SM/train.tsv" seconds %.0f) s (Softmax) | 1000 epochs + fine-tuning on GPUs |"
+    echo "| training | see the next table | 1000 epochs + fine-tuning on GPUs |"
     echo "| Softmax test perplexity | $(v "$SM/eval-test.tsv" ppl %.1f) | 56.5 (AWD-LSTM, Merity et al. 2018) |"
     echo "| MoS (K = 15) test perplexity | $(v "$MOS/eval-test.tsv" ppl %.1f) | 55.97 |"
+    echo
+    echo "Every model, as trained here (from MODEL/train.tsv):"
+    echo
+    echo "| model | head | D | K | parameters | epochs | training tokens | seconds | tokens/s | valid ppl | test ppl |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    for m in $(ls "$RES"); do
+        [ -s "$RES/$m/train.tsv" ] || continue
+        echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
+    done
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo
@@ -133,8 +142,8 @@ fi
     echo "| MoS | $(v "$MOS/kl-valid.tsv" expected_pairwise_kl %.3f) | 5.400 | $(v "$MOS/kl-test.tsv" expected_pairwise_kl %.3f) | 5.284 | $(v "$MOS/eval-valid.tsv" ppl %.1f) |"
     echo
     echo "The paper's ordering is MoS > MoC > Softmax. The curve below measures KLD against"
-    echo "perplexity along training (snapshots every quarter epoch, first $(v "$SM/rank.tsv" m) valid"
-    echo "predictions) so that the ordering can be read at equal perplexity, not only at the end."
+    echo "perplexity along training (the snapshots sbw-lm kept every --eval-every tokens, on the"
+    echo "first $(awk -F'\t' '/^# command=/ { for (i = 1; i <= NF; i++) ; print; exit }' "$RES/$SM/curve.tsv" 2>/dev/null | sed -n 's/.*--tokens \([0-9]*\).*/\1/p') valid predictions) so that the ordering can be read at equal perplexity, not only at the end."
     echo
     echo "## Parthiban et al. 2021, Table 2 (PTB test, NR threshold)"
     echo

@@ -24,6 +24,7 @@
 # minute: what `make ptb-quick` and the CLI tests run.
 set -eu
 cd "$(dirname "$0")/../.."
+. scripts/tsv.sh
 BIN=${BIN:-bin}
 THREADS=${THREADS:-2}
 QUICK=0
@@ -68,8 +69,9 @@ sigsoftmax|--head sigsoftmax --d 400
 plif|--head plif --d 400 --knots 100"
     # One network for every head, sized for 2 cores (the scale is stated in
     # the report): embedding 400, two LSTM layers (960, 620), batch 20,
-    # BPTT 70, SGD lr 20 with clipping 0.25 and NT-ASGD, light AWD dropout,
-    # two epochs; a snapshot every quarter epoch for the KLD curve.
+    # BPTT 70, SGD lr 20 with clipping 0.25, light AWD dropout, two epochs
+    # (too few validations for NT-ASGD's switch at --nonmono 5: plain SGD);
+    # a snapshot every quarter epoch for the KLD curve.
     COMMON="--emb 400 --hidden 960,620 --batch 20 --bptt 70 --epochs 2 --lr 20 --clip 0.25
 --dropout-emb 0.05 --dropout-in 0.2 --dropout-layer 0.15 --dropout-latent 0.2
 --eval-every 232390 --ckpt-every 600 --seed 1"
@@ -166,12 +168,21 @@ curve() {
         [ -f "$snap/checkpoint.tsv" ] || continue
         tok=$(sed -n 's/^tokens=//p' "$snap/checkpoint.tsv")
         awk -F'\t' -v t="$tok" '$1 == t { f = 1 } END { exit !f }' "$c" && continue
-        kld=$(logq "$name" "$snap" valid "$CURVE_T" 3>"$out/.curve-eval.tsv" | "$BIN/sbw-kl" - -q |
-            awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "expected_pairwise_kl") k = i; h = 1; next } { print $k; exit }')
-        ppl=$(awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "ppl") k = i; h = 1; next } { print $k; exit }' "$out/.curve-eval.tsv")
+        # a failed evaluation adds no row, so a rerun tries that snapshot again
+        if ! { logq "$name" "$snap" valid "$CURVE_T" 3>"$out/.curve-eval.tsv" |
+            "$BIN/sbw-kl" - -q >"$out/.curve-kl.tsv"; }; then
+            echo "run.sh: $name: evaluating $snap failed" >&2
+            continue
+        fi
+        kld=$(tsv_field "$out/.curve-kl.tsv" expected_pairwise_kl)
+        ppl=$(tsv_field "$out/.curve-eval.tsv" ppl)
+        if [ -z "$kld" ] || [ -z "$ppl" ]; then
+            echo "run.sh: $name: no perplexity or KL for $snap" >&2
+            continue
+        fi
         printf '%s\t%s\t%s\n' "$tok" "$ppl" "$kld" >>"$c"
     done
-    rm -f "$out/.curve-eval.tsv"
+    rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv"
     { sed -n '1,2p' "$c"; sed '1,2d' "$c" | sort -n -u; } >"$c.tmp" && mv "$c.tmp" "$c"
 }
 
