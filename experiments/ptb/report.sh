@@ -57,7 +57,8 @@ for m in $SM $MOC $MOS; do
 done
 if [ -n "$curves" ]; then
     # shellcheck disable=SC2086
-    "$BIN/sbw-plot" train $curves --x ppl --y kld --labels "$clabels" -q -o "$FIG/kld-ppl" &&
+    "$BIN/sbw-plot" train $curves --x valid_ppl --y expected_pairwise_kl --labels "$clabels" \
+        --title "Expected pairwise KL against perplexity along training" -q -o "$FIG/kld-ppl" &&
         figs="$figs kld-ppl"
 fi
 # MoS Table 7 as a figure: rank and test perplexity against K

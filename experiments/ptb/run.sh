@@ -162,7 +162,7 @@ curve() {
     name=$1
     out=$RES/$name
     c=$out/curve.tsv
-    [ -s "$c" ] || printf '# command=experiments/ptb/run.sh eval %s (sbw-lm eval --split valid --tokens %s --logprobs - | sbw-kl -)\ntokens\tppl\tkld\n' \
+    [ -s "$c" ] || printf '# command=experiments/ptb/run.sh eval %s (sbw-lm eval --split valid --tokens %s --logprobs - | sbw-kl -)\ntokens\tvalid_ppl\texpected_pairwise_kl\n' \
         "$name" "$CURVE_T" >"$c"
     for snap in "$STATE/$name"/snap-* "$STATE/$name"; do
         [ -f "$snap/checkpoint.tsv" ] || continue
