@@ -774,7 +774,11 @@ static int spectrum_add(sbw_plot_fig_panel *cum, sbw_plot_fig_panel *sig, const 
     if (!st && isfinite(s->tsh)) {
         char l[300], e[40];
         snprintf(l, sizeof l, "NR threshold, %s", s->label);
-        snprintf(e, sizeof e, "%.17g", s->tsh);
+        for (int prec = 1; prec <= 17; prec++) { /* the shortest text that reads back exactly, */
+            snprintf(e, sizeof e, "%.*g", prec, s->tsh); /* as the table that gave it */
+            if (strtod(e, NULL) == s->tsh)
+                break;
+        }
         sbw_plot_fig_series *t;
         st = sbw_plot_fig_add_series(sig, l, SBW_WITH_REFERENCE, style, &t);
         st = st ? st : sbw_plot_fig_series_func(t, e);
