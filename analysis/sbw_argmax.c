@@ -67,6 +67,7 @@ static int find_copies(const double *w, size_t m, size_t d, size_t ldw, const do
     sort_ctx ctx = {w, d, ldw};
     sort_by = &ctx;
     qsort(ord, m, sizeof *ord, cmp_rows);
+    sort_by = NULL;
     for (size_t g0 = 0, g1; g0 < m; g0 = g1) {
         for (g1 = g0 + 1; g1 < m && same_row(w + ord[g0] * ldw, w + ord[g1] * ldw, d); g1++)
             ;
@@ -117,8 +118,8 @@ static void set_h(const run_ctx *x, size_t t, const double *h, double s)
 
 /* Word i's row of the block: L = g W^T with g = w_i - mean; a, c scratch
  * (m).  Sets out and returns true when h = s g is proven. */
-static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const double *l,
-                           double *a, double *c, sbw_argmax_word *out, size_t t)
+static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const double *l, double *a,
+                           double *c, sbw_argmax_word *out, size_t t)
 {
     size_t n = 0;
     double gn = cblas_dnrm2((int)x->d, g, 1);
@@ -134,13 +135,18 @@ static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const do
     for (size_t j = 0; j < n; j++)
         mg = fmin(mg, s * a[j] + c[j]);
     double u = DBL_EPSILON / 2;
-    double bound = 4 * sbw_argmax_cert_gamma(x->d + 3) * s * x->wmax * gn + 4 * u * x->bmax +
-                   u * fabs(mg);
+    double bound =
+        4 * sbw_argmax_cert_gamma(x->d + 3) * s * x->wmax * gn + 4 * u * x->bmax + u * fabs(mg);
     if (!(mg > bound))
         return false;
-    *out = (sbw_argmax_word){.word = i, .argmaxable = 1, .reason = SBW_ARGMAX_VERTEX,
-                             .margin = mg, .bound = bound, .cert_norm = s * gn,
-                             .other = x->m, .stage = 1};
+    *out = (sbw_argmax_word){.word = i,
+                             .argmaxable = 1,
+                             .reason = SBW_ARGMAX_VERTEX,
+                             .margin = mg,
+                             .bound = bound,
+                             .cert_norm = s * gn,
+                             .other = x->m,
+                             .stage = 1};
     set_h(x, t, g, s);
     return true;
 }
@@ -173,9 +179,15 @@ static size_t prefilter(const run_ctx *x, const size_t *words, size_t *pend, siz
 static void lp_result(const run_ctx *x, size_t i, size_t t, const sbw_argmax_lp_res *r,
                       sbw_argmax_word *out)
 {
-    *out = (sbw_argmax_word){.word = i, .argmaxable = r->verdict, .other = x->m, .stage = 2,
-                             .rounds = r->rounds, .margin = NAN, .bound = NAN,
-                             .cert_norm = NAN, .reason = SBW_ARGMAX_UNDECIDED};
+    *out = (sbw_argmax_word){.word = i,
+                             .argmaxable = r->verdict,
+                             .other = x->m,
+                             .stage = 2,
+                             .rounds = r->rounds,
+                             .margin = NAN,
+                             .bound = NAN,
+                             .cert_norm = NAN,
+                             .reason = SBW_ARGMAX_UNDECIDED};
     if (r->verdict == 1) {
         out->reason = SBW_ARGMAX_VERTEX;
         out->margin = r->margin;
@@ -217,8 +229,8 @@ static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, s
         for (size_t k = 0; k < x->d; k++)
             g[k] = x->w[i * x->ldw + k] - x->mean[k];
         sbw_argmax_lp_res r;
-        st = sbw_argmax_lp_word(lp, x->w, x->ldw, x->b, i, g, x->o->tol, x->scale,
-                                x->o->max_rounds, &r);
+        st = sbw_argmax_lp_word(lp, x->w, x->ldw, x->b, i, g, x->o->tol, x->scale, x->o->max_rounds,
+                                &r);
         if (st)
             *bad = i;
         else
@@ -265,10 +277,15 @@ static size_t copies(const run_ctx *x, const size_t *words, size_t n, const size
             continue;
         }
         double gap = x->b ? x->b[i] - x->b[other[i]] : 0.0;
-        out[t] = (sbw_argmax_word){
-            .word = i, .argmaxable = 0,
-            .reason = kind[i] == 2 ? SBW_ARGMAX_DOMINATED : SBW_ARGMAX_DUPLICATE,
-            .margin = gap, .bound = 0, .cert_norm = 1, .support = 1, .other = other[i]};
+        out[t] =
+            (sbw_argmax_word){.word = i,
+                              .argmaxable = 0,
+                              .reason = kind[i] == 2 ? SBW_ARGMAX_DOMINATED : SBW_ARGMAX_DUPLICATE,
+                              .margin = gap,
+                              .bound = 0,
+                              .cert_norm = 1,
+                              .support = 1,
+                              .other = other[i]};
         sbw_argmax_certs *cs = x->certs;
         if (cs && cs->idx && cs->lambda && cs->k && cs->cap) {
             cs->idx[t * cs->cap] = other[i];
@@ -297,8 +314,10 @@ static int check_args(size_t m, size_t d, size_t ldw, const size_t *words, size_
                       const sbw_argmax_opts *o)
 {
     if (m < 2 || d < 1 || ldw < d || m > INT32_MAX || ldw > INT32_MAX)
-        return SBW_ERROR(SBW_EINVAL, "argmax: need a head of >= 2 words and >= 1 dimension "
-                                     "(and < 2^31), got %zu x %zu", m, d);
+        return SBW_ERROR(SBW_EINVAL,
+                         "argmax: need a head of >= 2 words and >= 1 dimension "
+                         "(and < 2^31), got %zu x %zu",
+                         m, d);
     if (!words && n != m)
         return SBW_ERROR(SBW_EINVAL, "argmax: %zu words asked of a head of %zu", n, m);
     for (size_t t = 0; words && t < n; t++)
@@ -306,8 +325,8 @@ static int check_args(size_t m, size_t d, size_t ldw, const size_t *words, size_
             return SBW_ERROR(SBW_EINVAL, "argmax: word %zu is out of range (the head has %zu)",
                              words[t], m);
     if (!(o->tol >= 0) || o->max_rounds < 1 || o->block < 1)
-        return SBW_ERROR(SBW_EINVAL, "argmax: bad options (tol %g, rounds %d, block %zu)",
-                         o->tol, o->max_rounds, o->block);
+        return SBW_ERROR(SBW_EINVAL, "argmax: bad options (tol %g, rounds %d, block %zu)", o->tol,
+                         o->max_rounds, o->block);
     return SBW_OK;
 }
 
@@ -342,9 +361,9 @@ int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double
         return st;
     run_ctx x = {.w = w, .b = b, .m = m, .d = d, .ldw = ldw, .o = o, .certs = certs};
     size_t B = o->block < nwords ? o->block : nwords;
-    size_t *all = words ? NULL : malloc(m * sizeof *all), *other = malloc(m * sizeof *other);
+    size_t *all = words ? NULL : calloc(m, sizeof *all), *other = malloc(m * sizeof *other);
     size_t *pend = malloc(nwords * sizeof *pend);
-    unsigned char *kind = malloc(m);
+    unsigned char *kind = calloc(m, 1);
     double *G = malloc((B * d + B * m + 2 * m) * sizeof *G);
     x.mean = calloc(d, sizeof *x.mean);
     if ((!words && !all) || !other || !pend || !kind || !G || !x.mean)

@@ -13,17 +13,17 @@
 struct sbw_argmax_lp {
     size_t m, d;
     glp_prob *P;
-    int *ind;       /* d + 3: GLPK's 1-based row indices of a column */
-    double *val;    /* d + 3 */
-    double *y;      /* d: the dual's y */
-    double *h;      /* d: the certificate */
-    double *v;      /* m: w_j.y + b_j t + zeta, or scores along h0 */
-    double *a;      /* m: (w_i - w_j).y for the ray */
-    double *c;      /* m: b_i - b_j */
-    size_t *col;    /* m: word of each rival column */
+    int *ind;          /* d + 3: GLPK's 1-based row indices of a column */
+    double *val;       /* d + 3 */
+    double *y;         /* d: the dual's y */
+    double *h;         /* d: the certificate */
+    double *v;         /* m: w_j.y + b_j t + zeta, or scores along h0 */
+    double *a;         /* m: (w_i - w_j).y for the ray */
+    double *c;         /* m: b_i - b_j */
+    size_t *col;       /* m: word of each rival column */
     unsigned char *in; /* m: rival j is a column */
-    size_t *idx;    /* m: lambda's words */
-    double *lam;    /* m: lambda */
+    size_t *idx;       /* m: lambda's words */
+    double *lam;       /* m: lambda */
     size_t ncol;
 };
 
@@ -47,16 +47,14 @@ void sbw_argmax_lp_free(sbw_argmax_lp *lp)
     free(lp);
 }
 
-void sbw_argmax_lp_thread_done(void)
-{
-    glp_free_env();
-}
+void sbw_argmax_lp_thread_done(void) { glp_free_env(); }
 
 int sbw_argmax_lp_alloc(sbw_argmax_lp **out, size_t m, size_t d)
 {
     *out = NULL;
     if (m < 2 || d < 1 || d > (size_t)1 << 28)
-        return SBW_ERROR(SBW_EINVAL, "argmax LP: need m >= 2 words and d >= 1, got %zu x %zu", m, d);
+        return SBW_ERROR(SBW_EINVAL, "argmax LP: need m >= 2 words and d >= 1, got %zu x %zu", m,
+                         d);
     sbw_argmax_lp *lp = calloc(1, sizeof *lp);
     if (!lp)
         return SBW_ERROR(SBW_ENOMEM, "argmax LP: no memory");
@@ -148,8 +146,8 @@ static void score(sbw_argmax_lp *lp, const double *w, size_t ldw, const double *
 
 /* Adds up to cap rivals with the largest v_j > floor that are not columns
  * yet; returns how many. */
-static size_t add_best(sbw_argmax_lp *lp, const double *w, size_t ldw, const double *b,
-                       size_t cap, double floor)
+static size_t add_best(sbw_argmax_lp *lp, const double *w, size_t ldw, const double *b, size_t cap,
+                       double floor)
 {
     size_t added = 0;
     for (; added < cap; added++) {
@@ -243,8 +241,8 @@ static int solve(sbw_argmax_lp *lp, bool has_b, size_t i, double *t, double *zet
         rc = glp_simplex(lp->P, &parm);
     }
     if (rc != 0 || glp_get_status(lp->P) != GLP_OPT)
-        return SBW_ERROR(SBW_ENUMERIC, "argmax LP: GLPK failed on word %zu (code %d, status %d)",
-                         i, rc, glp_get_status(lp->P));
+        return SBW_ERROR(SBW_ENUMERIC, "argmax LP: GLPK failed on word %zu (code %d, status %d)", i,
+                         rc, glp_get_status(lp->P));
     for (size_t k = 0; k < lp->d; k++)
         lp->y[k] = glp_get_row_dual(lp->P, (int)k + 1);
     *zeta = glp_get_row_dual(lp->P, (int)lp->d + 1);

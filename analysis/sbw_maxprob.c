@@ -8,10 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-size_t sbw_maxprob_ws_size(size_t m, size_t d)
-{
-    return m + 5 * d;
-}
+size_t sbw_maxprob_ws_size(size_t m, size_t d) { return m + 5 * d; }
 
 double sbw_maxprob_eval(const double *w, size_t m, size_t d, size_t ldw, const double *b, size_t i,
                         const double *h, double *z, double *g)
@@ -28,7 +25,7 @@ double sbw_maxprob_eval(const double *w, size_t m, size_t d, size_t ldw, const d
         z[j] = exp(z[j] - zmax);
         s += z[j];
     }
-    double lp = zi - log(s); /* z_i - logsumexp(z) */
+    double lp = zi - log(fmax(s, 1.0)); /* z_i - logsumexp(z); s >= exp(0) */
     for (size_t j = 0; j < m; j++)
         z[j] /= -s;
     memcpy(g, w + i * ldw, d * sizeof *g); /* g = w_i - W^T p */

@@ -91,12 +91,12 @@ static int read_head(const char *path, const char *bias, head *h)
     if (!st && b.rows * b.cols != h->w.rows)
         st = SBW_ERROR(SBW_ESHAPE, "%s: %zu bias values for a head of %zu words (%s)", bias,
                        b.rows * b.cols, h->w.rows, path);
-    if (!st) {
-        h->b = malloc(h->w.rows * sizeof *h->b);
-        st = h->b ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
-    }
+    double *bv = st ? NULL : malloc(h->w.rows * sizeof *bv);
+    if (!st && !bv)
+        st = SBW_ERROR(SBW_ENOMEM, "no memory");
     for (size_t j = 0; !st && j < h->w.rows; j++)
-        h->b[j] = b.cols == 1 ? b.data[j * b.ld] : b.data[j];
+        bv[j] = b.cols == 1 ? b.data[j * b.ld] : b.data[j];
+    h->b = bv;
     sbw_mat_free(&b);
     return st;
 }
@@ -220,9 +220,9 @@ static int add_meta(sbw_table *t, const char *path, const argmax_args *a, const 
 /* The columns: the fixed ones, then p_max_R / p_upper_R per radius. */
 static int add_columns(sbw_table *t, bool names, const double *R, size_t nr, char (*cn)[48])
 {
-    static const char *const fixed[] = {"word",      "name",    "argmaxable", "reason",
-                                        "margin",    "bound",   "cert_norm",  "support",
-                                        "other",     "stage",   "rounds"};
+    static const char *const fixed[] = {"word",   "name",  "argmaxable", "reason",
+                                        "margin", "bound", "cert_norm",  "support",
+                                        "other",  "stage", "rounds"};
     const char *cols[11 + 2 * 64];
     size_t n = 0;
     for (size_t c = 0; c < 11; c++)
@@ -303,17 +303,20 @@ static int compute(const char *path, const argmax_args *a, run_state *s)
     o.tol = a->tol;
     o.max_rounds = (int)a->max_rounds;
     o.no_prefilter = a->lp_only;
-    if (!st && !(s->out = calloc(s->nwords, sizeof *s->out)))
+    if (!st && !(s->out = calloc(s->nwords + 1, sizeof *s->out)))
         st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu words", s->nwords);
-    st = st ? st : sbw_argmax_run(s->h.w.data, m, s->h.w.cols, s->h.w.ld, s->h.b, s->words,
-                                  s->nwords, &o, s->out, NULL, &s->sum);
+    /* the analyzer loses s->h.b (freed by run_free) across this call */
+    // NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
+    st = st ? st
+            : sbw_argmax_run(s->h.w.data, m, s->h.w.cols, s->h.w.ld, s->h.b, s->words, s->nwords,
+                             &o, s->out, NULL, &s->sum);
     if (!st && s->nr) {
         s->pm = malloc(s->nwords * s->nr * sizeof *s->pm);
         s->pu = malloc(s->nwords * s->nr * sizeof *s->pu);
         st = s->pm && s->pu ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
-        st = st ? st
-                : max_probs(&s->h, s->out, s->nwords, a, s->R, s->nr, s->pm, s->pu,
-                            &s->unconverged);
+        st =
+            st ? st
+               : max_probs(&s->h, s->out, s->nwords, a, s->R, s->nr, s->pm, s->pu, &s->unconverged);
     }
     return st;
 }
@@ -327,7 +330,8 @@ static int report(const char *path, const argmax_args *a, const sbw_cli_common *
     st = st ? st : add_meta(t, path, a, &s->h, &s->sum);
     if (s->nr) {
         st = st ? st : sbw_table_meta_str(t, "max_prob", a->max_prob);
-        st = st ? st : sbw_table_meta_str(t, "max_prob_words", a->max_prob_all ? "all" : "unargmaxable");
+        st = st ? st
+                : sbw_table_meta_str(t, "max_prob_words", a->max_prob_all ? "all" : "unargmaxable");
         st = st ? st : sbw_table_meta_dbl(t, "prob_tol", a->prob_tol);
         st = st ? st : sbw_table_meta_int(t, "max_prob_unconverged", (long long)s->unconverged);
     }

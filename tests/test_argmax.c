@@ -129,8 +129,7 @@ typedef struct run_out {
     sbw_argmax_summary sum;
 } run_out;
 
-static void run_all(const double *w, size_t m, size_t d, const double *b, bool lp_only,
-                    run_out *r)
+static void run_all(const double *w, size_t m, size_t d, const double *b, bool lp_only, run_out *r)
 {
     r->out = calloc(m, sizeof *r->out);
     r->cs.cap = d + 2;
@@ -436,7 +435,8 @@ static void test_maxprob_analytic(void **state)
 {
     (void)state;
     double h[2];
-    for (double R = 0.5; R < 40; R *= 3) {
+    for (int e = 0; e < 4; e++) {
+        double R = 0.5 * pow(3.0, e);
         h[0] = 0.3, h[1] = -0.2;
         double ws[64];
         sbw_maxprob_res r;
