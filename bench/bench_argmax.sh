@@ -19,8 +19,9 @@
 #               installed: why sbw links GLPK (docs/DESIGN.md)
 #
 # Time: SciPy needs about a minute per word on the PTB-sized head (PTB_REF
-# words, default 3) and many minutes on the GPT-2-sized one (GPT2_REF
-# words, default 0: set GPT2_REF=1 to include it).  About 10 minutes in
+# words, default 3) and more than 20 minutes and 6.6 GB for one word of
+# the GPT-2-sized one (not finished when measured; GPT2_REF words,
+# default 0: set GPT2_REF=1 to include it).  About 10 minutes in
 # all by default.  Sizes shrink for a check of the script's logic
 # (PTB_M PTB_D GPT2_M GPT2_D).  Exit 1 if a verdict differs or a target
 # is missed.

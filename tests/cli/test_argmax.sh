@@ -93,6 +93,12 @@ expect_exit 1 "missing file" "$A" "$T/none.npy"
 expect_lines 1 "$T/err" "missing file: one line"
 expect_exit 1 "1-D input" "$A" "$FIX/argmax_bias6.npy"
 expect_grep 'not a matrix' "$T/err" "1-D input"
+expect_exit 1 "-o uncreatable" "$A" -q -o /nonexistent/dir/a.tsv "$SQ"
+expect_grep '/nonexistent/dir/a.tsv: cannot create' "$T/err" "-o uncreatable: names the path"
+# the same rows for 1 and 2 threads (LP words in parallel)
+"$A" -q --lp-only --threads 1 "$SQ" | tsv_rows - >"$T/t1" 2>/dev/null
+"$A" -q --lp-only --threads 2 "$SQ" | tsv_rows - >"$T/t2" 2>/dev/null
+if [ -s "$T/t1" ] && cmp -s "$T/t1" "$T/t2"; then ok; else bad "rows differ between 1 and 2 threads"; fi
 expect_exit 0 "--help" "$A" --help
 expect_grep 'Examples' "$T/out" "--help teaches"
 finish
