@@ -25,6 +25,7 @@ struct sbw_argmax_lp {
     size_t *idx;       /* m: lambda's words */
     double *lam;       /* m: lambda */
     size_t ncol;
+    double inv; /* 1 / scale: the LP sees W / scale and b / scale */
 };
 
 void sbw_argmax_lp_free(sbw_argmax_lp *lp)
@@ -93,10 +94,10 @@ static void build(sbw_argmax_lp *lp, const double *wi, const double *b, size_t i
     glp_set_obj_dir(lp->P, GLP_MIN);
     glp_add_rows(lp->P, nrow);
     for (size_t k = 0; k < d; k++)
-        glp_set_row_bnds(lp->P, (int)k + 1, GLP_FX, wi[k], wi[k]);
+        glp_set_row_bnds(lp->P, (int)k + 1, GLP_FX, wi[k] * lp->inv, wi[k] * lp->inv);
     glp_set_row_bnds(lp->P, (int)d + 1, GLP_FX, 1.0, 1.0);
     if (b)
-        glp_set_row_bnds(lp->P, (int)d + 2, GLP_LO, b[i], 0.0);
+        glp_set_row_bnds(lp->P, (int)d + 2, GLP_LO, b[i] * lp->inv, 0.0);
     int nslack = 2 * (int)d + (b != NULL);
     glp_add_cols(lp->P, nslack);
     for (int s = 1; s <= nslack; s++) {
@@ -116,13 +117,13 @@ static void add_rival(sbw_argmax_lp *lp, const double *w, size_t ldw, const doub
     int c = glp_add_cols(lp->P, 1);
     for (size_t k = 0; k < d; k++) {
         lp->ind[k + 1] = (int)k + 1;
-        lp->val[k + 1] = w[j * ldw + k];
+        lp->val[k + 1] = w[j * ldw + k] * lp->inv;
     }
     lp->ind[d + 1] = (int)d + 1;
     lp->val[d + 1] = 1.0;
     if (b) {
         lp->ind[d + 2] = (int)d + 2;
-        lp->val[d + 2] = b[j];
+        lp->val[d + 2] = b[j] * lp->inv;
     }
     glp_set_mat_col(lp->P, c, (int)d + 1 + (b != NULL), lp->ind, lp->val);
     glp_set_col_bnds(lp->P, c, GLP_LO, 0.0, 0.0);
@@ -130,16 +131,17 @@ static void add_rival(sbw_argmax_lp *lp, const double *w, size_t ldw, const doub
     lp->in[j] = 1;
 }
 
-/* v_j = w_j.y + b_j t + zeta for every word (v_i = -inf). */
+/* v_j = (w_j.y + b_j t) / scale + zeta for every word (v_i = -inf): the
+ * scaled LP's dual constraint. */
 static void score(sbw_argmax_lp *lp, const double *w, size_t ldw, const double *b, size_t i,
                   const double *y, double t, double zeta)
 {
     for (size_t j = 0; j < lp->m; j++) {
         const double *wj = w + j * ldw;
-        double s = zeta + (b ? b[j] * t : 0.0);
+        double s = b ? b[j] * t : 0.0;
         for (size_t k = 0; k < lp->d; k++)
             s += wj[k] * y[k];
-        lp->v[j] = s;
+        lp->v[j] = s * lp->inv + zeta;
     }
     lp->v[i] = -INFINITY;
 }
@@ -259,6 +261,7 @@ int sbw_argmax_lp_word(sbw_argmax_lp *lp, const double *w, size_t ldw, const dou
     res->verdict = -1;
     res->margin = res->residual = res->gap = NAN;
     memset(lp->in, 0, lp->m);
+    lp->inv = scale > 0 && isfinite(scale) ? 1 / scale : 1.0;
     build(lp, w + i * ldw, b, i);
     score(lp, w, ldw, b, i, h0, b ? 1.0 : 0.0, 0.0);
     add_best(lp, w, ldw, b, lp->d + 2, -INFINITY);
@@ -271,7 +274,7 @@ int sbw_argmax_lp_word(sbw_argmax_lp *lp, const double *w, size_t ldw, const dou
         res->columns = lp->ncol;
         if (st)
             break;
-        if (obj <= atol && try_lambda(lp, w, ldw, b, i, atol, res))
+        if (obj <= tol && try_lambda(lp, w, ldw, b, i, atol, res))
             break;
         if (try_h(lp, w, ldw, b, i, t, res))
             break;
@@ -279,7 +282,7 @@ int sbw_argmax_lp_word(sbw_argmax_lp *lp, const double *w, size_t ldw, const dou
         /* a rival whose dual constraint fails; near-ties too when the LP
          * stalls at a margin the check cannot prove */
         if (!add_best(lp, w, ldw, b, lp->d + 2, 0.0) &&
-            !add_best(lp, w, ldw, b, lp->d + 2, -atol - 1e-9 * scale))
+            !add_best(lp, w, ldw, b, lp->d + 2, -tol - 1e-9))
             break;
     }
     return st;

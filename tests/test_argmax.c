@@ -414,6 +414,49 @@ static void test_errors(void **state)
     assert_null(lp);
 }
 
+/* The answers do not depend on the head's scale (1e-9 and 1e9 times a
+ * head give the brute force's verdicts: the LP sees W / scale), and rows
+ * in a 2-D plane of R^5 (W = X P) are decided as the 2-D points X are. */
+static void test_scale_and_subspace(void **state)
+{
+    (void)state;
+    const size_t m = 20;
+    gsl_rng *g = rng_for(600);
+    double *x = gauss(g, m * 2, 1.0), *p = gauss(g, 2 * 5, 1.0), *b = gauss(g, m, 0.5);
+    double *w = calloc(m * 5, sizeof *w), *ws = calloc(m * 2, sizeof *ws);
+    double *bs = calloc(m, sizeof *bs);
+    assert_non_null(bs);
+    for (size_t i = 0; i < m; i++)
+        for (size_t c = 0; c < 5; c++)
+            for (size_t k = 0; k < 2; k++)
+                w[i * 5 + c] += x[i * 2 + k] * p[k * 5 + c];
+    for (int bias = 0; bias < 2; bias++) {
+        run_out r;
+        run_all(w, m, 5, bias ? b : NULL, true, &r);
+        for (size_t i = 0; i < m; i++)
+            SBW_ASSERT_EQ(r.out[i].argmaxable, brute_argmaxable(x, m, 2, bias ? b : NULL, i));
+        run_free(&r);
+        for (int e = -9; e <= 9; e += 18) {
+            for (size_t k = 0; k < 2 * m; k++)
+                ws[k] = x[k] * pow(10.0, e);
+            for (size_t k = 0; k < m; k++)
+                bs[k] = b[k] * pow(10.0, e);
+            run_all(ws, m, 2, bias ? bs : NULL, true, &r);
+            for (size_t i = 0; i < m; i++)
+                SBW_ASSERT_EQ(r.out[i].argmaxable, brute_argmaxable(x, m, 2, bias ? b : NULL, i));
+            SBW_ASSERT_EQ(r.sum.undecided, 0);
+            run_free(&r);
+        }
+    }
+    free(x);
+    free(p);
+    free(b);
+    free(w);
+    free(ws);
+    free(bs);
+    gsl_rng_free(g);
+}
+
 /* p*(R) of one word (start at 0). */
 static sbw_maxprob_res maxprob(const double *w, size_t m, size_t d, const double *b, size_t i,
                                double R, double *h)
@@ -504,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_ray),
         cmocka_unit_test(test_threads_and_subset),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_scale_and_subspace),
         cmocka_unit_test(test_maxprob_analytic),
         cmocka_unit_test(test_maxprob_grid),
     };
