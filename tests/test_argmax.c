@@ -422,7 +422,7 @@ static void test_scale_and_subspace(void **state)
     (void)state;
     const size_t m = 20;
     gsl_rng *g = rng_for(600);
-    double *x = gauss(g, m * 2, 1.0), *p = gauss(g, 2 * 5, 1.0), *b = gauss(g, m, 0.5);
+    double *x = gauss(g, m * 2, 1.0), *p = gauss(g, 10, 1.0), *b = gauss(g, m, 0.5);
     double *w = calloc(m * 5, sizeof *w), *ws = calloc(m * 2, sizeof *ws);
     double *bs = calloc(m, sizeof *bs);
     assert_non_null(bs);
