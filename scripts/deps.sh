@@ -5,8 +5,8 @@
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
-BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libcmocka-dev libjansson-dev gnuplot-nox"
-BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch time"
+BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libcmocka-dev libjansson-dev gnuplot-nox"
+BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch time coinor-libclp-dev"
 
 want_bench=0
 [ "${1:-}" = "--bench" ] && want_bench=1
@@ -17,8 +17,8 @@ have_pkg() {
 }
 # Headers and tools first, so a machine that got them another way passes.
 headers_ok() {
-    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <lapacke.h>\n#include <cblas.h>\n#include <gsl/gsl_rng.h>\n#include <cmocka.h>\n#include <jansson.h>\nint main(void){return 0;}\n' |
-        ${CC:-cc} -x c -o /dev/null - -lgsl -llapacke -lopenblas -lcmocka -ljansson -lm >/dev/null 2>&1
+    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <lapacke.h>\n#include <cblas.h>\n#include <gsl/gsl_rng.h>\n#include <glpk.h>\n#include <cmocka.h>\n#include <jansson.h>\nint main(void){return 0;}\n' |
+        ${CC:-cc} -x c -o /dev/null - -lgsl -lglpk -llapacke -lopenblas -lcmocka -ljansson -lm >/dev/null 2>&1
 }
 if ! headers_ok || ! command -v gnuplot >/dev/null 2>&1; then
     for p in $BUILD_PKGS; do have_pkg "$p" || missing="$missing $p"; done
@@ -32,7 +32,7 @@ fi
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "sbw: missing dependencies and no apt-get on this machine." >&2
     echo "sbw: install (Debian names):$missing" >&2
-    echo "sbw: i.e. LAPACKE, OpenBLAS (with CBLAS), GSL, cmocka, Jansson, gnuplot; then rerun make." >&2
+    echo "sbw: i.e. LAPACKE, OpenBLAS (with CBLAS), GSL, GLPK, cmocka, Jansson, gnuplot; then rerun make." >&2
     exit 1
 fi
 SUDO=""

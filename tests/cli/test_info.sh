@@ -54,6 +54,13 @@ logp_f4_unnorm float32 little C 1.0
 # make_fit_fixtures.py
 fit_nan     float64 little C 1.0
 fit_posinf  float64 little C 1.0
+# make_argmax_fixtures.py
+argmax_square float64 little C 1.0
+argmax_square_f4 float32 little C 1.0
+argmax_square_bias float64 little C 1.0
+argmax_bias6 float64 little C 1.0
+argmax_nan  float64 little C 1.0
+argmax_1row float64 little C 1.0
 EOF
 while read -r f dtype bo order ver; do
     case "$f" in '#'* | '') continue ;; esac

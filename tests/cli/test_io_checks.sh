@@ -29,6 +29,7 @@ for f in n0 z4 z4f; do
     sed 's/^sbw-info: //' "$T/want" >"$T/want.msg"
     expect_refused "rank $f" "$pat" "$BIN/sbw-rank" -q "$T/$f.npy"
     expect_refused "bound $f" "$pat" "$BIN/sbw-bound" -q "$T/$f.npy"
+    expect_refused "argmax $f" "$pat" "$BIN/sbw-argmax" -q "$T/$f.npy"
     expect_refused "kl $f" "$pat" "$BIN/sbw-kl" -q "$T/$f.npy"
     expect_refused "kl --pairs $f" "$pat" "$BIN/sbw-kl" -q --pairs 5 "$T/$f.npy"
     expect_refused "compare P $f" "$pat" "$BIN/sbw-compare" "$T/$f.npy" "$P"
@@ -51,6 +52,7 @@ for v in v0 vec; do
     [ $v = vec ] && f=$FIX/vec_f8.npy
     expect_refused "rank 1-D $v" '1-D array of [05] items, not a matrix' "$BIN/sbw-rank" -q "$f"
     expect_refused "bound 1-D $v" '1-D array of [05] items, not a matrix' "$BIN/sbw-bound" -q "$f"
+    expect_refused "argmax 1-D $v" '1-D array of [05] items, not a matrix' "$BIN/sbw-argmax" -q "$f"
     expect_refused "kl 1-D $v" '1-D array of [05] items, not a matrix' "$BIN/sbw-kl" -q "$f"
     expect_refused "compare 1-D $v" '1-D array of [05] items, not a matrix' "$BIN/sbw-compare" "$P" "$f"
     expect_refused "fit 1-D $v" '1-D array of [05] items, not a matrix' "$BIN/sbw-fit" -q --steps 1 "$f"
@@ -94,6 +96,7 @@ expect_kept "kl --matrix - (the table is on stdout)" "$BIN/sbw-kl" "$T/P.npy" --
 expect_kept "compare -o Q" "$BIN/sbw-compare" "$T/P.npy" "$T/Q.npy" -o "$T/Q.npy"
 expect_kept "compare --per-row P" "$BIN/sbw-compare" "$T/P.npy" "$T/Q.npy" --per-row "$T/P_sym.npy"
 expect_kept "compare -o = --per-row" "$BIN/sbw-compare" "$T/P.npy" "$T/Q.npy" -o "$T/c.tsv" --per-row "$T/c.tsv"
+expect_kept "argmax -o P" "$BIN/sbw-argmax" -q "$T/P.npy" -o "$T/P_hard.npy"
 expect_kept "rank --spectrum P" "$BIN/sbw-rank" -q "$T/P.npy" --spectrum "$T/P.npy"
 expect_kept "bound -o P" "$BIN/sbw-bound" -q --construct 1 "$T/P.npy" -o "$T/P.npy"
 expect_kept "bound -o --fit Q" "$BIN/sbw-bound" -q --construct 1 --fit "$T/Q.npy" "$T/P.npy" -o "$T/Q.npy"

@@ -1,0 +1,396 @@
+/* sbw_argmax.c -- the argmaxable words of a Softmax head: duplicates, the
+ * GEMM pre-filter, then one LP per remaining word in parallel (see the
+ * header). */
+#include "sbw_argmax.h"
+
+#include "sbw_argmax_cert.h"
+#include "sbw_argmax_lp.h"
+#include "sbw_error.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *sbw_argmax_reason_name(sbw_argmax_reason r)
+{
+    static const char *const names[] = {"vertex",  "duplicate",  "dominated",
+                                        "in_hull", "below_hull", "undecided"};
+    return (unsigned)r <= SBW_ARGMAX_UNDECIDED ? names[r] : "?";
+}
+
+sbw_argmax_opts sbw_argmax_defaults(void)
+{
+    return (sbw_argmax_opts){.tol = 1e-9, .max_rounds = 100, .block = 256};
+}
+
+/* ---- stage 1: exact duplicates ------------------------------------------ */
+
+typedef struct sort_ctx {
+    const double *w;
+    size_t d, ldw;
+} sort_ctx;
+static _Thread_local const sort_ctx *sort_by;
+
+static int cmp_rows(const void *x, const void *y)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const double *a = sort_by->w + i * sort_by->ldw, *c = sort_by->w + j * sort_by->ldw;
+    for (size_t k = 0; k < sort_by->d; k++)
+        if (a[k] != c[k])
+            return a[k] < c[k] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static bool same_row(const double *a, const double *c, size_t d)
+{
+    for (size_t k = 0; k < d; k++)
+        if (a[k] != c[k])
+            return false;
+    return true;
+}
+
+/* other[i] = m when row i has no copy; else the copy with the largest bias
+ * (the first such when i has it too, or the next one when that is i).
+ * kind[i]: 0 unique or the single best copy, 1 duplicate, 2 dominated. */
+static int find_copies(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                       size_t *other, unsigned char *kind)
+{
+    size_t *ord = malloc(m * sizeof *ord);
+    if (!ord)
+        return SBW_ERROR(SBW_ENOMEM, "argmax: no memory for %zu words", m);
+    for (size_t i = 0; i < m; i++)
+        ord[i] = i;
+    sort_ctx ctx = {w, d, ldw};
+    sort_by = &ctx;
+    qsort(ord, m, sizeof *ord, cmp_rows);
+    sort_by = NULL;
+    for (size_t g0 = 0, g1; g0 < m; g0 = g1) {
+        for (g1 = g0 + 1; g1 < m && same_row(w + ord[g0] * ldw, w + ord[g1] * ldw, d); g1++)
+            ;
+        size_t best = ord[g0], nbest = 0;
+        for (size_t t = g0; t < g1; t++)
+            if (b && b[ord[t]] > b[best])
+                best = ord[t];
+        for (size_t t = g0; t < g1; t++)
+            nbest += !b || b[ord[t]] == b[best];
+        for (size_t t = g0; t < g1; t++) {
+            size_t i = ord[t];
+            other[i] = m;
+            kind[i] = 0;
+            if (g1 - g0 == 1 || (b && b[i] == b[best] && nbest == 1))
+                continue;
+            kind[i] = b && b[i] < b[best] ? 2 : 1;
+            other[i] = best;
+            if (best == i) /* another copy with the same bias */
+                for (size_t u = g0; u < g1; u++)
+                    if (ord[u] != i && (!b || b[ord[u]] == b[i])) {
+                        other[i] = ord[u];
+                        break;
+                    }
+        }
+    }
+    free(ord);
+    return SBW_OK;
+}
+
+/* ---- stage 2: the pre-filter -------------------------------------------- */
+
+/* What the stages share. */
+typedef struct run_ctx {
+    const double *w, *b;
+    size_t m, d, ldw;
+    const sbw_argmax_opts *o;
+    double scale, wmax, bmax; /* max ||w_j||_2, max |b_j| */
+    double *mean;             /* d: the mean row */
+    sbw_argmax_certs *certs;
+} run_ctx;
+
+static void set_h(const run_ctx *x, size_t t, const double *h, double s)
+{
+    if (x->certs && x->certs->h)
+        for (size_t k = 0; k < x->d; k++)
+            x->certs->h[t * x->d + k] = s * h[k];
+}
+
+/* Word i's row of the block: L = g W^T with g = w_i - mean; a, c scratch
+ * (m).  Sets out and returns true when h = s g is proven. */
+static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const double *l, double *a,
+                           double *c, sbw_argmax_word *out, size_t t)
+{
+    size_t n = 0;
+    double gn = cblas_dnrm2((int)x->d, g, 1);
+    for (size_t j = 0; j < x->m; j++)
+        if (j != i) {
+            a[n] = l[i] - l[j];
+            c[n++] = x->b ? x->b[i] - x->b[j] : 0.0;
+        }
+    double s;
+    if (!(gn > 0) || !sbw_argmax_cert_ray(a, x->b ? c : NULL, n, 1.0, &s))
+        return false;
+    double mg = INFINITY;
+    for (size_t j = 0; j < n; j++)
+        mg = fmin(mg, s * a[j] + c[j]);
+    double u = DBL_EPSILON / 2;
+    double bound =
+        4 * sbw_argmax_cert_gamma(x->d + 3) * s * x->wmax * gn + 4 * u * x->bmax + u * fabs(mg);
+    if (!(mg > bound))
+        return false;
+    *out = (sbw_argmax_word){.word = i,
+                             .argmaxable = 1,
+                             .reason = SBW_ARGMAX_VERTEX,
+                             .margin = mg,
+                             .bound = bound,
+                             .cert_norm = s * gn,
+                             .other = x->m,
+                             .stage = 1};
+    set_h(x, t, g, s);
+    return true;
+}
+
+/* Runs the pre-filter over the pending words pend[0..np) (indices into
+ * words); keeps in pend the ones it could not prove.  G (block x d),
+ * L (block x m), a and c (m) are scratch. */
+static size_t prefilter(const run_ctx *x, const size_t *words, size_t *pend, size_t np,
+                        sbw_argmax_word *out, double *G, double *L, double *a, double *c)
+{
+    size_t keep = 0, B = x->o->block;
+    for (size_t p0 = 0; p0 < np; p0 += B) {
+        size_t nb = np - p0 < B ? np - p0 : B;
+        for (size_t r = 0; r < nb; r++)
+            for (size_t k = 0; k < x->d; k++)
+                G[r * x->d + k] = x->w[words[pend[p0 + r]] * x->ldw + k] - x->mean[k];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)x->m, (int)x->d, 1.0, G,
+                    (int)x->d, x->w, (int)x->ldw, 0.0, L, (int)x->m);
+        for (size_t r = 0; r < nb; r++) {
+            size_t t = pend[p0 + r];
+            if (!prefilter_word(x, words[t], G + r * x->d, L + r * x->m, a, c, &out[t], t))
+                pend[keep++] = t;
+        }
+    }
+    return keep;
+}
+
+/* ---- stage 3: the LPs ----------------------------------------------------- */
+
+static void lp_result(const run_ctx *x, size_t i, size_t t, const sbw_argmax_lp_res *r,
+                      sbw_argmax_word *out)
+{
+    *out = (sbw_argmax_word){.word = i,
+                             .argmaxable = r->verdict,
+                             .other = x->m,
+                             .stage = 2,
+                             .rounds = r->rounds,
+                             .margin = NAN,
+                             .bound = NAN,
+                             .cert_norm = NAN,
+                             .reason = SBW_ARGMAX_UNDECIDED};
+    if (r->verdict == 1) {
+        out->reason = SBW_ARGMAX_VERTEX;
+        out->margin = r->margin;
+        out->bound = r->bound;
+        out->cert_norm = r->h_norm;
+        set_h(x, t, r->h, 1.0);
+    } else if (r->verdict == 0) {
+        out->reason = r->gap < -x->o->tol * x->scale ? SBW_ARGMAX_BELOW : SBW_ARGMAX_IN_HULL;
+        out->margin = r->gap;
+        out->bound = r->residual;
+        out->cert_norm = 1.0;
+        out->support = r->support;
+        sbw_argmax_certs *cs = x->certs;
+        if (cs && cs->idx && cs->lambda && cs->k) {
+            size_t k = r->k < cs->cap ? r->k : cs->cap;
+            for (size_t u = 0; u < k; u++) {
+                cs->idx[t * cs->cap + u] = r->idx[u];
+                cs->lambda[t * cs->cap + u] = r->lambda[u];
+            }
+            cs->k[t] = k;
+        }
+    }
+}
+
+/* One thread's share of the LP words; returns the first failed word's
+ * status (its word in *bad). */
+static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, size_t np,
+                    sbw_argmax_word *out, size_t *bad)
+{
+    sbw_argmax_lp *lp = NULL;
+    double *g = malloc(x->d * sizeof *g);
+    int st = g ? sbw_argmax_lp_alloc(&lp, x->m, x->d) : SBW_ENOMEM;
+    *bad = SIZE_MAX;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t p = 0; p < np; p++) {
+        if (st)
+            continue;
+        size_t t = pend[p], i = words[t];
+        for (size_t k = 0; k < x->d; k++)
+            g[k] = x->w[i * x->ldw + k] - x->mean[k];
+        sbw_argmax_lp_res r;
+        st = sbw_argmax_lp_word(lp, x->w, x->ldw, x->b, i, g, x->o->tol, x->scale, x->o->max_rounds,
+                                &r);
+        if (st)
+            *bad = i;
+        else
+            lp_result(x, i, t, &r, &out[t]);
+    }
+    sbw_argmax_lp_free(lp);
+    sbw_argmax_lp_thread_done();
+    free(g);
+    return st;
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+static void stats(run_ctx *x)
+{
+    double amax = 0;
+    x->wmax = x->bmax = 0;
+    for (size_t j = 0; j < x->m; j++) {
+        double s = 0;
+        for (size_t k = 0; k < x->d; k++) {
+            double v = x->w[j * x->ldw + k];
+            s += v * v;
+            amax = fmax(amax, fabs(v));
+            x->mean[k] += v / (double)x->m;
+        }
+        x->wmax = fmax(x->wmax, sqrt(s));
+        if (x->b)
+            x->bmax = fmax(x->bmax, fabs(x->b[j]));
+    }
+    x->scale = amax + x->bmax;
+    if (!(x->scale > 0))
+        x->scale = 1;
+}
+
+/* Stage 1 for the checked words; the rest go to pend (returns how many). */
+static size_t copies(const run_ctx *x, const size_t *words, size_t n, const size_t *other,
+                     const unsigned char *kind, sbw_argmax_word *out, size_t *pend)
+{
+    size_t np = 0;
+    for (size_t t = 0; t < n; t++) {
+        size_t i = words[t];
+        if (!kind[i]) {
+            pend[np++] = t;
+            continue;
+        }
+        double gap = x->b ? x->b[i] - x->b[other[i]] : 0.0;
+        out[t] =
+            (sbw_argmax_word){.word = i,
+                              .argmaxable = 0,
+                              .reason = kind[i] == 2 ? SBW_ARGMAX_DOMINATED : SBW_ARGMAX_DUPLICATE,
+                              .margin = gap,
+                              .bound = 0,
+                              .cert_norm = 1,
+                              .support = 1,
+                              .other = other[i]};
+        sbw_argmax_certs *cs = x->certs;
+        if (cs && cs->idx && cs->lambda && cs->k && cs->cap) {
+            cs->idx[t * cs->cap] = other[i];
+            cs->lambda[t * cs->cap] = 1.0;
+            cs->k[t] = 1;
+        }
+    }
+    return np;
+}
+
+static void summarise(const sbw_argmax_word *out, size_t n, sbw_argmax_summary *s)
+{
+    for (size_t t = 0; t < n; t++) {
+        s->argmaxable += out[t].argmaxable == 1;
+        s->unargmaxable += out[t].argmaxable == 0;
+        s->undecided += out[t].argmaxable < 0;
+        s->by_duplicates += out[t].stage == 0;
+        s->by_prefilter += out[t].stage == 1;
+        s->by_lp += out[t].stage == 2;
+        s->lp_rounds += (size_t)out[t].rounds;
+    }
+    s->checked = n;
+}
+
+static int check_args(size_t m, size_t d, size_t ldw, const size_t *words, size_t n,
+                      const sbw_argmax_opts *o)
+{
+    if (m < 2 || d < 1 || ldw < d || m > INT32_MAX || ldw > INT32_MAX)
+        return SBW_ERROR(SBW_EINVAL,
+                         "argmax: need a head of >= 2 words and >= 1 dimension "
+                         "(and < 2^31), got %zu x %zu",
+                         m, d);
+    if (!words && n != m)
+        return SBW_ERROR(SBW_EINVAL, "argmax: %zu words asked of a head of %zu", n, m);
+    for (size_t t = 0; words && t < n; t++)
+        if (words[t] >= m)
+            return SBW_ERROR(SBW_EINVAL, "argmax: word %zu is out of range (the head has %zu)",
+                             words[t], m);
+    if (!(o->tol >= 0) || o->max_rounds < 1 || o->block < 1)
+        return SBW_ERROR(SBW_EINVAL, "argmax: bad options (tol %g, rounds %d, block %zu)", o->tol,
+                         o->max_rounds, o->block);
+    return SBW_OK;
+}
+
+/* Stage 3 over the words still pending, in parallel. */
+static int lp_stage(const run_ctx *x, const size_t *words, const size_t *pend, size_t np,
+                    sbw_argmax_word *out)
+{
+    int st = SBW_OK;
+    size_t bad = SIZE_MAX;
+#pragma omp parallel if (np > 1)
+    {
+        size_t mine;
+        int s = lp_words(x, words, pend, np, out, &mine);
+#pragma omp critical(sbw_argmax_lp)
+        if (s && (!st || mine < bad)) {
+            st = s;
+            bad = mine;
+        }
+    }
+    if (st == SBW_ENOMEM)
+        return SBW_ERROR(st, "argmax: no memory for the LP of %zu words", x->m);
+    return st ? SBW_ERROR(st, "argmax: the LP solver (GLPK) failed on word %zu", bad) : SBW_OK;
+}
+
+int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                   const size_t *words, size_t nwords, const sbw_argmax_opts *o,
+                   sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    int st = check_args(m, d, ldw, words, nwords, o);
+    if (st)
+        return st;
+    run_ctx x = {.w = w, .b = b, .m = m, .d = d, .ldw = ldw, .o = o, .certs = certs};
+    size_t B = o->block < nwords ? o->block : nwords;
+    size_t *all = words ? NULL : calloc(m, sizeof *all), *other = malloc(m * sizeof *other);
+    size_t *pend = malloc(nwords * sizeof *pend);
+    unsigned char *kind = calloc(m, 1);
+    double *G = malloc((B * d + B * m + 2 * m) * sizeof *G);
+    x.mean = calloc(d, sizeof *x.mean);
+    if ((!words && !all) || !other || !pend || !kind || !G || !x.mean)
+        st = SBW_ERROR(SBW_ENOMEM, "argmax: no memory for a head of %zu x %zu", m, d);
+    for (size_t i = 0; all && i < m; i++)
+        all[i] = i;
+    const size_t *wd = words ? words : all;
+    st = st ? st : find_copies(w, m, d, ldw, b, other, kind);
+    if (!st) {
+        stats(&x);
+        size_t np = copies(&x, wd, nwords, other, kind, out, pend);
+        double t0 = omp_get_wtime();
+        if (!o->no_prefilter)
+            np = prefilter(&x, wd, pend, np, out, G, G + B * d, G + B * d + B * m,
+                           G + B * d + B * m + m);
+        double t1 = omp_get_wtime();
+        st = lp_stage(&x, wd, pend, np, out);
+        sum->seconds_prefilter = t1 - t0;
+        sum->seconds_lp = omp_get_wtime() - t1;
+        summarise(out, nwords, sum);
+        sum->scale = x.scale;
+    }
+    free(all);
+    free(other);
+    free(pend);
+    free(kind);
+    free(G);
+    free(x.mean);
+    return st;
+}

@@ -1,0 +1,96 @@
+/* sbw_argmax.h -- which words a Softmax head can never predict: for every
+ * word i of logits z = W h + b, whether some context vector h makes z_i the
+ * strict maximum (Demeter et al. 2020, "Stolen Probability"; Grivas et al.
+ * 2022, "Low-Rank Softmax Can Have Unargmaxable Classes in Theory but Rarely
+ * in Practice").  Without a bias, i is argmaxable iff w_i is a vertex of the
+ * convex hull of the rows of W; with a bias, iff the lifted point (w_i, b_i)
+ * is a vertex of the upper hull of the lifted rows.
+ *
+ * Three stages, every answer with a certificate checked in double
+ * (sbw_argmax_cert):
+ *  1. exact duplicates: rows with equal w (sorted): a word whose copy has a
+ *     larger bias is "dominated", copies with the same bias are
+ *     "duplicate" (they tie for every h): neither is strictly argmaxable;
+ *     the certificate is lambda = 1 on the copy;
+ *  2. the pre-filter: h = s (w_i - mean_j w_j), the best s on that ray
+ *     (sbw_argmax_cert_ray), all words at once by blocked GEMM, margins
+ *     with a rounding bound; most words of random and trained heads end
+ *     here ("vertex", by the pre-filter);
+ *  3. the rest: one LP per word (sbw_argmax_lp), in parallel over words
+ *     (OpenMP, one GLPK workspace per thread; every word's answer depends
+ *     on that word only, so the output is the same for any thread count).
+ * W is (m, d), leading dimension ldw, row-major double; b NULL or m values.
+ */
+#ifndef SBW_ARGMAX_H
+#define SBW_ARGMAX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum sbw_argmax_reason {
+    SBW_ARGMAX_VERTEX,    /* argmaxable: an h certificate */
+    SBW_ARGMAX_DUPLICATE, /* same w and b as word `other`: ties for every h */
+    SBW_ARGMAX_DOMINATED, /* same w as word `other`, smaller bias */
+    SBW_ARGMAX_IN_HULL,   /* a lambda certificate with gap ~ 0: never strictly first, may tie */
+    SBW_ARGMAX_BELOW,     /* a lambda certificate with gap < 0 (bias): never even tied first */
+    SBW_ARGMAX_UNDECIDED  /* no certificate passed (numerical trouble; see rounds) */
+} sbw_argmax_reason;
+
+/* "vertex", "duplicate", "dominated", "in_hull", "below_hull", "undecided". */
+const char *sbw_argmax_reason_name(sbw_argmax_reason r);
+
+/* One word's answer.  argmaxable: 1, 0, or -1 (undecided).  margin: the
+ * h certificate's min_j z_i - z_j (> bound), or the lambda certificate's
+ * gap b_i - sum lambda_j b_j (<= tolerance); bound: the rounding bound of
+ * the margin, or the lambda certificate's residual ||sum lambda_j w_j -
+ * w_i||_inf; cert_norm: ||h||_2, or ||lambda||_1; support: positive lambdas;
+ * other: the copy of a duplicate/dominated word (else m); stage: 0 the
+ * duplicate check, 1 the pre-filter, 2 the LP; rounds: LPs solved. */
+typedef struct sbw_argmax_word {
+    size_t word;
+    int argmaxable;
+    sbw_argmax_reason reason;
+    double margin, bound, cert_norm;
+    size_t support, other;
+    int stage, rounds;
+} sbw_argmax_word;
+
+typedef struct sbw_argmax_opts {
+    double tol;        /* lambda certificate: residual and gap <= tol * scale (1e-9) */
+    int max_rounds;    /* LP rounds (column generation) per word (100) */
+    size_t block;      /* pre-filter words per GEMM (256) */
+    bool no_prefilter; /* every word (but duplicates) through the LP */
+} sbw_argmax_opts;
+
+/* The defaults above. */
+sbw_argmax_opts sbw_argmax_defaults(void);
+
+/* Counts over the checked words, and where the time went. */
+typedef struct sbw_argmax_summary {
+    size_t checked, argmaxable, unargmaxable, undecided;
+    size_t by_duplicates, by_prefilter, by_lp, lp_rounds;
+    double scale; /* max |w_ik| + max |b_j|: the unit of tol */
+    double seconds_prefilter, seconds_lp;
+} sbw_argmax_summary;
+
+/* Optional certificates, caller-owned: h (nwords x d, row t for words[t];
+ * rows of words that are not argmaxable are left as they were) and the
+ * lambda weights (nwords x cap, on words idx, k[t] used; cap >= d + 2 for
+ * the LP's, 1 for duplicates).  NULL members are skipped. */
+typedef struct sbw_argmax_certs {
+    double *h;
+    size_t *idx;
+    double *lambda;
+    size_t *k;
+    size_t cap;
+} sbw_argmax_certs;
+
+/* Decides words[0..nwords) (all m words when words is NULL; then nwords
+ * must be m) of the head W, b; out[t] is the answer for words[t].  m >= 2,
+ * d >= 1.  Errors: SBW_EINVAL (a word >= m, bad sizes), SBW_ENOMEM,
+ * SBW_ENUMERIC (GLPK failed). */
+int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                   const size_t *words, size_t nwords, const sbw_argmax_opts *o,
+                   sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum);
+
+#endif

@@ -1,0 +1,68 @@
+/* sbw_argmax_cert.h -- the certificates of sbw-argmax, checked in double
+ * precision with nothing but the head (W, b) and the certificate: no LP
+ * solver is involved, so a wrong solver answer (or a corrupted
+ * certificate) is caught here.
+ *
+ * A word i of a head with logits z = W h + b is *strictly argmaxable* when
+ * some h makes z_i larger than every other z_j.  Two certificates:
+ *  - an h: the margin min_{j != i} (z_i - z_j) is computed in double with a
+ *    rounding bound (Higham, Accuracy and Stability, 2nd ed., eq. 3.5:
+ *    |fl(x.y) - x.y| <= gamma_n |x|.|y|, gamma_n = n u / (1 - n u)); the
+ *    word is proven argmaxable when margin > bound;
+ *  - convex weights lambda over other words (lambda >= 0, sum 1) with
+ *    r = sum_j lambda_j w_j - w_i and gap = b_i - sum_j lambda_j b_j: then
+ *    for every h, z_i - max_{j != i} z_j <= z_i - sum_j lambda_j z_j
+ *    = -r.h + gap <= ||r||_inf ||h||_1 + gap, so with r = 0 and gap <= 0 no
+ *    h makes i the strict argmax (Gordan's alternative; Grivas et al. 2022,
+ *    Sec. 3).  The check reports ||r||_inf and gap; the caller's tolerance
+ *    decides.
+ * W is (m, d), leading dimension ldw, row-major; b is NULL (no bias) or m
+ * values. */
+#ifndef SBW_ARGMAX_CERT_H
+#define SBW_ARGMAX_CERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What an h certificate shows: margin = min_{j != i} z_i - z_j, the word
+ * j that attains it, and the rounding bound of that difference (the margin
+ * is proven positive when margin > bound). */
+typedef struct sbw_argmax_cert_h_res {
+    double margin, bound;
+    size_t rival;
+} sbw_argmax_cert_h_res;
+
+/* Checks the certificate h (d values) for word i < m.  m must be >= 2.
+ * Pure, thread-safe; O(m d). */
+void sbw_argmax_cert_h(const double *w, size_t m, size_t d, size_t ldw, const double *b, size_t i,
+                       const double *h, sbw_argmax_cert_h_res *res);
+
+/* What a lambda certificate shows: ||r||_inf (r = sum lambda_j w_j - w_i,
+ * after lambda is divided by its sum), |sum lambda - 1| before that
+ * division, gap = b_i - sum lambda_j b_j (0 without bias), ||lambda||_1 and
+ * the number of positive weights. */
+typedef struct sbw_argmax_cert_l_res {
+    double residual, sum_err, gap, norm1;
+    size_t support;
+    bool valid; /* weights >= 0 and finite, indices in range and != i, sum > 0 */
+} sbw_argmax_cert_l_res;
+
+/* Checks convex weights lambda[0..k) on the words idx[0..k) for word i.
+ * Pure, thread-safe; O(k d). */
+void sbw_argmax_cert_lambda(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                            size_t i, const size_t *idx, const double *lambda, size_t k,
+                            sbw_argmax_cert_l_res *res);
+
+/* The rounding bound gamma_n = n u / (1 - n u) of an n-term dot product
+ * (u = DBL_EPSILON / 2). */
+double sbw_argmax_cert_gamma(size_t n);
+
+/* Along the ray h = s y (s > 0), given a_j = (w_i - w_j).y and
+ * c_j = b_i - b_j for the n rivals: an s with s a_j + c_j > 0 for every j,
+ * preferring s = pref (> 0) when it works, else the middle of the feasible
+ * interval (or twice its lower end when it is unbounded).  Returns false
+ * when no s > 0 works.  c may be NULL (no bias: any s > 0 works iff every
+ * a_j > 0). */
+bool sbw_argmax_cert_ray(const double *a, const double *c, size_t n, double pref, double *s);
+
+#endif

@@ -1,0 +1,412 @@
+/* sbw-argmax: which words a Softmax head can never predict (Demeter et al.
+ * 2020; Grivas et al. 2022), exactly, each answer with a certificate
+ * checked in double; and, with --max-prob, the largest probability each
+ * such word can reach with a context of bounded norm. */
+#include "sbw.h"
+#include "sbw_argmax.h"
+#include "sbw_maxprob.h"
+
+#include <errno.h>
+#include <glpk.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char details[] =
+    "For every word i of the head z = W h + b (W: the M x D matrix in FILE, one\n"
+    "row per word; b: --bias, M values), decides whether some context vector h\n"
+    "makes z_i the strict maximum.  Without a bias, i is argmaxable iff w_i is a\n"
+    "vertex of the convex hull of the rows of W; with a bias, iff (w_i, b_i) is a\n"
+    "vertex of the upper hull of the lifted rows.  A word that is not can never\n"
+    "be the model's prediction, whatever the context: its probability is\n"
+    "'stolen' (Demeter et al. 2020; Grivas et al. 2022 found such words in 13 of\n"
+    "150 published models).\n\n"
+    "How: exact duplicates first (a copy with the same bias ties for every h; a\n"
+    "copy with a smaller bias is dominated), then a pre-filter that tries h along\n"
+    "w_i - mean(w) for all words at once (one GEMM), then, for the words left,\n"
+    "an exact LP (GLPK) with D+2 rows by column generation, in parallel over\n"
+    "words.  Every answer carries a certificate checked in double without the\n"
+    "solver: an h whose margin min_j z_i - z_j is larger than its rounding bound,\n"
+    "or convex weights lambda with sum_j lambda_j w_j = w_i (residual printed)\n"
+    "and sum_j lambda_j b_j >= b_i (so z_i <= sum_j lambda_j z_j for every h).\n\n"
+    "Output: a header with the summary (# argmaxable=, # unargmaxable=, ...), then\n"
+    "one row per word: word name argmaxable (1/0, -1 undecided) reason (vertex,\n"
+    "duplicate, dominated, in_hull: never strictly first but may tie, below_hull:\n"
+    "never even tied first, undecided) margin (h: the margin; lambda: b_i - sum\n"
+    "lambda_j b_j, <= 0) bound (h: the margin's rounding bound; lambda: the\n"
+    "residual max_k |sum_j lambda_j w_jk - w_ik|) cert_norm (||h||_2, or\n"
+    "||lambda||_1 = 1) support (lambda's positive weights) other (the copy of a\n"
+    "duplicate) stage (dup, prefilter, lp) rounds (LPs solved).\n\n"
+    "--max-prob R1,R2,... adds, for each not-argmaxable word (every checked word\n"
+    "with --max-prob-all), the largest probability softmax(W h + b)_i over\n"
+    "||h||_2 <= R for each R: p_max_R (reached by an h) and p_upper_R (an upper\n"
+    "bound from concavity, the Frank-Wolfe gap, within --prob-tol in log p).  For\n"
+    "a word that is not argmaxable it stays below 1 as R grows.\n\n"
+    "Examples:\n"
+    "  sbw-argmax W.npy\n"
+    "  sbw-argmax --bias b.npy --vocab vocab.txt --max-prob 1,10,100 W.npy\n"
+    "  sbw-argmax --words 0:99 --json W.npy\n";
+
+typedef struct argmax_args {
+    const char *bias, *vocab, *words, *max_prob;
+    bool max_prob_all, lp_only;
+    double tol, prob_tol;
+    long max_rounds;
+} argmax_args;
+
+/* The head: W (m x d) and b (NULL or m) read and checked. */
+typedef struct head {
+    sbw_mat w;
+    double *b;
+} head;
+
+static int read_all(const char *path, sbw_check_shape_kind kind, sbw_mat *out)
+{
+    sbw_npy_reader *r = NULL;
+    int st = sbw_check_open(&r, path, kind);
+    if (st)
+        return st;
+    const sbw_npy_info *in = sbw_npy_reader_info(r);
+    st = sbw_mat_alloc(out, in->rows, in->cols);
+    st = st ? st : sbw_npy_read_rows(r, out->data, in->rows, out->ld);
+    sbw_check_bad bad = {0};
+    if (!st)
+        sbw_check_bad_rows(&bad, out->data, 0, out->rows, out->cols, out->ld);
+    st = st ? st : sbw_check_bad_error(&bad, path, NULL);
+    sbw_npy_close(r);
+    return st;
+}
+
+static int read_head(const char *path, const char *bias, head *h)
+{
+    int st = read_all(path, SBW_SHAPE_MATRIX, &h->w);
+    if (!st && h->w.rows < 2)
+        st = SBW_ERROR(SBW_ESHAPE, "%s: a head of %zu word: need at least 2 rows (one per word)",
+                       path, h->w.rows);
+    if (st || !bias)
+        return st;
+    sbw_mat b = {0};
+    st = read_all(bias, SBW_SHAPE_VECTOR, &b);
+    if (!st && b.rows * b.cols != h->w.rows)
+        st = SBW_ERROR(SBW_ESHAPE, "%s: %zu bias values for a head of %zu words (%s)", bias,
+                       b.rows * b.cols, h->w.rows, path);
+    double *bv = st ? NULL : malloc(h->w.rows * sizeof *bv);
+    if (!st && !bv)
+        st = SBW_ERROR(SBW_ENOMEM, "no memory");
+    for (size_t j = 0; !st && j < h->w.rows; j++)
+        bv[j] = b.cols == 1 ? b.data[j * b.ld] : b.data[j];
+    h->b = bv;
+    sbw_mat_free(&b);
+    return st;
+}
+
+/* One name per line (tabs shown as spaces); exactly m lines. */
+static int read_vocab(const char *path, size_t m, char ***out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open the vocabulary: %s", path, strerror(errno));
+    char **v = calloc(m, sizeof *v), *line = NULL;
+    size_t cap = 0, n = 0;
+    ssize_t len;
+    int st = v ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
+    while (!st && (len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        for (char *p = line; *p; p++)
+            if (*p == '\t')
+                *p = ' ';
+        if (n < m && !(v[n] = strdup(line)))
+            st = SBW_ERROR(SBW_ENOMEM, "no memory");
+        n++;
+    }
+    if (!st && ferror(f))
+        st = SBW_ERROR(SBW_EIO, "%s: read error: %s", path, strerror(errno));
+    if (!st && n != m)
+        st = SBW_ERROR(SBW_EDATA, "%s: %zu names for a head of %zu words (one per line)", path, n,
+                       m);
+    free(line);
+    fclose(f);
+    if (st && v) {
+        for (size_t i = 0; i < m; i++)
+            free(v[i]);
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    return st;
+}
+
+/* "1,10,100" -> radii (each > 0, finite). */
+static int parse_radii(const char *s, double **out, size_t *n)
+{
+    size_t cnt = 1;
+    for (const char *p = s; *p; p++)
+        cnt += *p == ',';
+    double *r = malloc(cnt * sizeof *r);
+    char *copy = strdup(s);
+    int st = r && copy ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
+    char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL;
+    size_t k = 0;
+    for (; !st && tok; tok = strtok_r(NULL, ",", &save))
+        st = sbw_cli_parse_double(tok, "--max-prob", 1e-300, 1e300, &r[k++]);
+    if (!st && k != cnt)
+        st = SBW_ERROR(SBW_EINVAL, "--max-prob: bad list '%s' (radii > 0, comma-separated)", s);
+    free(copy);
+    if (st) {
+        free(r);
+        return st;
+    }
+    *out = r;
+    *n = k;
+    return SBW_OK;
+}
+
+/* The ladder of radii for each word that asks for it: pm/pu (n x nr), nan
+ * for the words skipped.  Counts the words whose gap stayed above tol. */
+static int max_probs(const head *h, const sbw_argmax_word *out, size_t n, const argmax_args *a,
+                     const double *R, size_t nr, double *pm, double *pu, size_t *unconverged)
+{
+    size_t m = h->w.rows, d = h->w.cols;
+    double *ws = malloc((sbw_maxprob_ws_size(m, d) + d) * sizeof *ws), *x = ws;
+    int st = ws ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
+    *unconverged = 0;
+    for (size_t t = 0; t < n && !st; t++) {
+        bool want = a->max_prob_all || out[t].argmaxable == 0;
+        memset(x, 0, d * sizeof *x);
+        for (size_t k = 0; k < nr && !st; k++) {
+            pm[t * nr + k] = pu[t * nr + k] = NAN;
+            if (!want)
+                continue;
+            sbw_maxprob_res r;
+            st = sbw_maxprob_word(h->w.data, m, d, h->w.ld, h->b, out[t].word, R[k], a->prob_tol,
+                                  100000, x, ws + d, &r);
+            pm[t * nr + k] = r.p;
+            pu[t * nr + k] = r.p_upper;
+            *unconverged += !r.converged;
+        }
+    }
+    free(ws);
+    return st;
+}
+
+static const char *const stage_names[] = {"dup", "prefilter", "lp"};
+
+static int add_meta(sbw_table *t, const char *path, const argmax_args *a, const head *h,
+                    const sbw_argmax_summary *s)
+{
+    int st = sbw_table_meta_str(t, "file", path);
+    st = st ? st : sbw_table_meta_str(t, "bias", a->bias ? a->bias : "");
+    st = st ? st : sbw_table_meta_str(t, "vocab", a->vocab ? a->vocab : "");
+    st = st ? st : sbw_table_meta_int(t, "m", (long long)h->w.rows);
+    st = st ? st : sbw_table_meta_int(t, "d", (long long)h->w.cols);
+    st = st ? st : sbw_table_meta_str(t, "lp_solver", "GLPK");
+    st = st ? st : sbw_table_meta_str(t, "lp_solver_version", glp_version());
+    st = st ? st : sbw_table_meta_dbl(t, "tol", a->tol);
+    st = st ? st : sbw_table_meta_dbl(t, "scale", s->scale);
+    st = st ? st : sbw_table_meta_int(t, "checked", (long long)s->checked);
+    st = st ? st : sbw_table_meta_int(t, "argmaxable", (long long)s->argmaxable);
+    st = st ? st : sbw_table_meta_int(t, "unargmaxable", (long long)s->unargmaxable);
+    st = st ? st : sbw_table_meta_int(t, "undecided", (long long)s->undecided);
+    st = st ? st : sbw_table_meta_int(t, "by_duplicates", (long long)s->by_duplicates);
+    st = st ? st : sbw_table_meta_int(t, "by_prefilter", (long long)s->by_prefilter);
+    st = st ? st : sbw_table_meta_int(t, "by_lp", (long long)s->by_lp);
+    st = st ? st : sbw_table_meta_int(t, "lp_rounds", (long long)s->lp_rounds);
+    st = st ? st : sbw_table_meta_dbl(t, "seconds_prefilter", s->seconds_prefilter);
+    return st ? st : sbw_table_meta_dbl(t, "seconds_lp", s->seconds_lp);
+}
+
+/* The columns: the fixed ones, then p_max_R / p_upper_R per radius. */
+static int add_columns(sbw_table *t, bool names, const double *R, size_t nr, char (*cn)[48])
+{
+    static const char *const fixed[] = {"word",   "name",  "argmaxable", "reason",
+                                        "margin", "bound", "cert_norm",  "support",
+                                        "other",  "stage", "rounds"};
+    const char *cols[11 + 2 * 64];
+    size_t n = 0;
+    for (size_t c = 0; c < 11; c++)
+        if (c != 1 || names)
+            cols[n++] = fixed[c];
+    for (size_t k = 0; k < nr; k++) {
+        char r[32];
+        sbw_table_format_double(R[k], r, sizeof r);
+        snprintf(cn[2 * k], 48, "p_max_R%s", r);
+        snprintf(cn[2 * k + 1], 48, "p_upper_R%s", r);
+        cols[n++] = cn[2 * k];
+        cols[n++] = cn[2 * k + 1];
+    }
+    return sbw_table_columns(t, cols, n);
+}
+
+static int add_word(sbw_table *t, const sbw_argmax_word *w, char **names, size_t m,
+                    const double *pm, const double *pu, size_t nr, char (*cn)[48])
+{
+    int st = sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_int(t, "word", (long long)w->word);
+    if (names)
+        st = st ? st : sbw_table_set_str(t, "name", names[w->word]);
+    st = st ? st : sbw_table_set_int(t, "argmaxable", w->argmaxable);
+    st = st ? st : sbw_table_set_str(t, "reason", sbw_argmax_reason_name(w->reason));
+    st = st ? st : sbw_table_set_dbl(t, "margin", w->margin);
+    st = st ? st : sbw_table_set_dbl(t, "bound", w->bound);
+    st = st ? st : sbw_table_set_dbl(t, "cert_norm", w->cert_norm);
+    st = st ? st : sbw_table_set_int(t, "support", (long long)w->support);
+    if (w->other < m)
+        st = st ? st : sbw_table_set_int(t, "other", (long long)w->other);
+    st = st ? st : sbw_table_set_str(t, "stage", stage_names[w->stage]);
+    st = st ? st : sbw_table_set_int(t, "rounds", w->rounds);
+    for (size_t k = 0; k < nr && !st; k++) {
+        st = sbw_table_set_dbl(t, cn[2 * k], pm[k]);
+        st = st ? st : sbw_table_set_dbl(t, cn[2 * k + 1], pu[k]);
+    }
+    return st;
+}
+
+typedef struct run_state {
+    head h;
+    char **names;
+    size_t *words, nwords;
+    double *R, *pm, *pu;
+    size_t nr, unconverged;
+    sbw_argmax_word *out;
+    sbw_argmax_summary sum;
+} run_state;
+
+static void run_free(run_state *s)
+{
+    for (size_t i = 0; s->names && i < s->h.w.rows; i++)
+        free(s->names[i]);
+    free(s->names);
+    sbw_mat_free(&s->h.w);
+    free(s->h.b);
+    free(s->words);
+    free(s->R);
+    free(s->pm);
+    free(s->pu);
+    free(s->out);
+}
+
+static int compute(const char *path, const argmax_args *a, run_state *s)
+{
+    int st = read_head(path, a->bias, &s->h);
+    size_t m = s->h.w.rows;
+    if (!st && a->vocab)
+        st = read_vocab(a->vocab, m, &s->names);
+    for (size_t t = 0; !st && s->words && t < s->nwords; t++)
+        if (s->words[t] >= m)
+            st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",
+                           s->words[t], path, m);
+    if (!s->words)
+        s->nwords = m;
+    sbw_argmax_opts o = sbw_argmax_defaults();
+    o.tol = a->tol;
+    o.max_rounds = (int)a->max_rounds;
+    o.no_prefilter = a->lp_only;
+    if (!st && !(s->out = calloc(s->nwords + 1, sizeof *s->out)))
+        st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu words", s->nwords);
+    /* the analyzer loses s->h.b (freed by run_free) across this call */
+    // NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
+    st = st ? st
+            : sbw_argmax_run(s->h.w.data, m, s->h.w.cols, s->h.w.ld, s->h.b, s->words, s->nwords,
+                             &o, s->out, NULL, &s->sum);
+    if (!st && s->nr) {
+        s->pm = malloc(s->nwords * s->nr * sizeof *s->pm);
+        s->pu = malloc(s->nwords * s->nr * sizeof *s->pu);
+        st = s->pm && s->pu ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
+        st =
+            st ? st
+               : max_probs(&s->h, s->out, s->nwords, a, s->R, s->nr, s->pm, s->pu, &s->unconverged);
+    }
+    return st;
+}
+
+static int report(const char *path, const argmax_args *a, const sbw_cli_common *c,
+                  const run_state *s)
+{
+    sbw_table *t = NULL;
+    char(*cn)[48] = calloc(2 * s->nr + 1, sizeof *cn);
+    int st = cn ? sbw_table_alloc(&t, "sbw-argmax", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");
+    st = st ? st : add_meta(t, path, a, &s->h, &s->sum);
+    if (s->nr) {
+        st = st ? st : sbw_table_meta_str(t, "max_prob", a->max_prob);
+        st = st ? st
+                : sbw_table_meta_str(t, "max_prob_words", a->max_prob_all ? "all" : "unargmaxable");
+        st = st ? st : sbw_table_meta_dbl(t, "prob_tol", a->prob_tol);
+        st = st ? st : sbw_table_meta_int(t, "max_prob_unconverged", (long long)s->unconverged);
+    }
+    st = st ? st : add_columns(t, s->names != NULL, s->R, s->nr, cn);
+    for (size_t w = 0; w < s->nwords && !st; w++)
+        st = add_word(t, &s->out[w], s->names, s->h.w.rows, s->pm ? s->pm + w * s->nr : NULL,
+                      s->pu ? s->pu + w * s->nr : NULL, s->nr, cn);
+    st = st ? st : sbw_table_write(t, c->output ? c->output : "-", c->json);
+    sbw_table_free(t);
+    free(cn);
+    return st;
+}
+
+/* Option values the parser cannot check: usage errors before any reading. */
+static int validate(const sbw_cli *cli, const argmax_args *a, run_state *s)
+{
+    if (a->words && sbw_cli_parse_size_list(a->words, "--words", &s->words, &s->nwords))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (a->max_prob && parse_radii(a->max_prob, &s->R, &s->nr))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (s->nr > 64)
+        return sbw_cli_usage_error(cli, "--max-prob: at most 64 radii, got %zu", s->nr);
+    if (a->max_prob_all && !a->max_prob)
+        return sbw_cli_usage_error(cli, "--max-prob-all needs --max-prob R,...");
+    return SBW_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    sbw_blas_tune(argv);
+    argmax_args a = {.tol = 1e-9, .prob_tol = 1e-9, .max_rounds = 100};
+    const sbw_cli_opt opts[] = {
+        {"--bias", "FILE", SBW_ARG_STRING, &a.bias, 0, 0, "the word biases b (M values, .npy)"},
+        {"--vocab", "FILE", SBW_ARG_STRING, &a.vocab, 0, 0, "word names, one per line (M lines)"},
+        {"--words", "LIST", SBW_ARG_STRING, &a.words, 0, 0, "check only these: 0,5,10:20"},
+        {"--max-prob", "R,...", SBW_ARG_STRING, &a.max_prob, 0, 0,
+         "largest p_i over ||h|| <= R, per R"},
+        {"--max-prob-all", NULL, SBW_ARG_FLAG, &a.max_prob_all, 0, 0,
+         "--max-prob for every word, not only the unargmaxable"},
+        {"--prob-tol", "T", SBW_ARG_DOUBLE, &a.prob_tol, 1e-15, 1, "--max-prob gap in log p"},
+        {"--tol", "T", SBW_ARG_DOUBLE, &a.tol, 0, 1e-3, "lambda certificate tolerance (x scale)"},
+        {"--max-rounds", "N", SBW_ARG_LONG, &a.max_rounds, 1, 100000, "LP rounds per word"},
+        {"--lp-only", NULL, SBW_ARG_FLAG, &a.lp_only, 0, 0, "no pre-filter: every word by LP"},
+        {0}};
+    const sbw_cli cli = {"sbw-argmax",
+                         "W.npy",
+                         "Which words a Softmax head can never predict (exact, certified).",
+                         details,
+                         opts,
+                         1,
+                         1,
+                         SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS};
+    sbw_cli_common c;
+    run_state s = {0};
+    int st = sbw_cli_parse(&cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if ((st = validate(&cli, &a, &s)) != 0) {
+        run_free(&s);
+        return st;
+    }
+    const char *in[] = {c.args[0], a.bias, a.vocab};
+    size_t nin = 1;
+    if (a.bias)
+        in[nin++] = a.bias;
+    if (a.vocab)
+        in[nin++] = a.vocab;
+    const sbw_preflight_out out[] = {{"-o", c.output ? c.output : "-", false}};
+    st = sbw_preflight(in, nin, out, 1);
+    if (!st) {
+        sbw_error_gsl_quiet();
+        sbw_cli_threads(c.threads);
+        st = compute(c.args[0], &a, &s);
+        st = st ? st : report(c.args[0], &a, &c, &s);
+    }
+    run_free(&s);
+    return st ? sbw_cli_fail("sbw-argmax", st) : SBW_EXIT_OK;
+}

@@ -1,0 +1,104 @@
+#!/bin/sh
+# CLI checks of sbw-argmax on the heads of make_argmax_fixtures.py, whose
+# answers are known by geometry (see that script): verdicts, reasons, the
+# summary header, --bias, --vocab, --words, --json, --max-prob (the square's
+# centre is 1/7 at h = 0 and never reaches 1), -o, every bad input.
+. tests/cli/lib.sh
+A="$BIN/sbw-argmax"
+SQ=$FIX/argmax_square.npy
+
+expect_exit 0 "square" "$A" -q "$SQ"
+expect_eq "$(tsv_meta "$T/out" argmaxable)/$(tsv_meta "$T/out" unargmaxable)/$(tsv_meta "$T/out" undecided)" \
+    3/4/0 "square: 3 vertices, 4 not"
+expect_eq "$(tsv_meta "$T/out" m)/$(tsv_meta "$T/out" d)" 7/2 "square: shape in the header"
+expect_grep '^# lp_solver=GLPK' "$T/out" "solver named"
+v=""
+for r in 1 2 3 4 5 6 7; do
+    v="$v$(tsv_field "$T/out" argmaxable $r)"
+done
+expect_eq "$v" 0111000 "square: verdicts by word"
+expect_eq "$(tsv_field "$T/out" reason 1)/$(tsv_field "$T/out" other 1)" duplicate/4 "word 0: copy of 4"
+expect_eq "$(tsv_field "$T/out" reason 5)/$(tsv_field "$T/out" other 5)" duplicate/0 "word 4: copy of 0"
+expect_eq "$(tsv_field "$T/out" reason 6)" in_hull "edge middle: in the hull (ties)"
+expect_eq "$(tsv_field "$T/out" reason 7)" in_hull "centre: in the hull"
+expect_eq "$(tsv_field "$T/out" stage 2)" prefilter "corner 1 by the pre-filter"
+# the margin of an h certificate is above its rounding bound
+m=$(tsv_field "$T/out" margin 2)
+bd=$(tsv_field "$T/out" bound 2)
+if awk -v m="$m" -v b="$bd" 'BEGIN { exit !(m > b && m > 0) }'; then ok; else bad "margin $m <= bound $bd"; fi
+# float32 file: the same answers
+expect_exit 0 "square float32" "$A" -q "$FIX/argmax_square_f4.npy"
+expect_eq "$(tsv_meta "$T/out" argmaxable)/$(tsv_meta "$T/out" unargmaxable)" 3/4 "float32: same counts"
+# LP only: the same verdicts
+expect_exit 0 "square --lp-only" "$A" -q --lp-only "$SQ"
+expect_eq "$(tsv_meta "$T/out" by_prefilter)/$(tsv_meta "$T/out" argmaxable)" 0/3 "--lp-only"
+
+# bias: 4 dominated by 0 (0 a vertex again), the centre lifted to a vertex
+expect_exit 0 "square --bias" "$A" -q --bias "$FIX/argmax_square_bias.npy" "$SQ"
+expect_eq "$(tsv_meta "$T/out" argmaxable)" 5 "bias: 5 vertices"
+expect_eq "$(tsv_field "$T/out" reason 5)/$(tsv_field "$T/out" other 5)/$(tsv_field "$T/out" margin 5)" \
+    dominated/0/-0.5 "bias: word 4 dominated by 0, gap -0.5"
+expect_eq "$(tsv_field "$T/out" argmaxable 7)" 1 "bias: centre a vertex"
+
+# vocab, words, json, -o
+expect_exit 0 "--vocab --words" "$A" -q --vocab "$FIX/argmax_vocab.txt" --words 6,1:2 "$SQ"
+expect_eq "$(tsv_field "$T/out" name 1)/$(tsv_field "$T/out" word 1)" centre/6 "names and order"
+expect_eq "$(tsv_meta "$T/out" checked)" 3 "--words: 3 checked"
+expect_exit 0 "--json" "$A" -q --json --words 5 "$SQ"
+expect_grep '"reason": ?"in_hull"' "$T/out" "json row"
+expect_grep '"unargmaxable": ?1' "$T/out" "json summary"
+expect_exit 0 "-o" "$A" -q -o "$T/a.tsv" "$SQ"
+expect_grep '^# unargmaxable=4' "$T/a.tsv" "-o file"
+
+# --max-prob: the centre's best is at h = 0 (1/7) for every R, below 1
+expect_exit 0 "--max-prob" "$A" -q --max-prob 0.5,5,50 --words 6 "$SQ"
+for R in 0.5 5 50; do
+    p=$(tsv_field "$T/out" p_max_R$R)
+    u=$(tsv_field "$T/out" p_upper_R$R)
+    if awk -v p="$p" -v u="$u" 'BEGIN { exit !(p <= u && u < 0.2 && p > 0.14) }'; then ok; else
+        bad "centre at R=$R: p $p, upper $u"
+    fi
+done
+expect_exit 0 "--max-prob on a vertex: skipped" "$A" -q --max-prob 5 --words 1 "$SQ"
+expect_eq "$(tsv_field "$T/out" p_max_R5)" nan "vertex skipped without --max-prob-all"
+expect_exit 0 "--max-prob-all" "$A" -q --max-prob 50 --max-prob-all --words 1 "$SQ"
+p=$(tsv_field "$T/out" p_max_R50)
+if awk -v p="$p" 'BEGIN { exit !(p > 0.999) }'; then ok; else bad "vertex at R=50: p $p"; fi
+
+# bad usage: exit 2
+expect_exit 2 "--words bad" "$A" --words 3,x "$SQ"
+expect_exit 2 "--max-prob bad" "$A" --max-prob 1,-2 "$SQ"
+expect_exit 2 "--max-prob-all alone" "$A" --max-prob-all "$SQ"
+expect_exit 2 "--tol negative" "$A" --tol -1 "$SQ"
+expect_exit 2 "no file" "$A"
+expect_exit 2 "--words out of range" "$A" --words 7 "$SQ"
+expect_lines 1 "$T/err" "out of range: one line"
+expect_grep 'word 7 is out of range' "$T/err" "out of range: says which"
+expect_exit 2 "-o is the input" "$A" -o "$SQ" "$SQ"
+# bad data: exit 1, one line naming the file
+expect_exit 1 "NaN" "$A" "$FIX/argmax_nan.npy"
+expect_lines 1 "$T/err" "NaN: one line"
+expect_grep 'argmax_nan.npy: .*row 2, column 1' "$T/err" "NaN: where"
+expect_exit 1 "one word" "$A" "$FIX/argmax_1row.npy"
+expect_grep 'argmax_1row.npy: a head of 1 word' "$T/err" "one word: says why"
+expect_exit 1 "bias of the wrong length" "$A" --bias "$FIX/argmax_bias6.npy" "$SQ"
+expect_grep 'argmax_bias6.npy: 6 bias values for a head of 7 words' "$T/err" "bias length"
+expect_exit 1 "bias a matrix" "$A" --bias "$SQ" "$SQ"
+expect_grep 'not a vector' "$T/err" "bias shape"
+printf 'a\nb\n' >"$T/v.txt"
+expect_exit 1 "vocab too short" "$A" --vocab "$T/v.txt" "$SQ"
+expect_grep 'v.txt: 2 names for a head of 7 words' "$T/err" "vocab length"
+expect_exit 1 "vocab missing" "$A" --vocab "$T/none.txt" "$SQ"
+expect_exit 1 "missing file" "$A" "$T/none.npy"
+expect_lines 1 "$T/err" "missing file: one line"
+expect_exit 1 "1-D input" "$A" "$FIX/argmax_bias6.npy"
+expect_grep 'not a matrix' "$T/err" "1-D input"
+expect_exit 1 "-o uncreatable" "$A" -q -o /nonexistent/dir/a.tsv "$SQ"
+expect_grep '/nonexistent/dir/a.tsv: cannot create' "$T/err" "-o uncreatable: names the path"
+# the same rows for 1 and 2 threads (LP words in parallel)
+"$A" -q --lp-only --threads 1 "$SQ" | tsv_rows - >"$T/t1" 2>/dev/null
+"$A" -q --lp-only --threads 2 "$SQ" | tsv_rows - >"$T/t2" 2>/dev/null
+if [ -s "$T/t1" ] && cmp -s "$T/t1" "$T/t2"; then ok; else bad "rows differ between 1 and 2 threads"; fi
+expect_exit 0 "--help" "$A" --help
+expect_grep 'Examples' "$T/out" "--help teaches"
+finish
