@@ -146,11 +146,14 @@ static int check_gap(const char *path, size_t at, size_t next, const char *after
 
 static int check_tiling(const sbw_safet_header *h, const char *path)
 {
+    /* an array of pointers to tensors: sizeof *order is a pointer's size */
+    // NOLINTNEXTLINE(bugprone-sizeof-expression)
     const sbw_safet_tensor **order = malloc((h->count ? h->count : 1) * sizeof *order);
     if (!order)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", path);
     for (size_t i = 0; i < h->count; i++)
         order[i] = &h->t[i];
+    // NOLINTNEXTLINE(bugprone-sizeof-expression)
     qsort(order, h->count, sizeof *order, by_begin);
     size_t at = 0;
     int st = SBW_OK;

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* Largest header accepted (the reference reader's limit, 100 MB). */
-#define SBW_SAFET_MAX_HEADER (100u * 1000u * 1000u)
+#define SBW_SAFET_MAX_HEADER ((uint64_t)100000000)
 
 /* Most dimensions a tensor may have. */
 #define SBW_SAFET_MAX_DIM 16

@@ -123,7 +123,7 @@ static int trainer_alloc(trainer *t)
     t->grad = dalloc(n, &st);
     t->avg = dalloc(n, &st);
     t->valid = dalloc(t->o.epochs + 1, &st);
-    t->decay = st ? NULL : malloc(n);
+    t->decay = st ? NULL : malloc(n ? n : 1);
     t->x = st ? NULL : malloc(BT * sizeof *t->x);
     t->y = st ? NULL : malloc(BT * sizeof *t->y);
     if (!st && (!t->decay || !t->x || !t->y))
@@ -301,8 +301,10 @@ static int resume(trainer *t)
     st = st ? st : check_hash(c, t->k.hash, t->c->hash);
     if (!st && t->k.nvalid > t->o.epochs + 1) {
         double *v = realloc(t->valid, t->k.nvalid * sizeof *v);
-        st = v ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
-        t->valid = v ? v : t->valid;
+        if (v)
+            t->valid = v;
+        else
+            st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     }
     if (!st && t->k.nlog) {
         t->log_cap = t->k.nlog;

@@ -412,7 +412,7 @@ static int export_head(const char *dir, const sbw_lm *lm, const double *theta,
 static int eval_split(enum sbw_corpus_split *s)
 {
     const char *n = EA.split ? EA.split : "test";
-    if (strcmp(n, "valid") && strcmp(n, "test"))
+    if (strcmp(n, "valid") != 0 && strcmp(n, "test") != 0)
         return SBW_ERROR(SBW_EINVAL, "--split '%s': valid or test", n);
     *s = strcmp(n, "valid") == 0 ? SBW_CORPUS_VALID : SBW_CORPUS_TEST;
     return SBW_OK;
@@ -454,9 +454,10 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
     if (!st && EA.logprobs) {
         st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, SBW_F64);
         st = st ? st : sbw_lm_eval_logprobs(ws, theta, corpus->ids[s], rows, w, &p, &r);
-        st = st ? st : sbw_npy_finish(w);
-        if (st && w)
-            sbw_npy_abort(w);
+        if (st)
+            sbw_npy_abort(w); /* NULL-safe; the temporary is removed */
+        else
+            st = sbw_npy_finish(w); /* frees w whatever happens */
     } else if (!st) {
         st = sbw_lm_eval_nll(ws, theta, corpus->ids[s], rows + 1, &p, &r);
     }

@@ -92,8 +92,8 @@ static void fd_alloc(fd_setup *f, const head_case *hc, bool tied, bool single)
     f->grad = malloc(f->lm.nparam * sizeof *f->grad);
     f->state0 = malloc(sbw_lm_state_len(f->ws) * sizeof *f->state0);
     random_theta(&f->lm, f->theta, 3);
-    random_ids(f->x, B * T, 7, 5);
-    random_ids(f->y, B * T, 7, 6);
+    random_ids(f->x, (size_t)B * T, 7, 5);
+    random_ids(f->y, (size_t)B * T, 7, 6);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     for (size_t i = 0; i < sbw_lm_state_len(f->ws); i++)
         f->state0[i] = 0.8 * (gsl_rng_uniform(r) - 0.5); /* a carried state, not zero */
@@ -276,7 +276,7 @@ static void test_eval_one_column_is_sequential(void **state)
     double *a = export_rows(w1, theta, ids, N - 1, M, &r1);
     double *b = export_rows(w7, theta, ids, N - 1, M, &r7);
     /* chunk length does not change a forward pass: same numbers */
-    SBW_ASSERT_CLOSE(a, b, (N - 1) * M, 1e-13, 1e-13);
+    SBW_ASSERT_CLOSE(a, b, (size_t)(N - 1) * M, 1e-13, 1e-13);
     free(a);
     free(b);
     free(theta);

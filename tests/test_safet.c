@@ -28,6 +28,8 @@ static unsigned char *st_bytes(const char *json, const void *data, size_t ndata,
     assert_non_null(b);
     for (int i = 0; i < 8; i++)
         b[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    /* the header's JSON is n bytes without a NUL, as the format stores it */
+    // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
     memcpy(b + 8, json, n);
     if (ndata)
         memcpy(b + 8 + n, data, ndata);
