@@ -430,6 +430,36 @@ int sbw_cli_threads(long threads)
     return n;
 }
 
+void sbw_cli_name_command(sbw_cli_common *c, const char *prefix)
+{
+    char cmd[sizeof c->cmdline];
+    int k = snprintf(cmd, sizeof cmd, "%s ", prefix);
+    size_t n = k > 0 && (size_t)k < sizeof cmd ? (size_t)k : 0;
+    memcpy(cmd + n, c->cmdline, sizeof cmd - n); /* cut: the last n bytes */
+    cmd[sizeof cmd - 1] = '\0';
+    memcpy(c->cmdline, cmd, sizeof cmd);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+volatile sig_atomic_t *sbw_cli_catch_stop(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return &stop_flag;
+}
+
 const char *sbw_cli_blas(void)
 {
     const char *cfg = openblas_get_config();

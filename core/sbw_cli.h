@@ -10,6 +10,7 @@
 #ifndef SBW_CLI_H
 #define SBW_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +92,17 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
  * exit code for status: 2 for SBW_EINVAL, 130 for SBW_EINTR (stopped by a
  * signal), 1 otherwise. */
 int sbw_cli_fail(const char *tool, int status);
+
+/* Puts "PREFIX " before c->cmdline (cut at the end when it overflows): the
+ * command line of a tool with subcommands, whose parse saw argv from the
+ * subcommand on ("sbw-synth", "sbw-lm"). */
+void sbw_cli_name_command(sbw_cli_common *c, const char *prefix);
+
+/* Catches SIGINT and SIGTERM for a long run: the first sets the returned
+ * flag (the run polls it, saves its work and ends with SBW_EINTR, exit
+ * 130); a second signal kills at once (SA_RESETHAND).  One flag per
+ * process. */
+volatile sig_atomic_t *sbw_cli_catch_stop(void);
 
 /* Sets the OpenBLAS and OpenMP thread counts (0 = every core) and returns
  * the count in use. */

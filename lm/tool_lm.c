@@ -9,29 +9,9 @@
 #include "sbw_preflight.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 static const char top_help[] =
     "Usage: sbw-lm train --data DIR [options]\n"
@@ -45,16 +25,6 @@ static const char top_help[] =
     "  sbw-lm train --data ../shared/data/ptb --d 64 --hidden 256 --epochs 1 --ckpt ck\n"
     "  sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 2000 --logprobs - |\n"
     "      sbw-rank - --center\n";
-
-/* "sbw-lm " before the subcommand's recorded command line (cut at the end). */
-static void name_command(sbw_cli_common *c)
-{
-    char cmd[sizeof c->cmdline];
-    memcpy(cmd, "sbw-lm ", 7);
-    memcpy(cmd + 7, c->cmdline, sizeof cmd - 7); /* cut: the last 7 bytes */
-    cmd[sizeof cmd - 1] = '\0';
-    memcpy(c->cmdline, cmd, sizeof cmd);
-}
 
 /* ---- train --------------------------------------------------------------- */
 
@@ -316,7 +286,7 @@ static int run_train(int argc, char **argv)
     int st = sbw_cli_parse(&train_cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    name_command(&c);
+    sbw_cli_name_command(&c, "sbw-lm");
     sbw_error_gsl_quiet();
     st = resolve_train(&c);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
@@ -327,8 +297,7 @@ static int run_train(int argc, char **argv)
     st = st ? st : sbw_preflight(NULL, 0, outs, 2);
     if (st)
         return sbw_cli_fail("sbw-lm train", st);
-    install_signals();
-    TA.o.stop = &stop_flag;
+    TA.o.stop = sbw_cli_catch_stop();
     sbw_corpus *corpus = NULL;
     sbw_lm_train_result r;
     st = sbw_corpus_load(&corpus, TA.data);
@@ -472,7 +441,7 @@ static int run_eval(int argc, char **argv)
     int st = sbw_cli_parse(&eval_cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    name_command(&c);
+    sbw_cli_name_command(&c, "sbw-lm");
     sbw_error_gsl_quiet();
     enum sbw_corpus_split s;
     st = EA.data && EA.ckpt ? SBW_OK

@@ -10,7 +10,6 @@
 #include "sbw_fit_io.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,25 +68,6 @@ typedef struct tool_args {
     double norm_tol;
     bool dry_run;
 } tool_args;
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 static void on_step(void *ctx, const sbw_fit *f) { sbw_progress_update(ctx, (double)f->step); }
 
@@ -470,11 +450,10 @@ int main(int argc, char **argv)
     sbw_error_gsl_quiet();
     r->o.obj.threads = sbw_cli_threads(r->c.threads);
     r->o.seed = r->c.seed;
-    r->o.stop = &stop_flag;
     r->cli = &cli;
     if (r->a.resume && (st = check_resume(r)))
         return st;
-    install_signals();
+    r->o.stop = sbw_cli_catch_stop();
     choose_checkpoint(r);
     if ((st = preflight(r)) != 0)
         return sbw_cli_fail("sbw-fit", st);

@@ -255,11 +255,7 @@ static int run_kind(sbw_synth_kind kind, int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    char cmd[sizeof c.cmdline];
-    memcpy(cmd, "sbw-synth ", 10);
-    memcpy(cmd + 10, c.cmdline, sizeof cmd - 10); /* cut: the last 10 bytes */
-    cmd[sizeof cmd - 1] = '\0';
-    memcpy(c.cmdline, cmd, sizeof cmd);
+    sbw_cli_name_command(&c, "sbw-synth");
     sbw_error_gsl_quiet();
     a.alpha_given = arg_given(argc, argv, "--alpha");
     a.m_given = arg_given(argc, argv, "--m");

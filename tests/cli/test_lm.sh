@@ -49,8 +49,7 @@ rank_of() {
     shift
     "$LM" eval --data "$C" --ckpt "$ck" --tokens 300 --logprobs - -q 2>/dev/null |
         "$BIN/sbw-rank" - "$@" >"$T/rank.tsv" 2>"$T/rank.err"
-    awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-        { print $c["rank"]; exit }' "$T/rank.tsv"
+    tsv_field "$T/rank.tsv" rank
 }
 expect_eq "$(rank_of "$T/sm")" 18 "softmax D=16 with a bias: rank D+2"
 expect_eq "$(rank_of "$T/sm" --center)" 17 "--center recovers D+1 with a bias"
