@@ -7,8 +7,6 @@
 
 char *openblas_get_corename(void); /* OpenBLAS's own; not in every cblas.h */
 
-const char *sbw_blas_core(void) { return openblas_get_corename(); }
-
 /* OpenBLAS's kernel sets older than AVX. */
 static int generic_core(const char *core)
 {

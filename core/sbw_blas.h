@@ -22,7 +22,4 @@
  * kernels it has). */
 void sbw_blas_tune(char **argv);
 
-/* The kernel set OpenBLAS is using ("SkylakeX", "Haswell", "Prescott"). */
-const char *sbw_blas_core(void);
-
 #endif

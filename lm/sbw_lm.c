@@ -215,19 +215,6 @@ static int check_ws_opts(const sbw_lm *lm, const sbw_lm_ws_opts *o)
     return SBW_OK;
 }
 
-double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
-{
-    double N = (double)(o->batch * o->steps), z = o->single ? 4 : 8, b = 0, wide = (double)lm->a.d;
-    for (size_t l = 0; l < lm->a.nlayers; l++) {
-        double H = (double)lm->a.hidden[l], in = (double)lm->in[l];
-        b += 2 * (4 * H * (in + H + 1)) + N * (in + 6 * H) + 3 * (double)o->batch * H;
-        wide = H > wide ? H : wide;
-    }
-    b += 2 * (double)lm->a.d * (double)lm->a.hidden[lm->a.nlayers - 1] + N * 3 * wide;
-    sbw_pass_opts po = pass_opts(lm, o);
-    return b * z + 2 * N * (double)lm->a.d * 8 + sbw_pass_ws_bytes(&lm->head, &po);
-}
-
 int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opts)
 {
     *out = NULL;

@@ -100,9 +100,6 @@ typedef struct sbw_lm_ws_opts {
 int sbw_lm_ws_alloc(sbw_lm_ws **ws, const sbw_lm *lm, const sbw_lm_ws_opts *opts);
 void sbw_lm_ws_free(sbw_lm_ws *ws);
 
-/* Bytes the workspace holds (for messages and --dry-run style plans). */
-double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *opts);
-
 /* The options and the model the workspace was made for. */
 sbw_lm_ws_opts sbw_lm_ws_options(const sbw_lm_ws *ws);
 const sbw_lm *sbw_lm_ws_model(const sbw_lm_ws *ws);

@@ -82,11 +82,3 @@ void sbw_lm_opts_init(sbw_lm_opts *o)
     memset(o, 0, sizeof *o);
     sbw_ckpt_defaults(sbw_lm_opts_table, sbw_lm_opts_nrows, o);
 }
-
-const sbw_ckpt_field *sbw_lm_opts_row(const char *key)
-{
-    for (size_t i = 0; i < sbw_lm_opts_nrows; i++)
-        if (strcmp(sbw_lm_opts_table[i].key, key) == 0)
-            return &sbw_lm_opts_table[i];
-    return NULL;
-}

@@ -56,9 +56,6 @@ extern const size_t sbw_lm_opts_nrows;
  * every 10 steps, checkpoints every 600 s. */
 void sbw_lm_opts_init(sbw_lm_opts *o);
 
-/* The row called key, or NULL. */
-const sbw_ckpt_field *sbw_lm_opts_row(const char *key);
-
 /* The name of an optimizer ("sgd", "adam"), NULL past the last. */
 const char *sbw_lm_opts_optimizer_name(int v);
 
