@@ -265,7 +265,7 @@ static int mono_ws_alloc(mono_ws *x, const mono_set *s, uint64_t seed)
     x->hv = malloc(d * sizeof *x->hv), x->mean = calloc(d, sizeof *x->mean);
     x->reached = calloc(m, sizeof *x->reached);
     x->f.fp = malloc(m * sizeof *x->f.fp);
-    x->f.sig = malloc(2 * MAP_UNITS * m * sizeof *x->f.sig);
+    x->f.sig = malloc(m * 2 * MAP_UNITS * sizeof *x->f.sig);
     x->f.plif = s->plif;
     bool ok =
         x->ans && x->hc && x->z && x->y && x->hv && x->mean && x->reached && x->f.fp && x->f.sig;
