@@ -94,6 +94,21 @@ md() {
         say
         md "$A" word,name,margin,bound,cert_norm,rounds stage=lp 20
     fi
+    if [ "$SYN" != 1 ] && [ "$(tsv_meta "$A" argmaxable)" -gt 0 ]; then
+        # how long the h certificates are, against the ball that holds a tanh latent
+        # shellcheck disable=SC2046 # four numbers, split on purpose
+        set -- $(awk -F'\t' -v d="$(tsv_meta "$A" d)" '/^#/ { next }
+            !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; r = sqrt(d); next }
+            $(at["argmaxable"]) == 1 { c = $(at["cert_norm"]) + 0; if (c <= r) in_++; else out++; if (c > big) big = c }
+            END { printf "%.4g %d %d %.4g\n", r, in_, out, big }' "$A")
+        say
+        say "Note: sbw-argmax decides over every h in R^D.  A model whose context vectors are"
+        say "bounded reaches at most these words: sbw-lm's latent is tanh(.), inside the box"
+        say "||h||_inf < 1 and so the ball ||h||_2 < sqrt(D) = $1.  Of the argmaxable words, $2 have"
+        say "a certificate h with ||h||_2 <= $1 and $3 a longer one (the longest $4; column"
+        say "cert_norm of \`argmax.tsv\`); whether the box itself holds a context that puts each"
+        say "word first is not decided here."
+    fi
     if [ "$SYN" = 1 ]; then
         p=$(sort -n "$O/head/planted.txt" | tr '\n' ' ')
         f=$(awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; next }
