@@ -7,7 +7,7 @@
 # the head the awk writer made reads back with the right shape and unit
 # rows; a rerun skips every step; a head with nothing planted says there
 # is no unargmaxable word and draws no max-prob figure, also when given as
-# HEAD; bad usage exits 2.
+# HEAD, and a safetensors head gives the same words; bad usage exits 2.
 . tests/cli/lib.sh
 ABS=$(cd "$BIN" && pwd)
 export SBW_BIN="$ABS"
@@ -25,8 +25,8 @@ expect_eq "$(tsv_meta "$O/argmax.tsv" unargmaxable)/$(tsv_meta "$O/argmax.tsv" u
     "sbw-argmax: 4 unargmaxable, none undecided"
 # the unargmaxable words are exactly the planted ones, with their names
 found=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 { print $1 }' "$O/argmax.tsv" | sort -n | tr '\n' ' ')
-want=$(sort -n "$O/head/planted.txt" | tr '\n' ' ')
-expect_eq "$found" "$want" "unargmaxable = planted"
+planted=$(sort -n "$O/head/planted.txt" | tr '\n' ' ')
+expect_eq "$found" "$planted" "unargmaxable = planted"
 expect_eq "$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 && $2 !~ /^in/' "$O/argmax.tsv" | wc -l | tr -d ' ')" \
     0 "unargmaxable words are named in*"
 expect_grep '^- planted_found=exact' "$O/report.md" "report: planted words found exactly"
@@ -57,6 +57,28 @@ expect_eq "$(grep -c 'done (skipped)' "$T/out")" 3 "rerun: 3 tool steps skipped"
 expect_grep 'synthetic head: drawn \(skipped\)' "$T/out" "rerun: head kept"
 ls -i "$O"/*.tsv "$O"/*.png | sort >"$T/ino2"
 if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a result"; fi
+
+# the same head from a safetensors file (8-byte length, JSON, raw data: the
+# .npy payloads, float64 little endian), HEAD as FILE.safetensors:NAME
+mkdir -p "$T/st"
+J='{"W": {"dtype": "F64", "shape": [200, 5], "data_offsets": [0, 8000]}, "b": {"dtype": "F64", "shape": [200], "data_offsets": [8000, 9600]}}'
+n=${#J}
+{
+    i=0
+    while [ $i -lt 8 ]; do
+        printf "\\$(printf '%03o' $((n % 256)))"
+        n=$((n / 256))
+        i=$((i + 1))
+    done
+    printf '%s' "$J"
+    tail -c 8000 "$O/head/W.npy"
+    tail -c 1600 "$O/head/b.npy"
+} >"$T/st/head.safetensors"
+expect_exit 0 "HEAD as safetensors" $R "$T/st/head.safetensors:W" --bias "$T/st/head.safetensors:b" \
+    --vocab "$O/head/vocab.txt" -o "$T/stout"
+found2=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 { print $1 }' "$T/stout/argmax.tsv" | sort -n | tr '\n' ' ')
+expect_eq "$found2" "$planted" "safetensors: the same unargmaxable words"
+expect_grep '^# Head report: st$' "$T/stout/report.md" "safetensors: named after its folder"
 
 # nothing planted: no unargmaxable word, no max-prob figure; the same head as HEAD
 expect_exit 0 "--synthetic --k 0" $R --synthetic --m 40 --d 3 --k 0 -o "$T/none"
