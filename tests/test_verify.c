@@ -9,6 +9,7 @@
 #include "sbw_error.h"
 #include "sbw_synth.h"
 #include "sbw_verify.h"
+#include "sbw_verify_argmax.h"
 #include "sbw_verify_util.h"
 
 #include <float.h>
@@ -77,6 +78,9 @@ static const breaker breakers[] = {
     {"theorem2", "one side shifted by 1e-6", 1, 0, 1e-6, 0, 0},
     {"monotone", "log Q perturbed", 1, 1, 0, 0, 0},
     {"model-rank", "claimed rank D + 2", 1, 0, 0, 1, 0},
+    {"argmax-monotone", "f(W h + b) perturbed", 1, 1, 0, 0, 0},
+    {"argmax-mos", "components' W perturbed (no longer shared)", 1, 1, 0, 0, 0},
+    {"argmax-mos", "exhibit with K - 1 = 1 component (a Softmax)", 1, 0, 0, -1, 0},
 };
 
 /* Each breaker makes its claim FAIL; every claim has one. */
@@ -114,7 +118,7 @@ static void test_registry(void **state)
 {
     (void)state;
     bool sel[64];
-    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)11);
+    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)13);
     for (size_t i = 0; i < sbw_verify_nclaims; i++) {
         const sbw_verify_claim *c = &sbw_verify_claims[i];
         assert_ptr_equal(sbw_verify_find(c->name), c);
@@ -247,12 +251,80 @@ static void test_seeds(void **state)
     sbw_verify_list_free(&c);
 }
 
+/* Whether p lies in the closed triangle (a, b, c) of the plane (signs of
+ * the three orientations agree, zeros allowed). */
+static bool in_triangle(const double *p, const double *a, const double *b, const double *c)
+{
+    double d1 = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+    double d2 = (c[0] - b[0]) * (p[1] - b[1]) - (c[1] - b[1]) * (p[0] - b[0]);
+    double d3 = (a[0] - c[0]) * (p[1] - c[1]) - (a[1] - c[1]) * (p[0] - c[0]);
+    bool neg = d1 < 0 || d2 < 0 || d3<0, pos = d1> 0 || d2 > 0 || d3 > 0;
+    return !(neg && pos);
+}
+
+/* The planted head in the plane against a brute-force hull (Caratheodory:
+ * a point is not a vertex iff it lies in a triangle of three others): the
+ * planted words are exactly the non-vertices, the others are unit vectors,
+ * and the bias of a planted word is below the hull.  Bad sizes refused. */
+static void test_argmax_plant(void **state)
+{
+    (void)state;
+    sbw_verify_argmax_head h = {0};
+    size_t m = 24, k = 5, np = 0;
+    SBW_ASSERT_OK(sbw_verify_argmax_plant(&h, m, 2, k, false, 11));
+    for (size_t i = 0; i < m; i++) {
+        const double *p = h.w + 2 * i;
+        bool inside = false;
+        for (size_t a = 0; a < m && !inside; a++)
+            for (size_t b = a + 1; b < m && !inside; b++)
+                for (size_t c = b + 1; c < m && !inside; c++)
+                    inside = a != i && b != i && c != i &&
+                             in_triangle(p, h.w + 2 * a, h.w + 2 * b, h.w + 2 * c);
+        SBW_ASSERT_EQ(inside, h.planted[i]);
+        np += h.planted[i];
+        double nrm = hypot(p[0], p[1]);
+        if (h.planted[i])
+            SBW_ASSERT_LT(nrm, 1.0);
+        else
+            SBW_ASSERT_NEAR(nrm, 1.0, 4 * DBL_EPSILON);
+    }
+    SBW_ASSERT_EQ(np, k);
+    sbw_verify_argmax_head_free(&h);
+    assert_null(h.w);
+    SBW_ASSERT_EQ(sbw_verify_argmax_plant(&h, 5, 4, 1, false, 1), (int)SBW_EINVAL);
+    assert_null(h.w);
+}
+
+/* The one-dimensional exhibit of sbw_verify_argmax.h by hand: W_1 = (1,
+ * 0.99, -1), W_2 = (1, -0.99, -1), h = (1, -1), pi = 1/2: the middle word,
+ * inside both hulls, is first (P = 0.267, 0.466, 0.267); with W_1 shared it
+ * is not. */
+static void test_argmax_mixture(void **state)
+{
+    (void)state;
+    double w[6] = {1, 0.99, -1, 1, -0.99, -1}, h[2] = {1, -1}, pi[2] = {0.5, 0.5}, z[3], p[3];
+    sbw_verify_argmax_mixture(w, 3, 3, 1, NULL, h, pi, 2, z, p);
+    double zs = exp(1.0) + exp(0.99) + exp(-1.0);
+    double want[3] = {0.5 * (exp(1.0) + exp(-1.0)) / zs, exp(0.99) / zs,
+                      0.5 * (exp(1.0) + exp(-1.0)) / zs};
+    SBW_ASSERT_CLOSE(p, want, 3, 0, 8 * DBL_EPSILON);
+    SBW_ASSERT_GT(p[1] - p[0], 0.19);
+    /* shared W_1: word 1 below the mean of its neighbours (Jensen) */
+    sbw_verify_argmax_mixture(w, 0, 3, 1, NULL, h, pi, 2, z, p);
+    SBW_ASSERT_LE(p[1], (1 - 0.995) * p[2] + 0.995 * p[0]);
+    /* a bias is shared by the components: b = (0, 1, 0) lifts the middle word */
+    double b[3] = {0, 1, 0};
+    sbw_verify_argmax_mixture(w, 0, 3, 1, b, h, pi, 2, z, p);
+    SBW_ASSERT_GT(p[1], p[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_relations),
         cmocka_unit_test(test_helpers),         cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_all_claims_pass), cmocka_unit_test(test_every_claim_can_fail),
+        cmocka_unit_test(test_argmax_plant),    cmocka_unit_test(test_argmax_mixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 
 #include "sbw_error.h"
 #include "sbw_rng.h"
+#include "sbw_verify_argmax.h"
 #include "sbw_verify_heads.h"
 #include "sbw_verify_lms.h"
 #include "sbw_verify_mos.h"
@@ -96,6 +97,27 @@ const sbw_verify_claim sbw_verify_claims[] = {
      "a float64 export whose rank is not D + 1 (D + 2), a float32 copy not full rank at "
      "DBL_EPSILON, or not D + 1 (D + 2) at FLT_EPSILON",
      "offset: the claimed rank becomes D + 1 + offset", sbw_verify_heads_model_rank},
+    {"argmax-monotone",
+     "a strictly increasing pointwise map f (LMS, PLIF) keeps a head's argmaxable set: the words "
+     "some context makes the strict argmax of f(W h + b) are exactly sbw-argmax's words of "
+     "W h + b",
+     "LMS section 4 (order preservation) with Grivas et al. 2022 (argmaxable words); issue 17",
+     "a planted interior word not found or a sphere word called interior, an argmaxable word whose "
+     "certificate h does not put it strictly first under f, or a sampled context whose strict "
+     "argmax under f is unargmaxable or differs from the argmax of W h + b",
+     "perturb: adds perturb * N(0,1) to f(W h + b) before every comparison",
+     sbw_verify_argmax_monotone},
+    {"argmax-mos",
+     "a MoS with a shared output embedding, sum_k pi_k softmax(W h_k + b), never makes a "
+     "Softmax-unargmaxable word the strict argmax (w_i = sum_j lambda_j w_j gives P_i <= "
+     "sum_j lambda_j P_j by Jensen in each component); with per-component embeddings W_k it can, "
+     "even for a word inside every W_k's hull (exhibited)",
+     "issue 17's MoS claim, corrected (MoS Yang et al. 2018 section 3; Grivas et al. 2022)",
+     "a shared-W mixture with P_i > sum_j lambda_j P_j + tol or a planted word strictly first; "
+     "or no pi, h_k found that puts a word unargmaxable in every W_k strictly first",
+     "perturb (components use W + perturb E_k: no longer shared), offset (the exhibit uses "
+     "K + offset components; K = 1 is a Softmax)",
+     sbw_verify_argmax_mos},
 };
 const size_t sbw_verify_nclaims = sizeof sbw_verify_claims / sizeof *sbw_verify_claims;
 

@@ -13,7 +13,7 @@ expect_grep 'sbw-verify --only property2,theorem6' "$T/out" "help has an example
 # --list: every claim, with its source and what would make it fail
 expect_exit 0 "--list" "$V" --list
 for c in property1 property2 proposition1 corollary1 moc theorem1 theorem5 theorem6 \
-    theorem2 monotone model-rank; do
+    theorem2 monotone model-rank argmax-monotone argmax-mos; do
     expect_grep "^$c	" "$T/out" "--list names $c"
 done
 expect_grep '^claim	source	statement	fails_when	broken_by$' "$T/out" "--list columns"
@@ -41,6 +41,20 @@ expect_exit 0 "another seed" "$V" -q --only theorem5 --seed 4
 if grep -q 'seed=' "$T/out" && ! grep -qF "$(grep theorem5 "$T/rows1" | head -1 | cut -f7)" "$T/out"; then ok; else
     bad "--seed 4 gives the same settings as --seed 3"
 fi
+
+# the argmax claims (issue 17): every row PASS; the MoS claim as it is true
+# (shared W: never strictly first) and its exhibit (per-component W_c)
+expect_exit 0 "--only argmax-monotone,argmax-mos" "$V" -q --only argmax-monotone,argmax-mos
+expect_grep '^# claims_passed=2$' "$T/out" "argmax claims pass"
+expect_grep '^argmax-monotone	PASS	words whose sbw-argmax verdict is not the planted truth	0	' "$T/out" \
+    "planted words found"
+expect_grep '^argmax-mos	PASS	largest P_i - max_\{j != i\} P_j of a planted word	-' "$T/out" \
+    "shared-W MoS: planted word never first"
+expect_grep '^argmax-mos	PASS	MoS margin P_i - max_\{j != i\} P_j \(exhibit\)	0\.[0-9]' "$T/out" \
+    "per-component MoS: exhibit with a positive margin"
+expect_exit 0 "--list argmax-mos" "$V" --list
+expect_grep '^argmax-mos	.*shared output embedding.*per-component embeddings' "$T/out" \
+    "--list states the corrected MoS claim"
 
 # --json: one object per claim, one per line
 expect_exit 0 "--json" "$V" -q --json --only "$FAST"

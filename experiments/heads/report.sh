@@ -1,0 +1,128 @@
+#!/bin/sh
+# experiments/heads/report.sh DIR NAME HEAD SYNTHETIC -- report.md of a head
+# from the tables experiments/heads/run.sh left in DIR: every table names
+# the TSV it comes from and that TSV's "# command=" line; the numbers are
+# the TSVs' (copied, none computed here).
+set -eu
+. scripts/tsv.sh
+O=$1 NAME=$2 HEAD=$3 SYN=$4
+A=$O/argmax.tsv
+say() { printf '%s\n' "$*"; }
+cmd() { say "Source: \`$(basename "$1")\`, written by \`$(tsv_meta "$1" command)\`"; }
+# md FILE COLS [FILTER]: the rows of FILE as a markdown table of the named
+# columns (comma list), keeping rows where awk FILTER holds (on col[NAME])
+md() {
+    awk -F'\t' -v cols="$2" -v flt="${3:-}" -v lim="${4:-0}" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) at[$i] = i; nc = split(cols, c, ",")
+             line = "|"; sep = "|"
+             for (i = 1; i <= nc; i++) { line = line " " c[i] " |"; sep = sep "---|" }
+             print line; print sep; h = 1; next }
+        flt != "" { split(flt, f, "="); if ($(at[f[1]]) != f[2]) next }
+        { if (lim && ++n > lim) next
+          line = "|"; for (i = 1; i <= nc; i++) line = line " " $(at[c[i]]) " |"; print line }' "$1"
+}
+
+{
+    say "# Head report: $NAME"
+    say
+    bias=$(tsv_meta "$A" bias)
+    voc=$(tsv_meta "$A" vocab)
+    say "- Head: \`$HEAD\`: M = $(tsv_meta "$A" m) words, D = $(tsv_meta "$A" d)${bias:+, bias \`$bias\`}${voc:+, vocabulary \`$voc\`}."
+    if [ "$SYN" = 1 ]; then
+        say "- Synthetic (experiments/heads/run.sh --synthetic): the words named v* lie on the unit"
+        say "  sphere (each a vertex of the hull, with or without the bias), the words named in*"
+        say "  are convex combinations of D + 1 of them with their bias at or below the same"
+        say "  combination: never the strict argmax.  The report must find exactly those."
+    fi
+    say "- Made by experiments/heads/run.sh; every table names its TSV and that TSV's command."
+    say
+    say "## Singular spectrum and rank measures of W"
+    say
+    say "Every named rank measure of W (sbw-rank --measures):"
+    say
+    md "$O/measures.tsv" measure,rank,threshold,on,rule
+    say
+    cmd "$O/measures.tsv"
+    say
+    say "Largest and smallest singular values: w0 = $(tsv_field "$O/rank.tsv" w0), w_min =" \
+        "$(tsv_field "$O/rank.tsv" w_min); NR rank $(tsv_field "$O/rank.tsv" rank) of" \
+        "min(M, D) = $(tsv_field "$O/rank.tsv" n)."
+    cmd "$O/rank.tsv"
+    say
+    say "![spectrum](spectrum.png)"
+    say
+    say "## Words the head can never predict"
+    say
+    say "sbw-argmax decides every word exactly, each answer with a certificate checked in"
+    say "double without the solver (an h that puts the word strictly first, margin above its"
+    say "rounding bound; or convex weights lambda with sum_j lambda_j w_j = w_i and"
+    say "sum_j lambda_j b_j >= b_i)."
+    say
+    say "| checked | argmaxable | unargmaxable | undecided | by duplicates | by pre-filter | by LP | LP rounds | seconds (pre-filter + LP) |"
+    say "|---|---|---|---|---|---|---|---|---|"
+    say "| $(tsv_meta "$A" checked) | $(tsv_meta "$A" argmaxable) | $(tsv_meta "$A" unargmaxable) |" \
+        "$(tsv_meta "$A" undecided) | $(tsv_meta "$A" by_duplicates) | $(tsv_meta "$A" by_prefilter) |" \
+        "$(tsv_meta "$A" by_lp) | $(tsv_meta "$A" lp_rounds) |" \
+        "$(tsv_meta "$A" seconds_prefilter | cut -c1-6) + $(tsv_meta "$A" seconds_lp | cut -c1-6) |"
+    say
+    cmd "$A"
+    say
+    nun=$(tsv_meta "$A" unargmaxable)
+    if [ "$nun" -gt 0 ]; then
+        say "The $nun unargmaxable words (margin: b_i - sum lambda_j b_j, <= 0; bound: the"
+        say "residual max_k |sum_j lambda_j w_jk - w_ik|; support: positive weights):"
+        say
+        md "$A" word,name,reason,margin,bound,support,stage argmaxable=0
+        say
+        say "Their largest attainable probability p_max over ||h||_2 <= R (reached by an h) and"
+        say "its upper bound p_upper (the Frank-Wolfe gap), for each R: it stays below 1 as R"
+        say "grows, the probability the other words 'steal' (Demeter et al. 2020)."
+        say
+        md "$O/maxprob.tsv" word,name,R,p_max,p_upper
+        say
+        say "Source: \`maxprob.tsv\`, the p_max_R*/p_upper_R* columns of \`argmax.tsv\` one row per (word, R)."
+        say
+        say "![largest attainable probability](maxprob.png)"
+    else
+        say "**No word is unargmaxable**: each of the $(tsv_meta "$A" checked) words has an h"
+        say "certificate that makes it the strict argmax, so no max-prob ladder or figure is"
+        say "drawn (every p_max tends to 1 as R grows).  The $(tsv_meta "$A" by_lp) words the"
+        say "pre-filter's ray (h along w_i - mean w) could not prove went to the exact LP; their"
+        say "margin min_j z_i - z_j at the LP's h, its rounding bound and ||h||_2 (up to 20 shown,"
+        say "by word index):"
+        say
+        md "$A" word,name,margin,bound,cert_norm,rounds stage=lp 20
+    fi
+    if [ "$SYN" != 1 ] && [ "$(tsv_meta "$A" argmaxable)" -gt 0 ]; then
+        # how long the h certificates are, against the ball that holds a tanh latent
+        # shellcheck disable=SC2046 # four numbers, split on purpose
+        set -- $(awk -F'\t' -v d="$(tsv_meta "$A" d)" '/^#/ { next }
+            !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; r = sqrt(d); next }
+            $(at["argmaxable"]) == 1 { c = $(at["cert_norm"]) + 0; if (c <= r) in_++; else out++; if (c > big) big = c }
+            END { printf "%.4g %d %d %.4g\n", r, in_, out, big }' "$A")
+        say
+        say "Note: sbw-argmax decides over every h in R^D.  A model whose context vectors are"
+        say "bounded reaches at most these words: sbw-lm's latent is tanh(.), inside the box"
+        say "||h||_inf < 1 and so the ball ||h||_2 < sqrt(D) = $1.  Of the argmaxable words, $2 have"
+        say "a certificate h with ||h||_2 <= $1 and $3 a longer one (the longest $4; column"
+        say "cert_norm of \`argmax.tsv\`); whether the box itself holds a context that puts each"
+        say "word first is not decided here."
+    fi
+    if [ "$SYN" = 1 ]; then
+        p=$(sort -n "$O/head/planted.txt" | tr '\n' ' ')
+        f=$(awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; next }
+            $(at["argmaxable"]) != 1 { print $(at["word"]) }' "$A" | sort -n | tr '\n' ' ')
+        say
+        say "## Planted words"
+        say
+        say "- Planted ($(wc -l <"$O/head/planted.txt" | tr -d ' ')): $p"
+        say "- Not argmaxable by sbw-argmax: $f"
+        if [ "$p" = "$f" ]; then
+            say "- planted_found=exact: the planted words are exactly the unargmaxable ones."
+        else
+            say "- planted_found=MISMATCH: the two lists differ."
+        fi
+    fi
+} >"$O/report.md.tmp"
+mv "$O/report.md.tmp" "$O/report.md"

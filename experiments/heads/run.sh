@@ -1,0 +1,240 @@
+#!/bin/sh
+# experiments/heads/run.sh -- what a Softmax head can say (issue 17): its
+# singular spectrum and every named rank measure (sbw-rank --measures,
+# --spectrum), the words it can never predict (sbw-argmax, exact, with
+# certificates and names from the vocabulary) with the largest probability
+# each can reach over a ladder of context norms R (--max-prob), figures
+# (sbw-plot) and report.md, every table naming its TSV and that TSV's
+# "# command=" line.  Only the tools are chained; the script reshapes their
+# tables and computes nothing, except the synthetic head it draws.
+#
+# usage: experiments/heads/run.sh HEAD [--bias b.npy] [--vocab FILE] [options]
+#        experiments/heads/run.sh --synthetic [--m M] [--d D] [--k K] [--seed S] [options]
+#   HEAD            W.npy (M x D, one row per word) or FILE.safetensors:NAME
+#   --bias FILE     the word biases b (M values)
+#   --vocab FILE    word names, one per line
+#   --synthetic     a random head with planted interior words (below)
+#   --m, --d, --k   its size: M words in D dimensions, K planted [1000, 20, 10]
+#   --seed S        its seed [1]
+#   --radii LIST    the ladder of R for --max-prob [1,3,10,30,100]
+#   --name NAME     the run's name [synthetic, or the head's folder]
+#   -o DIR          where everything goes [out/heads/NAME]
+#   --threads N     for the tools [2]
+#   --quick         --synthetic at M = 200, D = 5, K = 4 (the CLI test)
+#
+# Synthetic mode: M - K words uniform on the unit sphere of R^D (each a
+# vertex of the hull, with or without a bias, since h = R w_j puts w_j
+# first as R grows) with biases b_j ~ N(0, 1/4), and K planted words, each a
+# convex combination of D + 1 sphere words (weights in [1/(3(D+1)), 1)) with
+# its bias 0 to 0.1 below the same combination of theirs: never the strict
+# argmax.  The head (W.npy, b.npy, float64, written by awk byte by byte),
+# planted.txt and vocab.txt (v17 for a sphere word, in17 for a planted one)
+# go to DIR/head/; the report checks that sbw-argmax finds exactly the
+# planted words.
+#
+# Examples (a head exported by `sbw-lm eval --export DIR`; the planted case):
+#   experiments/heads/run.sh DIR/W.npy --bias DIR/b.npy --vocab DIR/vocab.txt -o out/heads/ptb
+#   experiments/heads/run.sh --synthetic --m 1000 --d 20 --k 10
+#
+# Rerunning skips every step whose output exists (each is written under a
+# temporary name and renamed when complete).  W itself is never copied.
+set -eu
+cd "$(dirname "$0")/../.."
+. scripts/tsv.sh
+B=${SBW_BIN:-bin}
+
+# usage [STATUS]: the usage lines above; on stdout for --help (0), else on stderr (2)
+usage() {
+    if [ "${1:-2}" = 0 ]; then
+        sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+    fi
+    sed -n '11,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+HEAD="" BIAS="" VOCAB="" SYN=0 M=1000 D=20 K=10 SEED=1 RADII=1,3,10,30,100 NAME="" OUT="" THREADS=2
+while [ $# -gt 0 ]; do
+    case $1 in
+    --bias) BIAS=$2 && shift ;;
+    --vocab) VOCAB=$2 && shift ;;
+    --synthetic) SYN=1 ;;
+    --quick) SYN=1 M=200 D=5 K=4 RADII=1,10,100 ;;
+    --m) M=$2 && shift ;;
+    --d) D=$2 && shift ;;
+    --k) K=$2 && shift ;;
+    --seed) SEED=$2 && shift ;;
+    --radii) RADII=$2 && shift ;;
+    --name) NAME=$2 && shift ;;
+    -o) OUT=$2 && shift ;;
+    --threads) THREADS=$2 && shift ;;
+    -h | --help) usage 0 ;;
+    -*) echo "run.sh: unknown option '$1'" >&2 && usage ;;
+    *) [ -z "$HEAD" ] || { echo "run.sh: one HEAD only ('$HEAD', '$1')" >&2 && exit 2; } && HEAD=$1 ;;
+    esac
+    shift
+done
+for v in "$M" "$D" "$K" "$SEED" "$THREADS"; do
+    case $v in '' | *[!0-9]*) echo "run.sh: '$v' is not a whole number" >&2 && exit 2 ;; esac
+done
+if [ $SYN = 1 ]; then
+    [ -z "$HEAD" ] || { echo "run.sh: --synthetic takes no HEAD" >&2 && exit 2; }
+    if [ "$D" -lt 1 ] || [ $((M - K)) -lt $((D + 1)) ]; then
+        echo "run.sh: --synthetic needs D >= 1 and M - K >= D + 1" >&2
+        exit 2
+    fi
+    NAME=${NAME:-synthetic}
+else
+    [ -n "$HEAD" ] || { echo "run.sh: no HEAD (W.npy or FILE.safetensors:NAME), or --synthetic" >&2 && usage; }
+    NAME=${NAME:-$(basename "$(dirname "${HEAD%%:*}")")}
+fi
+O=${OUT:-out/heads/$NAME}
+mkdir -p "$O"
+say() { printf '%s\n' "$*"; }
+
+# step OUT CMD...: CMD's stdout into OUT, unless OUT is there already
+step() {
+    out=$1
+    shift
+    if [ -s "$out" ]; then
+        say "   $(basename "$out"): done (skipped)"
+        return 0
+    fi
+    "$@" >"$out.tmp.$$" || { rm -f "$out.tmp.$$" && return 1; }
+    mv "$out.tmp.$$" "$out"
+}
+
+# ---- the synthetic head ----------------------------------------------------------------------
+# npy_f8 ROWS COLS: the header of a little-endian float64 .npy (version 1.0)
+npy_f8() {
+    if [ "$2" = 0 ]; then shape="($1,)"; else shape="($1, $2)"; fi
+    dict="{'descr': '<f8', 'fortran_order': False, 'shape': $shape, }"
+    pad=$(((64 - (10 + ${#dict} + 1) % 64) % 64))
+    hlen=$((${#dict} + pad + 1))
+    printf '\223NUMPY\001\000'
+    printf "\\$(printf %03o $((hlen % 256)))\\$(printf %03o $((hlen / 256)))"
+    printf '%s%*s\n' "$dict" "$pad" ''
+}
+
+# plant_awk: the head as text lines "w j x_1 .. x_D", "b j b_j", "p j" (planted)
+# shellcheck disable=SC2016 # awk program
+plant_awk='
+function gauss() { return sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()) }
+BEGIN {
+    srand(seed)
+    for (j = 0; j < m; j++) planted[j] = 0
+    for (t = 0; t < k; t++) { do j = int(rand() * m); while (planted[j]); planted[j] = 1 }
+    nb = 0
+    for (j = 0; j < m; j++) {
+        if (planted[j]) continue
+        base[nb++] = j
+        do { s = 0; for (c = 1; c <= d; c++) { x[c] = gauss(); s += x[c] * x[c] } } while (s < 1e-12)
+        s = sqrt(s)
+        for (c = 1; c <= d; c++) w[j, c] = x[c] / s
+        b[j] = 0.5 * gauss()
+    }
+    for (j = 0; j < m; j++) {
+        if (!planted[j]) continue
+        for (t = 0; t < nb; t++) used[t] = 0
+        s = 0
+        for (t = 0; t <= d; t++) {
+            do u = int(rand() * nb); while (used[u])
+            used[u] = 1; pick[t] = base[u]; lam[t] = 0.5 + rand(); s += lam[t]
+        }
+        bi = 0
+        for (c = 1; c <= d; c++) w[j, c] = 0
+        for (t = 0; t <= d; t++) {
+            l = lam[t] / s; bi += l * b[pick[t]]
+            for (c = 1; c <= d; c++) w[j, c] += l * w[pick[t], c]
+        }
+        b[j] = bi - 0.1 * rand()
+    }
+    for (j = 0; j < m; j++) {
+        printf "w %d", j; for (c = 1; c <= d; c++) printf " %.17g", w[j, c]; printf "\n"
+        printf "b %d %.17g\n", j, b[j]
+        if (planted[j]) printf "p %d\n", j
+    }
+}'
+
+# f8_awk: the numbers of the selected lines as IEEE-754 binary64, little
+# endian: exact for every finite normal double (scaling by 2 is exact)
+# shellcheck disable=SC2016 # awk program
+f8_awk='
+function put(v, n,   i, c) { for (i = 0; i < n; i++) { c = v % 256; printf "%c", c; v = (v - c) / 256 } }
+function f8(x,   s, e, f, hi, lo) {
+    if (x == 0) { put(0, 8); return }
+    s = 0; if (x < 0) { s = 1; x = -x }
+    e = 0; while (x >= 2) { x /= 2; e++ } while (x < 1) { x *= 2; e-- }
+    f = (x - 1) * 4503599627370496; hi = int(f / 4294967296); lo = f - hi * 4294967296
+    put(lo, 4); put(hi + (e + 1023) * 1048576 + s * 2147483648, 4)
+}
+$1 == tag { for (i = 3; i <= NF; i++) f8($i + 0) }'
+
+synthetic() {
+    h=$O/head
+    mkdir -p "$h"
+    if [ -s "$h/W.npy" ] && [ -s "$h/b.npy" ] && [ -s "$h/planted.txt" ]; then
+        say "== synthetic head: drawn (skipped)"
+        return 0
+    fi
+    say "== synthetic head: M=$M D=$D, $K planted interior words, seed $SEED -> $h"
+    awk -v m="$M" -v d="$D" -v k="$K" -v seed="$SEED" "$plant_awk" </dev/null >"$h/head.txt"
+    { npy_f8 "$M" "$D" && LC_ALL=C awk -v tag=w "$f8_awk" "$h/head.txt"; } >"$h/W.npy.tmp"
+    { npy_f8 "$M" 0 && LC_ALL=C awk -v tag=b "$f8_awk" "$h/head.txt"; } >"$h/b.npy.tmp"
+    awk '$1 == "p" { print $2 }' "$h/head.txt" >"$h/planted.txt.tmp"
+    awk '$1 == "p" { p[$2] = 1 } $1 == "w" { j[NR] = $2 }
+        END { for (r = 1; r <= NR; r++) if (r in j) print (p[j[r]] ? "in" : "v") j[r] }' \
+        "$h/head.txt" >"$h/vocab.txt"
+    rm -f "$h/head.txt"
+    mv "$h/W.npy.tmp" "$h/W.npy"
+    mv "$h/b.npy.tmp" "$h/b.npy"
+    mv "$h/planted.txt.tmp" "$h/planted.txt"
+}
+
+if [ $SYN = 1 ]; then
+    synthetic
+    HEAD=$O/head/W.npy BIAS=$O/head/b.npy VOCAB=$O/head/vocab.txt
+fi
+
+# ---- spectrum and rank measures --------------------------------------------------------------
+say "== $NAME: spectrum and rank measures of $HEAD"
+step "$O/rank.tsv" "$B/sbw-rank" -q --threads "$THREADS" --spectrum "$O/spectrum.tsv" "$HEAD"
+step "$O/measures.tsv" "$B/sbw-rank" -q --threads "$THREADS" --measures "$HEAD"
+
+# ---- argmaxable words and their largest probabilities ----------------------------------------
+say "== $NAME: argmaxable words (sbw-argmax, --max-prob $RADII)"
+# shellcheck disable=SC2046 # optional arguments split on purpose
+step "$O/argmax.tsv" "$B/sbw-argmax" -q --threads "$THREADS" --max-prob "$RADII" \
+    $([ -n "$BIAS" ] && printf -- '--bias %s' "$BIAS") $([ -n "$VOCAB" ] && printf -- '--vocab %s' "$VOCAB") \
+    "$HEAD"
+A=$O/argmax.tsv
+NUN=$(tsv_meta "$A" unargmaxable)
+say "   $(tsv_meta "$A" argmaxable) argmaxable, $NUN not, $(tsv_meta "$A" undecided) undecided of $(tsv_meta "$A" checked)"
+
+# maxprob.tsv: the unargmaxable words' p_max and p_upper per R, one row per
+# (word, R), reshaped from argmax.tsv (numbers copied, none computed)
+if [ ! -s "$O/maxprob.tsv" ]; then
+    {
+        say "# maxprob.tsv: the columns p_max_R*, p_upper_R* of argmax.tsv (unargmaxable words), one row per (word, R)"
+        grep '^# command=' "$A"
+        awk -F'\t' '/^#/ { next }
+            !h { for (i = 1; i <= NF; i++) { col[$i] = i; if ($i ~ /^p_max_R/) r[++nr] = substr($i, 8) }
+                 print "word\tname\tR\tp_max\tp_upper"; h = 1; next }
+            $(col["argmaxable"]) == 0 { for (t = 1; t <= nr; t++)
+                print $(col["word"]) "\t" $(col["name"]) "\t" r[t] "\t" $(col["p_max_R" r[t]]) "\t" $(col["p_upper_R" r[t]]) }' "$A"
+    } >"$O/maxprob.tsv.tmp"
+    mv "$O/maxprob.tsv.tmp" "$O/maxprob.tsv"
+fi
+
+# ---- figures ---------------------------------------------------------------------------------
+say "== $NAME: figures"
+[ -s "$O/spectrum.png" ] ||
+    "$B/sbw-plot" -q spectrum "$O/spectrum.tsv" --rank "$O/rank.tsv" --labels "$NAME W" \
+        --title "Singular spectrum of $NAME's W" -o "$O/spectrum"
+if [ "$NUN" -gt 0 ] && [ ! -s "$O/maxprob.png" ]; then
+    "$B/sbw-plot" -q train "$O/maxprob.tsv" --x R --y p_max --series name --logx \
+        --title "Largest attainable probability of the unargmaxable words over ||h|| <= R" -o "$O/maxprob"
+fi
+
+# ---- report ----------------------------------------------------------------------------------
+sh experiments/heads/report.sh "$O" "$NAME" "$HEAD" "$SYN"
+say "== $NAME: $O/report.md"

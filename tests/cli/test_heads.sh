@@ -1,0 +1,101 @@
+#!/bin/sh
+# CLI checks of experiments/heads/run.sh at a tiny size (a second or two):
+# --quick plants 4 interior words in a 200 x 5 head with a bias and the
+# report finds exactly them (sbw-argmax's unargmaxable words = planted.txt),
+# with their largest probabilities below 1 for every R, the rank measures
+# (5 = D for every counting rule), both figures and the traceability lines;
+# the head the awk writer made reads back with the right shape and unit
+# rows; a rerun skips every step; a head with nothing planted says there
+# is no unargmaxable word and draws no max-prob figure, also when given as
+# HEAD, and a safetensors head gives the same words; bad usage exits 2.
+. tests/cli/lib.sh
+ABS=$(cd "$BIN" && pwd)
+export SBW_BIN="$ABS"
+R=experiments/heads/run.sh
+O=$T/quick
+
+expect_exit 0 "--quick" $R --quick -o "$O"
+for f in report.md argmax.tsv maxprob.tsv measures.tsv rank.tsv spectrum.tsv spectrum.png \
+    maxprob.png maxprob.gp head/W.npy head/b.npy head/planted.txt head/vocab.txt; do
+    if [ -s "$O/$f" ]; then ok; else bad "--quick: $f missing or empty"; fi
+done
+expect_eq "$(tsv_meta "$O/argmax.tsv" m)/$(tsv_meta "$O/argmax.tsv" d)" 200/5 "head shape"
+expect_eq "$(wc -l <"$O/head/planted.txt" | tr -d ' ')" 4 "4 planted words"
+expect_eq "$(tsv_meta "$O/argmax.tsv" unargmaxable)/$(tsv_meta "$O/argmax.tsv" undecided)" 4/0 \
+    "sbw-argmax: 4 unargmaxable, none undecided"
+# the unargmaxable words are exactly the planted ones, with their names
+found=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 { print $1 }' "$O/argmax.tsv" | sort -n | tr '\n' ' ')
+planted=$(sort -n "$O/head/planted.txt" | tr '\n' ' ')
+expect_eq "$found" "$planted" "unargmaxable = planted"
+expect_eq "$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 && $2 !~ /^in/' "$O/argmax.tsv" | wc -l | tr -d ' ')" \
+    0 "unargmaxable words are named in*"
+expect_grep '^- planted_found=exact' "$O/report.md" "report: planted words found exactly"
+# largest probability: below 1 at every R, p_max <= p_upper, one row per (word, R)
+expect_eq "$(tsv_rows "$O/maxprob.tsv" | tail -n +2 | wc -l | tr -d ' ')" 12 "maxprob: 4 words x 3 radii"
+if tsv_rows "$O/maxprob.tsv" | tail -n +2 | awk -F'\t' '!($4 > 0 && $4 <= $5 && $5 < 0.5) { bad = 1 } END { exit bad }'; then
+    ok
+else bad "maxprob: a p_max not in (0, p_upper] or p_upper >= 0.5"; fi
+# rank measures: every counting rule says D = 5 for a generic 200 x 5 head
+for m in nr numpy pytorch julia gap eps_eff_1e-5; do
+    r=$(awk -F'\t' -v m=$m '$1 == m { print $2 }' "$O/measures.tsv")
+    expect_eq "$r" 5 "measure $m"
+done
+# traceability and figures
+expect_grep '^Source: `argmax.tsv`, written by `.*sbw-argmax .*--max-prob 1,10,100 --bias ' "$O/report.md" \
+    "report: argmax command"
+expect_grep '^Source: `measures.tsv`, written by `.*sbw-rank .*--measures ' "$O/report.md" "report: measures command"
+expect_grep '!\[spectrum\]\(spectrum.png\)' "$O/report.md" "report embeds the spectrum"
+expect_grep '!\[largest attainable probability\]\(maxprob.png\)' "$O/report.md" "report embeds max-prob"
+# the awk writer's head read back: float64, 200 x 5; b 200 values
+expect_exit 0 "sbw-info W" "$BIN/sbw-info" -q "$O/head/W.npy"
+expect_eq "$(tsv_field "$T/out" rows)/$(tsv_field "$T/out" cols)/$(tsv_field "$T/out" dtype)" 200/5/float64 \
+    "W.npy as written"
+# rerun: every step skipped, nothing rewritten
+ls -i "$O"/*.tsv "$O"/*.png | sort >"$T/ino1"
+expect_exit 0 "--quick rerun" $R --quick -o "$O"
+expect_eq "$(grep -c 'done (skipped)' "$T/out")" 3 "rerun: 3 tool steps skipped"
+expect_grep 'synthetic head: drawn \(skipped\)' "$T/out" "rerun: head kept"
+ls -i "$O"/*.tsv "$O"/*.png | sort >"$T/ino2"
+if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a result"; fi
+
+# the same head from a safetensors file (8-byte length, JSON, raw data: the
+# .npy payloads, float64 little endian), HEAD as FILE.safetensors:NAME
+mkdir -p "$T/st"
+J='{"W": {"dtype": "F64", "shape": [200, 5], "data_offsets": [0, 8000]}, "b": {"dtype": "F64", "shape": [200], "data_offsets": [8000, 9600]}}'
+n=${#J}
+{
+    i=0
+    while [ $i -lt 8 ]; do
+        printf "\\$(printf '%03o' $((n % 256)))"
+        n=$((n / 256))
+        i=$((i + 1))
+    done
+    printf '%s' "$J"
+    tail -c 8000 "$O/head/W.npy"
+    tail -c 1600 "$O/head/b.npy"
+} >"$T/st/head.safetensors"
+expect_exit 0 "HEAD as safetensors" $R "$T/st/head.safetensors:W" --bias "$T/st/head.safetensors:b" \
+    --vocab "$O/head/vocab.txt" -o "$T/stout"
+found2=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 { print $1 }' "$T/stout/argmax.tsv" | sort -n | tr '\n' ' ')
+expect_eq "$found2" "$planted" "safetensors: the same unargmaxable words"
+expect_grep '^# Head report: st$' "$T/stout/report.md" "safetensors: named after its folder"
+
+# nothing planted: no unargmaxable word, no max-prob figure; the same head as HEAD
+expect_exit 0 "--synthetic --k 0" $R --synthetic --m 40 --d 3 --k 0 -o "$T/none"
+expect_grep '^\*\*No word is unargmaxable\*\*' "$T/none/report.md" "k = 0: none unargmaxable"
+if [ -e "$T/none/maxprob.png" ]; then bad "k = 0: a max-prob figure"; else ok; fi
+expect_exit 0 "HEAD mode" $R "$T/none/head/W.npy" --vocab "$T/none/head/vocab.txt" -o "$T/asfile"
+expect_eq "$(tsv_meta "$T/asfile/argmax.tsv" argmaxable)" 40 "HEAD mode: 40 argmaxable"
+expect_grep '^- Head: `.*/none/head/W.npy`: M = 40 words, D = 3, vocabulary ' "$T/asfile/report.md" \
+    "HEAD mode: head named"
+
+# --help teaches; bad usage exits 2
+expect_exit 0 "--help" $R --help
+expect_grep 'planted interior words' "$T/out" "--help explains the synthetic mode"
+expect_exit 2 "no head" $R -o "$T/x"
+expect_exit 2 "--synthetic with a head" $R --synthetic "$T/none/head/W.npy"
+expect_exit 2 "too many planted" $R --synthetic --m 10 --d 5 --k 6 -o "$T/x"
+expect_exit 2 "bad number" $R --synthetic --m ten -o "$T/x"
+expect_exit 2 "unknown option" $R --frob
+
+finish
