@@ -146,10 +146,31 @@ static void fill_uniform(gsl_rng *r, double *x, size_t n, double a)
         x[i] = a * (2 * gsl_rng_uniform(r) - 1);
 }
 
+/* A context-mixing head's component maps U_k (k d x d, from sbw_head_init's
+ * N(0, 1/d) entries G_k) become I + SBW_LM_MIX_NOISE G_k: the head starts
+ * near a Softmax head over tanh(x), so the signal reaching the LSTM is not
+ * the average of K unrelated maps, and the components still differ.  With
+ * U_k = G_k, MoC K = 5 stayed on the unigram plateau about twice as long as
+ * Softmax, and MoC K = 15 at the PTB recipe's size had not left it after
+ * 650 steps (experiments/ptb/pilot/README.md). */
+static void mix_near_identity(const sbw_head *h, double *U)
+{
+    size_t d = h->d;
+    for (size_t c = 0; c < h->k; c++)
+        for (size_t i = 0; i < d; i++) {
+            double *row = U + (c * d + i) * d; /* row i of U_c */
+            for (size_t j = 0; j < d; j++)
+                row[j] *= SBW_LM_MIX_NOISE;
+            row[i] += 1;
+        }
+}
+
 int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed)
 {
     memset(theta, 0, lm->nparam * sizeof *theta);
     int st = sbw_head_init(&lm->head, theta + lm->off_head, seed, 0.1);
+    if (!st && lm->head.context_mix)
+        mix_near_identity(&lm->head, theta + lm->off_head + lm->head.off_u);
     gsl_rng *r = NULL;
     st = st ? st : sbw_rng_alloc(&r, seed, 101);
     if (st)

@@ -37,6 +37,9 @@
 
 #define SBW_LM_MAX_LAYERS 3
 
+/* The random part of a mixture head's starting component maps (sbw_lm_init). */
+#define SBW_LM_MIX_NOISE 0.5
+
 /* What a model is: every member shapes theta. */
 typedef struct sbw_lm_arch {
     sbw_head_model model; /* the head */
@@ -78,7 +81,10 @@ int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m);
  * E ~ U(-0.1, 0.1) (AWD-LSTM); Wx_l, Wh_l, b_l ~ U(-1/sqrt(H_l),
  * 1/sqrt(H_l)) (PyTorch's LSTM); P ~ U(-1/sqrt(H_L), 1/sqrt(H_L)), p0 = 0;
  * the head by sbw_head_init with scale 0.1 (W, V ~ N(0, 0.01), U ~ N(0,
- * 1/D), b = 0, maps at the identity-like start).  Errors: SBW_ENOMEM. */
+ * 1/D), b = 0, maps at the identity-like start), then for MoC and MoS each
+ * component map U_k = I + SBW_LM_MIX_NOISE G_k, G_k ~ N(0, 1/D): a mixture
+ * starts near a Softmax head and leaves the unigram plateau as fast.
+ * Errors: SBW_ENOMEM. */
 int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed);
 
 /* Parameters that are weights (decayed) rather than biases: every block

@@ -432,6 +432,54 @@ static void test_overfits_200_tokens(void **state)
     remove_corpus(dir);
 }
 
+/* A mixture head's component maps start at I + 0.5 G_k, G_k ~ N(0, 1/D):
+ * the diagonal's mean is 1 and the off-diagonal entries' standard deviation
+ * 0.5/sqrt(D), each within five standard errors; the maps differ. */
+static void test_init_mixture_near_identity(void **state)
+{
+    (void)state;
+    const sbw_head_model models[] = {SBW_MODEL_MOC, SBW_MODEL_MOS};
+    for (size_t t = 0; t < 2; t++) {
+        size_t d = 40, k = 5;
+        sbw_lm_arch a = {.model = models[t],
+                         .k = k,
+                         .knots = 1,
+                         .plif_t = 3,
+                         .bias = true,
+                         .d = d,
+                         .emb = 8,
+                         .nlayers = 1,
+                         .hidden = {8, 0, 0}};
+        sbw_lm lm;
+        SBW_ASSERT_OK(sbw_lm_setup(&lm, &a, 50));
+        double *theta = malloc(lm.nparam * sizeof *theta);
+        SBW_ASSERT_OK(sbw_lm_init(&lm, theta, 9));
+        const double *U = theta + lm.off_head + lm.head.off_u;
+        double dsum = 0, osum2 = 0, diff2 = 0;
+        size_t nd = k * d, no = k * d * (d - 1);
+        for (size_t c = 0; c < k; c++)
+            for (size_t i = 0; i < d; i++)
+                for (size_t j = 0; j < d; j++) {
+                    double u = U[(c * d + i) * d + j];
+                    if (i == j)
+                        dsum += u;
+                    else
+                        osum2 += u * u;
+                    if (c > 0) {
+                        double e = u - U[i * d + j];
+                        diff2 += e * e;
+                    }
+                }
+        double sd = SBW_LM_MIX_NOISE / sqrt((double)d);
+        SBW_ASSERT_NEAR(dsum / (double)nd, 1.0, 5 * sd / sqrt((double)nd));
+        /* the sample variance of no normals has relative sd sqrt(2/no) */
+        SBW_ASSERT_NEAR(osum2 / (double)no / (sd * sd), 1.0, 5 * sqrt(2.0 / (double)no));
+        /* U_c - U_0 has entries of variance 2 sd^2 */
+        SBW_ASSERT_GT(diff2 / (double)((k - 1) * d * d), sd * sd);
+        free(theta);
+    }
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -484,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_eval_columns_twin),
         cmocka_unit_test(test_export_rank_bounds),
         cmocka_unit_test(test_overfits_200_tokens),
+        cmocka_unit_test(test_init_mixture_near_identity),
         cmocka_unit_test(test_errors),
     };
     if (getenv("SBW_TEST_FILTER")) /* e.g. SBW_TEST_FILTER='*fd*' */
