@@ -98,10 +98,12 @@ int sbw_cli_fail(const char *tool, int status);
  * subcommand on ("sbw-synth", "sbw-lm"). */
 void sbw_cli_name_command(sbw_cli_common *c, const char *prefix);
 
-/* Catches SIGINT and SIGTERM for a long run: the first sets the returned
- * flag (the run polls it, saves its work and ends with SBW_EINTR, exit
- * 130); a second signal kills at once (SA_RESETHAND).  One flag per
- * process. */
+/* Catches SIGINT and SIGTERM (and SIGHUP) gracefully for a long run: the
+ * first sets the returned flag (the run polls it, saves its work and ends
+ * with SBW_EINTR, exit 130); a second signal removes the temporaries and
+ * kills at once.  One flag per process (sbw_signal_graceful).  Without
+ * this, sbw_cli_parse has already set every tool to remove its
+ * temporaries and die of the signal (exit 130/143; sbw_signal.h). */
 volatile sig_atomic_t *sbw_cli_catch_stop(void);
 
 /* Sets the OpenBLAS and OpenMP thread counts (0 = every core) and returns
