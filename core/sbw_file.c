@@ -152,18 +152,14 @@ static int open_temp(sbw_file *f)
     if (!f->tmp)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", f->path);
     /* No signal between creating the temporary and tracking it. */
-    sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    sigset_t old;
+    sbw_signal_hold(&old);
     int fd = mkstemp(f->tmp), e = errno, st = SBW_OK;
     if (fd >= 0 && (st = sbw_file_track(SBW_FILE_TRACK_FILE, f->tmp, 0, &f->slot)) != 0) {
         close(fd);
         unlink(f->tmp);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    sbw_signal_release(&old);
     if (fd < 0)
         return SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(e));
     if (st)

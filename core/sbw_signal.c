@@ -152,6 +152,18 @@ volatile sig_atomic_t *sbw_signal_graceful(void)
     return &stop_flag;
 }
 
+void sbw_signal_hold(sigset_t *old)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, old);
+}
+
+void sbw_signal_release(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
 void sbw_signal_test_point(const char *point)
 {
     static atomic_flag fired = ATOMIC_FLAG_INIT;

@@ -41,6 +41,13 @@ int sbw_signal_map_add(const void *addr, size_t len, const char *path);
 /* Forgets a view before it is unmapped; 0 is a no-op. */
 void sbw_signal_map_remove(int slot);
 
+/* Holds SIGINT, SIGTERM and SIGHUP in the calling thread (the old mask in
+ * *old) around a step that must not be cut in two -- creating a temporary
+ * and tracking it, renaming several files into place; sbw_signal_release
+ * restores the mask, and a signal that came meanwhile is handled then. */
+void sbw_signal_hold(sigset_t *old);
+void sbw_signal_release(const sigset_t *old);
+
 /* Test hook: when the environment has SBW_TEST_STOP=point, the first call
  * with that point stops the process (SIGSTOP), so a test can send a signal
  * or shrink a file at a known moment and then SIGCONT it.  Points: "temp"
