@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SBW_CLI_VERSION "0.1.0"
 
@@ -92,6 +93,25 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
  * exit code for status: 2 for SBW_EINVAL, 130 for SBW_EINTR (stopped by a
  * signal), 1 otherwise. */
 int sbw_cli_fail(const char *tool, int status);
+
+/* One output of a tool that is not its results table: a binary .npy or a
+ * second table (--spectrum, --per-row, --log, --probs, --matrix). */
+typedef struct sbw_cli_stream {
+    const char *opt;  /* "--matrix", "-o" */
+    const char *path; /* NULL when not given; "-" = stdout */
+} sbw_cli_stream;
+
+/* The one-stream rule, the same in every tool: stdout carries at most one
+ * stream.  data[0..n) are the tool's data outputs; table_opt and
+ * table_path say where its results table goes (an option such as "-o" and
+ * its value; both NULL when the table has no option: stdout).  When a data
+ * output is "-", the table goes to stderr.  Two data outputs on "-", or one
+ * and the table sent to "-" explicitly, are a usage error naming both
+ * options: printed, returns SBW_EXIT_USAGE.  Otherwise returns 0 and sets
+ * *table to the stream for the table (stdout or stderr) -- unless the table
+ * goes to a file, which the tool writes itself. */
+int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,
+                       const char *table_opt, const char *table_path, FILE **table);
 
 /* Puts "PREFIX " before c->cmdline (cut at the end when it overflows): the
  * command line of a tool with subcommands, whose parse saw argv from the
