@@ -41,7 +41,7 @@ static void die_of(int sig)
 static void on_stop(int sig)
 {
     if (graceful && !stop_flag) {
-        stop_flag = 1;
+        stop_flag = sig;
         return;
     }
     sbw_file_cleanup();
@@ -150,6 +150,21 @@ volatile sig_atomic_t *sbw_signal_graceful(void)
     sbw_signal_install(tool_name);
     graceful = 1;
     return &stop_flag;
+}
+
+void sbw_signal_graceful_end(void)
+{
+    graceful = 0;
+    int sig = stop_flag; /* a stop the run no longer polls: take it now */
+    if (sig) {
+        sbw_file_cleanup();
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+        raise(sig);
+    }
 }
 
 void sbw_signal_hold(sigset_t *old)

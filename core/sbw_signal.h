@@ -28,8 +28,14 @@
 void sbw_signal_install(const char *tool);
 
 /* Switches SIGINT/SIGTERM/SIGHUP to the graceful mode described above and
- * returns the flag the first signal sets (one per process). */
+ * returns the flag the first signal sets (to its number; one per process). */
 volatile sig_atomic_t *sbw_signal_graceful(void);
+
+/* Leaves the graceful mode once the run stops polling (sbw-fit before it
+ * writes its outputs): a signal that came since the last poll takes effect
+ * now -- temporaries removed, the tool dies of it -- and later ones at
+ * once, so no output is committed after a stop was asked for. */
+void sbw_signal_graceful_end(void);
 
 /* Views of mapped files: [addr, addr + len) is a mapping of path (the
  * pointer is kept: the string must outlive the view).  Returns a slot > 0

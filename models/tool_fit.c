@@ -372,6 +372,7 @@ static int do_fit(run *r)
             fprintf(stderr, "sbw-fit: could not write the log: %s\n", sbw_error_reason());
         return st;
     }
+    sbw_signal_graceful_end(); /* no more polling: a signal now stops the writing */
     st = outputs(r);
     st = st ? st : write_log(r);
     if (!st)
