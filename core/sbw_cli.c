@@ -435,22 +435,24 @@ int sbw_cli_threads(long threads)
 int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,
                        const char *table_opt, const char *table_path, FILE **table)
 {
-    const char *first = NULL;
-    for (size_t i = 0; i < n; i++) {
+    const char *first = NULL, *second = NULL;
+    for (size_t i = 0; i < n && !second; i++) {
         if (!data[i].path || strcmp(data[i].path, "-") != 0)
             continue;
         if (first)
-            return sbw_cli_usage_error(cli,
-                                       "%s - and %s - both claim stdout, which carries one "
-                                       "stream: give one of them a file name",
-                                       first, data[i].opt);
-        first = data[i].opt;
+            second = data[i].opt;
+        else
+            first = data[i].opt;
     }
-    if (first && table_path && strcmp(table_path, "-") == 0)
-        return sbw_cli_usage_error(cli,
-                                   "%s - and %s - (the table) both claim stdout, which carries "
-                                   "one stream: give one of them a file name",
-                                   first, table_opt ? table_opt : "-o");
+    bool table_too = first && !second && table_path && strcmp(table_path, "-") == 0;
+    if (second || table_too) {
+        fprintf(stderr,
+                "%s: %s - and %s -%s both claim stdout, the same stream: give one of them a "
+                "file name\n",
+                cli->tool, first, second ? second : table_opt ? table_opt : "-o",
+                second ? "" : " (the table)");
+        return SBW_EXIT_USAGE;
+    }
     *table = first ? stderr : stdout;
     return SBW_EXIT_OK;
 }

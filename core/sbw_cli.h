@@ -106,8 +106,9 @@ typedef struct sbw_cli_stream {
  * table_path say where its results table goes (an option such as "-o" and
  * its value; both NULL when the table has no option: stdout).  When a data
  * output is "-", the table goes to stderr.  Two data outputs on "-", or one
- * and the table sent to "-" explicitly, are a usage error naming both
- * options: printed, returns SBW_EXIT_USAGE.  Otherwise returns 0 and sets
+ * and the table sent to "-" explicitly, are a usage error: one line on
+ * stderr naming both options, returns SBW_EXIT_USAGE.  Otherwise returns 0
+ * and sets
  * *table to the stream for the table (stdout or stderr) -- unless the table
  * goes to a file, which the tool writes itself. */
 int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,

@@ -30,6 +30,10 @@ static struct track_slot {
     char name[PATH_MAX];
 } track[SBW_FILE_TRACK_MAX];
 
+/* Set by a cleanup before the tool dies: no temporary is created or
+ * renamed into place after it (those threads wait for the end instead). */
+static atomic_int dying_now;
+
 int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot)
 {
     *slot = 0;
@@ -82,9 +86,11 @@ static int cleanup_kind(sbw_file_kind kind)
     return n;
 }
 
-int sbw_file_cleanup(void)
+int sbw_file_cleanup(bool dying)
 {
     int saved = errno; /* a handler must leave errno as it found it */
+    if (dying)
+        atomic_store(&dying_now, 1);
     int n = cleanup_kind(SBW_FILE_TRACK_CHILD);
     n += cleanup_kind(SBW_FILE_TRACK_FILE);
     n += cleanup_kind(SBW_FILE_TRACK_DIR);
@@ -154,6 +160,8 @@ static int open_temp(sbw_file *f)
     /* No signal between creating the temporary and tracking it. */
     sigset_t old;
     sbw_signal_hold(&old);
+    while (atomic_load(&dying_now)) /* a cleanup has run: create nothing more */
+        pause();
     int fd = mkstemp(f->tmp), e = errno, st = SBW_OK;
     if (fd >= 0 && (st = sbw_file_track(SBW_FILE_TRACK_FILE, f->tmp, 0, &f->slot)) != 0) {
         close(fd);
@@ -233,13 +241,23 @@ int sbw_file_commit(sbw_file *f)
     if (!f->is_stdout && fclose(f->fp) != 0 && !st)
         st = SBW_ERROR(SBW_EIO, "%s: close failed: %s", f->path, strerror(errno));
     f->fp = NULL;
+    sigset_t old; /* a signal handler runs on another thread, never inside this */
+    sbw_signal_hold(&old);
     if (f->tmp) {
-        if (!st && rename(f->tmp, f->path) != 0)
-            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path, strerror(errno));
+        if (atomic_load(&dying_now)) /* another thread cleans up and ends the tool */
+            for (;;)
+                pause();
+        if (!st && rename(f->tmp, f->path) != 0) {
+            int e = errno;
+            while (atomic_load(&dying_now)) /* its temporary was just removed */
+                pause();
+            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path, strerror(e));
+        }
         if (st)
             unlink(f->tmp);
     }
     sbw_file_untrack(f->slot);
+    sbw_signal_release(&old);
     release(f);
     return st;
 }

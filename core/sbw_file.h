@@ -75,7 +75,10 @@ void sbw_file_untrack(int slot);
 /* For signal handlers (async-signal-safe, no allocation, no locks): kills
  * and reaps every tracked child, unlinks every tracked file, then removes
  * every tracked folder, and empties the table.  Returns how many entries
- * it handled. */
-int sbw_file_cleanup(void);
+ * it handled.  dying: the caller ends the process next; from then on
+ * sbw_file_commit on any other thread renames nothing and waits for the
+ * end, so no output appears under its final name once a signal has been
+ * taken (one whose rename had already begun may complete). */
+int sbw_file_cleanup(bool dying);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *volatile tool_name;
@@ -44,7 +45,7 @@ static void on_stop(int sig)
         stop_flag = sig;
         return;
     }
-    sbw_file_cleanup();
+    sbw_file_cleanup(true);
     die_of(sig);
 }
 
@@ -78,7 +79,7 @@ static void on_bus(int sig, siginfo_t *si, void *ctx)
     say(": ");
     say(path);
     say(": truncated while reading (the file shrank while it was mapped)\n");
-    sbw_file_cleanup();
+    sbw_file_cleanup(true);
     _exit(1);
 }
 
@@ -157,7 +158,7 @@ void sbw_signal_graceful_end(void)
     graceful = 0;
     int sig = stop_flag; /* a stop the run no longer polls: take it now */
     if (sig) {
-        sbw_file_cleanup();
+        sbw_file_cleanup(true);
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = SIG_DFL;
@@ -183,6 +184,11 @@ void sbw_signal_test_point(const char *point)
 {
     static atomic_flag fired = ATOMIC_FLAG_INIT;
     const char *want = getenv("SBW_TEST_STOP");
-    if (want && strcmp(want, point) == 0 && !atomic_flag_test_and_set(&fired))
+    if (want && strcmp(want, point) == 0 && !atomic_flag_test_and_set(&fired)) {
         raise(SIGSTOP);
+        /* A signal sent while stopped may be taken by another thread: give
+         * it time to act before this one goes on (and, say, commits). */
+        struct timespec pause_for = {0, 200000000};
+        nanosleep(&pause_for, NULL);
+    }
 }

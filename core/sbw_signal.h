@@ -56,7 +56,9 @@ void sbw_signal_release(const sigset_t *old);
 
 /* Test hook: when the environment has SBW_TEST_STOP=point, the first call
  * with that point stops the process (SIGSTOP), so a test can send a signal
- * or shrink a file at a known moment and then SIGCONT it.  Points: "temp"
+ * or shrink a file at a known moment and then SIGCONT it; once continued,
+ * the caller waits 0.2 s, so that a signal sent meanwhile is handled (on
+ * whichever thread takes it) before the tool goes on.  Points: "temp"
  * (a temporary output was just created), "map" (a view was just mapped). */
 void sbw_signal_test_point(const char *point);
 

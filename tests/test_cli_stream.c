@@ -58,7 +58,7 @@ static void test_two_claims_refused(void **state)
     FILE *t = NULL;
     sbw_cli_stream two[] = {{"-o", "-"}, {"--log", "f.tsv"}, {"--probs", "-"}};
     SBW_ASSERT_EQ(rule(two, 3, NULL, NULL, &t, msg, sizeof msg), SBW_EXIT_USAGE);
-    assert_non_null(strstr(msg, "sbw-test: -o - and --probs - both claim stdout"));
+    assert_non_null(strstr(msg, "sbw-test: -o - and --probs - both claim stdout, the same stream"));
     sbw_cli_stream one[] = {{"--per-row", "-"}};
     SBW_ASSERT_EQ(rule(one, 1, "-o", "-", &t, msg, sizeof msg), SBW_EXIT_USAGE);
     assert_non_null(strstr(msg, "--per-row - and -o - (the table) both claim stdout"));

@@ -67,12 +67,12 @@ static void test_track_and_cleanup(void **state)
     SBW_ASSERT_GT(s1, 0);
     SBW_ASSERT_NE(s1, s2);
     sbw_file_untrack(s4); /* forgotten: not counted below */
-    SBW_ASSERT_EQ(sbw_file_cleanup(), 3);
+    SBW_ASSERT_EQ(sbw_file_cleanup(false), 3);
     assert_false(exists(a));
     assert_false(exists(sub));
     assert_int_equal(waitpid(child, NULL, WNOHANG), -1); /* killed and reaped already */
     assert_int_equal(errno, ECHILD);
-    SBW_ASSERT_EQ(sbw_file_cleanup(), 0); /* the table is empty again */
+    SBW_ASSERT_EQ(sbw_file_cleanup(false), 0); /* the table is empty again */
 }
 
 static void test_track_table_full(void **state)
@@ -94,7 +94,7 @@ static void test_track_table_full(void **state)
     SBW_ASSERT_OK(sbw_file_create(&f, out));
     SBW_ASSERT_OK(sbw_file_commit(&f));
     assert_true(exists(out));
-    SBW_ASSERT_EQ(sbw_file_cleanup(), 0); /* a committed file is no longer tracked */
+    SBW_ASSERT_EQ(sbw_file_cleanup(false), 0); /* a committed file is no longer tracked */
     assert_true(exists(out));
 }
 
@@ -109,7 +109,7 @@ static void test_open_temporary_is_tracked(void **state)
     SBW_ASSERT_OK(sbw_file_create(&g, "-")); /* stdout: nothing to track */
     SBW_ASSERT_EQ(g.slot, 0);
     SBW_ASSERT_EQ(count_temps(dir), 1);
-    SBW_ASSERT_EQ(sbw_file_cleanup(), 1);
+    SBW_ASSERT_EQ(sbw_file_cleanup(false), 1);
     SBW_ASSERT_EQ(count_temps(dir), 0);
     assert_int_equal(sbw_file_commit(&f), SBW_EIO); /* its temporary is gone */
     assert_false(exists(out));
