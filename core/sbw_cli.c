@@ -446,11 +446,11 @@ int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,
     }
     bool table_too = first && !second && table_path && strcmp(table_path, "-") == 0;
     if (second || table_too) {
+        const char *other = second ? second : table_opt ? table_opt : "-o";
         fprintf(stderr,
                 "%s: %s - and %s -%s both claim stdout, the same stream: give one of them a "
                 "file name\n",
-                cli->tool, first, second ? second : table_opt ? table_opt : "-o",
-                second ? "" : " (the table)");
+                cli->tool, first, other, second ? "" : " (the table)");
         return SBW_EXIT_USAGE;
     }
     *table = first ? stderr : stdout;
