@@ -287,6 +287,9 @@ static int run_train(int argc, char **argv)
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     sbw_cli_name_command(&c, "sbw-lm");
+    if (TA.log && sbw_file_is_std(TA.log)) /* stdout carries the table */
+        return sbw_cli_usage_error(&train_cli, "--log -: the log is rewritten as it grows, "
+                                               "so it needs a file name");
     sbw_error_gsl_quiet();
     st = resolve_train(&c);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))

@@ -184,4 +184,8 @@ expect_exit 0 "sbw-bound --construct -o -" "$BIN/sbw-bound" --construct 2 -o - "
 if npy_size "$T/out" 60 20; then ok; else bad "sbw-bound -o -: stdout is not the .npy alone"; fi
 expect_grep "^d	lms_bound" "$T/err" "sbw-bound -o -: the table on stderr"
 
+expect_exit 2 "sbw-lm train --log - (rewritten as it grows)" "$BIN/sbw-lm" train --data "$C" \
+    --quick --max-steps 1 --log -
+expect_grep "^sbw-lm train: --log -: the log is rewritten" "$T/err" "says why"
+
 finish
