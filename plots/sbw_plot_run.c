@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,20 @@ static int draw_in(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char
     return st;
 }
 
+/* base cut (at a UTF-8 character boundary) so that the drawing folder
+ * ".BASE.plot.XXXXXX" stays within NAME_MAX: a legal figure name never
+ * fails for its folder's sake.  NULL when out of memory. */
+static char *folder_stem(const char *base)
+{
+    size_t keep = strlen(base), room = NAME_MAX - strlen("..plot.XXXXXX");
+    if (keep > room) {
+        keep = room;
+        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    return strndup(base, keep);
+}
+
 int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *name)
 {
     int st = sbw_plot_fig_check(f, o);
@@ -232,8 +247,10 @@ int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *
     char *dir, *base;
     if ((st = split_name(name, &dir, &base)) != 0)
         return st;
-    char *tmpl = cat(dir, "/.", base);
+    char *stem = folder_stem(base);
+    char *tmpl = stem ? cat(dir, "/.", stem) : NULL;
     char *tmp = tmpl ? cat(tmpl, ".plot.", "XXXXXX") : NULL;
+    free(stem);
     int slot = 0;
     sigset_t old;
     sbw_signal_hold(&old); /* the folder is tracked before a signal can come */

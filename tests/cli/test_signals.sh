@@ -129,6 +129,11 @@ expect_exit 0 "--matrix a 250-byte name" "$BIN/sbw-kl" -q --matrix "$T/o_long/$l
 if [ -s "$T/o_long/$long" ]; then ok; else bad "250-byte --matrix missing"; fi
 expect_absent "$T/nothing" "no temporary left beside the long names"
 expect_absent "$T/o_long/nothing" "no temporary left beside the long --matrix"
+fig=$(printf '%0246d' 0 | tr 0 f) # NAME.svg is 250 bytes; the drawing folder is cut to fit
+mkdir "$T/o_longfig"
+expect_exit 0 "sbw-plot -o a 246-byte name" "$BIN/sbw-plot" -q spectrum "$T/spec.tsv" \
+    --rank "$T/rank.tsv" -o "$T/o_longfig/$fig"
+expect_eq "$(ls -A "$T/o_longfig" | wc -l)" 3 "the figure's three files, no folder left"
 
 # ---- one stream on stdout ------------------------------------------------------------------
 # npy_size FILE ROWS COLS: exit 0 when FILE is a float64 .npy of that shape and size
