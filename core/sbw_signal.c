@@ -41,7 +41,7 @@ static void die_of(int sig)
 
 static void on_stop(int sig)
 {
-    if (graceful && !stop_flag) {
+    if (graceful && !stop_flag && sig != SIGPIPE) {
         stop_flag = sig;
         return;
     }
@@ -123,8 +123,9 @@ void sbw_signal_map_remove(int slot)
 static void catch_stop(int sig)
 {
     struct sigaction sa, old;
-    if (sig == SIGHUP && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-        return; /* nohup: keep ignoring the hang-up */
+    if ((sig == SIGHUP || sig == SIGPIPE) && sigaction(sig, NULL, &old) == 0 &&
+        old.sa_handler == SIG_IGN)
+        return; /* nohup, or a caller that wants EPIPE: keep ignoring it */
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
@@ -143,6 +144,7 @@ void sbw_signal_install(const char *tool)
     catch_stop(SIGINT);
     catch_stop(SIGTERM);
     catch_stop(SIGHUP);
+    catch_stop(SIGPIPE);
     install_bus();
 }
 

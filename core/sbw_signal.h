@@ -1,12 +1,13 @@
 /* sbw_signal.h -- what a tool does when a signal arrives.
  *
- * SIGINT, SIGTERM (and SIGHUP, unless it was ignored when the tool started,
- * as under nohup): every tracked temporary is removed (sbw_file_cleanup)
- * and the tool dies of the same signal, so the shell sees 130, 143 (129).
+ * SIGINT, SIGTERM (and SIGHUP and SIGPIPE, unless ignored when the tool
+ * started, as under nohup): every tracked temporary is removed
+ * (sbw_file_cleanup) and the tool dies of the same signal, so the shell
+ * sees 130, 143 (129, 141: a reader of stdout that went away).
  * In the graceful mode of a long run (sbw_signal_graceful: sbw-fit,
  * sbw-lm) the first such signal only sets a flag that the run polls; it
  * then saves its work and ends with SBW_EINTR (exit 130); a second signal
- * cleans up and dies at once.
+ * cleans up and dies at once.  SIGPIPE is never graceful.
  *
  * SIGBUS at an address inside a mapped view (sbw_signal_map_add: a file
  * that shrank while it was mapped) prints one line, "TOOL: FILE: truncated

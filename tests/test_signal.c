@@ -154,7 +154,7 @@ static void body_signal(const char *dir)
 static void test_signal_removes_temporaries(void **state)
 {
     (void)state;
-    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         char dir[512], name[32], big[600];
         snprintf(name, sizeof name, "sig%d", sigs[i]);

@@ -99,6 +99,11 @@ for sig in TERM INT; do
     expect_empty "$T/big" "big synth: SIG$sig leaves no .big.npy.tmp.* and no big.npy"
 done
 
+# ---- SIGPIPE: stdout's reader goes away; the other output's temporary goes too -------------
+mkdir "$T/o_pipe"
+"$S" dirichlet --n 20000 --m 50 -q -o - --probs "$T/o_pipe/p.npy" 2>/dev/null | head -c 100 >/dev/null
+expect_empty "$T/o_pipe" "SIGPIPE on -o -: --probs FILE"
+
 # ---- a mapped input that shrinks: one line, exit 1, no SIGBUS -------------------------------
 "$S" dirichlet --n 3000 --m 300 --seed 3 -q -o "$T/L.npy" >/dev/null
 for tool in kl compare; do
