@@ -88,7 +88,7 @@ for sig in TERM INT; do
     "$S" dirichlet --n 4000 --m 2000 --threads 1 -q -o "$T/big/big.npy" >/dev/null 2>&1 &
     pid=$!
     i=0
-    while [ $i -lt 500 ] && ! ls -A "$T/big" | grep -q '^\.big\.npy\.tmp\.'; do
+    while [ $i -lt 500 ] && ! [ -e "$(echo "$T/big"/.big.npy.tmp.*)" ]; do
         sleep 0.01
         i=$((i + 1))
     done
@@ -110,6 +110,7 @@ for tool in kl compare; do
     cp "$T/L.npy" "$T/shrink.npy"
     rm -rf "$T/o_bus"
     mkdir "$T/o_bus"
+    # shellcheck disable=SC2016 # expanded by run_stopped's eval
     on_stop='truncate -s 4096 "$T/shrink.npy"'
     if [ $tool = kl ]; then
         run_stopped none map "$BIN/sbw-kl" -q --matrix "$T/o_bus/K.npy" "$T/shrink.npy"
