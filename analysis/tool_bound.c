@@ -29,7 +29,9 @@ static const char details[] =
     "shift_bound(D) and its error is 0 from D >= d*.  All norms are Frobenius;\n"
     "--rms divides every bound and error by sqrt(N M).  d* and the ranks use the\n"
     "Numerical Recipes threshold with eps from the file's dtype (--eps).\n\n"
-    "Output: d lms_bound shift_bound [fit_error]; header: d_star, rank_a, norms.\n\n"
+    "Output: d lms_bound shift_bound [fit_error]; header: d_star, rank_a, norms.\n"
+    "stdout carries one stream: with --construct D -o - the matrix goes to\n"
+    "stdout and the table to stderr.\n\n"
     "Examples:\n"
     "  sbw-bound logP.npy --d 1:50\n"
     "  sbw-bound logP.npy --fit fitted_logQ.npy --rms\n"
@@ -41,6 +43,7 @@ typedef struct bound_args {
     long fit_d, construct;
     size_t block_rows;
     long workers;
+    FILE *table; /* stdout, or stderr when -o - */
 } bound_args;
 
 typedef struct bound_run {
@@ -192,7 +195,7 @@ static int print(const char *path, const bound_args *a, const sbw_cli_common *c,
     st = st ? st : add_fit_meta(t, a, run);
     st = st ? st : add_construct_meta(t, c, run);
     st = st ? st : add_rows(t, a, run);
-    st = st ? st : sbw_table_print(t, stdout, c->json);
+    st = st ? st : sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     return st;
 }
@@ -227,8 +230,6 @@ static int validate(const sbw_cli *cli, const bound_args *a, const sbw_cli_commo
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     if ((a->construct >= 0) != (c->output != NULL))
         return sbw_cli_usage_error(cli, "--construct D and -o FILE go together");
-    if (c->output && sbw_file_is_std(c->output))
-        return sbw_cli_usage_error(cli, "-o -: the table goes to stdout; give a file name");
     if (a->fit_d >= 0 && !a->fit)
         return sbw_cli_usage_error(cli, "--fit-d needs --fit");
     if (a->fit && sbw_file_is_std(a->fit) && a->fit_d < 0)
@@ -262,6 +263,9 @@ int main(int argc, char **argv)
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if ((st = validate(&cli, &a, &c, &o)) != 0)
+        return st;
+    const sbw_cli_stream data[] = {{"-o", c.output}};
+    if ((st = sbw_cli_one_stream(&cli, data, 1, NULL, NULL, &a.table)) != 0)
         return st;
     const char *in[] = {c.args[0], a.fit};
     const sbw_preflight_out out[] = {{"-o (--construct)", c.output, false}};

@@ -27,7 +27,9 @@ static const char details[] =
     "  max_abs_err            largest |log p_ij - log q_ij|\n"
     "--per-row FILE writes one TSV line per row: row kl cross_entropy entropy\n"
     "mode_p mode_q mode_match tie_p tie_q rank top1_overlap top5_overlap\n"
-    "top10_overlap row_err max_abs_err.\n\n"
+    "top10_overlap row_err max_abs_err.  stdout carries one stream: with\n"
+    "--per-row - the rows go to stdout and the summary table to stderr (or\n"
+    "to -o FILE).\n\n"
     "Shapes must match; rows must be finite (a zero probability is refused)\n"
     "and normalised, |logsumexp(row)| <= TOL (else the row is named, exit 1;\n"
     "--normalize renormalises instead).  Row numbers are 0-based.\n\n"
@@ -39,6 +41,7 @@ typedef struct cmp_args {
     const char *per_row;
     bool probs, normalize;
     double tol;
+    FILE *table; /* stdout, or stderr when --per-row - */
 } cmp_args;
 
 static const char *const sum_cols[] = {
@@ -152,7 +155,10 @@ static int run(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *cons
     st = st ? st : sbw_table_alloc(&t, "sbw-compare", c, false);
     st = st ? st : add_meta(t, a, rd);
     st = st ? st : add_summary(t, &s);
-    st = st ? st : sbw_table_write(t, c->output ? c->output : "-", c->json);
+    if (c->output && !sbw_file_is_std(c->output))
+        st = st ? st : sbw_table_write(t, c->output, c->json);
+    else
+        st = st ? st : sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     free(rows);
     return st;
@@ -183,8 +189,12 @@ int main(int argc, char **argv)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if (sbw_file_is_std(c.args[0]) && sbw_file_is_std(c.args[1]))
         return sbw_cli_usage_error(&cli, "P and Q cannot both come from stdin");
+    const sbw_cli_stream data[] = {{"--per-row", a.per_row}};
+    if ((st = sbw_cli_one_stream(&cli, data, 1, "-o", c.output, &a.table)) != 0)
+        return st;
     const char *in[] = {c.args[0], c.args[1]};
-    const sbw_preflight_out out[] = {{"-o (the table)", c.output ? c.output : "-", false},
+    const char *table = a.table == stderr ? NULL : c.output ? c.output : "-";
+    const sbw_preflight_out out[] = {{"-o (the table)", table, false},
                                      {"--per-row", a.per_row, false}};
     if ((st = sbw_preflight(in, 2, out, 2)) != 0)
         return sbw_cli_fail("sbw-compare", st);

@@ -32,7 +32,9 @@ static const char details[] =
     "  (Student t), kl_min, kl_q05, kl_q25, kl_median, kl_q75, kl_q95, kl_max,\n"
     "  sample_z = (kl_sample_mean - expected_pairwise_kl) / kl_sample_se.\n"
     "--matrix FILE writes the T x T matrix K[i][j] = KL(p_i || p_j) (float64\n"
-    ".npy, rows in selection order; blocked GEMM, for small T).\n\n"
+    ".npy, rows in selection order; blocked GEMM, for small T).  stdout\n"
+    "carries one stream: with --matrix - the matrix goes to stdout and the\n"
+    "table to stderr (or to -o FILE).\n\n"
     "Rows must be finite (a -inf log-probability, i.e. a zero probability, is\n"
     "refused: KL against it is infinite) and normalised: |logsumexp(row)| <=\n"
     "TOL, else the tool names the row and exits 1; --normalize renormalises\n"
@@ -41,13 +43,15 @@ static const char details[] =
     "Examples:\n"
     "  sbw-kl logP.npy\n"
     "  sbw-kl --rows 0:41215 --pairs 100000 --seed 7 logP.npy\n"
-    "  sbw-kl --sample-rows 2000 --matrix K.npy logP.npy\n";
+    "  sbw-kl --sample-rows 2000 --matrix K.npy logP.npy\n"
+    "  sbw-kl --sample-rows 2000 --matrix - logP.npy > K.npy\n";
 
 typedef struct kl_args {
     const char *rows, *matrix;
     size_t sample_rows, pairs, max_matrix_rows;
     bool probs, normalize;
     double tol;
+    FILE *table; /* stdout, or stderr when --matrix - */
 } kl_args;
 
 static const char *const exact_cols[] = {
@@ -210,7 +214,10 @@ static int report(const kl_args *k, const sbw_cli_common *c, const sbw_logp_read
     st = st ? st : add_meta(t, k, r, s);
     st = st ? st : declare(t, k->pairs > 0);
     st = st ? st : add_values(t, e, k->pairs ? smp : NULL);
-    st = st ? st : sbw_table_write(t, c->output ? c->output : "-", c->json);
+    if (c->output && !sbw_file_is_std(c->output))
+        st = st ? st : sbw_table_write(t, c->output, c->json);
+    else
+        st = st ? st : sbw_table_print(t, k->table, c->json);
     sbw_table_free(t);
     return st;
 }
@@ -243,8 +250,12 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    const sbw_cli_stream data[] = {{"--matrix", k.matrix}};
+    if ((st = sbw_cli_one_stream(&cli, data, 1, "-o", c.output, &k.table)) != 0)
+        return st;
     const char *in[] = {c.args[0]};
-    const sbw_preflight_out out[] = {{"-o (the table)", c.output ? c.output : "-", false},
+    const char *table = k.table == stderr ? NULL : c.output ? c.output : "-";
+    const sbw_preflight_out out[] = {{"-o (the table)", table, false},
                                      {"--matrix", k.matrix, false}};
     if ((st = sbw_preflight(in, 1, out, 2)) != 0)
         return sbw_cli_fail("sbw-kl", st);

@@ -38,7 +38,9 @@ static const char details[] =
     "sigma/sigma0, or minmax: (sigma-sigma_min)/(sigma0-sigma_min); the header\n"
     "says which) and cum_pct is the percentage of normalised values <= it: plot\n"
     "cum_pct against normalised for MoS Figure 1.  log10_sigma is nan for an\n"
-    "exactly zero sigma (gnuplot skips the point, pandas reads NaN).\n\n"
+    "exactly zero sigma (gnuplot skips the point, pandas reads NaN).  stdout\n"
+    "carries one stream: with --spectrum - the spectrum goes to stdout and\n"
+    "the table to stderr.\n\n"
     "--measures prints every named rank measure instead, one row each: measure\n"
     "rank threshold on rule -- nr (as above), numpy (w > w0 max(m,n) eps),\n"
     "pytorch (w > max(atol, rtol w0), rtol = max(m,n) eps, 0 when --atol > 0),\n"
@@ -61,6 +63,7 @@ typedef struct rank_args {
     const char *eps, *spectrum, *norm, *method;
     size_t block_rows;
     long workers;
+    FILE *table; /* stdout, or stderr when --spectrum - */
 } rank_args;
 
 static int compute(const char *path, const rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
@@ -200,7 +203,7 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     if (a->measures)
         st = st ? st : sbw_table_meta_dbl(t, "atol", a->atol);
     st = st ? st : (a->measures ? add_measures(t, sp, &e, ms) : add_row(t, sp, &e));
-    st = st ? st : sbw_table_print(t, stdout, c->json);
+    st = st ? st : sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     return st;
 }
@@ -251,8 +254,11 @@ int main(int argc, char **argv)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if ((st = validate(&cli, &a)) != 0)
         return st;
+    const sbw_cli_stream data[] = {{"--spectrum", a.spectrum}};
+    if ((st = sbw_cli_one_stream(&cli, data, 1, NULL, NULL, &a.table)) != 0)
+        return st;
     const char *in[] = {c.args[0]};
-    const sbw_preflight_out out[] = {{"the table (stdout)", "-", false},
+    const sbw_preflight_out out[] = {{"the table (stdout)", a.table == stderr ? NULL : "-", false},
                                      {"--spectrum", a.spectrum, false}};
     if ((st = sbw_preflight(in, 1, out, 2)) != 0)
         return sbw_cli_fail("sbw-rank", st);

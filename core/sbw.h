@@ -15,6 +15,7 @@
 #include "sbw_preflight.h"
 #include "sbw_progress.h"
 #include "sbw_rng.h"
+#include "sbw_signal.h"
 #include "sbw_table.h"
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "sbw_error.h"
 #include "sbw_rng.h"
+#include "sbw_signal.h"
 
 #include <cblas.h>
 #include <errno.h>
@@ -392,6 +393,7 @@ static int check_nargs(const sbw_cli *cli, const sbw_cli_common *c)
 int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_cli_common *c)
 {
     *c = (sbw_cli_common){.seed = SBW_RNG_DEFAULT_SEED};
+    sbw_signal_install(cli->tool);
     record_cmdline(c, argc, argv);
     c->args = argv + argc; /* positionals are gathered at the end of argv */
     int npos = 0, st;
@@ -430,6 +432,31 @@ int sbw_cli_threads(long threads)
     return n;
 }
 
+int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,
+                       const char *table_opt, const char *table_path, FILE **table)
+{
+    const char *first = NULL, *second = NULL;
+    for (size_t i = 0; i < n && !second; i++) {
+        if (!data[i].path || strcmp(data[i].path, "-") != 0)
+            continue;
+        if (first)
+            second = data[i].opt;
+        else
+            first = data[i].opt;
+    }
+    bool table_too = first && !second && table_path && strcmp(table_path, "-") == 0;
+    if (second || table_too) {
+        const char *other = second ? second : table_opt ? table_opt : "-o";
+        fprintf(stderr,
+                "%s: %s - and %s -%s both claim stdout, the same stream: give one of them a "
+                "file name\n",
+                cli->tool, first, other, second ? "" : " (the table)");
+        return SBW_EXIT_USAGE;
+    }
+    *table = first ? stderr : stdout;
+    return SBW_EXIT_OK;
+}
+
 void sbw_cli_name_command(sbw_cli_common *c, const char *prefix)
 {
     char cmd[sizeof c->cmdline];
@@ -440,25 +467,7 @@ void sbw_cli_name_command(sbw_cli_common *c, const char *prefix)
     memcpy(c->cmdline, cmd, sizeof cmd);
 }
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
-volatile sig_atomic_t *sbw_cli_catch_stop(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    return &stop_flag;
-}
+volatile sig_atomic_t *sbw_cli_catch_stop(void) { return sbw_signal_graceful(); }
 
 const char *sbw_cli_blas(void)
 {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SBW_CLI_VERSION "0.1.0"
 
@@ -93,15 +94,37 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
  * signal), 1 otherwise. */
 int sbw_cli_fail(const char *tool, int status);
 
+/* One output of a tool that is not its results table: a binary .npy or a
+ * second table (--spectrum, --per-row, --log, --probs, --matrix). */
+typedef struct sbw_cli_stream {
+    const char *opt;  /* "--matrix", "-o" */
+    const char *path; /* NULL when not given; "-" = stdout */
+} sbw_cli_stream;
+
+/* The one-stream rule, the same in every tool: stdout carries at most one
+ * stream.  data[0..n) are the tool's data outputs; table_opt and
+ * table_path say where its results table goes (an option such as "-o" and
+ * its value; both NULL when the table has no option: stdout).  When a data
+ * output is "-", the table goes to stderr.  Two data outputs on "-", or one
+ * and the table sent to "-" explicitly, are a usage error: one line on
+ * stderr naming both options, returns SBW_EXIT_USAGE.  Otherwise returns 0
+ * and sets
+ * *table to the stream for the table (stdout or stderr) -- unless the table
+ * goes to a file, which the tool writes itself. */
+int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,
+                       const char *table_opt, const char *table_path, FILE **table);
+
 /* Puts "PREFIX " before c->cmdline (cut at the end when it overflows): the
  * command line of a tool with subcommands, whose parse saw argv from the
  * subcommand on ("sbw-synth", "sbw-lm"). */
 void sbw_cli_name_command(sbw_cli_common *c, const char *prefix);
 
-/* Catches SIGINT and SIGTERM for a long run: the first sets the returned
- * flag (the run polls it, saves its work and ends with SBW_EINTR, exit
- * 130); a second signal kills at once (SA_RESETHAND).  One flag per
- * process. */
+/* Catches SIGINT and SIGTERM (and SIGHUP) gracefully for a long run: the
+ * first sets the returned flag (the run polls it, saves its work and ends
+ * with SBW_EINTR, exit 130); a second signal removes the temporaries and
+ * kills at once.  One flag per process (sbw_signal_graceful).  Without
+ * this, sbw_cli_parse has already set every tool to remove its
+ * temporaries and die of the signal (exit 130/143; sbw_signal.h). */
 volatile sig_atomic_t *sbw_cli_catch_stop(void);
 
 /* Sets the OpenBLAS and OpenMP thread counts (0 = every core) and returns

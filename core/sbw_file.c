@@ -3,25 +3,130 @@
 #include "sbw_file.h"
 
 #include "sbw_error.h"
+#include "sbw_signal.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 bool sbw_file_is_std(const char *path) { return path && strcmp(path, "-") == 0; }
 
-/* "dir/name" -> "dir/.name.tmp.XXXXXX"; NULL on allocation failure. */
+/* ---- the cleanup table ---------------------------------------------------
+ * Fixed size and static, so a signal handler can walk it: a slot is FREE,
+ * BUSY (being filled or emptied: the handler skips it) or LIVE.  Slots are
+ * claimed with a compare-and-swap, so threads may track at the same time. */
+enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
+
+static struct track_slot {
+    atomic_int state;
+    sbw_file_kind kind;
+    long pid;
+    char name[PATH_MAX];
+} track[SBW_FILE_TRACK_MAX];
+
+/* Set by a cleanup before the tool dies: no temporary is created or
+ * renamed into place after it (those threads wait for the end instead). */
+static atomic_int dying_now;
+
+int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot)
+{
+    *slot = 0;
+    size_t len = path ? strlen(path) : 0;
+    if (len >= PATH_MAX)
+        return SBW_ERROR(SBW_EIO, "%s: name too long to track for cleanup", path);
+    for (int i = 0; i < SBW_FILE_TRACK_MAX; i++) {
+        int expect = SLOT_FREE;
+        if (!atomic_compare_exchange_strong(&track[i].state, &expect, SLOT_BUSY))
+            continue;
+        track[i].kind = kind;
+        track[i].pid = pid;
+        memcpy(track[i].name, path ? path : "", len + 1);
+        atomic_store(&track[i].state, SLOT_LIVE);
+        *slot = i + 1;
+        return SBW_OK;
+    }
+    return SBW_ERROR(SBW_EIO, "%s: more than %d outputs open at once", path ? path : "child",
+                     SBW_FILE_TRACK_MAX);
+}
+
+void sbw_file_untrack(int slot)
+{
+    if (slot > 0 && slot <= SBW_FILE_TRACK_MAX)
+        atomic_store(&track[slot - 1].state, SLOT_FREE);
+}
+
+/* Takes every LIVE slot of one kind (so a second handler skips it) and
+ * removes what it names. */
+static int cleanup_kind(sbw_file_kind kind)
+{
+    int n = 0;
+    for (int i = SBW_FILE_TRACK_MAX - 1; i >= 0; i--) {
+        int expect = SLOT_LIVE;
+        if (track[i].kind != kind ||
+            !atomic_compare_exchange_strong(&track[i].state, &expect, SLOT_BUSY))
+            continue;
+        if (kind == SBW_FILE_TRACK_CHILD) {
+            kill((pid_t)track[i].pid, SIGKILL);
+            while (waitpid((pid_t)track[i].pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        } else if (kind == SBW_FILE_TRACK_DIR) {
+            rmdir(track[i].name);
+        } else {
+            unlink(track[i].name);
+        }
+        atomic_store(&track[i].state, SLOT_FREE);
+        n++;
+    }
+    return n;
+}
+
+int sbw_file_cleanup(bool dying)
+{
+    int saved = errno; /* a handler must leave errno as it found it */
+    if (dying)
+        atomic_store(&dying_now, 1);
+    int n = cleanup_kind(SBW_FILE_TRACK_CHILD);
+    n += cleanup_kind(SBW_FILE_TRACK_FILE);
+    n += cleanup_kind(SBW_FILE_TRACK_DIR);
+    errno = saved;
+    return n;
+}
+
+/* ---- temporaries -------------------------------------------------------- */
+
+/* The longest name the folder takes (NAME_MAX when it does not say). */
+static size_t name_max(const char *path, size_t dirlen)
+{
+    char *dir = dirlen ? strndup(path, dirlen) : strdup(".");
+    long n = dir ? pathconf(dir, _PC_NAME_MAX) : -1;
+    free(dir);
+    return n > 0 ? (size_t)n : NAME_MAX;
+}
+
+/* "dir/name" -> "dir/.name.tmp.XXXXXX", with name cut (at a UTF-8
+ * character boundary) when the whole would exceed the folder's NAME_MAX;
+ * NULL on allocation failure. */
 static char *temp_template(const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = path + dirlen;
-    size_t n = dirlen + 1 + strlen(base) + sizeof ".tmp.XXXXXX";
+    size_t keep = strlen(base), room = name_max(path, dirlen), extra = 1 + strlen(".tmp.XXXXXX");
+    if (keep + extra > room) {
+        keep = room > extra ? room - extra : 0;
+        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+            keep--; /* do not split a multi-byte character */
+    }
+    size_t n = dirlen + keep + extra + 1;
     char *t = malloc(n);
     if (t)
-        snprintf(t, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+        snprintf(t, n, "%.*s.%.*s.tmp.XXXXXX", (int)dirlen, path, (int)keep, base);
     return t;
 }
 
@@ -52,9 +157,21 @@ static int open_temp(sbw_file *f)
     f->tmp = temp_template(f->path);
     if (!f->tmp)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", f->path);
-    int fd = mkstemp(f->tmp);
+    /* No signal between creating the temporary and tracking it. */
+    sigset_t old;
+    sbw_signal_hold(&old);
+    while (atomic_load(&dying_now)) /* a cleanup has run: create nothing more */
+        pause();
+    int fd = mkstemp(f->tmp), e = errno, st = SBW_OK;
+    if (fd >= 0 && (st = sbw_file_track(SBW_FILE_TRACK_FILE, f->tmp, 0, &f->slot)) != 0) {
+        close(fd);
+        unlink(f->tmp);
+    }
+    sbw_signal_release(&old);
     if (fd < 0)
-        return SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(errno));
+        return SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(e));
+    if (st)
+        return st;
     /* mkstemp makes 0600; give the file what open(2) would (0666 & ~umask).
      * umask can only be read by setting it: done on the opening thread, and
      * a failed fchmod only leaves the file private. */
@@ -63,11 +180,13 @@ static int open_temp(sbw_file *f)
     (void)fchmod(fd, 0666 & ~mask);
     f->fp = fdopen(fd, "wb");
     if (!f->fp) {
-        int e = errno;
+        e = errno;
         close(fd);
         unlink(f->tmp);
+        sbw_file_untrack(f->slot);
         return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", f->path, strerror(e));
     }
+    sbw_signal_test_point("temp");
     return SBW_OK;
 }
 
@@ -122,12 +241,23 @@ int sbw_file_commit(sbw_file *f)
     if (!f->is_stdout && fclose(f->fp) != 0 && !st)
         st = SBW_ERROR(SBW_EIO, "%s: close failed: %s", f->path, strerror(errno));
     f->fp = NULL;
+    sigset_t old; /* a signal handler runs on another thread, never inside this */
+    sbw_signal_hold(&old);
     if (f->tmp) {
-        if (!st && rename(f->tmp, f->path) != 0)
-            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path, strerror(errno));
+        if (atomic_load(&dying_now)) /* another thread cleans up and ends the tool */
+            for (;;)
+                pause();
+        if (!st && rename(f->tmp, f->path) != 0) {
+            int e = errno;
+            while (atomic_load(&dying_now)) /* its temporary was just removed */
+                pause();
+            st = SBW_ERROR(SBW_EIO, "%s: cannot rename into place: %s", f->path, strerror(e));
+        }
         if (st)
             unlink(f->tmp);
     }
+    sbw_file_untrack(f->slot);
+    sbw_signal_release(&old);
     release(f);
     return st;
 }
@@ -142,5 +272,6 @@ void sbw_file_abort(sbw_file *f)
         fflush(stdout);
     if (f->tmp)
         unlink(f->tmp);
+    sbw_file_untrack(f->slot);
     release(f);
 }

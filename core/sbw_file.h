@@ -6,6 +6,15 @@
  * nothing under the final name.  "-" means stdout; other non-regular targets
  * (pipes, /dev/null, /dev/full) are written directly.  Every write, flush and
  * close is checked, so ENOSPC surfaces as SBW_EIO with the path and errno.
+ * When ".NAME.tmp.XXXXXX" would be longer than the folder's NAME_MAX, the
+ * temporary is ".PREFIX.tmp.XXXXXX" with NAME cut to fit, so any legal
+ * output name can be written.
+ *
+ * Every temporary is also in a fixed table that a signal handler can walk
+ * (sbw_file_cleanup, async-signal-safe): SIGINT, SIGTERM, SIGHUP and a
+ * SIGBUS in a mapped read remove them before the tool dies (sbw_signal.h).
+ * Other things to remove on a signal -- the folder sbw-plot draws in, a
+ * child process -- are registered by hand with sbw_file_track.
  */
 #ifndef SBW_FILE_H
 #define SBW_FILE_H
@@ -19,6 +28,7 @@ typedef struct sbw_file {
     char *path; /* the final name, owned copy */
     char *tmp;  /* the temporary name, or NULL when written directly */
     bool is_stdout;
+    int slot; /* the temporary's entry in the cleanup table + 1; 0 = none */
 } sbw_file;
 
 /* Opens path for writing as described above.  On failure *f is zeroed and
@@ -39,5 +49,36 @@ void sbw_file_abort(sbw_file *f);
 
 /* True when path is "-" (stdin/stdout). */
 bool sbw_file_is_std(const char *path);
+
+/* What sbw_file_cleanup removes: a file (unlink), an empty folder (rmdir,
+ * after every file), a child process (SIGKILL and reaped, before the files
+ * it may be writing are removed). */
+typedef enum sbw_file_kind {
+    SBW_FILE_TRACK_FILE,
+    SBW_FILE_TRACK_DIR,
+    SBW_FILE_TRACK_CHILD
+} sbw_file_kind;
+
+/* Entries of the cleanup table: enough for every temporary a tool has open
+ * at once. */
+#define SBW_FILE_TRACK_MAX 64
+
+/* Adds path (a copy; at most PATH_MAX - 1 bytes) or child pid to the
+ * cleanup table; *slot (> 0) is what sbw_file_untrack takes.  Thread-safe.
+ * Errors: SBW_EIO when the table is full or the name too long (nothing
+ * added, *slot = 0).  sbw_file_create tracks its temporaries itself. */
+int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot);
+
+/* Removes an entry (the file itself is left alone); 0 is a no-op. */
+void sbw_file_untrack(int slot);
+
+/* For signal handlers (async-signal-safe, no allocation, no locks): kills
+ * and reaps every tracked child, unlinks every tracked file, then removes
+ * every tracked folder, and empties the table.  Returns how many entries
+ * it handled.  dying: the caller ends the process next; from then on
+ * sbw_file_commit on any other thread renames nothing and waits for the
+ * end, so no output appears under its final name once a signal has been
+ * taken (one whose rename had already begun may complete). */
+int sbw_file_cleanup(bool dying);
 
 #endif

@@ -11,6 +11,7 @@
 #include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_safet.h"
+#include "sbw_signal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -733,13 +734,21 @@ bool sbw_npy_view_rows(const sbw_npy_reader *r, size_t row, size_t nr, sbw_npy_v
     void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, r->fd, (off_t)start);
     if (map == MAP_FAILED)
         return false;
+    int slot = sbw_signal_map_add(map, len, r->path); /* SIGBUS there: one line, exit 1 */
+    if (!slot) {
+        munmap(map, len);
+        return false;
+    }
     const double *base = map; /* off - start is a multiple of 8: both terms are */
-    *v = (sbw_npy_view){.map = map, .len = len, .rows = base + (off - start) / sizeof(double)};
+    *v = (sbw_npy_view){
+        .map = map, .len = len, .rows = base + (off - start) / sizeof(double), .slot = slot};
+    sbw_signal_test_point("map");
     return true;
 }
 
 void sbw_npy_view_release(sbw_npy_view *v)
 {
+    sbw_signal_map_remove(v->slot);
     if (v->map)
         munmap(v->map, v->len);
     *v = (sbw_npy_view){0};

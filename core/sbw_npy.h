@@ -91,13 +91,16 @@ typedef struct sbw_npy_view {
     void *map;
     size_t len;
     const double *rows;
+    int slot; /* its entry in sbw_signal's table of mapped views */
 } sbw_npy_view;
 
 /* Maps rows [row, row + nr) of a regular file whose payload is native-
  * endian C-order float64 into *v; false (v untouched, nothing recorded)
  * when the file is not of that kind or mmap fails, and the caller reads
- * instead.  Does not move the reader.  The file must not shrink while the
- * view lives (SIGBUS).  Release with sbw_npy_view_release. */
+ * instead.  Does not move the reader, which must outlive the view.  A file
+ * that shrinks while the view lives raises SIGBUS on reading: the handler
+ * (sbw_signal.h) prints "TOOL: FILE: truncated while reading ..." and
+ * exits 1.  Release with sbw_npy_view_release. */
 bool sbw_npy_view_rows(const sbw_npy_reader *r, size_t row, size_t nr, sbw_npy_view *v);
 void sbw_npy_view_release(sbw_npy_view *v);
 

@@ -287,6 +287,9 @@ static int run_train(int argc, char **argv)
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     sbw_cli_name_command(&c, "sbw-lm");
+    if (TA.log && sbw_file_is_std(TA.log)) /* stdout carries the table */
+        return sbw_cli_usage_error(&train_cli, "--log -: the log is rewritten as it grows, "
+                                               "so it needs a file name");
     sbw_error_gsl_quiet();
     st = resolve_train(&c);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
@@ -313,6 +316,7 @@ typedef struct eval_args {
     const char *data, *ckpt, *split, *logprobs, *export;
     size_t tokens, eval_batch, bptt;
     bool single;
+    FILE *table; /* stdout, or stderr when --logprobs - */
 } eval_args;
 
 static eval_args EA = {.eval_batch = 10};
@@ -344,7 +348,8 @@ static const char eval_details[] =
     "so it pipes into sbw-rank - and sbw-kl - without holding T x M.  A Softmax\n"
     "head's matrix has rank D+2 with a word bias and D+1 without; the perplexity\n"
     "printed with --logprobs is exp of the mean -log Q at the observed tokens of\n"
-    "exactly those rows.  With --logprobs - the table goes to stderr.\n\n"
+    "exactly those rows.  stdout carries one stream: with --logprobs - the\n"
+    "matrix goes to stdout and the table to stderr.\n\n"
     "Output: one row: split, tokens, eval_batch, nll, ppl, precision.\n\n"
     "Example: sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 20000 \\\n"
     "           --logprobs - | sbw-rank - --center\n";
@@ -391,7 +396,6 @@ static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_e
 {
     static const char *const cols[] = {"split", "tokens", "eval_batch", "nll", "ppl", "precision"};
     sbw_table *t = NULL;
-    bool to_err = EA.logprobs && sbw_file_is_std(EA.logprobs);
     int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
     st = st ? st : sbw_table_meta_str(t, "ckpt", EA.ckpt);
     st = st ? st : sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
@@ -402,7 +406,7 @@ static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_e
     st = st ? st : sbw_table_set_dbl(t, "nll", r->nll);
     st = st ? st : sbw_table_set_dbl(t, "ppl", r->ppl);
     st = st ? st : sbw_table_set_str(t, "precision", EA.single ? "single" : "double");
-    st = st ? st : sbw_table_print(t, to_err ? stderr : stdout, c->json);
+    st = st ? st : sbw_table_print(t, EA.table, c->json);
     sbw_table_free(t);
     return st;
 }
@@ -442,6 +446,9 @@ static int run_eval(int argc, char **argv)
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     sbw_cli_name_command(&c, "sbw-lm");
+    const sbw_cli_stream data[] = {{"--logprobs", EA.logprobs}};
+    if ((st = sbw_cli_one_stream(&eval_cli, data, 1, NULL, NULL, &EA.table)) != 0)
+        return st;
     sbw_error_gsl_quiet();
     enum sbw_corpus_split s;
     st = EA.data && EA.ckpt ? SBW_OK

@@ -50,7 +50,8 @@ static const char details[] =
     "contexts whose argmax Q is argmax P*) -- the last three from the float64 pass\n"
     "against the input read again --, lr, seconds.  --log FILE: step, epoch, loss,\n"
     "kl_mean, mode_match, lr, seconds every --log-every steps (training precision).\n"
-    "With -o - the log Q goes to stdout and the table to stderr.\n"
+    "stdout carries one stream: with -o - (or --log -) that goes to stdout and\n"
+    "the table to stderr; -o - with --log - is refused.\n"
     "--save DIR: H.npy, W.npy, ... and params.tsv.  Checkpoints: every\n"
     "--checkpoint-every seconds and on SIGINT/SIGTERM into --checkpoint DIR (default\n"
     "FILE.ckpt beside -o FILE, removed after success); --resume DIR continues bit for\n"
@@ -176,6 +177,7 @@ typedef struct run {
     sbw_table *tab;
     char ckpt[4096];
     bool ckpt_auto; /* the default FILE.ckpt: removed after success */
+    FILE *table;    /* stdout, or stderr when -o - or --log - */
 } run;
 
 /* The checkpoint directory: --checkpoint, else --resume's, else FILE.ckpt
@@ -370,6 +372,7 @@ static int do_fit(run *r)
             fprintf(stderr, "sbw-fit: could not write the log: %s\n", sbw_error_reason());
         return st;
     }
+    sbw_signal_graceful_end(); /* no more polling: a signal now stops the writing */
     st = outputs(r);
     st = st ? st : write_log(r);
     if (!st)
@@ -447,6 +450,9 @@ int main(int argc, char **argv)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     if ((st = parse_choices(&cli, &r->a, &r->o)))
         return st;
+    const sbw_cli_stream data[] = {{"-o", r->c.output}, {"--log", r->a.log}};
+    if ((st = sbw_cli_one_stream(&cli, data, 2, NULL, NULL, &r->table)) != 0)
+        return st;
     sbw_error_gsl_quiet();
     r->o.obj.threads = sbw_cli_threads(r->c.threads);
     r->o.seed = r->c.seed;
@@ -460,8 +466,7 @@ int main(int argc, char **argv)
     st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);
     st = st ? st : sbw_check_open(&r->in, r->c.args[0], SBW_SHAPE_MATRIX);
     st = st ? st : r->a.dry_run ? do_dry_run(r) : do_fit(r);
-    bool npy_on_stdout = r->c.output && sbw_file_is_std(r->c.output);
-    st = st ? st : sbw_table_print(r->tab, npy_on_stdout ? stderr : stdout, r->c.json);
+    st = st ? st : sbw_table_print(r->tab, r->table, r->c.json);
     sbw_table_free(r->tab);
     sbw_fit_free(r->f);
     sbw_target_free(&r->t);

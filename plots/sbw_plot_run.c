@@ -4,9 +4,11 @@
 
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_signal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +105,18 @@ static void first_message(const char *path, char *buf, size_t cap)
 /* Runs `gnuplot script` in folder dir, its messages into dir/gnuplot.err. */
 static int gnuplot(const char *dir, const char *script)
 {
+    sigset_t old;
+    int slot = 0;
+    sbw_signal_hold(&old); /* tracked before a signal can come: killed with the tool */
     pid_t pid = fork();
+    if (pid > 0)
+        (void)sbw_file_track(SBW_FILE_TRACK_CHILD, NULL, (long)pid, &slot);
+    if (pid != 0)
+        sbw_signal_release(&old);
     if (pid < 0)
         return SBW_ERROR(SBW_EIO, "cannot start gnuplot: %s", strerror(errno));
     if (pid == 0) {
+        sbw_signal_release(&old);
         int null = open("/dev/null", O_RDWR);
         int err = chdir(dir) ? -1 : open("gnuplot.err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (null < 0 || err < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0)
@@ -114,6 +124,13 @@ static int gnuplot(const char *dir, const char *script)
         execlp("gnuplot", "gnuplot", script, (char *)NULL);
         _exit(127);
     }
+    siginfo_t si; /* wait without reaping: a tracked pid stays this child's */
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+        if (errno != EINTR) {
+            sbw_file_untrack(slot);
+            return SBW_ERROR(SBW_EIO, "waiting for gnuplot: %s", strerror(errno));
+        }
+    sbw_file_untrack(slot);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
@@ -143,12 +160,29 @@ static int nonempty(char *const *paths, size_t n)
     return SBW_OK;
 }
 
+/* Renames every file into place with signals held: all of them or none. */
 static int move_all(char *const *from, char *const *to, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    sigset_t old;
+    sbw_signal_hold(&old);
+    int st = SBW_OK;
+    for (size_t i = 0; i < n && !st; i++)
         if (rename(from[i], to[i]))
-            return SBW_ERROR(SBW_EIO, "%s: cannot put in place: %s", to[i], strerror(errno));
-    return SBW_OK;
+            st = SBW_ERROR(SBW_EIO, "%s: cannot put in place: %s", to[i], strerror(errno));
+    sbw_signal_release(&old);
+    return st;
+}
+
+/* What a signal removes while the figure is drawn: the files in the
+ * folder (gnuplot.err too); slots[0..n] get the entries. */
+static int track_files(const char *tmp, char *const *files, size_t n, int *slots)
+{
+    char *err = cat(tmp, "/gnuplot.err", "");
+    int st = err ? sbw_file_track(SBW_FILE_TRACK_FILE, err, 0, &slots[n]) : NOMEM();
+    for (size_t i = 0; i < n && !st; i++)
+        st = sbw_file_track(SBW_FILE_TRACK_FILE, files[i], 0, &slots[i]);
+    free(err);
+    return st;
 }
 
 static void remove_dir(const char *tmp, char *const *files, size_t n)
@@ -172,12 +206,16 @@ static int draw_in(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char
     int st = stem && gp ? SBW_OK : NOMEM();
     st = st ? st : sbw_plot_run_outputs(stem, o->format, in, &n);
     st = st ? st : sbw_plot_run_outputs(name, o->format, out, &m);
+    int slots[6] = {0};
+    st = st ? st : track_files(tmp, in, n, slots);
     st = st ? st : write_file(f, o, in[0], base, false);
     st = st ? st : write_file(f, o, in[1], base, true);
     st = st ? st : gnuplot(tmp, gp);
     st = st ? st : nonempty(in, n);
     st = st ? st : move_all(in, out, n);
     remove_dir(tmp, in, n);
+    for (size_t i = 0; i < 6; i++)
+        sbw_file_untrack(slots[i]);
     for (size_t i = 0; i < 5; i++) {
         free(in[i]);
         free(out[i]);
@@ -185,6 +223,20 @@ static int draw_in(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char
     free(stem);
     free(gp);
     return st;
+}
+
+/* base cut (at a UTF-8 character boundary) so that the drawing folder
+ * ".BASE.plot.XXXXXX" stays within NAME_MAX: a legal figure name never
+ * fails for its folder's sake.  NULL when out of memory. */
+static char *folder_stem(const char *base)
+{
+    size_t keep = strlen(base), room = NAME_MAX - strlen("..plot.XXXXXX");
+    if (keep > room) {
+        keep = room;
+        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    return strndup(base, keep);
 }
 
 int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *name)
@@ -195,14 +247,23 @@ int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *
     char *dir, *base;
     if ((st = split_name(name, &dir, &base)) != 0)
         return st;
-    char *tmpl = cat(dir, "/.", base);
+    char *stem = folder_stem(base);
+    char *tmpl = stem ? cat(dir, "/.", stem) : NULL;
     char *tmp = tmpl ? cat(tmpl, ".plot.", "XXXXXX") : NULL;
+    free(stem);
+    int slot = 0;
+    sigset_t old;
+    sbw_signal_hold(&old); /* the folder is tracked before a signal can come */
     if (!tmp)
         st = NOMEM();
     else if (!mkdtemp(tmp))
         st = SBW_ERROR(SBW_EIO, "%s: cannot create a folder beside it: %s", name, strerror(errno));
-    else
+    else if ((st = sbw_file_track(SBW_FILE_TRACK_DIR, tmp, 0, &slot)) != 0)
+        rmdir(tmp);
+    sbw_signal_release(&old);
+    if (!st)
         st = draw_in(f, o, tmp, base, name);
+    sbw_file_untrack(slot);
     free(tmpl);
     free(tmp);
     free(dir);

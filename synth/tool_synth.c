@@ -32,7 +32,8 @@ static const char common_details[] =
     "the whole matrix), nonfinite (NaN/Inf entries: 0 by construction),\n"
     "mean_max_logp (mean log-probability of each row's mode) and\n"
     "max_abs_logsumexp (largest |logsumexp| of a row, a normalisation check).\n"
-    "With -o - the matrix goes to stdout and the table to stderr.\n"
+    "stdout carries one stream: with -o - (or --probs -) that matrix goes to\n"
+    "stdout and the table to stderr; -o - with --probs - is refused.\n"
     "Rows are drawn in groups of max(1, 65536 / M) rows (lowrank: at least 64),\n"
     "group b from the RNG\n"
     "stream (seed, b): any --threads gives the same bytes, and the first n rows\n"
@@ -77,6 +78,7 @@ typedef struct synth_args {
     const char *alpha_file, *probs;
     bool alpha_given, m_given;
     double *alpha_vec;
+    FILE *table; /* stdout, or stderr when a matrix goes to stdout */
 } synth_args;
 
 static bool arg_given(int argc, char **argv, const char *name)
@@ -144,6 +146,10 @@ static int resolve(const sbw_cli *cli, synth_args *a, const sbw_cli_common *c)
         return sbw_cli_usage_error(cli, "missing -o FILE (the output .npy, '-' = stdout)");
     if (a->alpha_file && a->alpha_given)
         return sbw_cli_usage_error(cli, "give --alpha or --alpha-file, not both");
+    const sbw_cli_stream data[] = {{"-o", c->output}, {"--probs", a->probs}};
+    int one = sbw_cli_one_stream(cli, data, 2, NULL, NULL, &a->table);
+    if (one)
+        return one;
     const char *in[] = {a->alpha_file};
     const sbw_preflight_out out[] = {{"-o", c->output, false}, {"--probs", a->probs, false}};
     int pf = sbw_preflight(in, 1, out, 2);
@@ -227,9 +233,8 @@ static int run(const char *tool, synth_args *a, const sbw_cli_common *c)
     st = st ? st : sbw_table_alloc(&t, "sbw-synth", c, true);
     st = st ? st : add_meta(t, a, c);
     st = st ? st : add_row(t, &s, c->output, a->p.m);
-    bool npy_on_stdout = sbw_file_is_std(c->output);
-    if (!st && !(npy_on_stdout && c->quiet))
-        st = sbw_table_print(t, npy_on_stdout ? stderr : stdout, c->json);
+    if (!st && !(a->table == stderr && c->quiet))
+        st = sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     return st ? sbw_cli_fail(tool, st) : SBW_EXIT_OK;
 }

@@ -27,7 +27,8 @@ static const char details[] =
     "every generated matrix (each row names the seed derived for its setting).\n"
     "--json prints one JSON object per claim, one per line.  --report FILE writes a\n"
     "markdown report: the command, the seed, each claim's statement, source, what\n"
-    "would make it fail, and every setting.\n\n"
+    "would make it fail, and every setting (--report -: the report on stdout\n"
+    "and the table on stderr; stdout carries one stream).\n\n"
     "Examples:\n"
     "  sbw-verify\n"
     "  sbw-verify --only property2,theorem6 --seed 7\n"
@@ -36,6 +37,7 @@ static const char details[] =
 typedef struct verify_args {
     bool full, list;
     const char *only, *sizes, *report;
+    FILE *table; /* stdout, or stderr when --report - */
 } verify_args;
 
 static int list_claims(const sbw_cli_common *c)
@@ -108,7 +110,7 @@ static int print_results(const sbw_cli_common *c, const verify_args *a, const bo
                                          sbw_verify_claim_passed(l, k->name) ? "PASS" : "FAIL");
         }
         st = st ? st : add_rows(t, l, c->json ? k->name : NULL);
-        st = st ? st : sbw_table_print(t, stdout, c->json);
+        st = st ? st : sbw_table_print(t, a->table, c->json);
         sbw_table_free(t);
     }
     return st;
@@ -245,7 +247,10 @@ int main(int argc, char **argv)
         return st;
     if (a.list)
         return list_claims(&c) ? sbw_cli_fail("sbw-verify", SBW_EIO) : SBW_EXIT_OK;
-    const sbw_preflight_out out[] = {{"the table (stdout)", "-", false},
+    const sbw_cli_stream data[] = {{"--report", a.report}};
+    if ((st = sbw_cli_one_stream(&cli, data, 1, NULL, NULL, &a.table)) != 0)
+        return st;
+    const sbw_preflight_out out[] = {{"the table (stdout)", a.table == stderr ? NULL : "-", false},
                                      {"--report", a.report, false}};
     if ((st = sbw_preflight(NULL, 0, out, 2)) != 0)
         return sbw_cli_fail("sbw-verify", st);

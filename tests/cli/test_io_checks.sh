@@ -92,7 +92,7 @@ expect_kept "fit -o = --log" "$BIN/sbw-fit" -q --d 1 --steps 2 "$T/P.npy" -o "$T
 expect_kept "kl -o P" "$BIN/sbw-kl" "$T/P.npy" -o "$T/P.npy"
 expect_kept "kl --matrix P" "$BIN/sbw-kl" "$T/P.npy" --matrix "$T/P_hard.npy"
 expect_kept "kl -o = --matrix" "$BIN/sbw-kl" "$T/P.npy" -o "$T/k.npy" --matrix "$T/./k.npy"
-expect_kept "kl --matrix - (the table is on stdout)" "$BIN/sbw-kl" "$T/P.npy" --matrix -
+expect_kept "kl --matrix - -o - (both on stdout)" "$BIN/sbw-kl" "$T/P.npy" --matrix - -o -
 expect_kept "compare -o Q" "$BIN/sbw-compare" "$T/P.npy" "$T/Q.npy" -o "$T/Q.npy"
 expect_kept "compare --per-row P" "$BIN/sbw-compare" "$T/P.npy" "$T/Q.npy" --per-row "$T/P_sym.npy"
 expect_kept "compare -o = --per-row" "$BIN/sbw-compare" "$T/P.npy" "$T/Q.npy" -o "$T/c.tsv" --per-row "$T/c.tsv"
