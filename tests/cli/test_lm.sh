@@ -106,7 +106,8 @@ AV="--data $C --quick --d 8 --hidden 16 --epochs 8 --nonmono 1 --lr 40 --threads
 "$LM" train $AV --ckpt "$T/av1" >"$T/av1.tsv" 2>/dev/null || bad "averaging reference run failed"
 expect_eq "$(tsv_meta "$T/av1.tsv" averaging)" true "the reference run switched to averaging"
 # shellcheck disable=SC2086
-"$LM" train $AV --ckpt "$T/av2" --max-steps 900 >/dev/null 2>&1 || bad "first half failed"
+"$LM" train $AV --ckpt "$T/av2" --max-steps 900 >/dev/null 2>"$T/half.err" ||
+    bad "first half failed (exit $?): $(tail -n 3 "$T/half.err")"
 expect_exit 0 "--resume past the switch" "$LM" train --data "$C" --ckpt "$T/av2" --resume \
     --max-steps 1000000 -q
 for a in theta avg; do
