@@ -480,7 +480,9 @@ int main(int argc, char **argv)
         return run_train(argc - 1, argv + 1);
     if (strcmp(cmd, "eval") == 0)
         return run_eval(argc - 1, argv + 1);
+    char name[256];
+    sbw_error_escape(cmd, name, sizeof name);
     fprintf(stderr, "sbw-lm: %s '%s'\nUsage: sbw-lm train|eval [options]\nTry 'sbw-lm --help'.\n",
-            *cmd ? "unknown command" : "missing command", cmd);
+            *cmd ? "unknown command" : "missing command", name);
     return SBW_EXIT_USAGE;
 }

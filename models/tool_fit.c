@@ -250,10 +250,12 @@ static int check_resume(run *r)
         return sbw_cli_fail("sbw-fit", st == SBW_EINVAL ? SBW_EFORMAT : st);
     if (sbw_fit_opts_conflicts(&r->o, &saved, row_given, r, buf, sizeof buf) == 0)
         return SBW_EXIT_OK;
+    char dir[1024];
+    sbw_error_escape(r->a.resume, dir, sizeof dir);
     fprintf(stderr,
             "sbw-fit: --resume %s: the command line contradicts the checkpoint (drop these "
             "options or start afresh): %s\n",
-            r->a.resume, buf);
+            dir, buf);
     return SBW_EXIT_USAGE;
 }
 
