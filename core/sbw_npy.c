@@ -401,19 +401,42 @@ static int check_payload_size(sbw_npy_reader *r)
     return SBW_OK;
 }
 
-/* A Fortran-order payload cannot be streamed by rows from a pipe. */
+/* After the last row of a stream: anything more is refused, as
+ * check_payload_size refuses it in a regular file. */
+static int check_stream_end(sbw_npy_reader *r)
+{
+    unsigned char extra[4096];
+    size_t got, total = 0;
+    int st;
+    do { /* count a little of what follows, for the message */
+        st = read_full(r->fd, extra, sizeof extra, &got, r->path);
+        total += got;
+    } while (!st && got == sizeof extra && total < ((size_t)1 << 20));
+    if (st || total == 0)
+        return st;
+    return SBW_ERROR(SBW_EFORMAT, "%s: %s%zu bytes after the payload of shape (%zu, %zu)", r->path,
+                     total >= ((size_t)1 << 20) ? "at least " : "", total, r->info.rows,
+                     r->info.cols);
+}
+
+/* A Fortran-order payload cannot be streamed by rows from a pipe: it is
+ * buffered whole, the buffer grown as the bytes arrive (at most doubling),
+ * so a header that claims gigabytes over a short stream fails at its
+ * truncation having held about what was sent. */
 static int slurp_payload(sbw_npy_reader *r)
 {
-    size_t got;
-    r->whole = malloc(r->info.data_bytes ? r->info.data_bytes : 1);
-    if (!r->whole)
-        return SBW_ERROR(SBW_ENOMEM, "%s: cannot buffer a %zu-byte Fortran-order payload", r->path,
-                         r->info.data_bytes);
-    int st = read_full(r->fd, r->whole, r->info.data_bytes, &got, r->path);
-    if (!st && got < r->info.data_bytes)
+    size_t need = r->info.data_bytes, have = 0, cap = 0, got = 0;
+    int st = SBW_OK;
+    do {
+        size_t want = cap ? (cap < need - cap ? 2 * cap : need) : (need < 65536 ? need : 65536);
+        st = grow(&r->whole, &cap, want ? want : 1);
+        st = st ? st : read_full(r->fd, r->whole + have, want - have, &got, r->path);
+        have += st ? 0 : got;
+    } while (!st && have < need && have == cap);
+    if (!st && have < need)
         st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends after %zu of %zu bytes", r->path,
-                       got, r->info.data_bytes);
-    return st;
+                       have, need);
+    return st ? st : check_stream_end(r);
 }
 
 static int open_fd(sbw_npy_reader *r, const char *path)
@@ -662,6 +685,13 @@ static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
     return st;
 }
 
+/* A stream read to its last row must end there. */
+static int check_rows_end(sbw_npy_reader *r)
+{
+    bool stream = !r->seekable && !r->whole && !r->info.safetensors;
+    return stream && r->next_row == r->info.rows ? check_stream_end(r) : SBW_OK;
+}
+
 int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
 {
     int st = check_read(r, nr, ld);
@@ -680,7 +710,7 @@ int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
     }
     if (!st)
         r->next_row += nr;
-    return st;
+    return st ? st : check_rows_end(r);
 }
 
 int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
@@ -697,7 +727,7 @@ int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
                 (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
     if (!st)
         r->next_row += nr;
-    return st;
+    return st ? st : check_rows_end(r);
 }
 
 static int skip_stream(sbw_npy_reader *r, size_t nrows)
@@ -716,7 +746,7 @@ static int skip_stream(sbw_npy_reader *r, size_t nrows)
             nrows -= k;
         }
     }
-    return st;
+    return st ? st : check_rows_end(r);
 }
 
 bool sbw_npy_view_rows(const sbw_npy_reader *r, size_t row, size_t nr, sbw_npy_view *v)

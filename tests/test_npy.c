@@ -337,6 +337,7 @@ typedef struct feeder {
     char fifo[512];
     const char *src;
     size_t limit; /* bytes of src to send */
+    size_t extra; /* bytes sent after them */
 } feeder;
 
 static void *feed(void *arg)
@@ -349,6 +350,9 @@ static void *feed(void *arg)
         size_t k = n < f->limit ? n : f->limit;
         if (write(fd, buf, k) < 0 && errno != EPIPE)
             perror("write");
+        for (size_t e = 0; e < f->extra; e++)
+            if (write(fd, "x", 1) < 0)
+                break; /* the reader may have gone */
         close(fd);
     }
     free(buf);
@@ -356,10 +360,11 @@ static void *feed(void *arg)
 }
 
 /* Reads fixture `name` through a FIFO (limit bytes of it) into m. */
-static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t seek_to)
+static int read_through_fifo_extra(const char *name, size_t limit, size_t extra, sbw_mat *m,
+                                  size_t seek_to)
 {
     static int counter;
-    feeder f = {.src = sbw_test_fixture(name), .limit = limit};
+    feeder f = {.src = sbw_test_fixture(name), .limit = limit, .extra = extra};
     char fname[64];
     snprintf(fname, sizeof fname, "fifo%d", counter++);
     snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path(fname));
@@ -382,6 +387,11 @@ static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t 
     }
     pthread_join(th, NULL);
     return st;
+}
+
+static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t seek_to)
+{
+    return read_through_fifo_extra(name, limit, 0, m, seek_to);
 }
 
 /* A mapped view of f8 C-order rows sees the exact values, at every start
@@ -436,6 +446,18 @@ static void test_pipe_reading(void **state)
     assert_non_null(strstr(sbw_error_reason(), "truncated"));
     sbw_mat_free(&m);
     assert_int_equal(read_through_fifo("f8_f.npy", 128 + 40, &m, 0), SBW_EFORMAT);
+    sbw_mat_free(&m);
+    /* Bytes after the payload are refused from a pipe as from a file,
+     * streamed (C order, the direct and the converting path) or buffered
+     * (Fortran order), also when the rows were skipped to the end. */
+    const char *layouts[] = {"f8_c.npy", "f4_be_f.npy", "f8_f.npy", "f8_be.npy"};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(read_through_fifo_extra(layouts[k], SIZE_MAX, 3, &m, 0), SBW_EFORMAT);
+        assert_non_null(strstr(sbw_error_reason(), ": 3 bytes after the payload of shape (3, 4)"));
+        sbw_mat_free(&m);
+    }
+    assert_int_equal(read_through_fifo_extra("f8_c.npy", SIZE_MAX, 5000, &m, 3), SBW_EFORMAT);
+    assert_non_null(strstr(sbw_error_reason(), ": 5000 bytes after the payload"));
     sbw_mat_free(&m);
 }
 
