@@ -791,24 +791,70 @@ int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)
 
 /* ---- whole-file loading ------------------------------------------------- */
 
+/* Rows a stream's matrix starts with and grows by at least (16 MiB). */
+static size_t stream_rows(size_t rows, size_t cols, size_t itemsize)
+{
+    size_t row = cols * itemsize, r0 = row ? ((size_t)16 << 20) / row : rows;
+    r0 = r0 ? r0 : 1;
+    return r0 < rows ? r0 : rows;
+}
+
+int sbw_npy_read_all(sbw_npy_reader *r, sbw_mat *m)
+{
+    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
+    bool stream = !sbw_npy_reader_seekable(r);
+    size_t cap = stream ? stream_rows(n, cols, sizeof(double)) : n;
+    sbw_mat tmp = {0};
+    int st = sbw_mat_alloc(&tmp, cap, cols);
+    while (!st && done < n) {
+        size_t want = cap - done;
+        st = want ? sbw_npy_read_rows(r, tmp.data + done * cols, want, cols) : SBW_OK;
+        done += st ? 0 : want;
+        if (!st && done < n) {
+            cap = cap < n - cap ? 2 * cap : n;
+            st = sbw_mat_grow(&tmp, cap);
+        }
+    }
+    if (st)
+        sbw_mat_free(&tmp);
+    else
+        *m = tmp;
+    return st;
+}
+
+int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m)
+{
+    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
+    bool stream = !sbw_npy_reader_seekable(r);
+    size_t cap = stream ? stream_rows(n, cols, sizeof(float)) : n;
+    sbw_mat_f32 tmp = {0};
+    int st = sbw_mat_f32_alloc(&tmp, cap, cols);
+    while (!st && done < n) {
+        size_t want = cap - done;
+        st = want ? sbw_npy_read_rows_f32(r, tmp.data + done * cols, want, cols) : SBW_OK;
+        done += st ? 0 : want;
+        if (!st && done < n) {
+            cap = cap < n - cap ? 2 * cap : n;
+            st = sbw_mat_f32_grow(&tmp, cap);
+        }
+    }
+    if (st)
+        sbw_mat_f32_free(&tmp);
+    else
+        *m = tmp;
+    return st;
+}
+
 int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
 {
     sbw_npy_reader *r;
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_mat tmp = {0};
-    st = sbw_mat_alloc(&tmp, in->rows, in->cols);
-    if (!st)
-        st = sbw_npy_read_rows(r, tmp.data, in->rows, tmp.ld);
+    st = sbw_npy_read_all(r, m);
     if (!st && info)
-        *info = *in;
+        *info = *sbw_npy_reader_info(r);
     sbw_npy_close(r);
-    if (st)
-        sbw_mat_free(&tmp);
-    else
-        *m = tmp;
     return st;
 }
 
@@ -818,18 +864,10 @@ int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info)
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_mat_f32 tmp = {0};
-    st = sbw_mat_f32_alloc(&tmp, in->rows, in->cols);
-    if (!st)
-        st = sbw_npy_read_rows_f32(r, tmp.data, in->rows, tmp.ld);
+    st = sbw_npy_read_all_f32(r, m);
     if (!st && info)
-        *info = *in;
+        *info = *sbw_npy_reader_info(r);
     sbw_npy_close(r);
-    if (st)
-        sbw_mat_f32_free(&tmp);
-    else
-        *m = tmp;
     return st;
 }
 

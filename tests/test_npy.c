@@ -461,6 +461,101 @@ static void test_pipe_reading(void **state)
     sbw_mat_free(&m);
 }
 
+/* A version 1.0 header for shape (rows, cols) in order fortran, then
+ * payload bytes of zeros: a file whose header may lie about its size. */
+static void write_lying_npy(const char *path, size_t rows, size_t cols, bool fortran,
+                            size_t payload)
+{
+    char dict[160];
+    int len = snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': %s, 'shape': (%zu, %zu), }",
+                       fortran ? "True" : "False", rows, cols);
+    size_t hlen = ((size_t)len + 11 + 63) / 64 * 64 - 10;
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc((int)(hlen & 0xff), f);
+    fputc((int)(hlen >> 8), f);
+    fputs(dict, f);
+    for (size_t k = (size_t)len; k + 1 < hlen; k++)
+        fputc(' ', f);
+    fputc('\n', f);
+    static const unsigned char zeros[65536];
+    for (size_t k = 0; k < payload; k += sizeof zeros)
+        fwrite(zeros, 1, payload - k < sizeof zeros ? payload - k : sizeof zeros, f);
+    fclose(f);
+}
+
+/* Copies the whole file f->src into the FIFO in 64 KiB writes. */
+static void *feed_file(void *arg)
+{
+    feeder *f = arg;
+    FILE *in = fopen(f->src, "rb");
+    int fd = open(f->fifo, O_WRONLY);
+    unsigned char buf[65536];
+    size_t k;
+    while (in && fd >= 0 && (k = fread(buf, 1, sizeof buf, in)) > 0)
+        if (write(fd, buf, k) < 0)
+            break; /* the reader stopped early */
+    if (fd >= 0)
+        close(fd);
+    if (in)
+        fclose(in);
+    return NULL;
+}
+
+/* Reads the file at path through a FIFO with sbw_npy_read_all. */
+static int read_all_through_fifo(const char *path, sbw_mat *m)
+{
+    feeder f = {.src = path, .limit = SIZE_MAX};
+    snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path("fifo_all"));
+    unlink(f.fifo);
+    assert_int_equal(mkfifo(f.fifo, 0600), 0);
+    pthread_t th;
+    pthread_create(&th, NULL, feed_file, &f);
+    sbw_npy_reader *r;
+    int st = sbw_npy_open(&r, f.fifo);
+    st = st ? st : sbw_npy_read_all(r, m);
+    sbw_npy_close(r);
+    pthread_join(th, NULL);
+    return st;
+}
+
+/* A pipe whose header claims 4e8 entries (3.2 GB) and sends 8,000 bytes is
+ * "truncated", not "out of memory": the reader grows its matrix as the rows
+ * arrive.  SBW_MAX_MEMORY = 256M makes an allocation of the claim fail, so
+ * a reader that trusted the header fails this test on any machine.  A pipe
+ * that sends everything it claims reads back whole across several growths
+ * (16 MiB start: 5,000 rows of 1,000 doubles need two). */
+static void test_pipe_header_claims(void **state)
+{
+    (void)state;
+    char path[512]; /* sbw_test_path's buffer is reused */
+    snprintf(path, sizeof path, "%s", sbw_test_path("lying.npy"));
+    setenv("SBW_MAX_MEMORY", "256M", 1);
+    for (int fortran = 0; fortran < 2; fortran++) {
+        write_lying_npy(path, 20000, 20000, fortran, 8000);
+        sbw_mat m = {0};
+        assert_int_equal(read_all_through_fifo(path, &m), SBW_EFORMAT);
+        assert_non_null(strstr(sbw_error_reason(), "truncated"));
+        assert_null(m.data);
+    }
+    /* the preflight still refuses what a regular file really holds */
+    write_lying_npy(path, 20000, 2000, false, 20000u * 2000u * 8u);
+    sbw_mat m = {0};
+    assert_int_equal(sbw_npy_load(path, &m, NULL), SBW_ENOMEM);
+    assert_non_null(strstr(sbw_error_reason(), "SBW_MAX_MEMORY"));
+    unsetenv("SBW_MAX_MEMORY");
+    write_lying_npy(path, 5000, 1000, false, 5000u * 1000u * 8u);
+    SBW_ASSERT_OK(read_all_through_fifo(path, &m));
+    SBW_ASSERT_EQ(m.rows, 5000);
+    SBW_ASSERT_EQ(m.cols, 1000);
+    for (size_t i = 0; i < m.rows * m.cols; i++)
+        if (m.data[i] != 0.0)
+            fail_msg("entry %zu is %g, want 0", i, m.data[i]);
+    sbw_mat_free(&m);
+    unlink(path);
+}
+
 /* ---- writer failure paths ----------------------------------------------- */
 
 static bool dir_has_temp(const char *dir)
@@ -537,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_payload_size),
         cmocka_unit_test(test_view_rows),
         cmocka_unit_test(test_pipe_reading),
+        cmocka_unit_test(test_pipe_header_claims),
         cmocka_unit_test(test_writer_failures),
         cmocka_unit_test(test_abort_keeps_old_file),
     };
