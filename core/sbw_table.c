@@ -6,6 +6,7 @@
 #include "sbw_file.h"
 
 #include <inttypes.h>
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -388,7 +389,9 @@ int sbw_table_print(const sbw_table *t, FILE *f, bool json)
     else
         print_tsv(t, f);
     if (fflush(f) != 0 || ferror(f))
-        return SBW_ERROR(SBW_EIO, "cannot write the result table");
+        return SBW_ERROR(SBW_EIO, "cannot write the result table to %s: %s",
+                         f == stdout ? "stdout" : f == stderr ? "stderr" : "its stream",
+                         strerror(errno));
     return SBW_OK;
 }
 
