@@ -105,6 +105,22 @@ npy '<f8' '(0, 0)' "$D/empty_both.npy"
 npy '<f8' '(1, 1)' "$D/one_by_one.npy"
 printf "$ZERO" >>"$D/one_by_one.npy" # log 1: one word, certain
 
+# ---- singular values for sbw-plot spectrum: (3, 2, 1) and (2, NaN) -----------------------------
+npy '<f8' '(3,)' "$D/spectrum.npy"
+printf '\000\000\000\000\000\000\010\100\000\000\000\000\000\000\000\100' >>"$D/spectrum.npy"
+printf '\000\000\000\000\000\000\360\077' >>"$D/spectrum.npy"
+npy '<f8' '(2,)' "$D/nan_spectrum.npy"
+printf "\000\000\000\000\000\000\000\100$NAN" >>"$D/nan_spectrum.npy"
+
+# ---- a word-level corpus whose valid split has a NUL byte (sbw-lm) ------------------------------
+mkdir -p "$D/corpus_nul"
+printf 'a b c\nb c a\n' >"$D/corpus_nul/train.txt"
+printf 'a \000b\n' >"$D/corpus_nul/valid.txt"
+printf 'a c\n' >"$D/corpus_nul/test.txt"
+mkdir -p "$D/corpus_ok"
+cp "$D/corpus_nul/train.txt" "$D/corpus_nul/test.txt" "$D/corpus_ok/"
+printf 'a b\n' >"$D/corpus_ok/valid.txt"
+
 # ---- control characters -------------------------------------------------------------------
 # in a header's dtype and in an unknown key; in a file name (ESC sequence, BEL, newline)
 npy_raw "{'descr': '<f8$(printf '\033')[31m', 'fortran_order': False, 'shape': (2, 2), }" "$D/ctl_descr.npy"
@@ -113,3 +129,4 @@ npy_raw "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), 'x$(printf '\
 cp "$D/trunc_payload.npy" "$D/$(printf 'ctl\033[31m\007\nname.npy')"
 cp "$D/good.npy" "$D/$(printf 'ok\033[31mname.npy')"
 mkdir -p "$D/dir.npy"
+cp "$D/spectrum.tsv" "$D/s.dat" # an input whose name sbw-plot -o s would write

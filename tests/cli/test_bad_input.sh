@@ -1,0 +1,148 @@
+# The bad-input corpus (tests/badinput/MANIFEST, files from tests/badinput/make.sh):
+# every case against every tool that takes that kind of input.  Each run must
+# give the manifest's exit status (0 ok, 1 bad data, 2 bad usage) and never
+# crash (exit >= 128); a failure prints exactly one line on stderr (besides a
+# usage error's "Usage:" and "Try" lines) that starts with the tool's name,
+# matches the manifest's pattern and holds no control character; a success
+# prints nothing on stderr; a failed run leaves nothing in its output
+# directory; no run leaves a temporary (a hidden file) there or beside its
+# inputs.  Prints the counts at the end.
+. tests/cli/lib.sh
+C=$T/corpus
+export SBW_BLAS_TUNE=0 # no re-exec per run: 500 runs start faster
+sh tests/badinput/make.sh "$C" || { bad "tests/badinput/make.sh failed"; finish; }
+CTL=$(printf 'ctl\033[31m\007\nname.npy')
+OKCTL=$(printf 'ok\033[31mname.npy')
+"$BIN/sbw-fit" -q --d 2 --steps 0 --save "$C/params" "$C/good.npy" >/dev/null ||
+    bad "could not make the --init parameters"
+
+# The tools of a TOOLS field (a tool or a group, several words allowed).
+tools_of() {
+    for w in $1; do
+        case $w in
+        NPY) echo info rank bound kl compare fit argmax plot ;;
+        MAT) echo rank bound kl compare fit argmax ;;
+        LOGP) echo kl compare fit ;;
+        FREE) echo info rank bound argmax ;;
+        OPTS) echo rank bound kl compare fit argmax ;;
+        *) echo "$w" ;;
+        esac
+    done
+}
+
+# subst TOKEN: placeholders replaced (printf keeps a trailing newline out of $(...)'s way)
+subst() {
+    s=$1
+    while :; do
+        case $s in
+        *'{c}'*) s="${s%%\{c\}*}$C${s#*\{c\}}" ;;
+        *'{o}'*) s="${s%%\{o\}*}$O${s#*\{o\}}" ;;
+        *'{good}'*) s="${s%%\{good\}*}$C/good.npy${s#*\{good\}}" ;;
+        *'{okctl}'*) s="${s%%\{okctl\}*}$OKCTL${s#*\{okctl\}}" ;;
+        *'{ctl}'*) s="${s%%\{ctl\}*}$CTL${s#*\{ctl\}}" ;;
+        *) break ;;
+        esac
+    done
+    printf '%s.' "$s"
+}
+
+runs=0
+ncases=0
+names=" "
+O=$T/o
+# run_one CASE TOOL ARGS EXIT PATTERN
+run_one() {
+    case=$1 tool=$2 args=$3 want=$4 pat=$5
+    rm -rf "$O" && mkdir "$O"
+    runs=$((runs + 1))
+    case $names in *" $tool "*) ;; *) names="$names$tool " ;; esac
+    literal=false
+    case $args in '!'*) literal=true args=${args#!} ;; esac
+    stdin=/dev/null stdout=$T/out envs="" f=""
+    set --
+    if ! $literal; then
+        case $tool in
+        info | argmax | kl | compare | rank) set -- -q ;;
+        bound) set -- -q --construct 1 -o "$O/out.npy" ;;
+        fit) set -- -q --d 1 --steps 1 -o "$O/out.npy" ;;
+        plot) set -- -q spectrum ;;
+        esac
+        case $tool in
+        rank) set -- "$@" --spectrum "$O/out.tsv" ;;
+        kl | compare | argmax) set -- "$@" -o "$O/out.tsv" ;;
+        esac
+    fi
+    passes=1
+    [ "$tool" = compare ] && ! $literal && passes=2 # the file as P and as Q
+    p=1
+    while [ $p -le $passes ]; do
+        set -f
+        for tok in $args; do
+            case $tok in
+            '<'*)
+                stdin=$C/${tok#<} tok=-
+                [ $p -eq 2 ] && tok=$C/good.npy
+                f="<stdin>"
+                ;;
+            '>/dev/full') stdout=/dev/full && continue ;;
+            SBW_*=*) envs="$envs $tok" && continue ;;
+            *'{'*) tok=$(subst "$tok") && tok=${tok%.} ;;
+            -* | /*) ;;
+            *.npy | *.tsv) $literal || tok=$C/$tok ;;
+            esac
+            case $tok in -*) ;; *) [ -n "$f" ] || f=$(basename "$tok") ;; esac
+            set -- "$@" "$tok"
+        done
+        set +f
+        p=$((p + 1))
+    done
+    [ "$tool" = plot ] && ! $literal && set -- "$@" -o "$O/fig"
+    bin=sbw-$tool
+    # a pipe, not a redirected file: a file on stdin is seekable and sized
+    # shellcheck disable=SC2086
+    cat "$stdin" | env $envs "$BIN/$bin" "$@" >"$stdout" 2>"$T/err"
+    got=$?
+    what="$case: sbw-$tool"
+    if [ "$got" -ge 128 ]; then bad "$what: crashed (exit $got): $(head -c 300 "$T/err")"; else ok; fi
+    if [ "$got" -eq "$want" ]; then ok; else
+        bad "$what: exit $got, want $want; stderr: $(head -c 300 "$T/err")"
+    fi
+    grep -v -e '^Usage: ' -e "^Try '" "$T/err" >"$T/msg"
+    if [ "$want" -eq 0 ]; then
+        if [ -s "$T/err" ]; then bad "$what: stderr not empty: $(head -c 300 "$T/err")"; else ok; fi
+    else
+        n=$(wc -l <"$T/msg")
+        if [ "$n" -eq 1 ]; then ok; else bad "$what: $n message lines, want 1: $(head -c 300 "$T/err")"; fi
+        # "sbw-lm train: ", "sbw-synth dirichlet: " for tools with subcommands
+        if grep -Eq "^$bin( [a-z]+)?: " "$T/msg"; then ok; else
+            bad "$what: message does not start with '$bin: ': $(head -c 200 "$T/msg")"
+        fi
+        if LC_ALL=C grep -q '[[:cntrl:]]' "$T/msg"; then bad "$what: control character in: $(od -c "$T/msg" | head -3)"; else ok; fi
+        fre=$(printf '%s' "$f" | sed 's/[].[\\*^$()+?{|]/\\&/g')
+        p2=$pat
+        case $p2 in *'{f}'*) p2="${p2%%\{f\}*}$fre${p2#*\{f\}}" ;; esac
+        if [ -z "$p2" ] || grep -Eq -- "$p2" "$T/msg"; then ok; else
+            bad "$what: /$p2/ not in: $(head -c 300 "$T/msg")"
+        fi
+        if [ -z "$(ls -A "$O")" ]; then ok; else bad "$what: failed but wrote: $(ls -A "$O" | head -5 | tr '\n' ' ')"; fi
+    fi
+    if ls -A "$O" "$C" | grep -q '^\.'; then
+        bad "$what: temporary left: $(ls -A "$O" "$C" | grep '^\.' | head -3 | tr '\n' ' ')"
+        find "$C" "$O" -maxdepth 1 -name '.*' ! -name . ! -name .. -exec rm -rf {} +
+    else ok; fi
+}
+
+while IFS='|' read -r case tools args want pat; do
+    case $case in '#'* | '') continue ;; esac
+    case=$(echo $case) tools=$(echo $tools) want=$(echo $want)
+    args=$(printf '%s' "$args" | sed 's/^ *//; s/ *$//')
+    pat=$(printf '%s' "$pat" | sed 's/^ *//; s/ *$//')
+    ncases=$((ncases + 1))
+    for tool in $(tools_of "$tools"); do
+        run_one "$case" "$tool" "$args" "$want" "$pat"
+    done
+done <tests/badinput/MANIFEST
+
+ntools=$(echo $names | wc -w)
+echo "bad-input corpus: $ncases cases x $ntools tools ($(echo $names)) = $runs runs"
+finish
