@@ -390,7 +390,9 @@ int sbw_table_print(const sbw_table *t, FILE *f, bool json)
         print_tsv(t, f);
     if (fflush(f) != 0 || ferror(f))
         return SBW_ERROR(SBW_EIO, "cannot write the result table to %s: %s",
-                         f == stdout ? "stdout" : f == stderr ? "stderr" : "its stream",
+                         f == stdout   ? "stdout"
+                         : f == stderr ? "stderr"
+                                       : "its stream",
                          strerror(errno));
     return SBW_OK;
 }

@@ -140,15 +140,20 @@ static int check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_
                                    "and mos+plif, the hidden units of lms, the intervals of plif",
                                    model);
     if (sbw_cli_given(cli, c, "--knots") && !plif)
-        return sbw_cli_usage_error(cli, "--knots does not apply to %s: only plif and mos+plif "
-                                        "have PLIF intervals", model);
+        return sbw_cli_usage_error(cli,
+                                   "--knots does not apply to %s: only plif and mos+plif "
+                                   "have PLIF intervals",
+                                   model);
     if (sbw_cli_given(cli, c, "--plif-t") && !plif)
-        return sbw_cli_usage_error(cli, "--plif-t does not apply to %s: only plif and mos+plif "
-                                        "have PLIF knots", model);
+        return sbw_cli_usage_error(cli,
+                                   "--plif-t does not apply to %s: only plif and mos+plif "
+                                   "have PLIF knots",
+                                   model);
     for (size_t i = 0; !adam && i < sizeof adam_only / sizeof *adam_only; i++)
         if (sbw_cli_given(cli, c, adam_only[i]))
-            return sbw_cli_usage_error(cli, "%s does not apply to lbfgs: it is a setting of Adam "
-                                            "(L-BFGS takes its steps by line search)",
+            return sbw_cli_usage_error(cli,
+                                       "%s does not apply to lbfgs: it is a setting of Adam "
+                                       "(L-BFGS takes its steps by line search)",
                                        adam_only[i]);
     if (adam && sbw_cli_given(cli, c, "--lbfgs-mem"))
         return sbw_cli_usage_error(cli, "--lbfgs-mem does not apply to adam: it is the history "
@@ -423,7 +428,8 @@ static int check_size(const run *r)
         return SBW_ERROR(SBW_EINVAL,
                          "%s: %zu PLIF intervals for a %zu x %zu matrix: more intervals than "
                          "logits (at most max(1000, N x M) = %.0f)",
-                         r->c.args[0], o->knots, in->rows, in->cols, entries > 1000 ? entries : 1000);
+                         r->c.args[0], o->knots, in->rows, in->cols,
+                         entries > 1000 ? entries : 1000);
     double items[6], total = 0;
     int st = plan(o, in->rows, in->cols, items);
     for (int i = 0; !st && i < 6; i++)

@@ -361,7 +361,7 @@ static void *feed(void *arg)
 
 /* Reads fixture `name` through a FIFO (limit bytes of it) into m. */
 static int read_through_fifo_extra(const char *name, size_t limit, size_t extra, sbw_mat *m,
-                                  size_t seek_to)
+                                   size_t seek_to)
 {
     static int counter;
     feeder f = {.src = sbw_test_fixture(name), .limit = limit, .extra = extra};
@@ -467,8 +467,9 @@ static void write_lying_npy(const char *path, size_t rows, size_t cols, bool for
                             size_t payload)
 {
     char dict[160];
-    int len = snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': %s, 'shape': (%zu, %zu), }",
-                       fortran ? "True" : "False", rows, cols);
+    int len =
+        snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': %s, 'shape': (%zu, %zu), }",
+                 fortran ? "True" : "False", rows, cols);
     size_t hlen = ((size_t)len + 11 + 63) / 64 * 64 - 10;
     FILE *f = fopen(path, "wb");
     assert_non_null(f);

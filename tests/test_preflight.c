@@ -156,8 +156,11 @@ static void test_memory_limit(void **state)
     const struct {
         const char *env;
         double want;
-    } ok[] = {{"1000", 1000}, {"512K", 524288}, {"1.5M", 1572864},
-              {"2G", 2147483648.0}, {"1T", 1099511627776.0}};
+    } ok[] = {{"1000", 1000},
+              {"512K", 524288},
+              {"1.5M", 1572864},
+              {"2G", 2147483648.0},
+              {"1T", 1099511627776.0}};
     for (size_t k = 0; k < sizeof ok / sizeof *ok; k++) {
         setenv("SBW_MAX_MEMORY", ok[k].env, 1);
         SBW_ASSERT_OK(sbw_preflight_memory_limit(&lim));

@@ -62,7 +62,8 @@ static void test_json(void **state)
     assert_non_null(strstr(s, "\"tool\": \"sbw-test\""));
     assert_non_null(strstr(s, "\"input\": \"a\\u0009b\\\"c\""));
     /* one row: the same "rows" array as any other count */
-    assert_non_null(strstr(s, "\"rows\": [{\"d\": 1, \"bound\": 0.3333333333333333, \"name\": \"x\"}]}\n"));
+    assert_non_null(
+        strstr(s, "\"rows\": [{\"d\": 1, \"bound\": 0.3333333333333333, \"name\": \"x\"}]}\n"));
     sbw_table_free(t);
     t = sample(0);
     s = print_to_string(t, true);
