@@ -10,6 +10,7 @@
 . tests/cli/lib.sh
 C=$T/corpus
 export SBW_BLAS_TUNE=0 # no re-exec per run: 500 runs start faster
+ABS=$(cd "$BIN" && pwd)
 sh tests/badinput/make.sh "$C" || { bad "tests/badinput/make.sh failed"; finish; }
 CTL=$(printf 'ctl\033[31m\007\nname.npy')
 OKCTL=$(printf 'ok\033[31mname.npy')
@@ -99,7 +100,7 @@ run_one() {
     [ "$tool" = plot ] && ! $literal && set -- "$@" -o "$O/fig"
     bin=sbw-$tool
     # a pipe, not a redirected file: a file on stdin is seekable and sized
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2002,SC2086
     cat "$stdin" | env $envs "$BIN/$bin" "$@" >"$stdout" 2>"$T/err"
     got=$?
     what="$case: sbw-$tool"
@@ -118,25 +119,29 @@ run_one() {
             bad "$what: message does not start with '$bin: ': $(head -c 200 "$T/msg")"
         fi
         if LC_ALL=C grep -q '[[:cntrl:]]' "$T/msg"; then bad "$what: control character in: $(od -c "$T/msg" | head -3)"; else ok; fi
+        # shellcheck disable=SC2016
         fre=$(printf '%s' "$f" | sed 's/[].[\\*^$()+?{|]/\\&/g')
         p2=$pat
         case $p2 in *'{f}'*) p2="${p2%%\{f\}*}$fre${p2#*\{f\}}" ;; esac
         if [ -z "$p2" ] || grep -Eq -- "$p2" "$T/msg"; then ok; else
             bad "$what: /$p2/ not in: $(head -c 300 "$T/msg")"
         fi
-        if [ -z "$(ls -A "$O")" ]; then ok; else bad "$what: failed but wrote: $(ls -A "$O" | head -5 | tr '\n' ' ')"; fi
+        left=$(find "$O" -mindepth 1 -maxdepth 1 | head -5 | tr '\n' ' ')
+        if [ -z "$left" ]; then ok; else bad "$what: failed but wrote: $left"; fi
     fi
-    if ls -A "$O" "$C" | grep -q '^\.'; then
-        bad "$what: temporary left: $(ls -A "$O" "$C" | grep '^\.' | head -3 | tr '\n' ' ')"
-        find "$C" "$O" -maxdepth 1 -name '.*' ! -name . ! -name .. -exec rm -rf {} +
+    hidden=$(find "$O" "$C" -mindepth 1 -maxdepth 1 -name '.*' | head -3 | tr '\n' ' ')
+    if [ -n "$hidden" ]; then
+        bad "$what: temporary left: $hidden"
+        find "$C" "$O" -mindepth 1 -maxdepth 1 -name '.*' -exec rm -rf {} +
     else ok; fi
 }
 
+trim() { printf '%s' "$1" | sed 's/^ *//; s/ *$//'; }
+
 while IFS='|' read -r case tools args want pat; do
     case $case in '#'* | '') continue ;; esac
-    case=$(echo $case) tools=$(echo $tools) want=$(echo $want)
-    args=$(printf '%s' "$args" | sed 's/^ *//; s/ *$//')
-    pat=$(printf '%s' "$pat" | sed 's/^ *//; s/ *$//')
+    case=$(trim "$case") tools=$(trim "$tools") want=$(trim "$want")
+    args=$(trim "$args") pat=$(trim "$pat")
     ncases=$((ncases + 1))
     for tool in $(tools_of "$tools"); do
         run_one "$case" "$tool" "$args" "$want" "$pat"
@@ -165,6 +170,24 @@ for tool in fit rank; do
             bad "rank: a pipe read differently from the file: $(cat "$T/a") / $(cat "$T/b")"
         fi
     fi
+done
+
+# sbw-info with a bad file among good ones describes the good ones, says what is
+# wrong with each bad one (one line each) and exits 1.
+"$BIN/sbw-info" -q "$C/good.npy" "$C/trunc_payload.npy" "$C/goodq.npy" "$C/$CTL" >"$T/out" 2>"$T/err"
+expect_eq "$?" 1 "info good bad good bad: exit"
+expect_eq "$(grep -cv '^#' "$T/out")" 3 "info good bad good bad: header + the two good rows"
+expect_eq "$(tsv_field "$T/out" file 2)" "$C/goodq.npy" "info good bad good bad: the file after the bad one"
+expect_lines 2 "$T/err" "info good bad good bad: one line per bad file"
+expect_grep 'trunc_payload.npy: truncated' "$T/err" "info: the first bad file"
+expect_grep 'ctl\\x1b\[31m\\x07\\x0aname.npy: truncated' "$T/err" "info: the second, escaped"
+# --json has one layout for one row and for many: the rows under "rows"
+for files in "good.npy" "good.npy goodq.npy"; do
+    # shellcheck disable=SC2086
+    (cd "$C" && "$ABS/sbw-info" -q --json $files) >"$T/out" 2>"$T/err"
+    expect_grep '^\{"tool": "sbw-info", .*"rows": \[\{"file": "good.npy", "rows": 9, "cols": 7, ' "$T/out" \
+        "info --json $files: rows array"
+    expect_lines 1 "$T/out" "info --json $files: one line"
 done
 
 ntools=$(echo $names | wc -w)
