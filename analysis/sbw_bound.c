@@ -134,6 +134,13 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
     if (st)
         return st;
     sbw_check_bad_rows(&f->bad, f->q, row0, rows, f->cols, f->cols);
+    for (size_t i = 0; !f->bad.any && i < rows; i++)
+        if (sbw_check_looks_like_probs(f->q + i * f->cols, f->cols,
+                                       sbw_npy_reader_info(f->r)->dtype, SBW_CHECK_TOL))
+            return SBW_ERROR(SBW_EDATA,
+                             "%s: row %zu (0-based) of log Q looks like probabilities (entries "
+                             "in [0, 1] summing to 1): --fit takes log Q; save np.log of it",
+                             sbw_npy_reader_path(f->r), row0 + i);
     if (!f->bad.any)
         add_error(a, ld, f->q, f->cols, rows, f->cols, &f->sums);
     f->next += rows;

@@ -130,6 +130,12 @@ static int prepare_row(sbw_logp_reader *r, size_t row, double *x, bool test_fini
     test_finite = test_finite || r->opts.probs || r->opts.normalize;
     if (test_finite && !sbw_check_all_finite(x, n))
         return nonfinite_error(r, row, x, n);
+    if (r->opts.normalize && !r->opts.probs &&
+        sbw_check_looks_like_probs(x, n, r->info->dtype, r->opts.tol))
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: row %zu (0-based) looks like probabilities (entries in [0, 1] "
+                         "summing to 1): --normalize renormalises log-probabilities; pass --probs",
+                         sbw_logp_path(r), row);
     if (r->opts.normalize && n > 0) {
         double lse = sbw_kern_logsumexp(x, n);
         note_lse(r, fabs(lse), row);

@@ -67,9 +67,7 @@ static int read_all(const char *path, sbw_check_shape_kind kind, sbw_mat *out)
     int st = sbw_check_open(&r, path, kind);
     if (st)
         return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    st = sbw_mat_alloc(out, in->rows, in->cols);
-    st = st ? st : sbw_npy_read_rows(r, out->data, in->rows, out->ld);
+    st = sbw_npy_read_all(r, out);
     sbw_check_bad bad = {0};
     if (!st)
         sbw_check_bad_rows(&bad, out->data, 0, out->rows, out->cols, out->ld);

@@ -205,6 +205,11 @@ static int extras(const char *path, const bound_args *a, const sbw_cli_common *c
                   const sbw_reduce_opts *o, bound_run *run)
 {
     int st = SBW_OK;
+    if (run->have_fit && (size_t)a->fit_d > run->sp.k && a->fit_d >= 0)
+        return SBW_ERROR(SBW_EINVAL,
+                         "--fit-d %ld exceeds min(N, M) = %zu of %s: the bounds stop at d = %zu, "
+                         "so the fit error would be compared with nothing",
+                         a->fit_d, run->sp.k, path, run->sp.k);
     if (run->have_fit && a->fit_d >= 0)
         run->fit_d = (size_t)a->fit_d;
     else if (run->have_fit)

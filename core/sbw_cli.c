@@ -107,8 +107,9 @@ static int expand_item(const char *item, const char *what, size_t **v, size_t *n
     hi = lo;
     if (!st && c1)
         st = sbw_cli_parse_size(c1 + 1, what, 1, 0, &hi);
-    if (!st && c2)
-        st = sbw_cli_parse_size(c2 + 1, what, 1, 1e15, &step);
+    if (!st && c2 && (sbw_cli_parse_size(c2 + 1, what, 1, 1e15, &step) || step == 0))
+        st = SBW_ERROR(SBW_EINVAL, "%s: the step of range '%s' must be an integer >= 1, got '%s'",
+                       what, item, c2 + 1);
     if (!st && hi < lo)
         st = SBW_ERROR(SBW_EINVAL, "%s: range '%s' runs backwards", what, item);
     for (size_t x = lo; !st && x <= hi; x += step) {
@@ -240,14 +241,15 @@ static void print_help(const sbw_cli *cli)
 int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: ", cli->tool);
+    char raw[1024], msg[1024];
     va_start(ap, fmt);
     /* va_start is just above: clang-analyzer's valist checker misreads
      * glibc's va_list here (as in sbw_error.c). */
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    sbw_error_escape(raw, msg, sizeof msg); /* an argument may hold control characters */
+    fprintf(stderr, "%s: %s\n", cli->tool, msg);
     print_usage_line(cli, stderr);
     fprintf(stderr, "Try '%s --help' for more information.\n", cli->tool);
     return SBW_EXIT_USAGE;

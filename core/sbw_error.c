@@ -2,6 +2,7 @@
 #include "sbw_error.h"
 
 #include <gsl/gsl_errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -36,12 +37,34 @@ int sbw_error_set(int status, const char *file, int line, const char *fmt, ...)
     va_start(ap, fmt);
     /* clang-analyzer 14 misses the va_start above (a known false positive). */
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    vsnprintf(err_reason, sizeof err_reason, fmt, ap);
+    char raw[sizeof err_reason];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    sbw_error_escape(raw, err_reason, sizeof err_reason);
     err_file = file;
     err_line = line;
     err_status = status;
     return status;
+}
+
+size_t sbw_error_escape(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        bool ctl = *p < 0x20 || *p == 0x7f;
+        size_t need = ctl ? 4 : 1;
+        if (n + need >= cap)
+            break; /* cut, never in the middle of an escape */
+        if (ctl)
+            snprintf(out + n, 5, "\\x%02x", *p);
+        else
+            out[n] = (char)*p;
+        n += need;
+    }
+    out[n] = '\0';
+    return n;
 }
 
 const char *sbw_error_reason(void) { return err_reason; }

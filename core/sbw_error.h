@@ -9,6 +9,8 @@
 #ifndef SBW_ERROR_H
 #define SBW_ERROR_H
 
+#include <stddef.h>
+
 enum sbw_error_code {
     SBW_OK = 0,
     SBW_EINVAL,   /* bad argument from the caller (a usage error in a tool) */
@@ -41,6 +43,14 @@ static inline int sbw_error_pass(int recorded, int status)
 }
 #define SBW_ERROR(status, ...)                                                                     \
     sbw_error_pass(sbw_error_set((status), __FILE__, __LINE__, __VA_ARGS__), (status))
+
+/* Copies the string in to out (cap bytes, always terminated) with every
+ * control character (bytes 0x00-0x1f and 0x7f) written as \xNN, so a
+ * file name or header text quoted in a message cannot move the cursor,
+ * recolour the terminal or break the message into two lines.  Cuts at cap
+ * (never inside an escape); returns the length written.  sbw_error_set
+ * passes every reason through it. */
+size_t sbw_error_escape(const char *in, char *out, size_t cap);
 
 /* The last recorded reason on this thread ("" when none), and where it was
  * raised.  Valid until the next sbw_error_set() on the same thread. */

@@ -2,8 +2,10 @@
 #include "sbw_mat.h"
 
 #include "sbw_error.h"
+#include "sbw_preflight.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +36,23 @@ static void *alloc_zeroed(size_t bytes)
     return p;
 }
 
+/* The memory preflight of a rows x cols matrix of items of size bytes. */
+static int check_memory(size_t rows, size_t cols, size_t size)
+{
+    char what[96];
+    double bytes = (double)rows * (double)cols * (double)size;
+    if (bytes < (double)(64u << 20))
+        return SBW_OK; /* not worth a sysconf */
+    snprintf(what, sizeof what, "a %zu x %zu matrix of %s", rows, cols,
+             size == sizeof(double) ? "float64" : "float32");
+    return sbw_preflight_memory(bytes, what);
+}
+
 int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols)
 {
     size_t bytes = 0;
     int st = sbw_mat_bytes(rows, cols, sizeof(double), &bytes);
+    st = st ? st : check_memory(rows, cols, sizeof(double));
     if (st)
         return st;
     double *data = alloc_zeroed(bytes);
@@ -52,6 +67,7 @@ int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols)
 {
     size_t bytes = 0;
     int st = sbw_mat_bytes(rows, cols, sizeof(float), &bytes);
+    st = st ? st : check_memory(rows, cols, sizeof(float));
     if (st)
         return st;
     float *data = alloc_zeroed(bytes);
@@ -60,6 +76,56 @@ int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols)
                          (double)bytes / 1e9);
     *m = (sbw_mat_f32){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
     return SBW_OK;
+}
+
+/* A bigger aligned buffer for an owned, contiguous matrix: the old rows
+ * copied, the new ones zero. */
+static int grow_rows(void **data, size_t old_rows, size_t rows, size_t cols, size_t size)
+{
+    size_t bytes = 0, old_bytes = old_rows * cols * size;
+    int st = sbw_mat_bytes(rows, cols, size, &bytes);
+    st = st ? st : check_memory(rows, cols, size);
+    if (st)
+        return st;
+    void *p = alloc_zeroed(bytes);
+    if (!p)
+        return SBW_ERROR(SBW_ENOMEM, "cannot grow a matrix to %zu x %zu (%.3g GB)", rows, cols,
+                         (double)bytes / 1e9);
+    if (old_bytes)
+        memcpy(p, *data, old_bytes);
+    free(*data);
+    *data = p;
+    return SBW_OK;
+}
+
+int sbw_mat_grow(sbw_mat *m, size_t rows)
+{
+    if (rows <= m->rows)
+        return SBW_OK;
+    if (!m->owner || m->ld != m->cols)
+        return SBW_ERROR(SBW_EINVAL, "only an owned contiguous matrix can grow");
+    void *p = m->data;
+    int st = grow_rows(&p, m->rows, rows, m->cols, sizeof(double));
+    if (!st) {
+        m->data = p;
+        m->rows = rows;
+    }
+    return st;
+}
+
+int sbw_mat_f32_grow(sbw_mat_f32 *m, size_t rows)
+{
+    if (rows <= m->rows)
+        return SBW_OK;
+    if (!m->owner || m->ld != m->cols)
+        return SBW_ERROR(SBW_EINVAL, "only an owned contiguous matrix can grow");
+    void *p = m->data;
+    int st = grow_rows(&p, m->rows, rows, m->cols, sizeof(float));
+    if (!st) {
+        m->data = p;
+        m->rows = rows;
+    }
+    return st;
 }
 
 void sbw_mat_free(sbw_mat *m)

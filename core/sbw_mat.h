@@ -33,9 +33,22 @@ typedef struct sbw_mat_f32 {
 int sbw_mat_bytes(size_t rows, size_t cols, size_t size, size_t *bytes);
 
 /* Allocates a zero-filled rows x cols matrix with ld = cols (64-byte
- * aligned).  rows or cols may be 0.  Errors: SBW_ENOMEM; *m untouched. */
+ * aligned).  rows or cols may be 0.  A matrix of 64 MiB or more is first
+ * checked against the machine's memory (sbw_preflight_memory: refused
+ * with the size and the SBW_MAX_MEMORY override).  Errors: SBW_ENOMEM
+ * (also a size that overflows); SBW_EINVAL (a bad SBW_MAX_MEMORY); *m
+ * untouched. */
 int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols);
 int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols);
+
+/* Grows an owned contiguous matrix (from sbw_mat_alloc) to rows rows,
+ * keeping its rows and zero-filling the new ones (a new aligned buffer;
+ * the old one is freed); fewer rows than it has is a no-op.  For readers
+ * that fill a matrix as a stream delivers it, so a header's claim is not
+ * allocated before the data arrives.  Errors: as sbw_mat_alloc; SBW_EINVAL
+ * for a view; m untouched on failure. */
+int sbw_mat_grow(sbw_mat *m, size_t rows);
+int sbw_mat_f32_grow(sbw_mat_f32 *m, size_t rows);
 
 /* Frees an owning matrix and zeroes the struct; no-op for views and NULL. */
 void sbw_mat_free(sbw_mat *m);

@@ -402,19 +402,42 @@ static int check_payload_size(sbw_npy_reader *r)
     return SBW_OK;
 }
 
-/* A Fortran-order payload cannot be streamed by rows from a pipe. */
+/* After the last row of a stream: anything more is refused, as
+ * check_payload_size refuses it in a regular file. */
+static int check_stream_end(sbw_npy_reader *r)
+{
+    unsigned char extra[4096];
+    size_t got, total = 0;
+    int st;
+    do { /* count a little of what follows, for the message */
+        st = read_full(r->fd, extra, sizeof extra, &got, r->path);
+        total += got;
+    } while (!st && got == sizeof extra && total < ((size_t)1 << 20));
+    if (st || total == 0)
+        return st;
+    return SBW_ERROR(SBW_EFORMAT, "%s: %s%zu bytes after the payload of shape (%zu, %zu)", r->path,
+                     total >= ((size_t)1 << 20) ? "at least " : "", total, r->info.rows,
+                     r->info.cols);
+}
+
+/* A Fortran-order payload cannot be streamed by rows from a pipe: it is
+ * buffered whole, the buffer grown as the bytes arrive (at most doubling),
+ * so a header that claims gigabytes over a short stream fails at its
+ * truncation having held about what was sent. */
 static int slurp_payload(sbw_npy_reader *r)
 {
-    size_t got;
-    r->whole = malloc(r->info.data_bytes ? r->info.data_bytes : 1);
-    if (!r->whole)
-        return SBW_ERROR(SBW_ENOMEM, "%s: cannot buffer a %zu-byte Fortran-order payload", r->path,
-                         r->info.data_bytes);
-    int st = read_full(r->fd, r->whole, r->info.data_bytes, &got, r->path);
-    if (!st && got < r->info.data_bytes)
+    size_t need = r->info.data_bytes, have = 0, cap = 0, got = 0;
+    int st = SBW_OK;
+    do {
+        size_t want = cap ? (cap < need - cap ? 2 * cap : need) : (need < 65536 ? need : 65536);
+        st = grow(&r->whole, &cap, want ? want : 1);
+        st = st ? st : read_full(r->fd, r->whole + have, want - have, &got, r->path);
+        have += st ? 0 : got;
+    } while (!st && have < need && have == cap);
+    if (!st && have < need)
         st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends after %zu of %zu bytes", r->path,
-                       got, r->info.data_bytes);
-    return st;
+                       have, need);
+    return st ? st : check_stream_end(r);
 }
 
 static int open_fd(sbw_npy_reader *r, const char *path)
@@ -663,6 +686,13 @@ static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
     return st;
 }
 
+/* A stream read to its last row must end there. */
+static int check_rows_end(sbw_npy_reader *r)
+{
+    bool stream = !r->seekable && !r->whole && !r->info.safetensors;
+    return stream && r->next_row == r->info.rows ? check_stream_end(r) : SBW_OK;
+}
+
 int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
 {
     int st = check_read(r, nr, ld);
@@ -681,7 +711,7 @@ int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld)
     }
     if (!st)
         r->next_row += nr;
-    return st;
+    return st ? st : check_rows_end(r);
 }
 
 int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
@@ -698,7 +728,7 @@ int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
                 (float)load_item(raw + (i * rs + j * cs) * isz, isz, r->info.swap, r->info.dtype);
     if (!st)
         r->next_row += nr;
-    return st;
+    return st ? st : check_rows_end(r);
 }
 
 static int skip_stream(sbw_npy_reader *r, size_t nrows)
@@ -717,7 +747,7 @@ static int skip_stream(sbw_npy_reader *r, size_t nrows)
             nrows -= k;
         }
     }
-    return st;
+    return st ? st : check_rows_end(r);
 }
 
 bool sbw_npy_view_rows(const sbw_npy_reader *r, size_t row, size_t nr, sbw_npy_view *v)
@@ -770,24 +800,70 @@ int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)
 
 /* ---- whole-file loading ------------------------------------------------- */
 
+/* Rows a stream's matrix starts with and grows by at least (16 MiB). */
+static size_t stream_rows(size_t rows, size_t cols, size_t itemsize)
+{
+    size_t row = cols * itemsize, r0 = row ? ((size_t)16 << 20) / row : rows;
+    r0 = r0 ? r0 : 1;
+    return r0 < rows ? r0 : rows;
+}
+
+int sbw_npy_read_all(sbw_npy_reader *r, sbw_mat *m)
+{
+    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
+    bool stream = !sbw_npy_reader_seekable(r);
+    size_t cap = stream ? stream_rows(n, cols, sizeof(double)) : n;
+    sbw_mat tmp = {0};
+    int st = sbw_mat_alloc(&tmp, cap, cols);
+    while (!st && done < n) {
+        size_t want = cap - done;
+        st = want ? sbw_npy_read_rows(r, tmp.data + done * cols, want, cols) : SBW_OK;
+        done += st ? 0 : want;
+        if (!st && done < n) {
+            cap = cap < n - cap ? 2 * cap : n;
+            st = sbw_mat_grow(&tmp, cap);
+        }
+    }
+    if (st)
+        sbw_mat_free(&tmp);
+    else
+        *m = tmp;
+    return st;
+}
+
+int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m)
+{
+    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
+    bool stream = !sbw_npy_reader_seekable(r);
+    size_t cap = stream ? stream_rows(n, cols, sizeof(float)) : n;
+    sbw_mat_f32 tmp = {0};
+    int st = sbw_mat_f32_alloc(&tmp, cap, cols);
+    while (!st && done < n) {
+        size_t want = cap - done;
+        st = want ? sbw_npy_read_rows_f32(r, tmp.data + done * cols, want, cols) : SBW_OK;
+        done += st ? 0 : want;
+        if (!st && done < n) {
+            cap = cap < n - cap ? 2 * cap : n;
+            st = sbw_mat_f32_grow(&tmp, cap);
+        }
+    }
+    if (st)
+        sbw_mat_f32_free(&tmp);
+    else
+        *m = tmp;
+    return st;
+}
+
 int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
 {
     sbw_npy_reader *r;
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_mat tmp = {0};
-    st = sbw_mat_alloc(&tmp, in->rows, in->cols);
-    if (!st)
-        st = sbw_npy_read_rows(r, tmp.data, in->rows, tmp.ld);
+    st = sbw_npy_read_all(r, m);
     if (!st && info)
-        *info = *in;
+        *info = *sbw_npy_reader_info(r);
     sbw_npy_close(r);
-    if (st)
-        sbw_mat_free(&tmp);
-    else
-        *m = tmp;
     return st;
 }
 
@@ -797,18 +873,10 @@ int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info)
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    sbw_mat_f32 tmp = {0};
-    st = sbw_mat_f32_alloc(&tmp, in->rows, in->cols);
-    if (!st)
-        st = sbw_npy_read_rows_f32(r, tmp.data, in->rows, tmp.ld);
+    st = sbw_npy_read_all_f32(r, m);
     if (!st && info)
-        *info = *in;
+        *info = *sbw_npy_reader_info(r);
     sbw_npy_close(r);
-    if (st)
-        sbw_mat_f32_free(&tmp);
-    else
-        *m = tmp;
     return st;
 }
 

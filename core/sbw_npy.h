@@ -107,6 +107,16 @@ void sbw_npy_view_release(sbw_npy_view *v);
 /* Closes and frees; NULL is a no-op. */
 void sbw_npy_close(sbw_npy_reader *r);
 
+/* The rows from the reader's position to the end as a new matrix (caller
+ * frees with sbw_mat_free / sbw_mat_f32_free; *m untouched on failure).
+ * From a stream (a pipe) the matrix grows as the rows arrive, so a header
+ * that claims more than is sent fails at the truncation without having
+ * allocated its claim; from a regular file (whose size open checked) it
+ * is allocated at once.  Errors: sbw_mat_alloc's (including the memory
+ * preflight), sbw_npy_read_rows'. */
+int sbw_npy_read_all(sbw_npy_reader *r, sbw_mat *m);
+int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m);
+
 /* Whole-file helpers: a new rows x cols matrix (caller frees with
  * sbw_mat_free / sbw_mat_f32_free); info may be NULL. */
 int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info);

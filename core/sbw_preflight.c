@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +186,56 @@ int sbw_preflight(const char *const *inputs, size_t nin, const sbw_preflight_out
             st = creatable(&outs[k]);
     free(ids);
     return st;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* "512M", "64G", "1.5T", "1000000" -> bytes; false when s is not one. */
+static bool parse_memory_size(const char *s, double *bytes)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno == ERANGE || !(v > 0) || v > 1e30)
+        return false;
+    const char *units = "KMGT";
+    const char *u = *end ? strchr(units, *end) : NULL;
+    if (*end && (!u || end[1] != '\0'))
+        return false;
+    for (const char *k = units; u && k <= u; k++)
+        v *= 1024.0;
+    *bytes = v;
+    return true;
+}
+
+int sbw_preflight_memory_limit(double *limit)
+{
+    const char *env = getenv("SBW_MAX_MEMORY");
+    if (env && strcmp(env, "any") == 0) {
+        *limit = INFINITY;
+        return SBW_OK;
+    }
+    if (env)
+        return parse_memory_size(env, limit)
+                   ? SBW_OK
+                   : SBW_ERROR(SBW_EINVAL,
+                               "SBW_MAX_MEMORY must be a size (e.g. 512M, 64G) or 'any', got '%s'",
+                               env);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    *limit = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    return SBW_OK;
+}
+
+int sbw_preflight_memory(double bytes, const char *what)
+{
+    double limit;
+    int st = sbw_preflight_memory_limit(&limit);
+    if (st || !(bytes > limit))
+        return st;
+    bool env = getenv("SBW_MAX_MEMORY") != NULL;
+    return SBW_ERROR(SBW_ENOMEM,
+                     "%s needs %.3g GiB, more than %s %.3g GiB of memory (set SBW_MAX_MEMORY=SIZE "
+                     "or SBW_MAX_MEMORY=any to try anyway)",
+                     what, bytes / 1073741824.0, env ? "SBW_MAX_MEMORY's" : "this machine's",
+                     limit / 1073741824.0);
 }

@@ -43,4 +43,27 @@ typedef struct sbw_preflight_out {
 int sbw_preflight(const char *const *inputs, size_t nin, const sbw_preflight_out *outs,
                   size_t nout);
 
+/* ---- memory ---------------------------------------------------------------
+ *
+ * Before a large allocation a tool asks whether it can fit: a request
+ * larger than the machine's physical memory (sysconf: _SC_PHYS_PAGES x
+ * _SC_PAGESIZE) would only end in swapping or in the kernel's OOM killer
+ * minutes later, so it is refused at once with one line naming the size.
+ * The environment variable SBW_MAX_MEMORY overrides the limit for every
+ * tool: a size in bytes with an optional K, M, G or T suffix (powers of
+ * 1024: "512M", "64G", "1.5T"), or "any" for no limit. */
+
+/* The limit in bytes that sbw_preflight_memory applies (INFINITY for
+ * "any").  Errors: SBW_EINVAL when SBW_MAX_MEMORY is set but is not a size
+ * or "any" (the reason quotes it). */
+int sbw_preflight_memory_limit(double *limit);
+
+/* SBW_OK when an allocation of bytes fits under the limit above; else
+ * SBW_ENOMEM with "WHAT needs 3 GiB, more than this machine's 2 GiB of
+ * memory (set SBW_MAX_MEMORY=SIZE or SBW_MAX_MEMORY=any to try anyway)";
+ * what ("a 20000 x 20000 matrix of float64") starts the reason; a bad
+ * SBW_MAX_MEMORY is SBW_EINVAL.  bytes is a double so that a size that
+ * overflows size_t is still compared. */
+int sbw_preflight_memory(double bytes, const char *what);
+
 #endif

@@ -6,6 +6,7 @@
 #include "sbw_file.h"
 
 #include <inttypes.h>
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -327,16 +328,11 @@ static void print_json_row(FILE *f, const sbw_table *t, size_t i, bool *first)
         print_json_pair(f, t->cols[j], &t->cells[i * t->ncols + j], first);
 }
 
-/* A meta key that a one-row table also has as a column (or "rows" beside a
- * longer table's "rows" array) would make a duplicate JSON key. */
+/* A meta key "rows" beside the "rows" array would make a duplicate JSON
+ * key. */
 static bool json_collides(const sbw_table *t, const char *key)
 {
-    if (t->nrows != 1)
-        return t->ncols && strcmp(key, "rows") == 0;
-    for (size_t j = 0; j < t->ncols; j++)
-        if (strcmp(t->cols[j], key) == 0)
-            return true;
-    return false;
+    return t->ncols && strcmp(key, "rows") == 0;
 }
 
 static void print_json(const sbw_table *t, FILE *f)
@@ -352,9 +348,7 @@ static void print_json(const sbw_table *t, FILE *f)
         }
         print_json_pair(f, k, &t->meta[i].value, &first);
     }
-    if (t->nrows == 1 && t->ncols) {
-        print_json_row(f, t, 0, &first);
-    } else if (t->ncols) {
+    if (t->ncols) {
         fprintf(f, "%s\"rows\": [", first ? "" : ", ");
         for (size_t i = 0; i < t->nrows; i++) {
             bool rfirst = true;
@@ -395,7 +389,11 @@ int sbw_table_print(const sbw_table *t, FILE *f, bool json)
     else
         print_tsv(t, f);
     if (fflush(f) != 0 || ferror(f))
-        return SBW_ERROR(SBW_EIO, "cannot write the result table");
+        return SBW_ERROR(SBW_EIO, "cannot write the result table to %s: %s",
+                         f == stdout   ? "stdout"
+                         : f == stderr ? "stderr"
+                                       : "its stream",
+                         strerror(errno));
     return SBW_OK;
 }
 

@@ -3,10 +3,10 @@
  * then a TSV table with a header line of column names, or, with --json,
  * the same as one JSON object.
  *
- * JSON shape: the meta keys, then, for a one-row table, the row's columns
- * as top-level keys; for any other table, "rows": [ {col: value, ...} ].
- * Keys are unique: a meta key that is also a top-level result key (say the
- * requested "steps" beside the "steps" done) is written as "arg_KEY".
+ * JSON shape, one layout whatever the row count (a reader never has to
+ * guess): the meta keys, then "rows": [ {col: value, ...}, ... ] (one
+ * object per row; [] for none; absent for a table without columns).
+ * Keys are unique: a meta key "rows" is written as "arg_rows".
  * Non-finite numbers print as nan/inf in TSV and null in JSON.  Doubles
  * print in the shortest form that reads back exactly (up to %.17g).
  */

@@ -33,7 +33,9 @@ static const char details[] =
     "precision), as in every sbw tool.  An empty file (N x 0, 0 x M) is refused.\n"
     "max_abs_rowsum_dev is over rows lying in [0,1] (nan when there is none).\n"
     "min/max are over finite entries; first_nonfinite is 'row,col' (0-based) of\n"
-    "the first NaN or Inf.\n\n"
+    "the first NaN or Inf.  Every FILE is read: a file that cannot be read gets one\n"
+    "line on stderr and no row, the others are still described, and the exit\n"
+    "status is 1 when any file failed.\n\n"
     "A tensor of a safetensors file is read as FILE.safetensors:NAME (F32, F16,\n"
     "BF16 or F64, 1-D or 2-D; npy_version is 'safetensors').  A bare\n"
     "FILE.safetensors lists its tensors instead: file tensor dtype shape bytes\n"
@@ -147,16 +149,25 @@ int main(int argc, char **argv)
     st = sbw_table_alloc(&t, "sbw-info", &c, false);
     if (lists) {
         st = st ? st : sbw_table_columns(t, list_columns, 6);
-        for (int i = 0; i < c.nargs && !st; i++)
-            st = list_file(t, c.args[i]);
     } else {
         st = st ? st : sbw_table_meta_dbl(t, "tol", tol);
         st = st ? st : sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
     }
-    for (int i = 0; i < c.nargs && !st && !lists; i++)
-        st = info_file(t, c.args[i], tol, c.quiet);
-    if (!st)
+    int failed = 0, done = 0; /* files refused (each said on stderr), files described */
+    for (int i = 0; i < c.nargs && !st; i++) {
+        int fst = lists ? list_file(t, c.args[i]) : info_file(t, c.args[i], tol, c.quiet);
+        if (fst == SBW_ENOMEM)
+            st = fst; /* the table itself may be short of a row: stop */
+        else if (fst) {
+            int code = sbw_cli_fail("sbw-info", fst);
+            failed = code > failed ? code : failed;
+        } else
+            done++;
+    }
+    if (!st && done)
         st = sbw_table_print(t, stdout, c.json);
     sbw_table_free(t);
-    return st ? sbw_cli_fail("sbw-info", st) : SBW_EXIT_OK;
+    if (st)
+        return sbw_cli_fail("sbw-info", st);
+    return failed;
 }

@@ -73,6 +73,7 @@ for model in softmax mos lms plif; do
         q="$O/q_${model}_$d.npy"
         kopt="--k $K"
         [ $model = plif ] && kopt="--knots $KNOTS"
+        [ $model = softmax ] && kopt="" # no components: sbw-fit refuses --k
         # shellcheck disable=SC2086
         "$B/sbw-fit" -q --model $model --d "$d" $kopt --steps "$STEPS" --seed 2 -o "$q" \
             --log "$O/log_${model}_$d.tsv" \

@@ -136,6 +136,7 @@ run_cell() {
     while [ $s -le "$SEEDS" ]; do
         kopt="--k $K"
         [ "$h" = plif ] && kopt="--knots $KNOTS"
+        [ "$h" = softmax ] && kopt="" # no components: sbw-fit refuses --k
         # shellcheck disable=SC2086
         if ! "$B/sbw-fit" -q --model "$h" --d "$d" $kopt --steps "$STEPS" --seed "$s" \
             --threads "$THREADS" "$lang" >"$tmp.fit" 2>"$err"; then

@@ -128,9 +128,11 @@ fit() {
     rm -rf "$tmp"
     mkdir -p "$tmp"
     q="$tmp/logq.npy"
+    kopt="--k $4" # softmax has no components: sbw-fit refuses --k
+    [ "$2" = softmax ] && kopt=""
     # shellcheck disable=SC2086
     {
-        "$B/sbw-fit" -q --bias --model "$2" --d "$3" --k "$4" --steps "$STEPS" --seed 2 $T -o "$q" \
+        "$B/sbw-fit" -q --bias --model "$2" --d "$3" $kopt --steps "$STEPS" --seed 2 $T -o "$q" \
             "$P" >"$tmp/fit.tsv"
         "$B/sbw-rank" -q $T --spectrum "$tmp/spectrum.tsv" "$q" >"$tmp/rank.tsv"
         "$B/sbw-rank" -q $T --eps single "$q" >"$tmp/rank_single.tsv"

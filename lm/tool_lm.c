@@ -169,6 +169,32 @@ static int parse_hidden(const char *s, sbw_lm_arch *a)
 }
 
 /* Names, flags and dependent defaults into TA.o. */
+/* An option the chosen head or optimiser would ignore is a usage error
+ * naming it (checked on a fresh run; --resume takes the checkpoint's). */
+static int check_applies(const sbw_cli_common *c, const sbw_lm_opts *o)
+{
+    sbw_head_model m = o->arch.model;
+    bool mix = m == SBW_MODEL_MOC || m == SBW_MODEL_MOS || m == SBW_MODEL_MOS_PLIF;
+    bool plif = m == SBW_MODEL_PLIF || m == SBW_MODEL_MOS_PLIF;
+    const char *head = sbw_head_model_name(m);
+    if (given(c, "--k") && !mix)
+        return SBW_ERROR(SBW_EINVAL,
+                         "--k does not apply to --head %s: it sets the components "
+                         "of moc, mos and mos+plif",
+                         head);
+    if ((given(c, "--knots") || given(c, "--plif-t")) && !plif)
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s does not apply to --head %s: only plif and mos+plif "
+                         "have PLIF intervals",
+                         given(c, "--knots") ? "--knots" : "--plif-t", head);
+    if ((given(c, "--nonmono") || TA.no_asgd) && o->optimizer == SBW_LM_ADAM)
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s does not apply to --optim adam: it is SGD's switch to "
+                         "averaging (NT-ASGD)",
+                         TA.no_asgd ? "--no-asgd" : "--nonmono");
+    return SBW_OK;
+}
+
 static int resolve_train(const sbw_cli_common *c)
 {
     sbw_lm_opts *o = &TA.o;
@@ -182,6 +208,7 @@ static int resolve_train(const sbw_cli_common *c)
         else
             st = SBW_ERROR(SBW_EINVAL, "--optim '%s': sgd or adam", TA.optim);
     }
+    st = st || TA.resume ? st : check_applies(c, o);
     st = st || !TA.hidden ? st : parse_hidden(TA.hidden, &o->arch);
     if (!st && TA.quick)
         quick(c, o);
@@ -487,7 +514,9 @@ int main(int argc, char **argv)
         return run_train(argc - 1, argv + 1);
     if (strcmp(cmd, "eval") == 0)
         return run_eval(argc - 1, argv + 1);
+    char name[256];
+    sbw_error_escape(cmd, name, sizeof name);
     fprintf(stderr, "sbw-lm: %s '%s'\nUsage: sbw-lm train|eval [options]\nTry 'sbw-lm --help'.\n",
-            *cmd ? "unknown command" : "missing command", cmd);
+            *cmd ? "unknown command" : "missing command", name);
     return SBW_EXIT_USAGE;
 }

@@ -110,17 +110,45 @@ int sbw_target_set_rows(sbw_target *t, size_t r0, const double *logp, size_t nr,
     return SBW_OK;
 }
 
+/* Room for rows [0, n) of t, the rows so far kept (realloc); t->n = n. */
+static int target_reserve(sbw_target *t, size_t n)
+{
+    size_t bytes = 0, row = t->single ? sizeof(float) : sizeof(double), k = n ? n : 1;
+    int st = sbw_mat_bytes(n, t->m, row, &bytes);
+    if (st)
+        return st;
+    void *p = realloc(t->single ? (void *)t->pf : (void *)t->pd, bytes ? bytes : 1);
+    if (p && t->single)
+        t->pf = p;
+    else if (p)
+        t->pd = p;
+    double *ps = p ? realloc(t->psum, k * sizeof *ps) : NULL;
+    t->psum = ps ? ps : t->psum;
+    double *en = ps ? realloc(t->ent, k * sizeof *en) : NULL;
+    t->ent = en ? en : t->ent;
+    size_t *mo = en ? realloc(t->mode, k * sizeof *mo) : NULL;
+    t->mode = mo ? mo : t->mode;
+    if (!mo)
+        return SBW_ERROR(SBW_ENOMEM, "cannot grow P* to %zu x %zu (%.3g GB)", n, t->m,
+                         sbw_target_bytes(n, t->m, t->single) / 1e9);
+    t->n = n;
+    return SBW_OK;
+}
+
 int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
                     sbw_progress *progress)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     size_t r0 = sbw_npy_reader_row(r), n = in->rows - r0, m = in->cols;
-    int st = sbw_target_alloc(t, n, m, single);
+    size_t block = sbw_scan_block_rows(m, (size_t)8 << 20);
+    /* a pipe's P* grows as its rows arrive: the header's claim is not
+     * allocated before the data is there (a file's size was checked) */
+    bool stream = !sbw_npy_reader_seekable(r);
+    int st = sbw_target_alloc(t, stream && n > 2 * block ? 2 * block : n, m, single);
     if (st)
         return st;
     t->tol = tol;
     t->dtype = in->dtype;
-    size_t block = sbw_scan_block_rows(m, (size_t)8 << 20);
     double *buf = malloc(block * m * sizeof *buf);
     if (!buf) {
         sbw_target_free(t);
@@ -128,7 +156,11 @@ int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
     }
     for (size_t i = 0; i < n && !st; i += block) {
         size_t nr = n - i < block ? n - i : block;
-        st = sbw_npy_read_rows(r, buf, nr, m);
+        if (i + nr > t->n) {
+            size_t want = 2 * t->n > i + nr ? 2 * t->n : i + nr;
+            st = target_reserve(t, want < n ? want : n);
+        }
+        st = st ? st : sbw_npy_read_rows(r, buf, nr, m);
         if (!st)
             st = sbw_target_set_rows(t, i, buf, nr, m, sbw_npy_reader_path(r));
         if (progress)

@@ -122,6 +122,50 @@ static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o
     return parse_k(cli, a, o);
 }
 
+/* ---- options that do not apply ---------------------------------------------- */
+
+/* An option given on the command line that the chosen model or optimiser
+ * would ignore is a usage error naming it and why (a run that silently
+ * drops a setting reports results the user did not ask for). */
+static int check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_fit_opts *o)
+{
+    sbw_head_model mo = o->model;
+    bool plif = mo == SBW_MODEL_PLIF || mo == SBW_MODEL_MOS_PLIF;
+    bool uses_k = plif || mo == SBW_MODEL_MOC || mo == SBW_MODEL_MOS || mo == SBW_MODEL_LMS;
+    bool adam = o->optimizer == SBW_FIT_ADAM;
+    const char *model = sbw_head_model_name(mo);
+    static const char *const adam_only[] = {"--lr", "--beta1", "--beta2", "--adam-eps", "--decay"};
+    if (sbw_cli_given(cli, c, "--k") && !uses_k)
+        return sbw_cli_usage_error(cli,
+                                   "--k does not apply to %s: it sets the components of moc, mos "
+                                   "and mos+plif, the hidden units of lms, the intervals of plif",
+                                   model);
+    if (sbw_cli_given(cli, c, "--knots") && !plif)
+        return sbw_cli_usage_error(cli,
+                                   "--knots does not apply to %s: only plif and mos+plif "
+                                   "have PLIF intervals",
+                                   model);
+    if (sbw_cli_given(cli, c, "--plif-t") && !plif)
+        return sbw_cli_usage_error(cli,
+                                   "--plif-t does not apply to %s: only plif and mos+plif "
+                                   "have PLIF knots",
+                                   model);
+    for (size_t i = 0; !adam && i < sizeof adam_only / sizeof *adam_only; i++)
+        if (sbw_cli_given(cli, c, adam_only[i]))
+            return sbw_cli_usage_error(cli,
+                                       "%s does not apply to lbfgs: it is a setting of Adam "
+                                       "(L-BFGS takes its steps by line search)",
+                                       adam_only[i]);
+    if (adam && sbw_cli_given(cli, c, "--lbfgs-mem"))
+        return sbw_cli_usage_error(cli, "--lbfgs-mem does not apply to adam: it is the history "
+                                        "of --optimizer lbfgs");
+    if (o->init_scale == 0 && sbw_cli_given(cli, c, "--init-scale") &&
+        !sbw_cli_given(cli, c, "--init"))
+        return sbw_cli_usage_error(cli, "--init-scale 0 starts H and W at zero, where their "
+                                        "gradients vanish: nothing would train (give S > 0)");
+    return 0;
+}
+
 /* ---- dry run --------------------------------------------------------------- */
 
 static int plan_row(sbw_table *t, const char *item, double bytes)
@@ -132,10 +176,9 @@ static int plan_row(sbw_table *t, const char *item, double bytes)
     return st ? st : sbw_table_set_dbl(t, "gib", bytes / 1073741824.0);
 }
 
-/* The memory the fit will take, from the input's header alone. */
-static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
+/* The memory the fit will take, item by item, from the input's header. */
+static int plan(const sbw_fit_opts *o, size_t n, size_t m, double items[6])
 {
-    static const char *const cols[] = {"item", "bytes", "gib"};
     sbw_head h;
     int st =
         sbw_head_setup(&h, o->model, n, m, o->d, o->k, o->knots, o->plif_t, o->bias, o->linear);
@@ -147,8 +190,19 @@ static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
     d64.single = false, d64.block = 0;
     double w64 = sbw_obj_workspace_bytes(&h, &d64);
     double chunk = (double)sbw_obj_auto_block(&h, &d64) * (double)o->obj.threads * 16 * (double)m;
-    double items[] = {sbw_target_bytes(n, m, o->obj.single), 16 * np,     opt,
-                      sbw_obj_workspace_bytes(&h, &o->obj),  w64 + chunk, 8 << 20};
+    double all[] = {sbw_target_bytes(n, m, o->obj.single), 16 * np,     opt,
+                    sbw_obj_workspace_bytes(&h, &o->obj),  w64 + chunk, 8 << 20};
+    memcpy(items, all, sizeof all);
+    return SBW_OK;
+}
+
+static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
+{
+    static const char *const cols[] = {"item", "bytes", "gib"};
+    double items[6];
+    int st = plan(o, n, m, items);
+    if (st)
+        return st;
     const char *names[] = {o->obj.single ? "P* (float32)" : "P* (float64)",
                            "parameters + gradient",
                            o->optimizer == SBW_FIT_ADAM ? "Adam moments" : "L-BFGS history",
@@ -252,10 +306,12 @@ static int check_resume(run *r)
         return sbw_cli_fail("sbw-fit", st == SBW_EINVAL ? SBW_EFORMAT : st);
     if (sbw_fit_opts_conflicts(&r->o, &saved, row_given, r, buf, sizeof buf) == 0)
         return SBW_EXIT_OK;
+    char dir[1024];
+    sbw_error_escape(r->a.resume, dir, sizeof dir);
     fprintf(stderr,
             "sbw-fit: --resume %s: the command line contradicts the checkpoint (drop these "
             "options or start afresh): %s\n",
-            r->a.resume, buf);
+            dir, buf);
     return SBW_EXIT_USAGE;
 }
 
@@ -361,9 +417,32 @@ static int do_dry_run(run *r)
     return st;
 }
 
+/* More PLIF intervals than the matrix has entries (and than the default)
+ * buy nothing but memory: a usage error.  Then the whole plan (--dry-run's
+ * total) against the machine's memory. */
+static int check_size(const run *r)
+{
+    const sbw_npy_info *in = sbw_npy_reader_info(r->in);
+    const sbw_fit_opts *o = &r->o;
+    double entries = (double)in->rows * (double)in->cols;
+    bool plif = o->model == SBW_MODEL_PLIF || o->model == SBW_MODEL_MOS_PLIF;
+    if (plif && (double)o->knots > entries && o->knots > 1000)
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s: %zu PLIF intervals for a %zu x %zu matrix: more intervals than "
+                         "logits (at most max(1000, N x M) = %.0f)",
+                         r->c.args[0], o->knots, in->rows, in->cols,
+                         entries > 1000 ? entries : 1000);
+    double items[6], total = 0;
+    int st = plan(o, in->rows, in->cols, items);
+    for (int i = 0; !st && i < 6; i++)
+        total += items[i];
+    return st ? st : sbw_preflight_memory(total, "the fit (see --dry-run)");
+}
+
 static int do_fit(run *r)
 {
-    int st = load_target(r);
+    int st = check_size(r);
+    st = st ? st : load_target(r);
     st = st ? st : make_fit(r);
     st = st ? st : fit(r);
     if (st) {
@@ -452,6 +531,8 @@ int main(int argc, char **argv)
         return st;
     const sbw_cli_stream data[] = {{"-o", r->c.output}, {"--log", r->a.log}};
     if ((st = sbw_cli_one_stream(&cli, data, 2, NULL, NULL, &r->table)) != 0)
+        return st;
+    if (!r->a.resume && (st = check_applies(&cli, &r->c, &r->o)))
         return st;
     sbw_error_gsl_quiet();
     r->o.obj.threads = sbw_cli_threads(r->c.threads);

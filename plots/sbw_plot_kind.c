@@ -688,7 +688,8 @@ static int spectrum_npy(const char *path, spectrum *s)
     st = st ? st : spectrum_alloc(s, m.rows * m.cols);
     for (size_t i = 0; !st && i < m.rows; i++)
         memcpy(s->sigma + i * m.cols, m.data + i * m.ld, m.cols * sizeof(double));
-    st = st ? st : sbw_plot_shape_cumpct(s->sigma, s->k, s->norm, s->pct);
+    if (!st && (st = sbw_plot_shape_cumpct(s->sigma, s->k, s->norm, s->pct)) != 0)
+        st = SBW_ERROR(SBW_EDATA, "%s: %s", path, sbw_error_reason()); /* a data error, named */
     snprintf(s->xnorm, sizeof s->xnorm, "σ/σ₀");
     sbw_mat_free(&m);
     return st;

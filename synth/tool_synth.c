@@ -286,9 +286,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         if (strcmp(k, kinds[i]) == 0)
             return run_kind((sbw_synth_kind)i, argc - 1, argv + 1);
+    char name[256];
+    sbw_error_escape(k, name, sizeof name);
     fprintf(stderr,
             "sbw-synth: %s '%s'\nUsage: sbw-synth KIND [options] -o logP.npy  "
             "(KIND: dirichlet, lowrank, zipf, topics)\nTry 'sbw-synth --help'.\n",
-            *k ? "unknown kind" : "missing kind", k);
+            *k ? "unknown kind" : "missing kind", name);
     return SBW_EXIT_USAGE;
 }

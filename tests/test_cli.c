@@ -66,6 +66,10 @@ static void test_parse_size_list(void **state)
     const char *bad[] = {"", "1,,2", "5:3", "a", "1:2:0", "1,"};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
         assert_int_equal(sbw_cli_parse_size_list(bad[k], "--d", &v, &n), SBW_EINVAL);
+    /* a zero step is blamed as the step, not as a value out of range */
+    assert_int_equal(sbw_cli_parse_size_list("1:5:0", "--d", &v, &n), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "the step of range '1:5:0'"));
+    assert_null(strstr(sbw_error_reason(), "must be in"));
 }
 
 /* ---- the parser --------------------------------------------------------- */

@@ -67,6 +67,23 @@ static void test_gsl_errors_return(void **state)
     assert_int_equal(gsl_sf_log_e(-1.0, &r), GSL_EDOM); /* would abort by default */
 }
 
+/* Control characters become \xNN in every reason; the cut never splits an
+ * escape; other bytes (UTF-8 included) pass unchanged. */
+static void test_error_escapes_control(void **state)
+{
+    (void)state;
+    sbw_error_set(SBW_EFORMAT, "f.c", 1, "%s: bad '%s'", "a\033[31mb\nc", "\x7f\t\xc3\xa9");
+    assert_string_equal(sbw_error_reason(), "a\\x1b[31mb\\x0ac: bad '\\x7f\\x09\xc3\xa9'");
+    for (const char *p = sbw_error_reason(); *p; p++)
+        SBW_ASSERT_GE((unsigned char)*p, 0x20);
+    char out[8];
+    SBW_ASSERT_EQ(sbw_error_escape("ab\001cd", out, sizeof out), 7);
+    assert_string_equal(out, "ab\\x01c");
+    SBW_ASSERT_EQ(sbw_error_escape("abcd\001", out, sizeof out), 4); /* no room for \x01 */
+    assert_string_equal(out, "abcd");
+    SBW_ASSERT_EQ(sbw_error_escape("x", out, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -74,6 +91,7 @@ int main(void)
         cmocka_unit_test(test_error_records_reason),
         cmocka_unit_test(test_error_is_thread_local),
         cmocka_unit_test(test_gsl_errors_return),
+        cmocka_unit_test(test_error_escapes_control),
     };
     return cmocka_run_group_tests_name("err", tests, NULL, NULL);
 }

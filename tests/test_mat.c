@@ -6,6 +6,8 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void test_alloc_zeroed_and_free(void **state)
 {
@@ -91,6 +93,42 @@ static void test_copy_and_convert(void **state)
     sbw_mat_free(&back);
 }
 
+/* A grown matrix keeps its rows, zero-fills the new ones; views cannot
+ * grow; an allocation over SBW_MAX_MEMORY is refused naming its shape. */
+static void test_grow_and_memory(void **state)
+{
+    (void)state;
+    sbw_mat m;
+    SBW_ASSERT_OK(sbw_mat_alloc(&m, 3, 5));
+    for (size_t i = 0; i < 15; i++)
+        m.data[i] = (double)i + 1;
+    SBW_ASSERT_OK(sbw_mat_grow(&m, 7));
+    SBW_ASSERT_EQ(m.rows, 7);
+    SBW_ASSERT_EQ(m.ld, 5);
+    for (size_t i = 0; i < 35; i++)
+        SBW_ASSERT_EQ(m.data[i], i < 15 ? (double)i + 1 : 0.0);
+    SBW_ASSERT_OK(sbw_mat_grow(&m, 2)); /* fewer: nothing happens */
+    SBW_ASSERT_EQ(m.rows, 7);
+    sbw_mat v = sbw_mat_view(m.data, 2, 5, 5);
+    assert_int_equal(sbw_mat_grow(&v, 3), SBW_EINVAL);
+    sbw_mat_free(&m);
+    sbw_mat_f32 f;
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, 1, 3));
+    f.data[0] = 1.5f, f.data[1] = 2.5f, f.data[2] = 3.5f;
+    SBW_ASSERT_OK(sbw_mat_f32_grow(&f, 4));
+    SBW_ASSERT_EQ(f.data[2], 3.5f);
+    SBW_ASSERT_EQ(f.data[11], 0.0f);
+    sbw_mat_f32_free(&f);
+    setenv("SBW_MAX_MEMORY", "100M", 1);
+    assert_int_equal(sbw_mat_alloc(&m, 20000, 1000), SBW_ENOMEM); /* 160 MB */
+    assert_non_null(strstr(sbw_error_reason(), "a 20000 x 1000 matrix of float64 needs"));
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, 20000, 1000)); /* 80 MB */
+    assert_int_equal(sbw_mat_f32_grow(&f, 40000), SBW_ENOMEM);
+    SBW_ASSERT_EQ(f.rows, 20000);
+    sbw_mat_f32_free(&f);
+    unsetenv("SBW_MAX_MEMORY");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -98,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_alloc_overflow),
         cmocka_unit_test(test_views),
         cmocka_unit_test(test_copy_and_convert),
+        cmocka_unit_test(test_grow_and_memory),
     };
     return cmocka_run_group_tests_name("mat", tests, NULL, NULL);
 }

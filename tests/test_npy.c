@@ -337,6 +337,7 @@ typedef struct feeder {
     char fifo[512];
     const char *src;
     size_t limit; /* bytes of src to send */
+    size_t extra; /* bytes sent after them */
 } feeder;
 
 static void *feed(void *arg)
@@ -349,6 +350,9 @@ static void *feed(void *arg)
         size_t k = n < f->limit ? n : f->limit;
         if (write(fd, buf, k) < 0 && errno != EPIPE)
             perror("write");
+        for (size_t e = 0; e < f->extra; e++)
+            if (write(fd, "x", 1) < 0)
+                break; /* the reader may have gone */
         close(fd);
     }
     free(buf);
@@ -356,10 +360,11 @@ static void *feed(void *arg)
 }
 
 /* Reads fixture `name` through a FIFO (limit bytes of it) into m. */
-static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t seek_to)
+static int read_through_fifo_extra(const char *name, size_t limit, size_t extra, sbw_mat *m,
+                                   size_t seek_to)
 {
     static int counter;
-    feeder f = {.src = sbw_test_fixture(name), .limit = limit};
+    feeder f = {.src = sbw_test_fixture(name), .limit = limit, .extra = extra};
     char fname[64];
     snprintf(fname, sizeof fname, "fifo%d", counter++);
     snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path(fname));
@@ -382,6 +387,11 @@ static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t 
     }
     pthread_join(th, NULL);
     return st;
+}
+
+static int read_through_fifo(const char *name, size_t limit, sbw_mat *m, size_t seek_to)
+{
+    return read_through_fifo_extra(name, limit, 0, m, seek_to);
 }
 
 /* A mapped view of f8 C-order rows sees the exact values, at every start
@@ -437,6 +447,114 @@ static void test_pipe_reading(void **state)
     sbw_mat_free(&m);
     assert_int_equal(read_through_fifo("f8_f.npy", 128 + 40, &m, 0), SBW_EFORMAT);
     sbw_mat_free(&m);
+    /* Bytes after the payload are refused from a pipe as from a file,
+     * streamed (C order, the direct and the converting path) or buffered
+     * (Fortran order), also when the rows were skipped to the end. */
+    const char *layouts[] = {"f8_c.npy", "f4_be_f.npy", "f8_f.npy", "f8_be.npy"};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(read_through_fifo_extra(layouts[k], SIZE_MAX, 3, &m, 0), SBW_EFORMAT);
+        assert_non_null(strstr(sbw_error_reason(), ": 3 bytes after the payload of shape (3, 4)"));
+        sbw_mat_free(&m);
+    }
+    assert_int_equal(read_through_fifo_extra("f8_c.npy", SIZE_MAX, 5000, &m, 3), SBW_EFORMAT);
+    assert_non_null(strstr(sbw_error_reason(), ": 5000 bytes after the payload"));
+    sbw_mat_free(&m);
+}
+
+/* A version 1.0 header for shape (rows, cols) in order fortran, then
+ * payload bytes of zeros: a file whose header may lie about its size. */
+static void write_lying_npy(const char *path, size_t rows, size_t cols, bool fortran,
+                            size_t payload)
+{
+    char dict[160];
+    int len =
+        snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': %s, 'shape': (%zu, %zu), }",
+                 fortran ? "True" : "False", rows, cols);
+    size_t hlen = ((size_t)len + 11 + 63) / 64 * 64 - 10;
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc((int)(hlen & 0xff), f);
+    fputc((int)(hlen >> 8), f);
+    fputs(dict, f);
+    for (size_t k = (size_t)len; k + 1 < hlen; k++)
+        fputc(' ', f);
+    fputc('\n', f);
+    static const unsigned char zeros[65536];
+    for (size_t k = 0; k < payload; k += sizeof zeros)
+        fwrite(zeros, 1, payload - k < sizeof zeros ? payload - k : sizeof zeros, f);
+    fclose(f);
+}
+
+/* Copies the whole file f->src into the FIFO in 64 KiB writes. */
+static void *feed_file(void *arg)
+{
+    feeder *f = arg;
+    FILE *in = fopen(f->src, "rb");
+    int fd = open(f->fifo, O_WRONLY);
+    unsigned char buf[65536];
+    size_t k;
+    while (in && fd >= 0 && (k = fread(buf, 1, sizeof buf, in)) > 0)
+        if (write(fd, buf, k) < 0)
+            break; /* the reader stopped early */
+    if (fd >= 0)
+        close(fd);
+    if (in)
+        fclose(in);
+    return NULL;
+}
+
+/* Reads the file at path through a FIFO with sbw_npy_read_all. */
+static int read_all_through_fifo(const char *path, sbw_mat *m)
+{
+    feeder f = {.src = path, .limit = SIZE_MAX};
+    snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path("fifo_all"));
+    unlink(f.fifo);
+    assert_int_equal(mkfifo(f.fifo, 0600), 0);
+    pthread_t th;
+    pthread_create(&th, NULL, feed_file, &f);
+    sbw_npy_reader *r;
+    int st = sbw_npy_open(&r, f.fifo);
+    st = st ? st : sbw_npy_read_all(r, m);
+    sbw_npy_close(r);
+    pthread_join(th, NULL);
+    return st;
+}
+
+/* A pipe whose header claims 4e8 entries (3.2 GB) and sends 8,000 bytes is
+ * "truncated", not "out of memory": the reader grows its matrix as the rows
+ * arrive.  SBW_MAX_MEMORY = 256M makes an allocation of the claim fail, so
+ * a reader that trusted the header fails this test on any machine.  A pipe
+ * that sends everything it claims reads back whole across several growths
+ * (16 MiB start: 5,000 rows of 1,000 doubles need two). */
+static void test_pipe_header_claims(void **state)
+{
+    (void)state;
+    char path[512]; /* sbw_test_path's buffer is reused */
+    snprintf(path, sizeof path, "%s", sbw_test_path("lying.npy"));
+    setenv("SBW_MAX_MEMORY", "256M", 1);
+    for (int fortran = 0; fortran < 2; fortran++) {
+        write_lying_npy(path, 20000, 20000, fortran, 8000);
+        sbw_mat m = {0};
+        assert_int_equal(read_all_through_fifo(path, &m), SBW_EFORMAT);
+        assert_non_null(strstr(sbw_error_reason(), "truncated"));
+        assert_null(m.data);
+    }
+    /* the preflight still refuses what a regular file really holds */
+    write_lying_npy(path, 20000, 2000, false, 20000u * 2000u * 8u);
+    sbw_mat m = {0};
+    assert_int_equal(sbw_npy_load(path, &m, NULL), SBW_ENOMEM);
+    assert_non_null(strstr(sbw_error_reason(), "SBW_MAX_MEMORY"));
+    unsetenv("SBW_MAX_MEMORY");
+    write_lying_npy(path, 5000, 1000, false, 5000u * 1000u * 8u);
+    SBW_ASSERT_OK(read_all_through_fifo(path, &m));
+    SBW_ASSERT_EQ(m.rows, 5000);
+    SBW_ASSERT_EQ(m.cols, 1000);
+    for (size_t i = 0; i < m.rows * m.cols; i++)
+        if (m.data[i] != 0.0)
+            fail_msg("entry %zu is %g, want 0", i, m.data[i]);
+    sbw_mat_free(&m);
+    unlink(path);
 }
 
 /* ---- writer failure paths ----------------------------------------------- */
@@ -515,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_payload_size),
         cmocka_unit_test(test_view_rows),
         cmocka_unit_test(test_pipe_reading),
+        cmocka_unit_test(test_pipe_header_claims),
         cmocka_unit_test(test_writer_failures),
         cmocka_unit_test(test_abort_keeps_old_file),
     };

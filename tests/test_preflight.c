@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,12 +138,56 @@ static void test_uncreatable(void **state)
     }
 }
 
+/* The memory limit: the machine's physical memory from sysconf, or
+ * SBW_MAX_MEMORY (binary suffixes, "any"); a bad value is a usage error
+ * that quotes it (escaped); a refusal names the size and the override. */
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    double lim;
+    unsetenv("SBW_MAX_MEMORY");
+    SBW_ASSERT_OK(sbw_preflight_memory_limit(&lim));
+    SBW_ASSERT_EQ(lim, (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE));
+    SBW_ASSERT_OK(sbw_preflight_memory(lim, "exactly the memory"));
+    assert_int_equal(sbw_preflight_memory(2 * lim, "twice the memory"), SBW_ENOMEM);
+    assert_non_null(strstr(sbw_error_reason(), "twice the memory needs "));
+    assert_non_null(strstr(sbw_error_reason(), "this machine's"));
+    assert_non_null(strstr(sbw_error_reason(), "SBW_MAX_MEMORY=any"));
+    const struct {
+        const char *env;
+        double want;
+    } ok[] = {{"1000", 1000},
+              {"512K", 524288},
+              {"1.5M", 1572864},
+              {"2G", 2147483648.0},
+              {"1T", 1099511627776.0}};
+    for (size_t k = 0; k < sizeof ok / sizeof *ok; k++) {
+        setenv("SBW_MAX_MEMORY", ok[k].env, 1);
+        SBW_ASSERT_OK(sbw_preflight_memory_limit(&lim));
+        SBW_ASSERT_EQ(lim, ok[k].want);
+        SBW_ASSERT_OK(sbw_preflight_memory(ok[k].want, "at the limit"));
+        assert_int_equal(sbw_preflight_memory(ok[k].want + 1, "one byte more"), SBW_ENOMEM);
+        assert_non_null(strstr(sbw_error_reason(), "SBW_MAX_MEMORY's"));
+    }
+    setenv("SBW_MAX_MEMORY", "any", 1);
+    SBW_ASSERT_OK(sbw_preflight_memory(1e30, "anything"));
+    const char *bad[] = {"", "0", "-1G", "12Q", "1GB", "lots", "1e400", "G", "\033[31m"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        setenv("SBW_MAX_MEMORY", bad[k], 1);
+        assert_int_equal(sbw_preflight_memory(1.0, "x"), SBW_EINVAL);
+        assert_non_null(strstr(sbw_error_reason(), "SBW_MAX_MEMORY must be a size"));
+        assert_null(strchr(sbw_error_reason(), '\033'));
+    }
+    unsetenv("SBW_MAX_MEMORY");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_output_is_input),
         cmocka_unit_test(test_outputs_collide),
         cmocka_unit_test(test_uncreatable),
+        cmocka_unit_test(test_memory_limit),
     };
     return cmocka_run_group_tests_name("preflight", tests, setup, NULL);
 }

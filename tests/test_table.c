@@ -61,7 +61,13 @@ static void test_json(void **state)
     SBW_ASSERT_EQ(s[0], '{');
     assert_non_null(strstr(s, "\"tool\": \"sbw-test\""));
     assert_non_null(strstr(s, "\"input\": \"a\\u0009b\\\"c\""));
-    assert_non_null(strstr(s, "\"d\": 1, \"bound\": 0.3333333333333333, \"name\": \"x\"}\n"));
+    /* one row: the same "rows" array as any other count */
+    assert_non_null(
+        strstr(s, "\"rows\": [{\"d\": 1, \"bound\": 0.3333333333333333, \"name\": \"x\"}]}\n"));
+    sbw_table_free(t);
+    t = sample(0);
+    s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"rows\": []}\n"));
     sbw_table_free(t);
     t = sample(2);
     s = print_to_string(t, true);
@@ -129,7 +135,7 @@ static void test_write_file(void **state)
     sbw_table_free(t);
 }
 
-/* Every JSON key is unique: colliding meta keys become arg_KEY. */
+/* Every JSON key is unique: a meta key "rows" becomes arg_rows. */
 static void test_json_unique_keys(void **state)
 {
     (void)state;
@@ -142,9 +148,10 @@ static void test_json_unique_keys(void **state)
     SBW_ASSERT_OK(sbw_table_add_row(t));
     SBW_ASSERT_OK(sbw_table_set_int(t, "steps", 80));
     const char *s = print_to_string(t, true);
-    assert_non_null(strstr(s, "\"arg_steps\": 1000"));
-    assert_non_null(strstr(s, "\"rows\": 5")); /* no clash with one row */
-    assert_non_null(strstr(s, "\"steps\": 80}"));
+    /* a column beside a meta key of the same name: the row is its own object */
+    assert_non_null(strstr(s, "\"steps\": 1000"));
+    assert_non_null(strstr(s, "\"arg_rows\": 5"));
+    assert_non_null(strstr(s, "\"rows\": [{\"steps\": 80}]"));
     SBW_ASSERT_OK(sbw_table_add_row(t));
     s = print_to_string(t, true);
     assert_non_null(strstr(s, "\"arg_rows\": 5"));
