@@ -8,6 +8,8 @@
 #                        cut 0.2-0.4% from one of them; and 8% away: nothing
 #   svd_not_converged    sbw-rank and sbw-bound with SBW_TEST_SVD_INFO, the
 #                        hook that makes LAPACK's answer report info > 0
+#   max_prob_unconverged sbw-argmax --max-prob whose Frank-Wolfe gap stayed
+#                        above --prob-tol (p_max is then a lower bound only)
 #   fit_still_improving  sbw-fit stopped by --steps while its KL still fell
 #                        (rank 5, D = 5, 100 steps); stopped by --tol, or
 #                        settled (D = 1, 2000 steps): nothing
@@ -57,6 +59,16 @@ expect_exit 0 "rank --json, no convergence" env SBW_TEST_SVD_INFO=2 "$R" --json 
 expect_grep '"warnings": \["svd_not_converged: ' "$T/out" "svd: json"
 expect_exit 0 "bound, no convergence" env SBW_TEST_SVD_INFO=1 "$BIN/sbw-bound" --d 2 "$FIX/rank_tall.npy"
 expect_grep '^# warning=svd_not_converged: ' "$T/out" "bound: the header says so"
+
+# ---- sbw-argmax: a --max-prob that stopped short of its gap ------------------------------
+A="$BIN/sbw-argmax"
+SQ=$FIX/argmax_square.npy
+expect_exit 0 "argmax --prob-tol 1e-15" "$A" -q --max-prob 50 --max-prob-all --prob-tol 1e-15 "$SQ"
+n=$(tsv_meta "$T/out" max_prob_unconverged)
+if [ "${n:-0}" -gt 0 ]; then ok; else bad "argmax: no unconverged pair at --prob-tol 1e-15"; fi
+expect_grep "^# warning=max_prob_unconverged: $n word/radius pair\(s\) " "$T/out" "argmax: the header says so, with the count"
+expect_exit 0 "argmax, every gap closed" "$A" -q --max-prob 0.5,5 --words 6 --json "$SQ"
+expect_grep '"max_prob_unconverged": 0, .*"warnings": \[\]' "$T/out" "argmax: nothing to say"
 
 # ---- a fit stopped while still improving --------------------------------------------------
 # rank 5 with D = 5: the KL still falls fast at step 100 (by ~14% over the
