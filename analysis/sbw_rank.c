@@ -123,7 +123,8 @@ static bool warn_measure(const double *s, size_t k, const sbw_rank_measure *m, d
                        m->name, m->rank, m->threshold, 100 * rel, j + 1, s[j]);
         return true;
     }
-    if (strcmp(m->on, "tail_energy") == 0 && sbw_rank_near_tail(s, k, m->threshold, rel, &j, &frac)) {
+    if (strcmp(m->on, "tail_energy") == 0 &&
+        sbw_rank_near_tail(s, k, m->threshold, rel, &j, &frac)) {
         sbw_table_warn("rank_near_threshold: %s rank %g: the energy fraction beyond the first "
                        "%zu values (%.6g) is within %g%% of its threshold %g, so roundoff can move "
                        "the rank by one",

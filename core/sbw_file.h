@@ -4,9 +4,10 @@
  * target, ".NAME.tmp.XXXXXX", and renamed over the target by
  * sbw_file_commit() once its data are on disk (fsync), so a crash, a
  * power loss or an error leaves either the old file or nothing under the
- * final name (a kill -9 can leave the temporary itself behind).  "-" means stdout; other non-regular targets
- * (pipes, /dev/null, /dev/full) are written directly.  Every write, flush and
- * close is checked, so ENOSPC surfaces as SBW_EIO with the path and errno.
+ * final name (a kill -9 can leave the temporary itself behind).  "-" means
+ * stdout; other non-regular targets (pipes, /dev/null, /dev/full) are
+ * written directly.  Every write, flush and close is checked, so ENOSPC
+ * surfaces as SBW_EIO with the path and errno.
  */
 #ifndef SBW_FILE_H
 #define SBW_FILE_H

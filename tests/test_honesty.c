@@ -55,7 +55,8 @@ static void test_near_brute(void **state)
         long double total = 0;
         for (size_t j = 0; j < k; j++)
             total += (long double)s[j] * s[j];
-        double e = (double)((long double)s[k - 1] * s[k - 1] / total) * (0.97 + 0.06 * urand(&seed));
+        double e =
+            (double)((long double)s[k - 1] * s[k - 1] / total) * (0.97 + 0.06 * urand(&seed));
         bool want_t = false;
         for (size_t r = 0; r < k; r++) {
             long double tail = 0;
@@ -181,7 +182,7 @@ static void fake_fit(sbw_fit *f, sbw_fit_logrow *rows, const double *steps, size
     f->stop = SBW_FIT_STEPS;
 }
 
-static double kl_hyper(double t) { return 1.0 / (1.0 + t); }  /* 9% lower over 90..100 */
+static double kl_hyper(double t) { return 1.0 / (1.0 + t); }   /* 9% lower over 90..100 */
 static double kl_flat(double t) { return t < 50 ? 1.0 : 0.5; } /* no change after 50 */
 static double kl_slow(double t) { return 1.0 - 5e-4 * t; }     /* 1% lower over 90..100 */
 
@@ -227,8 +228,8 @@ static void test_still_improving(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_near_brute),        cmocka_unit_test(test_warn_sigma),
-        cmocka_unit_test(test_warn_tail),         cmocka_unit_test(test_svd_not_converged),
+        cmocka_unit_test(test_near_brute),      cmocka_unit_test(test_warn_sigma),
+        cmocka_unit_test(test_warn_tail),       cmocka_unit_test(test_svd_not_converged),
         cmocka_unit_test(test_still_improving),
     };
     return cmocka_run_group_tests_name("honesty", tests, NULL, NULL);
