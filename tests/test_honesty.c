@@ -39,11 +39,12 @@ static void test_near_brute(void **state)
 {
     (void)state;
     unsigned long long seed = 16;
-    double s[12];
+    double s[12] = {0};
     for (int trial = 0; trial < 2000; trial++) {
         size_t k = 1 + (size_t)(urand(&seed) * 12);
-        for (size_t j = 0; j < k; j++)
-            s[j] = j ? s[j - 1] * (0.3 + 0.7 * urand(&seed)) : 1.0;
+        s[0] = 1.0;
+        for (size_t j = 1; j < k; j++)
+            s[j] = s[j - 1] * (0.3 + 0.7 * urand(&seed));
         double thr = s[(size_t)(urand(&seed) * (double)k)] * (0.97 + 0.06 * urand(&seed));
         bool want = false;
         for (size_t j = 0; j < k; j++)
