@@ -391,11 +391,14 @@ int sbw_ckpt_write(const char *dir, uint64_t gen, const sbw_ckpt_group *groups, 
         put_groups(file.fp, gen, groups, ngroups);
         st = sbw_file_commit(&file);
     }
-    st = st ? st : sync_dir(dir);
     if (st) {
         remove_generation(dir, gen, arrays, narrays);
         return st;
     }
+    /* gen is current now: a failed directory sync keeps both generations
+     * (either may be the one on disk after a power loss) */
+    if ((st = sync_dir(dir)) != SBW_OK)
+        return st;
     sweep(dir, gen); /* the previous generation, and any left by an earlier fit */
     return SBW_OK;
 }
