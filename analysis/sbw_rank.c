@@ -4,9 +4,11 @@
 #include "sbw_check.h"
 #include "sbw_cli.h"
 #include "sbw_error.h"
+#include "sbw_table.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 static int check_spectrum(const double *s, size_t k)
@@ -77,6 +79,67 @@ size_t sbw_rank_eps_effective(const double *s, size_t k, double e)
         r--;
     }
     return r;
+}
+
+bool sbw_rank_near_cut(const double *s, size_t k, double thr, double rel, size_t *j)
+{
+    if (!(thr > 0))
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (fabs(s[i] - thr) <= rel * thr) {
+            *j = i;
+            return true;
+        }
+    return false;
+}
+
+bool sbw_rank_near_tail(const double *s, size_t k, double e, double rel, size_t *r, double *frac)
+{
+    double total = 0.0, tail = 0.0;
+    for (size_t j = k; j-- > 0;)
+        total += s[j] * s[j];
+    if (!(total > 0) || !(e > 0))
+        return false;
+    for (size_t q = k; q-- > 0;) { /* tail = sum_{j >= q} s_j^2, smallest first */
+        tail += s[q] * s[q];
+        if (fabs(tail / total - e) <= rel * e) {
+            *r = q;
+            *frac = tail / total;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The warning for measure m if its cut is within rel of the spectrum. */
+static bool warn_measure(const double *s, size_t k, const sbw_rank_measure *m, double rel)
+{
+    size_t j = 0;
+    double frac = 0;
+    if (strcmp(m->on, "sigma") == 0 && strcmp(m->name, "gap") != 0 &&
+        sbw_rank_near_cut(s, k, m->threshold, rel, &j)) {
+        sbw_table_warn("rank_near_threshold: %s rank %g: its threshold %.6g is within %g%% of "
+                       "singular value %zu (%.6g), so roundoff can move the rank by one",
+                       m->name, m->rank, m->threshold, 100 * rel, j + 1, s[j]);
+        return true;
+    }
+    if (strcmp(m->on, "tail_energy") == 0 &&
+        sbw_rank_near_tail(s, k, m->threshold, rel, &j, &frac)) {
+        sbw_table_warn("rank_near_threshold: %s rank %g: the energy fraction beyond the first "
+                       "%zu values (%.6g) is within %g%% of its threshold %g, so roundoff can move "
+                       "the rank by one",
+                       m->name, m->rank, j, frac, 100 * rel, m->threshold);
+        return true;
+    }
+    return false;
+}
+
+size_t sbw_rank_warn_near(const double *s, size_t k, const sbw_rank_measure *ms, size_t n)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w += warn_measure(s, k, &ms[i], SBW_RANK_NEAR);
+    return w;
 }
 
 double sbw_rank_stable(const double *s, size_t k)

@@ -23,6 +23,7 @@
 
 #include "sbw_npy.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct sbw_rank_est {
@@ -87,6 +88,30 @@ typedef struct sbw_rank_measure {
  * default).  Errors: those of sbw_rank_estimate, SBW_EINVAL for atol < 0. */
 int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
                       sbw_rank_measure *out);
+
+/* How close a cut may come to the spectrum before the rank it gives is
+ * reported as fragile: 1% of the threshold. */
+#define SBW_RANK_NEAR 0.01
+
+/* True when some s_j (of s[k]) lies within rel * thr of the threshold thr
+ * > 0 (|s_j - thr| <= rel thr), the first such index into *j: a counting
+ * rule's rank then hangs on roundoff in s_j or in thr.  False for thr <= 0
+ * (a zero matrix). */
+bool sbw_rank_near_cut(const double *s, size_t k, double thr, double rel, size_t *j);
+
+/* The same for the epsilon-effective rank: true when a tail fraction
+ * sum_{j>=r} s_j^2 / sum_j s_j^2 lies within rel * e of e; *r and *frac
+ * are the first such (from the smallest up).  False for a zero spectrum. */
+bool sbw_rank_near_tail(const double *s, size_t k, double e, double rel, size_t *r, double *frac);
+
+/* For each measure of ms[n] (as sbw_rank_measures fills them) whose cut is
+ * within SBW_RANK_NEAR of the spectrum s[k] -- a threshold on sigma (nr,
+ * numpy, pytorch, julia) or on the tail energy (eps_eff_*) -- records a
+ * "rank_near_threshold" warning (sbw_table_warn) naming the measure, the
+ * threshold and the singular value.  gap (decided by the largest gap, whose
+ * size is its own margin), stable and entropy have no cut.  Returns how
+ * many measures were fragile. */
+size_t sbw_rank_warn_near(const double *s, size_t k, const sbw_rank_measure *ms, size_t n);
 
 /* Parthiban's epsilon-effective rank of s[k] (descending) for tail
  * fraction e in (0, 1): the smallest r with sum_{j>=r} s_j^2 <= e sum s_j^2

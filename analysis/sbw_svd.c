@@ -4,6 +4,7 @@
 #include "sbw_svd.h"
 
 #include "sbw_error.h"
+#include "sbw_table.h"
 
 #include <float.h>
 #include <gsl/gsl_sort.h>
@@ -34,6 +35,59 @@ static int lapack_fail(const char *routine, lapack_int info)
     if (info < 0)
         return SBW_ERROR(SBW_EINVAL, "%s: argument %d had an illegal value", routine, (int)-info);
     return SBW_ERROR(SBW_ENUMERIC, "%s: failed to converge (info %d)", routine, (int)info);
+}
+
+/* The test hook of sbw_svd.h: SBW_TEST_SVD_INFO=N (N > 0) makes a
+ * successful call report info N. */
+static lapack_int hooked(lapack_int info)
+{
+    const char *e = getenv("SBW_TEST_SVD_INFO");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return info == 0 && v > 0 && v < INT_MAX ? (lapack_int)v : info;
+}
+
+/* After the computing call: info < 0 is an error; info > 0 (no
+ * convergence) keeps the values LAPACK left, made non-negative and put in
+ * descending order when sort (values only: vectors must keep theirs), and
+ * records a warning for the output tables -- an error only when a value
+ * is not finite, i.e. nothing usable came back. */
+static int unconverged(const char *routine, lapack_int info, double *s, size_t k, bool sort)
+{
+    if (info <= 0)
+        return info ? lapack_fail(routine, info) : SBW_OK;
+    for (size_t j = 0; j < k; j++) {
+        if (!isfinite(s[j]))
+            return lapack_fail(routine, info);
+        s[j] = fabs(s[j]);
+    }
+    if (sort) {
+        gsl_sort(s, 1, k);
+        for (size_t j = 0; j < k / 2; j++) {
+            double x = s[j];
+            s[j] = s[k - 1 - j], s[k - 1 - j] = x;
+        }
+    }
+    sbw_table_warn("svd_not_converged: %s did not converge (LAPACK info %d): the singular "
+                   "values, and every rank or bound computed from them, may be wrong",
+                   routine, (int)info);
+    return SBW_OK;
+}
+
+/* The float32 values through the double path of unconverged. */
+static int unconverged_f32(lapack_int info, float *s, size_t k)
+{
+    if (info <= 0)
+        return info ? lapack_fail("sgesdd", info) : SBW_OK;
+    double *d = malloc((k ? k : 1) * sizeof *d);
+    if (!d)
+        return SBW_ERROR(SBW_ENOMEM, "singular values: out of memory");
+    for (size_t j = 0; j < k; j++)
+        d[j] = s[j];
+    int st = unconverged("sgesdd", info, d, k, true);
+    for (size_t j = 0; !st && j < k; j++)
+        s[j] = (float)d[j];
+    free(d);
+    return st;
 }
 
 /* A LAPACK workspace query's answer as an allocation size in items. */
@@ -68,7 +122,7 @@ int sbw_svd_values(sbw_mat *a, double *s)
     if (!st) {
         info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
                                    work, (lapack_int)lw, iwork);
-        st = info ? lapack_fail("dgesdd", info) : SBW_OK;
+        st = unconverged("dgesdd", hooked(info), s, min_sz(a->rows, a->cols), true);
     }
     free(work);
     free(iwork);
@@ -94,7 +148,7 @@ int sbw_svd_values_f32(sbw_mat_f32 *a, float *s)
     if (!st) {
         info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
                                    work, (lapack_int)lw, iwork);
-        st = info ? lapack_fail("sgesdd", info) : SBW_OK;
+        st = unconverged_f32(hooked(info), s, min_sz(a->rows, a->cols));
     }
     free(work);
     free(iwork);
@@ -118,7 +172,7 @@ static int gesdd_vectors(sbw_mat *a, double *s, sbw_mat *vt, double *xvt, lapack
     if (!st) {
         info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', m, n, a->data, lda, s, vt->data, m, xvt,
                                    k, work, (lapack_int)lw, iwork);
-        st = info ? lapack_fail("dgesdd", info) : SBW_OK;
+        st = unconverged("dgesdd", hooked(info), s, (size_t)k, false);
     }
     free(work);
     return st;

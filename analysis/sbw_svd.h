@@ -24,19 +24,30 @@
  * dgesdd with JOBZ='N' on the column-major view A^T (no copy; for a tall
  * or wide A it reduces by QR first, in place).  Errors: SBW_ESHAPE (empty),
  * SBW_ENOMEM (workspace, or a dimension beyond LAPACK's 32-bit integers),
- * SBW_ENUMERIC (LAPACK info != 0). */
+ * SBW_EINVAL (LAPACK info < 0), SBW_ENUMERIC (info > 0 with a non-finite
+ * value).  No convergence (info > 0) with finite values is not an error:
+ * s holds LAPACK's values (absolute, sorted descending) and
+ * sbw_table_warn records "svd_not_converged", so every table printed
+ * afterwards says the numbers may be wrong.
+ *
+ * Test hook: when the environment variable SBW_TEST_SVD_INFO is a positive
+ * integer N, every call that succeeded reports info N instead (the values
+ * stay the converged ones).  dgesdd's real failures are too rare and too
+ * dependent on the LAPACK build to craft a matrix for, so this is how the
+ * tests check what a user sees when it happens. */
 int sbw_svd_values(sbw_mat *a, double *s);
 
 /* The same in float32 with sgesdd: half the memory, about twice the speed,
- * and FLT_EPSILON roundoff.  A is (m, n). */
+ * and FLT_EPSILON roundoff.  A is (m, n).  No convergence as above. */
 int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
 
 /* Singular values s[min(m, n)] and right singular vectors of A: vt is
  * allocated here as (k, n), k = min(m, n), row j the right singular vector
  * of s[j] (caller frees with sbw_mat_free).  A is (m, n), overwritten.
  * dgesdd with JOBZ='S' on the column-major view A^T, whose left vectors are
- * A's right ones.  Workspace about 4k^2 + k(m + n) doubles.  Errors as for
- * sbw_svd_values. */
+ * A's right ones.  Workspace about 4k^2 + k(m + n) doubles.  Errors and
+ * no convergence as for sbw_svd_values (s is then left in LAPACK's order,
+ * beside its vectors). */
 int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt);
 
 #endif

@@ -319,9 +319,24 @@ static int compute(const char *path, const argmax_args *a, run_state *s)
     return st;
 }
 
+/* The answers the run knows are incomplete, as warnings in the table. */
+static void warn_incomplete(const run_state *s)
+{
+    if (s->sum.undecided)
+        sbw_table_warn("argmax_undecided: %zu word(s) got no certificate either way (numerical "
+                       "trouble): argmaxable -1, neither answer is established",
+                       s->sum.undecided);
+    if (s->unconverged)
+        sbw_table_warn("max_prob_unconverged: %zu word/radius pair(s) stopped with a Frank-Wolfe "
+                       "gap above --prob-tol: their p_max is only a lower bound (p_upper bounds "
+                       "it above)",
+                       (size_t)s->unconverged);
+}
+
 static int report(const char *path, const argmax_args *a, const sbw_cli_common *c,
                   const run_state *s)
 {
+    warn_incomplete(s);
     sbw_table *t = NULL;
     char(*cn)[48] = calloc(2 * s->nr + 1, sizeof *cn);
     int st = cn ? sbw_table_alloc(&t, "sbw-argmax", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");

@@ -49,6 +49,11 @@ static const char details[] =
     "when tiny noise makes the counting rules read full rank), stable\n"
     "(||A||_F^2/w0^2) and entropy (exp of the entropy of w/sum w, Roy & Vetterli\n"
     "2007).  'on' says what threshold cuts: sigma, tail_energy or none.\n\n"
+    "A rank whose cut lies within 1% of a singular value (or, for eps_eff, of a\n"
+    "tail energy fraction) hangs on roundoff: the header then has a line\n"
+    "'# warning=rank_near_threshold: ...' (JSON: the \"warnings\" array, always\n"
+    "present) naming the measure, as it has 'svd_not_converged' when LAPACK's SVD\n"
+    "did not converge.\n\n"
     "FILE may be a tensor of a safetensors file, FILE.safetensors:NAME (F32,\n"
     "F16, BF16 or F64; eps follows its dtype: 2^-10 for F16, 2^-7 for BF16).\n\n"
     "Examples:\n"
@@ -194,8 +199,11 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &eps, &eps_source);
     st = st ? st : sbw_rank_norm_parse(a->norm, &norm);
     st = st ? st : sbw_rank_estimate(s, sp->k, sp->red.rows, sp->red.cols, eps, &e);
-    if (!st && a->measures)
-        st = sbw_rank_measures(s, sp->k, sp->red.rows, sp->red.cols, eps, a->atol, ms);
+    /* every measure printed whose cut is within 1% of a singular value is
+     * flagged (without --measures: nr and numpy, the first two) */
+    st = st ? st : sbw_rank_measures(s, sp->k, sp->red.rows, sp->red.cols, eps, a->atol, ms);
+    if (!st)
+        sbw_rank_warn_near(s, sp->k, ms, a->measures ? SBW_RANK_NMEASURES : 2);
     if (!st && a->spectrum)
         st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, norm);
     st = st ? st : sbw_table_alloc(&t, "sbw-rank", c, false);

@@ -238,6 +238,10 @@ int sbw_file_commit(sbw_file *f)
     int st = SBW_OK;
     if (fflush(f->fp) != 0 || ferror(f->fp))
         st = SBW_ERROR(SBW_EIO, "%s: write failed: %s", f->path, strerror(errno));
+    /* the data reach the disk before the name does: after a power loss the
+     * final name holds the old file or the whole new one, never a hole */
+    if (!st && f->tmp && fsync(fileno(f->fp)) != 0)
+        st = SBW_ERROR(SBW_EIO, "%s: fsync failed: %s", f->path, strerror(errno));
     if (!f->is_stdout && fclose(f->fp) != 0 && !st)
         st = SBW_ERROR(SBW_EIO, "%s: close failed: %s", f->path, strerror(errno));
     f->fp = NULL;

@@ -2,10 +2,12 @@
  *
  * A regular file (or a new name) is written to a temporary file beside the
  * target, ".NAME.tmp.XXXXXX", and renamed over the target by
- * sbw_file_commit(), so a crash or an error leaves either the old file or
- * nothing under the final name.  "-" means stdout; other non-regular targets
- * (pipes, /dev/null, /dev/full) are written directly.  Every write, flush and
- * close is checked, so ENOSPC surfaces as SBW_EIO with the path and errno.
+ * sbw_file_commit() once its data are on disk (fsync), so a crash, a
+ * power loss or an error leaves either the old file or nothing under the
+ * final name (a kill -9 can leave the temporary itself behind).  "-" means
+ * stdout; other non-regular targets (pipes, /dev/null, /dev/full) are
+ * written directly.  Every write, flush and close is checked, so ENOSPC
+ * surfaces as SBW_EIO with the path and errno.
  * When ".NAME.tmp.XXXXXX" would be longer than the folder's NAME_MAX, the
  * temporary is ".PREFIX.tmp.XXXXXX" with NAME cut to fit, so any legal
  * output name can be written.

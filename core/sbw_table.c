@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,6 +244,92 @@ int sbw_table_set_dbl(sbw_table *t, const char *col, double value)
     return st;
 }
 
+/* ---- warnings (process-wide) ------------------------------------------- */
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *warn_text[SBW_TABLE_MAX_WARNINGS];
+static size_t warn_n, warn_dropped, warn_echoed;
+
+static bool warn_known(const char *w)
+{
+    for (size_t i = 0; i < warn_n; i++)
+        if (strcmp(warn_text[i], w) == 0)
+            return true;
+    return false;
+}
+
+void sbw_table_warn(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *p = buf; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            *p = ' ';
+    pthread_mutex_lock(&warn_lock);
+    if (!warn_known(buf)) {
+        char *w = warn_n < SBW_TABLE_MAX_WARNINGS ? strdup(buf) : NULL;
+        if (w)
+            warn_text[warn_n++] = w;
+        else
+            warn_dropped++;
+    }
+    pthread_mutex_unlock(&warn_lock);
+}
+
+size_t sbw_table_warn_count(void)
+{
+    pthread_mutex_lock(&warn_lock);
+    size_t n = warn_n + (warn_dropped > 0);
+    pthread_mutex_unlock(&warn_lock);
+    return n;
+}
+
+const char *sbw_table_warning(size_t i)
+{
+    static char dropped[96];
+    pthread_mutex_lock(&warn_lock);
+    const char *w = i < warn_n ? warn_text[i] : NULL;
+    if (!w && i == warn_n && warn_dropped) {
+        snprintf(dropped, sizeof dropped, "warnings_dropped: %zu more warning(s) not recorded",
+                 warn_dropped);
+        w = dropped;
+    }
+    pthread_mutex_unlock(&warn_lock);
+    return w;
+}
+
+void sbw_table_warn_clear(void)
+{
+    pthread_mutex_lock(&warn_lock);
+    for (size_t i = 0; i < warn_n; i++)
+        free(warn_text[i]);
+    warn_n = warn_dropped = warn_echoed = 0;
+    pthread_mutex_unlock(&warn_lock);
+}
+
+/* The tool's name from the meta, for the stderr copy of the warnings. */
+static const char *table_tool(const sbw_table *t)
+{
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (strcmp(t->meta[i].key, "tool") == 0 && t->meta[i].value.type == CELL_STR)
+            return t->meta[i].value.s;
+    return "sbw";
+}
+
+/* Each warning once per process on stderr, unless the table goes there. */
+static void echo_warnings(const sbw_table *t, FILE *f)
+{
+    if (f == stderr)
+        return;
+    size_t n = sbw_table_warn_count();
+    for (size_t i = warn_echoed; i < n; i++)
+        fprintf(stderr, "%s: warning: %s\n", table_tool(t), sbw_table_warning(i));
+    warn_echoed = n;
+}
+
 /* ---- printing ----------------------------------------------------------- */
 
 void sbw_table_format_double(double x, char *buf, size_t cap)
@@ -335,6 +423,16 @@ static bool json_collides(const sbw_table *t, const char *key)
     return t->ncols && strcmp(key, "rows") == 0;
 }
 
+static void print_json_warnings(FILE *f, bool first)
+{
+    fprintf(f, "%s\"warnings\": [", first ? "" : ", ");
+    for (size_t i = 0, n = sbw_table_warn_count(); i < n; i++) {
+        fputs(i ? ", " : "", f);
+        print_json_string(f, sbw_table_warning(i));
+    }
+    fputc(']', f);
+}
+
 static void print_json(const sbw_table *t, FILE *f)
 {
     bool first = true;
@@ -348,6 +446,8 @@ static void print_json(const sbw_table *t, FILE *f)
         }
         print_json_pair(f, k, &t->meta[i].value, &first);
     }
+    print_json_warnings(f, first);
+    first = false;
     if (t->ncols) {
         fprintf(f, "%s\"rows\": [", first ? "" : ", ");
         for (size_t i = 0; i < t->nrows; i++) {
@@ -368,6 +468,8 @@ static void print_tsv(const sbw_table *t, FILE *f)
         print_tsv_cell(f, &t->meta[i].value);
         fputc('\n', f);
     }
+    for (size_t i = 0, n = sbw_table_warn_count(); i < n; i++)
+        fprintf(f, "# warning=%s\n", sbw_table_warning(i));
     for (size_t j = 0; j < t->ncols; j++)
         fprintf(f, "%s%s", j ? "\t" : "", t->cols[j]);
     if (t->ncols)
@@ -388,6 +490,7 @@ int sbw_table_print(const sbw_table *t, FILE *f, bool json)
         print_json(t, f);
     else
         print_tsv(t, f);
+    echo_warnings(t, f);
     if (fflush(f) != 0 || ferror(f))
         return SBW_ERROR(SBW_EIO, "cannot write the result table to %s: %s",
                          f == stdout   ? "stdout"
@@ -407,5 +510,6 @@ int sbw_table_write(const sbw_table *t, const char *path, bool json)
         print_json(t, out.fp);
     else
         print_tsv(t, out.fp);
+    echo_warnings(t, out.is_stdout ? stdout : NULL);
     return sbw_file_commit(&out);
 }

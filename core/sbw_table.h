@@ -9,6 +9,17 @@
  * Keys are unique: a meta key "rows" is written as "arg_rows".
  * Non-finite numbers print as nan/inf in TSV and null in JSON.  Doubles
  * print in the shortest form that reads back exactly (up to %.17g).
+ *
+ * Warnings: a result the run knows may be untrustworthy (an SVD LAPACK did
+ * not converge, a rank threshold within 1% of a singular value, a fit
+ * stopped by its step limit while still improving) is recorded with
+ * sbw_table_warn by whichever module finds it, and every table printed
+ * afterwards carries it: one "# warning=CODE: text" line per warning after
+ * the other header lines, and in JSON a "warnings" array of those strings
+ * after the meta keys -- present, and empty, when there is none.  Printing
+ * a table also repeats each warning once on stderr as "TOOL: warning: ..."
+ * (unless the table itself goes to stderr), so a user watching the terminal
+ * sees it too.
  */
 #ifndef SBW_TABLE_H
 #define SBW_TABLE_H
@@ -55,6 +66,24 @@ int sbw_table_print(const sbw_table *t, FILE *f, bool json);
 
 /* Prints to path through sbw_file (temporary + rename; "-" = stdout). */
 int sbw_table_write(const sbw_table *t, const char *path, bool json);
+
+/* Records a warning for every table printed from now on, process-wide and
+ * thread-safe (a parallel region may call it).  The text starts with a
+ * snake_case code and a colon ("svd_not_converged: ..."); tabs and newlines
+ * become spaces.  A warning already recorded (same text) is not repeated;
+ * past SBW_TABLE_MAX_WARNINGS the rest are counted in one last line.
+ * Never fails: out of memory, the warning is counted as dropped. */
+#define SBW_TABLE_MAX_WARNINGS 32
+void sbw_table_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* How many warnings are recorded, and the i-th (0 <= i < count; owned by
+ * the module, valid until sbw_table_warn_clear). */
+size_t sbw_table_warn_count(void);
+const char *sbw_table_warning(size_t i);
+
+/* Forgets every warning (tests; a tool running several independent
+ * computations). */
+void sbw_table_warn_clear(void);
 
 /* Shortest "%.{15,16,17}g" that reads back as x; "nan", "inf", "-inf". */
 void sbw_table_format_double(double x, char *buf, size_t cap);

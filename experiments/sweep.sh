@@ -151,6 +151,7 @@ run_cell() {
         s=$((s + 1))
     done
     rm -f "$tmp.fit" "$err"
+    sync "$tmp" 2>/dev/null || true # on disk before the name says the cell is done
     mv "$tmp" "$final"
 }
 
@@ -302,6 +303,7 @@ run)
     todo=0
     while read -r c; do [ -f "$OUT/cells/$c.tsv" ] || todo=$((todo + 1)); done <"$OUT/cells.txt"
     rm -f "$OUT"/cells/.*.tsv.* "$OUT"/cells/*.err 2>/dev/null || true # half-done cells: redone
+    rm -f "$OUT"/lang/.*.npy.tmp.* 2>/dev/null || true                  # a language killed half-written
     echo "sweep: $total cells ($((total - todo)) done, $todo to run, $JOBS at once), N=$N contexts" \
         "(the paper: 100000, --paper), $SEEDS seeds, $STEPS steps, into $OUT" >&2
     SWEEP_START=$(date +%s)

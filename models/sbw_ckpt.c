@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -279,8 +280,17 @@ static bool ckpt_file(const char *name, uint64_t *gen)
            *gen > 0;
 }
 
+/* A temporary that a write of those files left when it was killed (kill -9
+ * gives it no chance to remove it): ".checkpoint.tsv.tmp.XXXXXX" or
+ * ".ckpt-G-STEM.npy.tmp.XXXXXX" (sbw_file's names). */
+static bool ckpt_temporary(const char *name)
+{
+    return (strncmp(name, ".checkpoint.tsv.tmp.", 20) == 0 || strncmp(name, ".ckpt-", 6) == 0) &&
+           strstr(name, ".tmp.") != NULL;
+}
+
 /* Removes the checkpoint files of dir except generation keep's (keep 0:
- * all of them, checkpoint.tsv included). */
+ * all of them, checkpoint.tsv included), and every temporary of theirs. */
 static int sweep(const char *dir, uint64_t keep)
 {
     DIR *d = opendir(dir);
@@ -290,7 +300,8 @@ static int sweep(const char *dir, uint64_t keep)
     char path[4400];
     uint64_t gen;
     while ((e = readdir(d)) != NULL) {
-        if (!ckpt_file(e->d_name, &gen) || (keep && (gen == keep || gen == 0)))
+        bool temp = ckpt_temporary(e->d_name);
+        if (!temp && (!ckpt_file(e->d_name, &gen) || (keep && (gen == keep || gen == 0))))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         unlink(path);
@@ -343,6 +354,21 @@ static void put_groups(FILE *fp, uint64_t gen, const sbw_ckpt_group *g, size_t n
             fprintf(fp, "%s=%s\n", f->key, sbw_ckpt_format(f, g[i].base, false, val, sizeof val));
 }
 
+/* fsync of the directory itself: the rename that made the new generation
+ * current is on disk before the older generation's files go. */
+static int sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open the directory: %s", dir, strerror(errno));
+    int rc = fsync(fd);
+    int err = errno;
+    close(fd);
+    if (rc != 0 && err != EINVAL) /* some file systems cannot sync a directory */
+        return SBW_ERROR(SBW_EIO, "%s: fsync failed: %s", dir, strerror(err));
+    return SBW_OK;
+}
+
 static void remove_generation(const char *dir, uint64_t gen, const sbw_ckpt_array *a, size_t n)
 {
     char path[4400];
@@ -369,6 +395,10 @@ int sbw_ckpt_write(const char *dir, uint64_t gen, const sbw_ckpt_group *groups, 
         remove_generation(dir, gen, arrays, narrays);
         return st;
     }
+    /* gen is current now: a failed directory sync keeps both generations
+     * (either may be the one on disk after a power loss) */
+    if ((st = sync_dir(dir)) != SBW_OK)
+        return st;
     sweep(dir, gen); /* the previous generation, and any left by an earlier fit */
     return SBW_OK;
 }

@@ -9,8 +9,10 @@
  * "sbw_checkpoint=<format version>", then "generation=G", then every row of
  * every table (doubles in C99 hex, so they read back bit for bit).  A new
  * generation's arrays are written first, then checkpoint.tsv is replaced
- * atomically (temporary + rename), then the older generations' files are
- * removed: a crash at any moment leaves a complete, consistent checkpoint.
+ * atomically (temporary + fsync + rename, then an fsync of the directory),
+ * then the older generations' files are removed, with any temporary a
+ * killed write left: a crash at any moment, kill -9 included, leaves a
+ * complete, consistent checkpoint.
  */
 #ifndef SBW_CKPT_H
 #define SBW_CKPT_H

@@ -401,6 +401,26 @@ int sbw_fit_run(sbw_fit *f)
     return finish(f);
 }
 
+bool sbw_fit_still_improving(const sbw_fit *f, sbw_fit_logrow *from, sbw_fit_logrow *to)
+{
+    size_t steps = f->opt.steps;
+    if (f->stop != SBW_FIT_STEPS || steps < 10 || f->nlog < 2)
+        return false;
+    const sbw_fit_logrow *end = &f->log[f->nlog - 1], *a = NULL;
+    double cut = (double)(steps - (steps + 9) / 10);
+    for (size_t i = f->nlog - 1; i-- > 0 && !a;)
+        if (f->log[i].step <= cut)
+            a = &f->log[i];
+    if (!a || end->step != (double)steps)
+        return false;
+    if (from)
+        *from = *a;
+    if (to)
+        *to = *end;
+    double tol = f->opt.tol > 0 ? f->opt.tol : SBW_FIT_IMPROVING_TOL;
+    return a->kl - end->kl > tol * fabs(end->kl);
+}
+
 /* ---- --lr auto ------------------------------------------------------------ */
 
 /* The grid's subsample: the first n of a seeded permutation, sorted. */

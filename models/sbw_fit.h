@@ -118,6 +118,17 @@ void sbw_fit_free(sbw_fit *f);
  * L-BFGS, at the accepted point, never a rejected line-search trial). */
 int sbw_fit_run(sbw_fit *f);
 
+/* Whether a fit that stopped at its step limit was still improving: the
+ * mean KL of the last log row (the final state, step S = opts.steps) against
+ * the latest row at or before step S - ceil(S/10) (so over at least the last
+ * 10% of the steps), both in the log's precision, fell by more than tol
+ * times the final value, tol = opts.tol when --tol is on, else
+ * SBW_FIT_IMPROVING_TOL (0.1%).  False when the fit stopped otherwise, ran
+ * fewer than 10 steps or logged no earlier row.  *from and *to (either may
+ * be NULL) get the two rows compared. */
+#define SBW_FIT_IMPROVING_TOL 1e-3
+bool sbw_fit_still_improving(const sbw_fit *f, sbw_fit_logrow *from, sbw_fit_logrow *to);
+
 /* "steps", "tol", "converged", "signal", "nan", "running". */
 const char *sbw_fit_stop_name(sbw_fit_stop s);
 

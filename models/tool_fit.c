@@ -39,7 +39,12 @@ static const char details[] =
     "1e-3,3e-3,1e-2,3e-2,0.1,0.3 for 100 steps on 1024 seeded contexts and keeps the\n"
     "lowest KL; the grid and its KLs are in the header (and the --log header).\n"
     "--tol R stops when the mean KL of the last --tol-window steps improves on the\n"
-    "previous window's by <= R times itself.\n\n"
+    "previous window's by <= R times itself.  A fit that stops at --steps S while\n"
+    "still improving says so: when the mean KL of the final state is lower than\n"
+    "that of the last log row at or before step S - ceil(S/10) by more than R\n"
+    "times itself (R = --tol, or 0.001 when --tol is 0), the table (and --log,\n"
+    "--save's params.tsv) carries '# warning=fit_still_improving: ...' (JSON: the\n"
+    "\"warnings\" array, always present).\n\n"
     "Speed: contexts run in blocks (nothing N x M is formed).  --precision single:\n"
     "GEMMs, exp/log and P* in float32; double: all in float64; every sum in float64\n"
     "either way.  The output log Q and the final metrics are always recomputed in\n"
@@ -360,9 +365,22 @@ static int write_log(run *r)
     return st;
 }
 
+/* The fit_still_improving warning (sbw_fit_still_improving), for every
+ * table written from here on. */
+static void warn_improving(const sbw_fit *f)
+{
+    sbw_fit_logrow a, b;
+    if (sbw_fit_still_improving(f, &a, &b))
+        sbw_table_warn("fit_still_improving: stopped by --steps %zu while the mean KL was still "
+                       "falling: %.6g at step %.0f, %.6g at step %.0f (%.3g%% lower); more steps "
+                       "would lower it",
+                       f->opt.steps, a.kl, a.step, b.kl, b.step, 100 * (a.kl - b.kl) / a.kl);
+}
+
 /* Everything after a successful fit: float64 log Q, parameters, table. */
 static int outputs(run *r)
 {
+    warn_improving(r->f);
     sbw_obj_result res;
     sbw_progress p;
     bool seekable = !sbw_file_is_std(r->c.args[0]);

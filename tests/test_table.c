@@ -159,12 +159,50 @@ static void test_json_unique_keys(void **state)
     sbw_table_free(t);
 }
 
+/* Warnings: absent from TSV and an empty JSON array when none; each one a
+ * "# warning=" line and a JSON string once recorded, deduplicated, tabs
+ * flattened, capped with a count of the rest, gone after a clear. */
+static void test_warnings(void **state)
+{
+    (void)state;
+    sbw_table_warn_clear();
+    sbw_table *t = sample(2);
+    const char *s = print_to_string(t, false);
+    assert_null(strstr(s, "# warning="));
+    s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"warnings\": [], \"rows\": [{"));
+    sbw_table_warn("svd_not_converged: dgesdd info %d", 3);
+    sbw_table_warn("svd_not_converged: dgesdd info %d", 3); /* the same: once */
+    sbw_table_warn("rank_near_threshold: a\tb");
+    SBW_ASSERT_EQ(sbw_table_warn_count(), 2);
+    s = print_to_string(t, false);
+    assert_non_null(strstr(s, "\n# warning=svd_not_converged: dgesdd info 3\n"
+                              "# warning=rank_near_threshold: a b\nd\tbound\tname\n"));
+    s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"warnings\": [\"svd_not_converged: dgesdd info 3\", "
+                              "\"rank_near_threshold: a b\"], \"rows\": [{"));
+    for (int i = 0; i < SBW_TABLE_MAX_WARNINGS + 5; i++)
+        sbw_table_warn("w%d: x", i);
+    SBW_ASSERT_EQ(sbw_table_warn_count(), SBW_TABLE_MAX_WARNINGS + 1);
+    assert_string_equal(sbw_table_warning(SBW_TABLE_MAX_WARNINGS),
+                        "warnings_dropped: 7 more warning(s) not recorded");
+    assert_null(sbw_table_warning(SBW_TABLE_MAX_WARNINGS + 1));
+    sbw_table_warn_clear();
+    SBW_ASSERT_EQ(sbw_table_warn_count(), 0);
+    sbw_table_free(t);
+    t = sample(1); /* a one-row table: its columns follow the array */
+    s = print_to_string(t, true);
+    assert_non_null(strstr(s, "\"warnings\": [], \"d\": 1, "));
+    sbw_table_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tsv),        cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_format_double),
         cmocka_unit_test(test_write_file), cmocka_unit_test(test_json_unique_keys),
+        cmocka_unit_test(test_warnings),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }
