@@ -53,16 +53,16 @@ rank_of() {
 }
 expect_eq "$(rank_of "$T/sm")" 18 "softmax D=16 with a bias: rank D+2"
 expect_eq "$(rank_of "$T/sm" --center)" 17 "--center recovers D+1 with a bias"
-"$LM" train --data "$C" --quick --max-steps 40 --no-bias --ckpt "$T/nb" -q >/dev/null 2>&1 ||
-    bad "softmax --no-bias training failed"
+"$LM" train --data "$C" --quick --max-steps 40 --no-bias --ckpt "$T/nb" -q >/dev/null 2>"$T/run.err" ||
+    bad "softmax --no-bias training failed (exit $?): $(tail -n 3 "$T/run.err")"
 expect_eq "$(rank_of "$T/nb")" 17 "softmax D=16 without a bias: rank D+1"
 expect_eq "$(rank_of "$T/nb" --center)" 16 "--center recovers D without a bias"
-"$LM" train --data "$C" --quick --head moc --k 3 --max-steps 40 --ckpt "$T/moc" -q >/dev/null 2>&1 ||
-    bad "moc training failed"
+"$LM" train --data "$C" --quick --head moc --k 3 --max-steps 40 --ckpt "$T/moc" -q >/dev/null 2>"$T/run.err" ||
+    bad "moc training failed (exit $?): $(tail -n 3 "$T/run.err")"
 r=$(rank_of "$T/moc")
 if [ -n "$r" ] && [ "$r" -le 18 ]; then ok; else bad "moc K=3 D=16: rank '$r' above D+2"; fi
-"$LM" train --data "$C" --quick --head mos --k 3 --epochs 2 --ckpt "$T/mos" -q >/dev/null 2>&1 ||
-    bad "mos training failed"
+"$LM" train --data "$C" --quick --head mos --k 3 --epochs 2 --ckpt "$T/mos" -q >/dev/null 2>"$T/run.err" ||
+    bad "mos training failed (exit $?): $(tail -n 3 "$T/run.err")"
 r=$(rank_of "$T/mos")
 if [ -n "$r" ] && [ "$r" -gt 18 ]; then ok; else bad "trained mos K=3 D=16: rank '$r' not above D+2"; fi
 
@@ -76,7 +76,8 @@ expect_eq "$(wc -l <"$T/exp/vocab.txt")" 201 "vocab.txt: one word per line"
 # ---- SIGTERM, then --resume: the same parameters as an uninterrupted run ----------------------
 ARGS="--data $C --quick --d 8 --hidden 24,16 --epochs 100 --max-steps 3000 --threads 2 --dropout-in 0.2 -q"
 # shellcheck disable=SC2086
-"$LM" train $ARGS --ckpt "$T/ref" >/dev/null 2>&1 || bad "uninterrupted reference run failed"
+"$LM" train $ARGS --ckpt "$T/ref" >/dev/null 2>"$T/run.err" ||
+    bad "uninterrupted reference run failed (exit $?): $(tail -n 3 "$T/run.err")"
 # shellcheck disable=SC2086
 "$LM" train $ARGS --ckpt "$T/kill" --ckpt-every 0 --log "$T/kill.tsv" --log-every 100 \
     >/dev/null 2>"$T/kill.err" &
