@@ -81,7 +81,7 @@ expect_eq "$(ls -a "$CK" | grep -v '^\.\{1,2\}$' | grep -cv "^ckpt-$g-\|^checkpo
 # ---- 2. the sweep ----------------------------------------------------------------------------
 export SBW_BIN="$ABS"
 S=experiments/sweep.sh
-GRID="--alpha 0.1,1 --m 20 --d 2,3 --heads softmax,mos --seeds 2 --n 40 --k 2 --steps 3000"
+GRID="--alpha 0.1,1 --m 20 --d 2,3 --heads softmax,mos --seeds 2 --n 40 --k 2 --steps 20000"
 # shellcheck disable=SC2086
 expect_exit 0 "uninterrupted sweep" $S $GRID -j 2 --out "$T/s0" run
 # mtime and inode of each finished cell, one line each
@@ -99,6 +99,13 @@ for d in $(delays 0.05 0.5 2); do
     # shellcheck disable=SC2086
     setsid sh $S $GRID -j 1 --out "$T/s1" run >"$T/sweep.out" 2>"$T/sweep.err" &
     pid=$!
+    # setsid makes the group only once it runs: a kill of the group before
+    # that would not land
+    i=0
+    while [ "$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')" != "$pid" ] && [ $i -lt 200 ]; do
+        sleep 0.01
+        i=$((i + 1))
+    done
     i=0
     while [ $n -eq 5 ] && [ $i -lt 400 ] && [ "$(ls "$T/s1/cells" 2>/dev/null | grep -c '\.tsv$')" -le "$before" ]; do
         sleep 0.05
