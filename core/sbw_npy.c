@@ -401,18 +401,23 @@ static int check_payload_size(sbw_npy_reader *r)
     return SBW_OK;
 }
 
-/* A Fortran-order payload cannot be streamed by rows from a pipe. */
+/* A Fortran-order payload cannot be streamed by rows from a pipe.  The
+ * buffer grows (doubling, from 1 MiB) as bytes arrive, so a header that
+ * claims more than the stream holds costs at most twice what it holds. */
 static int slurp_payload(sbw_npy_reader *r)
 {
-    size_t got;
-    r->whole = malloc(r->info.data_bytes ? r->info.data_bytes : 1);
-    if (!r->whole)
-        return SBW_ERROR(SBW_ENOMEM, "%s: cannot buffer a %zu-byte Fortran-order payload", r->path,
-                         r->info.data_bytes);
-    int st = read_full(r->fd, r->whole, r->info.data_bytes, &got, r->path);
-    if (!st && got < r->info.data_bytes)
+    size_t want = r->info.data_bytes, have = 0, cap = 0, got = 1;
+    int st = grow(&r->whole, &cap, want < (1u << 20) ? (want ? want : 1) : (1u << 20));
+    while (!st && have < want && got > 0) {
+        if (have == cap)
+            st = grow(&r->whole, &cap, cap > want / 2 ? want : cap * 2);
+        if (!st)
+            st = read_full(r->fd, r->whole + have, (cap < want ? cap : want) - have, &got, r->path);
+        have += st ? 0 : got;
+    }
+    if (!st && have < want)
         st = SBW_ERROR(SBW_EFORMAT, "%s: truncated: payload ends after %zu of %zu bytes", r->path,
-                       got, r->info.data_bytes);
+                       have, want);
     return st;
 }
 
