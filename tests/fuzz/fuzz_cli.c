@@ -71,6 +71,8 @@ static void check_parse(char **argv, int argc)
     const sbw_cli cli = {"sbw-fuzz", "FILE...", "fuzzing", "details", opts, 1, 3,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     sbw_cli_common c;
+    char *orig[MAX_ARGS + 2]; /* the parser moves positionals to the front of argv */
+    memcpy(orig, argv, (size_t)(argc + 1) * sizeof *argv);
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st != 0)
         return;
@@ -78,7 +80,7 @@ static void check_parse(char **argv, int argc)
     for (int i = 0; i < c.nargs; i++) {
         int found = 0;
         for (int k = 1; k < argc; k++)
-            found |= c.args[i] == argv[k];
+            found |= c.args[i] == orig[k];
         FUZZ_REQUIRE(found);
     }
     FUZZ_REQUIRE(size == 0 || (size >= 1 && size <= 1000000000));
