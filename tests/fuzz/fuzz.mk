@@ -32,6 +32,11 @@ endif
 
 fuzz-bins: $(FUZZ_BINS)
 
+# make lint, format and format-check read the targets too.
+LINT_C += $(FUZZ_SRC) tests/fuzz/fuzz_replay.c
+ALL_C += $(FUZZ_SRC) tests/fuzz/fuzz_replay.c
+ALL_H += tests/fuzz/fuzz_util.h
+
 fuzz:
 	@scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=1 SBW_FUZZ=1 fuzz-bins

@@ -98,8 +98,11 @@ static void check_parse(char **argv, int argc)
         {"--u", "U", SBW_ARG_U64, &u64, 0, 0, "a u64"},
         {0},
     };
-    const sbw_cli cli = {"sbw-fuzz", "FILE...", "fuzzing", "details", opts, 1, 3,
-                         SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
+    const sbw_cli cli = {
+        "sbw-fuzz", "FILE...",
+        "fuzzing",  "details",
+        opts,       1,
+        3,          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     flag = false, size = 0, lng = 0, dbl = 0, str = NULL, u64 = 0; /* nothing from the last run */
     sbw_cli_common c;
     char *orig[MAX_ARGS + 2]; /* the parser moves positionals to the front of argv */

@@ -57,8 +57,6 @@ static int read_blocks(sbw_npy_reader *r, size_t n, size_t cols, double *dst)
     return st;
 }
 
-static int same_bits(double x, double y) { return memcmp(&x, &y, sizeof x) == 0; }
-
 static void check_info(const sbw_npy_info *in, size_t size, int regular)
 {
     FUZZ_REQUIRE(in->ndim == 1 || in->ndim == 2);
@@ -90,7 +88,7 @@ static size_t fuzz_file_reads(const char *path, size_t size)
     FUZZ_REQUIRE(n == 0 || sbw_npy_read_rows_f32(r, a32, n, cols) == SBW_OK);
     for (size_t k = 0; k < n * cols; k++) {
         float f = (float)a64[k];
-        FUZZ_REQUIRE(memcmp(&f, &a32[k], sizeof f) == 0);
+        FUZZ_REQUIRE(fuzz_bits32(f) == fuzz_bits32(a32[k]));
     }
     sbw_npy_view v;
     if (n > 0 && sbw_npy_view_rows(r, 0, n, &v)) {
@@ -123,7 +121,7 @@ static void fuzz_pipe_reads(const uint8_t *data, size_t size, size_t file_items)
         if (st)
             require_reason(st);
         for (size_t k = 0; !st && k < n * cols && k < file_items; k++)
-            FUZZ_REQUIRE(same_bits(a64[k], b64[k]));
+            FUZZ_REQUIRE(fuzz_bits64(a64[k]) == fuzz_bits64(b64[k]));
         sbw_npy_close(r);
     }
     close(fd);

@@ -21,11 +21,13 @@ void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
 
 static int err_fd = 2;
-static const char *current = "";
+static char failed_msg[4200]; /* written before each input: a handler only write()s */
+static size_t failed_len;
 
 static void say_input(void)
 {
-    dprintf(err_fd, "fuzz replay: failed on %s (rerun it with SBW_FUZZ_VERBOSE=1)\n", current);
+    ssize_t k = write(err_fd, failed_msg, failed_len);
+    (void)k;
 }
 
 static void on_abort(int sig)
@@ -80,7 +82,9 @@ static int replay_file(const char *path)
         free(buf);
         return -1;
     }
-    current = path;
+    int k = snprintf(failed_msg, sizeof failed_msg,
+                     "fuzz replay: failed on %s (rerun it with SBW_FUZZ_VERBOSE=1)\n", path);
+    failed_len = k < 0 ? 0 : (size_t)k < sizeof failed_msg ? (size_t)k : sizeof failed_msg - 1;
     LLVMFuzzerTestOneInput(buf, n);
     free(buf);
     return 0;
@@ -109,7 +113,8 @@ static int replay_dir(const char *dir, size_t *count)
             sprintf(names[n++], "%s/%s", dir, e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
     int st = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat sb;

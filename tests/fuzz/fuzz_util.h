@@ -60,7 +60,8 @@ static inline const char *fuzz_dir(void)
 
 /* Writes data to name in the scratch folder and puts its path in path
  * (cap bytes).  Aborts on a write error: the harness, not the parser. */
-static inline void fuzz_file(const char *name, const uint8_t *data, size_t size, char *path, size_t cap)
+static inline void fuzz_file(const char *name, const uint8_t *data, size_t size, char *path,
+                             size_t cap)
 {
     snprintf(path, cap, "%s/%s", fuzz_dir(), name);
     size_t i = 0;
@@ -113,8 +114,8 @@ static inline int fuzz_pipe(const uint8_t *data, size_t size, int *fd, char *pat
 #define FUZZ_SEP     "\n%%\n"
 #define FUZZ_SEP_LEN 4u
 
-static inline size_t fuzz_split(const uint8_t *data, size_t size, const uint8_t **part,
-                                size_t *len, size_t max)
+static inline size_t fuzz_split(const uint8_t *data, size_t size, const uint8_t **part, size_t *len,
+                                size_t max)
 {
     size_t n = 0, at = 0;
     part[0] = data;
@@ -129,11 +130,26 @@ static inline size_t fuzz_split(const uint8_t *data, size_t size, const uint8_t 
     return n + 1;
 }
 
+/* The bits of a double and of a float (NaN payloads and -0 compared too). */
+static inline uint64_t fuzz_bits64(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline uint32_t fuzz_bits32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
 /* Aborts with a message when cond fails: a property the library broke. */
 #define FUZZ_REQUIRE(cond)                                                                         \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "sbw fuzz: %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
+            fprintf(stderr, "sbw fuzz: %s:%d: %s\n", __FILE__, __LINE__, #cond);                   \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
