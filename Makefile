@@ -59,6 +59,7 @@ help:
 	@echo "make readme-figures  make demo, then copy its two README figures to docs/figures/"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
+	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS=60 each (FUZZ_TARGET=npy: one)"
 	@echo "make lint       dependency rule, one prefix per file, cppcheck and clang-tidy (sources and tests)"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
@@ -153,6 +154,9 @@ format-check:
 	clang-format --dry-run --Werror $(ALL_C) $(ALL_H)
 
 clean:
-	rm -rf build build-asan bin
+	rm -rf build build-asan build-fuzz bin
+
+# libFuzzer targets and their replay under make check (make fuzz).
+include tests/fuzz/fuzz.mk
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d)

@@ -41,9 +41,10 @@ static int parse_integer(const char *s, const char *what, double *v)
     errno = 0;
     long long ll = strtoll(s, &end, 10);
     if (end != s && *end == '\0' && errno == 0) {
-        *v = (double)ll;
-        return ll == (long long)*v ? SBW_OK
-                                   : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
+        *v = (double)ll; /* values near 2^63 round up to 2^63, which no long long holds */
+        return *v < 0x1p63 && ll == (long long)*v
+                   ? SBW_OK
+                   : SBW_ERROR(SBW_EINVAL, "%s: '%s' is too large", what, s);
     }
     double d;
     if (strspn(s, "0123456789.eE+-") != strlen(s) || sbw_cli_parse_double(s, what, 1.0, 0.0, &d) ||
@@ -112,6 +113,8 @@ static int expand_item(const char *item, const char *what, size_t **v, size_t *n
                        what, item, c2 + 1);
     if (!st && hi < lo)
         st = SBW_ERROR(SBW_EINVAL, "%s: range '%s' runs backwards", what, item);
+    if (!st && (hi - lo) / step >= 10000000 - *n) /* refused before, not after, 1e7 entries */
+        st = SBW_ERROR(SBW_EINVAL, "%s: list '%s' is too long", what, item);
     for (size_t x = lo; !st && x <= hi; x += step) {
         if (*n == *cap) {
             size_t nc = *cap ? 2 * *cap : 16;

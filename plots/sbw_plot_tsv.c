@@ -63,8 +63,10 @@ static int split(const char *line, strvec *v, size_t *count)
 /* "# key=value": key is [A-Za-z0-9_]+. */
 static int meta_line(const char *line, strvec *keys, strvec *vals)
 {
+    if (line[1] != ' ') /* "#" alone or "#x": line + 2 may lie past the end */
+        return SBW_OK;
     const char *k = line + 2, *eq = strchr(k, '=');
-    if (line[1] != ' ' || !eq || eq == k ||
+    if (!eq || eq == k ||
         strspn(k, "abcdefghijklmnopqrstuvwxyz"
                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != (size_t)(eq - k))
         return SBW_OK; /* another comment */

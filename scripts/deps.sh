@@ -2,14 +2,19 @@
 # Installs what sbw needs when it is missing, and says what it does.
 #   scripts/deps.sh          build + test dependencies (make check, make demo)
 #   scripts/deps.sh --bench  also the Python references used by make bench
+#   scripts/deps.sh --fuzz   also clang, its libFuzzer runtime and libomp
+#                            (make fuzz only; make check replays with gcc)
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
 BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libcmocka-dev libjansson-dev gnuplot-nox"
 BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch time coinor-libclp-dev"
+FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
 
 want_bench=0
+want_fuzz=0
 [ "${1:-}" = "--bench" ] && want_bench=1
+[ "${1:-}" = "--fuzz" ] && want_fuzz=1
 
 missing=""
 have_pkg() {
@@ -26,6 +31,15 @@ if ! headers_ok || ! command -v gnuplot >/dev/null 2>&1; then
 fi
 if [ $want_bench = 1 ]; then
     for p in $BENCH_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+fi
+# libFuzzer comes with clang's runtime (libclang_rt.fuzzer); a clang that
+# links -fsanitize=fuzzer with OpenMP is enough, however it was installed.
+fuzz_ok() {
+    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){return d && n;}\n' |
+        clang -fsanitize=fuzzer,address,undefined -fopenmp -x c -o /dev/null - >/dev/null 2>&1
+}
+if [ $want_fuzz = 1 ] && ! fuzz_ok; then
+    for p in $FUZZ_PKGS; do have_pkg "$p" || missing="$missing $p"; done
 fi
 [ -z "$missing" ] && exit 0
 

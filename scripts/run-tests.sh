@@ -14,6 +14,19 @@ for t in "$testdir"/test_*; do
     echo "== $(basename "$t")"
     if ! "$t"; then failed="$failed $(basename "$t")"; fi
 done
+# Each fuzz target's replay in $1/fuzz runs its seed corpus and kept
+# reproducers (tests/fuzz/README.md), with the suites' compiler and sanitizers.
+for r in "$testdir"/fuzz/replay_*; do
+    [ -x "$r" ] || continue
+    name=${r##*/replay_}
+    n=$((n + 1))
+    echo "== fuzz replay $name"
+    set --
+    for d in "tests/fuzz/corpus/$name" "tests/fuzz/regress/$name"; do
+        [ -d "$d" ] && set -- "$@" "$d"
+    done
+    if ! "$r" "$@"; then failed="$failed replay_$name"; fi
+done
 for s in tests/cli/test_*.sh; do
     [ -f "$s" ] || continue
     n=$((n + 1))

@@ -1,0 +1,97 @@
+#!/bin/sh
+# make_corpus.sh [BIN]: writes the seed corpus of every fuzz target under
+# tests/fuzz/corpus/TARGET/ (small valid and broken inputs, a few KB per
+# target; committed).  npy: the .npy fixtures of tests/fixtures; ckpt: a
+# real sbw-fit checkpoint (made with BIN/sbw-fit, default bin/, stopped by
+# SIGINT) and hand-made tables; the others by printf.  Run from the
+# repository's root.  Multi-file inputs separate their files with a line
+# "%%" (tests/fuzz/fuzz_util.h, fuzz_split).
+set -eu
+bin=${1:-bin}
+c=tests/fuzz/corpus
+rm -rf "$c"
+mkdir -p "$c/npy" "$c/safet" "$c/ckpt" "$c/tsv" "$c/cli" "$c/corpus"
+sep='\n%%%%\n'
+
+# ---- npy: valid files of each kind, and broken ones
+for f in f8_c f8_f f8_be f8_v2 f8_v3 f4_c f4_f f4_be_f i8 c16 f8_0d f8_3d vec_f8 rank_empty \
+    logp logp_f4 logp_f4_unnorm probs nonfinite kl_p_probs kl_probs_bad logp_zero; do
+    cp "tests/fixtures/$f.npy" "$c/npy/"
+done
+head -c 100 tests/fixtures/f8_c.npy >"$c/npy/truncated_payload.npy"
+head -c 40 tests/fixtures/f8_c.npy >"$c/npy/truncated_header.npy"
+{ cat tests/fixtures/f8_c.npy; printf 'xx'; } >"$c/npy/trailing.npy"
+
+# ---- safetensors: 8-byte little-endian header length, JSON, data
+le64() { # the 8 bytes of $1, little-endian
+    n=$1
+    for _ in 1 2 3 4 5 6 7 8; do
+        printf "\\$(printf %03o $((n % 256)))"
+        n=$((n / 256))
+    done
+}
+safet() { # safet NAME JSON DATA-BYTES
+    { le64 ${#2}; printf '%s' "$2"; head -c "$3" /dev/zero | tr '\0' '\077'; } >"$c/safet/$1"
+}
+safet f32.safetensors '{"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}' 24
+safet f16_bf16.safetensors '{"__metadata__":{"format":"pt"},"a":{"dtype":"F16","shape":[2,2],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[8,16]}}' 16
+safet f64.safetensors '{"x":{"dtype":"F64","shape":[1,2],"data_offsets":[0,16]}}' 16
+safet i64_3d.safetensors '{"i":{"dtype":"I64","shape":[1],"data_offsets":[0,8]},"t":{"dtype":"F32","shape":[1,1,2],"data_offsets":[8,16]}}' 16
+safet overlap.safetensors '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}' 12
+safet hole.safetensors '{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}' 8
+safet past_end.safetensors '{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}' 8
+safet bad_json.safetensors '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]' 4
+safet dup_key.safetensors '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}' 4
+safet empty.safetensors '{}' 0
+printf 'short' >"$c/safet/short.safetensors"
+
+# ---- ckpt: checkpoint.tsv, "%%", the generation's theta array
+t=$(mktemp -d)
+"$bin/sbw-synth" dirichlet --n 4 --m 3 --seed 1 -o "$t/p.npy" >/dev/null
+"$bin/sbw-fit" "$t/p.npy" --d 1 --steps 1000000000 --threads 1 -o "$t/q.npy" >/dev/null 2>&1 &
+sleep 1
+kill -INT $! && wait $! || true
+{ cat "$t/q.npy.ckpt/checkpoint.tsv"; printf "$sep"; cat "$t"/q.npy.ckpt/ckpt-*-theta.npy; } >"$c/ckpt/fit"
+rm -rf "$t"
+every='sbw_checkpoint=2\ngeneration=7\nz=12\nu=18446744073709551615\ni=3\nd=-0x1.8p-1\ninf=-inf\nb=1\nnb=on\ne=blue\n'
+{ printf "$every"; printf "$sep"; cat tests/fixtures/f8_c.npy; } >"$c/ckpt/every"
+printf "$every" | sed 's/^d=.*/d=2/' >"$c/ckpt/out_of_range"
+printf 'sbw_checkpoint=1\ngeneration=1\n' >"$c/ckpt/old_version"
+printf 'sbw_checkpoint=2\ngeneration=0\n' >"$c/ckpt/gen_zero"
+printf 'sbw_checkpoint=2\ngeneration=1\nnot a line\n' >"$c/ckpt/malformed"
+
+# ---- tsv: tables as the tools write them, and broken ones
+printf '# tool=sbw-rank\n# n=4\n# m=3\nindex\tsigma\tcum_pct\n0\t2.5\t80\n1\t0.5\t100\n' >"$c/tsv/spectrum.tsv"
+printf '# tool=sbw-sweep\nM\tD\tmodel\tseed\tkl_mean\n100\t2\tsoftmax\t1\t0.5\n100\t2\tsoftmax\t2\t0.7\n100\t4\tmos\t1\t0.2\n' >"$c/tsv/sweep.tsv"
+printf '# tool=sbw-fit\nstep\tloss\tkl_mean\tlr\n0\t3.2\t1.5\t0.01\n10\t2.1\t0.9\t0.01\n' >"$c/tsv/train.tsv"
+printf '# tool=sbw-bound\n# n=8\n# m=6\nd\tbound\tshift_bound\n1\t2.0\t1.5\n2\t1.0\t0.5\n' >"$c/tsv/bound.tsv"
+printf 'k\trank\tppl\n1\t10\t120.5\n2\t20\t110\n' >"$c/tsv/rank_k.tsv"
+printf '# alpha=0.1\nrow\talpha\tentropy\n0\t0.1\t1.2\n' >"$c/tsv/alpha.tsv"
+printf 'a\tb\n1\n' >"$c/tsv/ragged.tsv"
+printf 'a\ta\n1\t2\n' >"$c/tsv/dup_col.tsv"
+printf '# only=meta\n' >"$c/tsv/no_header.tsv"
+printf 'a\tb\r\n1e999\tnan\r\n' >"$c/tsv/crlf.tsv"
+
+# ---- cli: argv items separated by NUL bytes
+cli() { printf -- "$2" >"$c/cli/$1"; }
+cli plain 'in.npy\0--n\0005\0--x\0000.5\0-o\0out.npy'
+cli eq '--l=-3\0--u=18446744073709551615\0--s=x\0a\0b'
+cli flags '--flag\0--json\0--quiet\0--threads\0002\0--seed\0007\0a'
+cli help '--help'
+cli version '--version'
+cli dashdash '--\0--n\0a'
+cli bad_num '--n\0001.5\0a'
+cli range '--l\00011\0a'
+cli unknown '--nope\0a'
+cli missing_val 'a\0--n'
+cli list '1,2,5:10\0002:100:2\0001e5\0-1\0nan\00x10\0inf'
+
+# ---- corpus: train, valid, test separated by "%%" lines
+printf "the cat sat\nthe dog sat\n${sep}the cat\n${sep}the dog\n" >"$c/corpus/small"
+printf "a b <unk>\n\n<unk> a\n${sep}a\n${sep}b <unk>\n" >"$c/corpus/unk_empty_line"
+printf "a b\n${sep}a z\n${sep}b\n" >"$c/corpus/oov"
+printf "a\r\nb\n${sep}a\n${sep}b\n" >"$c/corpus/crlf"
+printf "a \377 b\n${sep}a\n${sep}b\n" >"$c/corpus/not_utf8"
+printf "caf\303\251 na\303\257ve\n${sep}caf\303\251\n${sep}na\303\257ve\n" >"$c/corpus/utf8"
+printf "a b\n${sep}a\n" >"$c/corpus/no_test"
+printf "\n${sep}\n${sep}\n" >"$c/corpus/empty"
