@@ -193,7 +193,9 @@ int main(int argc, char **argv)
     if ((st = sbw_cli_one_stream(&cli, data, 1, "-o", c.output, &a.table)) != 0)
         return st;
     const char *in[] = {c.args[0], c.args[1]};
-    const char *table = a.table == stderr ? NULL : c.output ? c.output : "-";
+    /* -o is checked even when the table goes to stderr beside a stream on
+     * stdout: it must not be an input or unwritable */
+    const char *table = c.output ? c.output : a.table == stderr ? NULL : "-";
     const sbw_preflight_out out[] = {{"-o (the table)", table, false},
                                      {"--per-row", a.per_row, false}};
     if ((st = sbw_preflight(in, 2, out, 2)) != 0)

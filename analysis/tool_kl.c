@@ -254,7 +254,9 @@ int main(int argc, char **argv)
     if ((st = sbw_cli_one_stream(&cli, data, 1, "-o", c.output, &k.table)) != 0)
         return st;
     const char *in[] = {c.args[0]};
-    const char *table = k.table == stderr ? NULL : c.output ? c.output : "-";
+    /* -o is checked even when the table goes to stderr beside a stream on
+     * stdout: it must not be an input or unwritable */
+    const char *table = c.output ? c.output : k.table == stderr ? NULL : "-";
     const sbw_preflight_out out[] = {{"-o (the table)", table, false},
                                      {"--matrix", k.matrix, false}};
     if ((st = sbw_preflight(in, 1, out, 2)) != 0)

@@ -159,8 +159,8 @@ int main(int argc, char **argv)
         if (fst == SBW_ENOMEM)
             st = fst; /* the table itself may be short of a row: stop */
         else if (fst) {
-            int code = sbw_cli_fail("sbw-info", fst);
-            failed = code > failed ? code : failed;
+            sbw_cli_fail("sbw-info", fst); /* one line; a bad file is bad data, exit 1 */
+            failed = SBW_EXIT_DATA;
         } else
             done++;
     }

@@ -411,7 +411,10 @@ bool sbw_fit_still_improving(const sbw_fit *f, sbw_fit_logrow *from, sbw_fit_log
     for (size_t i = f->nlog - 1; i-- > 0 && !a;)
         if (f->log[i].step <= cut)
             a = &f->log[i];
-    if (!a || end->step != (double)steps)
+    /* a baseline further back than twice the window (sparse logs) says
+     * nothing about the last tenth: no verdict */
+    if (!a || end->step != (double)steps ||
+        a->step < (double)steps - 2.0 * (double)((steps + 9) / 10))
         return false;
     if (from)
         *from = *a;

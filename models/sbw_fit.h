@@ -124,7 +124,8 @@ int sbw_fit_run(sbw_fit *f);
  * 10% of the steps), both in the log's precision, fell by more than tol
  * times the final value, tol = opts.tol when --tol is on, else
  * SBW_FIT_IMPROVING_TOL (0.1%).  False when the fit stopped otherwise, ran
- * fewer than 10 steps or logged no earlier row.  *from and *to (either may
+ * fewer than 10 steps, or logged no earlier row within the last 2 ceil(S/10)
+ * steps (sparse logs: no verdict on the last tenth).  *from and *to (either may
  * be NULL) get the two rows compared. */
 #define SBW_FIT_IMPROVING_TOL 1e-3
 bool sbw_fit_still_improving(const sbw_fit *f, sbw_fit_logrow *from, sbw_fit_logrow *to);

@@ -188,7 +188,8 @@ static double kl_flat(double t) { return t < 50 ? 1.0 : 0.5; } /* no change afte
 static double kl_slow(double t) { return 1.0 - 5e-4 * t; }     /* 1% lower over 90..100 */
 
 /* The rule as documented: the final row against the latest row at or
- * before S - ceil(S/10), by more than tol (or 0.1%) of the final value. */
+ * before S - ceil(S/10) (and not before S - 2 ceil(S/10)), by more than tol
+ * (or 0.1%) of the final value. */
 static void test_still_improving(void **state)
 {
     (void)state;
@@ -208,13 +209,21 @@ static void test_still_improving(void **state)
     f.opt.tol = 0;
     f.stop = SBW_FIT_TOL;
     assert_false(sbw_fit_still_improving(&f, NULL, NULL)); /* stopped otherwise */
-    /* a sparse log: the latest row at or before step 90 is step 50 */
+    /* a sparse log: the latest row at or before step 90 is step 50, further
+     * back than 100 - 2 x 10: no verdict, even though the KL fell since */
     const double sparse[] = {0, 50, 100};
     fake_fit(&f, rows, sparse, 3, kl_flat, 100);
     assert_false(sbw_fit_still_improving(&f, &a, &b));
     fake_fit(&f, rows, sparse, 3, kl_hyper, 100);
+    assert_false(sbw_fit_still_improving(&f, &a, &b));
+    /* the row at 80 is the oldest baseline still inside twice the window */
+    const double at80[] = {0, 80, 100};
+    fake_fit(&f, rows, at80, 3, kl_hyper, 100);
     assert_true(sbw_fit_still_improving(&f, &a, &b));
-    SBW_ASSERT_EQ(a.step, 50);
+    SBW_ASSERT_EQ(a.step, 80);
+    const double at79[] = {0, 79, 100};
+    fake_fit(&f, rows, at79, 3, kl_hyper, 100);
+    assert_false(sbw_fit_still_improving(&f, &a, &b));
     /* S = 95: the window starts at 95 - 10 = 85, so the row at 80 */
     const double odd[] = {0, 80, 90, 95};
     fake_fit(&f, rows, odd, 4, kl_hyper, 95);

@@ -156,4 +156,15 @@ expect_exit 0 "fit float32 --norm-tol 1e-9" "$BIN/sbw-fit" -q --d 1 --steps 2 --
 expect_exit 1 "fit float64 --norm-tol 1e-9" "$BIN/sbw-fit" -q --d 1 --steps 2 --norm-tol 1e-9 "$FIX/logp_f4_as_f8.npy"
 expect_exit 1 "fit float32 unnormalised" "$BIN/sbw-fit" -q --d 1 --steps 2 "$FIX/logp_f4_unnorm.npy"
 expect_grep "row 1 \(0-based\) is not normalised" "$T/err" "fit float32: names row 1"
+# ---- -o checked when the table goes to stderr beside a stream on stdout ----------------------
+cp "$FIX/kl_p.npy" "$T/in.npy"
+sum0=$(cksum <"$T/in.npy")
+expect_exit 2 "kl --matrix - -o INPUT" "$BIN/sbw-kl" -q --matrix - -o "$T/in.npy" "$T/in.npy" >/dev/null
+expect_eq "$(cksum <"$T/in.npy")" "$sum0" "kl --matrix - -o INPUT: the input is untouched"
+expect_exit 2 "compare --per-row - -o INPUT" "$BIN/sbw-compare" -q --per-row - -o "$T/in.npy" \
+    "$T/in.npy" "$FIX/kl_p.npy" >/dev/null
+expect_eq "$(cksum <"$T/in.npy")" "$sum0" "compare --per-row - -o INPUT: the input is untouched"
+# ---- sbw-info: any bad file is bad data (exit 1), whatever its reason -------------------------
+printf '\002\000\000\000\000\000\000\000{}' >"$T/t.safetensors" # a valid file with no tensors
+expect_exit 1 "info good + empty tensor name" "$BIN/sbw-info" "$FIX/kl_p.npy" "$T/t.safetensors:"
 finish
