@@ -332,6 +332,8 @@ static int run_train(int argc, char **argv)
     sbw_lm_train_result r;
     st = sbw_corpus_load(&corpus, TA.data);
     st = st ? st : sbw_lm_train(corpus, &TA.o, TA.resume, TA.log, c.cmdline, &r);
+    if (!st) /* saved and no more polling: a stop asked since takes effect now */
+        sbw_signal_graceful_end();
     st = st ? st : train_table(&c, corpus, &r);
     sbw_corpus_free(corpus);
     return st ? sbw_cli_fail("sbw-lm train", st) : SBW_EXIT_OK;
