@@ -13,15 +13,21 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 bool sbw_file_is_std(const char *path) { return path && strcmp(path, "-") == 0; }
 
 /* ---- the cleanup table ---------------------------------------------------
  * Fixed size and static, so a signal handler can walk it: a slot is FREE,
- * BUSY (being filled or emptied: the handler skips it) or LIVE.  Slots are
- * claimed with a compare-and-swap, so threads may track at the same time. */
+ * BUSY or LIVE.  A slot is BUSY while its owner fills it (reserved before
+ * the thing it names exists) or while a cleanup empties it (an untrack
+ * waits for it then); a dying cleanup waits (bounded) for BUSY slots
+ * before the tool dies.  Slots are claimed only by compare-and-swap
+ * (sequentially consistent, as every access here), so threads may track
+ * at the same time as each other and as a handler on another thread. */
 enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
+enum { BUSY_WAIT_MS = 100 }; /* how long a dying cleanup waits for BUSY slots */
 
 static struct track_slot {
     atomic_int state;
@@ -34,20 +40,50 @@ static struct track_slot {
  * renamed into place after it (those threads wait for the end instead). */
 static atomic_int dying_now;
 
-int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot)
+/* Taken by the first dying cleanup: a second one (a signal on another
+ * thread) waits for the first to end the tool. */
+static atomic_int cleaning;
+
+/* The tool is about to die on another thread (or this one, from a
+ * handler): wait for it, creating and renaming nothing more. */
+static void wait_for_end(void)
+{
+    for (;;)
+        pause();
+}
+
+bool sbw_file_dying(void) { return atomic_load(&dying_now) != 0; }
+
+static bool valid_slot(int slot) { return slot > 0 && slot <= SBW_FILE_TRACK_MAX; }
+
+/* Kills and reaps the child, or removes the file or folder, of a slot the
+ * caller has claimed (BUSY). */
+static void remove_entry(const struct track_slot *s)
+{
+    if (s->kind == SBW_FILE_TRACK_CHILD) {
+        kill((pid_t)s->pid, SIGKILL);
+        while (waitpid((pid_t)s->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    } else if (s->kind == SBW_FILE_TRACK_DIR) {
+        rmdir(s->name);
+    } else {
+        unlink(s->name);
+    }
+}
+
+int sbw_file_track_reserve(const char *path, int *slot)
 {
     *slot = 0;
-    size_t len = path ? strlen(path) : 0;
-    if (len >= PATH_MAX)
+    if (path && strlen(path) >= PATH_MAX)
         return SBW_ERROR(SBW_EIO, "%s: name too long to track for cleanup", path);
     for (int i = 0; i < SBW_FILE_TRACK_MAX; i++) {
         int expect = SLOT_FREE;
         if (!atomic_compare_exchange_strong(&track[i].state, &expect, SLOT_BUSY))
             continue;
-        track[i].kind = kind;
-        track[i].pid = pid;
-        memcpy(track[i].name, path ? path : "", len + 1);
-        atomic_store(&track[i].state, SLOT_LIVE);
+        if (atomic_load(&dying_now)) { /* the cleanup may have passed this slot */
+            atomic_store(&track[i].state, SLOT_FREE);
+            wait_for_end();
+        }
         *slot = i + 1;
         return SBW_OK;
     }
@@ -55,75 +91,159 @@ int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot)
                      SBW_FILE_TRACK_MAX);
 }
 
-void sbw_file_untrack(int slot)
+int sbw_file_track_set(int slot, sbw_file_kind kind, const char *path, long pid)
 {
-    if (slot > 0 && slot <= SBW_FILE_TRACK_MAX)
+    if (!valid_slot(slot))
+        return SBW_ERROR(SBW_EINVAL, "slot %d is not an entry of the cleanup table", slot);
+    struct track_slot *s = &track[slot - 1];
+    size_t len = path ? strlen(path) : 0;
+    if (len >= PATH_MAX) {
+        atomic_store(&s->state, SLOT_FREE);
+        return SBW_ERROR(SBW_EIO, "%s: name too long to track for cleanup", path);
+    }
+    s->kind = kind;
+    s->pid = pid;
+    memcpy(s->name, path ? path : "", len + 1);
+    atomic_store(&s->state, SLOT_LIVE);
+    if (atomic_load(&dying_now)) { /* a cleanup that began meanwhile may be over */
+        int expect = SLOT_LIVE;
+        if (atomic_compare_exchange_strong(&s->state, &expect, SLOT_BUSY)) {
+            remove_entry(s);
+            atomic_store(&s->state, SLOT_FREE);
+        }
+        wait_for_end();
+    }
+    return SBW_OK;
+}
+
+void sbw_file_track_cancel(int slot)
+{
+    if (valid_slot(slot))
         atomic_store(&track[slot - 1].state, SLOT_FREE);
 }
 
-/* Takes every LIVE slot of one kind (so a second handler skips it) and
- * removes what it names. */
+int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot)
+{
+    sigset_t old; /* no handler on this thread while its entry is BUSY */
+    sbw_signal_hold(&old);
+    int st = sbw_file_track_reserve(path, slot);
+    if (!st && (st = sbw_file_track_set(*slot, kind, path, pid)) != 0)
+        *slot = 0;
+    sbw_signal_release(&old);
+    return st;
+}
+
+/* A nap of 1 ms (async-signal-safe). */
+static void nap(void)
+{
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+}
+
+void sbw_file_untrack(int slot)
+{
+    if (!valid_slot(slot))
+        return;
+    atomic_int *state = &track[slot - 1].state;
+    for (;;) { /* a cleanup holding it (BUSY) gives it back FREE: never steal it */
+        int expect = SLOT_LIVE;
+        if (atomic_compare_exchange_strong(state, &expect, SLOT_FREE) || expect == SLOT_FREE)
+            return;
+        nap();
+    }
+}
+
+/* Claims every LIVE slot, keeps those of one kind (so a second cleanup
+ * skips them: the kind is read only once the slot is claimed) and removes
+ * what they name. */
 static int cleanup_kind(sbw_file_kind kind)
 {
     int n = 0;
     for (int i = SBW_FILE_TRACK_MAX - 1; i >= 0; i--) {
         int expect = SLOT_LIVE;
-        if (track[i].kind != kind ||
-            !atomic_compare_exchange_strong(&track[i].state, &expect, SLOT_BUSY))
+        if (!atomic_compare_exchange_strong(&track[i].state, &expect, SLOT_BUSY))
             continue;
-        if (kind == SBW_FILE_TRACK_CHILD) {
-            kill((pid_t)track[i].pid, SIGKILL);
-            while (waitpid((pid_t)track[i].pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        } else if (kind == SBW_FILE_TRACK_DIR) {
-            rmdir(track[i].name);
-        } else {
-            unlink(track[i].name);
+        if (track[i].kind != kind) {
+            atomic_store(&track[i].state, SLOT_LIVE);
+            continue;
         }
+        remove_entry(&track[i]);
         atomic_store(&track[i].state, SLOT_FREE);
         n++;
     }
     return n;
 }
 
+static int cleanup_pass(void)
+{
+    int n = cleanup_kind(SBW_FILE_TRACK_CHILD);
+    n += cleanup_kind(SBW_FILE_TRACK_FILE);
+    return n + cleanup_kind(SBW_FILE_TRACK_DIR);
+}
+
+static bool any_busy(void)
+{
+    for (int i = 0; i < SBW_FILE_TRACK_MAX; i++)
+        if (atomic_load(&track[i].state) == SLOT_BUSY)
+            return true;
+    return false;
+}
+
 int sbw_file_cleanup(bool dying)
 {
     int saved = errno; /* a handler must leave errno as it found it */
+    if (dying && atomic_exchange(&cleaning, 1))
+        wait_for_end(); /* a cleanup on another thread ends the tool */
     if (dying)
         atomic_store(&dying_now, 1);
-    int n = cleanup_kind(SBW_FILE_TRACK_CHILD);
-    n += cleanup_kind(SBW_FILE_TRACK_FILE);
-    n += cleanup_kind(SBW_FILE_TRACK_DIR);
+    int n = cleanup_pass();
+    /* Slots another thread is filling (its temporary may exist already):
+     * they turn LIVE in microseconds; wait for them, at most 100 ms. */
+    for (int naps = 0; dying && naps < BUSY_WAIT_MS && any_busy(); naps++) {
+        nap();
+        n += cleanup_pass();
+    }
     errno = saved;
     return n;
 }
 
 /* ---- temporaries -------------------------------------------------------- */
 
-/* The longest name the folder takes (NAME_MAX when it does not say). */
-static size_t name_max(const char *path, size_t dirlen)
+/* The longest name folder dir takes (NAME_MAX when it does not say). */
+static size_t name_max(const char *dir)
 {
-    char *dir = dirlen ? strndup(path, dirlen) : strdup(".");
-    long n = dir ? pathconf(dir, _PC_NAME_MAX) : -1;
-    free(dir);
+    long n = pathconf(dir && *dir ? dir : ".", _PC_NAME_MAX);
     return n > 0 ? (size_t)n : NAME_MAX;
 }
 
-/* "dir/name" -> "dir/.name.tmp.XXXXXX", with name cut (at a UTF-8
- * character boundary) when the whole would exceed the folder's NAME_MAX;
- * NULL on allocation failure. */
+size_t sbw_file_fit_name(const char *dir, const char *name, size_t extra)
+{
+    size_t keep = strlen(name), room = name_max(dir);
+    if (keep + extra <= room)
+        return keep;
+    keep = room > extra ? room - extra : 0;
+    /* back to the first byte of a character: a UTF-8 character has at most
+     * three continuation bytes (more are not UTF-8: cut anywhere) */
+    for (int back = 0; back < 3 && keep > 0 && ((unsigned char)name[keep] & 0xC0) == 0x80; back++)
+        keep--;
+    if (keep > 0 && ((unsigned char)name[keep] & 0xC0) == 0x80)
+        keep += 3;
+    return keep;
+}
+
+/* "dir/name" -> "dir/.name.tmp.XXXXXX", with name cut to fit the folder
+ * (sbw_file_fit_name); NULL on allocation failure. */
 static char *temp_template(const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = path + dirlen;
-    size_t keep = strlen(base), room = name_max(path, dirlen), extra = 1 + strlen(".tmp.XXXXXX");
-    if (keep + extra > room) {
-        keep = room > extra ? room - extra : 0;
-        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
-            keep--; /* do not split a multi-byte character */
-    }
-    size_t n = dirlen + keep + extra + 1;
+    size_t extra = 1 + strlen(".tmp.XXXXXX");
+    char *dir = strndup(path, dirlen);
+    if (!dir)
+        return NULL;
+    size_t keep = sbw_file_fit_name(dir, base, extra), n = dirlen + keep + extra + 1;
+    free(dir);
     char *t = malloc(n);
     if (t)
         snprintf(t, n, "%.*s.%.*s.tmp.XXXXXX", (int)dirlen, path, (int)keep, base);
@@ -152,25 +272,36 @@ static bool wants_temp(const char *path)
     return S_ISREG(sb.st_mode);
 }
 
+/* mkstemp with its cleanup entry reserved first and filled once the file
+ * exists, signals held meanwhile: a signal taken on any other thread either
+ * finds the entry or waits for it.  The descriptor, or -1 (status in *st). */
+static int make_tracked(sbw_file *f, int *st)
+{
+    sigset_t old;
+    sbw_signal_hold(&old);
+    *st = sbw_file_track_reserve(f->tmp, &f->slot);
+    int fd = *st ? -1 : mkstemp(f->tmp), e = errno;
+    if (!*st && fd < 0) {
+        sbw_file_track_cancel(f->slot);
+        f->slot = 0;
+        *st = SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(e));
+    } else if (!*st && (*st = sbw_file_track_set(f->slot, SBW_FILE_TRACK_FILE, f->tmp, 0)) != 0) {
+        f->slot = 0;
+        close(fd);
+        unlink(f->tmp);
+        fd = -1;
+    }
+    sbw_signal_release(&old);
+    return fd;
+}
+
 static int open_temp(sbw_file *f)
 {
     f->tmp = temp_template(f->path);
     if (!f->tmp)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", f->path);
-    /* No signal between creating the temporary and tracking it. */
-    sigset_t old;
-    sbw_signal_hold(&old);
-    while (atomic_load(&dying_now)) /* a cleanup has run: create nothing more */
-        pause();
-    int fd = mkstemp(f->tmp), e = errno, st = SBW_OK;
-    if (fd >= 0 && (st = sbw_file_track(SBW_FILE_TRACK_FILE, f->tmp, 0, &f->slot)) != 0) {
-        close(fd);
-        unlink(f->tmp);
-    }
-    sbw_signal_release(&old);
+    int st, fd = make_tracked(f, &st);
     if (fd < 0)
-        return SBW_ERROR(SBW_EIO, "%s: cannot create: %s", f->path, strerror(e));
-    if (st)
         return st;
     /* mkstemp makes 0600; give the file what open(2) would (0666 & ~umask).
      * umask can only be read by setting it: done on the opening thread, and
@@ -180,7 +311,7 @@ static int open_temp(sbw_file *f)
     (void)fchmod(fd, 0666 & ~mask);
     f->fp = fdopen(fd, "wb");
     if (!f->fp) {
-        e = errno;
+        int e = errno;
         close(fd);
         unlink(f->tmp);
         sbw_file_untrack(f->slot);
@@ -249,8 +380,7 @@ int sbw_file_commit(sbw_file *f)
     sbw_signal_hold(&old);
     if (f->tmp) {
         if (atomic_load(&dying_now)) /* another thread cleans up and ends the tool */
-            for (;;)
-                pause();
+            wait_for_end();
         if (!st && rename(f->tmp, f->path) != 0) {
             int e = errno;
             while (atomic_load(&dying_now)) /* its temporary was just removed */

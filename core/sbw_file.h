@@ -67,11 +67,36 @@ typedef enum sbw_file_kind {
 
 /* Adds path (a copy; at most PATH_MAX - 1 bytes) or child pid to the
  * cleanup table; *slot (> 0) is what sbw_file_untrack takes.  Thread-safe.
+ * For something that does not exist yet (a name written later); what is
+ * created first and tracked after goes through _reserve and _set below.
  * Errors: SBW_EIO when the table is full or the name too long (nothing
  * added, *slot = 0).  sbw_file_create tracks its temporaries itself. */
 int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot);
 
-/* Removes an entry (the file itself is left alone); 0 is a no-op. */
+/* Tracking what must exist before its name is known (mkstemp, mkdtemp,
+ * fork), with signals held in the calling thread (sbw_signal_hold) from
+ * the reserve to the set:
+ *     reserve -> create -> set (or cancel when the creation failed).
+ * The reserved entry is BUSY: a dying cleanup on another thread waits for
+ * it (at most 100 ms) rather than skip it.  path is what the entry will
+ * name, for the length check and the messages (NULL for a child).
+ * Once a cleanup that ends the tool has begun (sbw_file_dying), reserve
+ * waits for the end instead of returning, and set removes what it was
+ * given (SIGKILL and reap, unlink, rmdir) and waits for the end.
+ * Errors of reserve: as sbw_file_track (*slot = 0). */
+int sbw_file_track_reserve(const char *path, int *slot);
+
+/* Fills a reserved entry and makes it LIVE.  path no longer than the one
+ * given to reserve.  Errors: SBW_EIO when path is too long (the entry is
+ * given back; the caller removes what it created), SBW_EINVAL for a slot
+ * that is not one. */
+int sbw_file_track_set(int slot, sbw_file_kind kind, const char *path, long pid);
+
+/* Gives back a reserved entry whose thing was not created; 0 is a no-op. */
+void sbw_file_track_cancel(int slot);
+
+/* Removes a LIVE entry (the file itself is left alone); 0 is a no-op.  An
+ * entry a cleanup is emptying is waited for, never taken from it. */
 void sbw_file_untrack(int slot);
 
 /* For signal handlers (async-signal-safe, no allocation, no locks): kills
@@ -80,7 +105,23 @@ void sbw_file_untrack(int slot);
  * it handled.  dying: the caller ends the process next; from then on
  * sbw_file_commit on any other thread renames nothing and waits for the
  * end, so no output appears under its final name once a signal has been
- * taken (one whose rename had already begun may complete). */
+ * taken (one whose rename had already begun may complete).  A dying
+ * cleanup also waits (at most 100 ms) for entries other threads are
+ * filling, and a second dying cleanup (a signal taken on another thread
+ * meanwhile) waits for the first to end the tool.  The thread calling it
+ * must not take a stop signal meanwhile (inside a handler, or held). */
 int sbw_file_cleanup(bool dying);
+
+/* True once a cleanup that ends the tool has begun: a thread about to put
+ * an output in place waits for the end instead (sbw_file_commit does). */
+bool sbw_file_dying(void);
+
+/* How many bytes of name (a file name, no slash) to keep so that they and
+ * extra more bytes fit the NAME_MAX of folder dir (pathconf; NAME_MAX when
+ * it does not say; "" or NULL is "."): all of name when it fits, else cut
+ * at a UTF-8 character boundary (looking back at most three bytes: a name
+ * that is not UTF-8 there is cut where it reaches the limit); 0 when extra
+ * alone fills the limit. */
+size_t sbw_file_fit_name(const char *dir, const char *name, size_t extra);
 
 #endif

@@ -2,8 +2,10 @@
  * SIGHUP, a graceful first stop for long runs, SIGBUS in a mapped read. */
 #include "sbw_signal.h"
 
+#include "sbw_error.h"
 #include "sbw_file.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,7 +30,9 @@ static void say(const char *s)
     }
 }
 
-/* The default action of sig, delivered when the handler returns. */
+/* Dies of sig by its default action.  The caller has sig blocked (inside
+ * its handler, or held): it is raised pending, then unblocked in this
+ * thread only, so it is taken here and now. */
 static void die_of(int sig)
 {
     struct sigaction sa;
@@ -36,7 +40,18 @@ static void die_of(int sig)
     sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
-    raise(sig); /* blocked inside the handler: pending until it returns */
+    raise(sig);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+}
+
+/* Removes every temporary, then dies of sig (blocked in this thread). */
+static void clean_and_die(int sig)
+{
+    sbw_file_cleanup(true);
+    die_of(sig);
 }
 
 static void on_stop(int sig)
@@ -45,8 +60,7 @@ static void on_stop(int sig)
         stop_flag = sig;
         return;
     }
-    sbw_file_cleanup(true);
-    die_of(sig);
+    clean_and_die(sig);
 }
 
 /* ---- mapped views and SIGBUS -------------------------------------------- */
@@ -55,8 +69,8 @@ enum { MAP_MAX = 256, MAP_FREE = 0, MAP_BUSY, MAP_LIVE };
 
 static struct map_slot {
     atomic_int state;
-    uintptr_t lo, hi; /* [lo, hi) */
-    const char *path;
+    uintptr_t lo, hi;    /* [lo, hi) */
+    char path[PATH_MAX]; /* escaped when the view is added: a handler prints it */
 } maps[MAP_MAX];
 
 static const char *mapped_path(uintptr_t a)
@@ -92,7 +106,11 @@ static void install_bus(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_bus;
     sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
+    sigemptyset(&sa.sa_mask); /* no stop signal inside it: one cleanup per thread */
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
+    sigaddset(&sa.sa_mask, SIGPIPE);
     sigaction(SIGBUS, &sa, NULL);
 }
 
@@ -105,7 +123,7 @@ int sbw_signal_map_add(const void *addr, size_t len, const char *path)
             continue;
         maps[i].lo = (uintptr_t)addr;
         maps[i].hi = (uintptr_t)addr + len;
-        maps[i].path = path;
+        sbw_error_escape(path ? path : "", maps[i].path, sizeof maps[i].path);
         atomic_store(&maps[i].state, MAP_LIVE);
         return i + 1;
     }
@@ -160,13 +178,21 @@ void sbw_signal_graceful_end(void)
     graceful = 0;
     int sig = stop_flag; /* a stop the run no longer polls: take it now */
     if (sig) {
-        sbw_file_cleanup(true);
+        sigset_t old; /* no handler on this thread during the cleanup */
+        sbw_signal_hold(&old);
+        clean_and_die(sig);
+    }
+}
+
+void sbw_signal_child(void)
+{
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
+        if (sigaction(sigs[i], NULL, &sa) != 0 || sa.sa_handler != on_stop)
+            continue; /* ignored or default already */
         sa.sa_handler = SIG_DFL;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sig, &sa, NULL);
-        raise(sig);
+        sigaction(sigs[i], &sa, NULL);
     }
 }
 

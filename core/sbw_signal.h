@@ -11,8 +11,12 @@
  *
  * SIGBUS at an address inside a mapped view (sbw_signal_map_add: a file
  * that shrank while it was mapped) prints one line, "TOOL: FILE: truncated
- * while reading (the file shrank while it was mapped)", removes the
+ * while reading (the file shrank while it was mapped)" (FILE's control
+ * characters escaped as \xNN, as in every error reason), removes the
  * temporaries and exits 1.  Any other SIGBUS takes its default action.
+ * A signal may be taken by any thread (OpenMP and OpenBLAS workers too):
+ * the cleanup waits for entries being filled, and a second signal on
+ * another thread waits for the first to end the tool (sbw_file.h).
  *
  * Everything here is process-wide; the handlers only use async-signal-safe
  * calls on fixed tables (no allocation, no locks).
@@ -38,8 +42,8 @@ volatile sig_atomic_t *sbw_signal_graceful(void);
  * once, so no output is committed after a stop was asked for. */
 void sbw_signal_graceful_end(void);
 
-/* Views of mapped files: [addr, addr + len) is a mapping of path (the
- * pointer is kept: the string must outlive the view).  Returns a slot > 0
+/* Views of mapped files: [addr, addr + len) is a mapping of path (copied,
+ * control characters escaped, cut at PATH_MAX bytes).  Returns a slot > 0
  * for sbw_signal_map_remove, or 0 when the table is full: the caller then
  * reads the file instead of mapping it.  Thread-safe; installs the SIGBUS
  * handler the first time. */
@@ -54,6 +58,12 @@ void sbw_signal_map_remove(int slot);
  * restores the mask, and a signal that came meanwhile is handled then. */
 void sbw_signal_hold(sigset_t *old);
 void sbw_signal_release(const sigset_t *old);
+
+/* In a child between fork and exec: the stop signals this module catches
+ * go back to their default action (ignored ones stay ignored), so a signal
+ * before the exec kills the child without its copy of the cleanup table
+ * removing the parent's temporaries. */
+void sbw_signal_child(void);
 
 /* Test hook: when the environment has SBW_TEST_STOP=point, the first call
  * with that point stops the process (SIGSTOP), so a test can send a signal

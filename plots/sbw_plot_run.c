@@ -102,28 +102,49 @@ static void first_message(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
+/* The child's side: messages into dir/gnuplot.err, then gnuplot. */
+static void exec_gnuplot(const char *dir, const char *script, const sigset_t *old)
+{
+    sbw_signal_child(); /* a signal before the exec: no cleanup of our files */
+    sbw_signal_release(old);
+    int null = open("/dev/null", O_RDWR);
+    int err = chdir(dir) ? -1 : open("gnuplot.err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (null < 0 || err < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0)
+        _exit(126);
+    execlp("gnuplot", "gnuplot", script, (char *)NULL);
+    _exit(127);
+}
+
+/* Forks gnuplot with its cleanup entry reserved before the fork and filled
+ * after it (signals held): killed with the tool whichever thread takes the
+ * signal.  *pid and *slot for the caller. */
+static int start_gnuplot(const char *dir, const char *script, pid_t *pid, int *slot)
+{
+    sigset_t old;
+    sbw_signal_hold(&old);
+    int st = sbw_file_track_reserve(NULL, slot);
+    *pid = st ? -1 : fork();
+    if (*pid == 0)
+        exec_gnuplot(dir, script, &old);
+    int e = errno;
+    if (!st && *pid < 0) {
+        sbw_file_track_cancel(*slot);
+        *slot = 0;
+        st = SBW_ERROR(SBW_EIO, "cannot start gnuplot: %s", strerror(e));
+    } else if (!st) { /* no name: cannot fail */
+        (void)sbw_file_track_set(*slot, SBW_FILE_TRACK_CHILD, NULL, (long)*pid);
+    }
+    sbw_signal_release(&old);
+    return st;
+}
+
 /* Runs `gnuplot script` in folder dir, its messages into dir/gnuplot.err. */
 static int gnuplot(const char *dir, const char *script)
 {
-    sigset_t old;
-    int slot = 0;
-    sbw_signal_hold(&old); /* tracked before a signal can come: killed with the tool */
-    pid_t pid = fork();
-    if (pid > 0)
-        (void)sbw_file_track(SBW_FILE_TRACK_CHILD, NULL, (long)pid, &slot);
-    if (pid != 0)
-        sbw_signal_release(&old);
-    if (pid < 0)
-        return SBW_ERROR(SBW_EIO, "cannot start gnuplot: %s", strerror(errno));
-    if (pid == 0) {
-        sbw_signal_release(&old);
-        int null = open("/dev/null", O_RDWR);
-        int err = chdir(dir) ? -1 : open("gnuplot.err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (null < 0 || err < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0)
-            _exit(126);
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
+    pid_t pid;
+    int slot, st = start_gnuplot(dir, script, &pid, &slot);
+    if (st)
+        return st;
     siginfo_t si; /* wait without reaping: a tracked pid stays this child's */
     while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
         if (errno != EINTR) {
@@ -165,6 +186,8 @@ static int move_all(char *const *from, char *const *to, size_t n)
 {
     sigset_t old;
     sbw_signal_hold(&old);
+    while (sbw_file_dying()) /* a signal was taken: nothing goes into place */
+        pause();
     int st = SBW_OK;
     for (size_t i = 0; i < n && !st; i++)
         if (rename(from[i], to[i]))
@@ -225,18 +248,35 @@ static int draw_in(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char
     return st;
 }
 
-/* base cut (at a UTF-8 character boundary) so that the drawing folder
- * ".BASE.plot.XXXXXX" stays within NAME_MAX: a legal figure name never
- * fails for its folder's sake.  NULL when out of memory. */
-static char *folder_stem(const char *base)
+/* The hidden folder to draw in, "DIR/.BASE.plot.XXXXXX" with BASE cut to
+ * fit the folder's NAME_MAX (a legal figure name never fails for its
+ * folder's sake), created and tracked: its cleanup entry is reserved
+ * before mkdtemp and filled after it, signals held.  *tmp for the caller
+ * to free (NULL on failure). */
+static int make_folder(const char *name, const char *dir, const char *base, char **tmp, int *slot)
 {
-    size_t keep = strlen(base), room = NAME_MAX - strlen("..plot.XXXXXX");
-    if (keep > room) {
-        keep = room;
-        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
-            keep--;
+    size_t extra = strlen("..plot.XXXXXX"), keep = sbw_file_fit_name(dir, base, extra);
+    size_t n = strlen(dir) + 1 + keep + extra + 1; /* DIR / .BASE.plot.XXXXXX NUL */
+    *tmp = malloc(n);
+    if (!*tmp)
+        return NOMEM();
+    snprintf(*tmp, n, "%s/.%.*s.plot.XXXXXX", dir, (int)keep, base);
+    sigset_t old;
+    sbw_signal_hold(&old);
+    int st = sbw_file_track_reserve(*tmp, slot);
+    if (!st && !mkdtemp(*tmp)) {
+        st = SBW_ERROR(SBW_EIO, "%s: cannot create a folder beside it: %s", name, strerror(errno));
+        sbw_file_track_cancel(*slot);
+        *slot = 0;
+    } else if (!st && (st = sbw_file_track_set(*slot, SBW_FILE_TRACK_DIR, *tmp, 0)) != 0) {
+        rmdir(*tmp);
     }
-    return strndup(base, keep);
+    sbw_signal_release(&old);
+    if (st) {
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return st;
 }
 
 int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *name)
@@ -247,24 +287,12 @@ int sbw_plot_run(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *
     char *dir, *base;
     if ((st = split_name(name, &dir, &base)) != 0)
         return st;
-    char *stem = folder_stem(base);
-    char *tmpl = stem ? cat(dir, "/.", stem) : NULL;
-    char *tmp = tmpl ? cat(tmpl, ".plot.", "XXXXXX") : NULL;
-    free(stem);
+    char *tmp;
     int slot = 0;
-    sigset_t old;
-    sbw_signal_hold(&old); /* the folder is tracked before a signal can come */
-    if (!tmp)
-        st = NOMEM();
-    else if (!mkdtemp(tmp))
-        st = SBW_ERROR(SBW_EIO, "%s: cannot create a folder beside it: %s", name, strerror(errno));
-    else if ((st = sbw_file_track(SBW_FILE_TRACK_DIR, tmp, 0, &slot)) != 0)
-        rmdir(tmp);
-    sbw_signal_release(&old);
+    st = make_folder(name, dir, base, &tmp, &slot);
     if (!st)
         st = draw_in(f, o, tmp, base, name);
     sbw_file_untrack(slot);
-    free(tmpl);
     free(tmp);
     free(dir);
     free(base);

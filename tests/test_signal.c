@@ -1,7 +1,9 @@
 /* test_signal.c -- the cleanup table, signals that remove temporaries,
  * the graceful stop, SIGBUS in a mapped read, temporary names near
- * NAME_MAX.  Signals are sent to forked children (which end with _exit or
- * the signal, never exit(): the test folder is removed by the parent). */
+ * NAME_MAX; the races of a signal taken on another thread (issue 16): an
+ * entry being filled, an entry being emptied, two signals at once.  Signals are sent to forked
+ * children (which end with _exit or the signal, never exit(): the test folder is removed by the
+ * parent). */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
@@ -11,7 +13,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static bool exists(const char *path) { return access(path, F_OK) == 0; }
@@ -203,11 +209,13 @@ static void test_graceful_stop(void **state)
     }
 }
 
+static const char *bus_name; /* the mapped file's name in body_bus */
+
 /* A mapped view of a file that then shrinks, with an output open. */
 static void body_bus(const char *dir)
 {
     char in[600], out[600];
-    snprintf(in, sizeof in, "%s/P.npy", dir);
+    snprintf(in, sizeof in, "%s/%s", dir, bus_name);
     snprintf(out, sizeof out, "%s/K.npy", dir);
     enum { R = 64, C = 512 }; /* 256 KB: the last row is pages past the header */
     static double rows[R * C];
@@ -228,23 +236,43 @@ static void body_bus(const char *dir)
     _exit(94); /* the read above must not succeed */
 }
 
-static void test_sigbus_in_mapped_view(void **state)
+/* The child's stderr for a mapped file named name that shrinks: one line
+ * (in line), exit 1, no temporary left. */
+static void run_bus(const char *sub, const char *name, char *line, size_t cap)
 {
-    (void)state;
-    char dir[512], err[600], line[1024] = "";
-    fresh_dir("bus", dir, sizeof dir);
+    char dir[512], err[600];
+    fresh_dir(sub, dir, sizeof dir);
     snprintf(err, sizeof err, "%s.err", dir);
+    bus_name = name;
     int st = in_child(body_bus, dir, err);
     assert_true(WIFEXITED(st));
     SBW_ASSERT_EQ(WEXITSTATUS(st), 1);
     FILE *f = fopen(err, "r");
     assert_non_null(f);
-    assert_non_null(fgets(line, sizeof line, f));
-    assert_null(fgets(line + strlen(line), (int)(sizeof line - strlen(line)), f)); /* one line */
+    assert_non_null(fgets(line, (int)cap, f));
+    assert_null(fgets(line + strlen(line), (int)(cap - strlen(line)), f)); /* one line */
     fclose(f);
+    SBW_ASSERT_EQ(count_temps(dir), 0);
+}
+
+static void test_sigbus_in_mapped_view(void **state)
+{
+    (void)state;
+    char line[1024] = "";
+    run_bus("bus", "P.npy", line, sizeof line);
     assert_non_null(strstr(line, "test_signal: "));
     assert_non_null(strstr(line, "/P.npy: truncated while reading"));
-    SBW_ASSERT_EQ(count_temps(dir), 0);
+}
+
+/* A file name with a newline and an escape character: the message stays
+ * one line, those bytes written as \xNN (as every error reason). */
+static void test_sigbus_name_escaped(void **state)
+{
+    (void)state;
+    char line[1024] = "";
+    run_bus("bus_ctl", "P\n\033x.npy", line, sizeof line);
+    assert_non_null(strstr(line, "/P\\x0a\\x1bx.npy: truncated while reading"));
+    assert_null(strchr(line, '\033'));
 }
 
 /* A SIGBUS that is not a mapped read keeps its default action. */
@@ -302,6 +330,265 @@ static void test_name_max(void **state)
     check_long_name(dir, base);
 }
 
+/* ---- sbw_file_fit_name against a forward walk over the characters ------ */
+
+/* Bytes of the UTF-8 character whose lead byte is c (1 for ASCII). */
+static size_t char_len(unsigned char c)
+{
+    return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+/* The oracle for a valid UTF-8 name: the longest whole-character prefix
+ * that fits room - extra, found by walking forward from the start. */
+static size_t fit_oracle(const char *name, size_t room, size_t extra)
+{
+    size_t len = strlen(name), keep = 0;
+    if (len + extra <= room)
+        return len;
+    while (keep < len && keep + char_len((unsigned char)name[keep]) + extra <= room)
+        keep += char_len((unsigned char)name[keep]);
+    return keep;
+}
+
+static void test_fit_name(void **state)
+{
+    (void)state;
+    char dir[512], name[4 * NAME_MAX + 8];
+    fresh_dir("fit", dir, sizeof dir);
+    long pc = pathconf(dir, _PC_NAME_MAX);
+    size_t room = pc > 0 ? (size_t)pc : NAME_MAX;
+    const char *chars[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "a\xe2\x82\xac"};
+    const size_t extras[] = {0, 1, 12, 13, 100, room - 1, room, room + 5};
+    for (size_t c = 0; c < sizeof chars / sizeof *chars; c++)
+        for (size_t reps = 1; reps * strlen(chars[c]) <= (size_t)3 * NAME_MAX; reps += 37) {
+            name[0] = '\0';
+            for (size_t r = 0; r < reps; r++)
+                strcat(name, chars[c]);
+            for (size_t e = 0; e < sizeof extras / sizeof *extras; e++) {
+                size_t got = sbw_file_fit_name(dir, name, extras[e]);
+                SBW_ASSERT_EQ(got, fit_oracle(name, room, extras[e]));
+                if (extras[e] <= room)
+                    SBW_ASSERT_LE(got + extras[e], room);
+            }
+        }
+    /* not UTF-8: a run of continuation bytes is cut where it reaches the limit */
+    memset(name, 0x80, 600);
+    name[600] = '\0';
+    SBW_ASSERT_EQ(sbw_file_fit_name(dir, name, 13), room - 13);
+    SBW_ASSERT_EQ(sbw_file_fit_name(NULL, "short", 13), (size_t)5); /* "." */
+}
+
+/* ---- races with a signal taken on another thread ------------------------ */
+
+static void nap_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static atomic_int go, returned;
+
+/* A worker that takes the stop signals (the caller holds them) and, once
+ * go is set, sends SIGTERM to the whole process: as a kill from outside
+ * that the kernel hands to an OpenMP worker. */
+static void *send_term(void *arg)
+{
+    (void)arg;
+    sigset_t none;
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, NULL);
+    while (!atomic_load(&go))
+        nap_ms(1);
+    kill(getpid(), SIGTERM);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* The file exists and its entry is still BUSY (created, not yet tracked:
+ * the window of mkstemp and mkdtemp) when another thread takes SIGTERM. */
+static void body_busy(const char *dir)
+{
+    char a[600];
+    snprintf(a, sizeof a, "%s/.a.tmp.XXXXXX", dir);
+    sbw_signal_install("test_signal");
+    sigset_t old;
+    sbw_signal_hold(&old);
+    pthread_t t;
+    int slot;
+    if (pthread_create(&t, NULL, send_term, NULL) || sbw_file_track_reserve(a, &slot))
+        _exit(92);
+    int fd = mkstemp(a);
+    if (fd < 0)
+        _exit(93);
+    close(fd);
+    atomic_store(&go, 1);
+    for (int i = 0; i < 5000 && !sbw_file_dying(); i++)
+        nap_ms(1);
+    if (!sbw_file_dying())
+        _exit(95);                                       /* the handler never ran */
+    sbw_file_track_set(slot, SBW_FILE_TRACK_FILE, a, 0); /* the handler waited for this */
+    for (;;)
+        pause();
+}
+
+static void test_signal_waits_for_busy_slot(void **state)
+{
+    (void)state;
+    char dir[512];
+    fresh_dir("busy", dir, sizeof dir);
+    atomic_store(&go, 0);
+    int st = in_child(body_busy, dir, NULL);
+    assert_true(WIFSIGNALED(st));
+    SBW_ASSERT_EQ(WTERMSIG(st), SIGTERM);
+    SBW_ASSERT_EQ(count_temps(dir), 0);
+}
+
+static int busy_slot;
+static char busy_name[600];
+
+static void *set_late(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&go))
+        nap_ms(1);
+    sbw_file_track_set(busy_slot, SBW_FILE_TRACK_FILE, busy_name, 0);
+    atomic_store(&returned, 1); /* must not happen: it waits for the end */
+    return NULL;
+}
+
+static void *reserve_late(void *arg)
+{
+    (void)arg;
+    int slot;
+    (void)sbw_file_track_reserve("x", &slot);
+    atomic_store(&returned, 2); /* must not happen either */
+    return NULL;
+}
+
+/* A cleanup that ends the tool has run and given up waiting; only then is
+ * the entry filled: set removes the file itself and never returns, and a
+ * later reserve never returns.  Exit 0 when so, else a code saying what. */
+static void body_set_after_dying(const char *dir)
+{
+    snprintf(busy_name, sizeof busy_name, "%s/.b.tmp.1", dir);
+    int fd = open(busy_name, O_CREAT | O_WRONLY, 0600);
+    pthread_t t, u;
+    if (fd < 0 || sbw_file_track_reserve(busy_name, &busy_slot) ||
+        pthread_create(&t, NULL, set_late, NULL))
+        _exit(92);
+    close(fd);
+    if (sbw_file_cleanup(true) != 0) /* the BUSY entry is waited for, not taken */
+        _exit(93);
+    atomic_store(&go, 1);
+    for (int i = 0; i < 5000 && exists(busy_name); i++)
+        nap_ms(1);
+    if (exists(busy_name))
+        _exit(94);
+    if (pthread_create(&u, NULL, reserve_late, NULL))
+        _exit(92);
+    nap_ms(50);
+    _exit(atomic_load(&returned) ? 95 + atomic_load(&returned) : 0);
+}
+
+static void test_set_after_dying(void **state)
+{
+    (void)state;
+    char dir[512];
+    fresh_dir("late", dir, sizeof dir);
+    atomic_store(&go, 0);
+    atomic_store(&returned, 0);
+    int st = in_child(body_set_after_dying, dir, NULL);
+    assert_true(WIFEXITED(st));
+    SBW_ASSERT_EQ(WEXITSTATUS(st), 0);
+    SBW_ASSERT_EQ(count_temps(dir), 0);
+}
+
+static void *untrack_busy(void *arg)
+{
+    sbw_file_untrack(*(int *)arg);
+    atomic_store(&returned, 1);
+    return NULL;
+}
+
+/* untrack never takes an entry from whoever holds it BUSY (here its
+ * filler; in the issue, a handler removing its file): it waits, then frees
+ * the entry once it is LIVE. */
+static void test_untrack_waits_for_busy(void **state)
+{
+    (void)state;
+    int slot;
+    pthread_t t;
+    atomic_store(&returned, 0);
+    SBW_ASSERT_OK(sbw_file_track_reserve("/nonexistent/u", &slot));
+    assert_int_equal(pthread_create(&t, NULL, untrack_busy, &slot), 0);
+    nap_ms(50);
+    SBW_ASSERT_EQ(atomic_load(&returned), 0); /* still waiting */
+    SBW_ASSERT_OK(sbw_file_track_set(slot, SBW_FILE_TRACK_FILE, "/nonexistent/u", 0));
+    assert_int_equal(pthread_join(t, NULL), 0);
+    SBW_ASSERT_EQ(atomic_load(&returned), 1);
+    SBW_ASSERT_EQ(sbw_file_cleanup(false), 0); /* freed by the untrack */
+    sbw_file_track_cancel(0);                  /* 0: a no-op */
+}
+
+/* A first cleanup (as sbw_signal_graceful_end makes) is under way when
+ * another thread takes SIGTERM: that handler waits for the first to end
+ * the tool instead of ending it itself.  Here the first "ends" it with
+ * _exit(42), later than the second would have. */
+static void body_second_waits(const char *dir)
+{
+    char a[600];
+    snprintf(a, sizeof a, "%s/.c.tmp.1", dir);
+    sbw_signal_install("test_signal");
+    sigset_t old;
+    sbw_signal_hold(&old);
+    pthread_t t;
+    int slot;
+    if (sbw_file_track(SBW_FILE_TRACK_FILE, a, 0, &slot) ||
+        pthread_create(&t, NULL, send_term, NULL))
+        _exit(92);
+    if (sbw_file_cleanup(true) != 1)
+        _exit(93);
+    atomic_store(&go, 1);
+    nap_ms(200);
+    _exit(42);
+}
+
+static void test_second_cleanup_waits(void **state)
+{
+    (void)state;
+    char dir[512];
+    fresh_dir("second", dir, sizeof dir);
+    atomic_store(&go, 0);
+    int st = in_child(body_second_waits, dir, NULL);
+    assert_true(WIFEXITED(st)); /* not SIGTERM: the second handler waited */
+    SBW_ASSERT_EQ(WEXITSTATUS(st), 42);
+}
+
+/* sbw_signal_child: caught stop signals back to default, ignored ones
+ * still ignored.  Exit 0 when so. */
+static void body_child_reset(const char *dir)
+{
+    (void)dir;
+    signal(SIGHUP, SIG_IGN); /* as under nohup */
+    sbw_signal_install("test_signal");
+    sbw_signal_child();
+    struct sigaction in, hup, term;
+    if (sigaction(SIGINT, NULL, &in) || sigaction(SIGHUP, NULL, &hup) ||
+        sigaction(SIGTERM, NULL, &term))
+        _exit(92);
+    _exit(in.sa_handler == SIG_DFL && term.sa_handler == SIG_DFL && hup.sa_handler == SIG_IGN ? 0
+                                                                                              : 93);
+}
+
+static void test_signal_child_reset(void **state)
+{
+    (void)state;
+    int st = in_child(body_child_reset, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    SBW_ASSERT_EQ(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,8 +598,15 @@ int main(void)
         cmocka_unit_test(test_signal_removes_temporaries),
         cmocka_unit_test(test_graceful_stop),
         cmocka_unit_test(test_sigbus_in_mapped_view),
+        cmocka_unit_test(test_sigbus_name_escaped),
         cmocka_unit_test(test_other_sigbus_default),
         cmocka_unit_test(test_name_max),
+        cmocka_unit_test(test_fit_name),
+        cmocka_unit_test(test_signal_waits_for_busy_slot),
+        cmocka_unit_test(test_set_after_dying),
+        cmocka_unit_test(test_untrack_waits_for_busy),
+        cmocka_unit_test(test_second_cleanup_waits),
+        cmocka_unit_test(test_signal_child_reset),
     };
     return cmocka_run_group_tests_name("signal", tests, NULL, NULL);
 }
