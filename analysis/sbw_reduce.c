@@ -107,18 +107,18 @@ static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *
     double *panel = NULL;
     /* a pipe's matrix grows as its rows arrive: its header is not trusted
      * with the allocation (a regular file's size was checked at open) */
-    size_t cap = sbw_npy_reader_seekable(r) ? n : min_sz(n, 2 * b);
+    size_t cap = sbw_npy_reader_seekable(r)
+                     ? n
+                     : sbw_mat_stream_rows(n, m, f32 ? sizeof(float) : sizeof(double));
     int st = f32 ? sbw_mat_f32_alloc(&red->xf, cap, m) : sbw_mat_alloc(&red->x, cap, m);
     if (!st && f32 && !(panel = malloc((b * m > 0 ? b * m : 1) * sizeof *panel)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
         size_t nr = min_sz(b, n - row0);
-        if (row0 + nr > cap) {
-            cap = min_sz(n, max_sz(row0 + nr, 2 * cap));
-            st = f32 ? sbw_mat_f32_grow(&red->xf, cap) : sbw_mat_grow(&red->x, cap);
-            if (st)
-                break;
-        }
+        st = f32 ? sbw_mat_f32_reserve(&red->xf, row0 + nr, n)
+                 : sbw_mat_reserve(&red->x, row0 + nr, n);
+        if (st)
+            break;
         double *a = f32 ? panel : red->x.data + row0 * m;
         st = fetch_block(r, o, a, row0, nr, m);
         if (st)

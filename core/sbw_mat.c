@@ -79,12 +79,18 @@ int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols)
 }
 
 /* A bigger aligned buffer for an owned, contiguous matrix: the old rows
- * copied, the new ones zero. */
+ * copied, the new ones zero.  Until the copy is done both buffers are
+ * live, so the memory preflight counts old + new. */
 static int grow_rows(void **data, size_t old_rows, size_t rows, size_t cols, size_t size)
 {
     size_t bytes = 0, old_bytes = old_rows * cols * size;
     int st = sbw_mat_bytes(rows, cols, size, &bytes);
-    st = st ? st : check_memory(rows, cols, size);
+    if (!st && (double)old_bytes + (double)bytes >= (double)(64u << 20)) {
+        char what[128];
+        snprintf(what, sizeof what, "growing a %zu x %zu matrix of %s to %zu rows (old and new)",
+                 old_rows, cols, size == sizeof(double) ? "float64" : "float32", rows);
+        st = sbw_preflight_memory((double)old_bytes + (double)bytes, what);
+    }
     if (st)
         return st;
     void *p = alloc_zeroed(bytes);
@@ -98,34 +104,62 @@ static int grow_rows(void **data, size_t old_rows, size_t rows, size_t cols, siz
     return SBW_OK;
 }
 
+/* The body of sbw_mat_grow and sbw_mat_f32_grow: *data and *nrows of an
+ * owned matrix of items of size bytes, updated only on success. */
+static int grow_owned(void **data, size_t *nrows, size_t cols, size_t ld, bool owner, size_t rows,
+                      size_t size)
+{
+    if (rows <= *nrows)
+        return SBW_OK;
+    if (!owner || ld != cols)
+        return SBW_ERROR(SBW_EINVAL, "only an owned contiguous matrix can grow");
+    int st = grow_rows(data, *nrows, rows, cols, size);
+    if (!st)
+        *nrows = rows;
+    return st;
+}
+
 int sbw_mat_grow(sbw_mat *m, size_t rows)
 {
-    if (rows <= m->rows)
-        return SBW_OK;
-    if (!m->owner || m->ld != m->cols)
-        return SBW_ERROR(SBW_EINVAL, "only an owned contiguous matrix can grow");
     void *p = m->data;
-    int st = grow_rows(&p, m->rows, rows, m->cols, sizeof(double));
-    if (!st) {
-        m->data = p;
-        m->rows = rows;
-    }
+    int st = grow_owned(&p, &m->rows, m->cols, m->ld, m->owner, rows, sizeof(double));
+    m->data = p;
     return st;
 }
 
 int sbw_mat_f32_grow(sbw_mat_f32 *m, size_t rows)
 {
-    if (rows <= m->rows)
-        return SBW_OK;
-    if (!m->owner || m->ld != m->cols)
-        return SBW_ERROR(SBW_EINVAL, "only an owned contiguous matrix can grow");
     void *p = m->data;
-    int st = grow_rows(&p, m->rows, rows, m->cols, sizeof(float));
-    if (!st) {
-        m->data = p;
-        m->rows = rows;
-    }
+    int st = grow_owned(&p, &m->rows, m->cols, m->ld, m->owner, rows, sizeof(float));
+    m->data = p;
     return st;
+}
+
+size_t sbw_mat_stream_rows(size_t rows, size_t cols, size_t size)
+{
+    size_t row = cols * size, r0 = row ? SBW_MAT_STREAM_BYTES / row : rows;
+    r0 = r0 ? r0 : 1;
+    return r0 < rows ? r0 : rows;
+}
+
+size_t sbw_mat_next_rows(size_t have, size_t need, size_t limit)
+{
+    if (need <= have)
+        return have;
+    limit = limit > need ? limit : need; /* a need past the limit still gets its rows */
+    size_t next = have < limit - have ? 2 * have : limit; /* doubling, capped */
+    next = next > need ? next : need;
+    return next < limit ? next : limit;
+}
+
+int sbw_mat_reserve(sbw_mat *m, size_t need, size_t limit)
+{
+    return sbw_mat_grow(m, sbw_mat_next_rows(m->rows, need, limit));
+}
+
+int sbw_mat_f32_reserve(sbw_mat_f32 *m, size_t need, size_t limit)
+{
+    return sbw_mat_f32_grow(m, sbw_mat_next_rows(m->rows, need, limit));
 }
 
 void sbw_mat_free(sbw_mat *m)

@@ -45,10 +45,27 @@ int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols);
  * keeping its rows and zero-filling the new ones (a new aligned buffer;
  * the old one is freed); fewer rows than it has is a no-op.  For readers
  * that fill a matrix as a stream delivers it, so a header's claim is not
- * allocated before the data arrives.  Errors: as sbw_mat_alloc; SBW_EINVAL
- * for a view; m untouched on failure. */
+ * allocated before the data arrives.  Old and new buffers are briefly both
+ * held: the memory preflight counts the two.  Errors: as sbw_mat_alloc;
+ * SBW_EINVAL for a view; m untouched on failure. */
 int sbw_mat_grow(sbw_mat *m, size_t rows);
 int sbw_mat_f32_grow(sbw_mat_f32 *m, size_t rows);
+
+/* The one growth rule of a matrix filled as a stream delivers rows, of at
+ * most limit rows (the header's claim, never allocated up front):
+ *   start   sbw_mat_stream_rows: SBW_MAT_STREAM_BYTES of rows (at least 1),
+ *           at most rows;
+ *   grow    sbw_mat_reserve(m, need, limit): when m has fewer than need
+ *           rows, to max(need, 2 * rows) capped at limit (need <= limit),
+ *           so a short stream fails at its truncation having held about
+ *           twice what was sent, and a full one is copied O(log) times.
+ * sbw_mat_next_rows is the rule as a number (have when need <= have).
+ * Errors of reserve: those of sbw_mat_grow. */
+#define SBW_MAT_STREAM_BYTES ((size_t)16 << 20)
+size_t sbw_mat_stream_rows(size_t rows, size_t cols, size_t size);
+size_t sbw_mat_next_rows(size_t have, size_t need, size_t limit);
+int sbw_mat_reserve(sbw_mat *m, size_t need, size_t limit);
+int sbw_mat_f32_reserve(sbw_mat_f32 *m, size_t need, size_t limit);
 
 /* Frees an owning matrix and zeroes the struct; no-op for views and NULL. */
 void sbw_mat_free(sbw_mat *m);

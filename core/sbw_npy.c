@@ -800,56 +800,64 @@ int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)
 
 /* ---- whole-file loading ------------------------------------------------- */
 
-/* Rows a stream's matrix starts with and grows by at least (16 MiB). */
-static size_t stream_rows(size_t rows, size_t cols, size_t itemsize)
+/* What sbw_npy_read_all and _f32 fill: exactly one of d and f is set. */
+typedef struct read_all_dst {
+    sbw_mat *d;
+    sbw_mat_f32 *f;
+} read_all_dst;
+
+static int all_reserve(read_all_dst m, size_t need, size_t limit)
 {
-    size_t row = cols * itemsize, r0 = row ? ((size_t)16 << 20) / row : rows;
-    r0 = r0 ? r0 : 1;
-    return r0 < rows ? r0 : rows;
+    return m.d ? sbw_mat_reserve(m.d, need, limit) : sbw_mat_f32_reserve(m.f, need, limit);
+}
+
+/* Rows [done, rows of m) from r into m. */
+static int all_read(sbw_npy_reader *r, read_all_dst m, size_t done)
+{
+    size_t cols = r->info.cols;
+    return m.d ? sbw_npy_read_rows(r, m.d->data + done * cols, m.d->rows - done, cols)
+               : sbw_npy_read_rows_f32(r, m.f->data + done * cols, m.f->rows - done, cols);
+}
+
+/* The one body of sbw_npy_read_all and _f32: a file's rows at once, a
+ * stream's as they arrive (sbw_mat_stream_rows, then sbw_mat_reserve), so
+ * a header's claim is never allocated before its data is there. */
+static int read_all(sbw_npy_reader *r, read_all_dst m)
+{
+    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
+    size_t size = m.d ? sizeof(double) : sizeof(float);
+    size_t cap = sbw_npy_reader_seekable(r) ? n : sbw_mat_stream_rows(n, cols, size);
+    int st = m.d ? sbw_mat_alloc(m.d, cap, cols) : sbw_mat_f32_alloc(m.f, cap, cols);
+    if (st)
+        return st;
+    while (!st && done < n) {
+        st = all_reserve(m, done + 1, n);
+        st = st ? st : all_read(r, m, done);
+        done = m.d ? m.d->rows : m.f->rows;
+    }
+    if (!st && n == 0) /* no rows read: a stream must still end here */
+        st = check_rows_end(r);
+    if (st && m.d)
+        sbw_mat_free(m.d);
+    else if (st)
+        sbw_mat_f32_free(m.f);
+    return st;
 }
 
 int sbw_npy_read_all(sbw_npy_reader *r, sbw_mat *m)
 {
-    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
-    bool stream = !sbw_npy_reader_seekable(r);
-    size_t cap = stream ? stream_rows(n, cols, sizeof(double)) : n;
     sbw_mat tmp = {0};
-    int st = sbw_mat_alloc(&tmp, cap, cols);
-    while (!st && done < n) {
-        size_t want = cap - done;
-        st = want ? sbw_npy_read_rows(r, tmp.data + done * cols, want, cols) : SBW_OK;
-        done += st ? 0 : want;
-        if (!st && done < n) {
-            cap = cap < n - cap ? 2 * cap : n;
-            st = sbw_mat_grow(&tmp, cap);
-        }
-    }
-    if (st)
-        sbw_mat_free(&tmp);
-    else
+    int st = read_all(r, (read_all_dst){.d = &tmp});
+    if (!st)
         *m = tmp;
     return st;
 }
 
 int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m)
 {
-    size_t n = r->info.rows - r->next_row, cols = r->info.cols, done = 0;
-    bool stream = !sbw_npy_reader_seekable(r);
-    size_t cap = stream ? stream_rows(n, cols, sizeof(float)) : n;
     sbw_mat_f32 tmp = {0};
-    int st = sbw_mat_f32_alloc(&tmp, cap, cols);
-    while (!st && done < n) {
-        size_t want = cap - done;
-        st = want ? sbw_npy_read_rows_f32(r, tmp.data + done * cols, want, cols) : SBW_OK;
-        done += st ? 0 : want;
-        if (!st && done < n) {
-            cap = cap < n - cap ? 2 * cap : n;
-            st = sbw_mat_f32_grow(&tmp, cap);
-        }
-    }
-    if (st)
-        sbw_mat_f32_free(&tmp);
-    else
+    int st = read_all(r, (read_all_dst){.f = &tmp});
+    if (!st)
         *m = tmp;
     return st;
 }

@@ -112,8 +112,10 @@ void sbw_npy_close(sbw_npy_reader *r);
  * From a stream (a pipe) the matrix grows as the rows arrive, so a header
  * that claims more than is sent fails at the truncation without having
  * allocated its claim; from a regular file (whose size open checked) it
- * is allocated at once.  Errors: sbw_mat_alloc's (including the memory
- * preflight), sbw_npy_read_rows'. */
+ * is allocated at once (the growth rule: sbw_mat_reserve).  A stream is
+ * held to its end also with no rows to read (bytes after an empty payload:
+ * SBW_EFORMAT).  Errors: sbw_mat_alloc's and sbw_mat_grow's (including the
+ * memory preflight), sbw_npy_read_rows'. */
 int sbw_npy_read_all(sbw_npy_reader *r, sbw_mat *m);
 int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m);
 

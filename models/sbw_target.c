@@ -16,21 +16,32 @@ double sbw_target_bytes(size_t n, size_t m, bool single)
     return cells * (single ? 4.0 : 8.0) + (double)n * 24.0;
 }
 
+/* P's storage as the owned contiguous matrix it is (pd or pf, n x m), so
+ * that it is allocated and grown by sbw_mat, under its memory preflight. */
+static sbw_mat p_double(const sbw_target *t)
+{
+    return (sbw_mat){.rows = t->n, .cols = t->m, .ld = t->m, .data = t->pd, .owner = true};
+}
+
+static sbw_mat_f32 p_float(const sbw_target *t)
+{
+    return (sbw_mat_f32){.rows = t->n, .cols = t->m, .ld = t->m, .data = t->pf, .owner = true};
+}
+
 int sbw_target_alloc(sbw_target *t, size_t n, size_t m, bool single)
 {
     *t = (sbw_target){.n = n, .m = m, .single = single, .tol = SBW_CHECK_TOL};
-    size_t bytes = 0;
-    int st = sbw_mat_bytes(n, m, single ? sizeof(float) : sizeof(double), &bytes);
+    sbw_mat pd = {0};
+    sbw_mat_f32 pf = {0};
+    int st = single ? sbw_mat_f32_alloc(&pf, n, m) : sbw_mat_alloc(&pd, n, m);
     if (st)
         return st;
-    if (single)
-        t->pf = malloc(bytes ? bytes : 1);
-    else
-        t->pd = malloc(bytes ? bytes : 1);
+    t->pf = pf.data;
+    t->pd = pd.data;
     t->psum = calloc(n ? n : 1, sizeof *t->psum);
     t->ent = calloc(n ? n : 1, sizeof *t->ent);
     t->mode = calloc(n ? n : 1, sizeof *t->mode);
-    if ((single ? (void *)t->pf : (void *)t->pd) && t->psum && t->ent && t->mode)
+    if (t->psum && t->ent && t->mode)
         return SBW_OK;
     sbw_target_free(t);
     return SBW_ERROR(SBW_ENOMEM, "cannot allocate P* (%zu x %zu, %.3g GB)", n, m,
@@ -110,25 +121,29 @@ int sbw_target_set_rows(sbw_target *t, size_t r0, const double *logp, size_t nr,
     return SBW_OK;
 }
 
-/* Room for rows [0, n) of t, the rows so far kept (realloc); t->n = n. */
-static int target_reserve(sbw_target *t, size_t n)
+/* Room for at least need of limit rows of t, the rows so far kept: P by
+ * the one growth rule (sbw_mat_reserve), the row constants to match;
+ * t->n is the rows held. */
+static int target_reserve(sbw_target *t, size_t need, size_t limit)
 {
-    size_t bytes = 0, row = t->single ? sizeof(float) : sizeof(double), k = n ? n : 1;
-    int st = sbw_mat_bytes(n, t->m, row, &bytes);
+    sbw_mat pd = p_double(t);
+    sbw_mat_f32 pf = p_float(t);
+    int st = t->single ? sbw_mat_f32_reserve(&pf, need, limit) : sbw_mat_reserve(&pd, need, limit);
     if (st)
         return st;
-    void *p = realloc(t->single ? (void *)t->pf : (void *)t->pd, bytes ? bytes : 1);
-    if (p && t->single)
-        t->pf = p;
-    else if (p)
-        t->pd = p;
-    double *ps = p ? realloc(t->psum, k * sizeof *ps) : NULL;
-    t->psum = ps ? ps : t->psum;
-    double *en = ps ? realloc(t->ent, k * sizeof *en) : NULL;
-    t->ent = en ? en : t->ent;
-    size_t *mo = en ? realloc(t->mode, k * sizeof *mo) : NULL;
-    t->mode = mo ? mo : t->mode;
-    if (!mo)
+    t->pd = pd.data;
+    t->pf = pf.data;
+    size_t n = t->single ? pf.rows : pd.rows;
+    double *ps = realloc(t->psum, n * sizeof *ps);
+    if (ps)
+        t->psum = ps;
+    double *en = ps ? realloc(t->ent, n * sizeof *en) : NULL;
+    if (en)
+        t->ent = en;
+    size_t *mo = en ? realloc(t->mode, n * sizeof *mo) : NULL;
+    if (mo)
+        t->mode = mo;
+    if (!mo) /* P grew, the row constants did not: the caller frees t */
         return SBW_ERROR(SBW_ENOMEM, "cannot grow P* to %zu x %zu (%.3g GB)", n, t->m,
                          sbw_target_bytes(n, t->m, t->single) / 1e9);
     t->n = n;
@@ -144,7 +159,8 @@ int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
     /* a pipe's P* grows as its rows arrive: the header's claim is not
      * allocated before the data is there (a file's size was checked) */
     bool stream = !sbw_npy_reader_seekable(r);
-    int st = sbw_target_alloc(t, stream && n > 2 * block ? 2 * block : n, m, single);
+    size_t first = stream ? sbw_mat_stream_rows(n, m, single ? sizeof(float) : sizeof(double)) : n;
+    int st = sbw_target_alloc(t, first, m, single);
     if (st)
         return st;
     t->tol = tol;
@@ -156,10 +172,7 @@ int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
     }
     for (size_t i = 0; i < n && !st; i += block) {
         size_t nr = n - i < block ? n - i : block;
-        if (i + nr > t->n) {
-            size_t want = 2 * t->n > i + nr ? 2 * t->n : i + nr;
-            st = target_reserve(t, want < n ? want : n);
-        }
+        st = target_reserve(t, i + nr, n);
         st = st ? st : sbw_npy_read_rows(r, buf, nr, m);
         if (!st)
             st = sbw_target_set_rows(t, i, buf, nr, m, sbw_npy_reader_path(r));

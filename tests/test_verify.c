@@ -7,10 +7,13 @@
 #include "sbw_test.h"
 
 #include "sbw_error.h"
+#include "sbw_rng.h"
 #include "sbw_synth.h"
 #include "sbw_verify.h"
 #include "sbw_verify_argmax.h"
 #include "sbw_verify_util.h"
+
+#include <gsl/gsl_randist.h>
 
 #include <float.h>
 #include <math.h>
@@ -293,6 +296,69 @@ static void test_argmax_plant(void **state)
     assert_null(h.w);
     SBW_ASSERT_EQ(sbw_verify_argmax_plant(&h, 5, 4, 1, false, 1), (int)SBW_EINVAL);
     assert_null(h.w);
+    /* D = 1: the sphere is {-1, 1}, its words would repeat */
+    SBW_ASSERT_EQ(sbw_verify_argmax_plant(&h, 10, 1, 2, false, 1), (int)SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "2 <= d"));
+    assert_null(h.w);
+    SBW_ASSERT_OK(sbw_verify_argmax_plant(&h, 10, 2, 2, true, 1));
+    sbw_verify_argmax_head_free(&h);
+}
+
+/* The Jensen check's allowance against a certificate that is off by what
+ * mos_certified accepts: word 0 = sum lambda_j w_j + delta u (residual
+ * delta = 1e-9 along u); the other words share their component along u,
+ * so at h = s u their logits tie, Jensen is tight and P_0 - sum lambda P_j
+ * = expm1(delta s) mix, far above rounding.  Mixtures of such contexts (s
+ * up to 16, every other trial with noise) stay within
+ * sbw_verify_argmax_jensen_tol (the bound can fail if wrong), and some
+ * pass the rounding term alone (16 (K + D + 2) eps): a check without the
+ * certificate term would FAIL a true claim. */
+static void test_argmax_jensen_tol(void **state)
+{
+    (void)state;
+    enum { M = 6, D = 3, K = 3 };
+    double w[M * D], lam[M] = {0, 0.2, 0.3, 0.1, 0.25, 0.15}, u[D] = {0.6, -0.8, 0};
+    double delta = 1e-9, rounding = 16.0 * (K + D + 2) * DBL_EPSILON;
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 5, 0));
+    for (size_t j = 1; j < M; j++) { /* v_j orthogonal to u, plus 0.3 u */
+        double al = gsl_ran_gaussian(r, 1.0), be = gsl_ran_gaussian(r, 1.0);
+        w[j * D + 0] = 0.8 * al + 0.3 * u[0];
+        w[j * D + 1] = 0.6 * al + 0.3 * u[1];
+        w[j * D + 2] = be;
+    }
+    double res = 0;
+    for (size_t k = 0; k < D; k++) {
+        double c = 0;
+        for (size_t j = 1; j < M; j++)
+            c += lam[j] * w[j * D + k];
+        w[k] = c + delta * u[k];
+        res = fmax(res, fabs(c - w[k])); /* ||r||_inf as stored */
+    }
+    SBW_ASSERT_LE(res, 1e-9);
+    double hs[K * D], pi[K], z[M], p[M], worst = -INFINITY, over_rounding = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        double h1 = 0, alpha[K] = {1, 1, 1}, mix = 0, noise = trial % 2 ? 0.1 : 0;
+        gsl_ran_dirichlet(r, K, alpha, pi);
+        for (size_t c = 0; c < K; c++) {
+            double s = trial % 3 == 0 ? 1 : trial % 3 == 1 ? 4 : 16, n1 = 0;
+            for (size_t k = 0; k < D; k++)
+                n1 += fabs(hs[c * D + k] = s * u[k] + noise * gsl_ran_gaussian(r, 1.0));
+            h1 = fmax(h1, n1);
+        }
+        sbw_verify_argmax_mixture(w, 0, M, D, NULL, hs, pi, K, z, p);
+        for (size_t j = 1; j < M; j++)
+            mix += lam[j] * p[j];
+        double allow = sbw_verify_argmax_jensen_tol(rounding, res, 0, h1, mix);
+        worst = fmax(worst, p[0] - mix - allow);
+        over_rounding += p[0] - mix > rounding;
+    }
+    SBW_ASSERT_LE(worst, 0.0);
+    SBW_ASSERT_GT(over_rounding, 0.0);
+    SBW_ASSERT_EQ(sbw_verify_argmax_jensen_tol(rounding, NAN, NAN, 10, 0.5), rounding);
+    SBW_ASSERT_GT(sbw_verify_argmax_jensen_tol(0, 0, 1e-6, 0, 0.5), 0.5e-6 * (1 - 1e-6));
+    SBW_ASSERT_EQ(sbw_verify_argmax_jensen_tol(rounding, 0, -0.1, 10, 0.5), rounding);
+    sbw_rng_free(r);
 }
 
 /* The one-dimensional exhibit of sbw_verify_argmax.h by hand: W_1 = (1,
@@ -321,10 +387,11 @@ static void test_argmax_mixture(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),        cmocka_unit_test(test_relations),
-        cmocka_unit_test(test_helpers),         cmocka_unit_test(test_seeds),
-        cmocka_unit_test(test_all_claims_pass), cmocka_unit_test(test_every_claim_can_fail),
-        cmocka_unit_test(test_argmax_plant),    cmocka_unit_test(test_argmax_mixture),
+        cmocka_unit_test(test_registry),          cmocka_unit_test(test_relations),
+        cmocka_unit_test(test_helpers),           cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_all_claims_pass),   cmocka_unit_test(test_every_claim_can_fail),
+        cmocka_unit_test(test_argmax_plant),      cmocka_unit_test(test_argmax_mixture),
+        cmocka_unit_test(test_argmax_jensen_tol),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,10 +92,10 @@ int sbw_verify_argmax_plant(sbw_verify_argmax_head *h, size_t m, size_t d, size_
                             uint64_t seed)
 {
     *h = (sbw_verify_argmax_head){.m = m, .d = d, .k = k};
-    if (d < 1 || d > 100000 || k > m || m - k < d + 1)
+    if (d < 2 || d > 100000 || k > m || m - k < d + 1) /* d = 1: sphere words repeat */
         return SBW_ERROR(
             SBW_EINVAL,
-            "planted head: need 1 <= d <= 100000 and m - k >= d + 1 (m=%zu d=%zu k=%zu)", m, d, k);
+            "planted head: need 2 <= d <= 100000 and m - k >= d + 1 (m=%zu d=%zu k=%zu)", m, d, k);
     gsl_rng *r = NULL;
     size_t *all = malloc(m * sizeof *all), *base = malloc(m * sizeof *base);
     size_t *pl = malloc((k + 1) * sizeof *pl), *pick = malloc((d + 1) * sizeof *pick);
@@ -416,6 +416,7 @@ typedef struct mos_ws {
     sbw_argmax_word *ans;
     size_t *idx, *kk, *pl, cap;
     double *lam, *wk, *aim, *hs, *pi, *alpha, *z, *p, *mpws;
+    double *res, *gap; /* (m) each planted word's lambda certificate: ||r||_inf, gap */
     gsl_rng *r;
 } mos_ws;
 
@@ -424,6 +425,7 @@ static void mos_ws_free(mos_ws *x)
     sbw_verify_argmax_head_free(&x->h);
     free(x->ans), free(x->idx), free(x->kk), free(x->pl), free(x->lam), free(x->wk);
     free(x->aim), free(x->hs), free(x->pi), free(x->alpha), free(x->z), free(x->p), free(x->mpws);
+    free(x->res), free(x->gap);
     sbw_rng_free(x->r);
 }
 
@@ -441,15 +443,17 @@ static int mos_ws_alloc(mos_ws *x, const mos_set *s, uint64_t seed)
     x->alpha = malloc(nc * sizeof *x->alpha);
     x->z = malloc(m * sizeof *x->z), x->p = malloc(m * sizeof *x->p);
     x->mpws = malloc(sbw_maxprob_ws_size(m, d) * sizeof *x->mpws);
+    x->res = calloc(m, sizeof *x->res), x->gap = calloc(m, sizeof *x->gap);
     bool ok = x->ans && x->idx && x->kk && x->pl && x->lam && x->wk && x->aim && x->hs && x->pi &&
-              x->alpha && x->z && x->p && x->mpws;
+              x->alpha && x->z && x->p && x->mpws && x->res && x->gap;
     st = st ? st : ok ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for a %zu-word mixture", m);
     st = st ? st : sbw_rng_alloc(&x->r, seed, 2);
     return st;
 }
 
 /* Planted words whose lambda certificate checks (sbw_argmax_cert_lambda,
- * independently of the solver) within tol * scale. */
+ * independently of the solver) within tol * scale; each one's residual and
+ * gap kept for mos_check's tolerance (NaN when invalid: no bound). */
 static size_t mos_certified(mos_ws *x, double scale)
 {
     const sbw_verify_argmax_head *h = &x->h;
@@ -463,6 +467,8 @@ static size_t mos_certified(mos_ws *x, double scale)
         sbw_argmax_cert_lambda(h->w, h->m, h->d, h->d, h->b, i, x->idx + i * x->cap,
                                x->lam + i * x->cap, x->kk[i], &lr);
         good += x->ans[i].argmaxable == 0 && lr.valid && lr.residual <= tol && lr.gap <= tol;
+        x->res[i] = lr.valid ? lr.residual : NAN;
+        x->gap[i] = lr.valid ? lr.gap : NAN;
     }
     return good;
 }
@@ -520,24 +526,53 @@ static void mos_draw(mos_ws *x, size_t nc)
 typedef struct mos_count {
     size_t jensen_bad;
     double excess, best; /* max P_i - sum lambda P_j; max P_i - max_{j != i} P_j */
+    double cert;         /* the largest certificate term of a tolerance */
 } mos_count;
 
+/* Largest ||h_c||_1 over the nc contexts of the mixture in x->hs. */
+static double mos_h1(const mos_ws *x, size_t nc)
+{
+    double top = 0;
+    for (size_t c = 0; c < nc; c++) {
+        double s = 0;
+        for (size_t k = 0; k < x->h.d; k++)
+            s += fabs(x->hs[c * x->h.d + k]);
+        top = fmax(top, s);
+    }
+    return top;
+}
+
+double sbw_verify_argmax_jensen_tol(double rounding, double residual, double gap, double h1,
+                                    double mix)
+{
+    double cert = expm1(residual * h1 + fmax(gap, 0)) * mix;
+    return rounding + (isnan(cert) ? 0 : cert);
+}
+
 /* The inequality P_i <= sum_j lambda_j P_j <= max_{j != i} P_j for every
- * planted word i of the mixture in x->p. */
-static void mos_check(const mos_ws *x, double tol, mos_count *c)
+ * planted word i of the mixture in x->p, lambda normalised to sum 1,
+ * within tol plus the certificate's own error
+ * (sbw_verify_argmax_jensen_tol). */
+static void mos_check(const mos_ws *x, size_t nc, double tol, mos_count *c)
 {
     size_t m = x->h.m;
+    double h1 = mos_h1(x, nc);
     for (size_t t = 0; t < x->h.k; t++) {
         size_t i = x->pl[t];
-        double mix = 0, top = -INFINITY;
-        for (size_t u = 0; u < x->kk[i]; u++)
+        double mix = 0, lsum = 0, top = -INFINITY;
+        for (size_t u = 0; u < x->kk[i]; u++) {
             mix += x->lam[i * x->cap + u] * x->p[x->idx[i * x->cap + u]];
+            lsum += x->lam[i * x->cap + u];
+        }
+        mix = lsum > 0 ? mix / lsum : 0;
         for (size_t j = 0; j < m; j++)
             if (j != i)
                 top = fmax(top, x->p[j]);
-        c->excess = fmax(c->excess, x->p[i] - mix);
+        double cert = sbw_verify_argmax_jensen_tol(0, x->res[i], x->gap[i], h1, mix);
+        c->cert = fmax(c->cert, cert);
+        c->excess = fmax(c->excess, x->p[i] - mix - cert);
         c->best = fmax(c->best, x->p[i] - top);
-        c->jensen_bad += x->p[i] - mix > tol;
+        c->jensen_bad += x->p[i] - mix > tol + cert;
     }
 }
 
@@ -553,13 +588,15 @@ static int mos_report(const mos_set *s, size_t good, const mos_count *c, double 
             : sbw_verify_add(out, MOS, "(mixture, word) pairs with P_i > sum_j lambda_j P_j + tol",
                              (double)c->jensen_bad, SBW_VERIFY_EQ, 0,
                              "shared W, K=%zu, %zu random and aimed mixtures x %zu words (largest "
-                             "P_i - sum lambda P_j: %.3g), seed=%llu",
-                             s->comps, s->samples, s->k, c->excess, sd);
+                             "P_i - sum lambda P_j - certificate term: %.3g; tol = %.3g + "
+                             "certificate term up to %.3g), seed=%llu",
+                             s->comps, s->samples, s->k, c->excess, tol, c->cert, sd);
     st = st ? st
             : sbw_verify_add(out, MOS, "largest P_i - max_{j != i} P_j of a planted word", c->best,
-                             SBW_VERIFY_LE, tol,
-                             "shared W, K=%zu%s: never the strict argmax, seed=%llu", s->comps, b,
-                             sd);
+                             SBW_VERIFY_LE, tol + c->cert,
+                             "shared W, K=%zu%s: never the strict argmax (limit: rounding %.3g + "
+                             "largest certificate term), seed=%llu",
+                             s->comps, b, tol, sd);
     return st;
 }
 
@@ -567,7 +604,7 @@ static int mos_shared(const sbw_verify_opts *o, const mos_set *s, unsigned i, sb
 {
     uint64_t seed = sbw_verify_seed(o, MOS, i);
     mos_ws x = {0};
-    mos_count c = {.excess = -INFINITY, .best = -INFINITY};
+    mos_count c = {.excess = -INFINITY, .best = -INFINITY, .cert = 0};
     double scale = 0, tol = 16 * (double)(s->comps + s->d + 2) * EPS;
     size_t good = 0;
     int st = mos_ws_alloc(&x, s, seed);
@@ -581,7 +618,7 @@ static int mos_shared(const sbw_verify_opts *o, const mos_set *s, unsigned i, sb
         mos_draw(&x, s->comps);
         sbw_verify_argmax_mixture(x.wk, s->m * s->d, s->m, s->d, x.h.b, x.hs, x.pi, s->comps, x.z,
                                   x.p);
-        mos_check(&x, tol, &c);
+        mos_check(&x, s->comps, tol, &c);
     }
     st = st ? st : mos_report(s, good, &c, tol, seed, out);
     mos_ws_free(&x);

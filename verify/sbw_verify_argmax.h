@@ -52,13 +52,25 @@ typedef struct sbw_verify_argmax_head {
 /* Draws the head from seed: m - k words uniform on the unit sphere of R^d,
  * k planted words at random positions; with bias, b_j ~ N(0, 1/4) and a
  * planted word's b_i = sum lambda_j b_j - u/10, u uniform on [0, 1).
- * Needs d >= 1 and m - k >= d + 1.  Errors: SBW_EINVAL, SBW_ENOMEM (the
- * head is freed and zeroed on failure). */
+ * Needs d >= 2 (the sphere of R^1 is {-1, 1}: its words would repeat) and
+ * m - k >= d + 1.  Errors: SBW_EINVAL, SBW_ENOMEM (the head is freed and
+ * zeroed on failure). */
 int sbw_verify_argmax_plant(sbw_verify_argmax_head *h, size_t m, size_t d, size_t k, bool bias,
                             uint64_t seed);
 
 /* Frees the head's arrays; the head is zeroed. */
 void sbw_verify_argmax_head_free(sbw_verify_argmax_head *h);
+
+/* What the shared-W Jensen check allows for one (mixture, word i) pair:
+ * rounding + expm1(residual * h1 + max(gap, 0)) * mix, where residual =
+ * ||sum lambda_j w_j - w_i||_inf and gap = b_i - sum lambda_j b_j are word
+ * i's lambda certificate's (lambda summing to 1), h1 the largest ||h_c||_1
+ * of the mixture's contexts and mix = sum lambda_j P_j.  Per component
+ * z_i - sum lambda_j z_j = -r.h_c + gap <= e = residual h1 + max(gap, 0),
+ * so p_i <= e^e sum lambda_j p_j (Jensen) and P_i - mix <= expm1(e) mix.
+ * A NaN residual or gap (no valid certificate) allows rounding only. */
+double sbw_verify_argmax_jensen_tol(double rounding, double residual, double gap, double h1,
+                                    double mix);
 
 /* The mixture P = sum_c pi_c softmax(W_c h_c + b) over nc components:
  * W_c is the (m, d) block at w + c * stride (stride 0: one shared W),
