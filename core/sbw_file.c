@@ -27,7 +27,7 @@ bool sbw_file_is_std(const char *path) { return path && strcmp(path, "-") == 0; 
  * (sequentially consistent, as every access here), so threads may track
  * at the same time as each other and as a handler on another thread. */
 enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
-enum { BUSY_WAIT_MS = 100 }; /* how long a dying cleanup waits for BUSY slots */
+enum { BUSY_WAIT_MS = 1000 }; /* how long a dying cleanup waits for BUSY slots */
 
 static struct track_slot {
     atomic_int state;
@@ -198,7 +198,8 @@ int sbw_file_cleanup(bool dying)
         atomic_store(&dying_now, 1);
     int n = cleanup_pass();
     /* Slots another thread is filling (its temporary may exist already):
-     * they turn LIVE in microseconds; wait for them, at most 100 ms. */
+     * they turn LIVE in microseconds; wait for them, at most BUSY_WAIT_MS (1 s: a loaded machine
+     * can pause the filling thread that long). */
     for (int naps = 0; dying && naps < BUSY_WAIT_MS && any_busy(); naps++) {
         nap();
         n += cleanup_pass();
