@@ -35,9 +35,9 @@ int sbw_error_set(int status, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char raw[sizeof err_reason];
     /* clang-analyzer 14 misses the va_start above (a known false positive). */
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    char raw[sizeof err_reason];
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     sbw_error_escape(raw, err_reason, sizeof err_reason);

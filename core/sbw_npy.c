@@ -407,7 +407,7 @@ static int check_payload_size(sbw_npy_reader *r)
 static int check_stream_end(sbw_npy_reader *r)
 {
     unsigned char extra[4096];
-    size_t got, total = 0;
+    size_t got = 0, total = 0;
     int st;
     do { /* count a little of what follows, for the message */
         st = read_full(r->fd, extra, sizeof extra, &got, r->path);

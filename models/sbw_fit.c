@@ -407,14 +407,14 @@ bool sbw_fit_still_improving(const sbw_fit *f, sbw_fit_logrow *from, sbw_fit_log
     if (f->stop != SBW_FIT_STEPS || steps < 10 || f->nlog < 2)
         return false;
     const sbw_fit_logrow *end = &f->log[f->nlog - 1], *a = NULL;
-    double cut = (double)(steps - (steps + 9) / 10);
+    size_t tenth = (steps + 9) / 10; /* ceil(S/10) */
+    double cut = (double)(steps - tenth);
     for (size_t i = f->nlog - 1; i-- > 0 && !a;)
         if (f->log[i].step <= cut)
             a = &f->log[i];
     /* a baseline further back than twice the window (sparse logs) says
      * nothing about the last tenth: no verdict */
-    if (!a || end->step != (double)steps ||
-        a->step < (double)steps - 2.0 * (double)((steps + 9) / 10))
+    if (!a || end->step != (double)steps || a->step < (double)steps - 2.0 * (double)tenth)
         return false;
     if (from)
         *from = *a;

@@ -89,11 +89,15 @@ static void store_row(sbw_target *t, size_t r, const double *x)
     double sum = 0, ent = 0;
     for (size_t j = 0; j < m; j++) {
         double p = exp(x[j]);
+        /* pf or pd holds n x m > 0 entries here (rows are stored only then);
+         * the analyzer cannot see sbw_mat_alloc's contract */
         if (t->single) {
             float pf = (float)p;
+            // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
             t->pf[r * m + j] = pf;
             p = (double)pf;
         } else {
+            // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
             t->pd[r * m + j] = p;
         }
         sum += p;

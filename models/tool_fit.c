@@ -343,6 +343,8 @@ static int fit(run *r)
 {
     sbw_progress p;
     sbw_progress_start(&p, "sbw-fit", "steps", (double)r->o.steps, r->c.quiet);
+    /* make_fit succeeded, so sbw_fit_alloc set r->f (not visible to the analyzer) */
+    // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
     r->f->opt.on_step = on_step;
     r->f->opt.ctx = &p;
     sbw_progress_update(&p, (double)r->f->step);

@@ -541,12 +541,12 @@ static void test_pipe_header_claims(void **state)
         assert_null(m.data);
     }
     /* the preflight still refuses what a regular file really holds */
-    write_lying_npy(path, 20000, 2000, false, 20000u * 2000u * 8u);
+    write_lying_npy(path, 20000, 2000, false, (size_t)20000 * 2000 * 8);
     sbw_mat m = {0};
     assert_int_equal(sbw_npy_load(path, &m, NULL), SBW_ENOMEM);
     assert_non_null(strstr(sbw_error_reason(), "SBW_MAX_MEMORY"));
     unsetenv("SBW_MAX_MEMORY");
-    write_lying_npy(path, 5000, 1000, false, 5000u * 1000u * 8u);
+    write_lying_npy(path, 5000, 1000, false, (size_t)5000 * 1000 * 8);
     SBW_ASSERT_OK(read_all_through_fifo(path, &m));
     SBW_ASSERT_EQ(m.rows, 5000);
     SBW_ASSERT_EQ(m.cols, 1000);
