@@ -1,6 +1,6 @@
 # figure1.gp -- a figure by sbw-plot spectrum.  Edit freely; `gnuplot figure1.gp` redraws it
 # from any folder: it reads figure1.dat and writes figure1.png beside itself.
-# command: bin/sbw-plot spectrum experiments/ptb/results/softmax/spectrum.tsv --labels softmax -q -o experiments/ptb/figures/figure1
+# command: bin/sbw-plot spectrum experiments/ptb/results/softmax/spectrum.tsv experiments/ptb/results/moc/spectrum.tsv --labels softmax,moc -q -o experiments/ptb/figures/figure1
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 data = here.'figure1.dat'
@@ -32,7 +32,8 @@ set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
 set ytics autofreq
-plot data index 0 using 1:2 with steps ls 1 dt 1 title 'softmax' noenhanced
+plot data index 0 using 1:2 with steps ls 1 dt 1 title 'softmax' noenhanced, \
+     data index 1 using 1:2 with steps ls 2 dt 2 title 'moc' noenhanced
 unset logscale
 set autoscale
 set title 'Singular values' noenhanced
@@ -45,6 +46,7 @@ set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
 set ytics autofreq
 set ytics autofreq
-plot data index 1 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced
+plot data index 2 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
+     data index 3 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced
 unset multiplot
 unset output
