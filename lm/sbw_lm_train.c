@@ -297,6 +297,7 @@ static int resume(trainer *t)
 {
     sbw_ckpt *c = NULL;
     int st = sbw_ckpt_open(&c, t->o.ckpt_dir);
+    st = st ? st : sbw_ckpt_tidy(c); /* what a kill -9 left of a later write */
     st = st ? st : sbw_ckpt_get(c, counter_table, NCOUNTERS, &t->k);
     st = st ? st : check_hash(c, t->k.hash, t->c->hash);
     if (!st && t->k.nvalid > t->o.epochs + 1) {

@@ -469,6 +469,8 @@ int sbw_ckpt_open(sbw_ckpt **out, const char *dir)
     return SBW_OK;
 }
 
+int sbw_ckpt_tidy(const sbw_ckpt *c) { return sweep(c->dir, c->gen); }
+
 void sbw_ckpt_close(sbw_ckpt *c) { free(c); }
 
 uint64_t sbw_ckpt_generation(const sbw_ckpt *c) { return c->gen; }

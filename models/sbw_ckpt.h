@@ -104,6 +104,13 @@ int sbw_ckpt_write(const char *dir, uint64_t gen, const sbw_ckpt_group *groups, 
 int sbw_ckpt_open(sbw_ckpt **c, const char *dir);
 
 /* Frees; NULL is a no-op. */
+/* For the writer that resumes from c: removes every checkpoint file of the
+ * folder but c's generation, and every temporary (a kill -9 during a write
+ * leaves a partial generation and temporaries that only a later write would
+ * sweep).  Never call it from a reader: a run writing the folder would lose
+ * the generation it is writing. */
+int sbw_ckpt_tidy(const sbw_ckpt *c);
+
 void sbw_ckpt_close(sbw_ckpt *c);
 
 /* The generation c names. */

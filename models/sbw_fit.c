@@ -759,6 +759,7 @@ int sbw_fit_resume(sbw_fit **out, const sbw_target *t, const char *dir, const sb
     st = st ? st : resume_check(c, t, dir, opts, &s, &o);
     st = st ? st : sbw_fit_alloc(&f, t, &o);
     st = st ? st : resume_state(c, f);
+    st = st ? st : sbw_ckpt_tidy(c);
     uint64_t gen = c ? sbw_ckpt_generation(c) : 0;
     sbw_ckpt_close(c);
     if (st) {
