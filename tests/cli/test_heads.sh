@@ -9,6 +9,7 @@
 # is no unargmaxable word and draws no max-prob figure, also when given as
 # HEAD, and a safetensors head gives the same words; bad usage exits 2.
 . tests/cli/lib.sh
+. tests/cli/safetensors.sh
 ABS=$(cd "$BIN" && pwd)
 export SBW_BIN="$ABS"
 R=experiments/heads/run.sh
@@ -62,18 +63,9 @@ if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a result"; fi
 # .npy payloads, float64 little endian), HEAD as FILE.safetensors:NAME
 mkdir -p "$T/st"
 J='{"W": {"dtype": "F64", "shape": [200, 5], "data_offsets": [0, 8000]}, "b": {"dtype": "F64", "shape": [200], "data_offsets": [8000, 9600]}}'
-n=${#J}
-{
-    i=0
-    while [ $i -lt 8 ]; do
-        printf "\\$(printf '%03o' $((n % 256)))"
-        n=$((n / 256))
-        i=$((i + 1))
-    done
-    printf '%s' "$J"
-    tail -c 8000 "$O/head/W.npy"
-    tail -c 1600 "$O/head/b.npy"
-} >"$T/st/head.safetensors"
+tail -c 8000 "$O/head/W.npy" >"$T/st/W.bin"
+tail -c 1600 "$O/head/b.npy" >"$T/st/b.bin"
+st_write "$T/st/head.safetensors" "$J" "$T/st/W.bin" "$T/st/b.bin"
 expect_exit 0 "HEAD as safetensors" $R "$T/st/head.safetensors:W" --bias "$T/st/head.safetensors:b" \
     --vocab "$O/head/vocab.txt" -o "$T/stout"
 found2=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 { print $1 }' "$T/stout/argmax.tsv" | sort -n | tr '\n' ' ')

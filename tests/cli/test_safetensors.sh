@@ -5,26 +5,7 @@
 # float32 .npy fixtures, whose last bytes are exactly that).
 . tests/cli/lib.sh
 
-# le8 N: N as 8 little-endian bytes
-le8() {
-    n=$1
-    i=0
-    while [ $i -lt 8 ]; do
-        printf "\\$(printf '%03o' $((n % 256)))"
-        n=$((n / 256))
-        i=$((i + 1))
-    done
-}
-# st_write OUT JSON [DATA...]: a safetensors file
-st_write() {
-    out=$1
-    json=$2
-    shift 2
-    le8 ${#json} >"$out"
-    printf '%s' "$json" >>"$out"
-    [ $# -gt 0 ] && cat "$@" >>"$out"
-    return 0
-}
+. tests/cli/safetensors.sh
 # payload FILE.npy BYTES: the last BYTES bytes (the data of a C-order .npy)
 payload() { tail -c "$2" "$1"; }
 
