@@ -21,6 +21,10 @@ expect_grep "^## Table 6" "$Q/report.md" "report has Table 6"
 expect_grep "^\| Softmax \| 16 \| 18 \| 400 \| 17 \|$" "$Q/report.md" "Table 6's Softmax row"
 expect_grep "^## Table 11" "$Q/report.md" "report has Table 11"
 expect_grep "figures/figure1.png" "$Q/report.md" "report embeds Figure 1"
+expect_eq "$(tsv_rows "$R/kld-at-ppl.tsv" | head -n 1)" "$(printf 'ppl\tsoftmax\tmoc\tmos-k3\tsigsoftmax\tplif')" \
+    "KLD at equal perplexity: one column per curve"
+expect_grep "^- \*\*(MoC|Softmax) (above|below)" "$Q/report.md" "report says MoC against Softmax at equal perplexity"
+expect_grep "^## How far from convergence" "$Q/report.md" "report says how far from convergence"
 n=$(grep -vc '^#' "$R/mos-k3/curve.tsv")
 if [ "$n" -ge 3 ]; then ok; else bad "KLD curve has $n lines"; fi
 # a rerun skips everything
