@@ -120,6 +120,12 @@ fi
         [ -s "$RES/$m/train.tsv" ] || continue
         echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
     done
+    awk -F'\t' 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
+        { t += $c; n++ } END { if (n) printf "\nTraining time, all %d models trained so far: %.2f h on this machine.", n, t / 3600 }' \
+        "$RES"/*/train.tsv 2>/dev/null || true
+    awk -F= '$1 == "seconds" { t += $2; n++ } END { if (n) printf " Evaluation time, recorded for %d models (eval.done): %.2f h.", n, t / 3600 }' \
+        "$RES"/*/eval.done 2>/dev/null || true
+    echo
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo

@@ -136,6 +136,7 @@ evaluate() {
     [ -s "$out/train.tsv" ] || { echo "== $name: not trained yet"; return 0; }
     [ -f "$out/eval.done" ] && { echo "== $name: evaluated"; return 0; }
     echo "== $name: evaluating"
+    t0=$(date +%s)
     for s in valid test; do
         [ -s "$out/eval-$s.tsv" ] ||
             "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$ck" --split $s --threads "$THREADS" -q \
@@ -157,7 +158,8 @@ evaluate() {
             logq "$name" "$ck" $s "" 3>/dev/null | "$BIN/sbw-kl" - -q >"$out/kl-$s.tsv"
     done
     curve "$name"
-    : >"$out/eval.done"
+    # the wall time of this call (a resumed evaluation counts only its last part)
+    printf 'seconds=%s\n' "$(($(date +%s) - t0))" >"$out/eval.done"
 }
 
 # The expected pairwise KL and the perplexity on the first CURVE_T valid
