@@ -84,7 +84,7 @@ endef
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELPER) $(LIB)
-	$(CC) $(SBW_LDFLAGS) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+	$(CC) $(SBW_LDFLAGS) -pthread $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
 
 tests: $(TESTS) $(TOOLS)
 

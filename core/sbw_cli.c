@@ -258,6 +258,16 @@ int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
     return SBW_EXIT_USAGE;
 }
 
+int sbw_cli_check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_cli_applies *rows,
+                          size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!rows[i].applies && sbw_cli_given(cli, c, rows[i].opt))
+            return sbw_cli_usage_error(cli, "%s does not apply to %s: %s", rows[i].opt,
+                                       rows[i].choice, rows[i].why);
+    return 0;
+}
+
 int sbw_cli_fail(const char *tool, int status)
 {
     const char *why = sbw_error_reason();

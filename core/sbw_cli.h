@@ -89,6 +89,24 @@ bool sbw_cli_given(const sbw_cli *cli, const sbw_cli_common *c, const char *name
 int sbw_cli_usage_error(const sbw_cli *cli, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* An option that applies only under some of a tool's choices (a head, an
+ * optimiser): a table of these, one row per option, says which the
+ * chosen settings would ignore. */
+typedef struct sbw_cli_applies {
+    const char *opt;    /* "--knots" */
+    bool applies;       /* under the chosen settings */
+    const char *choice; /* what it does not apply to: "mos", "--head mos" */
+    const char *why;    /* "only plif and mos+plif have PLIF intervals" */
+} sbw_cli_applies;
+
+/* The first of rows[0..n) whose option was given (sbw_cli_given) though it
+ * does not apply is a usage error: prints "TOOL: OPT does not apply to
+ * CHOICE: WHY" and the usage hint as sbw_cli_usage_error does, and returns
+ * SBW_EXIT_USAGE (a run that silently dropped a setting would report
+ * results the user did not ask for).  Returns 0 when none. */
+int sbw_cli_check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_cli_applies *rows,
+                          size_t n);
+
 /* Prints the last library error as "TOOL: reason" on stderr and returns the
  * exit code for status: 2 for SBW_EINVAL, 130 for SBW_EINTR (stopped by a
  * signal), 1 otherwise. */

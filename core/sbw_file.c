@@ -5,6 +5,7 @@
 #include "sbw_error.h"
 #include "sbw_signal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -232,23 +233,83 @@ size_t sbw_file_fit_name(const char *dir, const char *name, size_t extra)
     return keep;
 }
 
-/* "dir/name" -> "dir/.name.tmp.XXXXXX", with name cut to fit the folder
- * (sbw_file_fit_name); NULL on allocation failure. */
-static char *temp_template(const char *path)
+/* Digits kept free for the PID in a temporary's name: any pid_t, so every
+ * process cuts a long name at the same place and finds the others'. */
+enum { PID_DIGITS = 10 };
+
+/* "dir/name" -> "dir/.name.tmp.PID.XXXXXX" (PID: this process's), with
+ * name cut to fit the folder (sbw_file_fit_name, room kept for any PID);
+ * NULL on allocation failure.  *stem: the length of "dir/.name.tmp.",
+ * which every temporary of this name starts with. */
+static char *temp_template(const char *path, size_t *stem)
 {
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = path + dirlen;
-    size_t extra = 1 + strlen(".tmp.XXXXXX");
+    char tail[48];
+    snprintf(tail, sizeof tail, ".tmp.%ld.XXXXXX", (long)getpid());
+    size_t extra = 1 + strlen(".tmp.") + PID_DIGITS + strlen(".XXXXXX");
     char *dir = strndup(path, dirlen);
     if (!dir)
         return NULL;
-    size_t keep = sbw_file_fit_name(dir, base, extra), n = dirlen + keep + extra + 1;
+    size_t keep = sbw_file_fit_name(dir, base, extra), n = dirlen + 1 + keep + strlen(tail) + 1;
     free(dir);
     char *t = malloc(n);
     if (t)
-        snprintf(t, n, "%.*s.%.*s.tmp.XXXXXX", (int)dirlen, path, (int)keep, base);
+        snprintf(t, n, "%.*s.%.*s%s", (int)dirlen, path, (int)keep, base, tail);
+    *stem = dirlen + 1 + keep + strlen(".tmp.");
     return t;
+}
+
+/* The PID in a temporary's name: name is exactly prefix (".name.tmp."),
+ * a process id in decimal, '.' and the six letters or digits of mkstemp;
+ * 0 when it is anything else. */
+static long temp_pid(const char *name, const char *prefix, size_t plen)
+{
+    if (strncmp(name, prefix, plen) != 0 || name[plen] < '1' || name[plen] > '9')
+        return 0;
+    const char *p = name + plen;
+    long pid = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((pid = pid * 10 + (*p - '0')) > INT_MAX)
+            return 0;
+    if (*p++ != '.')
+        return 0;
+    for (int i = 0; i < 6; i++, p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return *p == '\0' ? pid : 0;
+}
+
+/* What a process killed while writing (kill -9, a crash) left beside the
+ * target of tmpl: removes every regular file named as a temporary of the
+ * same name (stem bytes of tmpl, then PID.XXXXXX) whose process no longer
+ * exists.  Ours and any other live process's are kept, and so is a PID
+ * that cannot be asked about (EPERM: alive).  Best effort: a folder that
+ * cannot be listed is left as it is. */
+static void remove_stale(const char *tmpl, size_t stem)
+{
+    const char *slash = strrchr(tmpl, '/');
+    size_t dirlen = slash ? (size_t)(slash - tmpl) + 1 : 0;
+    char *dir = dirlen ? strndup(tmpl, dirlen) : strdup(".");
+    DIR *d = dir ? opendir(dir) : NULL;
+    long self = (long)getpid();
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        long pid = temp_pid(e->d_name, tmpl + dirlen, stem - dirlen);
+        if (pid == 0 || pid == self || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        size_t n = dirlen + strlen(e->d_name) + 1;
+        char *path = malloc(n);
+        struct stat sb;
+        if (path)
+            snprintf(path, n, "%.*s%s", (int)dirlen, tmpl, e->d_name);
+        if (path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            unlink(path);
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
 }
 
 /* The name to replace: a symbolic link to an existing file is followed, so
@@ -298,9 +359,11 @@ static int make_tracked(sbw_file *f, int *st)
 
 static int open_temp(sbw_file *f)
 {
-    f->tmp = temp_template(f->path);
+    size_t stem = 0;
+    f->tmp = temp_template(f->path, &stem);
     if (!f->tmp)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", f->path);
+    remove_stale(f->tmp, stem);
     int st, fd = make_tracked(f, &st);
     if (fd < 0)
         return st;

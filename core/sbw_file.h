@@ -1,16 +1,18 @@
 /* sbw_file.h -- output files that never appear half-written.
  *
  * A regular file (or a new name) is written to a temporary file beside the
- * target, ".NAME.tmp.XXXXXX", and renamed over the target by
- * sbw_file_commit() once its data are on disk (fsync), so a crash, a
- * power loss or an error leaves either the old file or nothing under the
- * final name (a kill -9 can leave the temporary itself behind).  "-" means
- * stdout; other non-regular targets (pipes, /dev/null, /dev/full) are
- * written directly.  Every write, flush and close is checked, so ENOSPC
- * surfaces as SBW_EIO with the path and errno.
- * When ".NAME.tmp.XXXXXX" would be longer than the folder's NAME_MAX, the
- * temporary is ".PREFIX.tmp.XXXXXX" with NAME cut to fit, so any legal
- * output name can be written.
+ * target, ".NAME.tmp.PID.XXXXXX" (PID: the writing process's), and renamed
+ * over the target by sbw_file_commit() once its data are on disk (fsync),
+ * so a crash, a power loss or an error leaves either the old file or
+ * nothing under the final name (a kill -9 can leave the temporary itself
+ * behind: the next sbw_file_create of NAME removes those of processes that
+ * no longer exist, and never a live one's).  "-" means stdout; other
+ * non-regular targets (pipes, /dev/null, /dev/full) are written directly.
+ * Every write, flush and close is checked, so ENOSPC surfaces as SBW_EIO
+ * with the path and errno.
+ * When ".NAME.tmp.PID.XXXXXX" would be longer than the folder's NAME_MAX,
+ * the temporary is ".PREFIX.tmp.PID.XXXXXX" with NAME cut to fit, so any
+ * legal output name can be written.
  *
  * Every temporary is also in a fixed table that a signal handler can walk
  * (sbw_file_cleanup, async-signal-safe): SIGINT, SIGTERM, SIGHUP and a
@@ -33,8 +35,10 @@ typedef struct sbw_file {
     int slot; /* the temporary's entry in the cleanup table + 1; 0 = none */
 } sbw_file;
 
-/* Opens path for writing as described above.  On failure *f is zeroed and
- * nothing is created.  Errors: SBW_EINVAL (empty path), SBW_EIO, SBW_ENOMEM. */
+/* Opens path for writing as described above, first removing the leftover
+ * temporaries of path whose process is gone (kill(PID, 0) fails with
+ * ESRCH; only regular files named exactly as above).  On failure *f is
+ * zeroed and nothing is created.  Errors: SBW_EINVAL (empty path), SBW_EIO, SBW_ENOMEM. */
 int sbw_file_create(sbw_file *f, const char *path);
 
 /* fwrite of bytes with the error checked (SBW_EIO naming the path). */

@@ -48,34 +48,40 @@ static int check_memory(size_t rows, size_t cols, size_t size)
     return sbw_preflight_memory(bytes, what);
 }
 
-int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols)
+/* The body of sbw_mat_alloc and sbw_mat_f32_alloc: a zeroed, aligned
+ * buffer of rows x cols items of size bytes in *data, after the size and
+ * memory checks; *data untouched on failure. */
+static int alloc_items(void **data, size_t rows, size_t cols, size_t size)
 {
     size_t bytes = 0;
-    int st = sbw_mat_bytes(rows, cols, sizeof(double), &bytes);
-    st = st ? st : check_memory(rows, cols, sizeof(double));
+    int st = sbw_mat_bytes(rows, cols, size, &bytes);
+    st = st ? st : check_memory(rows, cols, size);
     if (st)
         return st;
-    double *data = alloc_zeroed(bytes);
-    if (!data)
-        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu doubles (%.3g GB)", rows, cols,
-                         (double)bytes / 1e9);
-    *m = (sbw_mat){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
+    void *p = alloc_zeroed(bytes);
+    if (!p)
+        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu %s (%.3g GB)", rows, cols,
+                         size == sizeof(double) ? "doubles" : "floats", (double)bytes / 1e9);
+    *data = p;
     return SBW_OK;
+}
+
+int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols)
+{
+    void *data = NULL;
+    int st = alloc_items(&data, rows, cols, sizeof(double));
+    if (!st)
+        *m = (sbw_mat){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
+    return st;
 }
 
 int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols)
 {
-    size_t bytes = 0;
-    int st = sbw_mat_bytes(rows, cols, sizeof(float), &bytes);
-    st = st ? st : check_memory(rows, cols, sizeof(float));
-    if (st)
-        return st;
-    float *data = alloc_zeroed(bytes);
-    if (!data)
-        return SBW_ERROR(SBW_ENOMEM, "cannot allocate %zu x %zu floats (%.3g GB)", rows, cols,
-                         (double)bytes / 1e9);
-    *m = (sbw_mat_f32){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
-    return SBW_OK;
+    void *data = NULL;
+    int st = alloc_items(&data, rows, cols, sizeof(float));
+    if (!st)
+        *m = (sbw_mat_f32){.rows = rows, .cols = cols, .ld = cols, .data = data, .owner = true};
+    return st;
 }
 
 /* A bigger aligned buffer for an owned, contiguous matrix: the old rows

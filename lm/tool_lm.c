@@ -168,34 +168,31 @@ static int parse_hidden(const char *s, sbw_lm_arch *a)
     return st;
 }
 
-/* Names, flags and dependent defaults into TA.o. */
 /* An option the chosen head or optimiser would ignore is a usage error
- * naming it (checked on a fresh run; --resume takes the checkpoint's). */
+ * naming it (sbw_cli_check_applies; checked on a fresh run: --resume takes
+ * the checkpoint's). */
 static int check_applies(const sbw_cli_common *c, const sbw_lm_opts *o)
 {
     sbw_head_model m = o->arch.model;
     bool mix = m == SBW_MODEL_MOC || m == SBW_MODEL_MOS || m == SBW_MODEL_MOS_PLIF;
     bool plif = m == SBW_MODEL_PLIF || m == SBW_MODEL_MOS_PLIF;
-    const char *head = sbw_head_model_name(m);
-    if (given(c, "--k") && !mix)
-        return SBW_ERROR(SBW_EINVAL,
-                         "--k does not apply to --head %s: it sets the components "
-                         "of moc, mos and mos+plif",
-                         head);
-    if ((given(c, "--knots") || given(c, "--plif-t")) && !plif)
-        return SBW_ERROR(SBW_EINVAL,
-                         "%s does not apply to --head %s: only plif and mos+plif "
-                         "have PLIF intervals",
-                         given(c, "--knots") ? "--knots" : "--plif-t", head);
-    if ((given(c, "--nonmono") || TA.no_asgd) && o->optimizer == SBW_LM_ADAM)
-        return SBW_ERROR(SBW_EINVAL,
-                         "%s does not apply to --optim adam: it is SGD's switch to "
-                         "averaging (NT-ASGD)",
-                         TA.no_asgd ? "--no-asgd" : "--nonmono");
-    return SBW_OK;
+    bool sgd = o->optimizer != SBW_LM_ADAM;
+    char head[64];
+    snprintf(head, sizeof head, "--head %s", sbw_head_model_name(m));
+    const char *plif_only = "only plif and mos+plif have PLIF intervals";
+    const char *sgd_only = "it is SGD's switch to averaging (NT-ASGD)";
+    const sbw_cli_applies rows[] = {
+        {"--k", mix, head, "it sets the components of moc, mos and mos+plif"},
+        {"--knots", plif, head, plif_only},
+        {"--plif-t", plif, head, plif_only},
+        {"--no-asgd", sgd, "--optim adam", sgd_only},
+        {"--nonmono", sgd, "--optim adam", sgd_only},
+    };
+    return sbw_cli_check_applies(&train_cli, c, rows, sizeof rows / sizeof *rows);
 }
 
-static int resolve_train(const sbw_cli_common *c)
+/* --data, --head and --optim into TA.o. */
+static int resolve_choices(void)
 {
     sbw_lm_opts *o = &TA.o;
     int st = TA.data ? SBW_OK : SBW_ERROR(SBW_EINVAL, "--data DIR is required");
@@ -208,8 +205,14 @@ static int resolve_train(const sbw_cli_common *c)
         else
             st = SBW_ERROR(SBW_EINVAL, "--optim '%s': sgd or adam", TA.optim);
     }
-    st = st || TA.resume ? st : check_applies(c, o);
-    st = st || !TA.hidden ? st : parse_hidden(TA.hidden, &o->arch);
+    return st;
+}
+
+/* The other names, flags and dependent defaults into TA.o. */
+static int resolve_train(const sbw_cli_common *c)
+{
+    sbw_lm_opts *o = &TA.o;
+    int st = !TA.hidden ? SBW_OK : parse_hidden(TA.hidden, &o->arch);
     if (!st && TA.quick)
         quick(c, o);
     if (st)
@@ -318,7 +321,10 @@ static int run_train(int argc, char **argv)
         return sbw_cli_usage_error(&train_cli, "--log -: the log is rewritten as it grows, "
                                                "so it needs a file name");
     sbw_error_gsl_quiet();
-    st = resolve_train(&c);
+    st = resolve_choices();
+    if (!st && !TA.resume && (st = check_applies(&c, &TA.o)))
+        return st; /* reported, with the usage hint */
+    st = st ? st : resolve_train(&c);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
         st = SBW_ERROR(SBW_EINVAL, "--ckpt %s holds a checkpoint: --resume continues it", TA.ckpt);
     if (!st && TA.resume && !(st = take_saved(&c)))

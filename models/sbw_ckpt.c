@@ -281,8 +281,8 @@ static bool ckpt_file(const char *name, uint64_t *gen)
 }
 
 /* A temporary that a write of those files left when it was killed (kill -9
- * gives it no chance to remove it): ".checkpoint.tsv.tmp.XXXXXX" or
- * ".ckpt-G-STEM.npy.tmp.XXXXXX" (sbw_file's names). */
+ * gives it no chance to remove it): ".checkpoint.tsv.tmp.PID.XXXXXX" or
+ * ".ckpt-G-STEM.npy.tmp.PID.XXXXXX" (sbw_file's names). */
 static bool ckpt_temporary(const char *name)
 {
     return (strncmp(name, ".checkpoint.tsv.tmp.", 20) == 0 || strncmp(name, ".ckpt-", 6) == 0) &&

@@ -131,8 +131,8 @@ static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o
 /* ---- options that do not apply ---------------------------------------------- */
 
 /* An option given on the command line that the chosen model or optimiser
- * would ignore is a usage error naming it and why (a run that silently
- * drops a setting reports results the user did not ask for). */
+ * would ignore is a usage error naming it and why (sbw_cli_check_applies);
+ * so is --init-scale 0 from scratch, which would not train. */
 static int check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_fit_opts *o)
 {
     sbw_head_model mo = o->model;
@@ -140,31 +140,23 @@ static int check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_
     bool uses_k = plif || mo == SBW_MODEL_MOC || mo == SBW_MODEL_MOS || mo == SBW_MODEL_LMS;
     bool adam = o->optimizer == SBW_FIT_ADAM;
     const char *model = sbw_head_model_name(mo);
-    static const char *const adam_only[] = {"--lr", "--beta1", "--beta2", "--adam-eps", "--decay"};
-    if (sbw_cli_given(cli, c, "--k") && !uses_k)
-        return sbw_cli_usage_error(cli,
-                                   "--k does not apply to %s: it sets the components of moc, mos "
-                                   "and mos+plif, the hidden units of lms, the intervals of plif",
-                                   model);
-    if (sbw_cli_given(cli, c, "--knots") && !plif)
-        return sbw_cli_usage_error(cli,
-                                   "--knots does not apply to %s: only plif and mos+plif "
-                                   "have PLIF intervals",
-                                   model);
-    if (sbw_cli_given(cli, c, "--plif-t") && !plif)
-        return sbw_cli_usage_error(cli,
-                                   "--plif-t does not apply to %s: only plif and mos+plif "
-                                   "have PLIF knots",
-                                   model);
-    for (size_t i = 0; !adam && i < sizeof adam_only / sizeof *adam_only; i++)
-        if (sbw_cli_given(cli, c, adam_only[i]))
-            return sbw_cli_usage_error(cli,
-                                       "%s does not apply to lbfgs: it is a setting of Adam "
-                                       "(L-BFGS takes its steps by line search)",
-                                       adam_only[i]);
-    if (adam && sbw_cli_given(cli, c, "--lbfgs-mem"))
-        return sbw_cli_usage_error(cli, "--lbfgs-mem does not apply to adam: it is the history "
-                                        "of --optimizer lbfgs");
+    const char *adam_only = "it is a setting of Adam (L-BFGS takes its steps by line search)";
+    const sbw_cli_applies rows[] = {
+        {"--k", uses_k, model,
+         "it sets the components of moc, mos and mos+plif, the hidden units of lms, the "
+         "intervals of plif"},
+        {"--knots", plif, model, "only plif and mos+plif have PLIF intervals"},
+        {"--plif-t", plif, model, "only plif and mos+plif have PLIF knots"},
+        {"--lr", adam, "lbfgs", adam_only},
+        {"--beta1", adam, "lbfgs", adam_only},
+        {"--beta2", adam, "lbfgs", adam_only},
+        {"--adam-eps", adam, "lbfgs", adam_only},
+        {"--decay", adam, "lbfgs", adam_only},
+        {"--lbfgs-mem", !adam, "adam", "it is the history of --optimizer lbfgs"},
+    };
+    int st = sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
+    if (st)
+        return st;
     if (o->init_scale == 0 && sbw_cli_given(cli, c, "--init-scale") &&
         !sbw_cli_given(cli, c, "--init"))
         return sbw_cli_usage_error(cli, "--init-scale 0 starts H and W at zero, where their "

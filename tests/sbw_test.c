@@ -3,11 +3,16 @@
 
 #include "sbw_error.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void sbw_test_close(const double *got, const double *want, size_t n, double atol, double rtol,
@@ -182,4 +187,88 @@ const char *sbw_test_fixture(const char *name)
     const char *dir = getenv("SBW_FIXTURES");
     snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "tests/fixtures", name);
     return path;
+}
+
+struct sbw_test_feeder {
+    char fifo[512];
+    char src[512];
+    size_t limit; /* bytes of src to send */
+    size_t extra; /* bytes 'x' sent after them */
+    int status;   /* 0, EPIPE or another errno value */
+    pthread_t thread;
+};
+
+/* Writes n bytes to fd; 0, or errno (EPIPE: the reader has gone). */
+static int write_all(int fd, const unsigned char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, buf, n);
+        if (k < 0)
+            return errno;
+        buf += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Copies at most f->limit bytes of the open file in to fd, then f->extra
+ * bytes 'x'; 0 or errno. */
+static int copy_into(const sbw_test_feeder *f, FILE *in, int fd)
+{
+    static const unsigned char x[1] = {'x'};
+    unsigned char buf[65536];
+    size_t left = f->limit, k;
+    int st = 0;
+    while (!st && left > 0 && (k = fread(buf, 1, left < sizeof buf ? left : sizeof buf, in)) > 0) {
+        st = write_all(fd, buf, k);
+        left -= k;
+    }
+    if (!st && ferror(in))
+        st = EIO;
+    for (size_t e = 0; !st && e < f->extra; e++)
+        st = write_all(fd, x, 1);
+    return st;
+}
+
+static void *feed(void *arg)
+{
+    sbw_test_feeder *f = arg;
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, NULL); /* a gone reader: EPIPE, not death */
+    FILE *in = fopen(f->src, "rb");
+    f->status = in ? 0 : errno;
+    int fd = open(f->fifo, O_WRONLY); /* also when src failed: the reader's open returns */
+    if (!f->status)
+        f->status = fd >= 0 ? copy_into(f, in, fd) : errno;
+    if (fd >= 0)
+        close(fd);
+    if (in)
+        fclose(in);
+    return NULL;
+}
+
+sbw_test_feeder *sbw_test_feed_start(const char *fifo, const char *src, size_t limit, size_t extra)
+{
+    sbw_test_feeder *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    assert_true(strlen(fifo) < sizeof f->fifo && strlen(src) < sizeof f->src);
+    snprintf(f->fifo, sizeof f->fifo, "%s", fifo);
+    snprintf(f->src, sizeof f->src, "%s", src);
+    f->limit = limit;
+    f->extra = extra;
+    unlink(f->fifo);
+    assert_int_equal(mkfifo(f->fifo, 0600), 0);
+    assert_int_equal(pthread_create(&f->thread, NULL, feed, f), 0);
+    return f;
+}
+
+int sbw_test_feed_join(sbw_test_feeder *f)
+{
+    pthread_join(f->thread, NULL);
+    unlink(f->fifo);
+    int st = f->status;
+    free(f);
+    return st;
 }

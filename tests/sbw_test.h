@@ -109,4 +109,24 @@ const char *sbw_test_path(const char *name);
 /* Directory of the committed fixtures (tests/fixtures, or $SBW_FIXTURES). */
 const char *sbw_test_fixture(const char *name);
 
+/* A thread that writes a file's bytes into a FIFO, so a test can read a
+ * pipe (a stream that cannot seek or be mapped).  sbw_test_feed_start
+ * makes a FIFO at fifo (replacing what was there) and starts the thread,
+ * which opens it for writing (so it waits for the reader's open), writes
+ * the first limit bytes of the file src (SIZE_MAX: all of it) in 64 KiB
+ * writes, then extra bytes 'x', and closes it; it stops early when the
+ * reader has gone (SIGPIPE is blocked in the thread: the write gets
+ * EPIPE).  fifo and src are copied.  Fails the test when the FIFO or the
+ * thread cannot be made.  Returns the feeder, owned by the caller until
+ * sbw_test_feed_join, which must be called once the reader is done
+ * (after the reader's close, or it may wait for the reader's end). */
+typedef struct sbw_test_feeder sbw_test_feeder;
+sbw_test_feeder *sbw_test_feed_start(const char *fifo, const char *src, size_t limit, size_t extra);
+
+/* Waits for the feeder's thread, removes its FIFO and frees it.  Returns
+ * how the feeding ended: 0 when every byte was written, EPIPE when the
+ * reader closed first, another errno value when src could not be opened
+ * or read or the FIFO not opened. */
+int sbw_test_feed_join(sbw_test_feeder *f);
+
 #endif

@@ -11,15 +11,12 @@
 #include "sbw_synth.h"
 #include "sbw_target.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- the rule as numbers ------------------------------------------------ */
@@ -99,29 +96,6 @@ static void test_reserve_and_preflight(void **state)
 
 /* ---- the users, through a FIFO ------------------------------------------ */
 
-typedef struct feeder {
-    char fifo[512];
-    char src[512];
-} feeder;
-
-/* Copies the file f->src into the FIFO; stops when the reader has gone. */
-static void *feed(void *arg)
-{
-    feeder *f = arg;
-    FILE *in = fopen(f->src, "rb");
-    int fd = open(f->fifo, O_WRONLY);
-    unsigned char buf[65536];
-    size_t k;
-    while (in && fd >= 0 && (k = fread(buf, 1, sizeof buf, in)) > 0)
-        if (write(fd, buf, k) < 0)
-            break;
-    if (fd >= 0)
-        close(fd);
-    if (in)
-        fclose(in);
-    return NULL;
-}
-
 typedef enum user { READ_ALL, READ_ALL_F32, REDUCE, TARGET, TARGET_F32 } user;
 
 /* What one user made of a stream: the matrix as doubles (target: log of
@@ -161,27 +135,22 @@ static int run_user(user u, sbw_npy_reader *r, got *g)
     return st;
 }
 
-/* The file at path through a FIFO into user u. */
+/* The file at path through a FIFO into user u.  The feeder ends having
+ * written all, or with EPIPE when the user stopped early (a refusal). */
 static int through_fifo(const char *path, user u, got *g)
 {
     static int counter;
-    feeder f;
-    snprintf(f.src, sizeof f.src, "%s", path);
     char name[32];
     snprintf(name, sizeof name, "grow_fifo%d", counter++);
-    snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path(name));
-    unlink(f.fifo);
-    assert_int_equal(mkfifo(f.fifo, 0600), 0);
-    pthread_t th;
-    pthread_create(&th, NULL, feed, &f);
+    sbw_test_feeder *f = sbw_test_feed_start(sbw_test_path(name), path, SIZE_MAX, 0);
     sbw_npy_reader *r;
     *g = (got){0};
-    int st = sbw_npy_open(&r, f.fifo);
+    int st = sbw_npy_open(&r, sbw_test_path(name));
     assert_false(st == SBW_OK && sbw_npy_reader_seekable(r));
     st = st ? st : run_user(u, r, g);
     sbw_npy_close(r);
-    pthread_join(th, NULL);
-    unlink(f.fifo);
+    int fed = sbw_test_feed_join(f);
+    assert_true(fed == 0 || (fed == EPIPE && st != SBW_OK));
     return st;
 }
 
@@ -293,7 +262,6 @@ static void test_empty_payload_end(void **state)
 
 int main(void)
 {
-    signal(SIGPIPE, SIG_IGN); /* a feeder whose reader stopped gets EPIPE */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_reserve_and_preflight),

@@ -7,12 +7,9 @@
 
 #include <errno.h>
 #include <math.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* The fixtures hold A[i][j] = (4 i + j - 5) / 8, 3 x 4 (make_fixtures.py). */
@@ -333,46 +330,18 @@ static void test_payload_size(void **state)
 
 /* ---- pipes -------------------------------------------------------------- */
 
-typedef struct feeder {
-    char fifo[512];
-    const char *src;
-    size_t limit; /* bytes of src to send */
-    size_t extra; /* bytes sent after them */
-} feeder;
-
-static void *feed(void *arg)
-{
-    feeder *f = arg;
-    size_t n;
-    unsigned char *buf = slurp(f->src, &n);
-    int fd = open(f->fifo, O_WRONLY);
-    if (fd >= 0) {
-        size_t k = n < f->limit ? n : f->limit;
-        if (write(fd, buf, k) < 0 && errno != EPIPE)
-            perror("write");
-        for (size_t e = 0; e < f->extra; e++)
-            if (write(fd, "x", 1) < 0)
-                break; /* the reader may have gone */
-        close(fd);
-    }
-    free(buf);
-    return NULL;
-}
-
 /* Reads fixture `name` through a FIFO (limit bytes of it) into m. */
 static int read_through_fifo_extra(const char *name, size_t limit, size_t extra, sbw_mat *m,
                                    size_t seek_to)
 {
     static int counter;
-    feeder f = {.src = sbw_test_fixture(name), .limit = limit, .extra = extra};
     char fname[64];
     snprintf(fname, sizeof fname, "fifo%d", counter++);
-    snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path(fname));
-    assert_int_equal(mkfifo(f.fifo, 0600), 0);
-    pthread_t th;
-    pthread_create(&th, NULL, feed, &f);
+    char fifo[512]; /* sbw_test_path's buffer is reused */
+    snprintf(fifo, sizeof fifo, "%s", sbw_test_path(fname));
+    sbw_test_feeder *f = sbw_test_feed_start(fifo, sbw_test_fixture(name), limit, extra);
     sbw_npy_reader *r;
-    int st = sbw_npy_open(&r, f.fifo);
+    int st = sbw_npy_open(&r, fifo);
     if (!st) {
         const sbw_npy_info *in = sbw_npy_reader_info(r);
         assert_int_equal(sbw_npy_reader_seekable(r), in->fortran); /* only if buffered */
@@ -385,7 +354,8 @@ static int read_through_fifo_extra(const char *name, size_t limit, size_t extra,
             assert_int_equal(sbw_npy_seek_row(r, 0), SBW_EINVAL);
         sbw_npy_close(r);
     }
-    pthread_join(th, NULL);
+    int fed = sbw_test_feed_join(f);
+    assert_true(fed == 0 || (fed == EPIPE && st != SBW_OK));
     return st;
 }
 
@@ -486,38 +456,18 @@ static void write_lying_npy(const char *path, size_t rows, size_t cols, bool for
     fclose(f);
 }
 
-/* Copies the whole file f->src into the FIFO in 64 KiB writes. */
-static void *feed_file(void *arg)
-{
-    feeder *f = arg;
-    FILE *in = fopen(f->src, "rb");
-    int fd = open(f->fifo, O_WRONLY);
-    unsigned char buf[65536];
-    size_t k;
-    while (in && fd >= 0 && (k = fread(buf, 1, sizeof buf, in)) > 0)
-        if (write(fd, buf, k) < 0)
-            break; /* the reader stopped early */
-    if (fd >= 0)
-        close(fd);
-    if (in)
-        fclose(in);
-    return NULL;
-}
-
 /* Reads the file at path through a FIFO with sbw_npy_read_all. */
 static int read_all_through_fifo(const char *path, sbw_mat *m)
 {
-    feeder f = {.src = path, .limit = SIZE_MAX};
-    snprintf(f.fifo, sizeof f.fifo, "%s", sbw_test_path("fifo_all"));
-    unlink(f.fifo);
-    assert_int_equal(mkfifo(f.fifo, 0600), 0);
-    pthread_t th;
-    pthread_create(&th, NULL, feed_file, &f);
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s", sbw_test_path("fifo_all"));
+    sbw_test_feeder *f = sbw_test_feed_start(fifo, path, SIZE_MAX, 0);
     sbw_npy_reader *r;
-    int st = sbw_npy_open(&r, f.fifo);
+    int st = sbw_npy_open(&r, fifo);
     st = st ? st : sbw_npy_read_all(r, m);
     sbw_npy_close(r);
-    pthread_join(th, NULL);
+    int fed = sbw_test_feed_join(f);
+    assert_true(fed == 0 || (fed == EPIPE && st != SBW_OK));
     return st;
 }
 

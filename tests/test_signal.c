@@ -122,8 +122,19 @@ static void test_open_temporary_is_tracked(void **state)
     SBW_ASSERT_OK(sbw_file_commit(&g));
 }
 
-/* Forks a child that runs body(dir) and returns its wait status. */
-static int in_child(void (*body)(const char *), const char *dir, const char *errfile)
+/* What a child's body is given; each body reads the fields it names. */
+typedef struct child_args {
+    const char *dir;  /* its folder (NULL when it writes none) */
+    int sig;          /* the signal it sends itself */
+    const char *name; /* body_bus: the mapped file's name */
+    const char *err;  /* its stderr goes to this file (NULL: inherited) */
+} child_args;
+
+/* Forks a child (no core dumps) that runs body(a); the body ends with
+ * _exit or a signal, never by returning (exit 91 if it does).  Returns
+ * how the child ended: its exit status (0..255), or minus the number of
+ * the signal that killed it, so a test asserts one value for each. */
+static int run_child(void (*body)(const child_args *), const child_args *a)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -131,29 +142,28 @@ static int in_child(void (*body)(const char *), const char *dir, const char *err
     if (pid == 0) {
         struct rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core);
-        if (errfile && !freopen(errfile, "w", stderr))
+        if (a->err && !freopen(a->err, "w", stderr))
             _exit(90);
-        body(dir);
-        _exit(91); /* the body should not return */
+        body(a);
+        _exit(91);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    return status;
+    assert_true(WIFEXITED(status) || WIFSIGNALED(status));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
-static int child_sig; /* the signal the next child sends itself */
-
-/* Two temporaries open, then a signal. */
-static void body_signal(const char *dir)
+/* Two temporaries open, then the signal a->sig. */
+static void body_signal(const child_args *ca)
 {
     char a[600], b[600];
-    snprintf(a, sizeof a, "%s/big.npy", dir);
-    snprintf(b, sizeof b, "%s/probs.npy", dir);
+    snprintf(a, sizeof a, "%s/big.npy", ca->dir);
+    snprintf(b, sizeof b, "%s/probs.npy", ca->dir);
     sbw_signal_install("test_signal");
     sbw_file fa, fb;
     if (sbw_file_create(&fa, a) || sbw_file_create(&fb, b))
         _exit(92);
-    kill(getpid(), child_sig);
+    kill(getpid(), ca->sig);
     pause();
 }
 
@@ -165,10 +175,9 @@ static void test_signal_removes_temporaries(void **state)
         char dir[512], name[32], big[600];
         snprintf(name, sizeof name, "sig%d", sigs[i]);
         fresh_dir(name, dir, sizeof dir);
-        child_sig = sigs[i];
-        int st = in_child(body_signal, dir, NULL);
-        assert_true(WIFSIGNALED(st)); /* dies of the signal: the shell says 128 + sig */
-        SBW_ASSERT_EQ(WTERMSIG(st), sigs[i]);
+        child_args a = {.dir = dir, .sig = sigs[i]};
+        /* dies of the signal: the shell says 128 + sig */
+        SBW_ASSERT_EQ(run_child(body_signal, &a), -sigs[i]);
         SBW_ASSERT_EQ(count_temps(dir), 0);
         snprintf(big, sizeof big, "%s/big.npy", dir);
         assert_false(exists(big));
@@ -177,14 +186,14 @@ static void test_signal_removes_temporaries(void **state)
 
 /* Graceful: the first signal only sets the flag; leaving the graceful mode
  * with the flag set removes the temporary and dies of that signal. */
-static void body_graceful(const char *dir)
+static void body_graceful(const child_args *ca)
 {
     char a[600];
-    snprintf(a, sizeof a, "%s/q.npy", dir);
+    snprintf(a, sizeof a, "%s/q.npy", ca->dir);
     sbw_signal_install("test_signal");
     volatile sig_atomic_t *stop = sbw_signal_graceful();
-    kill(getpid(), child_sig);
-    if (*stop != child_sig)
+    kill(getpid(), ca->sig);
+    if (*stop != ca->sig)
         _exit(93);
     sbw_file f;
     if (sbw_file_create(&f, a))
@@ -201,22 +210,18 @@ static void test_graceful_stop(void **state)
         char dir[512], name[32];
         snprintf(name, sizeof name, "grace%d", sigs[i]);
         fresh_dir(name, dir, sizeof dir);
-        child_sig = sigs[i];
-        int st = in_child(body_graceful, dir, NULL);
-        assert_true(WIFSIGNALED(st));
-        SBW_ASSERT_EQ(WTERMSIG(st), sigs[i]);
+        child_args a = {.dir = dir, .sig = sigs[i]};
+        SBW_ASSERT_EQ(run_child(body_graceful, &a), -sigs[i]);
         SBW_ASSERT_EQ(count_temps(dir), 0);
     }
 }
 
-static const char *bus_name; /* the mapped file's name in body_bus */
-
-/* A mapped view of a file that then shrinks, with an output open. */
-static void body_bus(const char *dir)
+/* A mapped view of the file a->name that then shrinks, with an output open. */
+static void body_bus(const child_args *a)
 {
     char in[600], out[600];
-    snprintf(in, sizeof in, "%s/%s", dir, bus_name);
-    snprintf(out, sizeof out, "%s/K.npy", dir);
+    snprintf(in, sizeof in, "%s/%s", a->dir, a->name);
+    snprintf(out, sizeof out, "%s/K.npy", a->dir);
     enum { R = 64, C = 512 }; /* 256 KB: the last row is pages past the header */
     static double rows[R * C];
     sbw_npy_writer *w;
@@ -243,10 +248,8 @@ static void run_bus(const char *sub, const char *name, char *line, size_t cap)
     char dir[512], err[600];
     fresh_dir(sub, dir, sizeof dir);
     snprintf(err, sizeof err, "%s.err", dir);
-    bus_name = name;
-    int st = in_child(body_bus, dir, err);
-    assert_true(WIFEXITED(st));
-    SBW_ASSERT_EQ(WEXITSTATUS(st), 1);
+    child_args a = {.dir = dir, .name = name, .err = err};
+    SBW_ASSERT_EQ(run_child(body_bus, &a), 1);
     FILE *f = fopen(err, "r");
     assert_non_null(f);
     assert_non_null(fgets(line, (int)cap, f));
@@ -276,11 +279,10 @@ static void test_sigbus_name_escaped(void **state)
 }
 
 /* A SIGBUS that is not a mapped read keeps its default action. */
-static void body_other_bus(const char *dir)
+static void body_other_bus(const child_args *a)
 {
-    (void)dir;
     sbw_signal_install("test_signal");
-    (void)sbw_signal_map_add(&child_sig, sizeof child_sig, "x"); /* installs the handler */
+    (void)sbw_signal_map_add(a, sizeof *a, "x"); /* installs the handler */
     raise(SIGBUS);
     _exit(94);
 }
@@ -288,9 +290,7 @@ static void body_other_bus(const char *dir)
 static void test_other_sigbus_default(void **state)
 {
     (void)state;
-    int st = in_child(body_other_bus, NULL, NULL);
-    assert_true(WIFSIGNALED(st));
-    SBW_ASSERT_EQ(WTERMSIG(st), SIGBUS);
+    SBW_ASSERT_EQ(run_child(body_other_bus, &(child_args){0}), -SIGBUS);
 }
 
 /* Output names near NAME_MAX: the temporary's name is cut to fit, at a
@@ -304,7 +304,12 @@ static void check_long_name(const char *dir, const char *base)
     const char *tb = strrchr(f.tmp, '/') + 1;
     SBW_ASSERT_LE(strlen(tb), (size_t)NAME_MAX);
     assert_int_equal(tb[0], '.');
-    size_t keep = strlen(tb) - strlen(".tmp.XXXXXX") - 1;
+    char tail[48];
+    snprintf(tail, sizeof tail, ".tmp.%ld.XXXXXX", (long)getpid());
+    size_t keep = strlen(tb) - strlen(tail) - 1, pid_digits = strlen(tail) - strlen(".tmp..XXXXXX");
+    assert_memory_equal(tb + 1 + keep, tail, strlen(tail) - 6); /* ".tmp.PID." */
+    /* room for any PID (10 digits): every process cuts a name alike */
+    SBW_ASSERT_LE(strlen(tb) - pid_digits + 10, (size_t)NAME_MAX);
     assert_memory_equal(tb + 1, base, keep); /* a prefix of the name */
     assert_true(keep == strlen(base) || ((unsigned char)base[keep] & 0xC0) != 0x80);
     SBW_ASSERT_OK(sbw_file_write(&f, "x", 1));
@@ -318,7 +323,7 @@ static void test_name_max(void **state)
     (void)state;
     char dir[512], base[NAME_MAX + 1];
     fresh_dir("long", dir, sizeof dir);
-    const size_t lens[] = {10, 243, 244, 250, NAME_MAX};
+    const size_t lens[] = {10, 232, 233, 243, 244, 250, NAME_MAX};
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
         memset(base, 'a' + (int)i, lens[i]);
         base[lens[i]] = '\0';
@@ -407,10 +412,10 @@ static void *send_term(void *arg)
 
 /* The file exists and its entry is still BUSY (created, not yet tracked:
  * the window of mkstemp and mkdtemp) when another thread takes SIGTERM. */
-static void body_busy(const char *dir)
+static void body_busy(const child_args *ca)
 {
     char a[600];
-    snprintf(a, sizeof a, "%s/.a.tmp.XXXXXX", dir);
+    snprintf(a, sizeof a, "%s/.a.tmp.XXXXXX", ca->dir);
     sbw_signal_install("test_signal");
     sigset_t old;
     sbw_signal_hold(&old);
@@ -438,9 +443,7 @@ static void test_signal_waits_for_busy_slot(void **state)
     char dir[512];
     fresh_dir("busy", dir, sizeof dir);
     atomic_store(&go, 0);
-    int st = in_child(body_busy, dir, NULL);
-    assert_true(WIFSIGNALED(st));
-    SBW_ASSERT_EQ(WTERMSIG(st), SIGTERM);
+    SBW_ASSERT_EQ(run_child(body_busy, &(child_args){.dir = dir}), -SIGTERM);
     SBW_ASSERT_EQ(count_temps(dir), 0);
 }
 
@@ -469,9 +472,9 @@ static void *reserve_late(void *arg)
 /* A cleanup that ends the tool has run and given up waiting; only then is
  * the entry filled: set removes the file itself and never returns, and a
  * later reserve never returns.  Exit 0 when so, else a code saying what. */
-static void body_set_after_dying(const char *dir)
+static void body_set_after_dying(const child_args *a)
 {
-    snprintf(busy_name, sizeof busy_name, "%s/.b.tmp.1", dir);
+    snprintf(busy_name, sizeof busy_name, "%s/.b.tmp.1", a->dir);
     int fd = open(busy_name, O_CREAT | O_WRONLY, 0600);
     pthread_t t, u;
     if (fd < 0 || sbw_file_track_reserve(busy_name, &busy_slot) ||
@@ -498,9 +501,7 @@ static void test_set_after_dying(void **state)
     fresh_dir("late", dir, sizeof dir);
     atomic_store(&go, 0);
     atomic_store(&returned, 0);
-    int st = in_child(body_set_after_dying, dir, NULL);
-    assert_true(WIFEXITED(st));
-    SBW_ASSERT_EQ(WEXITSTATUS(st), 0);
+    SBW_ASSERT_EQ(run_child(body_set_after_dying, &(child_args){.dir = dir}), 0);
     SBW_ASSERT_EQ(count_temps(dir), 0);
 }
 
@@ -535,10 +536,10 @@ static void test_untrack_waits_for_busy(void **state)
  * another thread takes SIGTERM: that handler waits for the first to end
  * the tool instead of ending it itself.  Here the first "ends" it with
  * _exit(42), later than the second would have. */
-static void body_second_waits(const char *dir)
+static void body_second_waits(const child_args *ca)
 {
     char a[600];
-    snprintf(a, sizeof a, "%s/.c.tmp.1", dir);
+    snprintf(a, sizeof a, "%s/.c.tmp.1", ca->dir);
     sbw_signal_install("test_signal");
     sigset_t old;
     sbw_signal_hold(&old);
@@ -560,16 +561,15 @@ static void test_second_cleanup_waits(void **state)
     char dir[512];
     fresh_dir("second", dir, sizeof dir);
     atomic_store(&go, 0);
-    int st = in_child(body_second_waits, dir, NULL);
-    assert_true(WIFEXITED(st)); /* not SIGTERM: the second handler waited */
-    SBW_ASSERT_EQ(WEXITSTATUS(st), 42);
+    /* 42, not -SIGTERM: the second handler waited */
+    SBW_ASSERT_EQ(run_child(body_second_waits, &(child_args){.dir = dir}), 42);
 }
 
 /* sbw_signal_child: caught stop signals back to default, ignored ones
  * still ignored.  Exit 0 when so. */
-static void body_child_reset(const char *dir)
+static void body_child_reset(const child_args *a)
 {
-    (void)dir;
+    (void)a;
     signal(SIGHUP, SIG_IGN); /* as under nohup */
     sbw_signal_install("test_signal");
     sbw_signal_child();
@@ -584,9 +584,7 @@ static void body_child_reset(const char *dir)
 static void test_signal_child_reset(void **state)
 {
     (void)state;
-    int st = in_child(body_child_reset, NULL, NULL);
-    assert_true(WIFEXITED(st));
-    SBW_ASSERT_EQ(WEXITSTATUS(st), 0);
+    SBW_ASSERT_EQ(run_child(body_child_reset, &(child_args){0}), 0);
 }
 
 int main(void)

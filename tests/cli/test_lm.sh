@@ -153,6 +153,12 @@ expect_exit 2 "four layers" "$LM" train --data "$C" --hidden 8,8,8,8
 expect_exit 2 "--tied with E != D" "$LM" train --data "$C" --quick --tied --emb 8
 expect_exit 2 "--resume without --ckpt" "$LM" train --data "$C" --resume
 expect_exit 2 "unknown head" "$LM" train --data "$C" --head cnn
+# an option the head or optimiser would ignore: reported as sbw-fit does (one
+# line naming it and why, then the usage hint); the cases are in tests/badinput
+expect_exit 2 "--plif-t with --head mos" "$LM" train --data "$C" --head mos --plif-t 3 -q
+expect_grep "^sbw-lm train: --plif-t does not apply to --head mos: only plif and mos\+plif " \
+    "$T/err" "names the option, the head and why"
+expect_grep "^Usage: sbw-lm train " "$T/err" "the usage line, as sbw-fit prints it"
 expect_exit 2 "bad --split" "$LM" eval --data "$C" --ckpt "$T/sm" --split train
 expect_exit 2 "eval without --ckpt" "$LM" eval --data "$C"
 expect_exit 1 "eval of a directory without a checkpoint" "$LM" eval --data "$C" --ckpt "$T"

@@ -99,6 +99,24 @@ for sig in TERM INT; do
     expect_empty "$T/big" "big synth: SIG$sig leaves no .big.npy.tmp.* and no big.npy"
 done
 
+# kill -9 leaves the temporary (no handler runs); the next write of the same
+# name removes it, since its process is gone
+rm -rf "$T/big"
+mkdir "$T/big"
+"$S" dirichlet --n 4000 --m 2000 --threads 1 -q -o "$T/big/big.npy" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 500 ] && ! [ -e "$(echo "$T/big"/.big.npy.tmp.$pid.*)" ]; do
+    sleep 0.01
+    i=$((i + 1))
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+ls -a "$T/big" >"$T/big.ls"
+expect_grep "^\.big\.npy\.tmp\.$pid\.[A-Za-z0-9]{6}$" "$T/big.ls" "kill -9 leaves .big.npy.tmp.PID.XXXXXX"
+"$S" dirichlet --n 10 --m 5 -q -o "$T/big/big.npy" >/dev/null
+expect_eq "$(ls -A "$T/big")" "big.npy" "the next write of big.npy removes the dead writer's temporary"
+
 # ---- SIGPIPE: stdout's reader goes away; the other output's temporary goes too -------------
 mkdir "$T/o_pipe"
 "$S" dirichlet --n 20000 --m 50 -q -o - --probs "$T/o_pipe/p.npy" 2>/dev/null | head -c 100 >/dev/null
