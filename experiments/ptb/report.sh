@@ -36,15 +36,18 @@ mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo 
 
 spectra=""
 labels=""
+ranks=""
 for m in $SM $MOC $MOS; do
-    [ -s "$RES/$m/spectrum.tsv" ] || continue
+    [ -s "$RES/$m/spectrum.tsv" ] && [ -s "$RES/$m/rank.tsv" ] || continue
     spectra="$spectra $RES/$m/spectrum.tsv"
     labels="$labels${labels:+,}$m"
+    ranks="$ranks${ranks:+,}$RES/$m/rank.tsv"
 done
 figs=""
 if [ -n "$spectra" ]; then
+    # log x: the normalised singular values of the three heads lie decades apart
     # shellcheck disable=SC2086
-    "$BIN/sbw-plot" spectrum $spectra --labels "$labels" -q -o "$FIG/figure1" &&
+    "$BIN/sbw-plot" spectrum $spectra --labels "$labels" --rank "$ranks" --logx -q -o "$FIG/figure1" &&
         figs="$figs figure1"
 fi
 curves=""
@@ -121,9 +124,9 @@ fi
         echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
     done
     awk -F'\t' 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
-        { t += $c; n++ } END { if (n) printf "\nTraining time, all %d models trained so far: %.2f h on this machine.", n, t / 3600 }' \
+        { t += $c; n++ } END { if (n) printf "\nTraining time, all %d model%s trained so far: %.2f h on this machine (wall time; some runs shared the cores with other work).", n, (n > 1 ? "s" : ""), t / 3600 }' \
         "$RES"/*/train.tsv 2>/dev/null || true
-    awk -F= '$1 == "seconds" { t += $2; n++ } END { if (n) printf " Evaluation time, recorded for %d models (eval.done): %.2f h.", n, t / 3600 }' \
+    awk -F= '$1 == "seconds" { t += $2; n++ } END { if (n) printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h.", n, (n > 1 ? "s" : ""), t / 3600 }' \
         "$RES"/*/eval.done 2>/dev/null || true
     echo
     echo
@@ -158,7 +161,12 @@ fi
     echo "| MoC | $(v "$MOC/kl-valid.tsv" expected_pairwise_kl %.3f) | 4.955 | $(v "$MOC/kl-test.tsv" expected_pairwise_kl %.3f) | 4.864 | $(v "$MOC/eval-valid.tsv" ppl %.1f) |"
     echo "| MoS | $(v "$MOS/kl-valid.tsv" expected_pairwise_kl %.3f) | 5.400 | $(v "$MOS/kl-test.tsv" expected_pairwise_kl %.3f) | 5.284 | $(v "$MOS/eval-valid.tsv" ppl %.1f) |"
     echo
-    echo "The paper's ordering is MoS > MoC > Softmax. Our final models differ in perplexity, so the"
+    echo "The paper's ordering is MoS > MoC > Softmax; ours at the end of training, on the whole valid set:"
+    for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
+        x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl %.3f)
+        [ "$x" != — ] && printf '%s\t%s\n' "$x" "${m#* }"
+    done | sort -rn | awk -F'\t' '{ printf "%s%s %s", (NR > 1 ? " > " : ""), $2, $1 } END { print NR ? "." : "(none evaluated yet)." }'
+    echo "Our final models differ in perplexity, so the"
     echo "table compares them at different points of training. The KLD-against-perplexity figure"
     echo "measures KLD along training instead (the snapshots sbw-lm kept every --eval-every tokens, a quarter epoch here, on"
     echo "the first $(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null) valid predictions: a subset, so its perplexities differ from the"
@@ -212,7 +220,7 @@ fi
     echo
     for f in $figs; do
         case $f in
-        figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values." ;;
+        figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values (σ/σ₀, on a log axis: on a linear one all three curves reach nearly 100 % within the first hundredth, σ₀ being about 20 times σ₁), and the singular values by index with each matrix's NR threshold." ;;
         kld-ppl) echo "Expected pairwise KL (valid) against validation perplexity along training." ;;
         training) echo "Training loss (nats per token) against training tokens." ;;
         rank-k) echo "MoS Table 7 as a figure: rank and test perplexity against K." ;;

@@ -1,6 +1,6 @@
 # figure1.gp -- a figure by sbw-plot spectrum.  Edit freely; `gnuplot figure1.gp` redraws it
 # from any folder: it reads figure1.dat and writes figure1.png beside itself.
-# command: bin/sbw-plot spectrum experiments/ptb/results/softmax/spectrum.tsv experiments/ptb/results/moc/spectrum.tsv --labels softmax,moc -q -o experiments/ptb/figures/figure1
+# command: bin/sbw-plot spectrum experiments/ptb/results/softmax/spectrum.tsv experiments/ptb/results/moc/spectrum.tsv experiments/ptb/results/mos-k15/spectrum.tsv --labels softmax,moc,mos-k15 --rank experiments/ptb/results/softmax/rank.tsv,experiments/ptb/results/moc/rank.tsv,experiments/ptb/results/mos-k15/rank.tsv --logx -q -o experiments/ptb/figures/figure1
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 data = here.'figure1.dat'
@@ -27,26 +27,35 @@ set autoscale
 set title 'Cumulative spectrum (cf. MoS Figure 1)' noenhanced
 set xlabel 'normalised singular value (σ/σ₀)' noenhanced
 set ylabel '% of singular values ≤ x' noenhanced
-set key inside bottom right
+set logscale x
+set key below
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
+set xtics autofreq
 set ytics autofreq
 plot data index 0 using 1:2 with steps ls 1 dt 1 title 'softmax' noenhanced, \
-     data index 1 using 1:2 with steps ls 2 dt 2 title 'moc' noenhanced
+     data index 1 using 1:2 with steps ls 2 dt 2 title 'moc' noenhanced, \
+     data index 2 using 1:2 with steps ls 3 dt 4 title 'mos-k15' noenhanced
 unset logscale
 set autoscale
 set title 'Singular values' noenhanced
 set xlabel 'index j' noenhanced
 set ylabel 'singular value σ (log scale)' noenhanced
+set logscale x
 set logscale y
-set key inside center
+set key below
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
+set xtics autofreq
 set ytics autofreq
 set ytics autofreq
-plot data index 2 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
-     data index 3 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced
+plot data index 3 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
+     3.388991950512876e-09 with lines ls 1 dt 2 lw 1.2 title 'NR threshold, softmax' noenhanced, \
+     data index 4 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced, \
+     3.450757993827936e-09 with lines ls 2 dt 2 lw 1.2 title 'NR threshold, moc' noenhanced, \
+     data index 5 using 1:2 with lines ls 3 dt 4 title 'mos-k15' noenhanced, \
+     3.3940459437772735e-09 with lines ls 3 dt 2 lw 1.2 title 'NR threshold, mos-k15' noenhanced
 unset multiplot
 unset output
