@@ -105,6 +105,20 @@ fi
     echo "row-centred matrix (MoS Proposition 1). A Softmax or MoC head with a word bias is bounded"
     echo "by D + 2 (D + 1 after centring) whatever its training."
     echo
+    echo "## In short"
+    echo
+    echo "- Rank (Table 6): Softmax $(v "$SM/rank.tsv" rank) (bound D + 2 = $(v "$SM/train.tsv" d "%s" | awk '{ print ($1 == "—") ? "—" : $1 + 2 }')),"
+    echo "  MoC $(v "$MOC/rank.tsv" rank) (bound $(v "$MOC/train.tsv" d "%s" | awk '{ print ($1 == "—") ? "—" : $1 + 2 }')), MoS ($MOS) $(v "$MOS/rank.tsv" rank) of $(v "$MOS/rank.tsv" n) (no bound: a mixture of softmaxes is not low-rank)."
+    printf -- "- Test perplexity after the same training, lowest first: "
+    for d in "$RES"/*/; do
+        m=$(basename "$d")
+        x=$(v "$m/eval-test.tsv" ppl %.1f)
+        [ "$x" != — ] && printf '%s\t%s\n' "$x" "$m"
+    done | sort -n | awk -F'\t' '{ printf "%s%s %s", (NR > 1 ? " < " : ""), $2, $1 } END { print NR ? "." : "(none yet)." }'
+    echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
+    echo "- Expected pairwise KL (Table 11): see the words below the table, at the end of training and at"
+    echo "  equal perplexity along it."
+    echo
     echo "## Scale: ours beside the papers'"
     echo
     echo "| | ours | MoS paper (Yang et al. 2018) |"
@@ -132,11 +146,15 @@ fi
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo
-    echo "| model | D | rank (ours) | rank (paper) | d* (ours) |"
-    echo "|---|---|---|---|---|"
-    echo "| Softmax | $(v "$SM/train.tsv" d) | $(v "$SM/rank.tsv" rank) | 400 | $(v "$SM/rank-center.tsv" rank) |"
-    echo "| MoC | $(v "$MOC/train.tsv" d) | $(v "$MOC/rank.tsv" rank) | 280 | $(v "$MOC/rank-center.tsv" rank) |"
-    echo "| MoS | $(v "$MOS/train.tsv" d) | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/rank-center.tsv" rank) |"
+    echo "| model | D | rank (ours) | rank (paper) | d* (ours) | rank at the largest gap | its size (decades) |"
+    echo "|---|---|---|---|---|---|---|"
+    echo "| Softmax | $(v "$SM/train.tsv" d) | $(v "$SM/rank.tsv" rank) | 400 | $(v "$SM/rank-center.tsv" rank) | $(v "$SM/rank.tsv" rank_gap) | $(v "$SM/rank.tsv" gap_decades %.1f) |"
+    echo "| MoC | $(v "$MOC/train.tsv" d) | $(v "$MOC/rank.tsv" rank) | 280 | $(v "$MOC/rank-center.tsv" rank) | $(v "$MOC/rank.tsv" rank_gap) | $(v "$MOC/rank.tsv" gap_decades %.1f) |"
+    echo "| MoS | $(v "$MOS/train.tsv" d) | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/rank-center.tsv" rank) | $(v "$MOS/rank.tsv" rank_gap) | $(v "$MOS/rank.tsv" gap_decades %.1f) |"
+    echo
+    echo "The last two columns are sbw-rank's check on the threshold: the rank where the singular"
+    echo "values drop most (in log10) and by how many decades; when it equals the NR rank, the cut is"
+    echo "not a matter of where the threshold sits. A row-centred matrix has rank at most M - 1 = 9999."
     echo
     full=$(v "$MOS/rank-full.tsv" rank)
     echo "On $MOS the whole test set ($(v "$MOS/rank-full.tsv" m) predictions) gives rank $full against"
