@@ -32,6 +32,22 @@ v() {
     fi
     printf '—'
 }
+# rank32 MODEL: the NR rank of MODEL's spectrum at float32's eps (the same
+# rule, tsh = 0.5 sqrt(m+n+1) w0 eps, with eps = 2^-23): what the threshold
+# gives a matrix stored in float32, as the papers' PyTorch models were; — when
+# missing
+rank32() {
+    if [ -s "$RES/$1/spectrum.tsv" ] && [ -s "$RES/$1/rank.tsv" ]; then
+        awk -F'\t' -v m="$(tsv_field "$RES/$1/rank.tsv" m)" -v n="$(tsv_field "$RES/$1/rank.tsv" n)" '
+            /^#/ { next }
+            !h { for (i = 1; i <= NF; i++) if ($i == "sigma") c = i; h = 1; next }
+            !t { t = 0.5 * sqrt(m + n + 1) * $c * 1.1920928955078125e-07 }
+            $c > t { r++ }
+            END { print r + 0 }' "$RES/$1/spectrum.tsv"
+    else
+        printf '—'
+    fi
+}
 mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
 
 spectra=""
@@ -146,15 +162,18 @@ fi
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo
-    echo "| model | D | rank (ours) | rank (paper) | d* (ours) | rank at the largest gap | its size (decades) |"
-    echo "|---|---|---|---|---|---|---|"
-    echo "| Softmax | $(v "$SM/train.tsv" d) | $(v "$SM/rank.tsv" rank) | 400 | $(v "$SM/rank-center.tsv" rank) | $(v "$SM/rank.tsv" rank_gap) | $(v "$SM/rank.tsv" gap_decades %.1f) |"
-    echo "| MoC | $(v "$MOC/train.tsv" d) | $(v "$MOC/rank.tsv" rank) | 280 | $(v "$MOC/rank-center.tsv" rank) | $(v "$MOC/rank.tsv" rank_gap) | $(v "$MOC/rank.tsv" gap_decades %.1f) |"
-    echo "| MoS | $(v "$MOS/train.tsv" d) | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/rank-center.tsv" rank) | $(v "$MOS/rank.tsv" rank_gap) | $(v "$MOS/rank.tsv" gap_decades %.1f) |"
+    echo "| model | D | rank (ours) | rank (paper) | d* (ours) | rank at the largest gap | its size (decades) | rank at float32's eps |"
+    echo "|---|---|---|---|---|---|---|---|"
+    echo "| Softmax | $(v "$SM/train.tsv" d) | $(v "$SM/rank.tsv" rank) | 400 | $(v "$SM/rank-center.tsv" rank) | $(v "$SM/rank.tsv" rank_gap) | $(v "$SM/rank.tsv" gap_decades %.1f) | $(rank32 "$SM") |"
+    echo "| MoC | $(v "$MOC/train.tsv" d) | $(v "$MOC/rank.tsv" rank) | 280 | $(v "$MOC/rank-center.tsv" rank) | $(v "$MOC/rank.tsv" rank_gap) | $(v "$MOC/rank.tsv" gap_decades %.1f) | $(rank32 "$MOC") |"
+    echo "| MoS | $(v "$MOS/train.tsv" d) | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/rank-center.tsv" rank) | $(v "$MOS/rank.tsv" rank_gap) | $(v "$MOS/rank.tsv" gap_decades %.1f) | $(rank32 "$MOS") |"
     echo
-    echo "The last two columns are sbw-rank's check on the threshold: the rank where the singular"
-    echo "values drop most (in log10) and by how many decades; when it equals the NR rank, the cut is"
-    echo "not a matter of where the threshold sits. A row-centred matrix has rank at most M - 1 = 9999."
+    echo "\"Rank at the largest gap\" and its size are sbw-rank's check on the threshold: the rank where"
+    echo "the singular values drop most (in log10) and by how many decades; when it equals the NR rank,"
+    echo "the cut is not a matter of where the threshold sits. A row-centred matrix has rank at most"
+    echo "M - 1 = 9999. Our matrices are float64 (sbw-lm eval computes in double), so float64's eps is"
+    echo "their threshold; the last column applies the same rule with float32's eps to the same"
+    echo "spectrum (MODEL/spectrum.tsv), the threshold a matrix stored in float32 would need."
     echo
     full=$(v "$MOS/rank-full.tsv" rank)
     echo "On $MOS the whole test set ($(v "$MOS/rank-full.tsv" m) predictions) gives rank $full against"
@@ -227,12 +246,12 @@ fi
     echo
     echo "## Parthiban et al. 2021, Table 2 (PTB test, NR threshold)"
     echo
-    echo "| head | rank (ours) | rank (Parthiban) | test ppl (ours) |"
-    echo "|---|---|---|---|"
-    echo "| Softmax | $(v "$SM/rank.tsv" rank) | 402 | $(v "$SM/eval-test.tsv" ppl %.1f) |"
-    echo "| Sigsoftmax | $(v sigsoftmax/rank.tsv rank) | 5113 | $(v sigsoftmax/eval-test.tsv ppl %.1f) |"
-    echo "| PLIF | $(v plif/rank.tsv rank) | 496 | $(v plif/eval-test.tsv ppl %.1f) |"
-    echo "| MoS | $(v "$MOS/rank.tsv" rank) | 9981 | $(v "$MOS/eval-test.tsv" ppl %.1f) |"
+    echo "| head | rank (ours) | rank (Parthiban) | rank at float32's eps (ours) | test ppl (ours) |"
+    echo "|---|---|---|---|---|"
+    echo "| Softmax | $(v "$SM/rank.tsv" rank) | 402 | $(rank32 "$SM") | $(v "$SM/eval-test.tsv" ppl %.1f) |"
+    echo "| Sigsoftmax | $(v sigsoftmax/rank.tsv rank) | 5113 | $(rank32 sigsoftmax) | $(v sigsoftmax/eval-test.tsv ppl %.1f) |"
+    echo "| PLIF | $(v plif/rank.tsv rank) | 496 | $(rank32 plif) | $(v plif/eval-test.tsv ppl %.1f) |"
+    echo "| MoS | $(v "$MOS/rank.tsv" rank) | 9981 | $(rank32 "$MOS") | $(v "$MOS/eval-test.tsv" ppl %.1f) |"
     echo
     echo "## Figures"
     echo

@@ -18,7 +18,7 @@ for f in figure1 kld-ppl training rank-k; do
     if [ -s "$Q/figures/$f.png" ]; then ok; else bad "no figure $f.png"; fi
 done
 expect_grep "^## Table 6" "$Q/report.md" "report has Table 6"
-expect_grep "^\| Softmax \| 16 \| 18 \| 400 \| 17 \| 18 \| [0-9.]+ \|$" "$Q/report.md" "Table 6's Softmax row"
+expect_grep "^\| Softmax \| 16 \| 18 \| 400 \| 17 \| 18 \| [0-9.]+ \| 18 \|$" "$Q/report.md" "Table 6's Softmax row"
 expect_grep "^## Table 11" "$Q/report.md" "report has Table 11"
 expect_grep "figures/figure1.png" "$Q/report.md" "report embeds Figure 1"
 expect_eq "$(tsv_rows "$R/kld-at-ppl.tsv" | head -n 1)" "$(printf 'ppl\tsoftmax\tmoc\tmos-k3\tsigsoftmax\tplif')" \

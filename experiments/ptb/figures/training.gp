@@ -1,6 +1,6 @@
 # training.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot training.gp` redraws it
 # from any folder: it reads training.dat and writes training.png beside itself.
-# command: bin/sbw-plot train experiments/ptb/results/softmax/log.tsv experiments/ptb/results/moc/log.tsv experiments/ptb/results/mos-k15/log.tsv experiments/ptb/results/sigsoftmax/log.tsv --x tokens --y loss -q -o experiments/ptb/figures/training
+# command: bin/sbw-plot train experiments/ptb/results/softmax/log.tsv experiments/ptb/results/moc/log.tsv experiments/ptb/results/mos-k15/log.tsv experiments/ptb/results/sigsoftmax/log.tsv experiments/ptb/results/plif/log.tsv --x tokens --y loss -q -o experiments/ptb/figures/training
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 data = here.'training.dat'
