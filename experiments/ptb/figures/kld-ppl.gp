@@ -1,6 +1,6 @@
 # kld-ppl.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot kld-ppl.gp` redraws it
 # from any folder: it reads kld-ppl.dat and writes kld-ppl.png beside itself.
-# command: bin/sbw-plot train experiments/ptb/results/softmax/curve.tsv experiments/ptb/results/moc/curve.tsv experiments/ptb/results/mos-k15/curve.tsv experiments/ptb/results/sigsoftmax/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax --title Expected pairwise KL against perplexity along training -q -o experiments/ptb/figures/kld-ppl
+# command: bin/sbw-plot train experiments/ptb/results/softmax/curve.tsv experiments/ptb/results/moc/curve.tsv experiments/ptb/results/mos-k15/curve.tsv experiments/ptb/results/sigsoftmax/curve.tsv experiments/ptb/results/plif/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif --title Expected pairwise KL against perplexity along training -q -o experiments/ptb/figures/kld-ppl
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 data = here.'kld-ppl.dat'
@@ -35,6 +35,7 @@ set ytics autofreq
 plot data index 0 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
      data index 1 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced, \
      data index 2 using 1:2 with lines ls 3 dt 4 title 'mos-k15' noenhanced, \
-     data index 3 using 1:2 with lines ls 4 dt 5 title 'sigsoftmax' noenhanced
+     data index 3 using 1:2 with lines ls 4 dt 5 title 'sigsoftmax' noenhanced, \
+     data index 4 using 1:2 with lines ls 5 dt 1 title 'plif' noenhanced
 unset multiplot
 unset output
