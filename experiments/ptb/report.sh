@@ -48,6 +48,14 @@ rank32() {
         printf '—'
     fi
 }
+# in_order SORT SEP EMPTY: "value<TAB>name" lines on stdin as one sentence,
+# "name value SEP name value." in `sort SORT` order; EMPTY when none
+in_order() {
+    sort "$1" | awk -F'\t' -v sep="$2" -v none="$3" '
+        { printf "%s%s %s", (NR > 1 ? sep : ""), $2, $1 } END { print NR ? "." : none }'
+}
+# bound MODEL: D + 2, the rank bound of a Softmax or MoC head with a bias
+bound() { v "$1/train.tsv" d | awk '{ print ($1 == "—") ? "—" : $1 + 2 }'; }
 mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
 
 spectra=""
@@ -107,6 +115,8 @@ if [ -n "$logs" ]; then
     "$BIN/sbw-plot" train $logs --x tokens --y loss -q -o "$FIG/training" && figs="$figs training"
 fi
 
+# the valid predictions each curve point was measured on (its # command= line)
+curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null || true)
 {
     echo "# MoS Tables 6, 7, 11 and Figure 1 on Penn Treebank, beside the papers"
     echo
@@ -123,14 +133,14 @@ fi
     echo
     echo "## In short"
     echo
-    echo "- Rank (Table 6): Softmax $(v "$SM/rank.tsv" rank) (bound D + 2 = $(v "$SM/train.tsv" d "%s" | awk '{ print ($1 == "—") ? "—" : $1 + 2 }')),"
-    echo "  MoC $(v "$MOC/rank.tsv" rank) (bound $(v "$MOC/train.tsv" d "%s" | awk '{ print ($1 == "—") ? "—" : $1 + 2 }')), MoS ($MOS) $(v "$MOS/rank.tsv" rank) of $(v "$MOS/rank.tsv" n) (no bound: a mixture of softmaxes is not low-rank)."
+    echo "- Rank (Table 6): Softmax $(v "$SM/rank.tsv" rank) (bound D + 2 = $(bound "$SM")),"
+    echo "  MoC $(v "$MOC/rank.tsv" rank) (bound $(bound "$MOC")), MoS ($MOS) $(v "$MOS/rank.tsv" rank) of $(v "$MOS/rank.tsv" n) (no bound: a mixture of softmaxes is not low-rank)."
     printf -- "- Test perplexity after the same training, lowest first: "
     for d in "$RES"/*/; do
         m=$(basename "$d")
         x=$(v "$m/eval-test.tsv" ppl %.1f)
         [ "$x" != — ] && printf '%s\t%s\n' "$x" "$m"
-    done | sort -n | awk -F'\t' '{ printf "%s%s %s", (NR > 1 ? " < " : ""), $2, $1 } END { print NR ? "." : "(none yet)." }'
+    done | in_order -n " < " "(none yet)."
     echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
     echo "- Expected pairwise KL (Table 11): see the words below the table, at the end of training and at"
     echo "  equal perplexity along it."
@@ -202,11 +212,11 @@ fi
     for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
         x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl %.3f)
         [ "$x" != — ] && printf '%s\t%s\n' "$x" "${m#* }"
-    done | sort -rn | awk -F'\t' '{ printf "%s%s %s", (NR > 1 ? " > " : ""), $2, $1 } END { print NR ? "." : "(none evaluated yet)." }'
+    done | in_order -rn " > " "(none evaluated yet)."
     echo "Our final models differ in perplexity, so the"
     echo "table compares them at different points of training. The KLD-against-perplexity figure"
     echo "measures KLD along training instead (the snapshots sbw-lm kept every --eval-every tokens, a quarter epoch here, on"
-    echo "the first $(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null) valid predictions: a subset, so its perplexities differ from the"
+    echo "the first $curve_t valid predictions: a subset, so its perplexities differ from the"
     echo "full-set ones above). \`$(basename "$RES")/kld-at-ppl.tsv\` interpolates each curve linearly in log"
     echo "perplexity onto a grid every 10, between snapshots a quarter epoch apart. At equal perplexity:"
     echo
@@ -220,7 +230,7 @@ fi
     echo "## How far from convergence"
     echo
     echo "\"Stopped by\" is sbw-lm's reason for stopping (epochs: the epoch budget ran out). The last quarter epoch's change"
-    echo "(the last two rows of MODEL/curve.tsv, first $(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null) valid predictions) says how fast each was still moving:"
+    echo "(the last two rows of MODEL/curve.tsv, first $curve_t valid predictions) says how fast each was still moving:"
     echo
     echo "| model | stopped by | tokens | valid ppl, a quarter epoch before the end | at the end | change | KLD at the first snapshot | at the end |"
     echo "|---|---|---|---|---|---|---|---|"

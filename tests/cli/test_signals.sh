@@ -82,16 +82,21 @@ stop_case lm_eval "$BIN/sbw-lm" eval --data "$C" --ckpt "$T/lm" --tokens 100 -q 
     --logprobs "${O}lm_eval/lq.npy"
 
 # ---- the issue's example without the hook: a large sbw-synth killed mid-write ---------------
-for sig in TERM INT; do
+# big_synth: starts a 4000 x 2000 sbw-synth into an empty $T/big in the
+# background (its PID in $pid) and waits up to 5 s for its temporary
+big_synth() {
     rm -rf "$T/big"
     mkdir "$T/big"
     "$S" dirichlet --n 4000 --m 2000 --threads 1 -q -o "$T/big/big.npy" >/dev/null 2>&1 &
     pid=$!
     i=0
-    while [ $i -lt 500 ] && ! [ -e "$(echo "$T/big"/.big.npy.tmp.*)" ]; do
+    while [ $i -lt 500 ] && ! [ -e "$(echo "$T/big"/.big.npy.tmp.$pid.*)" ]; do
         sleep 0.01
         i=$((i + 1))
     done
+}
+for sig in TERM INT; do
+    big_synth
     kill -$sig $pid
     wait $pid 2>/dev/null
     rc=$?
@@ -101,15 +106,7 @@ done
 
 # kill -9 leaves the temporary (no handler runs); the next write of the same
 # name removes it, since its process is gone
-rm -rf "$T/big"
-mkdir "$T/big"
-"$S" dirichlet --n 4000 --m 2000 --threads 1 -q -o "$T/big/big.npy" >/dev/null 2>&1 &
-pid=$!
-i=0
-while [ $i -lt 500 ] && ! [ -e "$(echo "$T/big"/.big.npy.tmp.$pid.*)" ]; do
-    sleep 0.01
-    i=$((i + 1))
-done
+big_synth
 kill -9 $pid
 wait $pid 2>/dev/null
 ls -a "$T/big" >"$T/big.ls"
