@@ -156,16 +156,17 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "Every model, as trained here (from MODEL/train.tsv):"
     echo
-    echo "| model | head | D | K | parameters | epochs | training tokens | seconds | tokens/s | valid ppl | test ppl |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| model | head | D | K | parameters | epochs | training tokens | threads | seconds | tokens/s | valid ppl | test ppl |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for d in "$RES"/*/; do
         m=$(basename "$d")
         [ -s "$RES/$m/train.tsv" ] || continue
-        echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
+        echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(tsv_meta "$RES/$m/train.tsv" threads 2>/dev/null || echo —) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
     done
     awk -F'\t' 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
-        { t += $c; n++ } END { if (n) printf "\nTraining time, all %d model%s trained so far: %.2f h on this machine (wall time; some runs shared the cores with other work).", n, (n > 1 ? "s" : ""), t / 3600 }' \
+        { t += $c; n++ } END { if (n) printf "\nTraining time, all %d model%s trained so far: %.2f h on this machine (wall time; some runs shared the cores with other work; threads: the run'"'"'s BLAS and OpenMP threads, of its last leg when resumed).", n, (n > 1 ? "s" : ""), t / 3600 }' \
         "$RES"/*/train.tsv 2>/dev/null || true
+    [ "$QUICK" = 1 ] || printf ' MoS K = 3, 5, 10 and 20 were trained two at a time, one thread each (see run.sh).'
     awk -F= '$1 == "seconds" { t += $2; n++ } END { if (n) printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h.", n, (n > 1 ? "s" : ""), t / 3600 }' \
         "$RES"/*/eval.done 2>/dev/null || true
     echo
@@ -191,13 +192,13 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "## Table 7: MoS rank and test perplexity by K"
     echo
-    echo "| K | rank (ours) | rank (paper) | rank (Parthiban supp. T4) | test ppl (ours) | test ppl (paper) |"
-    echo "|---|---|---|---|---|---|"
+    echo "| K | rank (ours) | rank (paper) | rank (Parthiban supp. T4) | rank at float32's eps (ours) | test ppl (ours) | test ppl (paper) |"
+    echo "|---|---|---|---|---|---|---|"
     for k in $KS; do
         n=$(mos_name "$k")
         case $k in 3) p="6467|5575|58.62" ;; 5) p="8930|8057|57.36" ;; 10) p="9973|9976|56.33" ;;
         15) p="9981|9979|55.97" ;; 20) p="9981|9980|56.17" ;; *) p="—|—|—" ;; esac
-        echo "| $k | $(v "$n/rank.tsv" rank) | $(echo "$p" | cut -d'|' -f1) | $(echo "$p" | cut -d'|' -f2) | $(v "$n/eval-test.tsv" ppl %.2f) | $(echo "$p" | cut -d'|' -f3) |"
+        echo "| $k | $(v "$n/rank.tsv" rank) | $(echo "$p" | cut -d'|' -f1) | $(echo "$p" | cut -d'|' -f2) | $(rank32 "$n") | $(v "$n/eval-test.tsv" ppl %.2f) | $(echo "$p" | cut -d'|' -f3) |"
     done
     echo
     echo "## Table 11: expected pairwise KL divergence (nats), valid / test"

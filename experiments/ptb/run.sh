@@ -19,6 +19,13 @@
 #
 # Environment: PTB (../shared/data/ptb), STATE (/var/tmp/sbw/ptb), RES
 # (experiments/ptb/results), BIN (bin), STEP_HOURS (2), THREADS (2).
+# On two cores, two models at a time on one thread each get through more
+# work than one model on two threads (an LSTM step's products are too small
+# for a second BLAS thread to double the speed); that is how MoS K = 3, 5,
+# 10 and 20 were run:
+#   for m in mos-k3 mos-k5; do
+#       (THREADS=1 experiments/ptb/run.sh train $m && THREADS=1 experiments/ptb/run.sh eval $m) &
+#   done; wait; experiments/ptb/run.sh report
 # --quick: the whole pipeline at toy scale on a generated corpus
 # (tests/fixtures/make_lm_corpus.sh) in out/ptb-quick, in well under a
 # minute: what `make ptb-quick` and the CLI tests run.
