@@ -113,8 +113,12 @@ train() {
         return 0
     fi
     rm -f "$out/train.tsv.tmp"
-    if [ $rc = 124 ] || [ $rc = 130 ]; then
+    if [ $rc = 124 ]; then
         echo "== $name: stopped after ${STEP_HOURS:-2} h with a checkpoint; rerun to continue"
+        return 3
+    fi
+    if [ $rc = 130 ]; then
+        echo "== $name: interrupted; rerun to continue from the checkpoint"
         return 3
     fi
     echo "run.sh: $name: sbw-lm train failed (exit $rc)" >&2
