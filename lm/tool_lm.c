@@ -4,6 +4,7 @@
  * prints. */
 #include "sbw.h"
 #include "sbw_corpus.h"
+#include "sbw_head_io.h"
 #include "sbw_lm_eval.h"
 #include "sbw_lm_train.h"
 #include "sbw_preflight.h"
@@ -365,7 +366,7 @@ static const sbw_cli_opt eval_opts[] = {
     {"--tokens", "T", SBW_ARG_SIZE, &EA.tokens, 1, 1e15,
      "score (and export) the first T predictions only (default all)"},
     {"--export", "DIR", SBW_ARG_STRING, &EA.export, 1, 0,
-     "write the head's parameters (.npy) and vocab.txt"},
+     "write the head's parameters (.npy), params.tsv and vocab.txt"},
     {"--eval-batch", "B", SBW_ARG_SIZE, &EA.eval_batch, 1, 1e6,
      "columns the text is cut into (default 10; 1 = one pass)"},
     {"--bptt", "T", SBW_ARG_SIZE, &EA.bptt, 1, 1e6, "steps per chunk (default: training's)"},
@@ -385,9 +386,20 @@ static const char eval_details[] =
     "printed with --logprobs is exp of the mean -log Q at the observed tokens of\n"
     "exactly those rows.  stdout carries one stream: with --logprobs - the\n"
     "matrix goes to stdout and the table to stderr.\n\n"
+    "--export DIR writes the head's parameters as sbw-fit --save does: one\n"
+    "float64 .npy per block (W, b, U, V, plif_slope_raw), the positive PLIF\n"
+    "slopes softplus(raw) as plif_slope.npy, params.tsv listing every .npy\n"
+    "(name, file, rows, cols, meaning) under the head's meta (model, d, k,\n"
+    "knots, plif_t, ...) and this command, and vocab.txt (row i of W is line\n"
+    "i's word); with --tokens 1 the evaluation beside it takes no time.\n"
+    "`sbw-plot monotone DIR` draws a plif or mos+plif head's learned f from\n"
+    "it (LMS Figure 4): a straight f would keep the rank of log Q at most\n"
+    "D + 2, a bending one is held to no such bound.\n\n"
     "Output: one row: split, tokens, eval_batch, nll, ppl, precision.\n\n"
-    "Example: sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 20000 \\\n"
-    "           --logprobs - | sbw-rank - --center\n";
+    "Examples: sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 20000 \\\n"
+    "            --logprobs - | sbw-rank - --center\n"
+    "          sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 1 \\\n"
+    "            --export f/ -q && sbw-plot monotone f/ -o plif-f\n";
 
 static const sbw_cli eval_cli = {"sbw-lm eval",
                                  "--data DIR --ckpt DIR",
@@ -398,24 +410,23 @@ static const sbw_cli eval_cli = {"sbw-lm eval",
                                  0,
                                  SBW_CLI_JSON | SBW_CLI_THREADS};
 
-/* The head's blocks as .npy and the vocabulary, into dir. */
-static int export_head(const char *dir, const sbw_lm *lm, const double *theta,
-                       const sbw_corpus *corpus)
+/* The vocabulary, then the head's parameters and params.tsv last
+ * (sbw_head_io_save, under this command's meta and the checkpoint's
+ * name), into dir. */
+static int export_head(const sbw_cli_common *c, const char *dir, const sbw_lm *lm,
+                       const double *theta, const sbw_corpus *corpus)
 {
-    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
-    size_t nb = sbw_head_blocks(&lm->head, b);
+    sbw_table *t = NULL;
     char path[4096];
-    int st = sbw_ckpt_mkdir(dir);
-    for (size_t i = 0; !st && i < nb; i++) {
-        snprintf(path, sizeof path, "%s/%s.npy", dir, b[i].name);
-        sbw_mat m = {b[i].rows, b[i].cols, b[i].cols, (double *)(theta + lm->off_head + b[i].off),
-                     false};
-        st = b[i].cols == 1 || b[i].rows == 1
-                 ? sbw_npy_save_vector(path, m.data, b[i].rows * b[i].cols, SBW_F64)
-                 : sbw_npy_save(path, &m, SBW_F64);
-    }
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
-    return st ? st : sbw_corpus_write_vocab(corpus, path);
+    int st = sbw_ckpt_mkdir(dir);
+    st = st ? st : sbw_corpus_write_vocab(corpus, path);
+    st = st ? st : sbw_table_alloc(&t, "sbw-lm eval", c, false);
+    st = st ? st : sbw_table_meta_str(t, "ckpt", EA.ckpt);
+    st = st ? st : sbw_table_meta_str(t, "vocab", "vocab.txt");
+    st = st ? st : sbw_head_io_save(&lm->head, theta + lm->off_head, dir, t);
+    sbw_table_free(t);
+    return st;
 }
 
 static int eval_split(enum sbw_corpus_split *s)
@@ -499,7 +510,7 @@ static int run_eval(int argc, char **argv)
     double *theta = NULL;
     st = sbw_corpus_load(&corpus, EA.data);
     st = st ? st : sbw_lm_train_load(EA.ckpt, corpus, &o, &lm, &theta);
-    st = st || !EA.export ? st : export_head(EA.export, &lm, theta, corpus);
+    st = st || !EA.export ? st : export_head(&c, EA.export, &lm, theta, corpus);
     st = st ? st : evaluate(&c, corpus, s, &lm, &o, theta);
     free(theta);
     sbw_corpus_free(corpus);

@@ -1,8 +1,8 @@
 /* sbw_fit_io.c -- log Q export, parameters, training log, header. */
 #include "sbw_fit_io.h"
 
-#include "sbw_ckpt.h"
 #include "sbw_error.h"
+#include "sbw_head_io.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,19 +24,8 @@ static void grid_string(const double *x, size_t n, char *buf, size_t cap)
 
 static int describe_head(const sbw_fit *f, sbw_table *t)
 {
-    const sbw_head *h = &f->head;
-    const sbw_fit_opts *o = &f->opt;
-    int st = sbw_table_meta_str(t, "model", sbw_head_model_name(h->model));
-    st = st ? st : sbw_table_meta_int(t, "n", (long long)h->n);
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)h->m);
-    st = st ? st : sbw_table_meta_int(t, "d", (long long)h->d);
-    st = st ? st : sbw_table_meta_int(t, "k", (long long)h->k);
-    st = st ? st : sbw_table_meta_int(t, "knots", (long long)h->knots);
-    st = st ? st : sbw_table_meta_dbl(t, "plif_t", h->knots ? h->plif_t : NAN);
-    st = st ? st : sbw_table_meta_bool(t, "bias", h->bias);
-    st = st ? st : sbw_table_meta_bool(t, "linear", h->linear);
-    st = st ? st : sbw_table_meta_int(t, "parameters", (long long)h->nparam);
-    st = st ? st : sbw_table_meta_dbl(t, "init_scale", o->init_scale);
+    int st = sbw_head_io_describe(&f->head, t);
+    st = st ? st : sbw_table_meta_dbl(t, "init_scale", f->opt.init_scale);
     st = st ? st
             : sbw_table_meta_str(t, "init",
                                  "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "
@@ -186,73 +175,10 @@ int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sb
 
 /* ---- parameters ------------------------------------------------------------ */
 
-static int save_block(const char *dir, const char *name, const double *x, size_t rows, size_t cols)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
-    if (cols == 1)
-        return sbw_npy_save_vector(path, x, rows, SBW_F64);
-    sbw_mat v = sbw_mat_view((double *)x, rows, cols, cols);
-    return sbw_npy_save(path, &v, SBW_F64);
-}
-
-static int param_row(sbw_table *t, const char *name, size_t rows, size_t cols, const char *meaning)
-{
-    char file[96];
-    snprintf(file, sizeof file, "%s.npy", name);
-    int st = sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "name", name);
-    st = st ? st : sbw_table_set_str(t, "file", file);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)rows);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)cols);
-    return st ? st : sbw_table_set_str(t, "meaning", meaning);
-}
-
-/* The positive values behind the raw LMS and PLIF parameters. */
-static int save_derived(const sbw_fit *f, const char *dir, sbw_table *t)
-{
-    const sbw_head *h = &f->head;
-    size_t k = h->k ? h->k : 1, kn = h->knots ? h->knots : 1;
-    double *buf = malloc((3 * k + 2 * kn) * sizeof *buf), lambda = 0;
-    if (!buf)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    double *u = buf, *v = buf + k, *c = buf + 2 * k, *s = buf + 3 * k, *cum = s + kn;
-    sbw_head_map_params(h, f->theta, u, v, c, &lambda, s, cum);
-    int st = SBW_OK;
-    if (h->model == SBW_MODEL_LMS) {
-        st = save_block(dir, "lms_u", u, h->k, 1);
-        st = st ? st : param_row(t, "lms_u", h->k, 1, "LMS slopes u_i = softplus(lms_u_raw)");
-        st = st ? st : save_block(dir, "lms_v", v, h->k, 1);
-        st = st ? st : param_row(t, "lms_v", h->k, 1, "LMS weights v_i = softplus(lms_v_raw)");
-    }
-    if (!st && h->linear) {
-        st = save_block(dir, "lms_lambda", &lambda, 1, 1);
-        st = st ? st : param_row(t, "lms_lambda", 1, 1, "LMS linear slope lambda");
-    }
-    if (!st && h->knots) {
-        st = save_block(dir, "plif_slope", s, h->knots, 1);
-        st = st ? st : param_row(t, "plif_slope", h->knots, 1, "PLIF slopes s_i > 0");
-    }
-    free(buf);
-    return st;
-}
-
 int sbw_fit_io_save(const sbw_fit *f, const char *dir, sbw_table *t)
 {
-    static const char *const cols[] = {"name", "file", "rows", "cols", "meaning"};
-    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
-    size_t nb = sbw_head_blocks(&f->head, b);
-    int st = sbw_ckpt_mkdir(dir);
-    st = st ? st : sbw_fit_io_describe(f, t);
-    st = st ? st : sbw_table_columns(t, cols, 5);
-    for (size_t i = 0; !st && i < nb; i++) {
-        st = save_block(dir, b[i].name, f->theta + b[i].off, b[i].rows, b[i].cols);
-        st = st ? st : param_row(t, b[i].name, b[i].rows, b[i].cols, b[i].meaning);
-    }
-    st = st ? st : save_derived(f, dir, t);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/params.tsv", dir);
-    return st ? st : sbw_table_write(t, path, false);
+    int st = sbw_fit_io_describe(f, t); /* the head's meta first, in the fit's order */
+    return st ? st : sbw_head_io_save(&f->head, f->theta, dir, t);
 }
 
 int sbw_fit_io_load(sbw_fit *f, const char *dir)

@@ -31,13 +31,11 @@ int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t);
 int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sbw_obj_result *res,
                     sbw_progress *progress);
 
-/* Writes the parameters into dir (created if needed): one .npy per block
- * of theta (H, W, b, U, V, lms_*_raw, plif_slope_raw; 1-column blocks as
- * 1-D arrays), the positive values derived from raw ones (lms_u, lms_v,
- * lms_lambda, plif_slope), and params.tsv listing them (name, file, rows,
- * cols, meaning) under t's header (t: a fresh table with the tool's
- * meta; this adds columns and rows and writes it).  Errors: SBW_EIO,
- * SBW_ENOMEM. */
+/* Writes the parameters into dir through sbw_head_io_save (one .npy per
+ * block of theta, H included; the derived positive values; params.tsv)
+ * with the fit's settings (sbw_fit_io_describe) in params.tsv's header
+ * after t's (t: a fresh table with the tool's meta; this adds columns and
+ * rows and writes it).  Errors: those of sbw_head_io_save. */
 int sbw_fit_io_save(const sbw_fit *f, const char *dir, sbw_table *t);
 
 /* Loads parameters written by sbw_fit_io_save from dir into f's theta

@@ -114,6 +114,19 @@ if [ -n "$logs" ]; then
     # shellcheck disable=SC2086
     "$BIN/sbw-plot" train $logs --x tokens --y loss -q -o "$FIG/training" && figs="$figs training"
 fi
+# PLIF's learned f (LMS Figure 4) from the parameters run.sh exported to
+# plif/f/; its slopes' range through sbw-info (the command is in the text)
+pf=$RES/plif/f
+plif_f=""
+if [ -s "$pf/params.tsv" ] && [ -s "$pf/plif_slope.npy" ]; then
+    pk=$(tsv_meta "$pf/params.tsv" knots)
+    pt=$(tsv_meta "$pf/params.tsv" plif_t)
+    "$BIN/sbw-plot" monotone "$pf" --labels "PLIF ($pk intervals)" -q -o "$FIG/plif-f" &&
+        info=$("$BIN/sbw-info" "$pf/plif_slope.npy") &&
+        smin=$(printf '%s\n' "$info" | tsv_field /dev/stdin min) &&
+        smax=$(printf '%s\n' "$info" | tsv_field /dev/stdin max) &&
+        [ -n "$smin" ] && [ -n "$smax" ] && plif_f=1
+fi
 
 # the valid predictions each curve point was measured on (its # command= line)
 curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null || true)
@@ -264,6 +277,18 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "| PLIF | $(v plif/rank.tsv rank) | 496 | $(rank32 plif) | $(v plif/eval-test.tsv ppl %.1f) |"
     echo "| MoS | $(v "$MOS/rank.tsv" rank) | 9981 | $(rank32 "$MOS") | $(v "$MOS/eval-test.tsv" ppl %.1f) |"
     echo
+    if [ -n "$plif_f" ]; then
+        echo "PLIF's learned f (LMS Figure 4), drawn by \`sbw-plot monotone\` from \`$(basename "$RES")/plif/f/\`"
+        echo "(params.tsv and plif_slope.npy of \`sbw-lm eval --export\` on the evaluated checkpoint):"
+        echo "$pk equal intervals of [-T, T] = [-$pt, $pt] (params.tsv's \`# knots=\` and \`# plif_t=\`), and"
+        echo "the learned slopes lie between $(awk -v x="$smin" 'BEGIN { printf "%.3g", x }') and $(awk -v x="$smax" 'BEGIN { printf "%.3g", x }') (columns min and max of"
+        echo "\`sbw-info $pf/plif_slope.npy\`). f is increasing and its slope varies by a factor of"
+        echo "$(awk -v a="$smin" -v b="$smax" 'BEGIN { if (a > 0) printf "%.3g", b / a; else printf "inf" }') over the span, so f is not affine: f(XWᵀ) does not keep the rank D + 1 of XWᵀ"
+        echo "(with its bias), and nothing bounds its rank."
+        echo
+        echo "![plif-f]($FIGREL/plif-f.png)"
+        echo
+    fi
     echo "## Figures"
     echo
     for f in $figs; do

@@ -11,8 +11,9 @@
 # STEP_HOURS (default 2) and stops it with SIGTERM, which writes a
 # checkpoint; rerunning the recipe resumes it where it stopped.  A finished
 # model's small results (the log, the final table, perplexities, ranks,
-# spectra, KL, the curve along training) go to $RES/MODEL/ and are never
-# redone; checkpoints and snapshots (parameters: large) stay in $STATE,
+# spectra, KL, the curve along training, a plif head's learned f in f/)
+# go to $RES/MODEL/ and are never redone; checkpoints, snapshots and the
+# full export (parameters: large) stay in $STATE,
 # outside the work tree, and log-probability matrices are never stored (a
 # PTB test matrix is 6.6 GB): they stream from sbw-lm eval into sbw-rank and
 # sbw-kl through pipes.
@@ -120,8 +121,12 @@ train() {
         return 0
     fi
     rm -f "$out/train.tsv.tmp"
-    if [ $rc = 124 ] || [ $rc = 130 ]; then
+    if [ $rc = 124 ]; then
         echo "== $name: stopped after ${STEP_HOURS:-2} h with a checkpoint; rerun to continue"
+        return 3
+    fi
+    if [ $rc = 130 ]; then
+        echo "== $name: interrupted; rerun to continue from the checkpoint"
         return 3
     fi
     echo "run.sh: $name: sbw-lm train failed (exit $rc)" >&2
@@ -141,7 +146,11 @@ evaluate() {
     out=$RES/$name
     ck=$STATE/$name
     [ -s "$out/train.tsv" ] || { echo "== $name: not trained yet"; return 0; }
-    [ -f "$out/eval.done" ] && { echo "== $name: evaluated"; return 0; }
+    if [ -f "$out/eval.done" ]; then
+        echo "== $name: evaluated"
+        learned_f "$name"
+        return
+    fi
     echo "== $name: evaluating"
     t0=$(date +%s)
     for s in valid test; do
@@ -167,6 +176,34 @@ evaluate() {
     curve "$name"
     # the wall time of this call (a resumed evaluation counts only its last part)
     printf 'seconds=%s\n' "$(($(date +%s) - t0))" >"$out/eval.done"
+    learned_f "$name"
+}
+
+# learned_f NAME: for a head with a learned f (plif, mos+plif), the
+# parameters of the checkpoint the evaluation used, exported once into
+# $STATE/NAME/export (W.npy is 32 MB on PTB: it stays there); its small
+# params.tsv and plif_slope.npy, all `sbw-plot monotone` needs, are copied
+# to $RES/NAME/f/, params.tsv last and through a temporary, so a failure
+# leaves no params.tsv and a rerun tries again.
+learned_f() {
+    name=$1
+    f=$RES/$name/f
+    case " $(opts_of "$name") " in *" --head plif "* | *" --head mos+plif "*) ;; *) return 0 ;; esac
+    [ -s "$f/params.tsv" ] && return 0
+    x=$STATE/$name/export
+    if ! "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --tokens 1 --export "$x" \
+        --threads "$THREADS" -q >/dev/null; then
+        echo "run.sh: $name: exporting the learned f failed" >&2
+        ffail=1
+        return 0
+    fi
+    mkdir -p "$f"
+    cp "$x/plif_slope.npy" "$f/.plif_slope.npy.tmp" && mv "$f/.plif_slope.npy.tmp" "$f/plif_slope.npy" &&
+        cp "$x/params.tsv" "$f/.params.tsv.tmp" && mv "$f/.params.tsv.tmp" "$f/params.tsv" &&
+        echo "== $name: learned f exported to $f" && return 0
+    rm -f "$f/.plif_slope.npy.tmp" "$f/.params.tsv.tmp"
+    echo "run.sh: $name: copying the learned f to $f failed" >&2
+    ffail=1
 }
 
 # The expected pairwise KL and the perplexity on the first CURVE_T valid
@@ -200,6 +237,7 @@ curve() {
 }
 
 status=0
+ffail=0
 if [ "$STEP" = train ] || [ "$STEP" = all ]; then
     for n in ${*:-$(names)}; do
         [ -n "$(opts_of "$n")" ] || { echo "run.sh: unknown model '$n' ($(names | tr '\n' ' '))" >&2; exit 2; }
@@ -212,4 +250,5 @@ fi
 if [ "$STEP" = report ] || [ "$STEP" = all ]; then
     RES=$RES QUICK=$QUICK BIN=$BIN sh experiments/ptb/report.sh
 fi
+[ $status = 0 ] && [ $ffail = 1 ] && status=1
 exit $status

@@ -72,6 +72,10 @@ for f in W b U V; do
     if [ -s "$T/exp/$f.npy" ]; then ok; else bad "--export wrote no $f.npy"; fi
 done
 expect_eq "$(wc -l <"$T/exp/vocab.txt")" 201 "vocab.txt: one word per line"
+expect_eq "$(tsv_meta "$T/exp/params.tsv" model) k=$(tsv_meta "$T/exp/params.tsv" k)" "mos k=3" \
+    "params.tsv names the head"
+expect_eq "$(tsv_rows "$T/exp/params.tsv" | cut -f1 | tr '\n' ' ')" "name W b U V " \
+    "params.tsv lists the mixture's blocks (PLIF's: test_ptb_quick.sh)"
 
 # ---- SIGTERM, then --resume: the same parameters as an uninterrupted run ----------------------
 ARGS="--data $C --quick --d 8 --hidden 24,16 --epochs 100 --max-steps 3000 --threads 2 --dropout-in 0.2 -q"
@@ -164,5 +168,8 @@ expect_exit 2 "eval without --ckpt" "$LM" eval --data "$C"
 expect_exit 1 "eval of a directory without a checkpoint" "$LM" eval --data "$C" --ckpt "$T"
 expect_exit 0 "--help" "$LM" train --help
 expect_grep "Example" "$T/out" "--help teaches with an example"
+expect_exit 0 "eval --help" "$LM" eval --help
+expect_grep "^--export DIR writes .*params\.tsv|params\.tsv listing" "$T/out" "eval --help: --export writes params.tsv"
+expect_grep "sbw-plot monotone DIR. draws a plif or mos\+plif" "$T/out" "eval --help: sbw-plot monotone draws f"
 
 finish

@@ -1,8 +1,11 @@
 # tests/cli/test_ptb_quick.sh -- experiments/ptb/run.sh --quick: the whole
 # issue-15 pipeline (train every model, evaluate through pipes, write the
 # report and its figures) at toy scale on a generated corpus; the ranks it
-# reports obey the heads' bounds; a rerun redoes nothing; a model whose
-# results were deleted is finished from its checkpoint, not retrained.
+# reports obey the heads' bounds; PLIF's exported f (params.tsv against the
+# folder, sbw-plot monotone, the report's figure and slope range); a rerun
+# redoes nothing; an evaluated model gets its f without a new evaluation;
+# a model whose results were deleted is finished from its checkpoint, not
+# retrained.
 . tests/cli/lib.sh
 Q=$T/ptbq
 run() { OUTQ=$Q QUIET=1 BIN=$BIN sh experiments/ptb/run.sh --quick "$@"; }
@@ -27,10 +30,59 @@ expect_grep "^- \*\*(MoC|Softmax) (above|below)" "$Q/report.md" "report says MoC
 expect_grep "^## How far from convergence" "$Q/report.md" "report says how far from convergence"
 n=$(grep -vc '^#' "$R/mos-k3/curve.tsv")
 if [ "$n" -ge 3 ]; then ok; else bad "KLD curve has $n lines"; fi
+# PLIF's learned f: sbw-lm eval --export's folder lists every .npy in it with
+# the shape sbw-info reads, names the head and the --knots run.sh gave (20)
+X=$Q/state/plif/export
+expect_grep "^# model=plif$" "$X/params.tsv" "export's params.tsv names the head"
+expect_eq "$(tsv_meta "$X/params.tsv" knots)" 20 "export's params.tsv: --knots as given"
+expect_grep "^# command=sbw-lm eval .*--export" "$X/params.tsv" "export's params.tsv names sbw-lm's command"
+n=0
+for npy in "$X"/*.npy; do
+    b=$(basename "$npy")
+    "$BIN/sbw-info" "$npy" >"$T/info.tsv" 2>"$T/err" || bad "sbw-info $b failed: $(cat "$T/err")"
+    got=$(awk -F'\t' -v f="$b" '!/^#/ && $2 == f { print $3 " x " $4 }' "$X/params.tsv")
+    expect_eq "$got" "$(tsv_field "$T/info.tsv" rows) x $(tsv_field "$T/info.tsv" cols)" \
+        "params.tsv lists $b with sbw-info's shape"
+    n=$((n + 1))
+done
+expect_eq "$(tsv_rows "$X/params.tsv" | sed 1d | wc -l | tr -d ' ')" "$n" "params.tsv: one row per .npy, no more"
+if [ "$n" -ge 4 ]; then ok; else bad "export holds $n .npy files (W, b, plif_slope_raw, plif_slope)"; fi
+expect_exit 0 "sbw-plot monotone on the export" "$BIN/sbw-plot" monotone "$X" -q -o "$T/mono"
+for e in gp png; do
+    if [ -s "$T/mono.$e" ]; then ok; else bad "sbw-plot monotone wrote no mono.$e"; fi
+done
+# its small part is a result; the report draws it and states the slopes' range
+expect_eq "$(tsv_meta "$R/plif/f/params.tsv" model)" plif "results/plif/f/params.tsv"
+if cmp -s "$X/plif_slope.npy" "$R/plif/f/plif_slope.npy"; then ok; else bad "results/plif/f/plif_slope.npy differs from the export's"; fi
+for e in gp png; do
+    if [ -s "$Q/figures/plif-f.$e" ]; then ok; else bad "no figure plif-f.$e"; fi
+done
+expect_grep "figures/plif-f.png" "$Q/report.md" "report embeds PLIF's f"
+"$BIN/sbw-info" "$R/plif/f/plif_slope.npy" >"$T/info.tsv"
+lo=$(tsv_field "$T/info.tsv" min)
+hi=$(tsv_field "$T/info.tsv" max)
+g3() { awk -v x="$1" 'BEGIN { printf "%.3g", x }' | sed 's/[.+]/\\&/g'; } # as a regex
+expect_grep "slopes lie between $(g3 "$lo") and $(g3 "$hi") " "$Q/report.md" \
+    "report: the slopes' min and max as sbw-info reads them"
+expect_grep "^$(g3 "$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.17g", b / a }')") over the span, so f is not affine" \
+    "$Q/report.md" "report: the factor max/min"
+expect_grep "= \[-10, 10\]" "$Q/report.md" "report: the knot span from params.tsv"
 # a rerun skips everything
 expect_exit 0 "rerun" run
 expect_eq "$(grep -c ': trained' "$T/out")" 6 "rerun: every model already trained"
 expect_eq "$(grep -c ': evaluated' "$T/out")" 6 "rerun: every model already evaluated"
+# a model evaluated before its f was exported gets it on a rerun, without
+# evaluating again; a failed export leaves no params.tsv and fails the run
+rm "$R/plif/f/params.tsv" "$R/plif/f/plif_slope.npy"
+rm "$X/plif_slope.npy" && mkdir "$X/plif_slope.npy"
+expect_exit 1 "a failing export" run eval plif
+expect_grep "plif: exporting the learned f failed" "$T/err" "the failure is named"
+expect_absent "$R/plif/f/params.tsv" "a failed export leaves no params.tsv"
+rmdir "$X/plif_slope.npy"
+expect_exit 0 "rerun of an evaluated plif" run eval plif
+expect_grep "plif: evaluated" "$T/out" "plif not evaluated again"
+expect_grep "plif: learned f exported" "$T/out" "the learned f exported on the rerun"
+if cmp -s "$X/plif_slope.npy" "$R/plif/f/plif_slope.npy"; then ok; else bad "re-exported slopes differ"; fi
 # a deleted result is finished from the checkpoint (no new training steps)
 steps=$(tsv_field "$R/plif/train.tsv" steps)
 rm "$R/plif/train.tsv" "$R/plif/eval.done"

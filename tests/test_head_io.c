@@ -1,0 +1,240 @@
+/* test_head_io.c -- sbw_head_io_save, the one writer of a head's
+ * parameters (sbw-fit --save, sbw-lm eval --export): the derived positive
+ * values (plif_slope, lms_u, lms_v, lms_lambda) against softplus computed
+ * here by brute force from the raw values, including raw values whose
+ * exp overflows; every block read back bit for bit; params.tsv lists
+ * exactly the .npy files of the folder with their shapes and the head's
+ * meta; a missing parent, a target that is a file, and a file that
+ * cannot be written fail with a status and leave no params.tsv. */
+#include "sbw_test.h"
+
+#include "sbw_error.h"
+#include "sbw_head.h"
+#include "sbw_head_io.h"
+#include "sbw_npy.h"
+#include "sbw_plot_tsv.h"
+#include "sbw_table.h"
+
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* log(1 + e^x) as written, guarded where e^x would overflow: above 35,
+ * log1p(e^-x) < 6.4e-16 is below half an ulp of x, so the sum rounds to x. */
+static double softplus_brute(double x) { return x > 35 ? x : log1p(exp(x)); }
+
+/* Raw values across the range: tiny slopes, O(1), and e^x overflowing. */
+static const double RAW[] = {-50, -2.5, -1e-3, 0, 0.7, 3, 36, 800, 1e4};
+#define NRAW (sizeof RAW / sizeof *RAW)
+
+static bool exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* dir/name.npy as a new array; its shape into rows, cols. */
+static double *load(const char *dir, const char *name, size_t *rows, size_t *cols)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    sbw_mat m = {0};
+    SBW_ASSERT_OK(sbw_npy_load(path, &m, NULL));
+    *rows = m.rows;
+    *cols = m.cols;
+    double *x = malloc(m.rows * m.cols * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < m.rows; i++)
+        memcpy(x + i * m.cols, m.data + i * m.ld, m.cols * sizeof *x);
+    sbw_mat_free(&m);
+    return x;
+}
+
+/* name.npy holds softplus of raw (n values) as a 1-D array. */
+static void check_softplus(const char *dir, const char *name, const double *raw, size_t n)
+{
+    size_t rows, cols;
+    double *got = load(dir, name, &rows, &cols), want[NRAW];
+    SBW_ASSERT_EQ(rows, n);
+    SBW_ASSERT_EQ(cols, (size_t)1);
+    for (size_t i = 0; i < n; i++)
+        want[i] = softplus_brute(raw[i]);
+    SBW_ASSERT_CLOSE(got, want, n, 0.0, 4 * DBL_EPSILON);
+    for (size_t i = 0; i < n; i++)
+        SBW_ASSERT_GT(got[i], 0.0);
+    free(got);
+}
+
+/* Every block of h in dir equals its slice of theta bit for bit. */
+static void check_blocks(const sbw_head *h, const double *theta, const char *dir)
+{
+    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
+    size_t nb = sbw_head_blocks(h, b);
+    for (size_t i = 0; i < nb; i++) {
+        size_t rows, cols;
+        double *x = load(dir, b[i].name, &rows, &cols);
+        SBW_ASSERT_EQ(rows, b[i].rows);
+        SBW_ASSERT_EQ(cols, b[i].cols);
+        assert_memory_equal(x, theta + b[i].off, rows * cols * sizeof *x);
+        free(x);
+    }
+}
+
+/* params.tsv lists exactly the .npy files of dir, each with its shape, and
+ * carries the head's model and knots. */
+static void check_listing(const char *dir, const char *model, size_t knots)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/params.tsv", dir);
+    sbw_plot_tsv t;
+    size_t cf, cr, cc;
+    SBW_ASSERT_OK(sbw_plot_tsv_read(&t, path));
+    assert_string_equal(sbw_plot_tsv_meta(&t, "model"), model);
+    SBW_ASSERT_EQ(strtoul(sbw_plot_tsv_meta(&t, "knots"), NULL, 10), (unsigned long)knots);
+    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "file", &cf));
+    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "rows", &cr));
+    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "cols", &cc));
+    for (size_t i = 0; i < t.nrow; i++) {
+        double r, c;
+        sbw_npy_info in;
+        sbw_mat m = {0};
+        snprintf(path, sizeof path, "%s/%s", dir, sbw_plot_tsv_str(&t, i, cf));
+        SBW_ASSERT_OK(sbw_npy_load(path, &m, &in));
+        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, cr, &r));
+        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, cc, &c));
+        SBW_ASSERT_EQ((double)in.rows, r);
+        SBW_ASSERT_EQ((double)in.cols, c);
+        SBW_ASSERT_EQ(in.ndim, c == 1 ? 1 : 2);
+        sbw_mat_free(&m);
+    }
+    size_t npy = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        npy += len > 4 && strcmp(e->d_name + len - 4, ".npy") == 0;
+    }
+    closedir(d);
+    SBW_ASSERT_EQ(npy, t.nrow);
+    sbw_plot_tsv_free(&t);
+}
+
+static int save(const sbw_head *h, const double *theta, const char *dir)
+{
+    sbw_table *t = NULL;
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "test_head_io", NULL, false));
+    int st = sbw_head_io_save(h, theta, dir, t);
+    sbw_table_free(t);
+    return st;
+}
+
+/* PLIF and MoS+PLIF: plif_slope = softplus(plif_slope_raw). */
+static void test_plif_slopes(void **state)
+{
+    (void)state;
+    static const sbw_head_model models[] = {SBW_MODEL_PLIF, SBW_MODEL_MOS_PLIF};
+    for (size_t j = 0; j < 2; j++) {
+        sbw_head h;
+        SBW_ASSERT_OK(sbw_head_setup(&h, models[j], 3, 7, 2, 2, NRAW, 2.5, j == 0, false));
+        double *theta = malloc(h.nparam * sizeof *theta);
+        assert_non_null(theta);
+        SBW_ASSERT_OK(sbw_head_init(&h, theta, 11 + j, 0.5));
+        memcpy(theta + h.off_plif, RAW, sizeof RAW);
+        const char *dir = sbw_test_path(j ? "mosplif" : "plif");
+        SBW_ASSERT_OK(save(&h, theta, dir));
+        check_softplus(dir, "plif_slope", RAW, NRAW);
+        check_blocks(&h, theta, dir);
+        check_listing(dir, sbw_head_model_name(models[j]), NRAW);
+        free(theta);
+    }
+}
+
+/* LMS with the linear term: lms_u, lms_v, lms_lambda = softplus of the raw
+ * blocks; lms_c is written as is. */
+static void test_lms_values(void **state)
+{
+    (void)state;
+    const size_t k = 4;
+    static const double ur[] = {-30, -0.5, 2, 40}, vr[] = {0.3, -5, 37, 710}, lr = -1.5;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_LMS, 0, 6, 3, k, 0, 0, true, true));
+    double *theta = malloc(h.nparam * sizeof *theta);
+    assert_non_null(theta);
+    SBW_ASSERT_OK(sbw_head_init(&h, theta, 5, 0.5));
+    memcpy(theta + h.off_lms, ur, sizeof ur);
+    memcpy(theta + h.off_lms + k, vr, sizeof vr);
+    theta[h.off_lms + 3 * k] = lr;
+    const char *dir = sbw_test_path("lms");
+    SBW_ASSERT_OK(save(&h, theta, dir));
+    check_softplus(dir, "lms_u", ur, k);
+    check_softplus(dir, "lms_v", vr, k);
+    check_softplus(dir, "lms_lambda", &lr, 1);
+    check_blocks(&h, theta, dir);
+    check_listing(dir, "lms", 0);
+    free(theta);
+}
+
+/* A missing parent and a path that is a file: a status and its reason, no
+ * params.tsv. */
+static void test_bad_dir(void **state)
+{
+    (void)state;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_PLIF, 0, 5, 2, 0, 3, 1.0, false, false));
+    double theta[64] = {0};
+    assert_true(h.nparam <= 64);
+    char dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s", sbw_test_path("no-such-parent/out"));
+    SBW_ASSERT_EQ(save(&h, theta, dir), SBW_EIO);
+    assert_non_null(strstr(sbw_error_reason(), "no-such-parent/out"));
+    snprintf(path, sizeof path, "%s/params.tsv", dir);
+    assert_false(exists(path));
+
+    snprintf(dir, sizeof dir, "%s", sbw_test_path("a-file"));
+    FILE *f = fopen(dir, "w");
+    assert_non_null(f);
+    fclose(f);
+    SBW_ASSERT_EQ(save(&h, theta, dir), SBW_EIO);
+    assert_non_null(strstr(sbw_error_reason(), "not a directory"));
+}
+
+/* A file that cannot be written (a directory stands where plif_slope.npy
+ * goes; root ignores permissions, not this) fails after the raw blocks:
+ * the params.tsv an earlier save left is gone and no new one appears. */
+static void test_unwritable_file(void **state)
+{
+    (void)state;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_PLIF, 0, 5, 2, 0, 3, 1.0, true, false));
+    double theta[64] = {0};
+    assert_true(h.nparam <= 64);
+    char dir[600], path[700], blocker[700];
+    snprintf(dir, sizeof dir, "%s", sbw_test_path("blocked"));
+    SBW_ASSERT_OK(save(&h, theta, dir));
+    snprintf(path, sizeof path, "%s/params.tsv", dir);
+    assert_true(exists(path));
+    snprintf(blocker, sizeof blocker, "%s/plif_slope.npy", dir);
+    assert_int_equal(unlink(blocker), 0);
+    assert_int_equal(mkdir(blocker, 0777), 0);
+    int st = save(&h, theta, dir);
+    SBW_ASSERT_NE(st, SBW_OK);
+    assert_non_null(strstr(sbw_error_reason(), "plif_slope.npy"));
+    assert_false(exists(path));
+    rmdir(blocker);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plif_slopes),
+        cmocka_unit_test(test_lms_values),
+        cmocka_unit_test(test_bad_dir),
+        cmocka_unit_test(test_unwritable_file),
+    };
+    return cmocka_run_group_tests_name("head_io", tests, NULL, NULL);
+}
