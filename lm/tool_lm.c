@@ -504,6 +504,7 @@ static int run_eval(int argc, char **argv)
     st = st ? st : sbw_preflight(NULL, 0, outs, 2);
     if (st)
         return sbw_cli_fail("sbw-lm eval", st);
+    sbw_cli_threads(c.threads); /* before any table records '# threads=' */
     sbw_corpus *corpus = NULL;
     sbw_lm_opts o;
     sbw_lm lm;

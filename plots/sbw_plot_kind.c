@@ -1003,16 +1003,28 @@ static int load_vec(const char *dir, const char *name, double **v, size_t *n)
     return st;
 }
 
+/* x as a gnuplot floating-point literal: "%.17g", with ".0" added when
+ * that reads as an integer (gnuplot divides integers as integers: a knot
+ * span T = 10 written "10" made 2*T/100 zero and f flat). */
+static void gp_double(char *buf, size_t n, double x)
+{
+    int o = snprintf(buf, n, "%.17g", x);
+    if (o > 0 && (size_t)o + 2 < n && !strpbrk(buf, ".eEni"))
+        memcpy(buf + o, ".0", 3);
+}
+
 /* "array NAME[n] = [v0, v1, ...]" into the figure's definitions. */
 static int def_array(sbw_plot_fig *f, const char *name, const double *v, size_t n)
 {
-    size_t cap = 32 + strlen(name) + 26 * n;
-    char *s = malloc(cap);
+    size_t cap = 32 + strlen(name) + 28 * n;
+    char *s = malloc(cap), num[40];
     if (!s)
         return NOMEM();
     int o = snprintf(s, cap, "array %s[%zu] = [", name, n);
-    for (size_t i = 0; i < n && o > 0; i++)
-        o += snprintf(s + o, cap - (size_t)o, "%s%.17g", i ? ", " : "", v[i]);
+    for (size_t i = 0; i < n && o > 0; i++) {
+        gp_double(num, sizeof num, v[i]);
+        o += snprintf(s + o, cap - (size_t)o, "%s%s", i ? ", " : "", num);
+    }
     int st = sbw_plot_fig_def(f, "%s]", s);
     free(s);
     return st;
@@ -1033,17 +1045,18 @@ static int monotone_lms(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t,
     if (!st && (nv != nu || nc != nu))
         st = SBW_ERROR(SBW_ESHAPE, "%s: lms_u, lms_v, lms_c have %zu, %zu, %zu entries", dir, nu,
                        nv, nc);
-    char name[32];
+    char name[32], lnum[40];
+    gp_double(lnum, sizeof lnum, nl ? lam[0] : 0.0);
     snprintf(name, sizeof name, "u%zu", i);
     st = st ? st : def_array(f, name, u, nu);
     name[0] = 'v';
     st = st ? st : def_array(f, name, v, nu);
     name[0] = 'c';
     st = st ? st : def_array(f, name, c, nu);
-    st = st ? st
-            : sbw_plot_fig_def(
-                  f, "f%zu(x) = (sum [j=1:%zu] v%zu[j]*sg(u%zu[j]*x + c%zu[j])) + %.17g*x", i, nu,
-                  i, i, i, nl ? lam[0] : 0.0);
+    st =
+        st ? st
+           : sbw_plot_fig_def(f, "f%zu(x) = (sum [j=1:%zu] v%zu[j]*sg(u%zu[j]*x + c%zu[j])) + %s*x",
+                              i, nu, i, i, i, lnum);
     free(u);
     free(v);
     free(c);
@@ -1066,7 +1079,9 @@ static int monotone_plif(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t
     char name[32];
     snprintf(name, sizeof name, "s%zu", i);
     st = st ? st : def_array(f, name, s, k);
-    st = st ? st : sbw_plot_fig_def(f, "T%zu = %.17g; w%zu = 2*T%zu/%zu", i, T, i, i, k);
+    char tnum[40];
+    gp_double(tnum, sizeof tnum, T);
+    st = st ? st : sbw_plot_fig_def(f, "T%zu = %s; w%zu = 2.0*T%zu/%zu", i, tnum, i, i, k);
     st = st ? st
             : sbw_plot_fig_def(f,
                                "f%zu(x) = (sum [j=1:%zu] s%zu[j]*clamp(x + T%zu - (j-1)*w%zu, "
@@ -1092,7 +1107,9 @@ static int monotone_one(sbw_plot_fig *f, sbw_plot_fig_panel *p, const sbw_plot_k
     const char *k = st ? NULL : sbw_plot_tsv_meta(&t, "k");
     const char *kn = st ? NULL : sbw_plot_tsv_meta(&t, "knots");
     if (!st && !model)
-        st = SBW_ERROR(SBW_EDATA, "%s: no '# model=' line (an sbw-fit --save folder?)", path);
+        st = SBW_ERROR(SBW_EDATA,
+                       "%s: no '# model=' line (an sbw-fit --save or sbw-lm eval --export folder?)",
+                       path);
     if (!st && !strcmp(model, "lms")) {
         *lms = true;
         st = monotone_lms(f, dir, &t, i + 1);

@@ -67,7 +67,8 @@ r=$(rank_of "$T/mos")
 if [ -n "$r" ] && [ "$r" -gt 18 ]; then ok; else bad "trained mos K=3 D=16: rank '$r' not above D+2"; fi
 
 # ---- --export -------------------------------------------------------------------------------
-expect_exit 0 "eval --export" "$LM" eval --data "$C" --ckpt "$T/mos" --export "$T/exp" -q
+expect_exit 0 "eval --export" "$LM" eval --data "$C" --ckpt "$T/mos" --export "$T/exp" --threads 1 -q
+expect_eq "$(tsv_meta "$T/exp/params.tsv" threads)" 1 "params.tsv records the --threads given"
 for f in W b U V; do
     if [ -s "$T/exp/$f.npy" ]; then ok; else bad "--export wrote no $f.npy"; fi
 done

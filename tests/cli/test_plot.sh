@@ -112,6 +112,18 @@ expect_grep "^0.3333333333333333	50	nan" "$T/svfig.dat" "npy spectrum: 1/3 at 50
 # monotone: parameters as gnuplot arrays
 expect_grep "^array s1\[4\] = \[" "$T/figs/monotone_png.gp" "monotone: plif slopes"
 expect_grep "^array u2\[3\] = \[" "$T/figs/monotone_png.gp" "monotone: lms slopes"
+# monotone: the drawn f is the head's f, on hand-made heads (tests/fixtures/monotone_*).
+# PLIF: slopes 1, 2, 0.5, 3 on [-3, -1.5], [-1.5, 0], [0, 1.5], [1.5, 3], f(-3) = 0, straight
+# outside: f(-4) = -1, f(-2.25) = 0.75, f(-0.75) = 3, f(0) = 4.5, f(2.25) = 7.5, f(4) = 12.75
+# (an integer T once made gnuplot divide 2*T/4 as integers: width 1, not 1.5).
+# LMS: f(x) = 2 sigmoid(x) + x.
+expect_exit 0 "monotone of hand-made heads" "$P" -q monotone tests/fixtures/monotone_plif \
+    tests/fixtures/monotone_lms -o "$T/mono"
+got=$(cd "$T/elsewhere" && gnuplot -e "load '$T/mono.gp'; set print '-'; print sprintf('%.12g %.12g %.12g %.12g %.12g %.12g', f1(-4), f1(-2.25), f1(-0.75), f1(0), f1(2.25), f1(4)); print sprintf('%.12g %.12g', f2(0), f2(2))" 2>"$T/gp.err")
+expect_eq "$(echo "$got" | sed -n 1p)" "-1 0.75 3 4.5 7.5 12.75" "monotone: PLIF f at six points"
+expect_eq "$(echo "$got" | sed -n 2p)" "$(awk 'BEGIN { printf "%.12g %.12g", 1, 2 / (1 + exp(-2)) + 2 }')" \
+    "monotone: LMS f at 0 and 2"
+rm -f "$T"/elsewhere/*
 # -o with an extension means the stem; --size and --title reach the script
 expect_exit 0 "-o x.png" "$P" -q bound "$T/bound.tsv" -o "$T/b.png" --size 500x300 --title "My title"
 expect_grep "size 500,300" "$T/b.gp" "--size"
