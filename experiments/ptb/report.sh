@@ -155,6 +155,17 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         [ "$x" != — ] && printf '%s\t%s\n' "$x" "$m"
     done | in_order -n " < " "(none yet)."
     echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
+    printf -- "- MoS rank by K (Table 7), at float64's eps / at float32's:"
+    sep=" "
+    for k in $KS; do
+        n=$(mos_name "$k")
+        [ "$(v "$n/rank.tsv" rank)" = — ] && continue
+        printf '%sK = %s: %s / %s' "$sep" "$k" "$(v "$n/rank.tsv" rank)" "$(rank32 "$n")"
+        sep="; "
+    done
+    [ "$sep" = " " ] && printf ' (none evaluated yet)'
+    echo "."
+    echo "  The paper's: 6467, 8930, 9973, 9981, 9981 for K = 3, 5, 10, 15, 20."
     echo "- Expected pairwise KL (Table 11): see the words below the table, at the end of training and at"
     echo "  equal perplexity along it."
     echo
