@@ -97,17 +97,23 @@ if [ -n "$curves" ]; then
         awk -v names="$(echo "$clabels" | tr , ' ')" -v step=10 -f experiments/ptb/kld_at_ppl.awk $curves
     } >"$kap.tmp" && mv "$kap.tmp" "$kap"
 fi
-# MoS Table 7 as a figure: rank and test perplexity against K
+# MoS Table 7 as a figure: rank (at float64's and float32's eps) and test
+# perplexity against K, ours beside the paper's
 rk=$RES/rank-k.tsv
-printf '# command=experiments/ptb/report.sh (from MODEL/rank.tsv and MODEL/eval-test.tsv)\nmodel\tk\trank\tperplexity\n' >"$rk.tmp"
+printf '# command=experiments/ptb/report.sh (from MODEL/rank.tsv, MODEL/spectrum.tsv, MODEL/eval-test.tsv; the paper'"'"'s rows from its Table 7)\nmodel\tk\trank\tperplexity\n' >"$rk.tmp"
+nk=0
 for k in $KS; do
     n=$(mos_name "$k")
-    [ -s "$RES/$n/rank.tsv" ] && [ -s "$RES/$n/eval-test.tsv" ] &&
-        printf 'mos\t%s\t%s\t%s\n' "$k" "$(tsv_field "$RES/$n/rank.tsv" rank)" \
-            "$(tsv_field "$RES/$n/eval-test.tsv" ppl)" >>"$rk.tmp"
+    [ -s "$RES/$n/rank.tsv" ] && [ -s "$RES/$n/eval-test.tsv" ] || continue
+    p=$(tsv_field "$RES/$n/eval-test.tsv" ppl)
+    printf 'ours, eps of float64\t%s\t%s\t%s\n' "$k" "$(tsv_field "$RES/$n/rank.tsv" rank)" "$p" >>"$rk.tmp"
+    printf 'ours, eps of float32\t%s\t%s\tnan\n' "$k" "$(rank32 "$n")" >>"$rk.tmp"
+    nk=$((nk + 1))
 done
+[ "$QUICK" = 1 ] || printf 'Yang et al. 2018\t%s\t%s\t%s\n' 3 6467 58.62 5 8930 57.36 10 9973 56.33 \
+    15 9981 55.97 20 9981 56.17 >>"$rk.tmp"
 mv "$rk.tmp" "$rk"
-if [ "$(grep -vc '^#' "$rk")" -gt 2 ]; then
+if [ $nk -gt 1 ]; then
     "$BIN/sbw-plot" rank-k "$rk" -q -o "$FIG/rank-k" && figs="$figs rank-k"
 fi
 if [ -n "$logs" ]; then
@@ -307,7 +313,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values (σ/σ₀, on a log axis: on a linear one all three curves reach nearly 100 % within the first hundredth, σ₀ being about 20 times σ₁), and the singular values by index with each matrix's NR threshold." ;;
         kld-ppl) echo "Expected pairwise KL (valid) against validation perplexity along training." ;;
         training) echo "Training loss (nats per token) against training tokens." ;;
-        rank-k) echo "MoS Table 7 as a figure: rank and test perplexity against K." ;;
+        rank-k) echo "MoS Table 7 as a figure: rank (NR threshold at float64's eps and at float32's) and test perplexity against K, beside the paper's (results/rank-k.tsv)." ;;
         esac
         echo
         echo "![$f]($FIGREL/$f.png)"

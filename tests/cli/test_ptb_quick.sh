@@ -28,6 +28,14 @@ expect_eq "$(tsv_rows "$R/kld-at-ppl.tsv" | head -n 1)" "$(printf 'ppl\tsoftmax\
     "KLD at equal perplexity: one column per curve"
 expect_grep "^- \*\*(MoC|Softmax) (above|below)" "$Q/report.md" "report says MoC against Softmax at equal perplexity"
 expect_grep "^## How far from convergence" "$Q/report.md" "report says how far from convergence"
+# Table 7's figure: per K, the float64 rank is MODEL/rank.tsv's, and the
+# float32 one (a larger threshold on the same spectrum) is no larger
+for k in 2 3; do
+    r64=$(awk -F'\t' -v k=$k '$1 == "ours, eps of float64" && $2 == k { print $3 }' "$R/rank-k.tsv")
+    r32=$(awk -F'\t' -v k=$k '$1 == "ours, eps of float32" && $2 == k { print $3 }' "$R/rank-k.tsv")
+    expect_eq "$r64" "$(tsv_field "$R/mos-k$k/rank.tsv" rank)" "rank-k.tsv: K=$k's float64 rank"
+    if [ -n "$r32" ] && [ "$r32" -le "$r64" ]; then ok; else bad "rank-k.tsv: K=$k float32 rank '$r32' above float64's '$r64'"; fi
+done
 n=$(grep -vc '^#' "$R/mos-k3/curve.tsv")
 if [ "$n" -ge 3 ]; then ok; else bad "KLD curve has $n lines"; fi
 # PLIF's learned f: sbw-lm eval --export's folder lists every .npy in it with
