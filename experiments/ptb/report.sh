@@ -230,6 +230,25 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         15) p="9981|9979|55.97" ;; 20) p="9981|9980|56.17" ;; *) p="—|—|—" ;; esac
         echo "| $k | $(v "$n/rank.tsv" rank) | $(echo "$p" | cut -d'|' -f1) | $(echo "$p" | cut -d'|' -f2) | $(rank32 "$n") | $(v "$n/eval-test.tsv" ppl %.2f) | $(echo "$p" | cut -d'|' -f3) |"
     done
+    # in words: each K's two ranks, whether the float32 one rises with K
+    for k in $KS; do
+        n=$(mos_name "$k")
+        [ -s "$RES/$n/rank.tsv" ] && [ -s "$RES/$n/spectrum.tsv" ] &&
+            printf '%s %s %s %s\n' "$k" "$(v "$n/rank.tsv" rank)" "$(rank32 "$n")" "$(v "$n/rank.tsv" n)"
+    done | awk 'NR > 0 { k[NR] = $1; r64[NR] = $2; r32[NR] = $3; m = $4 }
+        END {
+            if (NR < 2) exit
+            full = 1; up = 1
+            for (i = 1; i <= NR; i++) {
+                if (r64[i] != m) full = 0
+                if (i > 1 && r32[i] <= r32[i - 1]) up = 0
+                l = l (i > 1 ? (i < NR ? ", " : " and ") : "") "K = " k[i] ": " r32[i]
+            }
+            printf "\nAt float64'"'"'s eps %s. At float32'"'"'s eps (%s) the rank %s with K", \
+                full ? "every K measured gives the full rank " m : "the ranks are those of the table", l,
+                up ? "rises" : "does not rise steadily"
+            print up ? ", as the paper'"'"'s does (the paper does not say in which precision it computed its ranks)." : "."
+        }'
     echo
     echo "## Table 11: expected pairwise KL divergence (nats), valid / test"
     echo

@@ -36,6 +36,11 @@ for k in 2 3; do
     expect_eq "$r64" "$(tsv_field "$R/mos-k$k/rank.tsv" rank)" "rank-k.tsv: K=$k's float64 rank"
     if [ -n "$r32" ] && [ "$r32" -le "$r64" ]; then ok; else bad "rank-k.tsv: K=$k float32 rank '$r32' above float64's '$r64'"; fi
 done
+r2=$(awk -F'\t' '$1 == "ours, eps of float32" && $2 == 2 { print $3 }' "$R/rank-k.tsv")
+r3=$(awk -F'\t' '$1 == "ours, eps of float32" && $2 == 3 { print $3 }' "$R/rank-k.tsv")
+w=$([ "${r3:-0}" -gt "${r2:-0}" ] && echo rises || echo "does not rise steadily")
+expect_grep "^At float64's eps .* At float32's eps \(K = 2: $r2 and K = 3: $r3\) the rank $w with K" "$Q/report.md" \
+    "Table 7 in words: the float32 ranks and whether they rise"
 n=$(grep -vc '^#' "$R/mos-k3/curve.tsv")
 if [ "$n" -ge 3 ]; then ok; else bad "KLD curve has $n lines"; fi
 # PLIF's learned f: sbw-lm eval --export's folder lists every .npy in it with
