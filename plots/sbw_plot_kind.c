@@ -1046,7 +1046,7 @@ static int monotone_lms(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t,
         st = SBW_ERROR(SBW_ESHAPE, "%s: lms_u, lms_v, lms_c have %zu, %zu, %zu entries", dir, nu,
                        nv, nc);
     char name[32], lnum[40];
-    gp_double(lnum, sizeof lnum, nl ? lam[0] : 0.0);
+    gp_double(lnum, sizeof lnum, lam && nl ? lam[0] : 0.0);
     snprintf(name, sizeof name, "u%zu", i);
     st = st ? st : def_array(f, name, u, nu);
     name[0] = 'v';
