@@ -134,6 +134,15 @@ if [ -s "$pf/params.tsv" ] && [ -s "$pf/plif_slope.npy" ]; then
         [ -n "$smin" ] && [ -n "$smax" ] && plif_f=1
 fi
 
+# each evaluated K as "K<TAB>rank<TAB>rank at float32's eps<TAB>columns", for
+# the summary and Table 7's sentence
+kranks=$(for k in $KS; do
+    n=$(mos_name "$k")
+    if [ -s "$RES/$n/rank.tsv" ]; then
+        printf '%s\t%s\t%s\t%s\n' "$k" "$(tsv_field "$RES/$n/rank.tsv" rank)" "$(rank32 "$n")" \
+            "$(tsv_field "$RES/$n/rank.tsv" n)"
+    fi
+done)
 # the valid predictions each curve point was measured on (its # command= line)
 curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null || true)
 {
@@ -162,15 +171,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     done | in_order -n " < " "(none yet)."
     echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
     printf -- "- MoS rank by K (Table 7), at float64's eps / at float32's:"
-    sep=" "
-    for k in $KS; do
-        n=$(mos_name "$k")
-        [ "$(v "$n/rank.tsv" rank)" = — ] && continue
-        printf '%sK = %s: %s / %s' "$sep" "$k" "$(v "$n/rank.tsv" rank)" "$(rank32 "$n")"
-        sep="; "
-    done
-    [ "$sep" = " " ] && printf ' (none evaluated yet)'
-    echo "."
+    printf '%s' "$kranks" | awk -F'\t' '{ printf "%s K = %s: %s / %s", (NR > 1 ? ";" : ""), $1, $2, $3 }
+        END { print NR ? "." : " (none evaluated yet)." }'
     echo "  The paper's: 6467, 8930, 9973, 9981, 9981 for K = 3, 5, 10, 15, 20."
     echo "- Expected pairwise KL (Table 11): see the words below the table, at the end of training and at"
     echo "  equal perplexity along it."
@@ -231,18 +233,14 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         echo "| $k | $(v "$n/rank.tsv" rank) | $(echo "$p" | cut -d'|' -f1) | $(echo "$p" | cut -d'|' -f2) | $(rank32 "$n") | $(v "$n/eval-test.tsv" ppl %.2f) | $(echo "$p" | cut -d'|' -f3) |"
     done
     # in words: each K's two ranks, whether the float32 one rises with K
-    for k in $KS; do
-        n=$(mos_name "$k")
-        [ -s "$RES/$n/rank.tsv" ] && [ -s "$RES/$n/spectrum.tsv" ] &&
-            printf '%s %s %s %s\n' "$k" "$(v "$n/rank.tsv" rank)" "$(rank32 "$n")" "$(v "$n/rank.tsv" n)"
-    done | awk 'NR > 0 { k[NR] = $1; r64[NR] = $2; r32[NR] = $3; m = $4 }
+    printf '%s' "$kranks" | awk -F'\t' '$3 != "—" { N++; k[N] = $1; r64[N] = $2; r32[N] = $3; m = $4 }
         END {
-            if (NR < 2) exit
+            if (N < 2) exit
             full = 1; up = 1
-            for (i = 1; i <= NR; i++) {
+            for (i = 1; i <= N; i++) {
                 if (r64[i] != m) full = 0
                 if (i > 1 && r32[i] <= r32[i - 1]) up = 0
-                l = l (i > 1 ? (i < NR ? ", " : " and ") : "") "K = " k[i] ": " r32[i]
+                l = l (i > 1 ? (i < N ? ", " : " and ") : "") "K = " k[i] ": " r32[i]
             }
             printf "\nAt float64'"'"'s eps %s. At float32'"'"'s eps (%s) the rank %s with K", \
                 full ? "every K measured gives the full rank " m : "the ranks are those of the table", l,

@@ -30,14 +30,16 @@ expect_grep "^- \*\*(MoC|Softmax) (above|below)" "$Q/report.md" "report says MoC
 expect_grep "^## How far from convergence" "$Q/report.md" "report says how far from convergence"
 # Table 7's figure: per K, the float64 rank is MODEL/rank.tsv's, and the
 # float32 one (a larger threshold on the same spectrum) is no larger
+# rk SERIES K: the rank rank-k.tsv gives that series at K
+rk() { awk -F'\t' -v s="ours, eps of $1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$R/rank-k.tsv"; }
 for k in 2 3; do
-    r64=$(awk -F'\t' -v k=$k '$1 == "ours, eps of float64" && $2 == k { print $3 }' "$R/rank-k.tsv")
-    r32=$(awk -F'\t' -v k=$k '$1 == "ours, eps of float32" && $2 == k { print $3 }' "$R/rank-k.tsv")
+    r64=$(rk float64 $k)
+    r32=$(rk float32 $k)
     expect_eq "$r64" "$(tsv_field "$R/mos-k$k/rank.tsv" rank)" "rank-k.tsv: K=$k's float64 rank"
     if [ -n "$r32" ] && [ "$r32" -le "$r64" ]; then ok; else bad "rank-k.tsv: K=$k float32 rank '$r32' above float64's '$r64'"; fi
 done
-r2=$(awk -F'\t' '$1 == "ours, eps of float32" && $2 == 2 { print $3 }' "$R/rank-k.tsv")
-r3=$(awk -F'\t' '$1 == "ours, eps of float32" && $2 == 3 { print $3 }' "$R/rank-k.tsv")
+r2=$(rk float32 2)
+r3=$(rk float32 3)
 w=$([ "${r3:-0}" -gt "${r2:-0}" ] && echo rises || echo "does not rise steadily")
 expect_grep "^At float64's eps .* At float32's eps \(K = 2: $r2 and K = 3: $r3\) the rank $w with K" "$Q/report.md" \
     "Table 7 in words: the float32 ranks and whether they rise"
