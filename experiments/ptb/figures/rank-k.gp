@@ -30,7 +30,7 @@ set ylabel 'numerical rank of log Q (NR threshold)' noenhanced
 set key below
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
-set xtics (3, 5, 15, 10, 20)
+set xtics (3, 5, 10, 15, 20)
 set ytics autofreq
 plot data index 0 using 1:2 with linespoints ls 1 title 'ours, eps of float64' noenhanced, \
      data index 1 using 1:2 with linespoints ls 2 title 'ours, eps of float32' noenhanced, \
@@ -43,7 +43,7 @@ set ylabel 'perplexity' noenhanced
 set key below
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
-set xtics (3, 5, 15, 10, 20)
+set xtics (3, 5, 10, 15, 20)
 set ytics autofreq
 plot data index 3 using 1:2 with linespoints ls 1 title 'ours, eps of float64' noenhanced, \
      data index 4 using 1:2 with linespoints ls 3 title 'Yang et al. 2018' noenhanced
