@@ -135,10 +135,48 @@ train() {
 
 # ---- eval: perplexities, rank, spectrum, pairwise KL, the curve ----------------------------
 # logq NAME CKPT SPLIT TOKENS: the log-probability rows on stdout, the
-# eval table on fd 3
+# eval table on fd 3.  A pipe's status is its consumer's; the rows are a
+# .npy stream whose header gives their count, so when sbw-lm eval fails
+# the consumer reads a short stream and fails too.
 logq() {
     "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$2" --split "$3" ${4:+--tokens "$4"} \
         --logprobs - --threads "$THREADS" -q 2>&3
+}
+
+# into FILE CMD...: CMD's stdout goes to FILE.tmp and becomes FILE only when
+# CMD succeeds; otherwise the temporary is removed and CMD's status
+# returned.  So a failed or interrupted step (see the trap below) leaves
+# no FILE, and a rerun, which skips the FILEs that exist, redoes it.
+into() {
+    into_tmp=$1.tmp
+    shift
+    irc=0
+    "$@" >"$into_tmp" || irc=$?
+    if [ $irc = 0 ]; then mv "$into_tmp" "${into_tmp%.tmp}"; else rm -f "$into_tmp"; fi
+    into_tmp=
+    return $irc
+}
+
+# rows_into TABLE NAME CKPT SPLIT TOKENS TOOL ARG...: logq's rows piped into
+# $BIN/TOOL ARG...; sbw-lm's eval table becomes TABLE (through a temporary)
+# when the pipe succeeds, or is dropped when TABLE is -; when the pipe
+# fails, sbw-lm's messages go to stderr and its status is returned.
+rows_into() {
+    rtab=$1 rname=$2 rck=$3 rsplit=$4 rtok=$5 rtool=$6
+    shift 6
+    table_tmp=$RES/$rname/.eval-table.tmp
+    rrc=0
+    logq "$rname" "$rck" "$rsplit" "$rtok" 3>"$table_tmp" | "$BIN/$rtool" "$@" || rrc=$?
+    if [ $rrc != 0 ]; then
+        grep '^sbw-lm' "$table_tmp" >&2 || :
+        rm -f "$table_tmp"
+    elif [ "$rtab" = - ]; then
+        rm -f "$table_tmp"
+    else
+        mv "$table_tmp" "$rtab" || rrc=$?
+    fi
+    table_tmp=
+    return $rrc
 }
 
 evaluate() {
@@ -155,23 +193,18 @@ evaluate() {
     t0=$(date +%s)
     for s in valid test; do
         [ -s "$out/eval-$s.tsv" ] ||
-            "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$ck" --split $s --threads "$THREADS" -q \
-                >"$out/eval-$s.tsv"
+            into "$out/eval-$s.tsv" "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$ck" --split $s \
+                --threads "$THREADS" -q
     done
-    if [ ! -s "$out/rank.tsv" ]; then
-        logq "$name" "$ck" test "$RANK_T" 3>"$out/eval-rank-rows.tsv" |
-            "$BIN/sbw-rank" - --spectrum "$out/spectrum.tsv" -q >"$out/rank.tsv"
-    fi
-    if [ ! -s "$out/rank-center.tsv" ]; then
-        logq "$name" "$ck" test "$RANK_T" 3>/dev/null | "$BIN/sbw-rank" - --center -q \
-            >"$out/rank-center.tsv"
-    fi
+    [ -s "$out/rank.tsv" ] || into "$out/rank.tsv" rows_into "$out/eval-rank-rows.tsv" \
+        "$name" "$ck" test "$RANK_T" sbw-rank - --spectrum "$out/spectrum.tsv" -q
+    [ -s "$out/rank-center.tsv" ] || into "$out/rank-center.tsv" rows_into - \
+        "$name" "$ck" test "$RANK_T" sbw-rank - --center -q
     if [ "$name" = "$FULL_RANK" ] && [ ! -s "$out/rank-full.tsv" ]; then
-        logq "$name" "$ck" test "" 3>/dev/null | "$BIN/sbw-rank" - -q >"$out/rank-full.tsv"
+        into "$out/rank-full.tsv" rows_into - "$name" "$ck" test "" sbw-rank - -q
     fi
     for s in valid test; do
-        [ -s "$out/kl-$s.tsv" ] ||
-            logq "$name" "$ck" $s "" 3>/dev/null | "$BIN/sbw-kl" - -q >"$out/kl-$s.tsv"
+        [ -s "$out/kl-$s.tsv" ] || into "$out/kl-$s.tsv" rows_into - "$name" "$ck" $s "" sbw-kl - -q
     done
     curve "$name"
     # the wall time of this call (a resumed evaluation counts only its last part)
@@ -236,6 +269,17 @@ curve() {
     { sed -n '1,2p' "$c"; sed '1,2d' "$c" | sort -n -u; } >"$c.tmp" && mv "$c.tmp" "$c"
 }
 
+# Ctrl-C (130) or SIGTERM (143) removes the temporaries of the step it
+# stopped (after the running tool has exited: sbw-lm train checkpoints
+# first); finished steps stay, and a rerun goes on from them.
+into_tmp='' table_tmp='' out=''
+cleanup() {
+    rm -f ${into_tmp:+"$into_tmp"} ${table_tmp:+"$table_tmp"}
+    [ -z "$out" ] || rm -f "$out/train.tsv.tmp" "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" \
+        "$out/curve.tsv.tmp" "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp"
+}
+trap 'cleanup; echo "run.sh: interrupted; rerun to go on from the finished steps" >&2; exit 130' INT
+trap 'cleanup; echo "run.sh: terminated; rerun to go on from the finished steps" >&2; exit 143' TERM
 status=0
 ffail=0
 if [ "$STEP" = train ] || [ "$STEP" = all ]; then

@@ -5,7 +5,8 @@
 # folder, sbw-plot monotone, the report's figure and slope range); a rerun
 # redoes nothing; an evaluated model gets its f without a new evaluation;
 # a model whose results were deleted is finished from its checkpoint, not
-# retrained.
+# retrained; a failed or terminated evaluation step leaves no file of its
+# own and no temporary.
 . tests/cli/lib.sh
 Q=$T/ptbq
 run() { OUTQ=$Q QUIET=1 BIN=$BIN sh experiments/ptb/run.sh --quick "$@"; }
@@ -104,6 +105,38 @@ rm "$R/plif/train.tsv" "$R/plif/eval.done"
 expect_exit 0 "rerun after deleting plif's results" run train plif
 expect_grep "plif: training \(resuming\)" "$T/out" "plif resumed from its checkpoint"
 expect_eq "$(tsv_field "$R/plif/train.tsv" steps)" "$steps" "no step redone"
+# a failed or terminated evaluation step leaves no result of its own and no
+# temporary, keeps the steps before it, and a rerun finishes the rest;
+# tools made to fail stand in for sbw-rank and sbw-kl (the rest of $BIN is linked)
+r0=$(tsv_field "$R/softmax/rank.tsv" rank)
+FB=$T/fakebin
+mkdir "$FB"
+for t in "$(cd "$BIN" && pwd)"/sbw-*; do ln -s "$t" "$FB/"; done
+runf() { OUTQ=$Q QUIET=1 BIN=$FB sh experiments/ptb/run.sh --quick "$@"; }
+temporaries() { find "$R/softmax" -name '*.tmp' -o -name '.curve-*' | wc -l; }
+cd "$R/softmax" && rm eval.done rank.tsv eval-rank-rows.tsv kl-valid.tsv kl-test.tsv && cd "$OLDPWD"
+rm "$FB/sbw-rank"
+printf '#!/bin/sh\necho "sbw-rank: -: made to fail" >&2\nexit 1\n' >"$FB/sbw-rank"
+chmod +x "$FB/sbw-rank"
+expect_exit 1 "an evaluation whose sbw-rank fails" runf eval softmax
+expect_grep "sbw-rank: -: made to fail" "$T/err" "the failing tool's message is shown"
+for f in rank.tsv eval-rank-rows.tsv eval.done; do
+    expect_absent "$R/softmax/$f" "a failed rank step leaves no $f"
+done
+expect_eq "$(temporaries)" 0 "a failed rank step leaves no temporary"
+rm "$FB/sbw-rank" && ln -s "$(cd "$BIN" && pwd)/sbw-rank" "$FB/"
+rm "$FB/sbw-kl"
+printf '#!/bin/sh\nkill -TERM $PPID\nexit 1\n' >"$FB/sbw-kl"
+chmod +x "$FB/sbw-kl"
+expect_exit 143 "an evaluation terminated in its KL step" runf eval softmax
+expect_grep "run.sh: terminated" "$T/err" "the termination is named"
+expect_eq "$(tsv_field "$R/softmax/rank.tsv" rank)" "$r0" "the rank step before it is kept"
+expect_absent "$R/softmax/kl-valid.tsv" "a terminated KL step leaves no kl-valid.tsv"
+expect_eq "$(temporaries)" 0 "a terminated step leaves no temporary"
+expect_exit 0 "the rerun after them" run eval softmax
+for f in eval.done kl-valid.tsv kl-test.tsv; do
+    if [ -s "$R/softmax/$f" ]; then ok; else bad "the rerun did not write softmax's $f"; fi
+done
 expect_exit 2 "unknown step" run fly
 expect_exit 2 "unknown model" run train gpt
 finish
