@@ -32,7 +32,10 @@ expect_grep "^## How far from convergence" "$Q/report.md" "report says how far f
 # Table 7's figure: per K, the float64 rank is MODEL/rank.tsv's, and the
 # float32 one (a larger threshold on the same spectrum) is no larger
 # rk SERIES K: the rank rank-k.tsv gives that series at K
-rk() { awk -F'\t' -v s="ours, eps of $1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$R/rank-k.tsv"; }
+rk() {
+    case $1 in float64) s='ours (float64)' ;; *) s="ours at float32's eps" ;; esac
+    awk -F'\t' -v s="$s" -v k="$2" '$1 == s && $2 == k { print $3 }' "$R/rank-k.tsv"
+}
 for k in 2 3; do
     r64=$(rk float64 $k)
     r32=$(rk float32 $k)

@@ -32,8 +32,8 @@ set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set xtics (3, 5, 10, 15, 20)
 set ytics autofreq
-plot data index 0 using 1:2 with linespoints ls 1 title 'ours, eps of float64' noenhanced, \
-     data index 1 using 1:2 with linespoints ls 2 title 'ours, eps of float32' noenhanced, \
+plot data index 0 using 1:2 with linespoints ls 1 title 'ours (float64)' noenhanced, \
+     data index 1 using 1:2 with linespoints ls 2 title 'ours at float32''s eps' noenhanced, \
      data index 2 using 1:2 with linespoints ls 3 title 'Yang et al. 2018' noenhanced
 unset logscale
 set autoscale
@@ -45,7 +45,7 @@ set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set xtics (3, 5, 10, 15, 20)
 set ytics autofreq
-plot data index 3 using 1:2 with linespoints ls 1 title 'ours, eps of float64' noenhanced, \
+plot data index 3 using 1:2 with linespoints ls 1 title 'ours (float64)' noenhanced, \
      data index 4 using 1:2 with linespoints ls 3 title 'Yang et al. 2018' noenhanced
 unset multiplot
 unset output
