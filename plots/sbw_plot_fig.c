@@ -448,12 +448,16 @@ static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
 /* Tics of a log axis over data in [lo, hi]: the ranges hug the data, so a
  * span under three decades could show one labelled tic or none; label
  * 1, 2, 5 (or every digit) times the powers of ten inside it, or, in a
- * very narrow span, four values spread over it. */
-static void log_tics(FILE *out, char axis, double lo, double hi)
+ * very narrow span, four values spread over it.  Over three decades or
+ * more gnuplot puts every tic at a power of ten, labelled 10^k (its
+ * default 1x10^k crowds a span of many decades). */
+static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
 {
     static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
     static const size_t len[3] = {1, 3, 9};
     fprintf(out, "set %ctics autofreq\n", axis);
+    if (lo > 0 && isfinite(hi) && hi / lo >= 1000)
+        fprintf(out, "set format %c %s\n", axis, tex ? "'$10^{%T}$'" : "'10^{%T}'");
     if (!(lo > 0) || !isfinite(hi) || hi / lo >= 1000)
         return;
     for (size_t k = 0; k < 3; k++) {
@@ -478,7 +482,8 @@ static void log_tics(FILE *out, char axis, double lo, double hi)
 static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o, size_t *idx)
 {
     bool tex = o->format == SBW_PLOT_TEX;
-    fprintf(out, "unset logscale\nset autoscale\nset title ");
+    fprintf(out, "unset logscale\nset autoscale\nset format x '%% h'\nset format y '%% h'\n"
+                 "set title ");
     quoted(out, p->title, tex);
     fprintf(out, "\nset xlabel ");
     quoted(out, p->xlabel, tex);
@@ -513,12 +518,12 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
     bool lx = p->logx || o->logx, ly = p->logy || o->logy;
     if (!xtics(out, p) && lx) {
         data_range(p, lx, ly, false, &lo, &hi);
-        log_tics(out, 'x', lo, hi);
+        log_tics(out, 'x', lo, hi, tex);
     }
     fprintf(out, "set ytics autofreq\n");
     if (ly) {
         data_range(p, lx, ly, true, &lo, &hi);
-        log_tics(out, 'y', lo, hi);
+        log_tics(out, 'y', lo, hi, tex);
     }
     fprintf(out, "plot ");
     for (size_t j = 0; j < p->nseries; j++) {

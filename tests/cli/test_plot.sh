@@ -109,6 +109,19 @@ npy_header '<f8' '(4,)' "$T/sv.npy"
 printf '\000\000\000\000\000\000\010\100\000\000\000\000\000\000\000\100\000\000\000\000\000\000\360\077\000\000\000\000\000\000\360\077' >>"$T/sv.npy"
 expect_exit 0 "spectrum of a .npy" "$P" -q spectrum "$T/sv.npy" -o "$T/svfig"
 expect_grep "^0.3333333333333333	50	nan" "$T/svfig.dat" "npy spectrum: 1/3 at 50%"
+# a log axis over three decades or more is labelled 10^k, not gnuplot's
+# crowded 1x10^k: singular values 1, 2^-20, 2^-40, 2^-40 (12 decades),
+# drawn on gnuplot's text terminal, where the format shows as written
+npy_header '<f8' '(4,)' "$T/wide.npy"
+printf '\000\000\000\000\000\000\360\077\000\000\000\000\000\000\260\076\000\000\000\000\000\000\160\075\000\000\000\000\000\000\160\075' >>"$T/wide.npy"
+expect_exit 0 "spectrum over 12 decades" "$P" -q spectrum "$T/wide.npy" --logx -o "$T/wide"
+sed -e 's/^set terminal .*/set terminal dumb size 200,40/' -e "s|^set output .*|set output '$T/wide.txt'|" \
+    "$T/wide.gp" >"$T/wide-dumb.gp"
+expect_exit 0 "the wide spectrum drawn as text" gnuplot "$T/wide-dumb.gp"
+expect_grep '10\^\{-12\}' "$T/wide.txt" "12 decades: a tic labelled 10^{-12}"
+if grep -q '[0-9]e-[0-9]\|x10' "$T/wide.txt"; then
+    bad "12 decades: a tic labelled 1e-k or 1x10^k: $(grep '[0-9]e-[0-9]\|x10' "$T/wide.txt" | head -n 1)"
+else ok; fi
 # monotone: parameters as gnuplot arrays
 expect_grep "^array s1\[4\] = \[" "$T/figs/monotone_png.gp" "monotone: plif slopes"
 expect_grep "^array u2\[3\] = \[" "$T/figs/monotone_png.gp" "monotone: lms slopes"
