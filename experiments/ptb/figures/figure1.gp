@@ -24,6 +24,8 @@ set samples 500
 set multiplot layout 1,2 title 'Singular spectra' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title 'Cumulative spectrum (cf. MoS Figure 1)' noenhanced
 set xlabel 'normalised singular value (σ/σ₀)' noenhanced
 set ylabel '% of singular values ≤ x' noenhanced
@@ -33,12 +35,15 @@ set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
 set xtics autofreq
+set format x '10^{%T}'
 set ytics autofreq
 plot data index 0 using 1:2 with steps ls 1 dt 1 title 'softmax' noenhanced, \
      data index 1 using 1:2 with steps ls 2 dt 2 title 'moc' noenhanced, \
      data index 2 using 1:2 with steps ls 3 dt 4 title 'mos-k15' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title 'Singular values' noenhanced
 set xlabel 'index j' noenhanced
 set ylabel 'singular value σ (log scale)' noenhanced
@@ -49,8 +54,10 @@ set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
 set xtics autofreq
+set format x '10^{%T}'
 set ytics autofreq
 set ytics autofreq
+set format y '10^{%T}'
 plot data index 3 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
      3.388991950512876e-09 with lines ls 1 dt 2 lw 1.2 title 'NR threshold, softmax' noenhanced, \
      data index 4 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced, \

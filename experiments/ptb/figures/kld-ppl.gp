@@ -24,6 +24,8 @@ set samples 500
 set multiplot layout 1,1 title 'Expected pairwise KL against perplexity along training' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title '' noenhanced
 set xlabel 'validation perplexity' noenhanced
 set ylabel 'expected pairwise KL (nats)' noenhanced

@@ -30,6 +30,8 @@ f1(x) = (sum [j=1:100] s1[j]*clamp(x + T1 - (j-1)*w1, w1)) + (x < -T1 ? s1[1]*(x
 set multiplot layout 1,1 title 'Learned monotone functions (cf. LMS Figure 4)' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title '' noenhanced
 set xlabel 'logit x' noenhanced
 set ylabel 'f(x)' noenhanced

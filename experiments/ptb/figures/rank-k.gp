@@ -24,6 +24,8 @@ set samples 500
 set multiplot layout 1,2 title 'Rank and fit against the number of mixture components' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title '' noenhanced
 set xlabel 'mixture components K' noenhanced
 set ylabel 'numerical rank of log Q (NR threshold)' noenhanced
@@ -37,6 +39,8 @@ plot data index 0 using 1:2 with linespoints ls 1 title 'ours (float64)' noenhan
      data index 2 using 1:2 with linespoints ls 3 title 'Yang et al. 2018' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title '' noenhanced
 set xlabel 'mixture components K' noenhanced
 set ylabel 'perplexity' noenhanced

@@ -24,6 +24,8 @@ set samples 500
 set multiplot layout 1,1 title 'Training curves' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title '' noenhanced
 set xlabel 'tokens' noenhanced
 set ylabel 'loss (nats)' noenhanced
