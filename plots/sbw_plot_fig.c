@@ -456,10 +456,12 @@ static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
     static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
     static const size_t len[3] = {1, 3, 9};
     fprintf(out, "set %ctics autofreq\n", axis);
-    if (lo > 0 && isfinite(hi) && hi / lo >= 1000)
-        fprintf(out, "set format %c %s\n", axis, tex ? "'$10^{%T}$'" : "'10^{%T}'");
-    if (!(lo > 0) || !isfinite(hi) || hi / lo >= 1000)
+    if (!(lo > 0) || !isfinite(hi))
         return;
+    if (hi / lo >= 1000) {
+        fprintf(out, "set format %c %s\n", axis, tex ? "'$10^{%T}$'" : "'10^{%T}'");
+        return;
+    }
     for (size_t k = 0; k < 3; k++) {
         double t[40];
         size_t n = 0;
