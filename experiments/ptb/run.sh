@@ -98,6 +98,20 @@ mkdir -p "$STATE" "$RES"
 names() { echo "$MODELS" | cut -d'|' -f1; }
 opts_of() { echo "$MODELS" | awk -F'|' -v n="$1" '$1 == n { print $2 }'; }
 
+# into FILE CMD...: CMD's stdout goes to FILE.tmp and becomes FILE only when
+# CMD succeeds; otherwise the temporary is removed and CMD's status
+# returned.  So a failed or interrupted step (see the trap below) leaves
+# no FILE, and a rerun, which skips the FILEs that exist, redoes it.
+into() {
+    into_tmp=$1.tmp
+    shift
+    irc=0
+    "$@" >"$into_tmp" || irc=$?
+    if [ $irc = 0 ]; then mv "$into_tmp" "${into_tmp%.tmp}"; else rm -f "$into_tmp"; fi
+    into_tmp=
+    return $irc
+}
+
 # ---- train: one model, resumable, at most STEP_HOURS per call -----------------------------
 train() {
     name=$1
@@ -113,14 +127,10 @@ train() {
     echo "== $name: training${resume:+ (resuming)} into $ck"
     rc=0
     # shellcheck disable=SC2046,SC2086 # the option lists split on purpose
-    timeout -s TERM "$(awk -v h="${STEP_HOURS:-2}" 'BEGIN { printf "%d", h * 3600 }')" \
+    into "$out/train.tsv" timeout -s TERM "$(awk -v h="${STEP_HOURS:-2}" 'BEGIN { printf "%d", h * 3600 }')" \
         "$BIN/sbw-lm" train --data "$PTB" $(opts_of "$name") $COMMON --threads "$THREADS" \
-        --ckpt "$ck" $resume --log "$out/log.tsv" ${QUIET:+-q} >"$out/train.tsv.tmp" || rc=$?
-    if [ $rc = 0 ]; then
-        mv "$out/train.tsv.tmp" "$out/train.tsv"
-        return 0
-    fi
-    rm -f "$out/train.tsv.tmp"
+        --ckpt "$ck" $resume --log "$out/log.tsv" ${QUIET:+-q} || rc=$?
+    [ $rc = 0 ] && return 0
     if [ $rc = 124 ]; then
         echo "== $name: stopped after ${STEP_HOURS:-2} h with a checkpoint; rerun to continue"
         return 3
@@ -141,20 +151,6 @@ train() {
 logq() {
     "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$2" --split "$3" ${4:+--tokens "$4"} \
         --logprobs - --threads "$THREADS" -q 2>&3
-}
-
-# into FILE CMD...: CMD's stdout goes to FILE.tmp and becomes FILE only when
-# CMD succeeds; otherwise the temporary is removed and CMD's status
-# returned.  So a failed or interrupted step (see the trap below) leaves
-# no FILE, and a rerun, which skips the FILEs that exist, redoes it.
-into() {
-    into_tmp=$1.tmp
-    shift
-    irc=0
-    "$@" >"$into_tmp" || irc=$?
-    if [ $irc = 0 ]; then mv "$into_tmp" "${into_tmp%.tmp}"; else rm -f "$into_tmp"; fi
-    into_tmp=
-    return $irc
 }
 
 # rows_into TABLE NAME CKPT SPLIT TOKENS TOOL ARG...: logq's rows piped into
@@ -275,8 +271,8 @@ curve() {
 into_tmp='' table_tmp='' out=''
 cleanup() {
     rm -f ${into_tmp:+"$into_tmp"} ${table_tmp:+"$table_tmp"}
-    [ -z "$out" ] || rm -f "$out/train.tsv.tmp" "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" \
-        "$out/curve.tsv.tmp" "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp"
+    [ -z "$out" ] || rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" "$out/curve.tsv.tmp" \
+        "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp"
 }
 trap 'cleanup; echo "run.sh: interrupted; rerun to go on from the finished steps" >&2; exit 130' INT
 trap 'cleanup; echo "run.sh: terminated; rerun to go on from the finished steps" >&2; exit 143' TERM
