@@ -32,11 +32,12 @@ v() {
     fi
     printf '—'
 }
-# rank32 MODEL: the NR rank of MODEL's spectrum at float32's eps (the same
-# rule, tsh = 0.5 sqrt(m+n+1) w0 eps, with eps = 2^-23): what the threshold
-# gives a matrix stored in float32, as the papers' PyTorch models were; — when
-# missing
-rank32() {
+# rank32_of MODEL: the NR rank of MODEL's spectrum at float32's eps (the
+# same rule, tsh = 0.5 sqrt(m+n+1) w0 eps, with eps = 2^-23): what the
+# threshold gives a matrix stored in float32, as the papers' PyTorch models
+# were; — when missing.  rank32 looks it up in r32tab, where every model's is
+# worked out once (a spectrum is 10,000 rows, and several tables use each).
+rank32_of() {
     if [ -s "$RES/$1/spectrum.tsv" ] && [ -s "$RES/$1/rank.tsv" ]; then
         awk -F'\t' -v m="$(tsv_field "$RES/$1/rank.tsv" m)" -v n="$(tsv_field "$RES/$1/rank.tsv" n)" '
             /^#/ { next }
@@ -48,6 +49,7 @@ rank32() {
         printf '—'
     fi
 }
+rank32() { printf '%s\n' "$r32tab" | awk -F'\t' -v m="$1" '$1 == m { r = $2 } END { printf "%s", r == "" ? "—" : r }'; }
 # in_order SORT SEP EMPTY: "value<TAB>name" lines on stdin as one sentence,
 # "name value SEP name value." in `sort SORT` order; EMPTY when none
 in_order() {
@@ -58,6 +60,11 @@ in_order() {
 bound() { v "$1/train.tsv" d | awk '{ print ($1 == "—") ? "—" : $1 + 2 }'; }
 mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
 
+# "MODEL<TAB>rank at float32's eps" for every model with a spectrum
+r32tab=$(for d in "$RES"/*/; do
+    m=$(basename "$d")
+    [ -s "$d/spectrum.tsv" ] && printf '%s\t%s\n' "$m" "$(rank32_of "$m")"
+done)
 spectra=""
 labels=""
 ranks=""
@@ -195,17 +202,17 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         [ -s "$RES/$m/train.tsv" ] || continue
         echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(tsv_meta "$RES/$m/train.tsv" threads 2>/dev/null || echo —) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
     done
-    awk -F'\t' 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
-        { t += $c; n++ } END { if (n) printf "\nTraining time, all %d model%s trained: %.2f h on this machine (wall time; some runs shared the cores with other work; threads: the run'"'"'s BLAS and OpenMP threads, of its last leg when resumed).", n, (n > 1 ? "s" : ""), t / 3600 }' \
-        "$RES"/*/train.tsv 2>/dev/null || true
-    [ "$QUICK" = 1 ] || printf ' MoS K = 3, 5, 10 and 20 were trained two at a time, one thread each (see run.sh).'
-    awk -F= '$1 == "seconds" { t += $2; n++ } END { if (n) printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h.", n, (n > 1 ? "s" : ""), t / 3600 }' \
-        "$RES"/*/eval.done 2>/dev/null || true
-    # the whole run time against the issue's budget of about 8 h
-    [ "$QUICK" = 1 ] || cat "$RES"/*/train.tsv "$RES"/*/eval.done 2>/dev/null | awk -F'\t' '
-        /^seconds=/ { t += substr($0, 9); next }
-        /^#/ { next } !h || /^head\t/ { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
-        { t += $c } END { if (t) printf " Together %.2f h summed over the runs; the runs two at a time overlapped, so the machine was busy for between half of that (%.2f h) and all of it, against the issue'"'"'s budget of about 8 h.", t / 3600, t / 7200 }'
+    # the runs' time: training (MODEL/train.tsv) and recorded evaluation
+    # (MODEL/eval.done) as "count seconds" each, against the issue's budget
+    tt=$(awk -F'\t' 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
+        { t += $c; n++ } END { print n + 0, t + 0 }' "$RES"/*/train.tsv 2>/dev/null || echo 0 0)
+    te=$(awk -F= '$1 == "seconds" { t += $2; n++ } END { print n + 0, t + 0 }' "$RES"/*/eval.done 2>/dev/null || echo 0 0)
+    echo "$tt $te" | awk -v quick="$QUICK" '{
+        if ($1) printf "\nTraining time, all %d model%s trained: %.2f h on this machine (wall time; some runs shared the cores with other work; threads: the run'"'"'s BLAS and OpenMP threads, of its last leg when resumed).", $1, ($1 > 1 ? "s" : ""), $2 / 3600
+        if (!quick) printf " MoS K = 3, 5, 10 and 20 were trained two at a time, one thread each (see run.sh)."
+        if ($3) printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h.", $3, ($3 > 1 ? "s" : ""), $4 / 3600
+        t = $2 + $4
+        if (!quick && t) printf " Together %.2f h summed over the runs; the runs two at a time overlapped, so the machine was busy for between half of that (%.2f h) and all of it, against the issue'"'"'s budget of about 8 h.", t / 3600, t / 7200 }'
     echo
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"

@@ -113,11 +113,12 @@ expect_eq "$(tsv_field "$R/plif/train.tsv" steps)" "$steps" "no step redone"
 # tools made to fail stand in for sbw-rank and sbw-kl (the rest of $BIN is linked)
 r0=$(tsv_field "$R/softmax/rank.tsv" rank)
 FB=$T/fakebin
+BINA=$(cd "$BIN" && pwd)
 mkdir "$FB"
-for t in "$(cd "$BIN" && pwd)"/sbw-*; do ln -s "$t" "$FB/"; done
+for t in "$BINA"/sbw-*; do ln -s "$t" "$FB/"; done
 runf() { OUTQ=$Q QUIET=1 BIN=$FB sh experiments/ptb/run.sh --quick "$@"; }
 temporaries() { find "$R/softmax" -name '*.tmp' -o -name '.curve-*' | wc -l; }
-cd "$R/softmax" && rm eval.done rank.tsv eval-rank-rows.tsv kl-valid.tsv kl-test.tsv && cd "$OLDPWD"
+(cd "$R/softmax" && rm eval.done rank.tsv eval-rank-rows.tsv kl-valid.tsv kl-test.tsv)
 rm "$FB/sbw-rank"
 printf '#!/bin/sh\necho "sbw-rank: -: made to fail" >&2\nexit 1\n' >"$FB/sbw-rank"
 chmod +x "$FB/sbw-rank"
@@ -127,7 +128,7 @@ for f in rank.tsv eval-rank-rows.tsv eval.done; do
     expect_absent "$R/softmax/$f" "a failed rank step leaves no $f"
 done
 expect_eq "$(temporaries)" 0 "a failed rank step leaves no temporary"
-rm "$FB/sbw-rank" && ln -s "$(cd "$BIN" && pwd)/sbw-rank" "$FB/"
+rm "$FB/sbw-rank" && ln -s "$BINA/sbw-rank" "$FB/"
 rm "$FB/sbw-kl"
 printf '#!/bin/sh\nkill -TERM $PPID\nexit 1\n' >"$FB/sbw-kl"
 chmod +x "$FB/sbw-kl"
