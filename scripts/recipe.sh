@@ -35,13 +35,19 @@ recipe_run() {
 }
 
 # recipe_descendants PID: every process below PID (children first, then
-# theirs), one id a line, from one ps listing.
+# theirs), one id a line, from one ps listing; not those below a timeout(1),
+# which passes the signal on itself (a second SIGTERM would make sbw-lm
+# train die before its checkpoint).
 recipe_descendants() {
-    ps -A -o pid= -o ppid= 2>/dev/null | awk -v root="$1" '
-        { kids[$2] = kids[$2] " " $1 }
+    ps -A -o pid= -o ppid= -o comm= 2>/dev/null | awk -v root="$1" '
+        { kids[$2] = kids[$2] " " $1; comm[$1] = $3 }
         END {
             n = split(kids[root], q, " ")
-            for (i = 1; i <= n; i++) { m = split(kids[q[i]], c, " "); for (j = 1; j <= m; j++) q[++n] = c[j] }
+            for (i = 1; i <= n; i++) {
+                if (comm[q[i]] == "timeout") continue
+                m = split(kids[q[i]], c, " ")
+                for (j = 1; j <= m; j++) q[++n] = c[j]
+            }
             for (i = 1; i <= n; i++) print q[i]
         }'
 }
