@@ -83,7 +83,7 @@ while [ $# -gt 0 ]; do
     --knots) need "$@"; KNOTS=$2; shift 2 ;;
     --threads) need "$@"; THREADS=$2; shift 2 ;;
     -j) need "$@"; JOBS=$2; shift 2 ;;
-    --out) need "$@"; OUT=$2; shift 2 ;;
+    --out) need "$@"; OUT=$(recipe_abs "$2"); shift 2 ;;
     --emit) need "$@"; EMIT=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -94,7 +94,6 @@ CMD=${1:-}
 [ -n "$EMIT" ] && CMD=emit
 case $OUT in *'
 '*) die "--out: a folder name with a newline is not supported (cells are listed one a line)" ;; esac
-[ "$OUT" = out/sweep ] || OUT=$(recipe_abs "$OUT")
 words() { echo "$1" | tr ',' ' '; }
 
 # check KEY VALUE: nothing (0) when VALUE is what KEY takes, else the

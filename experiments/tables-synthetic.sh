@@ -80,7 +80,7 @@ while [ $# -gt 0 ]; do
     --k6) need "$@"; K6=$2; shift 2 ;;
     --steps) need "$@"; STEPS=$2; shift 2 ;;
     --threads) need "$@"; THREADS=$2; shift 2 ;;
-    --out) need "$@"; OUT=$2; shift 2 ;;
+    --out) need "$@"; OUT=$(recipe_abs "$2"); shift 2 ;;
     -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
     esac
@@ -88,7 +88,7 @@ done
 for v in "$N" "$M" "$TOPICS" "$DS" "$DM" "$K6" "$STEPS" "$THREADS" $(echo "$KS" | tr ',' ' '); do
     case $v in '' | *[!0-9]*) die "'$v' is not a count" ;; esac
 done
-if [ "$OUT" = out/tables-synthetic ]; then O=$OUT; else O=$(recipe_abs "$OUT"); fi
+O=$OUT
 say() { printf '%s\n' "$*"; }
 # what a signal leaves: the running fit's temporary folder, the truth's, the report's
 tmp=""
