@@ -44,12 +44,22 @@ static inline int sbw_error_pass(int recorded, int status)
 #define SBW_ERROR(status, ...)                                                                     \
     sbw_error_pass(sbw_error_set((status), __FILE__, __LINE__, __VA_ARGS__), (status))
 
-/* Copies the string in to out (cap bytes, always terminated) with every
- * control character (bytes 0x00-0x1f and 0x7f) written as \xNN, so a
- * file name or header text quoted in a message cannot move the cursor,
- * recolour the terminal or break the message into two lines.  Cuts at cap
- * (never inside an escape); returns the length written.  sbw_error_set
- * passes every reason through it. */
+/* Copies the string in to out (cap bytes, always terminated) so that what
+ * a message quotes (a file name, header text, a word) is shown as it is
+ * and cannot move the cursor, recolour the terminal, break the message
+ * into two lines, hide or reorder what follows:
+ *   - an ASCII control character (0x00-0x1f, 0x7f) becomes \xNN;
+ *   - a byte that is not part of well-formed UTF-8 (a stray continuation
+ *     byte, an overlong form, a surrogate, a cut sequence) becomes \xNN;
+ *   - an invisible or bidirectional code point becomes \u{XXXX} (upper-case
+ *     hex): the C1 controls U+0080-009F, zero-width and direction marks
+ *     U+200B-200F, line/paragraph separators U+2028-2029, embeddings and
+ *     overrides U+202A-202E, invisible operators U+2060-2064, isolates
+ *     U+2066-2069 and the byte-order mark U+FEFF;
+ *   - every other character is copied unchanged.
+ * The result is valid UTF-8 with none of those characters.  Cuts at cap
+ * (never inside an escape or a character); returns the length written.
+ * sbw_error_set passes every reason through it. */
 size_t sbw_error_escape(const char *in, char *out, size_t cap);
 
 /* The last recorded reason on this thread ("" when none), and where it was

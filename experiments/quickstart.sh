@@ -26,11 +26,17 @@
 #   QUICKSTART_OUT [out/quickstart]   QUICKSTART_N [1000]   QUICKSTART_M [300]
 #   QUICKSTART_STEPS [300]            QUICKSTART_DS ["5 10 20 40"]
 #   QUICKSTART_LBFGS_STEPS [500] (the fits of section 3)
+# QUICKSTART_OUT and SBW_BIN are the caller's paths (a relative one is read
+# from the folder quickstart.sh was started in) and may hold spaces and
+# commas.  SIGINT or SIGTERM stops the running tool and exits 130 or 143.
 set -eu
+RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/.."
 . scripts/tsv.sh
-B=${SBW_BIN:-bin}
-O=${QUICKSTART_OUT:-out/quickstart}
+. scripts/recipe.sh
+if [ -n "${SBW_BIN:-}" ]; then B=$(recipe_abs "$SBW_BIN"); else B=$(pwd)/bin; fi
+O=$(recipe_abs "${QUICKSTART_OUT:-}")
+O=${O:-out/quickstart}
 N=${QUICKSTART_N:-1000}
 M=${QUICKSTART_M:-300}
 STEPS=${QUICKSTART_STEPS:-300}
@@ -40,6 +46,11 @@ K=10
 KNOTS=100
 mkdir -p "$O"
 say() { printf '%s\n' "$*"; }
+cleanup() { rm -f "$O/report.md.tmp" "$O/summary.txt.tmp"; }
+recipe_traps quickstart.sh cleanup
+# in_out CMD...: CMD run inside $O, where the files have names of ours
+# (sbw-plot splits --rank, --fits and --labels at commas; $O may hold some)
+in_out() { cd "$O" && "$@"; }
 # table FILE: a TSV aligned for reading, numbers to 4 significant digits.
 table() {
     awk -F'\t' '{ printf " ";
@@ -53,12 +64,12 @@ kfor() {
 }
 
 say "1. A Dirichlet(0.1) language, N=$N contexts x M=$M words -> $O/dirichlet.npy"
-"$B/sbw-synth" dirichlet --n "$N" --m "$M" --alpha 0.1 --seed 1 -q -o "$O/dirichlet.npy" >"$O/synth.tsv"
-"$B/sbw-info" -q "$O/dirichlet.npy" >"$O/info.tsv"
-"$B/sbw-rank" -q --spectrum "$O/spectrum.tsv" "$O/dirichlet.npy" >"$O/rank.tsv"
-"$B/sbw-rank" -q --center --spectrum "$O/spectrum_centered.tsv" "$O/dirichlet.npy" >"$O/rank_centered.tsv"
-"$B/sbw-kl" -q "$O/dirichlet.npy" >"$O/kl.tsv"
-"$B/sbw-bound" -q --d 1:60 "$O/dirichlet.npy" >"$O/bound.tsv"
+recipe_run "$B/sbw-synth" dirichlet --n "$N" --m "$M" --alpha 0.1 --seed 1 -q -o "$O/dirichlet.npy" >"$O/synth.tsv"
+recipe_run "$B/sbw-info" -q "$O/dirichlet.npy" >"$O/info.tsv"
+recipe_run "$B/sbw-rank" -q --spectrum "$O/spectrum.tsv" "$O/dirichlet.npy" >"$O/rank.tsv"
+recipe_run "$B/sbw-rank" -q --center --spectrum "$O/spectrum_centered.tsv" "$O/dirichlet.npy" >"$O/rank_centered.tsv"
+recipe_run "$B/sbw-kl" -q "$O/dirichlet.npy" >"$O/kl.tsv"
+recipe_run "$B/sbw-bound" -q --d 1:60 "$O/dirichlet.npy" >"$O/bound.tsv"
 say "   rank $(tsv_field "$O/rank.tsv" rank), d* $(tsv_field "$O/rank_centered.tsv" rank)," \
     "expected pairwise KL $(tsv_field "$O/kl.tsv" expected_pairwise_kl) nats"
 
@@ -75,13 +86,13 @@ for model in softmax mos lms plif; do
         [ $model = plif ] && kopt="--knots $KNOTS"
         [ $model = softmax ] && kopt="" # no components: sbw-fit refuses --k
         # shellcheck disable=SC2086
-        "$B/sbw-fit" -q --model $model --d "$d" $kopt --steps "$STEPS" --seed 2 -o "$q" \
+        recipe_run "$B/sbw-fit" -q --model $model --d "$d" $kopt --steps "$STEPS" --seed 2 -o "$q" \
             --log "$O/log_${model}_$d.tsv" \
             "$O/dirichlet.npy" >"$O/fit_${model}_$d.tsv"
         c="$O/compare_${model}_$d.tsv"
         b="$O/bound_${model}_$d.tsv"
-        "$B/sbw-compare" -q "$O/dirichlet.npy" "$q" >"$c"
-        "$B/sbw-bound" -q --d "$d" --fit "$q" --fit-d "$d" "$O/dirichlet.npy" >"$b"
+        recipe_run "$B/sbw-compare" -q "$O/dirichlet.npy" "$q" >"$c"
+        recipe_run "$B/sbw-bound" -q --d "$d" --fit "$q" --fit-d "$d" "$O/dirichlet.npy" >"$b"
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $model "$(kfor $model)" "$d" \
             "$(tsv_field "$c" kl_mean)" "$(tsv_field "$c" mode_match)" \
             "$(tsv_field "$c" perplexity)" "$(tsv_field "$c" top5_overlap)" \
@@ -93,18 +104,18 @@ for model in softmax mos lms plif; do
 done
 
 say "3. The bottleneck: a language of known rank (R = 10, so d* = 10)"
-"$B/sbw-synth" lowrank --n "$N" --m "$M" --rank 10 --scale 3 --seed 3 -q -o "$O/lowrank.npy" >"$O/lowrank.tsv"
-"$B/sbw-rank" -q "$O/lowrank.npy" >"$O/lowrank_rank.tsv"
-"$B/sbw-rank" -q --center "$O/lowrank.npy" >"$O/lowrank_rank_centered.tsv"
+recipe_run "$B/sbw-synth" lowrank --n "$N" --m "$M" --rank 10 --scale 3 --seed 3 -q -o "$O/lowrank.npy" >"$O/lowrank.tsv"
+recipe_run "$B/sbw-rank" -q "$O/lowrank.npy" >"$O/lowrank_rank.tsv"
+recipe_run "$B/sbw-rank" -q --center "$O/lowrank.npy" >"$O/lowrank_rank_centered.tsv"
 {
     say "# bottleneck.tsv: one row per Softmax fit, assembled by experiments/quickstart.sh from"
     say "# lowrank_rank_centered.tsv (sbw-rank --center: d_star) and compare_lowrank_D.tsv (sbw-compare)"
     printf 'model\td\td_star\tkl_mean\tmode_match\n'
 } >"$O/bottleneck.tsv"
 for d in 8 9 10 11; do
-    "$B/sbw-fit" -q --model softmax --d $d --optimizer lbfgs --precision double --steps "$LBFGS_STEPS" --seed 2 \
+    recipe_run "$B/sbw-fit" -q --model softmax --d $d --optimizer lbfgs --precision double --steps "$LBFGS_STEPS" --seed 2 \
         -o "$O/q_lowrank_$d.npy" "$O/lowrank.npy" >"$O/fit_lowrank_$d.tsv"
-    "$B/sbw-compare" -q "$O/lowrank.npy" "$O/q_lowrank_$d.npy" >"$O/compare_lowrank_$d.tsv"
+    recipe_run "$B/sbw-compare" -q "$O/lowrank.npy" "$O/q_lowrank_$d.npy" >"$O/compare_lowrank_$d.tsv"
     printf 'softmax (L-BFGS)\t%s\t%s\t%s\t%s\n' $d "$(tsv_field "$O/lowrank_rank_centered.tsv" rank)" \
         "$(tsv_field "$O/compare_lowrank_$d.tsv" kl_mean)" \
         "$(tsv_field "$O/compare_lowrank_$d.tsv" mode_match)" >>"$O/bottleneck.tsv"
@@ -115,26 +126,26 @@ say "   rank(A) $(tsv_field "$O/lowrank_rank.tsv" rank), d* $(tsv_field "$O/lowr
 
 say "4. The papers' claims (sbw-verify, quick sizes) -> $O/verify.md"
 vst=0
-"$B/sbw-verify" -q --report "$O/verify.md" >"$O/verify.tsv" || vst=$?
+recipe_run "$B/sbw-verify" -q --report "$O/verify.md" >"$O/verify.tsv" || vst=$?
 say "   $(grep -c '	PASS	' "$O/verify.tsv" || true) rows PASS, $(grep -c '	FAIL	' "$O/verify.tsv" || true) FAIL"
 
 FIGS=""
 if command -v gnuplot >/dev/null 2>&1; then
     say "5. Figures (sbw-plot): spectrum, fits, bound, training, bottleneck (.png, each with its .gp and .dat)"
-    "$B/sbw-plot" -q spectrum "$O/spectrum.tsv" "$O/spectrum_centered.tsv" \
-        --rank "$O/rank.tsv,$O/rank_centered.tsv" --labels "A = log P*,row-centred A" \
-        --title "Singular spectra of a Dirichlet(0.1) language, N=$N, M=$M" -o "$O/spectrum"
-    "$B/sbw-plot" -q sweep "$O/fits.tsv" --y kl_mean,mode_match \
-        --title "Heads fitted to the Dirichlet(0.1) language, N=$N, M=$M ($STEPS Adam steps)" -o "$O/fits"
-    "$B/sbw-plot" -q bound "$O/bound.tsv" --fits "$O/fits.tsv" \
-        --title "Eckart–Young lower bounds on any Softmax fit, and the fits" --size 640x520 -o "$O/bound"
+    recipe_run in_out "$B/sbw-plot" -q spectrum spectrum.tsv spectrum_centered.tsv \
+        --rank rank.tsv,rank_centered.tsv --labels "A = log P*,row-centred A" \
+        --title "Singular spectra of a Dirichlet(0.1) language, N=$N, M=$M" -o spectrum
+    recipe_run in_out "$B/sbw-plot" -q sweep fits.tsv --y kl_mean,mode_match \
+        --title "Heads fitted to the Dirichlet(0.1) language, N=$N, M=$M ($STEPS Adam steps)" -o fits
+    recipe_run in_out "$B/sbw-plot" -q bound bound.tsv --fits fits.tsv \
+        --title "Eckart–Young lower bounds on any Softmax fit, and the fits" --size 640x520 -o bound
     dl=$(echo "$DS" | awk '{ print $(NF > 2 ? 3 : NF) }')
-    "$B/sbw-plot" -q train "$O/log_softmax_$dl.tsv" "$O/log_mos_$dl.tsv" "$O/log_lms_$dl.tsv" \
-        "$O/log_plif_$dl.tsv" \
+    recipe_run in_out "$B/sbw-plot" -q train "log_softmax_$dl.tsv" "log_mos_$dl.tsv" "log_lms_$dl.tsv" \
+        "log_plif_$dl.tsv" \
         --labels "softmax D=$dl,MoS K=$K D=$dl,LMS K=$K D=$dl,PLIF K=$KNOTS D=$dl" \
-        --title "Training curves at D=$dl (Adam, lr 0.01, all $N contexts per step)" -o "$O/training"
-    "$B/sbw-plot" -q sweep "$O/bottleneck.tsv" --y kl_mean,mode_match \
-        --title "A language of rank d* = 10: Softmax fits by D" -o "$O/bottleneck"
+        --title "Training curves at D=$dl (Adam, lr 0.01, all $N contexts per step)" -o training
+    recipe_run in_out "$B/sbw-plot" -q sweep bottleneck.tsv --y kl_mean,mode_match \
+        --title "A language of rank d* = 10: Softmax fits by D" -o bottleneck
     FIGS="spectrum fits bound training bottleneck"
 else
     say "5. gnuplot not found: no figures (the TSVs plot as they are)"
@@ -284,7 +295,8 @@ mv "$O/report.md.tmp" "$O/report.md"
     table "$O/bottleneck.tsv" | grep -v '^ *# '
     say ""
     say "sbw-verify (quick): $(grep -c '	PASS	' "$O/verify.tsv" || true) rows PASS, $(grep -c '	FAIL	' "$O/verify.tsv" || true) FAIL (verify.md)"
-} >"$O/summary.txt"
+} >"$O/summary.txt.tmp"
+mv "$O/summary.txt.tmp" "$O/summary.txt"
 say ""
 cat "$O/summary.txt"
 say ""

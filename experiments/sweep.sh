@@ -20,19 +20,35 @@
 # final kl_mean and mode_match are recomputed in float64 against the true
 # P*), sbw-plot (the figures, and the seeds' mean and sd).
 #
-# Options (lists are comma-separated):
+# A cell's TSV keeps, for each seed, sbw-fit's "# command=" line and its
+# "# warning=" lines; results.tsv has a column still_improving (1 when that
+# fit carried sbw-fit's fit_still_improving warning: stopped by --steps
+# while its mean KL was still falling) and a "# warning=" line naming those
+# cells, so a figure's point that is not converged can be told.
+#
+# The plan is kept in OUT/settings as key=value lines; plan, run and cell
+# read it back as data (each key known, each value checked as the option
+# is), never as shell code.  --out may be relative (to the folder sweep.sh
+# is started in) and hold spaces and commas, not a newline.  SIGINT or
+# SIGTERM stops every running cell and its tools, removes their
+# temporaries and exits 130 or 143; a rerun redoes only the unfinished
+# cells.
+#
+# Options (lists are comma-separated, no spaces):
 #   --alpha LIST   [0.01,0.1,1]            --m LIST      [100,1000,10000]
 #   --d LIST       [2,5,10,20,50,100]      --heads LIST  [softmax,mos,lms,plif]
+#                  (heads: softmax, sigsoftmax, moc, mos, lms, plif, mos+plif)
 #   --n N          contexts per language [2000]; --paper sets the paper's 100000
 #   --seeds S      fits per cell [3]       --steps S     Adam steps per fit [300]
 #   --k K          MoS components / LMS hidden units [10]; --knots K PLIF intervals [1000]
 #   --threads T    threads per fit [1]     -j J          cells at once (run) [2]
 #   --out DIR      [out/sweep]
 set -eu
+RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/.."
 . scripts/tsv.sh
-B=${SBW_BIN:-bin}
-case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+. scripts/recipe.sh
+if [ -n "${SBW_BIN:-}" ]; then B=$(recipe_abs "$SBW_BIN"); else B=$(pwd)/bin; fi
 SELF=$(pwd)/experiments/sweep.sh
 
 ALPHAS=0.01,0.1,1
@@ -67,7 +83,7 @@ while [ $# -gt 0 ]; do
     --knots) need "$@"; KNOTS=$2; shift 2 ;;
     --threads) need "$@"; THREADS=$2; shift 2 ;;
     -j) need "$@"; JOBS=$2; shift 2 ;;
-    --out) need "$@"; OUT=$2; shift 2 ;;
+    --out) need "$@"; OUT=$(recipe_abs "$2"); shift 2 ;;
     --emit) need "$@"; EMIT=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -76,10 +92,43 @@ while [ $# -gt 0 ]; do
 done
 CMD=${1:-}
 [ -n "$EMIT" ] && CMD=emit
-for v in "$N" "$SEEDS" "$STEPS" "$K" "$KNOTS" "$THREADS" "$JOBS"; do
-    case $v in '' | *[!0-9]*) die "'$v' is not a count" ;; esac
-done
+case $OUT in *'
+'*) die "--out: a folder name with a newline is not supported (cells are listed one a line)" ;; esac
 words() { echo "$1" | tr ',' ' '; }
+
+# check KEY VALUE: nothing (0) when VALUE is what KEY takes, else the
+# problem on stdout (1).  The one rule for options and for OUT/settings.
+check() {
+    case $1 in
+    ALPHAS) re='^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$' what="a positive number" ;;
+    MS | DS) re='^[1-9][0-9]*$' what="a positive whole number" ;;
+    HEADS) re='^(softmax|sigsoftmax|moc|mos|lms|plif|mos\+plif)$' what="a head (softmax, sigsoftmax, moc, mos, lms, plif, mos+plif)" ;;
+    N | SEEDS | STEPS | K | KNOTS) re='^[1-9][0-9]*$' what="a positive whole number" ;;
+    THREADS | JOBS) re='^[0-9]+$' what="a whole number" ;;
+    *) echo "unknown setting '$1'" && return 1 ;;
+    esac
+    case $1 in ALPHAS | MS | DS | HEADS) list=1 ;; *) list=0 ;; esac
+    if [ $list = 0 ]; then
+        printf '%s\n' "$2" | grep -Eqx -- "$re" && [ "$(printf '%s' "$2" | wc -l)" = 0 ] && return 0
+        echo "'$2' is not $what" && return 1
+    fi
+    case $2 in '' | *[!-+.,0-9a-zA-Z]* | ,* | *, | *,,*)
+        echo "'$2' is not a comma-separated list (no spaces, no empty item) of ${what#a }s" && return 1 ;;
+    esac
+    for item in $(words "$2"); do
+        printf '%s\n' "$item" | grep -Eqx -- "$re" || { echo "'$item' in '$2' is not $what" && return 1; }
+        [ "$1" != ALPHAS ] || awk -v a="$item" 'BEGIN { exit !(a > 0) }' || { echo "alpha '$item' is not above 0" && return 1; }
+    done
+    return 0
+}
+# the options' values, each as check says
+for kv in "ALPHAS --alpha $ALPHAS" "MS --m $MS" "DS --d $DS" "HEADS --heads $HEADS" "N --n $N" \
+    "SEEDS --seeds $SEEDS" "STEPS --steps $STEPS" "K --k $K" "KNOTS --knots $KNOTS" \
+    "THREADS --threads $THREADS" "JOBS -j $JOBS"; do
+    key=${kv%% *} rest=${kv#* }
+    opt=${rest%% *} val=${rest#* }
+    why=$(check "$key" "$val") || die "$opt: $why"
+done
 
 # ---- the plan: settings and cells ------------------------------------------------------
 settings() {
@@ -103,9 +152,36 @@ plan() {
     mv "$OUT/settings.new" "$OUT/settings"
     cells >"$OUT/cells.txt"
 }
+# load: OUT/settings read back as data: every line KEY=VALUE with a known
+# KEY (each once, all ten there) and a VALUE as check says; anything else is
+# a damaged file (exit 1), and nothing in it is ever run.
+SETTINGS_KEYS=" ALPHAS MS DS HEADS N SEEDS STEPS K KNOTS THREADS "
 load() {
-    [ -f "$OUT/settings" ] || die "$OUT/settings: no sweep planned there (run plan or run first)"
-    case $OUT in /*) . "$OUT/settings" ;; *) . "./$OUT/settings" ;; esac
+    f="$OUT/settings"
+    [ -f "$f" ] || die "$f: no sweep planned there (run plan or run first)"
+    seen=" " ln=0
+    while IFS= read -r line || [ -n "$line" ]; do
+        ln=$((ln + 1))
+        key=${line%%=*} val=${line#*=}
+        case $line in *=*) ;; *) bad_settings "$f" "line $ln is not KEY=VALUE" ;; esac
+        case $SETTINGS_KEYS in *" $key "*) ;; *)
+            bad_settings "$f" "line $ln: unknown key '$key'" ;;
+        esac
+        case $seen in *" $key "*) bad_settings "$f" "line $ln: $key given twice" ;; esac
+        why=$(check "$key" "$val") || bad_settings "$f" "line $ln: $key: $why"
+        seen="$seen$key "
+        case $key in
+        ALPHAS) ALPHAS=$val ;; MS) MS=$val ;; DS) DS=$val ;; HEADS) HEADS=$val ;; N) N=$val ;;
+        SEEDS) SEEDS=$val ;; STEPS) STEPS=$val ;; K) K=$val ;; KNOTS) KNOTS=$val ;; THREADS) THREADS=$val ;;
+        esac
+    done <"$f"
+    for key in $SETTINGS_KEYS; do
+        case $seen in *" $key "*) ;; *) bad_settings "$f" "no $key line" ;; esac
+    done
+}
+bad_settings() {
+    echo "sweep.sh: $1: $2 (a damaged settings file: plan the sweep again in a new --out)" >&2
+    exit 1
 }
 
 # ---- one cell ----------------------------------------------------------------------------
@@ -120,39 +196,67 @@ run_cell() {
     h=${name#*_d*_}
     lang="$OUT/lang/a${a}_m$m.npy"
     if [ ! -f "$lang" ]; then
-        "$B/sbw-synth" dirichlet --n "$N" --m "$m" --alpha "$a" --seed 1 --threads "$THREADS" -q \
+        recipe_run "$B/sbw-synth" dirichlet --n "$N" --m "$m" --alpha "$a" --seed 1 --threads "$THREADS" -q \
             -o "$lang" >/dev/null
     fi
     tmp="$OUT/cells/.$name.tsv.$$"
     err="$OUT/cells/$name.err"
-    kk=$K
-    [ "$h" = plif ] && kk=$KNOTS
-    [ "$h" = softmax ] && kk=0
-    {
-        printf '# sweep cell %s: alpha=%s m=%s d=%s head=%s n=%s steps=%s\n' "$name" "$a" "$m" "$d" "$h" "$N" "$STEPS"
-        printf 'alpha\tm\td\tmodel\tk\tseed\tn\tsteps\tkl_mean\tmode_match\tloss\tseconds\n'
-    } >"$tmp"
+    # a cell's K column: what the legends call K (components, hidden units or intervals)
+    case $h in softmax | sigsoftmax) kk=0 ;; plif) kk=$KNOTS ;; *) kk=$K ;; esac
+    # sbw-fit refuses an option its head would ignore
+    case $h in softmax | sigsoftmax) kopt="" ;; plif) kopt="--knots $KNOTS" ;;
+    mos+plif) kopt="--k $K --knots $KNOTS" ;; *) kopt="--k $K" ;; esac
+    printf '# sweep cell %s: alpha=%s m=%s d=%s head=%s n=%s steps=%s\n' "$name" "$a" "$m" "$d" "$h" "$N" "$STEPS" \
+        >"$tmp.meta"
+    printf 'alpha\tm\td\tmodel\tk\tseed\tn\tsteps\tkl_mean\tmode_match\tloss\tseconds\tstill_improving\n' \
+        >"$tmp.rows"
     s=1
     while [ $s -le "$SEEDS" ]; do
-        kopt="--k $K"
-        [ "$h" = plif ] && kopt="--knots $KNOTS"
-        [ "$h" = softmax ] && kopt="" # no components: sbw-fit refuses --k
         # shellcheck disable=SC2086
-        if ! "$B/sbw-fit" -q --model "$h" --d "$d" $kopt --steps "$STEPS" --seed "$s" \
+        if ! recipe_run "$B/sbw-fit" -q --model "$h" --d "$d" $kopt --steps "$STEPS" --seed "$s" \
             --threads "$THREADS" "$lang" >"$tmp.fit" 2>"$err"; then
-            rm -f "$tmp" "$tmp.fit"
+            rm -f "$tmp.meta" "$tmp.rows" "$tmp.fit"
             echo "cell $name failed at seed $s: $(head -n 1 "$err")" >&2
             return 1
         fi
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a" "$m" "$d" "$h" "$kk" "$s" "$N" \
+        # each seed's command and warnings, as sbw-fit wrote them
+        grep -E '^# (command|warning)=' "$tmp.fit" >>"$tmp.meta" || :
+        imp=0
+        grep -q '^# warning=fit_still_improving' "$tmp.fit" && imp=1
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a" "$m" "$d" "$h" "$kk" "$s" "$N" \
             "$(tsv_field "$tmp.fit" steps)" "$(tsv_field "$tmp.fit" kl_mean)" \
             "$(tsv_field "$tmp.fit" mode_match)" "$(tsv_field "$tmp.fit" loss)" \
-            "$(tsv_field "$tmp.fit" seconds)" >>"$tmp"
+            "$(tsv_field "$tmp.fit" seconds)" "$imp" >>"$tmp.rows"
         s=$((s + 1))
     done
-    rm -f "$tmp.fit" "$err"
+    cat "$tmp.meta" "$tmp.rows" >"$tmp"
+    rm -f "$tmp.fit" "$tmp.meta" "$tmp.rows" "$err"
     sync "$tmp" 2>/dev/null || true # on disk before the name says the cell is done
     mv "$tmp" "$final"
+}
+
+# cell_cleanup: what a signal leaves of the running cell: its temporaries,
+# its error file (so collect does not call it failed), a half-written language
+cell_cleanup() {
+    [ -z "${tmp:-}" ] || rm -f "$tmp" "$tmp.fit" "$tmp.meta" "$tmp.rows"
+    [ -z "${err:-}" ] || rm -f "$err"
+}
+
+# run_cells: the unfinished cells, J at once, each a "sweep.sh cell" process
+run_cells() {
+    while read -r c; do [ -f "$OUT/cells/$c.tsv" ] || echo "$c"; done <"$OUT/cells.txt" |
+        xargs -r -P "$JOBS" -n 1 "$SELF" --out "$OUT" cell
+}
+# run_cleanup: after a signal stopped every cell (each removed its own
+# temporaries), what collect and figures were writing
+run_cleanup() {
+    rm -f "$OUT/results.tsv.tmp" "$OUT/report.md.tmp"
+    rm -f "$OUT"/cells/.*.tsv.* 2>/dev/null || :
+}
+# load_if_planned: a folder already planned is read back as data (a damaged
+# settings file is refused before anything runs)
+load_if_planned() {
+    [ ! -f "$OUT/settings" ] || (load) || exit $?
 }
 
 # progress after a cell: done / total and an ETA from this run's pace
@@ -173,12 +277,24 @@ collect() {
     failed=0
     : >"$OUT/missing.txt"
     first=""
+    improving=$(while read -r c; do
+        f="$OUT/cells/$c.tsv"
+        [ ! -f "$f" ] || tsv_rows "$f" | awk -F'\t' -v c="$c" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "still_improving") k = i; next }
+            k && $k == 1 { s = s (s == "" ? "" : ",") $6 } END { if (s != "") printf "%s (seeds %s) ", c, s }'
+    done <"$OUT/cells.txt")
     {
         printf '# sbw sweep: %s\n' "$(settings | tr '\n' ' ')"
+        [ -z "$improving" ] ||
+            printf '# warning=fit_still_improving: stopped by --steps while the mean KL was still falling (column still_improving): %s\n' \
+                "${improving% }"
         while read -r c; do
             f="$OUT/cells/$c.tsv"
             if [ -f "$f" ]; then
-                if [ -z "$first" ]; then tsv_rows "$f"; first=1; else tsv_rows "$f" | tail -n +2; fi
+                [ -n "$first" ] ||
+                    printf 'alpha\tm\td\tmodel\tk\tseed\tn\tsteps\tkl_mean\tmode_match\tloss\tseconds\tstill_improving\n'
+                first=1
+                # a cell finished before still_improving existed: nan there
+                tsv_rows "$f" | tail -n +2 | awk -F'\t' -v OFS='\t' 'NF == 12 { $13 = "nan" } { print }' 
             else
                 if [ -f "$OUT/cells/$c.err" ]; then
                     echo "$c failed: $(head -n 1 "$OUT/cells/$c.err")" >>"$OUT/missing.txt"
@@ -194,6 +310,7 @@ collect() {
     total=$(wc -l <"$OUT/cells.txt")
     echo "collect: $((total - missing)) of $total cells in $res; $missing missing ($failed failed)" >&2
     [ $missing -gt 0 ] && sed 's/^/  /' "$OUT/missing.txt" >&2
+    [ -z "$improving" ] || echo "collect: still improving when stopped by --steps: ${improving% }" >&2
     [ -n "$first" ] || { echo "collect: no finished cell yet" >&2; return 1; }
     figures
     report
@@ -233,6 +350,11 @@ report() {
         echo "$SEEDS seeds per cell; mean ± sd over seeds. kl_mean and mode_match are sbw-fit's final"
         echo "float64 metrics against the true P*. Raw rows: \`results.tsv\`; cells missing or failed:"
         echo "\`missing.txt\` ($(wc -l <"$OUT/missing.txt") lines)."
+        if [ -n "$improving" ]; then
+            echo
+            echo "**Not converged:** these fits stopped at $STEPS steps while their mean KL was still falling"
+            echo "(sbw-fit's \`fit_still_improving\` warning; column \`still_improving\` of \`results.tsv\`): ${improving% }."
+        fi
         echo
         while read -r a y name; do
             echo "## α = $a: $y (cf. LMS Figure $([ "$y" = mode_match ] && echo 2 || echo 3))"
@@ -250,6 +372,9 @@ report() {
 }
 
 # ---- emit: Slurm array, GNU parallel list -------------------------------------------------
+# shq STRING: STRING as one single-quoted shell word (a ' becomes '\'')
+shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+
 emit() {
     plan
     self=$SELF
@@ -261,25 +386,27 @@ emit() {
         {
             echo "#!/bin/bash"
             echo "# Slurm job array over the $n cells of $out (experiments/sweep.sh --emit slurm)."
-            echo "# Submit: sbatch $f   Then: experiments/sweep.sh --out $OUT collect"
+            echo "# Submit: sbatch $(shq "$f")   Then: experiments/sweep.sh --out $(shq "$out") collect"
             echo "#SBATCH --job-name=sbw-sweep"
             echo "#SBATCH --array=0-$((n - 1))"
             echo "#SBATCH --cpus-per-task=$THREADS"
-            echo "#SBATCH --output=$out/slurm-%A_%a.log"
+            # sbatch reads a quoted value; a folder with a " in its name logs to the submit folder
+            case $out in *'"'*) ;; *) echo "#SBATCH --output=\"$out/slurm-%A_%a.log\"" ;; esac
             echo "set -eu"
             echo "CELLS=("
             sed 's/^/  /' "$OUT/cells.txt"
             echo ")"
-            echo "cd '$(pwd)'"
-            echo "exec \"$self\" --out \"$out\" cell \"\${CELLS[\$SLURM_ARRAY_TASK_ID]}\""
+            echo "cd $(shq "$(pwd)")"
+            echo "exec $(shq "$self") --out $(shq "$out") cell \"\${CELLS[\$SLURM_ARRAY_TASK_ID]}\""
         } >"$f.tmp"
         mv "$f.tmp" "$f"
         ;;
     parallel)
         f="$OUT/jobs.txt"
-        sed "s|^|cd $(pwd) \\&\\& $self --out $out cell |" "$OUT/cells.txt" >"$f.tmp"
+        pre="cd $(shq "$(pwd)") && $(shq "$self") --out $(shq "$out") cell"
+        while read -r c; do printf '%s %s\n' "$pre" "$c"; done <"$OUT/cells.txt" >"$f.tmp"
         mv "$f.tmp" "$f"
-        echo "run: parallel -j J < $f   then: experiments/sweep.sh --out $OUT collect" >&2
+        echo "run: parallel -j J < $(shq "$f")   then: experiments/sweep.sh --out $(shq "$out") collect" >&2
         ;;
     *) die "--emit: '$EMIT' is not slurm or parallel" ;;
     esac
@@ -295,9 +422,12 @@ emit) emit ;;
 cell)
     [ $# -eq 2 ] || die "cell takes one cell name"
     load
+    tmp="" err=""
+    recipe_traps "sweep.sh: cell $2" cell_cleanup
     run_cell "$2" && progress "$2"
     ;;
 run)
+    load_if_planned
     plan
     total=$(wc -l <"$OUT/cells.txt")
     todo=0
@@ -309,14 +439,15 @@ run)
     SWEEP_START=$(date +%s)
     SWEEP_DONE0=$((total - todo))
     export SWEEP_START SWEEP_DONE0 SBW_BIN="$B"
+    recipe_traps sweep.sh run_cleanup
     st=0
-    while read -r c; do [ -f "$OUT/cells/$c.tsv" ] || echo "$c"; done <"$OUT/cells.txt" |
-        xargs -r -P "$JOBS" -n 1 "$SELF" --out "$OUT" cell || st=$?
+    recipe_run run_cells || st=$?
     collect
     [ $st -eq 0 ] || { echo "sweep: some cells failed (see $OUT/missing.txt); rerun to retry them" >&2; exit 1; }
     ;;
 collect)
     load
+    recipe_traps sweep.sh run_cleanup
     collect
     ;;
 *) die "give a command: run, plan, collect, cell NAME, or --emit slurm|parallel (see --help)" ;;

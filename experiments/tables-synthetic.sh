@@ -38,10 +38,17 @@
 #   --k6 K           MoC and MoS K for Tables 6 and 11 [15]
 #   --steps S        Adam steps per fit [400]    --threads T    threads per tool [0 = all]
 #   --out DIR        [out/tables-synthetic]
+#
+# --out and SBW_BIN are the caller's paths (a relative one is read from the
+# folder tables-synthetic.sh was started in) and may hold spaces and
+# commas.  SIGINT or SIGTERM stops the running tool, removes the fit's
+# temporary folder and exits 130 or 143.
 set -eu
+RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/.."
 . scripts/tsv.sh
-B=${SBW_BIN:-bin}
+. scripts/recipe.sh
+if [ -n "${SBW_BIN:-}" ]; then B=$(recipe_abs "$SBW_BIN"); else B=$(pwd)/bin; fi
 
 N=2000
 M=1000
@@ -73,7 +80,7 @@ while [ $# -gt 0 ]; do
     --k6) need "$@"; K6=$2; shift 2 ;;
     --steps) need "$@"; STEPS=$2; shift 2 ;;
     --threads) need "$@"; THREADS=$2; shift 2 ;;
-    --out) need "$@"; OUT=$2; shift 2 ;;
+    --out) need "$@"; OUT=$(recipe_abs "$2"); shift 2 ;;
     -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
     esac
@@ -83,6 +90,17 @@ for v in "$N" "$M" "$TOPICS" "$DS" "$DM" "$K6" "$STEPS" "$THREADS" $(echo "$KS" 
 done
 O=$OUT
 say() { printf '%s\n' "$*"; }
+# what a signal leaves: the running fit's temporary folder, the truth's, the report's
+tmp=""
+cleanup() {
+    [ -z "$tmp" ] || rm -rf "$tmp"
+    rm -rf "$O/.truth.tmp"
+    rm -f "$O/settings.new" "$O/report.md.tmp"
+}
+recipe_traps tables-synthetic.sh cleanup
+# in_out CMD...: CMD run inside $O, where the files have names of ours
+# (sbw-plot splits --rank and --labels at commas; $O may hold some)
+in_out() { cd "$O" && "$@"; }
 
 # ---- settings: a folder holding another size is refused, not mixed ---------------------------
 mkdir -p "$O"
@@ -103,13 +121,13 @@ if [ ! -f "$O/truth/kl.tsv" ]; then
     rm -rf "$O/.truth.tmp"
     mkdir -p "$O/.truth.tmp"
     # shellcheck disable=SC2086
-    "$B/sbw-synth" topics --n "$N" --m "$M" --k "$TOPICS" --alpha "$ALPHA" --mix-alpha "$MIXALPHA" \
+    recipe_run "$B/sbw-synth" topics --n "$N" --m "$M" --k "$TOPICS" --alpha "$ALPHA" --mix-alpha "$MIXALPHA" \
         --seed 1 $T -q -o "$P" >"$O/.truth.tmp/synth.tsv"
     # shellcheck disable=SC2086
     {
-        "$B/sbw-rank" -q $T --spectrum "$O/.truth.tmp/spectrum.tsv" "$P" >"$O/.truth.tmp/rank.tsv"
-        "$B/sbw-rank" -q $T --eps single "$P" >"$O/.truth.tmp/rank_single.tsv"
-        "$B/sbw-kl" -q $T "$P" >"$O/.truth.tmp/kl.tsv"
+        recipe_run "$B/sbw-rank" -q $T --spectrum "$O/.truth.tmp/spectrum.tsv" "$P" >"$O/.truth.tmp/rank.tsv"
+        recipe_run "$B/sbw-rank" -q $T --eps single "$P" >"$O/.truth.tmp/rank_single.tsv"
+        recipe_run "$B/sbw-kl" -q $T "$P" >"$O/.truth.tmp/kl.tsv"
     }
     rm -rf "$O/truth"
     mv "$O/.truth.tmp" "$O/truth"
@@ -132,16 +150,17 @@ fit() {
     [ "$2" = softmax ] && kopt=""
     # shellcheck disable=SC2086
     {
-        "$B/sbw-fit" -q --bias --model "$2" --d "$3" $kopt --steps "$STEPS" --seed 2 $T -o "$q" \
+        recipe_run "$B/sbw-fit" -q --bias --model "$2" --d "$3" $kopt --steps "$STEPS" --seed 2 $T -o "$q" \
             "$P" >"$tmp/fit.tsv"
-        "$B/sbw-rank" -q $T --spectrum "$tmp/spectrum.tsv" "$q" >"$tmp/rank.tsv"
-        "$B/sbw-rank" -q $T --eps single "$q" >"$tmp/rank_single.tsv"
-        "$B/sbw-kl" -q $T "$q" >"$tmp/kl.tsv"
-        "$B/sbw-compare" -q $T "$P" "$q" >"$tmp/compare.tsv"
+        recipe_run "$B/sbw-rank" -q $T --spectrum "$tmp/spectrum.tsv" "$q" >"$tmp/rank.tsv"
+        recipe_run "$B/sbw-rank" -q $T --eps single "$q" >"$tmp/rank_single.tsv"
+        recipe_run "$B/sbw-kl" -q $T "$q" >"$tmp/kl.tsv"
+        recipe_run "$B/sbw-compare" -q $T "$P" "$q" >"$tmp/compare.tsv"
     }
     rm -f "$q"
     rm -rf "$f"
     mv "$tmp" "$f"
+    tmp=""
     say "  $1: rank $(tsv_field "$f/rank.tsv" rank) (float32 eps: $(tsv_field "$f/rank_single.tsv" rank))," \
         "KL to P* $(tsv_field "$f/compare.tsv" kl_mean), $(tsv_field "$f/fit.tsv" seconds) s"
 }
@@ -187,15 +206,15 @@ paper7() { case $1 in 3) echo 6467 ;; 5) echo 8930 ;; 10) echo 9973 ;; 15 | 20) 
 # ---- figures -------------------------------------------------------------------------------
 FIGS=""
 if command -v gnuplot >/dev/null 2>&1; then
-    "$B/sbw-plot" -q rank-k "$O/table7.tsv" --y rank,kl_mean \
+    recipe_run in_out "$B/sbw-plot" -q rank-k table7.tsv --y rank,kl_mean \
         --title "MoS Table 7, synthetic: rank of log Q and KL to P* against K (N=$N, M=$M)" \
-        -o "$O/rank_k"
-    "$B/sbw-plot" -q spectrum "$O/truth/spectrum.tsv" "$O/softmax_d$DS/spectrum.tsv" \
-        "$O/moc_d${DM}_k$K6/spectrum.tsv" "$O/mos_d${DM}_k$K6/spectrum.tsv" \
-        --rank "$O/truth/rank.tsv,$O/softmax_d$DS/rank.tsv,$O/moc_d${DM}_k$K6/rank.tsv,$O/mos_d${DM}_k$K6/rank.tsv" \
+        -o rank_k
+    recipe_run in_out "$B/sbw-plot" -q spectrum truth/spectrum.tsv "softmax_d$DS/spectrum.tsv" \
+        "moc_d${DM}_k$K6/spectrum.tsv" "mos_d${DM}_k$K6/spectrum.tsv" \
+        --rank "truth/rank.tsv,softmax_d$DS/rank.tsv,moc_d${DM}_k$K6/rank.tsv,mos_d${DM}_k$K6/rank.tsv" \
         --labels "true log P*,Softmax D=$DS,MoC K=$K6 D=$DM,MoS K=$K6 D=$DM" \
         --title "Singular spectra of log Q and log P* (N=$N, M=$M; cf. MoS Figure 1)" --logx --size 1400x640 \
-        -o "$O/spectrum"
+        -o spectrum
     FIGS="rank_k spectrum"
 fi
 

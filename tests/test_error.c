@@ -84,6 +84,62 @@ static void test_error_escapes_control(void **state)
     SBW_ASSERT_EQ(sbw_error_escape("x", out, 0), 0);
 }
 
+/* Invisible and bidirectional code points become \u{XXXX}, bytes that are
+ * not well-formed UTF-8 become \xNN, so every reason is valid UTF-8 that
+ * shows everything it holds; visible characters of every length pass. */
+static void test_error_escapes_invisible(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"a\xe2\x80\x8b"
+         "b",
+         "a\\u{200B}b"},               /* zero-width space */
+        {"\xe2\x80\x8f", "\\u{200F}"}, /* right-to-left mark */
+        {"x\xe2\x80\xae"
+         "evil",
+         "x\\u{202E}evil"}, /* right-to-left override */
+        {"\xe2\x80\xaa\xe2\x80\xa8\xe2\x80\xa9", "\\u{202A}\\u{2028}\\u{2029}"},
+        {"\xe2\x81\xa0\xe2\x81\xa4", "\\u{2060}\\u{2064}"}, /* word joiner, invisible plus */
+        {"\xe2\x81\xa6\xe2\x81\xa9", "\\u{2066}\\u{2069}"}, /* isolates */
+        {"\xef\xbb\xbfword", "\\u{FEFF}word"},              /* byte-order mark */
+        {"\xc2\x80\xc2\x85\xc2\x9f", "\\u{0080}\\u{0085}\\u{009F}"},              /* C1 controls */
+        {"\xc2\xa0\xe2\x80\x8a\xe2\x80\xb0", "\xc2\xa0\xe2\x80\x8a\xe2\x80\xb0"}, /* visible */
+        {"\xe2\x81\xa5\xef\xbb\xbe", "\xe2\x81\xa5\xef\xbb\xbe"},           /* U+2065, U+FEFE */
+        {"\xf0\x9f\x98\x80 \xe6\x97\xa5", "\xf0\x9f\x98\x80 \xe6\x97\xa5"}, /* 4 and 3 bytes */
+        {"a\xff"
+         "b",
+         "a\\xffb"},                                  /* never UTF-8 */
+        {"\x80x", "\\x80x"},                          /* stray continuation */
+        {"\xc0\xaf", "\\xc0\\xaf"},                   /* overlong '/' */
+        {"\xe0\x80\xaf", "\\xe0\\x80\\xaf"},          /* overlong, 3 bytes */
+        {"\xed\xa0\x80", "\\xed\\xa0\\x80"},          /* a surrogate */
+        {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"}, /* beyond U+10FFFF */
+        {"ab\xe2\x80", "ab\\xe2\\x80"},               /* cut at the end */
+        {"\xc3(", "\\xc3("},                          /* lead byte without its tail */
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = sbw_error_escape(cases[i].in, out, sizeof out);
+        assert_string_equal(out, cases[i].want);
+        SBW_ASSERT_EQ(n, strlen(cases[i].want));
+    }
+    /* through SBW_ERROR too */
+    sbw_error_set(SBW_EFORMAT, "f.c", 1, "%s: bad word '%s'", "c\xe2\x80\xaet.txt",
+                  "\xef\xbb\xbfthe");
+    assert_string_equal(sbw_error_reason(), "c\\u{202E}t.txt: bad word '\\u{FEFF}the'");
+    /* the cut never splits a character or an escape */
+    char small[6];
+    SBW_ASSERT_EQ(sbw_error_escape("ab\xe6\x97\xa5x", small, sizeof small), 5);
+    assert_string_equal(small, "ab\xe6\x97\xa5");
+    SBW_ASSERT_EQ(sbw_error_escape("abcd\xe6\x97\xa5", small, sizeof small), 4);
+    assert_string_equal(small, "abcd");
+    SBW_ASSERT_EQ(sbw_error_escape("a\xe2\x80\x8b", small, sizeof small),
+                  1); /* no room for \u{200B} */
+    assert_string_equal(small, "a");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -92,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_error_is_thread_local),
         cmocka_unit_test(test_gsl_errors_return),
         cmocka_unit_test(test_error_escapes_control),
+        cmocka_unit_test(test_error_escapes_invisible),
     };
     return cmocka_run_group_tests_name("err", tests, NULL, NULL);
 }

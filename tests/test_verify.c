@@ -11,6 +11,7 @@
 #include "sbw_synth.h"
 #include "sbw_verify.h"
 #include "sbw_verify_argmax.h"
+#include "sbw_verify_frob.h"
 #include "sbw_verify_util.h"
 
 #include <gsl/gsl_randist.h>
@@ -74,6 +75,9 @@ static const breaker breakers[] = {
     {"moc", "limit D + 1 - 1", 1, 0, 0, -1, 0},
     {"theorem1", "fit at d + 4, bounds at d", 1, 0, 0, 4, 0},
     {"theorem1", "bounds doubled", 1, 0, 1, 0, 0},
+    {"theorem1", "bounds raised by 5%", 1, 0, 0.05, 0, 0},
+    {"theorem1", "bounds lowered by 5%", 1, 0, -0.05, 0, 0},
+    {"theorem1", "fits stopped after 20 iterations", 1, 0, 0, 0, 20},
     {"theorem5", "bound minus one", 1, 0, 0, -1, 0},
     {"theorem5", "bound plus one (not tight)", 1, 0, 0, 1, 0},
     {"theorem6", "rank threshold times 1e14", 1e14, 0, 0, 0, 0},
@@ -384,6 +388,41 @@ static void test_argmax_mixture(void **state)
     SBW_ASSERT_GT(p[1], p[0]);
 }
 
+/* The Frobenius fit recovers a matrix inside its class (error ~ 0 against
+ * ||A||_F): H W^T + c 1^T with a free shift, log_softmax(H W^T) as a
+ * Softmax head; a rank-d A is not fitted at d - 1; d = 0 is refused. */
+static void test_frob_fit(void **state)
+{
+    (void)state;
+    size_t n = 12, m = 9, d = 3;
+    sbw_mat h = {0}, w = {0}, a = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&h, n, d));
+    SBW_ASSERT_OK(sbw_mat_alloc(&w, m, d));
+    SBW_ASSERT_OK(sbw_mat_alloc(&a, n, m));
+    SBW_ASSERT_OK(sbw_verify_util_gauss(&h, 1.0, 5, 1));
+    SBW_ASSERT_OK(sbw_verify_util_gauss(&w, 1.0, 5, 2));
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++) {
+            double z = 0;
+            for (size_t k = 0; k < d; k++)
+                z += SBW_MAT_AT(&h, i, k) * SBW_MAT_AT(&w, j, k);
+            SBW_MAT_AT(&a, i, j) = z;
+        }
+    double err = NAN, norm = 0;
+    sbw_verify_util_log_softmax(&a, &a);
+    norm = sbw_verify_util_frob(&a);
+    SBW_ASSERT_OK(sbw_verify_frob_fit(&a, d, SBW_VERIFY_FROB_SOFTMAX, 20000, 9, &err));
+    SBW_ASSERT_LE(err, 1e-6 * norm);
+    SBW_ASSERT_OK(sbw_verify_frob_fit(&a, d, SBW_VERIFY_FROB_FREE, 20000, 9, &err));
+    SBW_ASSERT_LE(err, 1e-6 * norm);
+    SBW_ASSERT_OK(sbw_verify_frob_fit(&a, d - 1, SBW_VERIFY_FROB_FREE, 20000, 9, &err));
+    SBW_ASSERT_GT(err, 1e-3 * norm);
+    SBW_ASSERT_EQ(sbw_verify_frob_fit(&a, 0, SBW_VERIFY_FROB_FREE, 10, 9, &err), (int)SBW_EINVAL);
+    sbw_mat_free(&h);
+    sbw_mat_free(&w);
+    sbw_mat_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,7 +430,7 @@ int main(void)
         cmocka_unit_test(test_helpers),           cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_all_claims_pass),   cmocka_unit_test(test_every_claim_can_fail),
         cmocka_unit_test(test_argmax_plant),      cmocka_unit_test(test_argmax_mixture),
-        cmocka_unit_test(test_argmax_jensen_tol),
+        cmocka_unit_test(test_argmax_jensen_tol), cmocka_unit_test(test_frob_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

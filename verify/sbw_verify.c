@@ -55,10 +55,14 @@ const sbw_verify_claim sbw_verify_claims[] = {
      "offset: the limit becomes D + 1 + offset (D + 2 + offset)", sbw_verify_heads_moc},
     {"theorem1",
      "every Softmax fit's Frobenius error is >= sqrt(sum_{i>=d+2} sigma_i^2) and >= the "
-     "shift-aware bound",
+     "shift-aware bound, and the shift-aware bound is attained: a BFGS fit of ||A - H W^T - "
+     "c 1^T||_F from a random start lands on it",
      "LMS Theorem 1 (section 3, proof in appendix A; the paper's left side is the norm)",
-     "a fit whose ||A - log Q||_F is below either bound",
-     "offset: the fit uses dimension d + offset while the bounds stay at d; bound_shift",
+     "a fit (trained on KL, or on the Frobenius error as a Softmax head) whose ||A - log Q||_F "
+     "is below either bound, or a Frobenius fit with a free row shift more than 1e-7 relative "
+     "away from the shift-aware bound (above or below)",
+     "offset: the fit uses dimension d + offset while the bounds stay at d; bound_shift (both "
+     "bounds times 1 + bound_shift: 0.05 or -0.05 fails); fit_steps (the fits stopped early)",
      sbw_verify_lms_theorem1},
     {"theorem5",
      "rank(A^{op}) <= min(N, M, C(d+p-1, p)) for rank-d A, p = 1..5, with equality for "

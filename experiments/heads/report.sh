@@ -20,7 +20,7 @@ md() {
              print line; print sep; h = 1; next }
         flt != "" { split(flt, f, "="); if ($(at[f[1]]) != f[2]) next }
         { if (lim && ++n > lim) next
-          line = "|"; for (i = 1; i <= nc; i++) line = line " " $(at[c[i]]) " |"; print line }' "$1"
+          line = "|"; for (i = 1; i <= nc; i++) line = line " " (c[i] in at ? $(at[c[i]]) : "—") " |"; print line }' "$1"
 }
 
 {

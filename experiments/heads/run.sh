@@ -38,15 +38,21 @@
 #
 # Rerunning skips every step whose output exists (each is written under a
 # temporary name and renamed when complete).  W itself is never copied.
+# Paths (HEAD, --bias, --vocab, -o, SBW_BIN) are the caller's: relative ones
+# are read from the folder run.sh was started in; spaces and commas in them
+# are kept.  SIGINT or SIGTERM stops the running tool, removes the step's
+# temporary and exits 130 or 143; a rerun goes on from the finished steps.
 set -eu
+RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh
-B=${SBW_BIN:-bin}
+. scripts/recipe.sh
+if [ -n "${SBW_BIN:-}" ]; then B=$(recipe_abs "$SBW_BIN"); else B=$(pwd)/bin; fi
 
 # usage [STATUS]: the usage lines above; on stdout for --help (0), else on stderr (2)
 usage() {
     if [ "${1:-2}" = 0 ]; then
-        sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
     fi
     sed -n '11,23p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -85,11 +91,22 @@ if [ $SYN = 1 ]; then
     NAME=${NAME:-synthetic}
 else
     [ -n "$HEAD" ] || { echo "run.sh: no HEAD (W.npy or FILE.safetensors:NAME), or --synthetic" >&2 && usage; }
+    HEAD=$(recipe_abs "$HEAD")
     NAME=${NAME:-$(basename "$(dirname "${HEAD%%:*}")")}
 fi
-O=${OUT:-out/heads/$NAME}
+BIAS=$(recipe_abs "$BIAS") VOCAB=$(recipe_abs "$VOCAB")
+if [ -n "$OUT" ]; then O=$(recipe_abs "$OUT"); else O=out/heads/$NAME; fi
 mkdir -p "$O"
 say() { printf '%s\n' "$*"; }
+
+# The temporaries a signal removes: the step's, the head's, the reshaped table's.
+out=""
+cleanup() {
+    [ -z "$out" ] || rm -f "$out.tmp.$$"
+    rm -f "$O/maxprob.tsv.tmp" "$O/report.md.tmp" "$O/head/head.txt" "$O/head/W.npy.tmp" \
+        "$O/head/b.npy.tmp" "$O/head/planted.txt.tmp" "$O/head/vocab.txt.tmp"
+}
+recipe_traps run.sh cleanup
 
 # step OUT CMD...: CMD's stdout into OUT, unless OUT is there already
 step() {
@@ -99,7 +116,7 @@ step() {
         say "   $(basename "$out"): done (skipped)"
         return 0
     fi
-    "$@" >"$out.tmp.$$" || { rm -f "$out.tmp.$$" && return 1; }
+    recipe_run "$@" >"$out.tmp.$$" || { rm -f "$out.tmp.$$" && return 1; }
     mv "$out.tmp.$$" "$out"
 }
 
@@ -183,8 +200,9 @@ synthetic() {
     awk '$1 == "p" { print $2 }' "$h/head.txt" >"$h/planted.txt.tmp"
     awk '$1 == "p" { p[$2] = 1 } $1 == "w" { j[NR] = $2 }
         END { for (r = 1; r <= NR; r++) if (r in j) print (p[j[r]] ? "in" : "v") j[r] }' \
-        "$h/head.txt" >"$h/vocab.txt"
+        "$h/head.txt" >"$h/vocab.txt.tmp"
     rm -f "$h/head.txt"
+    mv "$h/vocab.txt.tmp" "$h/vocab.txt"
     mv "$h/W.npy.tmp" "$h/W.npy"
     mv "$h/b.npy.tmp" "$h/b.npy"
     mv "$h/planted.txt.tmp" "$h/planted.txt"
@@ -202,39 +220,50 @@ step "$O/measures.tsv" "$B/sbw-rank" -q --threads "$THREADS" --measures "$HEAD"
 
 # ---- argmaxable words and their largest probabilities ----------------------------------------
 say "== $NAME: argmaxable words (sbw-argmax, --max-prob $RADII)"
-# shellcheck disable=SC2046 # optional arguments split on purpose
-step "$O/argmax.tsv" "$B/sbw-argmax" -q --threads "$THREADS" --max-prob "$RADII" \
-    $([ -n "$BIAS" ] && printf -- '--bias %s' "$BIAS") $([ -n "$VOCAB" ] && printf -- '--vocab %s' "$VOCAB") \
-    "$HEAD"
+set -- "$HEAD"
+[ -z "$VOCAB" ] || set -- --vocab "$VOCAB" "$@"
+[ -z "$BIAS" ] || set -- --bias "$BIAS" "$@"
+step "$O/argmax.tsv" "$B/sbw-argmax" -q --threads "$THREADS" --max-prob "$RADII" "$@"
 A=$O/argmax.tsv
 NUN=$(tsv_meta "$A" unargmaxable)
 say "   $(tsv_meta "$A" argmaxable) argmaxable, $NUN not, $(tsv_meta "$A" undecided) undecided of $(tsv_meta "$A" checked)"
 
 # maxprob.tsv: the unargmaxable words' p_max and p_upper per R, one row per
-# (word, R), reshaped from argmax.tsv (numbers copied, none computed)
+# (word, R), reshaped from argmax.tsv (numbers copied, none computed); a
+# word's name is its index when there is no vocabulary.  A table without
+# the columns this needs fails here, leaving no maxprob.tsv.
 if [ ! -s "$O/maxprob.tsv" ]; then
     {
         say "# maxprob.tsv: the columns p_max_R*, p_upper_R* of argmax.tsv (unargmaxable words), one row per (word, R)"
         grep '^# command=' "$A"
         awk -F'\t' '/^#/ { next }
             !h { for (i = 1; i <= NF; i++) { col[$i] = i; if ($i ~ /^p_max_R/) r[++nr] = substr($i, 8) }
+                 if (!("word" in col) || !("argmaxable" in col) || nr == 0) {
+                     print FILENAME ": no word, argmaxable or p_max_R* column" > "/dev/stderr"; bad = 1; exit 1 }
+                 nm = ("name" in col) ? col["name"] : col["word"]
                  print "word\tname\tR\tp_max\tp_upper"; h = 1; next }
             $(col["argmaxable"]) == 0 { for (t = 1; t <= nr; t++)
-                print $(col["word"]) "\t" $(col["name"]) "\t" r[t] "\t" $(col["p_max_R" r[t]]) "\t" $(col["p_upper_R" r[t]]) }' "$A"
-    } >"$O/maxprob.tsv.tmp"
+                print $(col["word"]) "\t" $nm "\t" r[t] "\t" $(col["p_max_R" r[t]]) "\t" $(col["p_upper_R" r[t]]) }
+            END { exit bad }' "$A"
+    } >"$O/maxprob.tsv.tmp" || { rm -f "$O/maxprob.tsv.tmp" && exit 1; }
     mv "$O/maxprob.tsv.tmp" "$O/maxprob.tsv"
 fi
 
 # ---- figures ---------------------------------------------------------------------------------
 say "== $NAME: figures"
+# in_out CMD...: CMD run in $O, where every file has a name of ours (sbw-plot
+# splits --rank and --labels at commas; the folder's own name may hold some)
+in_out() { cd "$O" && "$@"; }
+# the legend is a --labels list: a comma in the run's name is not a separator
+label=$(printf '%s W' "$NAME" | tr ',' ';')
 [ -s "$O/spectrum.png" ] ||
-    "$B/sbw-plot" -q spectrum "$O/spectrum.tsv" --rank "$O/rank.tsv" --labels "$NAME W" \
-        --title "Singular spectrum of $NAME's W" -o "$O/spectrum"
+    recipe_run in_out "$B/sbw-plot" -q spectrum spectrum.tsv --rank rank.tsv --labels "$label" \
+        --title "Singular spectrum of $NAME's W" -o spectrum
 if [ "$NUN" -gt 0 ] && [ ! -s "$O/maxprob.png" ]; then
-    "$B/sbw-plot" -q train "$O/maxprob.tsv" --x R --y p_max --series name --logx \
-        --title "Largest attainable probability of the unargmaxable words over ||h|| <= R" -o "$O/maxprob"
+    recipe_run in_out "$B/sbw-plot" -q train maxprob.tsv --x R --y p_max --series name --logx \
+        --title "Largest attainable probability of the unargmaxable words over ||h|| <= R" -o maxprob
 fi
 
 # ---- report ----------------------------------------------------------------------------------
-sh experiments/heads/report.sh "$O" "$NAME" "$HEAD" "$SYN"
+recipe_run sh experiments/heads/report.sh "$O" "$NAME" "$HEAD" "$SYN"
 say "== $NAME: $O/report.md"

@@ -5,11 +5,16 @@
 # KLD-against-perplexity curve and the training curves through sbw-plot, and
 # the scale we ran at.  A model not yet trained or evaluated shows "—".
 # Every number is read from a file under $RES whose `# command=` line says
-# how it was made.
+# how it was made.  A figure that sbw-plot fails to draw is left out of the
+# report, which is still written, and the script exits 1.  RES and the
+# figures' folder may hold spaces and commas: sbw-plot runs inside RES,
+# given the models' own (plain) names.
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh
 BIN=${BIN:-bin}
+ROOT=$(pwd)
+case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
 QUICK=${QUICK:-0}
 RES=${RES:-experiments/ptb/results}
 if [ "$QUICK" = 1 ]; then
@@ -22,7 +27,22 @@ else
     SM=softmax MOC=moc MOS=mos-k15 KS="3 5 10 15 20"
 fi
 mkdir -p "$FIG"
+FIG=$(cd "$FIG" && pwd)
 FIGREL=$(basename "$FIG")
+RESA=$(cd "$RES" && pwd)
+rfail=0
+# plot NAME ARG...: sbw-plot ARG... -q -o FIG/NAME run inside RES; NAME joins
+# the figures when it worked, and the report fails when it did not
+plot() {
+    pn=$1
+    shift
+    if (cd "$RESA" && "$BIN/sbw-plot" "$@" -q -o "$FIG/$pn"); then
+        figs="$figs $pn"
+    else
+        echo "report.sh: sbw-plot could not draw $pn" >&2
+        rfail=1
+    fi
+}
 
 # v FILE COLUMN [FORMAT]: a value of the first row, or — when missing
 v() {
@@ -70,30 +90,28 @@ labels=""
 ranks=""
 for m in $SM $MOC $MOS; do
     [ -s "$RES/$m/spectrum.tsv" ] && [ -s "$RES/$m/rank.tsv" ] || continue
-    spectra="$spectra $RES/$m/spectrum.tsv"
+    spectra="$spectra $m/spectrum.tsv"
     labels="$labels${labels:+,}$m"
-    ranks="$ranks${ranks:+,}$RES/$m/rank.tsv"
+    ranks="$ranks${ranks:+,}$m/rank.tsv"
 done
 figs=""
 if [ -n "$spectra" ]; then
     # log x: the normalised singular values of the three heads lie decades apart
     # shellcheck disable=SC2086
-    "$BIN/sbw-plot" spectrum $spectra --labels "$labels" --rank "$ranks" --logx -q -o "$FIG/figure1" &&
-        figs="$figs figure1"
+    plot figure1 spectrum $spectra --labels "$labels" --rank "$ranks" --logx
 fi
 curves=""
 clabels=""
 logs=""
 for m in $SM $MOC $MOS sigsoftmax plif; do
     [ -s "$RES/$m/curve.tsv" ] && [ "$(grep -vc '^#' "$RES/$m/curve.tsv")" -gt 1 ] &&
-        curves="$curves $RES/$m/curve.tsv" && clabels="$clabels${clabels:+,}$m"
-    [ -s "$RES/$m/log.tsv" ] && logs="$logs $RES/$m/log.tsv"
+        curves="$curves $m/curve.tsv" && clabels="$clabels${clabels:+,}$m"
+    [ -s "$RES/$m/log.tsv" ] && logs="$logs $m/log.tsv"
 done
 if [ -n "$curves" ]; then
     # shellcheck disable=SC2086
-    "$BIN/sbw-plot" train $curves --x valid_ppl --y expected_pairwise_kl --labels "$clabels" \
-        --title "Expected pairwise KL against perplexity along training" -q -o "$FIG/kld-ppl" &&
-        figs="$figs kld-ppl"
+    plot kld-ppl train $curves --x valid_ppl --y expected_pairwise_kl --labels "$clabels" \
+        --title "Expected pairwise KL against perplexity along training"
 fi
 # Table 11 at equal perplexity: every curve interpolated onto one grid
 kap=$RES/kld-at-ppl.tsv
@@ -101,7 +119,7 @@ if [ -n "$curves" ]; then
     {
         echo "# command=experiments/ptb/report.sh (awk -f experiments/ptb/kld_at_ppl.awk on$curves)"
         # shellcheck disable=SC2086
-        awk -v names="$(echo "$clabels" | tr , ' ')" -v step=10 -f experiments/ptb/kld_at_ppl.awk $curves
+        (cd "$RESA" && awk -v names="$(echo "$clabels" | tr , ' ')" -v step=10 -f "$ROOT/experiments/ptb/kld_at_ppl.awk" $curves)
     } >"$kap.tmp" && mv "$kap.tmp" "$kap"
 fi
 # MoS Table 7 as a figure: rank (at float64's and float32's eps) and test
@@ -121,11 +139,11 @@ done
     15 9981 55.97 20 9981 56.17 >>"$rk.tmp"
 mv "$rk.tmp" "$rk"
 if [ $nk -gt 1 ]; then
-    "$BIN/sbw-plot" rank-k "$rk" -q -o "$FIG/rank-k" && figs="$figs rank-k"
+    plot rank-k rank-k rank-k.tsv
 fi
 if [ -n "$logs" ]; then
     # shellcheck disable=SC2086
-    "$BIN/sbw-plot" train $logs --x tokens --y loss -q -o "$FIG/training" && figs="$figs training"
+    plot training train $logs --x tokens --y loss
 fi
 # PLIF's learned f (LMS Figure 4) from the parameters run.sh exported to
 # plif/f/; its slopes' range through sbw-info (the command is in the text)
@@ -134,11 +152,18 @@ plif_f=""
 if [ -s "$pf/params.tsv" ] && [ -s "$pf/plif_slope.npy" ]; then
     pk=$(tsv_meta "$pf/params.tsv" knots)
     pt=$(tsv_meta "$pf/params.tsv" plif_t)
-    "$BIN/sbw-plot" monotone "$pf" --labels "PLIF ($pk intervals)" -q -o "$FIG/plif-f" &&
-        info=$("$BIN/sbw-info" "$pf/plif_slope.npy") &&
+    figs0=$figs
+    plot plif-f monotone "$RESA/plif/f" --labels "PLIF ($pk intervals)"
+    figs=$figs0 # drawn in its own section, not among the figures
+    if [ -s "$FIG/plif-f.png" ] && info=$("$BIN/sbw-info" "$pf/plif_slope.npy") &&
         smin=$(printf '%s\n' "$info" | tsv_field /dev/stdin min) &&
         smax=$(printf '%s\n' "$info" | tsv_field /dev/stdin max) &&
-        [ -n "$smin" ] && [ -n "$smax" ] && plif_f=1
+        [ -n "$smin" ] && [ -n "$smax" ]; then
+        plif_f=1
+    else
+        echo "report.sh: no slopes of PLIF's learned f from $pf" >&2
+        rfail=1
+    fi
 fi
 
 # each evaluated K as "K<TAB>rank<TAB>rank at float32's eps<TAB>columns", for
@@ -352,3 +377,4 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
 } >"$DOC.tmp"
 mv "$DOC.tmp" "$DOC"
 echo "report: $DOC"
+exit $rfail

@@ -30,10 +30,20 @@
 # --quick: the whole pipeline at toy scale on a generated corpus
 # (tests/fixtures/make_lm_corpus.sh) in out/ptb-quick, in well under a
 # minute: what `make ptb-quick` and the CLI tests run.
+# Paths given in PTB, STATE, RES, OUTQ and BIN are the caller's (a relative
+# one is read from the folder run.sh was started in; the defaults are the
+# repository's); spaces and commas in them are kept.  Any step that fails
+# (a tool, either side of a pipe, a snapshot of the KLD curve, an export, a
+# figure) makes the run exit non-zero, and what it would have written is
+# not written.  SIGINT or SIGTERM stops the running tools (sbw-lm train
+# writes its checkpoint first), removes the step's temporaries and exits
+# 130 or 143.
 set -eu
+RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh
-BIN=${BIN:-bin}
+. scripts/recipe.sh
+if [ -n "${BIN:-}" ]; then BIN=$(recipe_abs "$BIN"); else BIN=$(pwd)/bin; fi
 THREADS=${THREADS:-2}
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1 && shift
@@ -46,11 +56,12 @@ case $STEP in train | eval | report | all) ;; *)
 esac
 
 if [ $QUICK = 1 ]; then
+    OUTQ=$(recipe_abs "${OUTQ:-}")
     OUTQ=${OUTQ:-out/ptb-quick}
     STATE=$OUTQ/state
     RES=$OUTQ/results
     PTB=$OUTQ/corpus
-    [ -f "$PTB/train.txt" ] || sh tests/fixtures/make_lm_corpus.sh "$PTB" 2000
+    [ -f "$PTB/train.txt" ] || recipe_run sh tests/fixtures/make_lm_corpus.sh "$PTB" 2000
     # name|head options: toy sizes, two mixture sizes
     MODELS="softmax|--head softmax --d 16
 moc|--head moc --k 3 --d 12
@@ -61,6 +72,7 @@ plif|--head plif --d 16 --knots 20"
     COMMON="--quick --epochs 3 --optim adam --lr 0.01 --eval-every 10000 --ckpt-every 0 --seed 1"
     RANK_T=300 CURVE_T=300 FULL_RANK=mos-k3
 else
+    PTB=$(recipe_abs "${PTB:-}") STATE=$(recipe_abs "${STATE:-}") RES=$(recipe_abs "${RES:-}")
     PTB=${PTB:-../shared/data/ptb}
     STATE=${STATE:-/var/tmp/sbw/ptb}
     RES=${RES:-experiments/ptb/results}
@@ -93,10 +105,12 @@ if [ ! -d "$PTB" ]; then
     echo "run.sh: no corpus at $PTB (set PTB=DIR: Mikolov's ptb.{train,valid,test}.txt)" >&2
     exit 1
 fi
-mkdir -p "$STATE" "$RES"
-
 names() { echo "$MODELS" | cut -d'|' -f1; }
 opts_of() { echo "$MODELS" | awk -F'|' -v n="$1" '$1 == n { print $2 }'; }
+for n in "$@"; do
+    [ -n "$(opts_of "$n")" ] || { echo "run.sh: unknown model '$n' ($(names | tr '\n' ' '))" >&2; exit 2; }
+done
+mkdir -p "$STATE" "$RES"
 
 # into FILE CMD...: CMD's stdout goes to FILE.tmp and becomes FILE only when
 # CMD succeeds; otherwise the temporary is removed and CMD's status
@@ -106,7 +120,7 @@ into() {
     into_tmp=$1.tmp
     shift
     irc=0
-    "$@" >"$into_tmp" || irc=$?
+    recipe_run "$@" >"$into_tmp" || irc=$?
     if [ $irc = 0 ]; then mv "$into_tmp" "${into_tmp%.tmp}"; else rm -f "$into_tmp"; fi
     into_tmp=
     return $irc
@@ -145,12 +159,30 @@ train() {
 
 # ---- eval: perplexities, rank, spectrum, pairwise KL, the curve ----------------------------
 # logq NAME CKPT SPLIT TOKENS: the log-probability rows on stdout, the
-# eval table on fd 3.  A pipe's status is its consumer's; the rows are a
-# .npy stream whose header gives their count, so when sbw-lm eval fails
-# the consumer reads a short stream and fails too.
+# eval table on fd 3.
 logq() {
     "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$2" --split "$3" ${4:+--tokens "$4"} \
         --logprobs - --threads "$THREADS" -q 2>&3
+}
+
+# piped STATUSFILE TOOL ARG... (after logq's arguments): logq NAME CKPT
+# SPLIT TOKENS piped into $BIN/TOOL ARG...; fails when either side fails.
+# A pipe's status is only its consumer's (dash has no pipefail), and a
+# consumer can succeed on a stream its producer then failed to finish
+# (its table on fd 3, say), so sbw-lm's status is written to STATUSFILE
+# and checked.
+piped() {
+    pst=$1 pname=$2 pck=$3 psplit=$4 ptok=$5 ptool=$6
+    shift 6
+    prc=0
+    rm -f "$pst"
+    { logq "$pname" "$pck" "$psplit" "$ptok" || echo $? >"$pst"; } | "$BIN/$ptool" "$@" || prc=$?
+    if [ -s "$pst" ]; then
+        echo "run.sh: $pname: sbw-lm eval --split $psplit failed (exit $(cat "$pst"))" >&2
+        [ $prc != 0 ] || prc=1
+    fi
+    rm -f "$pst"
+    return $prc
 }
 
 # rows_into TABLE NAME CKPT SPLIT TOKENS TOOL ARG...: logq's rows piped into
@@ -162,7 +194,8 @@ rows_into() {
     shift 6
     table_tmp=$RES/$rname/.eval-table.tmp
     rrc=0
-    logq "$rname" "$rck" "$rsplit" "$rtok" 3>"$table_tmp" | "$BIN/$rtool" "$@" || rrc=$?
+    piped "$RES/$rname/.eval-status.tmp" "$rname" "$rck" "$rsplit" "$rtok" "$rtool" "$@" 3>"$table_tmp" ||
+        rrc=$?
     if [ $rrc != 0 ]; then
         grep '^sbw-lm' "$table_tmp" >&2 || :
         rm -f "$table_tmp"
@@ -202,7 +235,7 @@ evaluate() {
     for s in valid test; do
         [ -s "$out/kl-$s.tsv" ] || into "$out/kl-$s.tsv" rows_into - "$name" "$ck" $s "" sbw-kl - -q
     done
-    curve "$name"
+    curve "$name" || { echo "run.sh: $name: the KLD curve is incomplete; rerun to finish it" >&2; return 1; }
     # the wall time of this call (a resumed evaluation counts only its last part)
     printf 'seconds=%s\n' "$(($(date +%s) - t0))" >"$out/eval.done"
     learned_f "$name"
@@ -220,7 +253,7 @@ learned_f() {
     case " $(opts_of "$name") " in *" --head plif "* | *" --head mos+plif "*) ;; *) return 0 ;; esac
     [ -s "$f/params.tsv" ] && return 0
     x=$STATE/$name/export
-    if ! "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --tokens 1 --export "$x" \
+    if ! recipe_run "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --tokens 1 --export "$x" \
         --threads "$THREADS" -q >/dev/null; then
         echo "run.sh: $name: exporting the learned f failed" >&2
         ffail=1
@@ -236,10 +269,14 @@ learned_f() {
 }
 
 # The expected pairwise KL and the perplexity on the first CURVE_T valid
-# predictions at every snapshot along training (and the final model).
+# predictions at every snapshot along training (and the final model).  A
+# snapshot whose evaluation fails adds no row and makes curve fail (after
+# trying the others), so evaluate writes no eval.done and a rerun tries it
+# again.
 curve() {
     name=$1
     out=$RES/$name
+    cfail=0
     c=$out/curve.tsv
     [ -s "$c" ] || printf '# command=experiments/ptb/run.sh eval %s (sbw-lm eval --split valid --tokens %s --logprobs - | sbw-kl -)\ntokens\tvalid_ppl\texpected_pairwise_kl\n' \
         "$name" "$CURVE_T" >"$c"
@@ -248,21 +285,24 @@ curve() {
         tok=$(sed -n 's/^tokens=//p' "$snap/checkpoint.tsv")
         awk -F'\t' -v t="$tok" '$1 == t { f = 1 } END { exit !f }' "$c" && continue
         # a failed evaluation adds no row, so a rerun tries that snapshot again
-        if ! { logq "$name" "$snap" valid "$CURVE_T" 3>"$out/.curve-eval.tsv" |
-            "$BIN/sbw-kl" - -q >"$out/.curve-kl.tsv"; }; then
+        if ! recipe_run piped "$out/.curve-status.tmp" "$name" "$snap" valid "$CURVE_T" sbw-kl - -q \
+            3>"$out/.curve-eval.tsv" >"$out/.curve-kl.tsv"; then
             echo "run.sh: $name: evaluating $snap failed" >&2
+            cfail=1
             continue
         fi
         kld=$(tsv_field "$out/.curve-kl.tsv" expected_pairwise_kl)
         ppl=$(tsv_field "$out/.curve-eval.tsv" ppl)
         if [ -z "$kld" ] || [ -z "$ppl" ]; then
             echo "run.sh: $name: no perplexity or KL for $snap" >&2
+            cfail=1
             continue
         fi
         printf '%s\t%s\t%s\n' "$tok" "$ppl" "$kld" >>"$c"
     done
     rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv"
     { sed -n '1,2p' "$c"; sed '1,2d' "$c" | sort -n -u; } >"$c.tmp" && mv "$c.tmp" "$c"
+    return $cfail
 }
 
 # Ctrl-C (130) or SIGTERM (143) removes the temporaries of the step it
@@ -272,23 +312,23 @@ into_tmp='' table_tmp='' out=''
 cleanup() {
     rm -f ${into_tmp:+"$into_tmp"} ${table_tmp:+"$table_tmp"}
     [ -z "$out" ] || rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" "$out/curve.tsv.tmp" \
-        "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp"
+        "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp" "$out/.eval-status.tmp" "$out/.curve-status.tmp"
 }
-trap 'cleanup; echo "run.sh: interrupted; rerun to go on from the finished steps" >&2; exit 130' INT
-trap 'cleanup; echo "run.sh: terminated; rerun to go on from the finished steps" >&2; exit 143' TERM
+recipe_traps run.sh cleanup
 status=0
 ffail=0
+# shellcheck disable=SC2046 # the names are single words
+[ $# -gt 0 ] || set -- $(names)
 if [ "$STEP" = train ] || [ "$STEP" = all ]; then
-    for n in ${*:-$(names)}; do
-        [ -n "$(opts_of "$n")" ] || { echo "run.sh: unknown model '$n' ($(names | tr '\n' ' '))" >&2; exit 2; }
+    for n in "$@"; do
         train "$n" || { s=$?; [ $s = 3 ] && status=3 && break; exit 1; }
     done
 fi
 if [ "$STEP" = eval ] || [ "$STEP" = all ]; then
-    for n in ${*:-$(names)}; do evaluate "$n"; done
+    for n in "$@"; do evaluate "$n"; done # not in an || list: set -e holds inside
 fi
 if [ "$STEP" = report ] || [ "$STEP" = all ]; then
-    RES=$RES QUICK=$QUICK BIN=$BIN sh experiments/ptb/report.sh
+    RES=$RES QUICK=$QUICK BIN=$BIN recipe_run sh experiments/ptb/report.sh || exit 1
 fi
 [ $status = 0 ] && [ $ffail = 1 ] && status=1
 exit $status

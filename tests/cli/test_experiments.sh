@@ -7,18 +7,24 @@
 # are refused.  quickstart: report.md embeds at least four figures that
 # exist, every table names a TSV of the folder and that TSV's own
 # "# command=" line, its numbers are the TSVs', and sbw-verify's report is in.
+# Both run from another folder with a relative output folder holding a
+# space and a comma; SIGTERM to either recipe while a tool runs stops the
+# tool and leaves no temporary (exit 143).
 . tests/cli/lib.sh
+. tests/cli/recipe.sh
 ABS=$(cd "$BIN" && pwd)
 export SBW_BIN="$ABS"
+ROOT=$(pwd)
 
 # ---- tables-synthetic -------------------------------------------------------------------------
-TS=experiments/tables-synthetic.sh
+# TS ARG...: tables-synthetic.sh run from $T (so --out "ts dir,1" is $T's)
+TS() { (cd "$T" && sh "$ROOT/experiments/tables-synthetic.sh" "$@"); }
 DS=8
 DM=6
 SIZE="--n 200 --m 100 --topics 5 --d-softmax $DS --d-mix $DM --ks 1,2,4 --k6 4 --steps 60 --threads 2"
-O="$T/ts"
+O="$T/ts dir,1"
 # shellcheck disable=SC2086
-expect_exit 0 "tables-synthetic" $TS $SIZE --out "$O"
+expect_exit 0 "tables-synthetic" TS $SIZE --out "ts dir,1"
 for f in table6.tsv table7.tsv table11.tsv report.md rank_k.png rank_k.gp spectrum.png spectrum.gp; do
     if [ -s "$O/$f" ]; then ok; else bad "tables-synthetic: $f missing or empty"; fi
 done
@@ -51,7 +57,7 @@ expect_eq "$(grep -c '^set key inside' "$O/spectrum.gp")" 0 "spectrum of 4: no l
 # a rerun skips every finished fit and rewrites none
 ls -i "$O"/*/fit.tsv | sort >"$T/ino1"
 # shellcheck disable=SC2086
-expect_exit 0 "tables-synthetic rerun" $TS $SIZE --out "$O"
+expect_exit 0 "tables-synthetic rerun" TS $SIZE --out "ts dir,1"
 expect_eq "$(grep -c 'done (skipped)' "$T/out")" 5 "rerun: 5 fits skipped"
 ls -i "$O"/*/fit.tsv | sort >"$T/ino2"
 if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a finished fit"; fi
@@ -59,20 +65,22 @@ if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a finished fit";
 mv "$O/mos_d6_k2" "$O/.mos_d6_k2.tmp"
 rm "$O/.mos_d6_k2.tmp/compare.tsv"
 # shellcheck disable=SC2086
-expect_exit 0 "tables-synthetic resume" $TS $SIZE --out "$O"
+expect_exit 0 "tables-synthetic resume" TS $SIZE --out "ts dir,1"
 expect_eq "$(grep -c 'done (skipped)' "$T/out")" 4 "resume: the 4 others skipped"
 expect_grep '^  mos_d6_k2: rank ' "$T/out" "resume: the half-done fit redone"
 if [ -s "$O/mos_d6_k2/compare.tsv" ] && [ ! -e "$O/.mos_d6_k2.tmp" ]; then ok; else bad "resume: mos_d6_k2 not redone whole"; fi
 # shellcheck disable=SC2086
-expect_exit 2 "tables-synthetic other settings" $TS $SIZE --steps 61 --out "$O"
+expect_exit 2 "tables-synthetic other settings" TS $SIZE --steps 61 --out "ts dir,1"
 expect_grep 'holds tables of other settings' "$T/err" "other settings: reason"
-expect_exit 2 "tables-synthetic bad option" $TS --bogus
-expect_exit 2 "tables-synthetic bad count" $TS --ks 3,x --out "$T/none"
+expect_exit 2 "tables-synthetic bad option" TS --bogus
+expect_exit 2 "tables-synthetic bad count" TS --ks 3,x --out "$T/none"
+if [ -e "$ROOT/ts dir,1" ]; then bad "tables-synthetic: --out resolved against the repository"; else ok; fi
 
 # ---- quickstart ---------------------------------------------------------------------------------
-Q="$T/qs"
-expect_exit 0 "quickstart" env QUICKSTART_OUT="$Q" QUICKSTART_N=200 QUICKSTART_M=80 QUICKSTART_STEPS=20 \
-    QUICKSTART_DS="4 8" QUICKSTART_LBFGS_STEPS=50 experiments/quickstart.sh
+Q="$T/qs dir,1"
+expect_exit 0 "quickstart" sh -c 'cd "$1" && shift && env "$@"' sh "$T" QUICKSTART_OUT="qs dir,1" QUICKSTART_N=200 \
+    QUICKSTART_M=80 QUICKSTART_STEPS=20 QUICKSTART_DS="4 8" QUICKSTART_LBFGS_STEPS=50 sh "$ROOT/experiments/quickstart.sh"
+if [ -e "$ROOT/qs dir,1" ]; then bad "quickstart: QUICKSTART_OUT resolved against the repository"; else ok; fi
 R="$Q/report.md"
 nfig=0
 for p in $(sed -n 's/^!\[[^]]*\](\([^)]*\.png\))$/\1/p' "$R"); do
@@ -99,4 +107,32 @@ expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings 
 expect_grep '^set key inside bottom right$' "$Q/spectrum.gp" "spectrum of 2: cumulative legend inside"
 expect_grep '^set key inside center$' "$Q/spectrum.gp" "spectrum of 2: sigma legend inside"
 if find "$Q" -name '*.tmp*' | grep -q .; then bad "quickstart: a temporary left"; else ok; fi
+
+# ---- SIGTERM to the recipe itself while a tool runs ----------------------------------------------
+# a stand-in sbw-synth (the first tool of both) that waits on a child of its own
+FB=$T/fakebin
+mkdir "$FB"
+for t in "$ABS"/sbw-*; do ln -s "$t" "$FB/"; done
+rm "$FB/sbw-synth"
+printf '#!/bin/sh\nsleep 300 &\necho $! >"%s/synth.pid"\nwait\n' "$T" >"$FB/sbw-synth"
+chmod +x "$FB/sbw-synth"
+synth_running() { [ -s "$T/synth.pid" ]; }
+for r in quickstart tables-synthetic; do
+    rm -f "$T/synth.pid"
+    if [ $r = quickstart ]; then
+        SBW_BIN="$FB" QUICKSTART_OUT="$T/sig-$r" sh experiments/quickstart.sh >"$T/sig.out" 2>&1 &
+    else
+        SBW_BIN="$FB" sh experiments/tables-synthetic.sh --out "$T/sig-$r" >"$T/sig.out" 2>&1 &
+    fi
+    pid=$!
+    wait_for synth_running || bad "$r: the stand-in sbw-synth never started"
+    kill -TERM "$pid"
+    wait "$pid"
+    expect_eq "$?" 143 "$r SIGTERM: exit 143"
+    expect_grep "^$r.sh: terminated" "$T/sig.out" "$r SIGTERM: said"
+    spid=$(cat "$T/synth.pid")
+    if kill -0 "$spid" 2>/dev/null; then bad "$r SIGTERM: the tool's child still runs" && kill "$spid"; else ok; fi
+    expect_none_left "$T/sig-$r" "$r SIGTERM"
+    if find "$T/sig-$r" -name '*.tmp*' | grep -q .; then bad "$r SIGTERM: a temporary left"; else ok; fi
+done
 finish

@@ -8,8 +8,12 @@
 # rows; a rerun skips every step; a head with nothing planted says there
 # is no unargmaxable word and draws no max-prob figure, also when given as
 # HEAD, and a safetensors head gives the same words; bad usage exits 2.
+# A head without --vocab (its words named by index), relative paths (the
+# caller's) with spaces and commas; SIGTERM to run.sh itself while
+# sbw-argmax runs stops it and leaves no temporary (exit 143).
 . tests/cli/lib.sh
 . tests/cli/safetensors.sh
+. tests/cli/recipe.sh
 ABS=$(cd "$BIN" && pwd)
 export SBW_BIN="$ABS"
 R=experiments/heads/run.sh
@@ -80,6 +84,49 @@ expect_exit 0 "HEAD mode" $R "$T/none/head/W.npy" --vocab "$T/none/head/vocab.tx
 expect_eq "$(tsv_meta "$T/asfile/argmax.tsv" argmaxable)" 40 "HEAD mode: 40 argmaxable"
 expect_grep '^- Head: `.*/none/head/W.npy`: M = 40 words, D = 3, vocabulary ' "$T/asfile/report.md" \
     "HEAD mode: head named"
+
+# without --vocab, from another folder, every path relative to it and with a
+# space and a comma: the words are named by their index, the same ones found
+ROOT=$(pwd)
+mkdir -p "$T/in dir,1"
+cp "$O/head/W.npy" "$O/head/b.npy" "$T/in dir,1/"
+expect_exit 0 "no --vocab, relative paths with a space and a comma" \
+    sh -c 'cd "$1" && sh "$2/experiments/heads/run.sh" "in dir,1/W.npy" --bias "in dir,1/b.npy" -o "out dir,2"' \
+    sh "$T" "$ROOT"
+N=$T/out\ dir,2
+for f in report.md argmax.tsv maxprob.tsv spectrum.png maxprob.png; do
+    if [ -s "$N/$f" ]; then ok; else bad "no --vocab: $f missing or empty"; fi
+done
+found3=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $2 != 1 { print $1 }' "$N/argmax.tsv" | sort -n | tr '\n' ' ')
+expect_eq "$found3" "$planted" "no --vocab: the same unargmaxable words"
+expect_eq "$(tsv_rows "$N/maxprob.tsv" | head -n 1)" "$(printf 'word\tname\tR\tp_max\tp_upper')" "no --vocab: maxprob columns"
+expect_eq "$(tsv_rows "$N/maxprob.tsv" | awk -F'\t' 'NR > 1 && (NF != 5 || $1 != $2) { n++ } END { print n + 0 }')" 0 \
+    "no --vocab: maxprob rows name each word by its index"
+expect_eq "$(tsv_rows "$N/maxprob.tsv" | tail -n +2 | wc -l | tr -d ' ')" 20 "no --vocab: 4 words x 5 radii"
+expect_grep "^# command=.*sbw-argmax .*--bias $T/in dir,1/b.npy $T/in dir,1/W.npy\$" "$N/argmax.tsv" \
+    "no --vocab: the caller's paths, whole"
+if [ -e "$ROOT/out dir,2" ] || [ -e "$ROOT/in dir,1" ]; then bad "paths resolved against the repository"; else ok; fi
+
+# SIGTERM to run.sh itself while sbw-argmax runs (a stand-in that waits on
+# a child of its own): both stopped, no temporary, exit 143
+FB=$T/fakebin
+mkdir "$FB"
+for t in "$ABS"/sbw-*; do ln -s "$t" "$FB/"; done
+rm "$FB/sbw-argmax"
+printf '#!/bin/sh\nsleep 300 &\necho $! >"%s/argmax.pid"\nwait\n' "$T" >"$FB/sbw-argmax"
+chmod +x "$FB/sbw-argmax"
+SBW_BIN="$FB" sh $R --quick -o "$T/sig" >"$T/sig.out" 2>&1 &
+pid=$!
+argmax_running() { [ -s "$T/argmax.pid" ]; }
+wait_for argmax_running || bad "SIGTERM: the stand-in sbw-argmax never started"
+kill -TERM "$pid"
+wait "$pid"
+expect_eq "$?" 143 "SIGTERM: exit 143"
+expect_grep '^run.sh: terminated' "$T/sig.out" "SIGTERM: said"
+apid=$(cat "$T/argmax.pid")
+if kill -0 "$apid" 2>/dev/null; then bad "SIGTERM: sbw-argmax's child still runs" && kill "$apid"; else ok; fi
+expect_none_left "$T/sig" "SIGTERM"
+expect_absent "$T/sig/argmax.tsv" "SIGTERM: no argmax.tsv"
 
 # --help teaches; bad usage exits 2
 expect_exit 0 "--help" $R --help

@@ -6,10 +6,14 @@
 # redoes nothing; an evaluated model gets its f without a new evaluation;
 # a model whose results were deleted is finished from its checkpoint, not
 # retrained; a failed or terminated evaluation step leaves no file of its
-# own and no temporary.
+# own and no temporary; a snapshot whose sbw-lm eval fails after its rows
+# were read fails the run and leaves no eval.done.  Everything runs from another
+# folder with OUTQ relative to it and a space and a comma in its name.
 . tests/cli/lib.sh
-Q=$T/ptbq
-run() { OUTQ=$Q QUIET=1 BIN=$BIN sh experiments/ptb/run.sh --quick "$@"; }
+ROOT=$(pwd)
+BINA=$(cd "$BIN" && pwd)
+Q="$T/ptb q,1"
+run() { (cd "$T" && OUTQ="ptb q,1" QUIET=1 BIN="$BINA" sh "$ROOT/experiments/ptb/run.sh" --quick "$@"); }
 expect_exit 0 "the quick pipeline" run
 R=$Q/results
 expect_eq "$(tsv_field "$R/softmax/rank.tsv" rank)" 18 "Softmax D=16 with a bias: rank D+2"
@@ -113,10 +117,9 @@ expect_eq "$(tsv_field "$R/plif/train.tsv" steps)" "$steps" "no step redone"
 # tools made to fail stand in for sbw-rank and sbw-kl (the rest of $BIN is linked)
 r0=$(tsv_field "$R/softmax/rank.tsv" rank)
 FB=$T/fakebin
-BINA=$(cd "$BIN" && pwd)
 mkdir "$FB"
 for t in "$BINA"/sbw-*; do ln -s "$t" "$FB/"; done
-runf() { OUTQ=$Q QUIET=1 BIN=$FB sh experiments/ptb/run.sh --quick "$@"; }
+runf() { (cd "$T" && OUTQ="ptb q,1" QUIET=1 BIN=fakebin sh "$ROOT/experiments/ptb/run.sh" --quick "$@"); }
 temporaries() { find "$R/softmax" -name '*.tmp' -o -name '.curve-*' | wc -l; }
 (cd "$R/softmax" && rm eval.done rank.tsv eval-rank-rows.tsv kl-valid.tsv kl-test.tsv)
 rm "$FB/sbw-rank"
@@ -130,7 +133,18 @@ done
 expect_eq "$(temporaries)" 0 "a failed rank step leaves no temporary"
 rm "$FB/sbw-rank" && ln -s "$BINA/sbw-rank" "$FB/"
 rm "$FB/sbw-kl"
-printf '#!/bin/sh\nkill -TERM $PPID\nexit 1\n' >"$FB/sbw-kl"
+# the fake sbw-kl terminates run.sh itself: its outermost ancestor running
+# run.sh (a pipe's subshell between them shows the same command line)
+cat >"$FB/sbw-kl" <<'EOF'
+#!/bin/sh
+p=$PPID top=""
+while [ "${p:-1}" -gt 1 ]; do
+    case $(ps -o args= -p "$p") in *experiments/ptb/run.sh*) top=$p ;; esac
+    p=$(ps -o ppid= -p "$p" | tr -d ' ')
+done
+[ -z "$top" ] || kill -TERM "$top"
+exit 1
+EOF
 chmod +x "$FB/sbw-kl"
 expect_exit 143 "an evaluation terminated in its KL step" runf eval softmax
 expect_grep "run.sh: terminated" "$T/err" "the termination is named"
@@ -141,6 +155,26 @@ expect_exit 0 "the rerun after them" run eval softmax
 for f in eval.done kl-valid.tsv kl-test.tsv; do
     if [ -s "$R/softmax/$f" ]; then ok; else bad "the rerun did not write softmax's $f"; fi
 done
+# a snapshot of the KLD curve whose sbw-lm eval fails after writing every
+# row (the consumer, sbw-kl, succeeds): the run fails, no eval.done, and a
+# rerun with the real tools finishes the curve
+rm "$FB/sbw-kl" "$FB/sbw-lm" && ln -s "$BINA/sbw-kl" "$FB/"
+cat >"$FB/sbw-lm" <<EOF
+#!/bin/sh
+"$BINA/sbw-lm" "\$@" || exit \$?
+case "\$*" in *snap-*) echo "sbw-lm: made to fail after its rows" >&2; exit 1 ;; esac
+EOF
+chmod +x "$FB/sbw-lm"
+nc0=$(grep -vc '^#' "$R/softmax/curve.tsv")
+rm "$R/softmax/curve.tsv" "$R/softmax/eval.done"
+expect_exit 1 "a curve snapshot whose sbw-lm eval fails" runf eval softmax
+expect_grep "softmax: sbw-lm eval --split valid failed" "$T/err" "the failing producer is named"
+expect_absent "$R/softmax/eval.done" "a failed curve snapshot leaves no eval.done"
+expect_eq "$(temporaries)" 0 "a failed curve snapshot leaves no temporary"
+expect_exit 0 "the rerun finishes the curve" run eval softmax
+expect_eq "$(grep -vc '^#' "$R/softmax/curve.tsv")" "$nc0" "the rerun: every snapshot in the curve"
+if [ -s "$R/softmax/eval.done" ]; then ok; else bad "the rerun wrote no eval.done"; fi
 expect_exit 2 "unknown step" run fly
 expect_exit 2 "unknown model" run train gpt
+expect_exit 2 "unknown model (eval)" run eval gpt
 finish

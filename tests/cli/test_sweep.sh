@@ -3,7 +3,14 @@
 # results table, figures and a report; killed half-way and rerun, it keeps
 # the finished cells and redoes only the rest; --emit slurm names every cell
 # once in a script bash accepts; the collector lists a deleted cell.
+# OUT/settings is read as data (a command in it never runs, a damaged one
+# is exit 1); a list with a space is refused (exit 2); a relative --out
+# with a space and a comma is the caller's, and the Slurm and parallel
+# files run there; cells keep sbw-fit's command and warning lines and
+# results.tsv marks the fits still improving; SIGTERM to sweep.sh itself
+# stops every cell and sbw-fit and leaves no temporary (exit 143).
 . tests/cli/lib.sh
+. tests/cli/recipe.sh
 S=experiments/sweep.sh
 ABS=$(cd "$BIN" && pwd)
 export SBW_BIN="$ABS"
@@ -84,4 +91,71 @@ expect_grep '^a1_m20_d3_mos missing$' "$T/a/missing.txt" "missing.txt"
 expect_eq "$(tsv_rows "$T/a/results.tsv" | tail -n +2 | wc -l)" 14 "collect: 7 cells x 2 seeds"
 expect_exit 2 "collect elsewhere" $S --out "$T/none" collect
 expect_exit 2 "unknown cell" $S --out "$T/a" cell a9_m1_d1_x
+
+# ---- settings are data, lists are checked -------------------------------------------------------
+cp "$T/a/settings" "$T/settings.good"
+for evil in 'ALPHAS=0.1,1; touch "$T/pwned"' 'ALPHAS=$(touch pwned)' 'touch pwned' 'ALPHAS=0.1,1
+touch pwned' 'PATH=/nowhere'; do
+    { printf '%s\n' "$evil"; grep -v '^ALPHAS=' "$T/settings.good"; } >"$T/a/settings"
+    expect_exit 1 "settings with code: $(printf '%s' "$evil" | head -n 1)" $S --out "$T/a" collect
+    expect_grep 'settings: line [12][: ].*damaged settings file' "$T/err" "settings with code: the line named"
+    if [ -e "$T/pwned" ] || [ -e "$T/a/pwned" ] || [ -e pwned ]; then bad "settings ran code"; rm -f "$T/pwned" "$T/a/pwned" pwned; else ok; fi
+done
+{ cat "$T/settings.good"; echo 'K=3'; } >"$T/a/settings"
+expect_exit 1 "settings: a key twice" $S --out "$T/a" collect
+grep -v '^HEADS=' "$T/settings.good" >"$T/a/settings"
+expect_exit 1 "settings: a key missing" $S --out "$T/a" collect
+expect_exit 1 "run on damaged settings" $S --out "$T/a" $GRID --steps 10 run
+cp "$T/settings.good" "$T/a/settings"
+expect_exit 0 "collect after the repair" $S --out "$T/a" collect
+expect_exit 2 "--alpha with a space" $S --alpha "0.1 1" --out "$T/typo" plan
+expect_grep "^sweep.sh: --alpha: '0.1 1' is not a comma-separated list" "$T/err" "--alpha typo: said"
+if [ -e "$T/typo" ]; then bad "--alpha typo: a folder planned"; else ok; fi
+expect_exit 2 "--alpha 0" $S --alpha 0,1 --out "$T/typo" plan
+expect_exit 2 "--d empty item" $S --d 2,,3 --out "$T/typo" plan
+expect_exit 2 "--heads unknown" $S --heads softmax,gpt --out "$T/typo" plan
+expect_exit 2 "--heads with code" $S --heads 'softmax;id' --out "$T/typo" plan
+expect_exit 2 "--m not a number" $S --m 1e3 --out "$T/typo" plan
+
+# ---- a relative --out with a space and a comma; still improving ------------------------------------
+ROOT=$(pwd)
+G2="--alpha 0.1 --m 20 --d 2 --heads softmax,mos --k 2 --seeds 2 --n 40 --steps 100"
+# shellcheck disable=SC2086
+expect_exit 0 "relative --out with a space and a comma" sh -c 'cd "$1" && shift && sh "$@"' sh "$T" \
+    "$ROOT/$S" $G2 --out "r dir,1" run
+W=$T/r\ dir,1
+if [ -s "$W/results.tsv" ] && [ ! -e "$ROOT/r dir,1" ]; then ok; else bad "relative --out: not in the caller's folder"; fi
+expect_eq "$(tsv_rows "$W/results.tsv" | head -n 1 | cut -f13)" still_improving "results: still_improving column"
+expect_eq "$(tsv_rows "$W/results.tsv" | tail -n +2 | cut -f13 | sort -u | tr '\n' ' ')" "1 " \
+    "results: 100 steps are still improving (every fit)"
+expect_grep '^# warning=fit_still_improving: .*a0.1_m20_d2_softmax \(seeds 1,2\) a0.1_m20_d2_mos \(seeds 1,2\)$' \
+    "$W/results.tsv" "results: the cells still improving named"
+expect_grep 'Not converged' "$W/report.md" "report: the cells still improving"
+c=$W/cells/a0.1_m20_d2_mos.tsv
+expect_eq "$(grep -c '^# command=.*sbw-fit .*--model mos .*--seed [12] ' "$c")" 2 "cell: sbw-fit's command per seed"
+expect_eq "$(grep -c '^# warning=fit_still_improving: stopped by --steps 100 ' "$c")" 2 "cell: sbw-fit's warning per seed"
+# the emitted job files run the cells there (here: finished, a no-op)
+# shellcheck disable=SC2086
+expect_exit 0 "emit slurm (a space and a comma)" sh "$ROOT/$S" $G2 --out "$W" --emit slurm
+expect_exit 0 "slurm script: bash -n" bash -n "$W/sweep.slurm"
+expect_exit 0 "slurm task in the folder" env SLURM_ARRAY_TASK_ID=1 bash "$W/sweep.slurm"
+expect_grep '^#SBATCH --output="'"$W"'/slurm-%A_%a.log"$' "$W/sweep.slurm" "slurm: the log path quoted"
+# shellcheck disable=SC2086
+expect_exit 0 "emit parallel (a space and a comma)" sh "$ROOT/$S" $G2 --out "$W" --emit parallel
+expect_exit 0 "a parallel job line runs" sh -c "$(head -n 1 "$W/jobs.txt")"
+expect_grep 'cells\] a0.1_m20_d2_softmax done' "$T/err" "the parallel job ran its cell"
+
+# ---- SIGTERM to sweep.sh itself (not its group) -------------------------------------------------
+# shellcheck disable=SC2086
+sh $S $GRID --steps 2000000 --out "$T/k2" -j 2 run >"$T/k2.out" 2>&1 &
+pid=$!
+fits_running() { ls -a "$T/k2/cells" 2>/dev/null | grep -q '\.fit$'; }
+wait_for fits_running || bad "SIGTERM: no sbw-fit started"
+kill -TERM "$pid"
+wait "$pid"
+expect_eq "$?" 143 "SIGTERM: exit 143"
+expect_grep '^sweep.sh: terminated' "$T/k2.out" "SIGTERM: said"
+expect_none_left "$T/k2" "SIGTERM: cells and sbw-fit"
+expect_eq "$(ls -a "$T/k2/cells" | grep -c '^\.[a-z]')" 0 "SIGTERM: no temporary"
+expect_eq "$(ls "$T/k2/cells" | grep -c '\.err$')" 0 "SIGTERM: no cell called failed"
 finish
