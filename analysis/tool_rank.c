@@ -28,8 +28,8 @@ static const char details[] =
     "NumPy's default rank (tol = w0 max(m,n) eps) and the largest-log-gap rank\n"
     "(the biggest drop w_{r-1}/w_r, values floored at w0 eps) are shown beside it.\n"
     "A float64 file of float32 values (an export rounded to float32 and cast\n"
-    "back) is warned of ('float32_values'): use --eps single, or export\n"
-    "log-softmax computed in float64.\n\n"
+    "back) is warned of ('float32_values'): use --eps single, or export a\n"
+    "log-softmax whose logits were formed in float64.\n\n"
     "--center analyses A (I - 11^T/M): its rank is the smallest embedding size d\n"
     "at which a Softmax head can reproduce A exactly (MoS Proposition 1).  --bias\n"
     "centres columns too, the same for heads with a word bias.  Centring does not\n"
@@ -55,7 +55,7 @@ static const char details[] =
     "carries one stream: with --spectrum - the spectrum goes to stdout and\n"
     "the table to stderr.\n\n"
     "--measures prints every named rank measure instead, one row each: measure\n"
-    "rank threshold on rule -- nr (as above), numpy (w > w0 max(m,n) eps),\n"
+    "rank threshold on rule matrix -- nr (as above), numpy (w > w0 max(m,n) eps),\n"
     "pytorch (w > max(atol, rtol w0), rtol = max(m,n) eps, 0 when --atol > 0),\n"
     "julia (w > min(m,n) eps w0), gap, eps_eff_1e-3/-4/-5 (Parthiban et al. 2021:\n"
     "the fewest values holding all but a fraction e of sum w^2, which stays put\n"
@@ -245,7 +245,7 @@ static void warn_data(const rank_args *a, const sbw_spectra *sp, sbw_reduce_vari
         sbw_table_warn("float32_values: every entry of this float64 file is a float32 value "
                        "(an export rounded to float32 and cast back), so its own rounding makes "
                        "it look full rank at eps %g: use --eps single, or recompute "
-                       "log-softmax in float64 from float64 logits",
+                       "log-softmax in float64 from logits formed in float64",
                        eps);
     double fro2 = 0;
     for (size_t j = sp->k; j-- > 0;)
