@@ -45,24 +45,33 @@ static size_t gap_rank(const double *s, size_t k, double floor_, double *gap)
     return best;
 }
 
-int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e)
+int sbw_rank_estimate_scaled(const double *s, size_t k, size_t m, size_t n, double eps,
+                             double w0_uncentred, sbw_rank_est *e)
 {
     if (k != (m < n ? m : n))
         return SBW_ERROR(SBW_EINVAL, "rank: %zu singular values for a %zu x %zu matrix", k, m, n);
     if (!(eps > 0 && eps < 1))
         return SBW_ERROR(SBW_EINVAL, "rank: eps %g is not in (0, 1)", eps);
+    if (!(w0_uncentred >= 0 && isfinite(w0_uncentred)))
+        return SBW_ERROR(SBW_EINVAL, "rank: uncentred scale %g is not >= 0", w0_uncentred);
     int st = check_spectrum(s, k);
     if (st)
         return st;
     *e = (sbw_rank_est){.m = m, .n = n, .k = k, .eps = eps, .w0 = s[0], .wmin = s[k - 1]};
-    e->tsh = 0.5 * sqrt((double)m + (double)n + 1.0) * e->w0 * eps;
-    e->numpy_tol = e->w0 * (double)(m > n ? m : n) * eps;
+    e->scale = fmax(e->w0, w0_uncentred);
+    e->tsh = 0.5 * sqrt((double)m + (double)n + 1.0) * e->scale * eps;
+    e->numpy_tol = e->scale * (double)(m > n ? m : n) * eps;
     if (e->w0 == 0)
         return SBW_OK; /* the zero matrix: every rank 0 */
     e->rank = count_above(s, k, e->tsh);
     e->rank_numpy = count_above(s, k, e->numpy_tol);
-    e->rank_gap = gap_rank(s, k, e->w0 * eps, &e->gap_log10);
+    e->rank_gap = gap_rank(s, k, e->scale * eps, &e->gap_log10);
     return SBW_OK;
+}
+
+int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e)
+{
+    return sbw_rank_estimate_scaled(s, k, m, n, eps, 0.0, e);
 }
 
 size_t sbw_rank_eps_effective(const double *s, size_t k, double e)
@@ -173,13 +182,13 @@ static sbw_rank_measure count_rule(const char *name, const double *s, size_t k, 
     return (sbw_rank_measure){name, (double)count_above(s, k, t), t, "sigma", rule};
 }
 
-int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
-                      sbw_rank_measure *out)
+int sbw_rank_measures_scaled(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
+                             double w0_uncentred, sbw_rank_measure *out)
 {
     sbw_rank_est e;
     if (!(atol >= 0))
         return SBW_ERROR(SBW_EINVAL, "rank: atol %g is negative", atol);
-    int st = sbw_rank_estimate(s, k, m, n, eps, &e);
+    int st = sbw_rank_estimate_scaled(s, k, m, n, eps, w0_uncentred, &e);
     if (st)
         return st;
     double big = (double)(m > n ? m : n), small = (double)k;
@@ -188,12 +197,12 @@ int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps,
     static const char *const eff_names[3] = {"eps_eff_1e-3", "eps_eff_1e-4", "eps_eff_1e-5"};
     out[0] = count_rule("nr", s, k, e.tsh, "w > 0.5 sqrt(m+n+1) w0 eps (Numerical Recipes)");
     out[1] = count_rule("numpy", s, k, e.numpy_tol, "w > w0 max(m,n) eps (numpy matrix_rank)");
-    out[2] = count_rule("pytorch", s, k, fmax(atol, rtol * e.w0),
+    out[2] = count_rule("pytorch", s, k, fmax(atol, rtol * e.scale),
                         "w > max(atol, rtol w0), rtol = max(m,n) eps or 0 if atol > 0 "
                         "(torch.linalg.matrix_rank)");
-    out[3] = count_rule("julia", s, k, small * eps * e.w0,
+    out[3] = count_rule("julia", s, k, small * eps * e.scale,
                         "w > min(m,n) eps w0 (Julia LinearAlgebra.rank)");
-    out[4] = (sbw_rank_measure){"gap", (double)e.rank_gap, e.w0 * eps, "sigma",
+    out[4] = (sbw_rank_measure){"gap", (double)e.rank_gap, e.scale * eps, "sigma",
                                 "largest log10(w_{r-1}/w_r), values floored at w0 eps"};
     for (int i = 0; i < 3; i++)
         out[5 + i] = (sbw_rank_measure){eff_names[i], (double)sbw_rank_eps_effective(s, k, effs[i]),
@@ -205,6 +214,12 @@ int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps,
     out[9] = (sbw_rank_measure){"entropy", sbw_rank_entropy(s, k), NAN, "none",
                                 "exp(H(w / sum w)) (Roy & Vetterli 2007)"};
     return SBW_OK;
+}
+
+int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
+                      sbw_rank_measure *out)
+{
+    return sbw_rank_measures_scaled(s, k, m, n, eps, atol, 0.0, out);
 }
 
 int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps,

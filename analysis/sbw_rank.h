@@ -16,7 +16,9 @@
  *
  * eps must be the roundoff of the data and of the computation: a float32
  * file promoted to double still carries FLT_EPSILON noise in every entry,
- * and measured against DBL_EPSILON it looks full rank.
+ * and measured against DBL_EPSILON it looks full rank.  And w_0 must be
+ * the scale of that roundoff: for a centred matrix, the uncentred one's
+ * (sbw_rank_estimate_scaled).
  */
 #ifndef SBW_RANK_H
 #define SBW_RANK_H
@@ -30,6 +32,7 @@ typedef struct sbw_rank_est {
     size_t m, n, k;
     double eps;
     double w0, wmin; /* largest and smallest singular value */
+    double scale;    /* what the thresholds multiply: max(w0, the uncentred matrix's) */
     double tsh;      /* Numerical Recipes threshold */
     size_t rank;     /* Numerical Recipes rank */
     double numpy_tol;
@@ -42,6 +45,22 @@ typedef struct sbw_rank_est {
  * A zero matrix (w_0 = 0) has every rank 0.  Errors: SBW_EINVAL (k !=
  * min(m, n), k = 0, eps not in (0, 1), s not descending or negative). */
 int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e);
+
+/* The same for a centred matrix whose entries were centred from an
+ * uncentred one with sigma_1 >= w0_uncentred (sbw_reduce_uncentred_w0):
+ * every threshold above multiplies scale = max(w0, w0_uncentred) instead
+ * of w0.  The stored entries carry roundoff eps |a_ij|, an error E the NR
+ * rule allows at 0.5 sqrt(m+n+1) eps sigma_1(A) for A itself; centring
+ * multiplies E by orthogonal projections, which keep it (||P E Q|| <=
+ * ||E||, and its rounding singular values stay at that level), while
+ * sigma_1 of the centred matrix can be far smaller than A's (a word bias
+ * or row means that dominate).  So the centred rank is decided against
+ * the uncentred matrix's roundoff: never a lower threshold than w0 alone,
+ * never a higher one than the NR rule gives A.  w0_uncentred = 0 is
+ * sbw_rank_estimate.  Errors: as sbw_rank_estimate, SBW_EINVAL for a
+ * negative or non-finite w0_uncentred. */
+int sbw_rank_estimate_scaled(const double *s, size_t k, size_t m, size_t n, double eps,
+                             double w0_uncentred, sbw_rank_est *e);
 
 /* eps for a --eps argument: "double" (DBL_EPSILON), "single"
  * (FLT_EPSILON), a number in (0, 1), or "auto"/NULL: FLT_EPSILON when the
@@ -88,6 +107,13 @@ typedef struct sbw_rank_measure {
  * default).  Errors: those of sbw_rank_estimate, SBW_EINVAL for atol < 0. */
 int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
                       sbw_rank_measure *out);
+
+/* The same with the counting rules' w0 (nr, numpy, pytorch, julia, and
+ * gap's floor) replaced by max(w0, w0_uncentred), as
+ * sbw_rank_estimate_scaled; the energy measures (eps_eff, stable,
+ * entropy) are those of s itself. */
+int sbw_rank_measures_scaled(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
+                             double w0_uncentred, sbw_rank_measure *out);
 
 /* How close a cut may come to the spectrum before the rank it gives is
  * reported as fragile: 1% of the threshold. */

@@ -10,6 +10,8 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,31 +57,78 @@ static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, s
     return st;
 }
 
-/* Subtracts the mean from row[0..m) in two passes (the second removes
- * what rounding left of the first, so the result sums to zero at the
- * scale of the centred values, not of the mean); returns the mean. */
+/* The mean of row[0..m) in two passes: *mu, then *mu2 the mean of what
+ * rounding left of row - mu (so row - mu - mu2 sums to zero at the scale
+ * of the centred values, not of the mean). */
+static void row_mean(const double *row, size_t m, double *mu, double *mu2)
+{
+    double s = 0, s2 = 0;
+    for (size_t j = 0; j < m; j++)
+        s += row[j];
+    s /= (double)m;
+    for (size_t j = 0; j < m; j++)
+        s2 += row[j] - s;
+    *mu = s;
+    *mu2 = s2 / (double)m;
+}
+
+/* Subtracts the mean from row[0..m) (row_mean's two parts, one after the
+ * other); returns the mean. */
 static double centre_row(double *row, size_t m)
 {
-    double mu = 0, mu2 = 0;
-    for (size_t j = 0; j < m; j++)
-        mu += row[j];
-    mu /= (double)m;
-    for (size_t j = 0; j < m; j++)
-        mu2 += row[j] - mu;
-    mu2 /= (double)m;
+    double mu, mu2;
+    row_mean(row, m, &mu, &mu2);
     for (size_t j = 0; j < m; j++)
         row[j] = row[j] - mu - mu2;
     return mu + mu2;
 }
 
-/* exp (if asked), the non-finite scan, and column sums of a block; with
+/* What one pass learns besides the values: sum_i M m_i^2 (m_i the row
+ * means of the analysed matrix), and whether every entry is a float32
+ * value (float32 stays true while each x has (double)(float)x == x) with
+ * some entry using float32's full 24-bit significand (f32_full).  Kept
+ * per worker, merged in worker order. */
+typedef struct pass_stats {
+    double rowmean_sq;
+    bool not_f32, f32_full;
+} pass_stats;
+
+/* Whether every entry of a[n] is a float32 value, and whether one uses
+ * the full significand: a cheap test, given up at the first entry that
+ * is not (a genuine float64 matrix costs one comparison). */
+static void scan_f32(pass_stats *ps, const double *a, size_t n)
+{
+    for (size_t i = 0; i < n && !ps->not_f32; i++) {
+        float f = (float)a[i];
+        if ((double)f != a[i]) {
+            ps->not_f32 = true;
+            break;
+        }
+        if (!ps->f32_full) {
+            uint32_t u;
+            memcpy(&u, &f, sizeof u);
+            ps->f32_full = (u & 1u) != 0; /* the last significand bit */
+        }
+    }
+}
+
+static void merge_stats(pass_stats *into, const pass_stats *b)
+{
+    into->rowmean_sq += b->rowmean_sq;
+    into->not_f32 |= b->not_f32;
+    into->f32_full |= b->f32_full;
+}
+
+/* The float32 scan (of the values as read), exp (if asked), the
+ * non-finite scan, column sums and the row means' energy of a block; with
  * last (the TSQR path), each row a_i then becomes [a_i - m_i 1 | sqrt(M)
  * m_i]: same Gram as a_i's rows (the centred part is orthogonal to 1), and
  * its first M columns are the row-centred matrix (see load_tsqr). */
 static void prep_block(const sbw_reduce_opts *o, double *a, size_t row0, size_t nr, size_t cols,
-                       sbw_check_bad *bad, double *sums, double *last)
+                       sbw_check_bad *bad, pass_stats *ps, double *sums, double *last)
 {
     size_t n = nr * cols;
+    scan_f32(ps, a, n);
     if (o->exp)
         for (size_t i = 0; i < n; i++)
             a[i] = exp(a[i]);
@@ -87,8 +136,18 @@ static void prep_block(const sbw_reduce_opts *o, double *a, size_t row0, size_t 
     for (size_t i = 0; i < nr; i++)
         for (size_t j = 0; j < cols; j++)
             sums[j] += a[i * cols + j];
-    for (size_t i = 0; last && i < nr; i++)
-        last[i] = sqrt((double)cols) * centre_row(a + i * cols, cols);
+    for (size_t i = 0; i < nr; i++) {
+        double mu, mu2;
+        if (last)
+            mu = centre_row(a + i * cols, cols);
+        else {
+            row_mean(a + i * cols, cols, &mu, &mu2);
+            mu += mu2;
+        }
+        ps->rowmean_sq += (double)cols * mu * mu;
+        if (last)
+            last[i] = sqrt((double)cols) * mu;
+    }
 }
 
 static void progress(const sbw_reduce_opts *o, size_t done)
@@ -100,7 +159,7 @@ static void progress(const sbw_reduce_opts *o, size_t done)
 /* ---- the direct path: the whole matrix in memory ------------------------ */
 
 static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *red,
-                       sbw_check_bad *bad)
+                       sbw_check_bad *bad, pass_stats *ps)
 {
     size_t n = red->rows, m = red->cols, b = min_sz(n, max_sz(1, READ_BYTES / (8 * m)));
     bool f32 = red->prec == SBW_F32;
@@ -123,7 +182,7 @@ static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *
         st = fetch_block(r, o, a, row0, nr, m);
         if (st)
             break;
-        prep_block(o, a, row0, nr, m, bad, red->mean, NULL);
+        prep_block(o, a, row0, nr, m, bad, ps, red->mean, NULL);
         for (size_t i = 0; f32 && i < nr * m; i++)
             red->xf.data[row0 * m + i] = (float)a[i];
         progress(o, row0 + nr);
@@ -134,10 +193,16 @@ static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *
 
 /* ---- the TSQR path: workers share the reader, each has its own R -------- */
 
+/* Deterministic for a given worker count W: block b (of block_rows rows,
+ * in file order) always goes to worker b mod W, blocks are read in file
+ * order (a file and a pipe alike), each worker stacks its blocks in that
+ * order, and the workers' triangles are merged in worker order; so the
+ * same input gives the same bits, however the threads are scheduled. */
+
 typedef struct tsqr_job {
     sbw_npy_reader *r;
     const sbw_reduce_opts *o;
-    size_t rows, cols, block, next;
+    size_t rows, cols, block, nblocks;
     bool bad_seen; /* some worker met a NaN/Inf: stop factorising */
     int st;        /* the first failure, and its reason */
     char reason[512];
@@ -149,75 +214,121 @@ typedef struct tsqr_worker {
     double *last;  /* block: sqrt(M) times the row means */
     double *sums;  /* column sums of the rows this worker took */
     sbw_check_bad bad;
+    pass_stats ps;
 } tsqr_worker;
 
-/* Claims and reads the next block under the reader's lock; *nr = 0 when
- * the input is exhausted or another worker failed. */
-static int claim_block(tsqr_job *job, tsqr_worker *w, size_t *row0, size_t *nr, bool *skip)
+/* Reads block b into w->panel; called in file order (in the worker's
+ * turn, or by the serial loop).  *nr = 0 once some worker has failed. */
+static int read_block(tsqr_job *job, tsqr_worker *w, size_t b, size_t *nr, bool *skip)
 {
-    int st = SBW_OK;
-#pragma omp critical(sbw_reduce_reader)
+    size_t row0 = b * job->block;
+    bool stop;
+#pragma omp critical(sbw_reduce_job)
     {
         job->bad_seen |= w->bad.any;
         *skip = job->bad_seen;
-        *row0 = job->next;
-        *nr = job->st ? 0 : min_sz(job->block, job->rows - job->next);
-        if (*nr) {
-            st = fetch_block(job->r, job->o, w->panel, *row0, *nr, job->cols);
-            job->next += *nr;
-            progress(job->o, job->next);
-        }
+        stop = job->st != 0;
     }
+    *nr = stop ? 0 : min_sz(job->block, job->rows - row0);
+    if (*nr == 0)
+        return SBW_OK;
+    int st = fetch_block(job->r, job->o, w->panel, row0, *nr, job->cols);
+    if (!st)
+        progress(job->o, row0 + *nr);
     return st;
 }
 
 static void fail_job(tsqr_job *job, int st)
 {
-#pragma omp critical(sbw_reduce_reader)
+#pragma omp critical(sbw_reduce_job)
     if (!job->st) {
         job->st = st;
         snprintf(job->reason, sizeof job->reason, "%s", sbw_error_reason());
     }
 }
 
-static void run_worker(tsqr_job *job, tsqr_worker *w)
+/* Worker w's share of block b once read (st: the read's status). */
+static void work_block(tsqr_job *job, tsqr_worker *w, size_t b, size_t nr, bool skip, int st)
 {
-    for (;;) {
-        size_t row0, nr;
+    if (!st && nr) {
+        prep_block(job->o, w->panel, b * job->block, nr, job->cols, &w->bad, &w->ps, w->sums,
+                   w->last);
+        if (!skip && !w->bad.any)
+            st = sbw_tsqr_add(w->q, w->panel, nr, job->cols, w->last);
+    }
+    if (st)
+        fail_job(job, st);
+}
+
+/* Every block on one thread, block b to worker b mod nw: the same
+ * arithmetic as the parallel loop. */
+static void run_serial(tsqr_job *job, tsqr_worker *w, int nw)
+{
+    for (size_t b = 0; b < job->nblocks; b++) {
+        size_t nr;
         bool skip;
-        int st = claim_block(job, w, &row0, &nr, &skip);
-        if (!st && nr == 0)
-            return;
-        if (!st) {
-            prep_block(job->o, w->panel, row0, nr, job->cols, &w->bad, w->sums, w->last);
-            if (!skip && !w->bad.any)
-                st = sbw_tsqr_add(w->q, w->panel, nr, job->cols, w->last);
-        }
-        if (st) {
-            fail_job(job, st);
-            return;
-        }
+        tsqr_worker *wb = &w[b % (size_t)nw];
+        int st = read_block(job, wb, b, &nr, &skip);
+        work_block(job, wb, b, nr, skip, st);
+    }
+}
+
+/* The turn of the reader: block b may be read once blocks 0..b-1 have
+ * been.  A waiting worker sleeps on the condition (no spinning: the
+ * machine may be shared, and a spinning thread takes the core its
+ * predecessor needs to finish). */
+typedef struct tsqr_turn {
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+    size_t next; /* the block to read next */
+} tsqr_turn;
+
+/* Worker t of nw: blocks t, t + nw, t + 2 nw, ..., each read in its turn
+ * and stacked on the worker's own factor. */
+static void run_worker(tsqr_job *job, tsqr_turn *turn, tsqr_worker *w, int t, int nw)
+{
+    for (size_t b = (size_t)t; b < job->nblocks; b += (size_t)nw) {
+        size_t nr;
+        bool skip;
+        pthread_mutex_lock(&turn->lock);
+        while (turn->next != b)
+            pthread_cond_wait(&turn->moved, &turn->lock);
+        pthread_mutex_unlock(&turn->lock);
+        int st = read_block(job, w, b, &nr, &skip);
+        pthread_mutex_lock(&turn->lock);
+        turn->next = b + 1;
+        pthread_cond_broadcast(&turn->moved);
+        pthread_mutex_unlock(&turn->lock);
+        work_block(job, w, b, nr, skip, st);
     }
 }
 
 /* Runs nw workers; with several, each calls single-threaded BLAS (the
  * parallelism is across blocks, so the Householder panels, which BLAS
- * cannot thread well, run in parallel too). */
+ * cannot thread well, run in parallel too).  Worker t takes blocks b = t
+ * mod nw, read in file order (tsqr_turn).  A team smaller than asked
+ * runs the serial loop, which gives the same bits. */
 static void run_workers(tsqr_job *job, tsqr_worker *w, int nw)
 {
     if (nw == 1) {
-        run_worker(job, w);
+        run_serial(job, w, 1);
         return;
     }
+    tsqr_turn turn = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
     int saved = openblas_get_num_threads();
     openblas_set_num_threads(1);
 #pragma omp parallel num_threads(nw)
     {
         int t = omp_get_thread_num();
-        if (t < nw)
-            run_worker(job, &w[t]);
+        if (omp_get_num_threads() != nw) {
+            if (t == 0)
+                run_serial(job, w, nw);
+        } else
+            run_worker(job, &turn, &w[t], t, nw);
     }
     openblas_set_num_threads(saved);
+    pthread_cond_destroy(&turn.moved);
+    pthread_mutex_destroy(&turn.lock);
 }
 
 static void free_worker(tsqr_worker *w)
@@ -254,15 +365,18 @@ static void tsqr_plan(const sbw_reduce_opts *o, sbw_reduce *red)
     red->workers = (size_t)nw > nblocks ? (int)nblocks : nw;
 }
 
-/* Merges every worker into the first, freeing each as it goes, and sums
- * their column sums and bad-entry counts into red->mean and *bad. */
-static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, sbw_check_bad *bad)
+/* Merges every worker into the first in worker order, freeing each as it
+ * goes, and sums their column sums, bad-entry counts and pass statistics
+ * (in the same order) into red->mean, *bad and *ps. */
+static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, sbw_check_bad *bad,
+                         pass_stats *ps)
 {
     int st = SBW_OK;
     for (int t = 0; t < nw; t++) {
         for (size_t j = 0; j < red->cols; j++)
             red->mean[j] += w[t].sums[j];
         sbw_check_bad_merge(bad, &w[t].bad);
+        merge_stats(ps, &w[t].ps);
         if (t > 0 && !st && !bad->any)
             st = sbw_tsqr_merge(w[0].q, w[t].q);
         if (t > 0)
@@ -272,7 +386,7 @@ static int merge_workers(tsqr_worker *w, int nw, sbw_reduce *red, sbw_check_bad 
 }
 
 static int load_tsqr(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center, sbw_reduce *red,
-                     sbw_check_bad *bad)
+                     sbw_check_bad *bad, pass_stats *ps)
 {
     tsqr_plan(o, red);
     int nw = red->workers, st = SBW_OK;
@@ -281,14 +395,19 @@ static int load_tsqr(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center, s
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (int t = 0; t < nw && !st; t++)
         st = alloc_worker(&w[t], red, red->block_rows, center);
-    tsqr_job job = {.r = r, .o = o, .rows = red->rows, .cols = red->cols, .block = red->block_rows};
+    tsqr_job job = {.r = r,
+                    .o = o,
+                    .rows = red->rows,
+                    .cols = red->cols,
+                    .block = red->block_rows,
+                    .nblocks = (red->rows + red->block_rows - 1) / red->block_rows};
     if (!st) {
         run_workers(&job, w, nw);
         if (job.st)
             st = SBW_ERROR(job.st, "%s", job.reason);
     }
     if (!st)
-        st = merge_workers(w, nw, red, bad);
+        st = merge_workers(w, nw, red, bad, ps);
     if (!st && !bad->any && center && !(red->mean_b = malloc((red->cols + 1) * sizeof(double))))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     if (!st && !bad->any && center)
@@ -334,10 +453,13 @@ int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_col
     if (!(red->mean = calloc(red->cols, sizeof *red->mean)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", path);
     sbw_check_bad bad = {0};
+    pass_stats ps = {0};
     if (!st && red->method == SBW_METHOD_TSQR)
-        st = load_tsqr(r, o, center_cols, red, &bad);
+        st = load_tsqr(r, o, center_cols, red, &bad, &ps);
     else if (!st)
-        st = load_direct(r, o, red, &bad);
+        st = load_direct(r, o, red, &bad, &ps);
+    red->rowmean_sq = ps.rowmean_sq;
+    red->f32_values = in->dtype == SBW_F64 && !ps.not_f32 && ps.f32_full;
     if (!st)
         st = sbw_check_bad_error(&bad, path, o->exp ? " in exp(A)" : NULL);
     for (size_t j = 0; !st && j < red->cols; j++)
@@ -348,6 +470,22 @@ int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_col
 }
 
 /* ---- variants ------------------------------------------------------------ */
+
+double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, double w0)
+{
+    double l = w0, n = (double)red->rows, mbar = 0, mu2 = 0;
+    if (v & SBW_VAR_ROWS) {
+        l = fmax(l, sqrt(red->rowmean_sq));
+        for (size_t j = 0; red->mean && j < red->cols; j++)
+            mbar += red->mean[j]; /* the grand mean = the mean of the row means */
+        mbar /= (double)red->cols;
+    }
+    if (!(v & SBW_VAR_COLS) || !red->mean)
+        return l;
+    for (size_t j = 0; j < red->cols; j++)
+        mu2 += (red->mean[j] - mbar) * (red->mean[j] - mbar);
+    return fmax(l, sqrt(n * mu2));
+}
 
 static void centre_rows(sbw_mat *a)
 {

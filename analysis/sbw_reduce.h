@@ -18,7 +18,10 @@
  *           rows b_i = [a_i - m_i 1 | sqrt(M) m_i] (m_i the row mean), with
  *           the column centring folded into the stream when a cols/both
  *           variant is wanted; memory one block of rows plus the (M+1)^2
- *           triangle R per worker, however large N is.
+ *           triangle R per worker, however large N is.  Deterministic:
+ *           block b goes to worker b mod W, blocks are read in file order
+ *           and the triangles merged in worker order, so a file or a pipe
+ *           gives the same bits on every run for a given W.
  * From R every variant follows without another pass: B = [A_c | sqrt(M) m]
  * has B B^T = A A^T (as A_c 1 = 0), so sigma(A) = sigma(R); B's first M
  * columns are the row-centred A_c, whose factor is R's first M columns; and
@@ -101,6 +104,10 @@ typedef struct sbw_reduce {
     sbw_mat_f32 xf;           /* DIRECT (float32): the matrix */
     double *mean;             /* M column means of the analysed matrix */
     double *mean_b;           /* TSQR with centring: the M + 1 column means of B */
+    double rowmean_sq;        /* sum_i M m_i^2 = ||m 1^T||_F^2, m_i the row means */
+    bool f32_values;          /* a float64 file whose every entry is a float32 value
+                               * (one at least with float32's full 24-bit
+                               * significand: not short exact numbers) */
 } sbw_reduce;
 
 /* Reads the rest of r (from row 0) and reduces it.  center_cols: the cols
@@ -119,6 +126,22 @@ void sbw_reduce_free(sbw_reduce *red);
  * (a cols variant from a TSQR reduction made without center_cols; a direct float32 reduction, which
  * sbw_reduce_matrix_f32 handles), SBW_ENOMEM. */
 int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat *out);
+
+/* A lower bound on sigma_1 of the analysed matrix before centring, from
+ * what the pass kept, given w0 = sigma_1 of variant v: with P_M = I -
+ * 11^T/M, A = A P_M + m 1^T and A P_M = (I - 11^T/N) A P_M + 1 mu_c^T, each
+ * sum orthogonal (m the row means, mu_c the column means of the
+ * row-centred matrix; mu those of A for cols), so
+ *   none  w0
+ *   rows  max(w0, sqrt(M) ||m||)
+ *   cols  max(w0, sqrt(N) ||mu||)
+ *   both  max(w0, sqrt(M) ||m||, sqrt(N) ||mu_c||)
+ * and sigma_1(A) lies between it and sqrt(3) times it (sqrt(2) for one
+ * centring).  It is the roundoff scale of a centred variant: entries
+ * stored with relative errors eps |a_ij| carry an error E whose norm the
+ * NR rule puts at the uncentred matrix's scale, and centring (orthogonal
+ * projections) does not shrink it (sbw_rank_estimate_scaled). */
+double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, double w0);
 
 /* The same for a direct float32 reduction: variant v as a new float
  * matrix *out (N x M, caller frees with sbw_mat_f32_free), centred in double

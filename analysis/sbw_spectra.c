@@ -116,6 +116,9 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned wa
             st = SBW_ERROR(SBW_ENOMEM, "out of memory");
         if (!st)
             st = sbw_spectra_values(&sp->red, (sbw_reduce_variant)v, v == last, sp->s[v]);
+        if (!st)
+            sp->w0_uncentred[v] =
+                sbw_reduce_uncentred_w0(&sp->red, (sbw_reduce_variant)v, sp->s[v][0]);
     }
     sbw_mat_free(&sp->red.x);
     sbw_mat_f32_free(&sp->red.xf);

@@ -17,11 +17,13 @@ int sbw_spectra_values(sbw_reduce *red, sbw_reduce_variant v, bool steal, double
 
 /* Singular values of several variants of one matrix. */
 typedef struct sbw_spectra {
-    sbw_reduce red;          /* what was read; red.x/xf released */
-    size_t k;                /* min(N, M) */
-    double *s[SBW_NVARIANT]; /* k values each, descending; NULL if not wanted */
-    double seconds_read;     /* reading + reduction */
-    double seconds_svd;      /* the final SVDs */
+    sbw_reduce red;                    /* what was read; red.x/xf released */
+    size_t k;                          /* min(N, M) */
+    double *s[SBW_NVARIANT];           /* k values each, descending; NULL if not wanted */
+    double w0_uncentred[SBW_NVARIANT]; /* sbw_reduce_uncentred_w0 of each wanted variant:
+                                        * the roundoff scale of its rank */
+    double seconds_read;               /* reading + reduction */
+    double seconds_svd;                /* the final SVDs */
 } sbw_spectra;
 
 /* Reads r once and computes the spectra of every variant v whose bit

@@ -5,6 +5,7 @@
 #include "sbw_rank.h"
 #include "sbw_spectra.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 static const char *const columns[] = {"rank",      "m",        "n",          "dtype", "precision",
                                       "eps",       "tsh",      "w0",         "w_min", "rank_numpy",
                                       "numpy_tol", "rank_gap", "gap_decades"};
-static const char *const measure_columns[] = {"measure", "rank", "threshold", "on", "rule"};
+static const char *const measure_columns[] = {"measure", "rank", "threshold",
+                                              "on",      "rule", "matrix"};
 static const char *const spec_columns[] = {"index",       "sigma",      "sigma_rel",
                                            "log10_sigma", "normalised", "cum_pct"};
 
@@ -24,13 +26,24 @@ static const char details[] =
     "for float32 files (promoted to double unless --single) -- a float32 matrix\n"
     "measured with --eps double looks full rank because of its own rounding.\n"
     "NumPy's default rank (tol = w0 max(m,n) eps) and the largest-log-gap rank\n"
-    "(the biggest drop w_{r-1}/w_r, values floored at w0 eps) are shown beside it.\n\n"
+    "(the biggest drop w_{r-1}/w_r, values floored at w0 eps) are shown beside it.\n"
+    "A float64 file of float32 values (an export rounded to float32 and cast\n"
+    "back) is warned of ('float32_values'): use --eps single, or export a\n"
+    "log-softmax whose logits were formed in float64.\n\n"
     "--center analyses A (I - 11^T/M): its rank is the smallest embedding size d\n"
     "at which a Softmax head can reproduce A exactly (MoS Proposition 1).  --bias\n"
-    "centres columns too, the same for heads with a word bias.  --exp analyses\n"
-    "P = exp(A) instead of log P.  Tall matrices (N > 1.5 M) are reduced by a\n"
-    "streaming TSQR: memory stays near one block of rows plus an M x M triangle\n"
-    "per thread, so files larger than RAM and pipes work.  A^T A is never formed.\n\n"
+    "centres columns too, the same for heads with a word bias.  Centring does not\n"
+    "remove the stored entries' roundoff (eps |a_ij|), while a dominant bias or\n"
+    "row mean can make the centred w0 tiny; so a centred rank uses\n"
+    "tsh = 0.5 sqrt(m+n+1) eps max(w0, w0_uncentred), w0_uncentred a lower bound\n"
+    "(within sqrt 3) on sigma_1 of the uncentred matrix from the same pass: never\n"
+    "above NR's threshold for A itself.  The header gives w0_analysed,\n"
+    "w0_uncentred, w0_threshold; matrix= names what was analysed.  --exp\n"
+    "analyses P = exp(A).  Tall matrices (N > 1.5 M) go through a streaming TSQR\n"
+    "(memory: a block of rows plus an M x M triangle per worker; files larger\n"
+    "than RAM and pipes work); block b goes to worker b mod W, the triangles are\n"
+    "merged in order: the same bits on every run for given --workers and\n"
+    "--threads.  A^T A is never formed.\n\n"
     "Output (one row): rank m n dtype precision eps tsh w0 w_min rank_numpy\n"
     "numpy_tol rank_gap gap_decades (the log10 size of the largest gap).\n"
     "--spectrum FILE writes a TSV: index sigma sigma_rel (sigma/sigma0)\n"
@@ -42,13 +55,17 @@ static const char details[] =
     "carries one stream: with --spectrum - the spectrum goes to stdout and\n"
     "the table to stderr.\n\n"
     "--measures prints every named rank measure instead, one row each: measure\n"
-    "rank threshold on rule -- nr (as above), numpy (w > w0 max(m,n) eps),\n"
+    "rank threshold on rule matrix -- nr (as above), numpy (w > w0 max(m,n) eps),\n"
     "pytorch (w > max(atol, rtol w0), rtol = max(m,n) eps, 0 when --atol > 0),\n"
     "julia (w > min(m,n) eps w0), gap, eps_eff_1e-3/-4/-5 (Parthiban et al. 2021:\n"
     "the fewest values holding all but a fraction e of sum w^2, which stays put\n"
     "when tiny noise makes the counting rules read full rank), stable\n"
     "(||A||_F^2/w0^2) and entropy (exp of the entropy of w/sum w, Roy & Vetterli\n"
-    "2007).  'on' says what threshold cuts: sigma, tail_energy or none.\n\n"
+    "2007).  'on' says what threshold cuts: sigma, tail_energy or none; 'matrix'\n"
+    "which matrix: A, or the centred A with --center/--bias (w0 in the counting\n"
+    "rules is then w0_threshold).  On log-probabilities use --center or --bias:\n"
+    "A's own energy measures are about 1, its row means dominate (the header\n"
+    "warns 'mean_dominated').\n\n"
     "A rank whose cut lies within 1% of a singular value (or, for eps_eff, of a\n"
     "tail energy fraction) hangs on roundoff: the header then has a line\n"
     "'# warning=rank_near_threshold: ...' (JSON: the \"warnings\" array, always\n"
@@ -60,6 +77,7 @@ static const char details[] =
     "  sbw-rank logP.npy\n"
     "  sbw-rank --measures model.safetensors:lm_head.weight\n"
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
+    "  sbw-rank --bias --measures logP.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
 typedef struct rank_args {
@@ -96,11 +114,27 @@ static int compute(const char *path, const rank_args *a, const sbw_cli_common *c
     return st;
 }
 
+/* The analysed matrix, in full (the header's matrix=) or short (the
+ * measures' matrix column). */
+static const char *matrix_name(bool exp, sbw_reduce_variant var, bool full)
+{
+    static const char *const names[2][SBW_NVARIANT][2] = {
+        {{"A", "A (as stored)"},
+         {"A row-centred", "A (I - 11^T/M), row-centred"},
+         {"A column-centred", "(I - 11^T/N) A, column-centred"},
+         {"A double-centred", "(I - 11^T/N) A (I - 11^T/M), double-centred"}},
+        {{"P", "P = exp(A)"},
+         {"P row-centred", "P (I - 11^T/M), row-centred, P = exp(A)"},
+         {"P column-centred", "(I - 11^T/N) P, column-centred, P = exp(A)"},
+         {"P double-centred", "(I - 11^T/N) P (I - 11^T/M), double-centred, P = exp(A)"}}};
+    return names[exp][var][full];
+}
+
 static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sbw_spectra *sp,
                     sbw_reduce_variant var, const char *eps_source)
 {
     int st = sbw_table_meta_str(t, "file", path);
-    st = st ? st : sbw_table_meta_str(t, "matrix", a->exp ? "P = exp(A)" : "A (as stored)");
+    st = st ? st : sbw_table_meta_str(t, "matrix", matrix_name(a->exp, var, true));
     st = st ? st : sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
     st = st ? st : sbw_table_meta_str(t, "eps_arg", a->eps);
     st = st ? st : sbw_table_meta_str(t, "eps_source", eps_source);
@@ -112,6 +146,19 @@ static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sb
     st = st ? st : sbw_table_meta_str(t, "spectrum", a->spectrum ? a->spectrum : "");
     st = st ? st : sbw_table_meta_dbl(t, "seconds_read", sp->seconds_read);
     return st ? st : sbw_table_meta_dbl(t, "seconds_svd", sp->seconds_svd);
+}
+
+/* The two scales of the thresholds (sbw_rank_estimate_scaled): sigma_1 of
+ * the analysed matrix, the one-pass bound on the uncentred one's, and the
+ * larger, which every counting rule multiplies. */
+static int add_scales(sbw_table *t, const sbw_rank_est *e, double w0_uncentred)
+{
+    int st = sbw_table_meta_dbl(t, "w0_analysed", e->w0);
+    st = st ? st : sbw_table_meta_dbl(t, "w0_uncentred", w0_uncentred);
+    st = st ? st : sbw_table_meta_dbl(t, "w0_threshold", e->scale);
+    return st ? st
+              : sbw_table_meta_str(t, "threshold_rule",
+                                   "tsh = 0.5 sqrt(m+n+1) eps max(w0_analysed, w0_uncentred)");
 }
 
 static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
@@ -135,7 +182,7 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
 
 /* --measures: one row per named measure (sbw_rank_measures). */
 static int add_measures(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e,
-                        const sbw_rank_measure *ms)
+                        const sbw_rank_measure *ms, const char *matrix)
 {
     int st = sbw_table_meta_int(t, "m", (long long)e->m);
     st = st ? st : sbw_table_meta_int(t, "n", (long long)e->n);
@@ -144,7 +191,7 @@ static int add_measures(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est 
     st = st ? st : sbw_table_meta_dbl(t, "eps", e->eps);
     st = st ? st : sbw_table_meta_dbl(t, "w0", e->w0);
     st = st ? st : sbw_table_meta_dbl(t, "w_min", e->wmin);
-    st = st ? st : sbw_table_columns(t, measure_columns, 5);
+    st = st ? st : sbw_table_columns(t, measure_columns, 6);
     for (size_t i = 0; i < SBW_RANK_NMEASURES && !st; i++) {
         st = sbw_table_add_row(t);
         st = st ? st : sbw_table_set_str(t, "measure", ms[i].name);
@@ -152,6 +199,7 @@ static int add_measures(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est 
         st = st ? st : sbw_table_set_dbl(t, "threshold", ms[i].threshold);
         st = st ? st : sbw_table_set_str(t, "on", ms[i].on);
         st = st ? st : sbw_table_set_str(t, "rule", ms[i].rule);
+        st = st ? st : sbw_table_set_str(t, "matrix", matrix);
     }
     return st;
 }
@@ -159,7 +207,7 @@ static int add_measures(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est 
 /* The spectrum table: the main table's meta plus the normalisation. */
 static int write_spectrum(const char *out, const sbw_cli_common *c, const char *path,
                           const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var,
-                          const char *eps_source, sbw_rank_norm norm)
+                          const char *eps_source, const sbw_rank_est *e, sbw_rank_norm norm)
 {
     const double *s = sp->s[var];
     size_t k = sp->k;
@@ -167,6 +215,7 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
     sbw_table *t = NULL;
     int st = v ? sbw_table_alloc(&t, "sbw-rank", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");
     st = st ? st : add_meta(t, path, a, sp, var, eps_source);
+    st = st ? st : add_scales(t, e, sp->w0_uncentred[var]);
     st = st ? st : sbw_table_meta_str(t, "normalisation", sbw_rank_norm_label(norm));
     st = st ? st : sbw_rank_normalise(s, k, norm, v, v + k);
     st = st ? st : sbw_table_columns(t, spec_columns, 6);
@@ -186,6 +235,28 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
     return st;
 }
 
+/* The warnings only the whole run can give: a float64 file of float32
+ * values read at a float64 eps (it looks full rank from its own
+ * rounding), and energy measures of an uncentred matrix whose row means
+ * hold most of ||A||_F^2 (they then describe the mean, not the model). */
+static void warn_data(const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var, double eps)
+{
+    if (sp->red.f32_values && eps < FLT_EPSILON)
+        sbw_table_warn("float32_values: every entry of this float64 file is a float32 value "
+                       "(an export rounded to float32 and cast back), so its own rounding makes "
+                       "it look full rank at eps %g: use --eps single, or recompute "
+                       "log-softmax in float64 from logits formed in float64",
+                       eps);
+    double fro2 = 0;
+    for (size_t j = sp->k; j-- > 0;)
+        fro2 += sp->s[var][j] * sp->s[var][j];
+    if (a->measures && var == SBW_VAR_PLAIN && fro2 > 0 && sp->red.rowmean_sq > 0.5 * fro2)
+        sbw_table_warn("mean_dominated: the row means hold %.4g%% of ||A||_F^2, so the energy "
+                       "measures (eps_eff, stable, entropy) describe the mean: --center (or "
+                       "--bias) gives them for the centred matrix",
+                       100 * fmin(1.0, sp->red.rowmean_sq / fro2));
+}
+
 static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
                   const sbw_spectra *sp, sbw_reduce_variant var)
 {
@@ -196,21 +267,28 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     sbw_rank_norm norm = SBW_NORM_MAX;
     sbw_table *t = NULL;
     const double *s = sp->s[var];
+    double w0u = sp->w0_uncentred[var];
+    size_t m = sp->red.rows, n = sp->red.cols;
     int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &eps, &eps_source);
     st = st ? st : sbw_rank_norm_parse(a->norm, &norm);
-    st = st ? st : sbw_rank_estimate(s, sp->k, sp->red.rows, sp->red.cols, eps, &e);
+    st = st ? st : sbw_rank_estimate_scaled(s, sp->k, m, n, eps, w0u, &e);
     /* every measure printed whose cut is within 1% of a singular value is
      * flagged (without --measures: nr and numpy, the first two) */
-    st = st ? st : sbw_rank_measures(s, sp->k, sp->red.rows, sp->red.cols, eps, a->atol, ms);
-    if (!st)
+    st = st ? st : sbw_rank_measures_scaled(s, sp->k, m, n, eps, a->atol, w0u, ms);
+    if (!st) {
         sbw_rank_warn_near(s, sp->k, ms, a->measures ? SBW_RANK_NMEASURES : 2);
+        warn_data(a, sp, var, eps);
+    }
     if (!st && a->spectrum)
-        st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, norm);
+        st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, &e, norm);
     st = st ? st : sbw_table_alloc(&t, "sbw-rank", c, false);
     st = st ? st : add_meta(t, path, a, sp, var, eps_source);
+    st = st ? st : add_scales(t, &e, w0u);
     if (a->measures)
         st = st ? st : sbw_table_meta_dbl(t, "atol", a->atol);
-    st = st ? st : (a->measures ? add_measures(t, sp, &e, ms) : add_row(t, sp, &e));
+    st = st ? st
+            : (a->measures ? add_measures(t, sp, &e, ms, matrix_name(a->exp, var, false))
+                           : add_row(t, sp, &e));
     st = st ? st : sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     return st;

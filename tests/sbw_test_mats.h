@@ -85,6 +85,38 @@ static inline int tm_lowrank_logp(sbw_mat *a, size_t n, size_t m, size_t r, doub
     return st;
 }
 
+/* The log-softmax export of a D-dimensional head with a word bias whose
+ * context part is `ratio` of it: logits z_ij = b_j + ratio (h_i . w_j) /
+ * sqrt(d), b, h, w N(0, 1), normalised in double (sbw_num).  f32: as a
+ * float32 export cast back to float64 (logits and log-probabilities
+ * rounded to float).  Ranks: plain d + 2, row-centred d + 1 (the bias),
+ * double-centred d. */
+static inline int tm_biased_head_logp(sbw_mat *a, size_t n, size_t m, size_t d, double ratio,
+                                      bool f32, gsl_rng *rng)
+{
+    sbw_mat h = {0}, wt = {0};
+    double *b = malloc(m * sizeof *b);
+    int st = b ? tm_gauss(&h, n, d, rng) : SBW_ENOMEM;
+    st = st ? st : tm_gauss(&wt, d, m, rng);
+    for (size_t j = 0; !st && j < m; j++)
+        b[j] = gsl_ran_gaussian(rng, 1.0);
+    st = st ? st : tm_mul(a, &h, &wt);
+    for (size_t i = 0; !st && i < n; i++) {
+        double *z = a->data + i * a->ld;
+        for (size_t j = 0; j < m; j++) {
+            z[j] = b[j] + ratio * z[j] / sqrt((double)d);
+            z[j] = f32 ? (double)(float)z[j] : z[j];
+        }
+        sbw_num_log_softmax(z, z, m);
+        for (size_t j = 0; f32 && j < m; j++)
+            z[j] = (double)(float)z[j];
+    }
+    sbw_mat_free(&h);
+    sbw_mat_free(&wt);
+    free(b);
+    return st;
+}
+
 /* n rows of log Dirichlet(alpha 1) samples over m words, sampled in log
  * space (log X + log(U)/alpha with X ~ Gamma(alpha + 1), as DESIGN.md
  * prescribes for small alpha) and normalised by log-sum-exp. */

@@ -6,6 +6,7 @@
 #include "sbw_rank.h"
 #include "sbw_spectra.h"
 #include "sbw_svd.h"
+#include "sbw_svd_ref.h"
 #include "sbw_test.h"
 #include "sbw_test_mats.h"
 
@@ -409,6 +410,219 @@ static void test_measures_noise(void **state)
     sbw_rng_free(rng);
 }
 
+/* ---- centred ranks against the stored matrix's roundoff ------------------ */
+
+/* The spectra of variants want (a bit set) of a through the file path as
+ * sbw-rank reads it; the caller frees *sp. */
+static void spectra_file(const sbw_mat *a, sbw_npy_dtype t, const sbw_reduce_opts *o, unsigned want,
+                         sbw_spectra *sp)
+{
+    const char *path = sbw_test_path("centred.npy");
+    sbw_npy_reader *r = NULL;
+    SBW_ASSERT_OK(sbw_npy_save(path, a, t));
+    SBW_ASSERT_OK(sbw_npy_open(&r, path));
+    SBW_ASSERT_OK(sbw_spectra_compute(r, o, want, sp));
+    sbw_npy_close(r);
+}
+
+/* Issue 25: a D = 16 head whose context part is 1e-1 ... 1e-4 of its word
+ * bias, exported as float64 log-softmax.  Double centring removes the
+ * bias and leaves sigma_1 ~ ratio sqrt(NM), while the entries' roundoff
+ * stays at eps |a_ij| ~ eps log M; measured against eps sigma_1 of the
+ * centred matrix alone, NR's rank read 16 plus noise (300 x 200: 180 at
+ * 1e-2, full from 1e-3; 1500 x 150 TSQR: 17 already at 1e-1).  Against the
+ * uncentred scale: exactly D double-centred and D + 1 row-centred, for
+ * every ratio, seed and reading plan (wide direct, tall TSQR with two
+ * workers), by NR, NumPy's rule and the largest gap alike. */
+static void test_centred_rank_stored_roundoff(void **state)
+{
+    (void)state;
+    const size_t d = 16, shapes[3][2] = {{300, 200}, {1500, 150}, {200, 450}};
+    const double ratios[4] = {1e-1, 1e-2, 1e-3, 1e-4};
+    const unsigned want = (1u << SBW_VAR_ROWS) | (1u << SBW_VAR_BOTH);
+    for (int sh = 0; sh < 3; sh++)
+        for (int ri = 0; ri < 4; ri++)
+            for (uint64_t seed = 0; seed < 5; seed++) {
+                gsl_rng *rng = rng_for(100 + seed);
+                sbw_mat a = {0};
+                size_t n = shapes[sh][0], m = shapes[sh][1];
+                SBW_ASSERT_OK(tm_biased_head_logp(&a, n, m, d, ratios[ri], false, rng));
+                sbw_reduce_opts o = {.block_rows = 256, .workers = 2};
+                sbw_spectra sp;
+                spectra_file(&a, SBW_F64, &o, want, &sp);
+                for (int v = SBW_VAR_ROWS; v <= SBW_VAR_BOTH; v += 2) {
+                    sbw_rank_est e;
+                    SBW_ASSERT_OK(sbw_rank_estimate_scaled(sp.s[v], sp.k, n, m, DBL_EPSILON,
+                                                           sp.w0_uncentred[v], &e));
+                    size_t truth = v == SBW_VAR_BOTH ? d : d + 1;
+                    if (e.rank != truth || e.rank_numpy != truth || e.rank_gap != truth)
+                        fail_msg("%zu x %zu, ratio %g, seed %u, %s: ranks nr %zu numpy %zu "
+                                 "gap %zu, want %zu (w0 %g, uncentred %g)",
+                                 n, m, ratios[ri], (unsigned)seed,
+                                 sbw_reduce_variant_name((sbw_reduce_variant)v), e.rank,
+                                 e.rank_numpy, e.rank_gap, truth, e.w0, sp.w0_uncentred[v]);
+                }
+                sbw_spectra_free(&sp);
+                sbw_mat_free(&a);
+                sbw_rng_free(rng);
+            }
+}
+
+/* The uncentred scale is a lower bound on sigma_1(A) within sqrt(3)
+ * (sqrt(2) for one centring), against the long double Jacobi twin's
+ * sigma_1 of the matrix as stored: a log-probability matrix (row means
+ * dominate), a Gaussian one (nothing dominates) and one with large column
+ * means; both reading plans.  Uncentred: w0 itself. */
+static void test_uncentred_scale_bounds(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(31);
+    for (int kind = 0; kind < 3; kind++)
+        for (int tall = 0; tall < 2; tall++) {
+            size_t n = tall ? 90 : 40, m = tall ? 12 : 15;
+            sbw_mat a = {0};
+            if (kind == 0)
+                SBW_ASSERT_OK(tm_biased_head_logp(&a, n, m, 4, 0.3, false, rng));
+            else
+                SBW_ASSERT_OK(tm_gauss(&a, n, m, rng));
+            for (size_t i = 0; kind == 2 && i < n; i++)
+                for (size_t j = 0; j < m; j++)
+                    SBW_MAT_AT(&a, i, j) += 5.0 * (double)j - 20.0;
+            double s1[15];
+            SBW_ASSERT_OK(sbw_svd_ref_jacobi(&a, s1));
+            sbw_reduce_opts o = {.method = tall ? SBW_METHOD_TSQR : SBW_METHOD_DIRECT,
+                                 .block_rows = 16,
+                                 .workers = 2};
+            sbw_spectra sp;
+            spectra_file(&a, SBW_F64, &o, 15, &sp);
+            const double tol = 1e-12 * s1[0];
+            SBW_ASSERT_NEAR(sp.w0_uncentred[SBW_VAR_PLAIN], s1[0], tol);
+            for (int v = 1; v < SBW_NVARIANT; v++) {
+                double lo = s1[0] / sqrt(v == SBW_VAR_BOTH ? 3.0 : 2.0);
+                SBW_ASSERT_LE(sp.w0_uncentred[v], s1[0] + tol);
+                SBW_ASSERT_GE(sp.w0_uncentred[v], lo - tol);
+                SBW_ASSERT_GE(sp.w0_uncentred[v], sp.s[v][0]);
+            }
+            sbw_spectra_free(&sp);
+            sbw_mat_free(&a);
+        }
+    sbw_rng_free(rng);
+}
+
+/* A float64 file of float32 values is flagged by the reading pass (both
+ * plans): the trap of a float32 export cast back, which reads full rank at
+ * DBL_EPSILON and D + 2 at FLT_EPSILON.  Not flagged: a genuine float64
+ * export, short exact numbers (small integers and halves use a few bits of
+ * float32's significand, not rounding), a float32 file (its eps is already
+ * float32's). */
+static void test_float32_values(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(41);
+    const size_t n = 400, m = 120, d = 6;
+    sbw_mat f = {0}, g = {0}, ints = {0};
+    SBW_ASSERT_OK(tm_biased_head_logp(&f, n, m, d, 1.0, true, rng));
+    SBW_ASSERT_OK(tm_biased_head_logp(&g, n, m, d, 1.0, false, rng));
+    SBW_ASSERT_OK(sbw_mat_alloc(&ints, n, m));
+    for (size_t i = 0; i < n * m; i++)
+        ints.data[i] = (double)gsl_rng_uniform_int(rng, 2000) / 2 - 500;
+    for (int meth = SBW_METHOD_DIRECT; meth <= SBW_METHOD_TSQR; meth++) {
+        sbw_reduce_opts o = {.method = (sbw_reduce_method)meth, .block_rows = 64, .workers = 2};
+        sbw_spectra sp;
+        sbw_rank_est e;
+        spectra_file(&f, SBW_F64, &o, 1, &sp);
+        assert_true(sp.red.f32_values);
+        SBW_ASSERT_OK(sbw_rank_estimate(sp.s[0], sp.k, n, m, DBL_EPSILON, &e));
+        SBW_ASSERT_EQ(e.rank, m); /* the trap */
+        SBW_ASSERT_OK(sbw_rank_estimate(sp.s[0], sp.k, n, m, FLT_EPSILON, &e));
+        SBW_ASSERT_EQ(e.rank, d + 2);
+        sbw_spectra_free(&sp);
+        spectra_file(&f, SBW_F32, &o, 1, &sp);
+        assert_false(sp.red.f32_values);
+        sbw_spectra_free(&sp);
+        spectra_file(&g, SBW_F64, &o, 1, &sp);
+        assert_false(sp.red.f32_values);
+        sbw_spectra_free(&sp);
+        spectra_file(&ints, SBW_F64, &o, 1, &sp);
+        assert_false(sp.red.f32_values);
+        sbw_spectra_free(&sp);
+    }
+    sbw_mat_free(&f);
+    sbw_mat_free(&g);
+    sbw_mat_free(&ints);
+    sbw_rng_free(rng);
+}
+
+/* stable, entropy and eps_eff of s[k] from their definitions, for the
+ * brute-force comparison below. */
+static void brute_measures(const double *s, size_t k, double *stable, double *entropy,
+                           size_t eff[3])
+{
+    long double f2 = 0, l1 = 0, h = 0;
+    for (size_t j = 0; j < k; j++) {
+        f2 += (long double)s[j] * s[j];
+        l1 += s[j];
+    }
+    for (size_t j = 0; j < k; j++)
+        if (s[j] > 0)
+            h -= (s[j] / l1) * logl(s[j] / l1);
+    *stable = (double)(f2 / ((long double)s[0] * s[0]));
+    *entropy = (double)expl(h);
+    const double es[3] = {1e-3, 1e-4, 1e-5};
+    for (int i = 0; i < 3; i++) {
+        size_t r = 0;
+        long double head = 0;
+        for (; r < k && f2 - head > es[i] * f2; r++) /* the tail beyond r values */
+            head += (long double)s[r] * s[r];
+        eff[i] = r;
+    }
+}
+
+/* Issue 25: on a log-probability matrix the energy measures of A itself
+ * are about 1 (the row means dominate); sbw-rank --center / --bias gives
+ * them for the centred matrix, which must equal the definitions applied to
+ * the singular values of the matrix centred by hand (tm_centre) and
+ * decomposed by the long double Jacobi twin. */
+static void test_measures_centred_brute(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(51);
+    const size_t n = 60, m = 14;
+    sbw_mat a = {0};
+    SBW_ASSERT_OK(tm_biased_head_logp(&a, n, m, 5, 0.8, false, rng));
+    for (int meth = SBW_METHOD_DIRECT; meth <= SBW_METHOD_TSQR; meth++) {
+        sbw_reduce_opts o = {.method = (sbw_reduce_method)meth, .block_rows = 16, .workers = 2};
+        sbw_spectra sp;
+        spectra_file(&a, SBW_F64, &o, 1u | 2u | 8u, &sp);
+        sbw_rank_measure ms[SBW_RANK_NMEASURES];
+        SBW_ASSERT_OK(sbw_rank_measures(sp.s[0], sp.k, n, m, DBL_EPSILON, 0, ms));
+        SBW_ASSERT_LT(measure(ms, "stable")->rank, 1.1); /* the mean dominates A */
+        for (int v = SBW_VAR_ROWS; v <= SBW_VAR_BOTH; v += 2) {
+            sbw_mat c = {0};
+            double s[14], stable, entropy;
+            size_t eff[3];
+            SBW_ASSERT_OK(sbw_mat_alloc(&c, n, m));
+            SBW_ASSERT_OK(sbw_mat_copy(&c, &a));
+            tm_centre(&c, true, v == SBW_VAR_BOTH);
+            SBW_ASSERT_OK(sbw_svd_ref_jacobi(&c, s));
+            brute_measures(s, m, &stable, &entropy, eff);
+            SBW_ASSERT_OK(sbw_rank_measures_scaled(sp.s[v], sp.k, n, m, DBL_EPSILON, 0,
+                                                   sp.w0_uncentred[v], ms));
+            SBW_ASSERT_NEAR(measure(ms, "stable")->rank, stable, 1e-12 * stable);
+            SBW_ASSERT_NEAR(measure(ms, "entropy")->rank, entropy, 1e-12 * entropy);
+            if (v == SBW_VAR_BOTH) /* the model's spread: neither the mean nor the bias */
+                SBW_ASSERT_GT(stable, 2.0);
+            SBW_ASSERT_EQ(measure(ms, "eps_eff_1e-3")->rank, (double)eff[0]);
+            SBW_ASSERT_EQ(measure(ms, "eps_eff_1e-4")->rank, (double)eff[1]);
+            SBW_ASSERT_EQ(measure(ms, "eps_eff_1e-5")->rank, (double)eff[2]);
+            sbw_mat_free(&c);
+        }
+        sbw_spectra_free(&sp);
+    }
+    sbw_mat_free(&a);
+    sbw_rng_free(rng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +638,10 @@ int main(void)
         cmocka_unit_test(test_measures_closed_form),
         cmocka_unit_test(test_eps_effective),
         cmocka_unit_test(test_measures_noise),
+        cmocka_unit_test(test_centred_rank_stored_roundoff),
+        cmocka_unit_test(test_uncentred_scale_bounds),
+        cmocka_unit_test(test_float32_values),
+        cmocka_unit_test(test_measures_centred_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 # CLI checks of sbw-rank on the fixtures of make_rank_fixtures.py, whose
 # ranks are known by construction (see that script).
 . tests/cli/lib.sh
+. tests/cli/npy.sh
 R="$BIN/sbw-rank"
 
 # ranks: log-softmax of rank-3 logits -> 4; centred -> 3 (both paths)
@@ -145,6 +146,87 @@ expect_grep '^# atol=5e-14' "$T/m_atol" "atol in header"
 expect_grep '^eps_eff_1e-4	[0-9]+	0.0001	tail_energy	' "$T/m_atol" "eps_eff row: threshold and kind"
 expect_grep '^stable	[0-9.]+	nan	none	' "$T/m_atol" "stable has no threshold"
 expect_exit 2 "negative --atol" "$R" --measures --atol -1 "$FIX/rm_graded.npy"
+
+# ---- issue 25: centred thresholds, float32 values, determinism, measures' matrix ----------
+# A centred rank is decided against the uncentred matrix's roundoff: the
+# header gives sigma_1 of the analysed matrix, the one-pass lower bound on
+# the uncentred one's, and the larger, which tsh multiplies
+expect_exit 0 "rank_ls plain scales" "$R" -q "$FIX/rank_ls.npy"
+w0p=$(tsv_field "$T/out" w0)
+expect_eq "$(tsv_meta "$T/out" w0_analysed)" "$w0p" "plain: w0_analysed is w0"
+expect_eq "$(tsv_meta "$T/out" w0_uncentred)" "$w0p" "plain: nothing was centred"
+expect_eq "$(tsv_meta "$T/out" w0_threshold)" "$w0p" "plain: the threshold's scale is w0"
+for c in --center --bias; do
+    expect_exit 0 "rank_ls $c scales" "$R" -q $c "$FIX/rank_ls.npy"
+    wa=$(tsv_meta "$T/out" w0_analysed)
+    wu=$(tsv_meta "$T/out" w0_uncentred)
+    wt=$(tsv_meta "$T/out" w0_threshold)
+    expect_eq "$wa" "$(tsv_field "$T/out" w0)" "$c: w0_analysed is the row's w0"
+    expect_eq "$wt" "$(awk -v a="$wa" -v u="$wu" 'BEGIN { print (a + 0 > u + 0 ? a : u) }')" "$c: w0_threshold is the larger"
+    # the uncentred bound lies in [w0/sqrt(3), w0] of the plain matrix
+    expect_eq "$(awk -v u="$wu" -v p="$w0p" 'BEGIN { print (u <= p * (1 + 1e-12) && u >= p / sqrt(3)) }')" 1 \
+        "$c: w0_uncentred $wu within [w0/sqrt 3, w0] of $w0p"
+    want=$(awk -v w="$wt" 'BEGIN { printf "%.17g", 0.5 * sqrt(69) * w * 2.220446049250313e-16 }')
+    expect_num_near "$(tsv_field "$T/out" tsh)" "$want" "$(awk -v t="$want" 'BEGIN { print t * 1e-12 }')" "$c: tsh = 0.5 sqrt(m+n+1) eps w0_threshold"
+    expect_grep '^# threshold_rule=tsh = 0.5 sqrt\(m\+n\+1\) eps max\(w0_analysed, w0_uncentred\)' "$T/out" "$c: the rule in the header"
+done
+expect_grep '^# matrix=\(I - 11\^T/N\) A \(I - 11\^T/M\), double-centred' "$T/out" "--bias: the matrix named"
+expect_exit 0 "rank_ls --center label" "$R" -q --center "$FIX/rank_ls.npy"
+expect_grep '^# matrix=A \(I - 11\^T/M\), row-centred' "$T/out" "--center: the matrix named"
+
+# A float64 file whose every entry is a float32 value (an export rounded to
+# float32 and cast back): 40 x 12 values in [1, 2) whose significands end 29
+# zero bits early (made here byte by byte); with one bit more (LOWBIT=1) it is
+# a genuine float64 file.  f32_npy FILE SEED LOWBIT
+f32_npy() {
+    npy_header '<f8' '(40, 12)' "$1"
+    printf "$(awk -v seed="$2" -v low="$3" 'BEGIN {
+        srand(seed)
+        for (i = 0; i < 480; i++) {
+            k = int(rand() * 8388608)
+            printf "\\%03o\\000\\000\\%03o\\%03o\\%03o\\%03o\\077", low, (k % 8) * 32,
+                int(k / 8) % 256, int(k / 2048) % 256, 240 + int(k / 524288) % 16
+        }
+    }')" >>"$1"
+}
+f32_npy "$T/f32v.npy" 5 0
+f32_npy "$T/f64v.npy" 5 1
+expect_exit 0 "float32 values" "$R" "$T/f32v.npy"
+expect_grep '^# warning=float32_values: every entry of this float64 file is a float32 value.*--eps single.*float64' "$T/out" "float32 values: the header warns and says what to do"
+expect_grep '^sbw-rank: warning: float32_values' "$T/err" "float32 values: stderr too"
+expect_exit 0 "float32 values, --eps single" "$R" --eps single "$T/f32v.npy"
+if grep -q 'float32_values' "$T/out"; then bad "--eps single still warns"; else ok; fi
+for f in "$T/f64v.npy" "$FIX/rank_ls.npy"; do
+    expect_exit 0 "genuine float64 $f" "$R" "$f"
+    if grep -q 'float32_values' "$T/out"; then bad "a genuine float64 file flagged: $f"; else ok; fi
+done
+
+# The TSQR gives the same bits on every run, from a file or a pipe: 20,000
+# rows in blocks of 16 (1250 blocks) over 2 workers
+"$BIN/sbw-synth" lowrank --n 20000 --m 40 --rank 30 --seed 3 -q -o "$T/det.npy" >/dev/null
+for i in 1 2 3; do
+    expect_exit 0 "determinism run $i" "$R" -q --workers 2 --block-rows 16 --bias --spectrum "$T/det$i.tsv" "$T/det.npy"
+    grep -v '^#' "$T/det$i.tsv" >"$T/det$i.rows"
+done
+cat "$T/det.npy" | "$R" -q --workers 2 --block-rows 16 --bias --spectrum "$T/detp.tsv" - >"$T/out" 2>"$T/err"
+grep -v '^#' "$T/detp.tsv" >"$T/detp.rows"
+for i in 2 3 p; do
+    if cmp -s "$T/det1.rows" "$T/det$i.rows"; then ok; else
+        bad "--workers 2: spectrum $i differs from run 1 in $(paste "$T/det1.rows" "$T/det$i.rows" | awk -F'\t' '$2 != $8' | wc -l) rows"
+    fi
+done
+
+# The measures name the matrix they describe; on an uncentred
+# log-probability matrix the row means dominate, and the table says so
+expect_exit 0 "--measures plain" "$R" -q --measures "$FIX/rank_ls.npy"
+expect_grep '^measure	rank	threshold	on	rule	matrix$' "$T/out" "measures: a matrix column"
+expect_grep '^stable	[0-9.e+-]+	nan	none	[^	]*	A$' "$T/out" "measures: of A"
+expect_grep '^# warning=mean_dominated: the row means hold [0-9.]+% of \|\|A\|\|_F\^2.*--center' "$T/out" "measures: mean_dominated warning"
+expect_exit 0 "--measures --center" "$R" -q --measures --center "$FIX/rank_ls.npy"
+expect_grep '^stable	[0-9.e+-]+	nan	none	[^	]*	A row-centred$' "$T/out" "measures: of the row-centred A"
+if grep -q 'mean_dominated' "$T/out"; then bad "--center: mean_dominated"; else ok; fi
+expect_exit 0 "--measures --bias" "$R" -q --measures --bias "$FIX/rank_ls.npy"
+expect_grep '^nr	3	[^	]*	sigma	[^	]*	A double-centred$' "$T/out" "measures: nr of the double-centred A"
 
 # bad data: exit 1, one clear line, nothing written
 expect_exit 1 "nonfinite" "$R" -q --spectrum "$T/bad.tsv" "$FIX/nonfinite.npy"
