@@ -158,6 +158,16 @@ int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e)
     return SBW_OK;
 }
 
+int sbw_bound_dstar(const sbw_spectra *sp, bool bias, double eps, sbw_rank_est *e)
+{
+    sbw_reduce_variant v = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+    if (!sp->s[v])
+        return SBW_ERROR(SBW_EINVAL, "d*: the %s spectrum was not computed",
+                         sbw_reduce_variant_name(v));
+    return sbw_rank_estimate_scaled(sp->s[v], sp->k, sp->red.rows, sp->red.cols, eps,
+                                    sp->w0_uncentred[v], e);
+}
+
 int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, size_t *d)
 {
     sbw_npy_reader *r = NULL;
@@ -172,7 +182,7 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, siz
     int st = sbw_npy_open(&r, path);
     st = st ? st : sbw_spectra_compute(r, &ro, 1u << v, &sp);
     st = st ? st : sbw_rank_eps(NULL, sp.red.dtype, sp.red.prec, &eps, &src);
-    st = st ? st : sbw_rank_estimate(sp.s[v], sp.k, sp.red.rows, sp.red.cols, eps, &e);
+    st = st ? st : sbw_bound_dstar(&sp, bias, eps, &e);
     if (!st)
         *d = e.rank;
     sbw_spectra_free(&sp);
@@ -186,12 +196,8 @@ static int bound_values(sbw_spectra *sp, bool bias)
 {
     sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
     sp->k = min_sz(sp->red.rows, sp->red.cols);
-    sp->s[SBW_VAR_PLAIN] = malloc(sp->k * sizeof(double));
-    sp->s[vc] = malloc(sp->k * sizeof(double));
-    if (!sp->s[SBW_VAR_PLAIN] || !sp->s[vc])
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    int st = sbw_spectra_values(&sp->red, SBW_VAR_PLAIN, false, sp->s[SBW_VAR_PLAIN]);
-    return st ? st : sbw_spectra_values(&sp->red, vc, true, sp->s[vc]);
+    int st = sbw_spectra_variant(sp, SBW_VAR_PLAIN, false);
+    return st ? st : sbw_spectra_variant(sp, vc, true);
 }
 
 int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,

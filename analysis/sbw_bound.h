@@ -25,6 +25,7 @@
 #ifndef SBW_BOUND_H
 #define SBW_BOUND_H
 
+#include "sbw_rank.h"
 #include "sbw_spectra.h"
 
 #include <stdbool.h>
@@ -68,6 +69,15 @@ int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, siz
 int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e);
 
 void sbw_bound_fit_close(sbw_bound_fit *f);
+
+/* d* of a matrix whose spectra sp holds: the Numerical Recipes (and NumPy,
+ * gap) rank of its row-centred (bias: double-centred) variant at eps,
+ * decided against the roundoff of the matrix as stored
+ * (sbw_rank_estimate_scaled with sp->w0_uncentred), so a context part small
+ * beside the word bias is not read as extra rank.  The variant must have
+ * been computed.  Errors: those of sbw_rank_estimate_scaled, SBW_EINVAL
+ * when the variant is missing. */
+int sbw_bound_dstar(const sbw_spectra *sp, bool bias, double eps, sbw_rank_est *e);
 
 /* The dimension of a fitted head read off log Q itself: the Numerical
  * Recipes rank of its row-centred (double-centred with bias) matrix, eps

@@ -91,6 +91,16 @@ void sbw_spectra_stage(const sbw_reduce_opts *o, const sbw_reduce *red, int nsvd
     o->stage(o->stage_ctx, what, min_sz(r, c));
 }
 
+int sbw_spectra_variant(sbw_spectra *sp, sbw_reduce_variant v, bool steal)
+{
+    if (!(sp->s[v] = malloc(sp->k * sizeof(double))))
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = sbw_spectra_values(&sp->red, v, steal, sp->s[v]);
+    if (!st)
+        sp->w0_uncentred[v] = sbw_reduce_uncentred_w0(&sp->red, v, sp->s[v][0]);
+    return st;
+}
+
 int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned want, sbw_spectra *sp)
 {
     *sp = (sbw_spectra){0};
@@ -112,13 +122,7 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned wa
     for (int v = 0; !st && v < SBW_NVARIANT; v++) {
         if (!(want & (1u << v)))
             continue;
-        if (!(sp->s[v] = malloc(sp->k * sizeof(double))))
-            st = SBW_ERROR(SBW_ENOMEM, "out of memory");
-        if (!st)
-            st = sbw_spectra_values(&sp->red, (sbw_reduce_variant)v, v == last, sp->s[v]);
-        if (!st)
-            sp->w0_uncentred[v] =
-                sbw_reduce_uncentred_w0(&sp->red, (sbw_reduce_variant)v, sp->s[v][0]);
+        st = sbw_spectra_variant(sp, (sbw_reduce_variant)v, v == last);
     }
     sbw_mat_free(&sp->red.x);
     sbw_mat_f32_free(&sp->red.xf);

@@ -32,6 +32,13 @@ typedef struct sbw_spectra {
 int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned want,
                         sbw_spectra *sp);
 
+/* Variant v of sp from sp->red: sp->s[v] allocated (sp->k values) and
+ * filled by sbw_spectra_values, and sp->w0_uncentred[v] set, so that every
+ * spectrum carries the roundoff scale its rank needs.  sp->k must be set.
+ * Errors: those of sbw_spectra_values, SBW_ENOMEM; sp->s[v] stays owned by
+ * sp either way (sbw_spectra_free). */
+int sbw_spectra_variant(sbw_spectra *sp, sbw_reduce_variant v, bool steal);
+
 void sbw_spectra_free(sbw_spectra *sp);
 
 /* Tells o->stage (if any) that the SVDs of red start. */

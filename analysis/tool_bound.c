@@ -93,9 +93,7 @@ static int analyse(const bound_args *a, bound_run *run)
     st = st ? st
             : sbw_rank_estimate(sp->s[SBW_VAR_PLAIN], k, sp->red.rows, sp->red.cols, run->eps,
                                 &run->rank_a);
-    st = st ? st
-            : sbw_rank_estimate(sp->s[centred_variant(a)], k, sp->red.rows, sp->red.cols, run->eps,
-                                &run->rank_c);
+    st = st ? st : sbw_bound_dstar(sp, a->bias, run->eps, &run->rank_c);
     run->tail = malloc((k + 1) * sizeof(double));
     run->tail_c = malloc((k + 1) * sizeof(double));
     if (!st && (!run->tail || !run->tail_c))

@@ -536,6 +536,42 @@ static void test_fit_error(void **state)
     sbw_rng_free(rng);
 }
 
+/* d* of a D-dimensional head's float64 log-softmax whose context part is
+ * 1e-1 to 1e-4 of the word bias: exactly D double-centred and D + 1
+ * row-centred, both from the spectra (sbw-bound's d_star) and from the file
+ * (sbw_bound_fit_dim).  Against the centred sigma_1 alone, the stored
+ * matrix's roundoff read as extra rank (D + 8, or full rank, at 1e-3). */
+static void test_dstar_stored_roundoff(void **state)
+{
+    (void)state;
+    const size_t n = 300, m = 200, d = 16;
+    const double ratios[4] = {1e-1, 1e-2, 1e-3, 1e-4};
+    for (int ri = 0; ri < 4; ri++)
+        for (uint64_t seed = 0; seed < 3; seed++) {
+            gsl_rng *rng = rng_for(200 + seed);
+            sbw_mat a = {0};
+            SBW_ASSERT_OK(tm_biased_head_logp(&a, n, m, d, ratios[ri], false, rng));
+            char *pa = save_tmp("dstar.npy", &a);
+            for (int bias = 0; bias < 2; bias++) {
+                size_t truth = bias ? d : d + 1, dfit = 0;
+                sbw_spectra sp;
+                sbw_bound_fit_error fe;
+                sbw_rank_est e;
+                bound_spectra(pa, bias, SBW_METHOD_TSQR, NULL, &sp, &fe);
+                SBW_ASSERT_OK(sbw_bound_dstar(&sp, bias, DBL_EPSILON, &e));
+                sbw_reduce_opts o = {0};
+                SBW_ASSERT_OK(sbw_bound_fit_dim(pa, bias, &o, &dfit));
+                if (e.rank != truth || dfit != truth)
+                    fail_msg("ratio %g, seed %u, bias %d: d* %zu, fit_dim %zu, want %zu",
+                             ratios[ri], (unsigned)seed, bias, e.rank, dfit, truth);
+                sbw_spectra_free(&sp);
+            }
+            free(pa);
+            sbw_mat_free(&a);
+            sbw_rng_free(rng);
+        }
+}
+
 /* NaN/Inf in log Q: refused with the count and the first position; a
  * shape that differs from A's: refused. */
 static void test_fit_bad(void **state)
@@ -599,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_construct_known_spectrum),
         cmocka_unit_test(test_bias_exact),
         cmocka_unit_test(test_fit_error),
+        cmocka_unit_test(test_dstar_stored_roundoff),
         cmocka_unit_test(test_fit_bad),
         cmocka_unit_test(test_construct_errors),
     };
