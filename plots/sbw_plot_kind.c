@@ -984,8 +984,10 @@ static int kind_alpha(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 
 /* ---- monotone ----------------------------------------------------------------- */
 
-/* Loads DIR/name.npy as a vector into a new array. */
-static int load_vec(const char *dir, const char *name, double **v, size_t *n)
+/* Loads DIR/name.npy as a vector into a new array; every entry must be
+ * finite, and positive when positive (the saved softplus'd parameters):
+ * SBW_EDATA naming the file and the entry otherwise. */
+static int load_vec(const char *dir, const char *name, bool positive, double **v, size_t *n)
 {
     char path[4096];
     sbw_mat m = {0};
@@ -999,34 +1001,16 @@ static int load_vec(const char *dir, const char *name, double **v, size_t *n)
         st = NOMEM();
     for (size_t i = 0; !st && i < m.rows; i++)
         memcpy(*v + i * m.cols, m.data + i * m.ld, m.cols * sizeof(double));
-    sbw_mat_free(&m);
-    return st;
-}
-
-/* x as a gnuplot floating-point literal: "%.17g", with ".0" added when
- * that reads as an integer (gnuplot divides integers as integers: a knot
- * span T = 10 written "10" made 2*T/100 zero and f flat). */
-static void gp_double(char *buf, size_t n, double x)
-{
-    int o = snprintf(buf, n, "%.17g", x);
-    if (o > 0 && (size_t)o + 2 < n && !strpbrk(buf, ".eEni"))
-        memcpy(buf + o, ".0", 3);
-}
-
-/* "array NAME[n] = [v0, v1, ...]" into the figure's definitions. */
-static int def_array(sbw_plot_fig *f, const char *name, const double *v, size_t n)
-{
-    size_t cap = 32 + strlen(name) + 28 * n;
-    char *s = malloc(cap), num[40];
-    if (!s)
-        return NOMEM();
-    int o = snprintf(s, cap, "array %s[%zu] = [", name, n);
-    for (size_t i = 0; i < n && o > 0; i++) {
-        gp_double(num, sizeof num, v[i]);
-        o += snprintf(s + o, cap - (size_t)o, "%s%s", i ? ", " : "", num);
+    for (size_t i = 0; !st && i < *n; i++)
+        if (!isfinite((*v)[i]) || (positive && !((*v)[i] > 0)))
+            st = SBW_ERROR(SBW_EDATA, "%s: entry %zu is %g, not %s", path, i + 1, (*v)[i],
+                           positive ? "a positive number (the head saves softplus'd values)"
+                                    : "finite");
+    if (st) {
+        free(*v);
+        *v = NULL;
     }
-    int st = sbw_plot_fig_def(f, "%s]", s);
-    free(s);
+    sbw_mat_free(&m);
     return st;
 }
 
@@ -1037,26 +1021,28 @@ static int monotone_lms(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t,
     double *u = NULL, *v = NULL, *c = NULL, *lam = NULL;
     size_t nu = 0, nv = 0, nc = 0, nl = 0;
     const char *linear = sbw_plot_tsv_meta(t, "linear");
-    int st = load_vec(dir, "lms_u", &u, &nu);
-    st = st ? st : load_vec(dir, "lms_v", &v, &nv);
-    st = st ? st : load_vec(dir, "lms_c", &c, &nc);
+    int st = load_vec(dir, "lms_u", true, &u, &nu);
+    st = st ? st : load_vec(dir, "lms_v", true, &v, &nv);
+    st = st ? st : load_vec(dir, "lms_c", false, &c, &nc);
     if (!st && linear && !strcmp(linear, "true"))
-        st = load_vec(dir, "lms_lambda", &lam, &nl);
-    if (!st && (nv != nu || nc != nu))
+        st = load_vec(dir, "lms_lambda", true, &lam, &nl);
+    if (!st && (nv != nu || nc != nu || nu == 0))
         st = SBW_ERROR(SBW_ESHAPE, "%s: lms_u, lms_v, lms_c have %zu, %zu, %zu entries", dir, nu,
                        nv, nc);
-    char name[32], lnum[40];
-    gp_double(lnum, sizeof lnum, lam && nl ? lam[0] : 0.0);
+    char name[32];
     snprintf(name, sizeof name, "u%zu", i);
-    st = st ? st : def_array(f, name, u, nu);
+    st = st ? st : sbw_plot_fig_def_array(f, name, u, nu);
     name[0] = 'v';
-    st = st ? st : def_array(f, name, v, nu);
+    st = st ? st : sbw_plot_fig_def_array(f, name, v, nu);
     name[0] = 'c';
-    st = st ? st : def_array(f, name, c, nu);
-    st =
-        st ? st
-           : sbw_plot_fig_def(f, "f%zu(x) = (sum [j=1:%zu] v%zu[j]*sg(u%zu[j]*x + c%zu[j])) + %s*x",
-                              i, nu, i, i, i, lnum);
+    st = st ? st : sbw_plot_fig_def_array(f, name, c, nu);
+    snprintf(name, sizeof name, "lambda%zu", i);
+    st = st ? st : sbw_plot_fig_def_num(f, name, lam && nl ? lam[0] : 0.0);
+    st = st ? st
+            : sbw_plot_fig_def(f,
+                               "f%zu(x) = (sum [j=1:%zu] v%zu[j]*sg(u%zu[j]*x + c%zu[j])) + "
+                               "lambda%zu*x",
+                               i, nu, i, i, i, i);
     free(u);
     free(v);
     free(c);
@@ -1072,16 +1058,20 @@ static int monotone_plif(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t
     double *s = NULL;
     size_t k = 0;
     const char *tt = sbw_plot_tsv_meta(t, "plif_t");
-    double T = tt ? strtod(tt, NULL) : NAN;
-    int st = load_vec(dir, "plif_slope", &s, &k);
-    if (!st && !(T > 0))
-        st = SBW_ERROR(SBW_EDATA, "%s/params.tsv: no positive '# plif_t='", dir);
+    char *end = NULL;
+    double T = tt ? strtod(tt, &end) : NAN;
+    int st = load_vec(dir, "plif_slope", true, &s, &k);
+    if (!st && (!(T > 0) || !isfinite(T) || *end))
+        st = SBW_ERROR(SBW_EDATA, "%s/params.tsv: '# plif_t=%s' is not a positive finite number",
+                       dir, tt ? tt : "");
+    if (!st && k == 0)
+        st = SBW_ERROR(SBW_ESHAPE, "%s/plif_slope.npy: no slopes", dir);
     char name[32];
     snprintf(name, sizeof name, "s%zu", i);
-    st = st ? st : def_array(f, name, s, k);
-    char tnum[40];
-    gp_double(tnum, sizeof tnum, T);
-    st = st ? st : sbw_plot_fig_def(f, "T%zu = %s; w%zu = 2.0*T%zu/%zu", i, tnum, i, i, k);
+    st = st ? st : sbw_plot_fig_def_array(f, name, s, k);
+    snprintf(name, sizeof name, "T%zu", i);
+    st = st ? st : sbw_plot_fig_def_num(f, name, T);
+    st = st ? st : sbw_plot_fig_def(f, "w%zu = 2.0*T%zu/%zu", i, i, k);
     st = st ? st
             : sbw_plot_fig_def(f,
                                "f%zu(x) = (sum [j=1:%zu] s%zu[j]*clamp(x + T%zu - (j-1)*w%zu, "

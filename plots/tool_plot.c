@@ -2,6 +2,7 @@
  * the data it draws, an editable gnuplot script and the figure; it
  * computes nothing (plots/ sees core/ only). */
 #include "sbw.h"
+#include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_run.h"
 
@@ -86,6 +87,30 @@ static int parse_xrange(const char *s, sbw_plot_kind_args *a)
     return SBW_OK;
 }
 
+/* The name's last component is written into the script as a string (and
+ * by cairolatex into NAME.tex as LaTeX): it must read back exactly there.
+ * Errors: SBW_EINVAL. */
+static int check_name(const char *name, sbw_plot_fig_format fmt)
+{
+    const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+    if (!sbw_plot_gp_str_exact(base))
+        return SBW_ERROR(SBW_EINVAL,
+                         "-o %s: the name has a control, invisible or non-UTF-8 character, "
+                         "which its gnuplot script could not name",
+                         name);
+    if (*base == '<' || *base == '|')
+        return SBW_ERROR(SBW_EINVAL,
+                         "-o %s: to gnuplot a name beginning with %c is a pipe (`gnuplot %s.gp` "
+                         "would run it): give another name",
+                         name, *base, base);
+    if (fmt == SBW_PLOT_TEX && base[strcspn(base, "\\{}%#$&^~")])
+        return SBW_ERROR(SBW_EINVAL,
+                         "-o %s: --format tex puts the name into LaTeX (\\includegraphics): "
+                         "give one without \\ { } %% # $ & ^ ~",
+                         name);
+    return SBW_OK;
+}
+
 /* Option values the parser cannot check, and the name: usage errors. */
 static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_fig_opts *o, const sbw_cli_common *c)
 {
@@ -98,6 +123,8 @@ static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_fig_opts *o, cons
         return sbw_cli_usage_error(cli, "-o NAME is required (a file name without extension)");
     if (sbw_plot_fig_format_parse(p->format, &o->format) || parse_size(p->size, o) ||
         parse_xrange(p->xrange, &p->a))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (check_name(c->output, o->format))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     o->title = p->title;
     o->logx = p->logx;

@@ -145,6 +145,74 @@ expect_exit 0 "train of an sbw-lm style log" sh -c \
     "printf 'step\tepoch\ttokens\tseconds\tlr\tloss\tppl\tvalid_ppl\thead_seconds\n1\t0\t10\t1\t0.1\t5\t148\tnan\t0.1\n2\t0\t20\t2\t0.1\t4\t54\t60\t0.1\n' >'$T/lm.tsv' && '$P' -q train '$T/lm.tsv' -o '$T/lm'"
 expect_grep "'validation perplexity'" "$T/lm.gp" "train: sbw-lm's valid_ppl by default"
 
+# ---- nothing from input becomes gnuplot code (issue 25) -----------------------------------
+# Each payload tries to make gnuplot run a shell command: a newline that ends
+# a string or a comment, then system(); a quote, a backquote, an @macro; a
+# trailing backslash that continues a comment line onto the next statement;
+# a file name that gnuplot would open as a pipe ('<cmd' as data, '|cmd' as
+# output).  The marker must never appear, neither while sbw-plot draws nor
+# when the script is run again by hand (by bare name in its folder, where
+# the old script read a '<' data name as a pipe, and from another folder).
+M="$T/MARK"
+SBWMARK="$M"
+export SBWMARK
+cmd='system("touch $SBWMARK")'
+nl='
+'
+S="$T/sec"
+mkdir "$S" "$S/elsewhere"
+printf 'step\tloss\n1\t3\n2\t2\n3\t1.5\n' >"$S/log.tsv"
+# expect_inert WHAT NAME cmd...: exit 0 (or 2: a name refused), no marker
+expect_inert() {
+    what=$1
+    name=$2
+    shift 2
+    rm -f "$M"
+    "$@" >"$T/out" 2>"$T/err"
+    st=$?
+    if [ $st -eq 0 ] || [ $st -eq 2 ]; then ok; else bad "$what: exit $st: $(head -c 300 "$T/err")"; fi
+    if [ -e "$M" ]; then bad "$what: sbw-plot made gnuplot run a command"; else ok; fi
+    if [ -f "$name.gp" ]; then
+        (cd "$(dirname "$name")" && gnuplot "$(basename "$name").gp") >/dev/null 2>&1
+        (cd "$S/elsewhere" && gnuplot "$name.gp") >/dev/null 2>&1
+        if [ -e "$M" ]; then bad "$what: gnuplot $name.gp ran a command"; else ok; fi
+    fi
+    rm -f "$M"
+}
+expect_inert "--title with a newline" "$S/t1" "$P" -q train "$S/log.tsv" -o "$S/t1" --title "x${nl}${cmd}${nl}#"
+expect_inert "--title with quotes" "$S/t2" "$P" -q train "$S/log.tsv" -o "$S/t2" \
+    --title "x' . ${cmd} . '\" . ${cmd} . \"\`touch \$SBWMARK\`@cmd"
+expect_inert "--labels with a newline" "$S/t3" "$P" -q train "$S/log.tsv" -o "$S/t3" --labels "l${nl}${cmd}${nl}#"
+cp "$S/log.tsv" "$S/a${nl}${cmd}${nl}#.tsv"
+expect_inert "an input file name with newlines" "$S/t4" "$P" -q train "$S/a${nl}${cmd}${nl}#.tsv" -o "$S/t4"
+expect_inert "-o with newlines" "$S/o${nl}${cmd}${nl}#" "$P" -q train "$S/log.tsv" -o "$S/o${nl}${cmd}${nl}#"
+expect_inert "-o naming a pipe as data" "$S/<touch \$SBWMARK;x" "$P" -q train "$S/log.tsv" -o "$S/<touch \$SBWMARK;x"
+expect_inert "-o naming a pipe as output" "$S/|touch \$SBWMARK;x" "$P" -q train "$S/log.tsv" -o "$S/|touch \$SBWMARK;x"
+printf 'model\td\tm\tmode_match\n' >"$S/res.tsv"
+for v in "x' . $cmd . '" "\`touch \$SBWMARK\`" "@cmd" 'back\' "\"$cmd\""; do
+    printf '%s\t2\t%s\t0.5\n%s\t4\t%s\t0.75\n' "$v" "$v" "$v" "$v" >>"$S/res.tsv"
+done
+expect_inert "table values: quotes, backquotes, @, backslash" "$S/t5" "$P" -q sweep "$S/res.tsv" -o "$S/t5" --panel m
+expect_eq "$(grep -c '^plot ' "$S/t5.gp")" 5 "table values: one plot per panel value"
+# a trailing backslash in the command line (here: the title) continued the
+# '# command:' comment over the next statement, and gnuplot then failed
+expect_exit 0 "a title ending with a backslash" "$P" -q train "$S/log.tsv" -o "$S/t6" --title 'x\'
+(cd "$S/elsewhere" && gnuplot "$S/t6.gp") >"$T/out" 2>"$T/err"
+expect_eq "$?:$(head -c 200 "$T/err")" "0:" "a title ending with a backslash: the script runs"
+# params.tsv: a folder named with newlines, and meta values with quotes
+cp -r tests/fixtures/monotone_plif "$S/p${nl}${cmd}${nl}#"
+sed "s/^# knots=.*/# knots=4' . $cmd . '\\\\/" tests/fixtures/monotone_plif/params.tsv >"$S/p${nl}${cmd}${nl}#/params.tsv"
+expect_inert "a monotone folder and params.tsv values" "$S/t7" "$P" -q monotone "$S/p${nl}${cmd}${nl}#" -o "$S/t7"
+expect_grep "intervals" "$S/t7.gp" "params.tsv: the label is drawn"
+# every string is in a '...' literal or a comment: no line of any script
+# written above begins with anything but the template's statements
+for g in "$S"/*.gp; do
+    if grep -Evq "^(#|if \(|set |unset |plot |     (data |x |[a-zA-Z][a-zA-Z0-9_]*\(x\)|[-0-9.])|array |[a-zA-Z][a-zA-Z0-9_]*( = |\()|$)" "$g"; then
+        bad "statement not from the template in $g: $(grep -Ev "^(#|if \(|set |unset |plot |     (data |x |[a-zA-Z][a-zA-Z0-9_]*\(x\)|[-0-9.])|array |[a-zA-Z][a-zA-Z0-9_]*( = |\()|$)" "$g" | head -n 1)"
+    else ok; fi
+    if grep -q '^system\|^ *!\|^load\|^call' "$g"; then bad "$g: a command line"; else ok; fi
+done
+
 # ---- bad input: one line, exit 1 or 2, nothing written -----------------------------------
 # expect_refused CODE WHAT PATTERN NAME cmd...
 expect_refused() {
