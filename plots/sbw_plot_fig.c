@@ -70,6 +70,8 @@ void sbw_plot_fig_free(sbw_plot_fig *f)
     free(f->panel);
     free(f->kind);
     free(f->title);
+    for (size_t i = 0; i < f->nnotes; i++)
+        free(f->notes[i]);
     free(f->notes);
     free(f->defs);
     free(f);
@@ -174,10 +176,19 @@ static int append(char **buf, const char *fmt, va_list ap)
 
 int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...)
 {
+    char **v = realloc(f->notes, (f->nnotes + 1) * sizeof *v);
+    if (!v)
+        return NOMEM();
+    f->notes = v;
     va_list ap;
     va_start(ap, fmt);
-    int st = append(&f->notes, fmt, ap);
+    v[f->nnotes] = NULL;
+    int st = append(&v[f->nnotes], fmt, ap); /* one line, whatever it holds */
     va_end(ap);
+    if (!st) {
+        v[f->nnotes][strlen(v[f->nnotes]) - 1] = '\0'; /* append's own newline */
+        f->nnotes++;
+    }
     return st;
 }
 
@@ -263,10 +274,10 @@ int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o)
 
 int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
 {
-    char a[32], b[32], c[32], head[1024];
-    snprintf(head, sizeof head,
+    char a[32], b[32], c[32], line[1024];
+    snprintf(line, sizeof line,
              "Data of a figure by sbw-plot %s: one block per series (gnuplot 'index'),", f->kind);
-    sbw_plot_gp_comment(out, head);
+    sbw_plot_gp_comment(out, line);
     sbw_plot_gp_comment(out, "blocks separated by two blank lines; columns x, y, err (y error "
                              "bar, nan: none).");
     size_t idx = 0;
@@ -276,10 +287,10 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
             if (s->func)
                 continue;
             const char *t = f->panel[i]->title;
-            snprintf(head, sizeof head, "index %zu: panel %zu%s%s%s, %s", idx, i + 1, t ? " (" : "",
+            snprintf(line, sizeof line, "index %zu: panel %zu%s%s%s, %s", idx, i + 1, t ? " (" : "",
                      t ? t : "", t ? ")" : "", s->label);
             fputs(idx ? "\n\n" : "", out);
-            sbw_plot_gp_comment(out, head);
+            sbw_plot_gp_comment(out, line);
             fputs("# x\ty\terr\n", out);
             for (size_t k = 0; k < s->n; k++) {
                 sbw_table_format_double(s->x[k], a, sizeof a);
@@ -365,17 +376,25 @@ static void quoted(FILE *out, const char *s, bool tex)
     SBW_GP_TEXT(out, " noenhanced");
 }
 
+#define MAX_LINES 8
+
 /* Splits s into lines of at most width characters, at spaces when a line
  * has one (a longer word is cut): line i is s[at[i], at[i] + len[i]).
- * Returns the number of lines (at most max; the last takes the rest). */
-static size_t wrap(const char *s, size_t width, size_t *at, size_t *len, size_t max)
+ * Returns the number of lines, at most max (<= MAX_LINES); *cut when text
+ * was left over after the last. */
+static size_t wrap(const char *s, size_t width, size_t max, size_t *at, size_t *len, bool *cut)
 {
     size_t n = 0, start = 0, chars = 0, space = 0, i = 0;
     bool have_space = false;
+    *cut = false;
     while (s[i]) {
         bool safe;
         size_t k = sbw_plot_gp_char(s + i, &safe);
-        if (chars == width && n + 1 < max) {
+        if (chars == width && n + 1 >= max) {
+            *cut = true;
+            break;
+        }
+        if (chars == width) {
             size_t end = have_space ? space : i;
             at[n] = start;
             len[n++] = end - start;
@@ -397,15 +416,29 @@ static size_t wrap(const char *s, size_t width, size_t *at, size_t *len, size_t 
     return n;
 }
 
-#define MAX_LINES 8
-
-/* Writes a legend entry's text, wrapped at width characters: 'a'."\n".'b'. */
-static void legend_lit(FILE *out, const char *s, bool tex, size_t width)
+/* Writes a legend entry's text, wrapped at width characters: 'a'."\n".'b';
+ * "..." ends it when it needs more than max lines. */
+static void legend_lit(FILE *out, const char *s, bool tex, size_t width, size_t max)
 {
     size_t at[MAX_LINES], len[MAX_LINES];
-    size_t n = wrap(s, width, at, len, MAX_LINES);
+    bool cut;
+    size_t n = wrap(s, width, max, at, len, &cut);
     for (size_t i = 0; i < n; i++) {
-        char *line = strndup(s + at[i], len[i]);
+        size_t keep = len[i];
+        if (cut && i + 1 == n) /* the last line: room for "..." */
+            for (size_t c = 0, b = 0; b < len[i]; c++) {
+                bool safe;
+                if (c + 3 == width) {
+                    keep = b;
+                    break;
+                }
+                b += sbw_plot_gp_char(s + at[i] + b, &safe);
+            }
+        char *line = malloc(keep + 4);
+        if (line) {
+            memcpy(line, s + at[i], keep);
+            memcpy(line + keep, cut && i + 1 == n ? "..." : "", cut && i + 1 == n ? 4 : 1);
+        }
         if (i)
             SBW_GP_TEXT(out, ".\"\\n\".");
         text_lit(out, line ? line : "?", tex);
@@ -431,14 +464,31 @@ static void term_size(const sbw_plot_fig_opts *o, size_t rows, size_t cols, doub
 }
 
 /* Characters of a legend line that fit under a panel of the figure (gnuplot
- * warns, "difficulty fitting plot titles into key", past that). */
+ * warns, "difficulty fitting plot titles into key", past that: measured
+ * with gnuplot 5.4, 22 characters fit under a 300-pixel panel and 55 under
+ * 600; 24 under 2 inches (tex) and 50 under 3.6). */
 static size_t legend_width(const sbw_plot_fig_opts *o, size_t rows, size_t cols)
 {
     double w, h;
     term_size(o, rows, cols, &w, &h);
     bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
-    double c = (px ? w / 12.5 : w * 13.0) / (double)cols;
-    return c < 8 ? 8 : c > 200 ? 200 : (size_t)c;
+    double pw = w / (double)cols; /* the margins take about 120 pixels or 0.7 inch */
+    double c = px ? (pw - 120) / 9.5 : (pw - 0.7) * 15;
+    return c < 4 ? 4 : c > 200 ? 200 : (size_t)c;
+}
+
+/* Lines a legend entry of a panel with n series may take: the legend
+ * (n entries, 1.15 lines apart) keeps to 40% of the panel's height, or
+ * gnuplot warns "difficulty fitting plot titles into key" (a 17-pixel or
+ * 0.15-inch line at the default fonts). */
+static size_t legend_max_lines(const sbw_plot_fig_opts *o, size_t rows, size_t cols, size_t n)
+{
+    double w, h;
+    term_size(o, rows, cols, &w, &h);
+    bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
+    double lines = h / (double)rows / (px ? 17.0 : 0.15);
+    double m = 0.4 * lines / (1.15 * (double)(n ? n : 1));
+    return m < 1 ? 1 : m > MAX_LINES ? MAX_LINES : (size_t)m;
 }
 
 static void terminal(FILE *out, const sbw_plot_fig_opts *o, size_t rows, size_t cols,
@@ -492,7 +542,8 @@ static void styles(FILE *out)
 static int style_of(int s) { return s <= 0 ? 99 : (s - 1) % NSTYLES + 1; }
 
 /* One "plot" element; *idx counts the data blocks. */
-static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool tex, size_t width)
+static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool tex, size_t width,
+                    size_t max)
 {
     int ls = style_of(s->style), dt = s->style <= 0 ? 1 : dashes[(s->style - 1) % 4];
     bool err = false;
@@ -524,7 +575,7 @@ static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool t
             SBW_GP_FMT(out, " with linespoints ls %d", ls);
     }
     SBW_GP_TEXT(out, " title ");
-    legend_lit(out, s->label, tex, width);
+    legend_lit(out, s->label, tex, width, max);
 }
 
 /* The range of the drawable data of p on one axis (y when use_y). */
@@ -669,8 +720,9 @@ static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
 }
 
 /* "set key ..." for p: its position (one of a few; below the panel
- * otherwise), spaced for legend entries of up to lines lines. */
-static void key(FILE *out, const sbw_plot_fig_panel *p, size_t lines)
+ * otherwise), spaced for legend entries of up to lines lines, its width
+ * corrected by excess characters (legend_fit). */
+static void key(FILE *out, const sbw_plot_fig_panel *p, size_t lines, size_t excess)
 {
     static const char *const pos[] = {"top left", "top right", "bottom left", "bottom right",
                                       "center"};
@@ -696,22 +748,46 @@ static void key(FILE *out, const sbw_plot_fig_panel *p, size_t lines)
     default:
         SBW_GP_TEXT(out, "set key below");
     }
-    SBW_GP_FMT(out, " spacing %.2f\n", 1.15 * (double)lines);
+    SBW_GP_FMT(out, " spacing %.2f width %d\n", 1.15 * (double)lines, 2 - (int)excess);
 }
 
-/* The most lines a legend entry of p takes at width characters. */
-static size_t legend_lines(const sbw_plot_fig_panel *p, size_t width)
+/* Characters in s[0, n) (UTF-8 sequences count one). */
+static size_t chars_in(const char *s, size_t n)
 {
-    size_t most = 1, at[MAX_LINES], len[MAX_LINES];
-    for (size_t j = 0; j < p->nseries; j++) {
-        size_t n = wrap(p->series[j]->label, width, at, len, MAX_LINES);
-        most = n > most ? n : most;
+    size_t c = 0;
+    for (size_t i = 0; i < n; c++) {
+        bool safe;
+        i += sbw_plot_gp_char(s + i, &safe);
     }
-    return most;
+    return c;
+}
+
+/* The legend of p wrapped at width characters: the most lines an entry
+ * takes, and by how much gnuplot 5.4 overestimates the widest entry (it
+ * measures a multi-line title as one line: every line and newline). */
+static void legend_fit(const sbw_plot_fig_panel *p, size_t width, size_t max, size_t *lines,
+                       size_t *excess)
+{
+    size_t at[MAX_LINES], len[MAX_LINES], whole = 0, widest = 0;
+    *lines = 1;
+    for (size_t j = 0; j < p->nseries; j++) {
+        const char *l = p->series[j]->label;
+        bool cut;
+        size_t n = wrap(l, width, max, at, len, &cut), w = 0, total = n - 1;
+        for (size_t i = 0; i < n; i++) {
+            size_t c = chars_in(l + at[i], len[i]);
+            w = c > w ? c : w;
+            total += c;
+        }
+        *lines = n > *lines ? n : *lines;
+        whole = total > whole ? total : whole;
+        widest = w > widest ? w : widest;
+    }
+    *excess = whole - widest;
 }
 
 static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o, size_t *idx,
-                  size_t width)
+                  size_t width, size_t max)
 {
     bool tex = o->format == SBW_PLOT_TEX;
     SBW_GP_TEXT(out, "unset logscale\nset autoscale\nset format x '% h'\nset format y '% h'\n"
@@ -727,7 +803,9 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
         SBW_GP_TEXT(out, "set logscale x\n");
     if (ly)
         SBW_GP_TEXT(out, "set logscale y\n");
-    key(out, p, legend_lines(p, width));
+    size_t lines, excess;
+    legend_fit(p, width, max, &lines, &excess);
+    key(out, p, lines, excess);
     /* ranges hug the data (no stretching to the next tic), with a margin
      * so that points at the ends are not cut by the border */
     bool marks = false;
@@ -771,7 +849,7 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
     for (size_t j = 0; j < p->nseries; j++) {
         if (j)
             SBW_GP_TEXT(out, ", \\\n     ");
-        element(out, p->series[j], idx, tex, width);
+        element(out, p->series[j], idx, tex, width, max);
     }
     SBW_GP_TEXT(out, "\n");
 }
@@ -801,13 +879,8 @@ static void head(FILE *out, const sbw_plot_fig *f, const sbw_plot_fig_opts *o, c
         sbw_plot_gp_comment(out, c ? c : "command: (out of memory)");
         free(c);
     }
-    for (const char *p = f->notes; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        char *note = strndup(p, len);
-        sbw_plot_gp_comment(out, note ? note : "");
-        free(note);
-        p += len + (p[len] == '\n');
-    }
+    for (size_t i = 0; i < f->nnotes; i++)
+        sbw_plot_gp_comment(out, f->notes[i]);
 }
 
 int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
@@ -845,7 +918,8 @@ int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o,
     SBW_GP_TEXT(out, "\n");
     size_t width = legend_width(o, rows, cols);
     for (size_t i = 0; i < f->npanel; i++)
-        panel(out, f->panel[i], o, &idx, width);
+        panel(out, f->panel[i], o, &idx, width,
+              legend_max_lines(o, rows, cols, f->panel[i]->nseries));
     SBW_GP_TEXT(out, "unset multiplot\nunset output\n");
     return ferror(out) ? SBW_ERROR(SBW_EIO, "write error (figure script)") : SBW_OK;
 }

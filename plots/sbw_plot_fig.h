@@ -53,10 +53,11 @@ typedef struct sbw_plot_fig_panel {
 } sbw_plot_fig_panel;
 
 typedef struct sbw_plot_fig {
-    char *kind;  /* "spectrum", ... */
-    char *title; /* above every panel, or NULL */
-    char *notes; /* comment lines for the script's head (inputs, meaning) */
-    char *defs;  /* gnuplot lines run before plotting (function definitions) */
+    char *kind;   /* "spectrum", ... */
+    char *title;  /* above every panel, or NULL */
+    char **notes; /* comment lines for the script's head (inputs, meaning) */
+    size_t nnotes;
+    char *defs; /* gnuplot lines run before plotting (function definitions) */
     size_t npanel;
     sbw_plot_fig_panel **panel;
 } sbw_plot_fig;
@@ -95,8 +96,8 @@ int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double e
  * (sbw_plot_gp_expr_ok).  Errors: SBW_EINVAL (anything else), SBW_ENOMEM. */
 int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr);
 
-/* Appends a printf-formatted line to the figure's notes (comment lines in
- * the script's head; any text: sbw_plot_gp_comment writes them).  Errors:
+/* Appends a printf-formatted note to the figure's notes: one comment line
+ * in the script's head each, whatever it holds (sbw_plot_gp_comment).  Errors:
  * SBW_ENOMEM. */
 int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -60,6 +60,10 @@ static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
 size_t sbw_plot_gp_char(const char *s, bool *safe)
 {
     const unsigned char *u = (const unsigned char *)s;
+    if (u[0] >= 0x20 && u[0] < 0x7F) { /* printable ASCII: the common case */
+        *safe = true;
+        return 1;
+    }
     uint32_t c = 0;
     size_t n = utf8_decode(u, &c);
     if (!n) {

@@ -45,7 +45,12 @@ static const char details[] =
     "and tex (default per panel 600x420 or 3.6x2.6).  Inputs are any tables with '# '\n"
     "header lines and a column-name line; --x, --y, --series, --panel name columns,\n"
     "--where COL=VALUE,... keeps matching rows.  sbw-plot selects and reshapes; the\n"
-    "means and sds over seeds (sweep, rank-k, alpha) are the only arithmetic.\n\n"
+    "means and sds over seeds (sweep, rank-k, alpha) are the only arithmetic.  A\n"
+    "value is a finite number or nan (not measured: left out); inf is an error.\n"
+    "Every string in NAME.gp (file names, titles, labels, table values, the command)\n"
+    "is a quoted literal or a comment, so running it never runs anything else; -o\n"
+    "NAME may begin with '-' (then `gnuplot ./NAME.gp`), not with '<' or '|'.  Long\n"
+    "legend entries wrap.\n\n"
     "Examples:\n"
     "  sbw-rank --spectrum s.tsv P.npy > r.tsv; sbw-plot spectrum s.tsv --rank r.tsv -o spec\n"
     "  sbw-plot sweep results.tsv --where alpha=0.01 --y kl_mean --logy -o fig3\n"
@@ -82,8 +87,9 @@ static int parse_xrange(const char *s, sbw_plot_kind_args *a)
         return SBW_OK;
     char *c, *end;
     a->xmin = strtod(s, &c);
-    if (*c != ':' || (a->xmax = strtod(c + 1, &end), *end) || !(a->xmin < a->xmax))
-        return SBW_ERROR(SBW_EINVAL, "--xrange: '%s' is not A:B with A < B", s);
+    if (*c != ':' || (a->xmax = strtod(c + 1, &end), *end) || !(a->xmin < a->xmax) ||
+        !isfinite(a->xmin) || !isfinite(a->xmax))
+        return SBW_ERROR(SBW_EINVAL, "--xrange: '%s' is not A:B with finite A < B", s);
     return SBW_OK;
 }
 

@@ -268,6 +268,73 @@ expect_exit 1 "uncreatable folder" "$P" sweep "$T/res.tsv" -o "$T/no/such/dir/fi
 expect_exit 1 "no gnuplot" env PATH=/nonexistent "$ABS/sbw-plot" -q sweep "$T/res.tsv" -o "$B"
 expect_grep "gnuplot not found" "$T/err" "no gnuplot: reason"
 for e in png gp dat; do expect_absent "$B.$e" "no gnuplot: no $e"; done
+# ---- edges (issue 25) ---------------------------------------------------------------------
+# a log axis over data below 1e-300, down to the smallest subnormal: the tics'
+# decade loop multiplied 10^-324 = 0 by ten for ever (a timeout fails it)
+printf 'step\tloss\n1\t4.9406564584124654e-324\n2\t1e-323\n3\t1.5e-323\n' >"$S/tiny.tsv"
+expect_exit 0 "a log axis below 1e-300 ends" timeout -k 10 120 "$P" -q train "$S/tiny.tsv" --logy -o "$S/tiny"
+printf 'step\tloss\n1\t1e-310\n2\t3e-310\n3\t9e-310\n' >"$S/tiny2.tsv"
+expect_exit 0 "a log axis at 1e-310 ends" timeout -k 10 120 "$P" -q train "$S/tiny2.tsv" --logy -o "$S/tiny2"
+# -o -name: the option's value may begin with '-'; gnuplot read -name.gp as an option
+st=$(cd "$S" && "$ABS/sbw-plot" -q train log.tsv -o -name >"$T/out" 2>"$T/err"; echo $?)
+expect_eq "$st:$(head -c 200 "$T/err")" "0:" "-o -name"
+for e in png gp dat; do if [ -s "$S/-name.$e" ]; then ok; else bad "-o -name: no -name.$e"; fi; done
+rm -f "$S/-name.png"
+st=$(cd "$S" && gnuplot ./-name.gp >/dev/null 2>"$T/err"; echo $?)
+expect_eq "$st:$(head -c 200 "$T/err")" "0:" "gnuplot ./-name.gp redraws it"
+if [ -s "$S/-name.png" ]; then ok; else bad "gnuplot ./-name.gp: no figure"; fi
+# a 60-character legend label (gnuplot 5.4 warned "difficulty fitting plot
+# titles into key" past about 55 under a 600-pixel panel); longer ones wrap
+# over lines, and one that needs more than 8 lines ends with "..."
+L60=a_sixty_character_legend_label_that_fills_the_key_below_it__
+expect_eq "${#L60}" 60 "the label has 60 characters"
+for fmt in png pdf svg tex; do
+    expect_exit 0 "a 60-character label, $fmt" "$P" -q train "$S/log.tsv" "$S/log.tsv" --labels "$L60,x" \
+        --format $fmt -o "$S/l60$fmt"
+done
+got=$(sed -n "s/^plot .* title '\(.*\)' noenhanced, .*/\1/p" "$S/l60png.gp" | sed "s/'\.\"\\\\n\"\.'//g")
+expect_eq "$got" "$L60" "a 60-character label: whole, over lines"
+long=$(printf 'word%s ' $(seq 100))
+expect_exit 0 "a 600-character label, 2 panels at 300x200" "$P" -q train "$S/log.tsv" "$S/log.tsv" \
+    --labels "$long,$L60" --x step --y loss,step --size 300x200 -o "$S/long"
+expect_grep "\.\.\.' noenhanced" "$S/long.gp" "a label over 8 lines ends with ..."
+# inf and nan: data errors naming the file, never gnuplot's "undefined variable"
+printf 'step\tloss\n1\t3\n2\tinf\n3\t1\n' >"$S/inf.tsv"
+expect_refused 1 "an infinite value" "inf.tsv: row 2, column 'loss' is inf" "$S/bad" \
+    "$P" -q train "$S/inf.tsv" -o "$S/bad"
+printf 'index\tsigma\n0\t2\n1\tnan\n' >"$S/nanspec.tsv"
+expect_refused 1 "a nan singular value" "nanspec.tsv: row 2, column 'sigma' is nan" "$S/bad" \
+    "$P" -q spectrum "$S/nanspec.tsv" -o "$S/bad"
+printf 'rank\ttsh\n3\tnan\n' >"$S/nanrank.tsv"
+expect_refused 1 "a nan threshold" "nanrank.tsv: row 1, column 'tsh' is nan" "$S/bad" \
+    "$P" -q spectrum "$T/spec.tsv" --rank "$S/nanrank.tsv" -o "$S/bad"
+# PLIF slopes 1, -1 (or nan), 0.5, 3; plif_t inf
+mkplif() { # mkplif DIR SECOND-SLOPE-BYTES T
+    mkdir -p "$1"
+    sed "s/^# plif_t=.*/# plif_t=$3/" tests/fixtures/monotone_plif/params.tsv >"$1/params.tsv"
+    npy_header '<f8' '(4,)' "$1/plif_slope.npy"
+    printf "\\000\\000\\000\\000\\000\\000\\360\\077$2\\000\\000\\000\\000\\000\\000\\340\\077\\000\\000\\000\\000\\000\\000\\010\\100" >>"$1/plif_slope.npy"
+}
+mkplif "$S/pneg" '\000\000\000\000\000\000\360\277' 3
+mkplif "$S/pnan" '\000\000\000\000\000\000\370\177' 3
+mkplif "$S/pinf" '\000\000\000\000\000\000\000\100' inf
+expect_refused 1 "a negative PLIF slope" "pneg/plif_slope.npy: entry 2 is -1, not a positive number" \
+    "$S/bad" "$P" -q monotone "$S/pneg" -o "$S/bad"
+expect_refused 1 "a nan PLIF slope" "pnan/plif_slope.npy: entry 2 is nan, not a positive number" \
+    "$S/bad" "$P" -q monotone "$S/pnan" -o "$S/bad"
+expect_refused 1 "an infinite plif_t" "pinf/params.tsv: '# plif_t=inf' is not a positive finite number" \
+    "$S/bad" "$P" -q monotone "$S/pinf" -o "$S/bad"
+expect_exit 0 "the same head with slope 2 draws" sh -c "mkdir -p '$S/pok' && cp '$S/pinf/plif_slope.npy' '$S/pok/' && cp tests/fixtures/monotone_plif/params.tsv '$S/pok/' && '$P' -q monotone '$S/pok' -o '$S/pok'"
+expect_refused 2 "an infinite --xrange" "--xrange: '-inf:inf' is not A:B with finite A < B" "$S/bad" \
+    "$P" -q monotone "$S/pok" --xrange -inf:inf -o "$S/bad"
+# a 100,000-column table (the duplicate-name check compared every pair of
+# names: 5e9 comparisons); a duplicate there is still found
+awk 'BEGIN { for (r = 0; r < 3; r++) { for (c = 1; c <= 100000; c++) printf "%s%s", (c > 1 ? "\t" : ""), (r ? (r * c) % 97 + 1 : "c" c); print "" } }' >"$S/wide.tsv"
+expect_exit 0 "a 100,000-column table" "$P" -q train "$S/wide.tsv" --x c1 --y c99999 --where c100000=84 -o "$S/wide"
+expect_grep "^3	82	nan$" "$S/wide.dat" "100,000 columns: row 2 drawn (c1 = 3, c99999 = 2 * 99999 mod 97 + 1 = 82, c100000 = 84)"
+sed '1s/c100000$/c5/' "$S/wide.tsv" >"$S/widedup.tsv"
+expect_refused 1 "a 100,000-column table naming c5 twice" "widedup.tsv: column 'c5' appears twice" \
+    "$S/bad" "$P" -q train "$S/widedup.tsv" --x c1 --y c2 -o "$S/bad"
 expect_exit 0 "--help" "$P" --help
 expect_grep "monotone DIR" "$T/out" "help lists the kinds"
 finish
