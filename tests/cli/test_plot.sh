@@ -180,6 +180,9 @@ expect_inert() {
     rm -f "$M"
 }
 expect_inert "--title with a newline" "$S/t1" "$P" -q train "$S/log.tsv" -o "$S/t1" --title "x${nl}${cmd}${nl}#"
+if grep -Fq "title 'x?system(\"touch \$SBWMARK\")?#' noenhanced" "$S/t1.gp"; then ok; else
+    bad "--title with a newline: not kept as one literal: $(grep multiplot "$S/t1.gp")"
+fi
 expect_inert "--title with quotes" "$S/t2" "$P" -q train "$S/log.tsv" -o "$S/t2" \
     --title "x' . ${cmd} . '\" . ${cmd} . \"\`touch \$SBWMARK\`@cmd"
 expect_inert "--labels with a newline" "$S/t3" "$P" -q train "$S/log.tsv" -o "$S/t3" --labels "l${nl}${cmd}${nl}#"
