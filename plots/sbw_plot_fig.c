@@ -748,7 +748,7 @@ static void key(FILE *out, const sbw_plot_fig_panel *p, size_t lines, size_t exc
     default:
         SBW_GP_TEXT(out, "set key below");
     }
-    SBW_GP_FMT(out, " spacing %.2f width %d\n", 1.15 * (double)lines, 2 - (int)excess);
+    SBW_GP_FMT(out, "\nset key spacing %.2f width %d\n", 1.15 * (double)lines, 2 - (int)excess);
 }
 
 /* Characters in s[0, n) (UTF-8 sequences count one). */
