@@ -1092,7 +1092,7 @@ static int monotone_plif(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t
     char *end = NULL;
     double T = tt ? strtod(tt, &end) : NAN;
     int st = load_vec(dir, "plif_slope", true, &s, &k);
-    if (!st && (!(T > 0) || !isfinite(T) || *end))
+    if (!st && (!tt || !(T > 0) || !isfinite(T) || *end))
         st = SBW_ERROR(SBW_EDATA, "%s/params.tsv: '# plif_t=%s' is not a positive finite number",
                        dir, tt ? tt : "");
     if (!st && k == 0)

@@ -109,7 +109,7 @@ static size_t first_repeat(char *const *names, size_t n, int *st)
 
 static int header_line(sbw_plot_tsv *t, const char *line, strvec *cols)
 {
-    size_t n;
+    size_t n = 0;
     int st = split(line, cols, &n);
     for (size_t i = 0; !st && i < n; i++)
         if (!cols->s[i][0])
