@@ -2,6 +2,7 @@
 #include "sbw_plot_fig.h"
 
 #include "sbw_error.h"
+#include "sbw_plot_gp.h"
 #include "sbw_table.h"
 
 #include <math.h>
@@ -15,8 +16,8 @@
  * common colour-vision deficiencies; yellow is left out (unreadable on
  * white).  Point types are cairo's filled circle, square, triangle,
  * diamond, inverted triangle and the open ones; dash types 1..4 cycle. */
-static const char *const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                      "#E69F00", "#56B4E9", "#000000"};
+static const unsigned colours[] = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7,
+                                   0xE69F00, 0x56B4E9, 0x000000};
 static const int points[] = {7, 5, 9, 13, 11, 6, 4, 8, 10, 12};
 static const int dashes[] = {1, 2, 4, 5}; /* solid, dashed, dash-dot, dash-dot-dot */
 #define NCOLOURS (sizeof colours / sizeof *colours)
@@ -69,6 +70,8 @@ void sbw_plot_fig_free(sbw_plot_fig *f)
     free(f->panel);
     free(f->kind);
     free(f->title);
+    for (size_t i = 0; i < f->nnotes; i++)
+        free(f->notes[i]);
     free(f->notes);
     free(f->defs);
     free(f);
@@ -141,6 +144,8 @@ int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double e
 
 int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr)
 {
+    if (!sbw_plot_gp_expr_ok(expr))
+        return SBW_ERROR(SBW_EINVAL, "internal: '%s' is not x, a number or NAME(x)", expr);
     char *e = strdup(expr);
     if (!e)
         return NOMEM();
@@ -171,20 +176,68 @@ static int append(char **buf, const char *fmt, va_list ap)
 
 int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...)
 {
+    char **v = realloc(f->notes, (f->nnotes + 1) * sizeof *v);
+    if (!v)
+        return NOMEM();
+    f->notes = v;
     va_list ap;
     va_start(ap, fmt);
-    int st = append(&f->notes, fmt, ap);
+    v[f->nnotes] = NULL;
+    int st = append(&v[f->nnotes], fmt, ap); /* one line, whatever it holds */
     va_end(ap);
+    if (!st) {
+        v[f->nnotes][strlen(v[f->nnotes]) - 1] = '\0'; /* append's own newline */
+        f->nnotes++;
+    }
     return st;
 }
 
-int sbw_plot_fig_def(sbw_plot_fig *f, const char *fmt, ...)
+int sbw_plot_fig_def_checked(sbw_plot_fig *f, const char *fmt, ...)
 {
+    if (!sbw_plot_gp_numeric_fmt(fmt))
+        return SBW_ERROR(SBW_EINVAL, "internal: definition '%s' formats a string", fmt);
     va_list ap;
     va_start(ap, fmt);
     int st = append(&f->defs, fmt, ap);
     va_end(ap);
     return st;
+}
+
+int sbw_plot_fig_def_num(sbw_plot_fig *f, const char *name, double x)
+{
+    char num[40];
+    if (!sbw_plot_gp_ident(name) || !isfinite(x))
+        return SBW_ERROR(SBW_EINVAL, "internal: '%s' = %g is not a name and a finite number", name,
+                         x);
+    sbw_plot_gp_num_text(x, num, sizeof num);
+    size_t old = f->defs ? strlen(f->defs) : 0, n = strlen(name) + strlen(num) + 5;
+    char *b = realloc(f->defs, old + n + 1);
+    if (!b)
+        return NOMEM();
+    snprintf(b + old, n + 1, "%s = %s\n", name, num);
+    f->defs = b;
+    return SBW_OK;
+}
+
+int sbw_plot_fig_def_array(sbw_plot_fig *f, const char *name, const double *v, size_t n)
+{
+    if (!sbw_plot_gp_ident(name))
+        return SBW_ERROR(SBW_EINVAL, "internal: '%s' is not a gnuplot name", name);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return SBW_ERROR(SBW_EINVAL, "internal: %s[%zu] = %g is not finite", name, i + 1, v[i]);
+    size_t old = f->defs ? strlen(f->defs) : 0, cap = old + 48 + strlen(name) + 28 * n;
+    char *b = realloc(f->defs, cap), num[40];
+    if (!b)
+        return NOMEM();
+    f->defs = b;
+    size_t o = old + (size_t)snprintf(b + old, cap - old, "array %s[%zu] = [", name, n);
+    for (size_t i = 0; i < n; i++) {
+        sbw_plot_gp_num_text(v[i], num, sizeof num);
+        o += (size_t)snprintf(b + o, cap - o, "%s%s", i ? ", " : "", num);
+    }
+    snprintf(b + o, cap - o, "]\n");
+    return SBW_OK;
 }
 
 static bool drawable(double x, double y, bool logx, bool logy)
@@ -221,11 +274,12 @@ int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o)
 
 int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
 {
-    char a[32], b[32], c[32];
-    fprintf(out,
-            "# Data of a figure by sbw-plot %s: one block per series (gnuplot 'index'),\n"
-            "# blocks separated by two blank lines; columns x, y, err (y error bar, nan: none).\n",
-            f->kind);
+    char a[32], b[32], c[32], line[1024];
+    snprintf(line, sizeof line,
+             "Data of a figure by sbw-plot %s: one block per series (gnuplot 'index'),", f->kind);
+    sbw_plot_gp_comment(out, line);
+    sbw_plot_gp_comment(out, "blocks separated by two blank lines; columns x, y, err (y error "
+                             "bar, nan: none).");
     size_t idx = 0;
     for (size_t i = 0; i < f->npanel; i++)
         for (size_t j = 0; j < f->panel[i]->nseries; j++) {
@@ -233,8 +287,11 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
             if (s->func)
                 continue;
             const char *t = f->panel[i]->title;
-            fprintf(out, "%s# index %zu: panel %zu%s%s%s, %s\n# x\ty\terr\n", idx ? "\n\n" : "",
-                    idx, i + 1, t ? " (" : "", t ? t : "", t ? ")" : "", s->label);
+            snprintf(line, sizeof line, "index %zu: panel %zu%s%s%s, %s", idx, i + 1, t ? " (" : "",
+                     t ? t : "", t ? ")" : "", s->label);
+            fputs(idx ? "\n\n" : "", out);
+            sbw_plot_gp_comment(out, line);
+            fputs("# x\ty\terr\n", out);
             for (size_t k = 0; k < s->n; k++) {
                 sbw_table_format_double(s->x[k], a, sizeof a);
                 sbw_table_format_double(s->y[k], b, sizeof b);
@@ -263,7 +320,10 @@ const char *sbw_plot_fig_format_ext(sbw_plot_fig_format f)
     return ext[f];
 }
 
-/* ---- the script ------------------------------------------------------------ */
+/* ---- the script ------------------------------------------------------------
+ * Every line below is template code written with SBW_GP_TEXT/SBW_GP_FMT
+ * (literals, numbers); every string of the figure enters through
+ * sbw_plot_gp_str (a '...' literal) or sbw_plot_gp_comment (sbw_plot_gp.h). */
 
 typedef struct tex_map {
     const char *utf8, *tex;
@@ -282,35 +342,109 @@ void sbw_plot_fig_text(const char *s, bool tex, char *buf, size_t cap)
     size_t o = 0;
     while (*s && o + 1 < cap) {
         const char *rep = NULL;
-        size_t used = 1;
-        for (size_t i = 0; tex && i < sizeof tex_symbols / sizeof *tex_symbols; i++) {
+        bool safe;
+        size_t used = sbw_plot_gp_char(s, &safe);
+        for (size_t i = 0; tex && safe && i < sizeof tex_symbols / sizeof *tex_symbols; i++) {
             size_t n = strlen(tex_symbols[i].utf8);
             if (!strncmp(s, tex_symbols[i].utf8, n)) {
                 rep = tex_symbols[i].tex;
-                used = n;
                 break;
             }
         }
-        char one[3] = {*s, 0, 0};
-        if (!rep && *s == '\'')
-            one[1] = '\''; /* '' is a quote inside '...' */
-        rep = rep ? rep : one;
-        size_t n = strlen(rep);
+        size_t n = rep ? strlen(rep) : safe ? used : 1;
         if (o + n + 1 > cap)
             break;
-        memcpy(buf + o, rep, n);
+        memcpy(buf + o, rep ? rep : safe ? s : "?", n);
         o += n;
         s += used;
     }
     buf[o] = '\0';
 }
 
-/* Writes 'text' noenhanced as a gnuplot string argument. */
+/* Writes s, converted for the terminal, as a string literal. */
+static void text_lit(FILE *out, const char *s, bool tex)
+{
+    char buf[2048];
+    sbw_plot_fig_text(s ? s : "", tex, buf, sizeof buf);
+    sbw_plot_gp_str(out, buf);
+}
+
+/* Writes 'text' noenhanced: a title or an axis label. */
 static void quoted(FILE *out, const char *s, bool tex)
 {
-    char buf[1024];
-    sbw_plot_fig_text(s ? s : "", tex, buf, sizeof buf);
-    fprintf(out, "'%s' noenhanced", buf);
+    text_lit(out, s, tex);
+    SBW_GP_TEXT(out, " noenhanced");
+}
+
+#define MAX_LINES 8
+
+/* Splits s into lines of at most width characters, at spaces when a line
+ * has one (a longer word is cut): line i is s[at[i], at[i] + len[i]).
+ * Returns the number of lines, at most max (<= MAX_LINES); *cut when text
+ * was left over after the last. */
+static size_t wrap(const char *s, size_t width, size_t max, size_t *at, size_t *len, bool *cut)
+{
+    size_t n = 0, start = 0, chars = 0, space = 0, i = 0;
+    bool have_space = false;
+    *cut = false;
+    while (s[i]) {
+        bool safe;
+        size_t k = sbw_plot_gp_char(s + i, &safe);
+        if (chars == width && n + 1 >= max) {
+            *cut = true;
+            break;
+        }
+        if (chars == width) {
+            size_t end = have_space ? space : i;
+            at[n] = start;
+            len[n++] = end - start;
+            start = have_space ? space + 1 : i;
+            i = start;
+            chars = 0;
+            have_space = false;
+            continue;
+        }
+        if (s[i] == ' ' && i > start) {
+            space = i;
+            have_space = true;
+        }
+        chars++;
+        i += k;
+    }
+    at[n] = start;
+    len[n++] = i - start;
+    return n;
+}
+
+/* Writes a legend entry's text, wrapped at width characters: 'a'."\n".'b';
+ * "..." ends it when it needs more than max lines. */
+static void legend_lit(FILE *out, const char *s, bool tex, size_t width, size_t max)
+{
+    size_t at[MAX_LINES], len[MAX_LINES];
+    bool cut;
+    size_t n = wrap(s, width, max, at, len, &cut);
+    for (size_t i = 0; i < n; i++) {
+        size_t keep = len[i];
+        if (cut && i + 1 == n) /* the last line: room for "..." */
+            for (size_t c = 0, b = 0; b < len[i]; c++) {
+                bool safe;
+                if (c + 3 == width) {
+                    keep = b;
+                    break;
+                }
+                b += sbw_plot_gp_char(s + at[i] + b, &safe);
+            }
+        char *line = malloc(keep + 4);
+        if (line) {
+            memcpy(line, s + at[i], keep);
+            memcpy(line + keep, cut && i + 1 == n ? "..." : "", cut && i + 1 == n ? 4 : 1);
+        }
+        if (i)
+            SBW_GP_TEXT(out, ".\"\\n\".");
+        text_lit(out, line ? line : "?", tex);
+        free(line);
+    }
+    SBW_GP_TEXT(out, " noenhanced");
 }
 
 static void layout(size_t n, size_t *rows, size_t *cols)
@@ -319,69 +453,129 @@ static void layout(size_t n, size_t *rows, size_t *cols)
     *rows = (n + *cols - 1) / *cols;
 }
 
-static void terminal(FILE *out, const sbw_plot_fig_opts *o, size_t rows, size_t cols,
-                     const char *stem)
+/* The terminal's size: pixels for png and svg, inches for pdf and tex. */
+static void term_size(const sbw_plot_fig_opts *o, size_t rows, size_t cols, double *w, double *h)
 {
     bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
     /* per panel: 600 x 420 pixels at an 11-point font, or 3.6 x 2.6 inches
      * at 8 points (a column of a two-column paper) */
-    double w = o->width > 0 ? o->width : (px ? 600.0 : 3.6) * (double)cols;
-    double h = o->height > 0 ? o->height : (px ? 420.0 : 2.6) * (double)rows;
-    static const char *const term[] = {"pngcairo enhanced", "pdfcairo enhanced",
-                                       "svg enhanced dynamic background '#ffffff'",
-                                       "cairolatex pdf"};
-    if (px)
-        fprintf(out, "set terminal %s size %.0f,%.0f font ',11' linewidth 1.2\n", term[o->format],
-                w, h);
-    else
-        fprintf(out, "set terminal %s size %.2fin,%.2fin font ',8' linewidth 1.2\n",
-                term[o->format], w, h);
-    fprintf(out, "set output here.'%s.%s'\n", stem, sbw_plot_fig_format_ext(o->format));
+    *w = o->width > 0 ? o->width : (px ? 600.0 : 3.6) * (double)cols;
+    *h = o->height > 0 ? o->height : (px ? 420.0 : 2.6) * (double)rows;
+}
+
+/* Characters of a legend line that fit under a panel of the figure (gnuplot
+ * warns, "difficulty fitting plot titles into key", past that: measured
+ * with gnuplot 5.4, 22 characters fit under a 300-pixel panel and 55 under
+ * 600; 24 under 2 inches (tex) and 50 under 3.6). */
+static size_t legend_width(const sbw_plot_fig_opts *o, size_t rows, size_t cols)
+{
+    double w, h;
+    term_size(o, rows, cols, &w, &h);
+    bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
+    double pw = w / (double)cols; /* the margins take about 120 pixels or 0.7 inch */
+    double c = px ? (pw - 120) / 9.5 : (pw - 0.7) * 15;
+    return c < 4 ? 4 : c > 200 ? 200 : (size_t)c;
+}
+
+/* Lines a legend entry of a panel with n series may take: the legend
+ * (n entries, 1.15 lines apart) keeps to 40% of the panel's height, or
+ * gnuplot warns "difficulty fitting plot titles into key" (a 17-pixel or
+ * 0.15-inch line at the default fonts). */
+static size_t legend_max_lines(const sbw_plot_fig_opts *o, size_t rows, size_t cols, size_t n)
+{
+    double w, h;
+    term_size(o, rows, cols, &w, &h);
+    bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
+    double lines = h / (double)rows / (px ? 17.0 : 0.15);
+    double m = 0.4 * lines / (1.15 * (double)(n ? n : 1));
+    return m < 1 ? 1 : m > MAX_LINES ? MAX_LINES : (size_t)m;
+}
+
+static void terminal(FILE *out, const sbw_plot_fig_opts *o, size_t rows, size_t cols,
+                     const char *stem)
+{
+    double w, h;
+    term_size(o, rows, cols, &w, &h);
+    switch (o->format) {
+    case SBW_PLOT_PNG:
+        SBW_GP_FMT(out, "set terminal pngcairo enhanced size %.0f,%.0f font ',11' linewidth 1.2\n",
+                   w, h);
+        break;
+    case SBW_PLOT_SVG:
+        SBW_GP_FMT(out,
+                   "set terminal svg enhanced dynamic background '#ffffff' size %.0f,%.0f "
+                   "font ',11' linewidth 1.2\n",
+                   w, h);
+        break;
+    case SBW_PLOT_PDF:
+        SBW_GP_FMT(out,
+                   "set terminal pdfcairo enhanced size %.2fin,%.2fin font ',8' linewidth 1.2\n", w,
+                   h);
+        break;
+    default:
+        SBW_GP_FMT(out, "set terminal cairolatex pdf size %.2fin,%.2fin font ',8' linewidth 1.2\n",
+                   w, h);
+    }
+    size_t n = strlen(stem) + 8;
+    char *name = malloc(n);
+    if (name)
+        snprintf(name, n, "%s.%s", stem, sbw_plot_fig_format_ext(o->format));
+    SBW_GP_TEXT(out, "output = here.");
+    sbw_plot_gp_str(out, name ? name : "?");
+    SBW_GP_TEXT(out, "\nif (strstrt(plain, output[1:1]) == 0) { output = './'.output }\n"
+                     "set output output\n");
+    free(name);
 }
 
 static void styles(FILE *out)
 {
     for (size_t i = 0; i < NSTYLES; i++)
-        fprintf(out, "set style line %zu lc rgb '%s' pt %d ps 0.9 lw 1.5\n", i + 1,
-                colours[i % NCOLOURS], points[i % NPOINTS]);
-    fprintf(out, "set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5\n"
-                 "set grid lc rgb '#d9d9d9' lw 0.6\n"
-                 "set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left\n"
-                 "set datafile separator \"\\t\"\n"
-                 "set samples 500\n");
+        SBW_GP_FMT(out, "set style line %zu lc rgb '#%06X' pt %d ps 0.9 lw 1.5\n", i + 1,
+                   colours[i % NCOLOURS], points[i % NPOINTS]);
+    SBW_GP_TEXT(out, "set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5\n"
+                     "set grid lc rgb '#d9d9d9' lw 0.6\n"
+                     "set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left\n"
+                     "set datafile separator \"\\t\"\n"
+                     "set samples 500\n");
 }
 
 static int style_of(int s) { return s <= 0 ? 99 : (s - 1) % NSTYLES + 1; }
 
 /* One "plot" element; *idx counts the data blocks. */
-static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool tex)
+static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool tex, size_t width,
+                    size_t max)
 {
     int ls = style_of(s->style), dt = s->style <= 0 ? 1 : dashes[(s->style - 1) % 4];
     bool err = false;
     for (size_t k = 0; !s->func && k < s->n; k++)
         err = err || isfinite(s->err[k]);
     if (s->func)
-        fprintf(out, "%s", s->func);
+        sbw_plot_gp_expr(out, s->func);
+    else if (err)
+        SBW_GP_FMT(out, "data index %zu using 1:2:3", (*idx)++);
     else
-        fprintf(out, "data index %zu using 1:2%s", (*idx)++, err ? ":3" : "");
+        SBW_GP_FMT(out, "data index %zu using 1:2", (*idx)++);
     switch (s->with) {
     case SBW_WITH_LINES:
-        fprintf(out, " with lines ls %d dt %d", ls, dt);
+        SBW_GP_FMT(out, " with lines ls %d dt %d", ls, dt);
         break;
     case SBW_WITH_STEPS:
-        fprintf(out, " with steps ls %d dt %d", ls, dt);
+        SBW_GP_FMT(out, " with steps ls %d dt %d", ls, dt);
         break;
     case SBW_WITH_POINTS:
-        fprintf(out, " with points ls %d", ls);
+        SBW_GP_FMT(out, " with points ls %d", ls);
         break;
     case SBW_WITH_REFERENCE:
-        fprintf(out, " with lines ls %d dt 2 lw 1.2", ls);
+        SBW_GP_FMT(out, " with lines ls %d dt 2 lw 1.2", ls);
         break;
     default:
-        fprintf(out, " with %s ls %d", err ? "yerrorlines" : "linespoints", ls);
+        if (err)
+            SBW_GP_FMT(out, " with yerrorlines ls %d", ls);
+        else
+            SBW_GP_FMT(out, " with linespoints ls %d", ls);
     }
-    fprintf(out, " title ");
-    quoted(out, s->label, tex);
+    SBW_GP_TEXT(out, " title ");
+    legend_lit(out, s->label, tex, width, max);
 }
 
 /* The range of the drawable data of p on one axis (y when use_y). */
@@ -401,6 +595,19 @@ static void data_range(const sbw_plot_fig_panel *p, bool lx, bool ly, bool use_y
     }
 }
 
+/* "set xrange [lo:hi]\n" (or y). */
+static void set_range(FILE *out, char axis, double lo, double hi)
+{
+    if (axis == 'x')
+        SBW_GP_TEXT(out, "set xrange [");
+    else
+        SBW_GP_TEXT(out, "set yrange [");
+    sbw_plot_gp_num(out, lo);
+    SBW_GP_TEXT(out, ":");
+    sbw_plot_gp_num(out, hi);
+    SBW_GP_TEXT(out, "]\n");
+}
+
 /* One x (or one y) value is a legitimate figure (a run with one
  * validation) but an empty range to gnuplot, which warns: widen it. */
 static void degenerate(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o)
@@ -411,10 +618,10 @@ static void degenerate(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fi
         fx = fx || p->series[j]->func;
     data_range(p, lx, ly, false, &lo, &hi);
     if (lo == hi && !fx && !(isfinite(p->xmin) && isfinite(p->xmax)))
-        fprintf(out, "set xrange [%.17g:%.17g]\n", lx ? lo / 2 : lo - 1, lx ? hi * 2 : hi + 1);
+        set_range(out, 'x', lx ? lo / 2 : lo - 1, lx ? hi * 2 : hi + 1);
     data_range(p, lx, ly, true, &lo, &hi);
     if (lo == hi && !fx && !isfinite(p->ymin) && !isfinite(p->ymax))
-        fprintf(out, "set yrange [%.17g:%.17g]\n", ly ? lo / 2 : lo - 1, ly ? hi * 2 : hi + 1);
+        set_range(out, 'y', ly ? lo / 2 : lo - 1, ly ? hi * 2 : hi + 1);
 }
 
 /* Tics at the data's x values when they are a few integers (D, K, M);
@@ -435,14 +642,25 @@ static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
                 v[n++] = x;
         }
     if (!few || n < 2) {
-        fprintf(out, "set xtics autofreq\n");
+        SBW_GP_TEXT(out, "set xtics autofreq\n");
         return false;
     }
-    fprintf(out, "set xtics (");
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%.0f", i ? ", " : "", v[i]);
-    fprintf(out, ")\n");
+    SBW_GP_TEXT(out, "set xtics (");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            SBW_GP_TEXT(out, ", ");
+        SBW_GP_FMT(out, "%.0f", v[i]);
+    }
+    SBW_GP_TEXT(out, ")\n");
     return true;
+}
+
+static void axis_letter(FILE *out, char axis)
+{
+    if (axis == 'x')
+        SBW_GP_TEXT(out, "x");
+    else
+        SBW_GP_TEXT(out, "y");
 }
 
 /* Tics of a log axis over data in [lo, hi]: the ranges hug the data, so a
@@ -450,89 +668,219 @@ static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
  * 1, 2, 5 (or every digit) times the powers of ten inside it, or, in a
  * very narrow span, four values spread over it.  Over three decades or
  * more gnuplot puts every tic at a power of ten, labelled 10^k (its
- * default 1x10^k crowds a span of many decades). */
+ * default 1x10^k crowds a span of many decades).  The decades are counted
+ * by exponent, never by multiplying a power of ten that may underflow to
+ * zero (data near the smallest doubles). */
 static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
 {
     static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
     static const size_t len[3] = {1, 3, 9};
-    fprintf(out, "set %ctics autofreq\n", axis);
-    if (!(lo > 0) || !isfinite(hi))
+    SBW_GP_TEXT(out, "set ");
+    axis_letter(out, axis);
+    SBW_GP_TEXT(out, "tics autofreq\n");
+    if (!(lo > 0) || !isfinite(hi) || !(hi >= lo))
         return;
     if (hi / lo >= 1000) {
-        fprintf(out, "set format %c %s\n", axis, tex ? "'$10^{%T}$'" : "'10^{%T}'");
+        SBW_GP_TEXT(out, "set format ");
+        axis_letter(out, axis);
+        if (tex)
+            SBW_GP_TEXT(out, " '$10^{%T}$'\n");
+        else
+            SBW_GP_TEXT(out, " '10^{%T}'\n");
         return;
     }
+    int e0 = (int)floor(log10(lo)), e1 = (int)floor(log10(hi)); /* e1 - e0 <= 3 */
     for (size_t k = 0; k < 3; k++) {
         double t[40];
         size_t n = 0;
-        for (double dec = pow(10, floor(log10(lo))); dec <= hi && n + 9 < 40; dec *= 10)
-            for (size_t i = 0; i < len[k]; i++)
-                if (sets[k][i] * dec >= lo && sets[k][i] * dec <= hi)
-                    t[n++] = sets[k][i] * dec;
+        for (int e = e0; e <= e1 && n + 9 < 40; e++)
+            for (size_t i = 0; i < len[k]; i++) {
+                double v = sets[k][i] * pow(10, e);
+                if (v >= lo && v <= hi && v > 0)
+                    t[n++] = v;
+            }
         if (n >= 3 || (k == 2 && n >= 2)) {
-            fprintf(out, "set %ctics (", axis);
-            for (size_t i = 0; i < n; i++)
-                fprintf(out, "%s%.6g", i ? ", " : "", t[i]);
-            fprintf(out, ")\n");
+            SBW_GP_TEXT(out, "set ");
+            axis_letter(out, axis);
+            SBW_GP_TEXT(out, "tics (");
+            for (size_t i = 0; i < n; i++) {
+                if (i)
+                    SBW_GP_TEXT(out, ", ");
+                SBW_GP_FMT(out, "%.6g", t[i]);
+            }
+            SBW_GP_TEXT(out, ")\n");
             return;
         }
     }
-    fprintf(out, "set %ctics (%.3g, %.3g, %.3g, %.3g)\n", axis, lo, pow(lo * lo * hi, 1.0 / 3),
-            pow(lo * hi * hi, 1.0 / 3), hi);
+    double l = log(lo), h = log(hi); /* lo*lo*hi would underflow */
+    SBW_GP_TEXT(out, "set ");
+    axis_letter(out, axis);
+    SBW_GP_FMT(out, "tics (%.3g, %.3g, %.3g, %.3g)\n", lo, exp((2 * l + h) / 3),
+               exp((l + 2 * h) / 3), hi);
 }
 
-static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o, size_t *idx)
+/* "set key ..." for p: its position (one of a few; below the panel
+ * otherwise), spaced for legend entries of up to lines lines, its width
+ * corrected by excess characters (legend_fit). */
+static void key(FILE *out, const sbw_plot_fig_panel *p, size_t lines, size_t excess)
+{
+    static const char *const pos[] = {"top left", "top right", "bottom left", "bottom right",
+                                      "center"};
+    size_t i = 0;
+    while (p->key && i < sizeof pos / sizeof *pos && strcmp(p->key, pos[i]) != 0)
+        i++;
+    switch (p->key ? i : 99) {
+    case 0:
+        SBW_GP_TEXT(out, "set key inside top left");
+        break;
+    case 1:
+        SBW_GP_TEXT(out, "set key inside top right");
+        break;
+    case 2:
+        SBW_GP_TEXT(out, "set key inside bottom left");
+        break;
+    case 3:
+        SBW_GP_TEXT(out, "set key inside bottom right");
+        break;
+    case 4:
+        SBW_GP_TEXT(out, "set key inside center");
+        break;
+    default:
+        SBW_GP_TEXT(out, "set key below");
+    }
+    SBW_GP_FMT(out, "\nset key spacing %.2f width %d\n", 1.15 * (double)lines, 2 - (int)excess);
+}
+
+/* Characters in s[0, n) (UTF-8 sequences count one). */
+static size_t chars_in(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; c++) {
+        bool safe;
+        i += sbw_plot_gp_char(s + i, &safe);
+    }
+    return c;
+}
+
+/* The legend of p wrapped at width characters: the most lines an entry
+ * takes, and by how much gnuplot 5.4 overestimates the widest entry (it
+ * measures a multi-line title as one line: every line and newline). */
+static void legend_fit(const sbw_plot_fig_panel *p, size_t width, size_t max, size_t *lines,
+                       size_t *excess)
+{
+    size_t at[MAX_LINES], len[MAX_LINES], whole = 0, widest = 0;
+    *lines = 1;
+    for (size_t j = 0; j < p->nseries; j++) {
+        const char *l = p->series[j]->label;
+        bool cut;
+        size_t n = wrap(l, width, max, at, len, &cut), w = 0, total = n - 1;
+        for (size_t i = 0; i < n; i++) {
+            size_t c = chars_in(l + at[i], len[i]);
+            w = c > w ? c : w;
+            total += c;
+        }
+        *lines = n > *lines ? n : *lines;
+        whole = total > whole ? total : whole;
+        widest = w > widest ? w : widest;
+    }
+    *excess = whole - widest;
+}
+
+static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o, size_t *idx,
+                  size_t width, size_t max)
 {
     bool tex = o->format == SBW_PLOT_TEX;
-    fprintf(out, "unset logscale\nset autoscale\nset format x '%% h'\nset format y '%% h'\n"
-                 "set title ");
+    SBW_GP_TEXT(out, "unset logscale\nset autoscale\nset format x '% h'\nset format y '% h'\n"
+                     "set title ");
     quoted(out, p->title, tex);
-    fprintf(out, "\nset xlabel ");
+    SBW_GP_TEXT(out, "\nset xlabel ");
     quoted(out, p->xlabel, tex);
-    fprintf(out, "\nset ylabel ");
+    SBW_GP_TEXT(out, "\nset ylabel ");
     quoted(out, p->ylabel, tex);
-    fprintf(out, "\n%s%sset key %s%s\n", p->logx || o->logx ? "set logscale x\n" : "",
-            p->logy || o->logy ? "set logscale y\n" : "", p->key ? "inside " : "",
-            p->key ? p->key : "below");
+    SBW_GP_TEXT(out, "\n");
+    bool lx = p->logx || o->logx, ly = p->logy || o->logy;
+    if (lx)
+        SBW_GP_TEXT(out, "set logscale x\n");
+    if (ly)
+        SBW_GP_TEXT(out, "set logscale y\n");
+    size_t lines, excess;
+    legend_fit(p, width, max, &lines, &excess);
+    key(out, p, lines, excess);
     /* ranges hug the data (no stretching to the next tic), with a margin
      * so that points at the ends are not cut by the border */
     bool marks = false;
     for (size_t j = 0; j < p->nseries; j++)
         marks = marks || p->series[j]->with == SBW_WITH_LINESPOINTS ||
                 p->series[j]->with == SBW_WITH_POINTS;
-    fprintf(out, "set autoscale fix\n");
-    if (isfinite(p->xmin) && isfinite(p->xmax))
-        fprintf(out, "set xrange [%.17g:%.17g]\nset offsets 0, 0, graph 0.05, graph 0.05\n",
-                p->xmin, p->xmax);
-    else
-        fprintf(out, "set offsets %s, graph 0.05, graph 0.05\n",
-                marks ? "graph 0.03, graph 0.03" : "0, 0");
+    SBW_GP_TEXT(out, "set autoscale fix\n");
+    if (isfinite(p->xmin) && isfinite(p->xmax)) {
+        set_range(out, 'x', p->xmin, p->xmax);
+        SBW_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
+    } else if (marks) {
+        SBW_GP_TEXT(out, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+    } else {
+        SBW_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
+    }
     degenerate(out, p, o);
     if (isfinite(p->ymin) || isfinite(p->ymax)) {
-        char lo[32] = "*", hi[32] = "*";
+        SBW_GP_TEXT(out, "set yrange [");
         if (isfinite(p->ymin))
-            snprintf(lo, sizeof lo, "%.17g", p->ymin);
+            sbw_plot_gp_num(out, p->ymin);
+        else
+            SBW_GP_TEXT(out, "*");
+        SBW_GP_TEXT(out, ":");
         if (isfinite(p->ymax))
-            snprintf(hi, sizeof hi, "%.17g", p->ymax);
-        fprintf(out, "set yrange [%s:%s]\n", lo, hi);
+            sbw_plot_gp_num(out, p->ymax);
+        else
+            SBW_GP_TEXT(out, "*");
+        SBW_GP_TEXT(out, "]\n");
     }
     double lo, hi;
-    bool lx = p->logx || o->logx, ly = p->logy || o->logy;
     if (!xtics(out, p) && lx) {
         data_range(p, lx, ly, false, &lo, &hi);
         log_tics(out, 'x', lo, hi, tex);
     }
-    fprintf(out, "set ytics autofreq\n");
+    SBW_GP_TEXT(out, "set ytics autofreq\n");
     if (ly) {
         data_range(p, lx, ly, true, &lo, &hi);
         log_tics(out, 'y', lo, hi, tex);
     }
-    fprintf(out, "plot ");
+    SBW_GP_TEXT(out, "plot ");
     for (size_t j = 0; j < p->nseries; j++) {
-        fprintf(out, "%s", j ? ", \\\n     " : "");
-        element(out, p->series[j], idx, tex);
+        if (j)
+            SBW_GP_TEXT(out, ", \\\n     ");
+        element(out, p->series[j], idx, tex, width, max);
     }
-    fprintf(out, "\n");
+    SBW_GP_TEXT(out, "\n");
+}
+
+/* The script's head: what it is, the command, the figure's notes, all as
+ * comments. */
+static void head(FILE *out, const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem)
+{
+    const char *ext = sbw_plot_fig_format_ext(o->format);
+    size_t n = 4 * strlen(stem) + strlen(f->kind) + 200;
+    char *line = malloc(n);
+    if (line) {
+        snprintf(line, n,
+                 "%s.gp -- a figure by sbw-plot %s.  Edit freely; `gnuplot %s%s.gp` redraws it",
+                 stem, f->kind, stem[0] == '-' ? "./" : "", stem); /* -NAME: an option */
+        sbw_plot_gp_comment(out, line);
+        snprintf(line, n, "from any folder: it reads %s.dat and writes %s.%s beside itself.", stem,
+                 stem, ext);
+        sbw_plot_gp_comment(out, line);
+    }
+    free(line);
+    if (o->command) {
+        size_t m = strlen(o->command) + 16;
+        char *c = malloc(m);
+        if (c)
+            snprintf(c, m, "command: %s", o->command);
+        sbw_plot_gp_comment(out, c ? c : "command: (out of memory)");
+        free(c);
+    }
+    for (size_t i = 0; i < f->nnotes; i++)
+        sbw_plot_gp_comment(out, f->notes[i]);
 }
 
 int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
@@ -541,37 +889,37 @@ int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o,
     size_t rows, cols, idx = 0;
     layout(f->npanel, &rows, &cols);
     const char *title = o->title ? o->title : f->title;
-    fprintf(out,
-            "# %s.gp -- a figure by sbw-plot %s.  Edit freely; `gnuplot %s.gp` redraws it\n"
-            "# from any folder: it reads %s.dat and writes %s.%s beside itself.\n",
-            stem, f->kind, stem, stem, stem, sbw_plot_fig_format_ext(o->format));
-    if (o->command)
-        fprintf(out, "# command: %s\n", o->command);
-    if (f->notes) {
-        for (const char *p = f->notes; *p;) {
-            const char *nl = strchr(p, '\n');
-            size_t n = nl ? (size_t)(nl - p) : strlen(p);
-            fprintf(out, "# %.*s\n", (int)n, p);
-            p += n + (nl ? 1 : 0);
-        }
-    }
-    fprintf(out,
-            "here = ''\nif (exists(\"ARG0\")) { n = strlen(ARG0); while (n > 0 && "
-            "ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }\n"
-            "data = here.'%s.dat'\n",
-            stem);
+    head(out, f, o, stem);
+    /* here: the script's folder, so that it finds its data from anywhere.
+     * A name that does not begin with a letter, digit, _ . or / gets "./"
+     * first: to gnuplot a data file '<cmd' is a pipe and '$name' a data
+     * block, an output '|cmd' a pipe. */
+    SBW_GP_TEXT(out, "here = ''\nif (exists(\"ARG0\")) { n = strlen(ARG0); while (n > 0 && "
+                     "ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }\n"
+                     "if (here eq './') { here = '' }\n"
+                     "plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'\n"
+                     "data = here.");
+    size_t n = strlen(stem) + 5;
+    char *dat = malloc(n);
+    if (dat)
+        snprintf(dat, n, "%s.dat", stem);
+    sbw_plot_gp_str(out, dat ? dat : "?");
+    free(dat);
+    SBW_GP_TEXT(out, "\nif (strstrt(plain, data[1:1]) == 0) { data = './'.data }\n");
     terminal(out, o, rows, cols, stem);
     styles(out);
     if (f->defs)
-        fprintf(out, "%s", f->defs);
-    fprintf(out, "set multiplot layout %zu,%zu", rows, cols);
+        fputs(f->defs, out); /* sbw_plot_fig_def*: numbers and names only */
+    SBW_GP_FMT(out, "set multiplot layout %zu,%zu", rows, cols);
     if (title) {
-        fprintf(out, " title ");
+        SBW_GP_TEXT(out, " title ");
         quoted(out, title, o->format == SBW_PLOT_TEX);
     }
-    fprintf(out, "\n");
+    SBW_GP_TEXT(out, "\n");
+    size_t width = legend_width(o, rows, cols);
     for (size_t i = 0; i < f->npanel; i++)
-        panel(out, f->panel[i], o, &idx);
-    fprintf(out, "unset multiplot\nunset output\n");
+        panel(out, f->panel[i], o, &idx, width,
+              legend_max_lines(o, rows, cols, f->panel[i]->nseries));
+    SBW_GP_TEXT(out, "unset multiplot\nunset output\n");
     return ferror(out) ? SBW_ERROR(SBW_EIO, "write error (figure script)") : SBW_OK;
 }

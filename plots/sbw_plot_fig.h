@@ -46,16 +46,18 @@ typedef struct sbw_plot_fig_panel {
     bool logx, logy;
     double xmin, xmax; /* NaN: gnuplot decides */
     double ymin, ymax; /* NaN: gnuplot decides (each separately) */
-    const char *key;   /* gnuplot key position ("top left"), NULL: below the panel */
+    const char *key;   /* "top left", "top right", "bottom left", "bottom right" or
+                          "center" (inside); NULL or another: below the panel */
     size_t nseries;
     sbw_plot_fig_series **series;
 } sbw_plot_fig_panel;
 
 typedef struct sbw_plot_fig {
-    char *kind;  /* "spectrum", ... */
-    char *title; /* above every panel, or NULL */
-    char *notes; /* comment lines for the script's head (inputs, meaning) */
-    char *defs;  /* gnuplot lines run before plotting (function definitions) */
+    char *kind;   /* "spectrum", ... */
+    char *title;  /* above every panel, or NULL */
+    char **notes; /* comment lines for the script's head (inputs, meaning) */
+    size_t nnotes;
+    char *defs; /* gnuplot lines run before plotting (function definitions) */
     size_t npanel;
     sbw_plot_fig_panel **panel;
 } sbw_plot_fig;
@@ -67,7 +69,7 @@ typedef struct sbw_plot_fig_opts {
                              svg, inches for pdf and tex) */
     const char *title;    /* replaces the figure's title when not NULL */
     bool logx, logy;      /* forced on every panel */
-    const char *command;  /* the command line, quoted in the script's head */
+    const char *command;  /* the command line, a comment in the script's head */
 } sbw_plot_fig_opts;
 
 /* A new empty figure of kind.  Errors: SBW_ENOMEM.  Free with
@@ -89,14 +91,29 @@ int sbw_plot_fig_add_series(sbw_plot_fig_panel *p, const char *label, sbw_plot_f
  * Errors: SBW_ENOMEM. */
 int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double err);
 
-/* Draws the gnuplot expression expr (in x) instead of points.  Errors:
- * SBW_ENOMEM. */
+/* Draws the gnuplot expression expr (in x) instead of points: "x", a finite
+ * number, or NAME(x) of a function defined with sbw_plot_fig_def
+ * (sbw_plot_gp_expr_ok).  Errors: SBW_EINVAL (anything else), SBW_ENOMEM. */
 int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr);
 
-/* Appends a printf-formatted line to the figure's notes (comments in the
- * script) or to its definitions (gnuplot code).  Errors: SBW_ENOMEM. */
+/* Appends a printf-formatted note to the figure's notes: one comment line
+ * in the script's head each, whatever it holds (sbw_plot_gp_comment).  Errors:
+ * SBW_ENOMEM. */
 int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int sbw_plot_fig_def(sbw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends a line of gnuplot code to the figure's definitions (run before
+ * plotting).  fmt may convert numbers only (sbw_plot_gp_numeric_fmt): a
+ * string never becomes code.  Errors: SBW_EINVAL (a %s or %c), SBW_ENOMEM. */
+#define sbw_plot_fig_def(...) sbw_plot_fig_def_checked(__VA_ARGS__)
+int sbw_plot_fig_def_checked(sbw_plot_fig *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends "name = x" (x finite) or "array name[n] = [v...]" (every v
+ * finite) to the definitions; name is an identifier (sbw_plot_gp_ident).
+ * Errors: SBW_EINVAL (a bad name, a non-finite value: callers check and
+ * name the file first), SBW_ENOMEM. */
+int sbw_plot_fig_def_num(sbw_plot_fig *f, const char *name, double x);
+int sbw_plot_fig_def_array(sbw_plot_fig *f, const char *name, const double *v, size_t n);
 
 /* Checks that the figure draws something everywhere: at least one panel,
  * every panel has a series, every data series a point that its axes can
@@ -111,14 +128,19 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out);
 
 /* Writes the gnuplot script that draws the figure from stem.dat into
  * stem.<ext> (both beside the script wherever it is run from); stem is a
- * bare file name.  Errors: SBW_EIO. */
+ * bare file name.  The script is the template's statements only: every
+ * string (stem, titles, labels, notes, the command) enters it as a
+ * '...' literal or a comment line (sbw_plot_gp.h), whatever its bytes;
+ * legend entries are wrapped to fit under their panel.  Errors: SBW_EIO. */
 int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
                               FILE *out);
 
 /* Text for a label in the script: UTF-8 Greek and symbols kept for the
  * cairo and svg terminals, turned into LaTeX math for tex, and LaTeX's
- * special characters escaped there; single quotes doubled for a gnuplot
- * '...' string.  Writes at most cap bytes (always terminated). */
+ * special characters escaped there; a character unsafe in a script
+ * (sbw_plot_gp.h: controls, invisible and bidirectional marks, bytes that
+ * are not UTF-8) becomes '?'.  The script writer then quotes it
+ * (sbw_plot_gp_str).  Writes at most cap bytes (always terminated). */
 void sbw_plot_fig_text(const char *s, bool tex, char *buf, size_t cap);
 
 /* "png", "pdf", "svg", "tex" to the format.  Errors: SBW_EINVAL. */

@@ -132,6 +132,7 @@ static int label_of(const sbw_plot_kind_args *a, size_t i, const char *fallback,
 
 typedef struct where_clause {
     char **col, **val;
+    size_t *at; /* the columns in the table at hand (where_bind) */
     size_t n;
 } where_clause;
 
@@ -139,6 +140,7 @@ static void where_free(where_clause *w)
 {
     free_list(w->col, w->n);
     free_list(w->val, w->n);
+    free(w->at);
     *w = (where_clause){0};
 }
 
@@ -152,7 +154,8 @@ static int where_parse(const char *s, where_clause *w)
         return st;
     w->col = calloc(n, sizeof *w->col);
     w->val = calloc(n, sizeof *w->val);
-    if (!w->col || !w->val)
+    w->at = calloc(n, sizeof *w->at);
+    if (!w->col || !w->val || !w->at)
         st = NOMEM();
     for (size_t i = 0; !st && i < n; i++, w->n++) {
         char *eq = strchr(items[i], '=');
@@ -181,17 +184,23 @@ static bool same_value(const char *a, const char *b)
     return !strcmp(a, b);
 }
 
-static int where_match(const sbw_plot_tsv *t, size_t row, const where_clause *w, bool *ok)
+/* Resolves the clause's columns in t once (a table may have 100,000
+ * columns and as many rows): w->at[i] for w->col[i]. */
+static int where_bind(const sbw_plot_tsv *t, where_clause *w)
 {
-    *ok = true;
-    for (size_t i = 0; i < w->n && *ok; i++) {
-        size_t c;
-        int st = sbw_plot_tsv_need(t, w->col[i], &c);
-        if (st)
-            return st;
-        *ok = same_value(sbw_plot_tsv_str(t, row, c), w->val[i]);
-    }
-    return SBW_OK;
+    int st = SBW_OK;
+    for (size_t i = 0; !st && i < w->n; i++)
+        st = sbw_plot_tsv_need(t, w->col[i], &w->at[i]);
+    return st;
+}
+
+/* Whether row matches the clause bound to t by where_bind. */
+static bool where_match(const sbw_plot_tsv *t, size_t row, const where_clause *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (!same_value(sbw_plot_tsv_str(t, row, w->at[i]), w->val[i]))
+            return false;
+    return true;
 }
 
 /* ---- one line per series, one panel per (y column, panel value) -------------- */
@@ -292,8 +301,23 @@ static void series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc, const 
     snprintf(buf, cap, "%s%s%s", s, showk ? " K=" : "", showk ? k : "");
 }
 
+/* The cell at (r, c) as a number to draw: finite, or nan for a value the
+ * tool did not measure there (sbw-lm's valid_ppl between validations);
+ * an infinite one (a diverged run) is SBW_EDATA naming the file, row and
+ * column, never a point silently left out. */
+static int value(const sbw_plot_tsv *t, size_t r, size_t c, double *x)
+{
+    int st = sbw_plot_tsv_num(t, r, c, x);
+    if (!st && isinf(*x))
+        st = SBW_ERROR(SBW_EDATA,
+                       "%s: row %zu, column '%s' is %s: sbw-plot draws finite values (nan marks "
+                       "one not measured)",
+                       t->path, r + 1, t->col[c], sbw_plot_tsv_str(t, r, c));
+    return st;
+}
+
 static int table_recs(const sbw_plot_kind_args *a, size_t fi, const sbw_plot_tsv *t,
-                      const group_spec *gs, const where_clause *w, group *g)
+                      const group_spec *gs, where_clause *w, group *g)
 {
     size_t xc, yc[16], dummy;
     long pc = gs->panel ? sbw_plot_tsv_col(t, gs->panel) : -1;
@@ -306,22 +330,21 @@ static int table_recs(const sbw_plot_kind_args *a, size_t fi, const sbw_plot_tsv
     if (!st && gs->panel && pc < 0 && gs->panel_needed)
         st = sbw_plot_tsv_need(t, gs->panel, &dummy);
     st = st ? st : file_label(a, fi, t, lab, sizeof lab);
+    st = st ? st : where_bind(t, w);
     for (size_t r = 0; !st && r < t->nrow; r++) {
-        bool ok;
         double x;
         size_t pi = 0, si;
-        st = where_match(t, r, w, &ok);
-        if (st || !ok)
+        if (!where_match(t, r, w))
             continue;
-        st = sbw_plot_tsv_num(t, r, xc, &x);
+        st = value(t, r, xc, &x);
         st =
             st ? st : key_index(&g->panels, pc >= 0 ? sbw_plot_tsv_str(t, r, (size_t)pc) : "", &pi);
         series_key(t, r, sc, kc, lab, key, sizeof key);
         st = st ? st : key_index(&g->series, key, &si);
         for (size_t j = 0; !st && j < gs->ny; j++) {
             double y;
-            st = sbw_plot_tsv_num(t, r, yc[j], &y);
-            if (!st && isfinite(x) && isfinite(y))
+            st = value(t, r, yc[j], &y);
+            if (!st && isfinite(x) && isfinite(y)) /* nan: a value not measured there */
                 st = push_rec(g, (rec){j, pi, si, x, y});
         }
     }
@@ -569,8 +592,8 @@ static int bound_curves(sbw_plot_fig_panel *p, const sbw_plot_tsv *t)
         st = st ? st : sbw_plot_fig_add_series(p, labels[j], SBW_WITH_LINES, (int)j + 1, &s);
         for (size_t r = 0; !st && r < t->nrow; r++) {
             double d, y;
-            st = sbw_plot_tsv_num(t, r, dc, &d);
-            st = st ? st : sbw_plot_tsv_num(t, r, yc, &y);
+            st = value(t, r, dc, &d);
+            st = st ? st : value(t, r, yc, &y);
             st = st ? st : sbw_plot_fig_series_add(s, d, y, NAN);
         }
     }
@@ -597,12 +620,11 @@ static int bound_fits(sbw_plot_fig_panel *p, const sbw_plot_kind_args *a, char *
             stem_of(files[i], lab, sizeof lab);
         long sc = st ? -1 : sbw_plot_tsv_col(&t, a->series ? a->series : "model");
         long kc = st ? -1 : sbw_plot_tsv_col(&t, "k");
+        st = st ? st : where_bind(&t, &w);
         for (size_t r = 0; !st && r < t.nrow; r++) {
-            bool ok;
             size_t si;
             double d, e;
-            st = where_match(&t, r, &w, &ok);
-            if (st || !ok)
+            if (!where_match(&t, r, &w))
                 continue;
             series_key(&t, r, sc, kc, lab, key, sizeof key);
             st = key_index(&keys, key, &si);
@@ -613,8 +635,8 @@ static int bound_fits(sbw_plot_fig_panel *p, const sbw_plot_kind_args *a, char *
                 snprintf(l, sizeof l, "%s fits", key);
                 st = sbw_plot_fig_add_series(p, l, SBW_WITH_POINTS, (int)si + 3, &ser[made++]);
             }
-            st = st ? st : sbw_plot_tsv_num(&t, r, dc, &d);
-            st = st ? st : sbw_plot_tsv_num(&t, r, ec, &e);
+            st = st ? st : value(&t, r, dc, &d);
+            st = st ? st : value(&t, r, ec, &e);
             st = st ? st : sbw_plot_fig_series_add(ser[si], d, e, NAN);
         }
         sbw_plot_tsv_free(&t);
@@ -695,13 +717,18 @@ static int spectrum_npy(const char *path, spectrum *s)
     return st;
 }
 
-/* Column c of t into x (k rows). */
+/* Column c of t into x (k rows): every value finite (a spectrum has no
+ * missing values), SBW_EDATA naming the file, row and column otherwise. */
 static int column(const sbw_plot_tsv *t, const char *name, double *x)
 {
     size_t c;
     int st = sbw_plot_tsv_need(t, name, &c);
-    for (size_t r = 0; !st && r < t->nrow; r++)
+    for (size_t r = 0; !st && r < t->nrow; r++) {
         st = sbw_plot_tsv_num(t, r, c, &x[r]);
+        if (!st && !isfinite(x[r]))
+            st = SBW_ERROR(SBW_EDATA, "%s: row %zu, column '%s' is %s, not a finite number",
+                           t->path, r + 1, name, sbw_plot_tsv_str(t, r, c));
+    }
     return st;
 }
 
@@ -737,8 +764,9 @@ static int spectrum_tsv(const char *path, spectrum *s)
     const char *n = sbw_plot_tsv_meta(&t, "normalisation"), *tsh = sbw_plot_tsv_meta(&t, "tsh");
     snprintf(s->xnorm, sizeof s->xnorm, "%s",
              !n || !strcmp(n, "sigma/sigma0") || !have ? "σ/σ₀" : n);
-    if (tsh)
-        s->tsh = strtod(tsh, NULL);
+    char *end = NULL;
+    if (tsh && (s->tsh = strtod(tsh, &end), !isfinite(s->tsh) || end == tsh || *end))
+        st = st ? st : SBW_ERROR(SBW_EDATA, "%s: '# tsh=%s' is not a finite threshold", path, tsh);
     spectrum_label(&t, s->label, sizeof s->label);
     sbw_plot_tsv_free(&t);
     return st;
@@ -752,6 +780,9 @@ static int rank_tsh(const char *path, double *tsh)
     int st = sbw_plot_tsv_read(&t, path);
     st = st ? st : sbw_plot_tsv_need(&t, "tsh", &c);
     st = st ? st : sbw_plot_tsv_num(&t, 0, c, tsh);
+    if (!st && !isfinite(*tsh))
+        st = SBW_ERROR(SBW_EDATA, "%s: row 1, column 'tsh' is %s, not a finite threshold", path,
+                       sbw_plot_tsv_str(&t, 0, c));
     sbw_plot_tsv_free(&t);
     return st;
 }
@@ -984,8 +1015,10 @@ static int kind_alpha(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 
 /* ---- monotone ----------------------------------------------------------------- */
 
-/* Loads DIR/name.npy as a vector into a new array. */
-static int load_vec(const char *dir, const char *name, double **v, size_t *n)
+/* Loads DIR/name.npy as a vector into a new array; every entry must be
+ * finite, and positive when positive (the saved softplus'd parameters):
+ * SBW_EDATA naming the file and the entry otherwise. */
+static int load_vec(const char *dir, const char *name, bool positive, double **v, size_t *n)
 {
     char path[4096];
     sbw_mat m = {0};
@@ -999,34 +1032,16 @@ static int load_vec(const char *dir, const char *name, double **v, size_t *n)
         st = NOMEM();
     for (size_t i = 0; !st && i < m.rows; i++)
         memcpy(*v + i * m.cols, m.data + i * m.ld, m.cols * sizeof(double));
-    sbw_mat_free(&m);
-    return st;
-}
-
-/* x as a gnuplot floating-point literal: "%.17g", with ".0" added when
- * that reads as an integer (gnuplot divides integers as integers: a knot
- * span T = 10 written "10" made 2*T/100 zero and f flat). */
-static void gp_double(char *buf, size_t n, double x)
-{
-    int o = snprintf(buf, n, "%.17g", x);
-    if (o > 0 && (size_t)o + 2 < n && !strpbrk(buf, ".eEni"))
-        memcpy(buf + o, ".0", 3);
-}
-
-/* "array NAME[n] = [v0, v1, ...]" into the figure's definitions. */
-static int def_array(sbw_plot_fig *f, const char *name, const double *v, size_t n)
-{
-    size_t cap = 32 + strlen(name) + 28 * n;
-    char *s = malloc(cap), num[40];
-    if (!s)
-        return NOMEM();
-    int o = snprintf(s, cap, "array %s[%zu] = [", name, n);
-    for (size_t i = 0; i < n && o > 0; i++) {
-        gp_double(num, sizeof num, v[i]);
-        o += snprintf(s + o, cap - (size_t)o, "%s%s", i ? ", " : "", num);
+    for (size_t i = 0; !st && i < *n; i++)
+        if (!isfinite((*v)[i]) || (positive && !((*v)[i] > 0)))
+            st = SBW_ERROR(SBW_EDATA, "%s: entry %zu is %g, not %s", path, i + 1, (*v)[i],
+                           positive ? "a positive number (the head saves softplus'd values)"
+                                    : "finite");
+    if (st) {
+        free(*v);
+        *v = NULL;
     }
-    int st = sbw_plot_fig_def(f, "%s]", s);
-    free(s);
+    sbw_mat_free(&m);
     return st;
 }
 
@@ -1037,26 +1052,28 @@ static int monotone_lms(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t,
     double *u = NULL, *v = NULL, *c = NULL, *lam = NULL;
     size_t nu = 0, nv = 0, nc = 0, nl = 0;
     const char *linear = sbw_plot_tsv_meta(t, "linear");
-    int st = load_vec(dir, "lms_u", &u, &nu);
-    st = st ? st : load_vec(dir, "lms_v", &v, &nv);
-    st = st ? st : load_vec(dir, "lms_c", &c, &nc);
+    int st = load_vec(dir, "lms_u", true, &u, &nu);
+    st = st ? st : load_vec(dir, "lms_v", true, &v, &nv);
+    st = st ? st : load_vec(dir, "lms_c", false, &c, &nc);
     if (!st && linear && !strcmp(linear, "true"))
-        st = load_vec(dir, "lms_lambda", &lam, &nl);
-    if (!st && (nv != nu || nc != nu))
+        st = load_vec(dir, "lms_lambda", true, &lam, &nl);
+    if (!st && (nv != nu || nc != nu || nu == 0))
         st = SBW_ERROR(SBW_ESHAPE, "%s: lms_u, lms_v, lms_c have %zu, %zu, %zu entries", dir, nu,
                        nv, nc);
-    char name[32], lnum[40];
-    gp_double(lnum, sizeof lnum, lam && nl ? lam[0] : 0.0);
+    char name[32];
     snprintf(name, sizeof name, "u%zu", i);
-    st = st ? st : def_array(f, name, u, nu);
+    st = st ? st : sbw_plot_fig_def_array(f, name, u, nu);
     name[0] = 'v';
-    st = st ? st : def_array(f, name, v, nu);
+    st = st ? st : sbw_plot_fig_def_array(f, name, v, nu);
     name[0] = 'c';
-    st = st ? st : def_array(f, name, c, nu);
-    st =
-        st ? st
-           : sbw_plot_fig_def(f, "f%zu(x) = (sum [j=1:%zu] v%zu[j]*sg(u%zu[j]*x + c%zu[j])) + %s*x",
-                              i, nu, i, i, i, lnum);
+    st = st ? st : sbw_plot_fig_def_array(f, name, c, nu);
+    snprintf(name, sizeof name, "lambda%zu", i);
+    st = st ? st : sbw_plot_fig_def_num(f, name, lam && nl ? lam[0] : 0.0);
+    st = st ? st
+            : sbw_plot_fig_def(f,
+                               "f%zu(x) = (sum [j=1:%zu] v%zu[j]*sg(u%zu[j]*x + c%zu[j])) + "
+                               "lambda%zu*x",
+                               i, nu, i, i, i, i);
     free(u);
     free(v);
     free(c);
@@ -1072,16 +1089,20 @@ static int monotone_plif(sbw_plot_fig *f, const char *dir, const sbw_plot_tsv *t
     double *s = NULL;
     size_t k = 0;
     const char *tt = sbw_plot_tsv_meta(t, "plif_t");
-    double T = tt ? strtod(tt, NULL) : NAN;
-    int st = load_vec(dir, "plif_slope", &s, &k);
-    if (!st && !(T > 0))
-        st = SBW_ERROR(SBW_EDATA, "%s/params.tsv: no positive '# plif_t='", dir);
+    char *end = NULL;
+    double T = tt ? strtod(tt, &end) : NAN;
+    int st = load_vec(dir, "plif_slope", true, &s, &k);
+    if (!st && (!tt || !(T > 0) || !isfinite(T) || *end))
+        st = SBW_ERROR(SBW_EDATA, "%s/params.tsv: '# plif_t=%s' is not a positive finite number",
+                       dir, tt ? tt : "");
+    if (!st && k == 0)
+        st = SBW_ERROR(SBW_ESHAPE, "%s/plif_slope.npy: no slopes", dir);
     char name[32];
     snprintf(name, sizeof name, "s%zu", i);
-    st = st ? st : def_array(f, name, s, k);
-    char tnum[40];
-    gp_double(tnum, sizeof tnum, T);
-    st = st ? st : sbw_plot_fig_def(f, "T%zu = %s; w%zu = 2.0*T%zu/%zu", i, tnum, i, i, k);
+    st = st ? st : sbw_plot_fig_def_array(f, name, s, k);
+    snprintf(name, sizeof name, "T%zu", i);
+    st = st ? st : sbw_plot_fig_def_num(f, name, T);
+    st = st ? st : sbw_plot_fig_def(f, "w%zu = 2.0*T%zu/%zu", i, i, k);
     st = st ? st
             : sbw_plot_fig_def(f,
                                "f%zu(x) = (sum [j=1:%zu] s%zu[j]*clamp(x + T%zu - (j-1)*w%zu, "

@@ -225,7 +225,8 @@ static int draw_in(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char
 {
     char *in[5] = {0}, *out[5] = {0};
     size_t n = 0, m = 0;
-    char *stem = cat(tmp, "/", base), *gp = cat(base, ".gp", "");
+    /* "./NAME.gp": gnuplot would read a NAME beginning with '-' as an option */
+    char *stem = cat(tmp, "/", base), *gp = cat("./", base, ".gp");
     int st = stem && gp ? SBW_OK : NOMEM();
     st = st ? st : sbw_plot_run_outputs(stem, o->format, in, &n);
     st = st ? st : sbw_plot_run_outputs(name, o->format, out, &m);

@@ -74,19 +74,51 @@ static int meta_line(const char *line, strvec *keys, strvec *vals)
     return st ? st : strvec_push(vals, eq + 1, strlen(eq + 1));
 }
 
+typedef struct named {
+    const char *name;
+    size_t at;
+} named;
+
+static int by_name(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The first column (in header order) whose name an earlier column has, or
+ * n when the names are distinct: sorted, O(n log n) (a table may have
+ * 100,000 columns). */
+static size_t first_repeat(char *const *names, size_t n, int *st)
+{
+    named *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        *st = SBW_ERROR(SBW_ENOMEM, "out of memory reading a table");
+        return n;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = (named){names[i], i};
+    qsort(v, n, sizeof *v, by_name);
+    size_t first = n;
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(v[i].name, v[i - 1].name) && v[i].at < first)
+            first = v[i].at;
+    free(v);
+    return first;
+}
+
 static int header_line(sbw_plot_tsv *t, const char *line, strvec *cols)
 {
-    size_t n;
+    size_t n = 0;
     int st = split(line, cols, &n);
-    for (size_t i = 0; !st && i < n; i++) {
+    for (size_t i = 0; !st && i < n; i++)
         if (!cols->s[i][0])
             return SBW_ERROR(SBW_EFORMAT, "%s: column %zu of the header line has no name", t->path,
                              i + 1);
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(cols->s[i], cols->s[j]))
-                return SBW_ERROR(SBW_EFORMAT, "%s: column '%s' appears twice in the header line",
-                                 t->path, cols->s[i]);
-    }
+    size_t dup = st ? n : first_repeat(cols->s, n, &st);
+    if (!st && dup < n)
+        return SBW_ERROR(SBW_EFORMAT, "%s: column '%s' appears twice in the header line", t->path,
+                         cols->s[dup]);
     return st;
 }
 

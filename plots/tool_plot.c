@@ -2,6 +2,7 @@
  * the data it draws, an editable gnuplot script and the figure; it
  * computes nothing (plots/ sees core/ only). */
 #include "sbw.h"
+#include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_run.h"
 
@@ -44,7 +45,12 @@ static const char details[] =
     "and tex (default per panel 600x420 or 3.6x2.6).  Inputs are any tables with '# '\n"
     "header lines and a column-name line; --x, --y, --series, --panel name columns,\n"
     "--where COL=VALUE,... keeps matching rows.  sbw-plot selects and reshapes; the\n"
-    "means and sds over seeds (sweep, rank-k, alpha) are the only arithmetic.\n\n"
+    "means and sds over seeds (sweep, rank-k, alpha) are the only arithmetic.  A\n"
+    "value is a finite number or nan (not measured: left out); inf is an error.\n"
+    "Every string in NAME.gp (file names, titles, labels, table values, the command)\n"
+    "is a quoted literal or a comment, so running it never runs anything else; -o\n"
+    "NAME may begin with '-' (then `gnuplot ./NAME.gp`), not with '<' or '|'.  Long\n"
+    "legend entries wrap.\n\n"
     "Examples:\n"
     "  sbw-rank --spectrum s.tsv P.npy > r.tsv; sbw-plot spectrum s.tsv --rank r.tsv -o spec\n"
     "  sbw-plot sweep results.tsv --where alpha=0.01 --y kl_mean --logy -o fig3\n"
@@ -81,8 +87,33 @@ static int parse_xrange(const char *s, sbw_plot_kind_args *a)
         return SBW_OK;
     char *c, *end;
     a->xmin = strtod(s, &c);
-    if (*c != ':' || (a->xmax = strtod(c + 1, &end), *end) || !(a->xmin < a->xmax))
-        return SBW_ERROR(SBW_EINVAL, "--xrange: '%s' is not A:B with A < B", s);
+    if (*c != ':' || (a->xmax = strtod(c + 1, &end), *end) || !(a->xmin < a->xmax) ||
+        !isfinite(a->xmin) || !isfinite(a->xmax))
+        return SBW_ERROR(SBW_EINVAL, "--xrange: '%s' is not A:B with finite A < B", s);
+    return SBW_OK;
+}
+
+/* The name's last component is written into the script as a string (and
+ * by cairolatex into NAME.tex as LaTeX): it must read back exactly there.
+ * Errors: SBW_EINVAL. */
+static int check_name(const char *name, sbw_plot_fig_format fmt)
+{
+    const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+    if (!sbw_plot_gp_str_exact(base))
+        return SBW_ERROR(SBW_EINVAL,
+                         "-o %s: the name has a control, invisible or non-UTF-8 character, "
+                         "which its gnuplot script could not name",
+                         name);
+    if (*base == '<' || *base == '|')
+        return SBW_ERROR(SBW_EINVAL,
+                         "-o %s: to gnuplot a name beginning with %c is a pipe (`gnuplot %s.gp` "
+                         "would run it): give another name",
+                         name, *base, base);
+    if (fmt == SBW_PLOT_TEX && base[strcspn(base, "\\{}%#$&^~")])
+        return SBW_ERROR(SBW_EINVAL,
+                         "-o %s: --format tex puts the name into LaTeX (\\includegraphics): "
+                         "give one without \\ { } %% # $ & ^ ~",
+                         name);
     return SBW_OK;
 }
 
@@ -98,6 +129,8 @@ static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_fig_opts *o, cons
         return sbw_cli_usage_error(cli, "-o NAME is required (a file name without extension)");
     if (sbw_plot_fig_format_parse(p->format, &o->format) || parse_size(p->size, o) ||
         parse_xrange(p->xrange, &p->a))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (check_name(c->output, o->format))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     o->title = p->title;
     o->logx = p->logx;

@@ -8,6 +8,7 @@
 #include "sbw_head_ref.h"
 #include "sbw_npy.h"
 #include "sbw_plot_fig.h"
+#include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_shape.h"
 #include "sbw_plot_tsv.h"
@@ -176,13 +177,80 @@ static void test_text_escapes_for_tex_and_quotes(void **state)
     (void)state;
     char b[256];
     sbw_plot_fig_text("50% of a_b ≤ σ/σ₀, it's", true, b, sizeof b);
-    assert_string_equal(b, "50\\% of a\\_b $\\le$ $\\sigma$/$\\sigma$$_0$, it''s");
+    assert_string_equal(b, "50\\% of a\\_b $\\le$ $\\sigma$/$\\sigma$$_0$, it's");
     sbw_plot_fig_text("50% of a_b ≤ σ, it's", false, b, sizeof b);
-    assert_string_equal(b, "50% of a_b ≤ σ, it''s");
+    assert_string_equal(b, "50% of a_b ≤ σ, it's");
+    /* controls, bidi overrides, bytes that are not UTF-8: '?' (tex too) */
+    sbw_plot_fig_text("a\nb\\\r\xe2\x80\xae"
+                      "c\xff",
+                      true, b, sizeof b);
+    assert_string_equal(b, "a?b$\\backslash$\?\?c?");
     sbw_plot_fig_text("{x}^#&$~\\", true, b, sizeof b);
     assert_string_equal(b, "\\{x\\}\\^{}\\#\\&\\$\\~{}$\\backslash$");
     sbw_plot_fig_text("σσσσ", true, b, 12); /* never a half replacement */
     assert_string_equal(b, "$\\sigma$");
+}
+
+/* What sbw_plot_gp writes for s, into buf. */
+static const char *gp_out(void (*fn)(FILE *, const char *), const char *s)
+{
+    static char buf[512];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    fn(f, s);
+    fclose(f);
+    return buf;
+}
+
+static void test_gp_literals_and_comments_hold_any_bytes(void **state)
+{
+    (void)state;
+    /* only '' is special in '...': backslashes, backquotes, @ and " stay */
+    assert_string_equal(gp_out(sbw_plot_gp_str, "it's `x` @m \"q\" \\"), "'it''s `x` @m \"q\" \\'");
+    assert_string_equal(gp_out(sbw_plot_gp_str, "a\nsystem('x')\r\t\x7f"),
+                        "'a?system(''x'')\?\?\?'");
+    /* U+202E (RLO), U+200B, U+FEFF, U+2028, C1 U+0085, a lone continuation
+     * byte, an overlong '/', a surrogate: each '?'; Greek stays */
+    assert_string_equal(gp_out(sbw_plot_gp_str, "\xe2\x80\xae\xe2\x80\x8b\xef\xbb\xbf\xe2\x80\xa8"
+                                                "\xc2\x85\x80\xc0\xaf\xed\xa0\x80σ"),
+                        "'\?\?\?\?\?\?\?\?\?\?\?σ'");
+    assert_true(sbw_plot_gp_str_exact("fig-1 σ's"));
+    assert_false(sbw_plot_gp_str_exact("a\nb"));
+    assert_false(sbw_plot_gp_str_exact("a\xe2\x80\x8b"));
+    /* a comment is one line, never continued by a final backslash */
+    assert_string_equal(gp_out(sbw_plot_gp_comment, "a\nb\\c\\"), "# a\\x0ab\\\\c\\x5c\n");
+    assert_string_equal(gp_out(sbw_plot_gp_comment, "\xe2\x80\xae\xff"), "# \\u{202E}\\xff\n");
+    assert_string_equal(gp_out(sbw_plot_gp_comment, ""), "# \n");
+}
+
+static void test_gp_code_takes_numbers_only(void **state)
+{
+    (void)state;
+    assert_true(sbw_plot_gp_numeric_fmt("set xrange [%.17g:%g] %zu %d %06X 100%%"));
+    assert_false(sbw_plot_gp_numeric_fmt("title '%s'"));
+    assert_false(sbw_plot_gp_numeric_fmt("%c"));
+    assert_false(sbw_plot_gp_numeric_fmt("%n"));
+    assert_false(sbw_plot_gp_numeric_fmt("50%"));
+    assert_true(sbw_plot_gp_expr_ok("x"));
+    assert_true(sbw_plot_gp_expr_ok("f12(x)"));
+    assert_true(sbw_plot_gp_expr_ok("-1.5e-07"));
+    const char *bad[] = {
+        "", "system(x)x", "f(x); system('y')", "inf", "nan", "1e999", "f(y)", "`x`", "f (x)", "@m"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_false(sbw_plot_gp_expr_ok(bad[i]));
+    char num[40];
+    sbw_plot_gp_num_text(10, num, sizeof num); /* gnuplot divides integers as integers */
+    assert_string_equal(num, "10.0");
+    sbw_plot_gp_num_text(INFINITY, num, sizeof num);
+    assert_string_equal(num, "NaN");
+    sbw_plot_fig *f;
+    SBW_ASSERT_OK(sbw_plot_fig_alloc(&f, "t"));
+    SBW_ASSERT_EQ(sbw_plot_fig_def(f, "a = '%s'", "x"), SBW_EINVAL);
+    SBW_ASSERT_EQ(sbw_plot_fig_def_num(f, "a b", 1.0), SBW_EINVAL);
+    SBW_ASSERT_EQ(sbw_plot_fig_def_num(f, "a", NAN), SBW_EINVAL);
+    SBW_ASSERT_OK(sbw_plot_fig_def_num(f, "a", 2.0));
+    assert_string_equal(f->defs, "a = 2.0\n");
+    sbw_plot_fig_free(f);
 }
 
 static sbw_plot_fig *small_fig(void)
@@ -397,6 +465,8 @@ int main(void)
         cmocka_unit_test(test_sorted_probs_is_a_sorted_permutation),
         cmocka_unit_test(test_mean_sd_matches_gsl),
         cmocka_unit_test(test_text_escapes_for_tex_and_quotes),
+        cmocka_unit_test(test_gp_literals_and_comments_hold_any_bytes),
+        cmocka_unit_test(test_gp_code_takes_numbers_only),
         cmocka_unit_test(test_check_refuses_what_cannot_be_drawn),
         cmocka_unit_test(test_data_file_reads_back_exactly),
         cmocka_unit_test(test_monotone_plif_formula_matches_the_head),

@@ -145,6 +145,77 @@ expect_exit 0 "train of an sbw-lm style log" sh -c \
     "printf 'step\tepoch\ttokens\tseconds\tlr\tloss\tppl\tvalid_ppl\thead_seconds\n1\t0\t10\t1\t0.1\t5\t148\tnan\t0.1\n2\t0\t20\t2\t0.1\t4\t54\t60\t0.1\n' >'$T/lm.tsv' && '$P' -q train '$T/lm.tsv' -o '$T/lm'"
 expect_grep "'validation perplexity'" "$T/lm.gp" "train: sbw-lm's valid_ppl by default"
 
+# ---- nothing from input becomes gnuplot code (issue 25) -----------------------------------
+# Each payload tries to make gnuplot run a shell command: a newline that ends
+# a string or a comment, then system(); a quote, a backquote, an @macro; a
+# trailing backslash that continues a comment line onto the next statement;
+# a file name that gnuplot would open as a pipe ('<cmd' as data, '|cmd' as
+# output).  The marker must never appear, neither while sbw-plot draws nor
+# when the script is run again by hand (by bare name in its folder, where
+# the old script read a '<' data name as a pipe, and from another folder).
+M="$T/MARK"
+SBWMARK="$M"
+export SBWMARK
+cmd='system("touch $SBWMARK")'
+nl='
+'
+S="$T/sec"
+mkdir "$S" "$S/elsewhere"
+printf 'step\tloss\n1\t3\n2\t2\n3\t1.5\n' >"$S/log.tsv"
+# expect_inert WHAT NAME cmd...: exit 0 (or 2: a name refused), no marker
+expect_inert() {
+    what=$1
+    name=$2
+    shift 2
+    rm -f "$M"
+    "$@" >"$T/out" 2>"$T/err"
+    st=$?
+    if [ $st -eq 0 ] || [ $st -eq 2 ]; then ok; else bad "$what: exit $st: $(head -c 300 "$T/err")"; fi
+    if [ -e "$M" ]; then bad "$what: sbw-plot made gnuplot run a command"; else ok; fi
+    if [ -f "$name.gp" ]; then
+        (cd "$(dirname "$name")" && gnuplot "$(basename "$name").gp") >/dev/null 2>&1
+        (cd "$S/elsewhere" && gnuplot "$name.gp") >/dev/null 2>&1
+        if [ -e "$M" ]; then bad "$what: gnuplot $name.gp ran a command"; else ok; fi
+    fi
+    rm -f "$M"
+}
+expect_inert "--title with a newline" "$S/t1" "$P" -q train "$S/log.tsv" -o "$S/t1" --title "x${nl}${cmd}${nl}#"
+if grep -Fq "title 'x?system(\"touch \$SBWMARK\")?#' noenhanced" "$S/t1.gp"; then ok; else
+    bad "--title with a newline: not kept as one literal: $(grep multiplot "$S/t1.gp")"
+fi
+expect_inert "--title with quotes" "$S/t2" "$P" -q train "$S/log.tsv" -o "$S/t2" \
+    --title "x' . ${cmd} . '\" . ${cmd} . \"\`touch \$SBWMARK\`@cmd"
+expect_inert "--labels with a newline" "$S/t3" "$P" -q train "$S/log.tsv" -o "$S/t3" --labels "l${nl}${cmd}${nl}#"
+cp "$S/log.tsv" "$S/a${nl}${cmd}${nl}#.tsv"
+expect_inert "an input file name with newlines" "$S/t4" "$P" -q train "$S/a${nl}${cmd}${nl}#.tsv" -o "$S/t4"
+expect_inert "-o with newlines" "$S/o${nl}${cmd}${nl}#" "$P" -q train "$S/log.tsv" -o "$S/o${nl}${cmd}${nl}#"
+expect_inert "-o naming a pipe as data" "$S/<touch \$SBWMARK;x" "$P" -q train "$S/log.tsv" -o "$S/<touch \$SBWMARK;x"
+expect_inert "-o naming a pipe as output" "$S/|touch \$SBWMARK;x" "$P" -q train "$S/log.tsv" -o "$S/|touch \$SBWMARK;x"
+printf 'model\td\tm\tmode_match\n' >"$S/res.tsv"
+for v in "x' . $cmd . '" "\`touch \$SBWMARK\`" "@cmd" 'back\' "\"$cmd\""; do
+    printf '%s\t2\t%s\t0.5\n%s\t4\t%s\t0.75\n' "$v" "$v" "$v" "$v" >>"$S/res.tsv"
+done
+expect_inert "table values: quotes, backquotes, @, backslash" "$S/t5" "$P" -q sweep "$S/res.tsv" -o "$S/t5" --panel m
+expect_eq "$(grep -c '^plot ' "$S/t5.gp")" 5 "table values: one plot per panel value"
+# a trailing backslash in the command line (here: the title) continued the
+# '# command:' comment over the next statement, and gnuplot then failed
+expect_exit 0 "a title ending with a backslash" "$P" -q train "$S/log.tsv" -o "$S/t6" --title 'x\'
+(cd "$S/elsewhere" && gnuplot "$S/t6.gp") >"$T/out" 2>"$T/err"
+expect_eq "$?:$(head -c 200 "$T/err")" "0:" "a title ending with a backslash: the script runs"
+# params.tsv: a folder named with newlines, and meta values with quotes
+cp -r tests/fixtures/monotone_plif "$S/p${nl}${cmd}${nl}#"
+sed "s/^# knots=.*/# knots=4' . $cmd . '\\\\/" tests/fixtures/monotone_plif/params.tsv >"$S/p${nl}${cmd}${nl}#/params.tsv"
+expect_inert "a monotone folder and params.tsv values" "$S/t7" "$P" -q monotone "$S/p${nl}${cmd}${nl}#" -o "$S/t7"
+expect_grep "intervals" "$S/t7.gp" "params.tsv: the label is drawn"
+# every string is in a '...' literal or a comment: no line of any script
+# written above begins with anything but the template's statements
+for g in "$S"/*.gp; do
+    if grep -Evq "^(#|if \(|set |unset |plot |     (data |x |[a-zA-Z][a-zA-Z0-9_]*\(x\)|[-0-9.])|array |[a-zA-Z][a-zA-Z0-9_]*( = |\()|$)" "$g"; then
+        bad "statement not from the template in $g: $(grep -Ev "^(#|if \(|set |unset |plot |     (data |x |[a-zA-Z][a-zA-Z0-9_]*\(x\)|[-0-9.])|array |[a-zA-Z][a-zA-Z0-9_]*( = |\()|$)" "$g" | head -n 1)"
+    else ok; fi
+    if grep -q '^system\|^ *!\|^load\|^call' "$g"; then bad "$g: a command line"; else ok; fi
+done
+
 # ---- bad input: one line, exit 1 or 2, nothing written -----------------------------------
 # expect_refused CODE WHAT PATTERN NAME cmd...
 expect_refused() {
@@ -200,6 +271,73 @@ expect_exit 1 "uncreatable folder" "$P" sweep "$T/res.tsv" -o "$T/no/such/dir/fi
 expect_exit 1 "no gnuplot" env PATH=/nonexistent "$ABS/sbw-plot" -q sweep "$T/res.tsv" -o "$B"
 expect_grep "gnuplot not found" "$T/err" "no gnuplot: reason"
 for e in png gp dat; do expect_absent "$B.$e" "no gnuplot: no $e"; done
+# ---- edges (issue 25) ---------------------------------------------------------------------
+# a log axis over data below 1e-300, down to the smallest subnormal: the tics'
+# decade loop multiplied 10^-324 = 0 by ten for ever (a timeout fails it)
+printf 'step\tloss\n1\t4.9406564584124654e-324\n2\t1e-323\n3\t1.5e-323\n' >"$S/tiny.tsv"
+expect_exit 0 "a log axis below 1e-300 ends" timeout -k 10 120 "$P" -q train "$S/tiny.tsv" --logy -o "$S/tiny"
+printf 'step\tloss\n1\t1e-310\n2\t3e-310\n3\t9e-310\n' >"$S/tiny2.tsv"
+expect_exit 0 "a log axis at 1e-310 ends" timeout -k 10 120 "$P" -q train "$S/tiny2.tsv" --logy -o "$S/tiny2"
+# -o -name: the option's value may begin with '-'; gnuplot read -name.gp as an option
+st=$(cd "$S" && "$ABS/sbw-plot" -q train log.tsv -o -name >"$T/out" 2>"$T/err"; echo $?)
+expect_eq "$st:$(head -c 200 "$T/err")" "0:" "-o -name"
+for e in png gp dat; do if [ -s "$S/-name.$e" ]; then ok; else bad "-o -name: no -name.$e"; fi; done
+rm -f "$S/-name.png"
+st=$(cd "$S" && gnuplot ./-name.gp >/dev/null 2>"$T/err"; echo $?)
+expect_eq "$st:$(head -c 200 "$T/err")" "0:" "gnuplot ./-name.gp redraws it"
+if [ -s "$S/-name.png" ]; then ok; else bad "gnuplot ./-name.gp: no figure"; fi
+# a 60-character legend label (gnuplot 5.4 warned "difficulty fitting plot
+# titles into key" past about 55 under a 600-pixel panel); longer ones wrap
+# over lines, and one that needs more than 8 lines ends with "..."
+L60=a_sixty_character_legend_label_that_fills_the_key_below_it__
+expect_eq "${#L60}" 60 "the label has 60 characters"
+for fmt in png pdf svg tex; do
+    expect_exit 0 "a 60-character label, $fmt" "$P" -q train "$S/log.tsv" "$S/log.tsv" --labels "$L60,x" \
+        --format $fmt -o "$S/l60$fmt"
+done
+got=$(sed -n "s/^plot .* title '\(.*\)' noenhanced, .*/\1/p" "$S/l60png.gp" | sed "s/'\.\"\\\\n\"\.'//g")
+expect_eq "$got" "$L60" "a 60-character label: whole, over lines"
+long=$(printf 'word%s ' $(seq 100))
+expect_exit 0 "a 600-character label, 2 panels at 300x200" "$P" -q train "$S/log.tsv" "$S/log.tsv" \
+    --labels "$long,$L60" --x step --y loss,step --size 300x200 -o "$S/long"
+expect_grep "\.\.\.' noenhanced" "$S/long.gp" "a label over 8 lines ends with ..."
+# inf and nan: data errors naming the file, never gnuplot's "undefined variable"
+printf 'step\tloss\n1\t3\n2\tinf\n3\t1\n' >"$S/inf.tsv"
+expect_refused 1 "an infinite value" "inf.tsv: row 2, column 'loss' is inf" "$S/bad" \
+    "$P" -q train "$S/inf.tsv" -o "$S/bad"
+printf 'index\tsigma\n0\t2\n1\tnan\n' >"$S/nanspec.tsv"
+expect_refused 1 "a nan singular value" "nanspec.tsv: row 2, column 'sigma' is nan" "$S/bad" \
+    "$P" -q spectrum "$S/nanspec.tsv" -o "$S/bad"
+printf 'rank\ttsh\n3\tnan\n' >"$S/nanrank.tsv"
+expect_refused 1 "a nan threshold" "nanrank.tsv: row 1, column 'tsh' is nan" "$S/bad" \
+    "$P" -q spectrum "$T/spec.tsv" --rank "$S/nanrank.tsv" -o "$S/bad"
+# PLIF slopes 1, -1 (or nan), 0.5, 3; plif_t inf
+mkplif() { # mkplif DIR SECOND-SLOPE-BYTES T
+    mkdir -p "$1"
+    sed "s/^# plif_t=.*/# plif_t=$3/" tests/fixtures/monotone_plif/params.tsv >"$1/params.tsv"
+    npy_header '<f8' '(4,)' "$1/plif_slope.npy"
+    printf "\\000\\000\\000\\000\\000\\000\\360\\077$2\\000\\000\\000\\000\\000\\000\\340\\077\\000\\000\\000\\000\\000\\000\\010\\100" >>"$1/plif_slope.npy"
+}
+mkplif "$S/pneg" '\000\000\000\000\000\000\360\277' 3
+mkplif "$S/pnan" '\000\000\000\000\000\000\370\177' 3
+mkplif "$S/pinf" '\000\000\000\000\000\000\000\100' inf
+expect_refused 1 "a negative PLIF slope" "pneg/plif_slope.npy: entry 2 is -1, not a positive number" \
+    "$S/bad" "$P" -q monotone "$S/pneg" -o "$S/bad"
+expect_refused 1 "a nan PLIF slope" "pnan/plif_slope.npy: entry 2 is nan, not a positive number" \
+    "$S/bad" "$P" -q monotone "$S/pnan" -o "$S/bad"
+expect_refused 1 "an infinite plif_t" "pinf/params.tsv: '# plif_t=inf' is not a positive finite number" \
+    "$S/bad" "$P" -q monotone "$S/pinf" -o "$S/bad"
+expect_exit 0 "the same head with slope 2 draws" sh -c "mkdir -p '$S/pok' && cp '$S/pinf/plif_slope.npy' '$S/pok/' && cp tests/fixtures/monotone_plif/params.tsv '$S/pok/' && '$P' -q monotone '$S/pok' -o '$S/pok'"
+expect_refused 2 "an infinite --xrange" "--xrange: '-inf:inf' is not A:B with finite A < B" "$S/bad" \
+    "$P" -q monotone "$S/pok" --xrange -inf:inf -o "$S/bad"
+# a 100,000-column table (the duplicate-name check compared every pair of
+# names: 5e9 comparisons); a duplicate there is still found
+awk 'BEGIN { for (r = 0; r < 3; r++) { for (c = 1; c <= 100000; c++) printf "%s%s", (c > 1 ? "\t" : ""), (r ? (r * c) % 97 + 1 : "c" c); print "" } }' >"$S/wide.tsv"
+expect_exit 0 "a 100,000-column table" "$P" -q train "$S/wide.tsv" --x c1 --y c99999 --where c100000=84 -o "$S/wide"
+expect_grep "^3	82	nan$" "$S/wide.dat" "100,000 columns: row 2 drawn (c1 = 3, c99999 = 2 * 99999 mod 97 + 1 = 82, c100000 = 84)"
+sed '1s/c100000$/c5/' "$S/wide.tsv" >"$S/widedup.tsv"
+expect_refused 1 "a 100,000-column table naming c5 twice" "widedup.tsv: column 'c5' appears twice" \
+    "$S/bad" "$P" -q train "$S/widedup.tsv" --x c1 --y c2 -o "$S/bad"
 expect_exit 0 "--help" "$P" --help
 expect_grep "monotone DIR" "$T/out" "help lists the kinds"
 finish

@@ -10,7 +10,7 @@ set -eu
 bin=${1:-bin}
 c=tests/fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c/npy" "$c/safet" "$c/ckpt" "$c/tsv" "$c/cli" "$c/corpus"
+mkdir -p "$c/npy" "$c/safet" "$c/ckpt" "$c/tsv" "$c/cli" "$c/corpus" "$c/plotscript"
 sep='\n%%%%\n'
 
 # ---- npy: valid files of each kind, and broken ones
@@ -95,3 +95,36 @@ printf "a \377 b\n${sep}a\n${sep}b\n" >"$c/corpus/not_utf8"
 printf "caf\303\251 na\303\257ve\n${sep}caf\303\251\n${sep}na\303\257ve\n" >"$c/corpus/utf8"
 printf "a b\n${sep}a\n" >"$c/corpus/no_test"
 printf "\n${sep}\n${sep}\n" >"$c/corpus/empty"
+
+# ---- plotscript: a flags byte, then the string slots separated by "%%" lines
+# (kind, figure title, --title, command, stem, panel 1 title/x/y, panel 2
+# title/x/y, three labels, a note, a key position: fuzz_plotscript.c)
+ps() { # ps NAME FLAGS SLOT...
+    name=$1
+    flags=$2
+    shift 2
+    {
+        printf "\\$(printf %03o "$flags")"
+        first=1
+        for a in "$@"; do
+            [ $first = 1 ] || printf "$sep"
+            first=0
+            printf '%s' "$a"
+        done
+    } >"$c/plotscript/$name"
+}
+nl='
+'
+ps plain 32 sweep 'Title' 'My title' 'sbw-plot sweep r.tsv -o fig' fig 'M = 30' 'embedding size D' \
+    'KL (nats)' '' 'index j' 'σ (log scale)' 'softmax' 'mos K=10' 'identity f(x) = x' 'a note' 'top left'
+ps newline 33 x "a${nl}system(\"touch M\")${nl}#" "b'${nl}!touch M" 'c\' "sbw-plot x -o f${nl}g" \
+    "f${nl}g" y x y t x y "l1${nl}set output '|touch M'" l2 l3 'n\' center
+ps quotes 34 "\`touch M\`" "'' . system('touch M') . ''" '"; system("touch M"); "' '@m' '<touch M' \
+    '$data' x y "'" "''" "'''" "a'b" '\' '\\' '@@' 'bottom right; !touch M'
+ps unicode 35 "$(printf 'a\342\200\256b')" "$(printf 'z\342\200\213w\357\273\277')" \
+    "$(printf '\302\205\342\200\250')" "$(printf '\377\376\300\257\355\240\200')" \
+    "$(printf 'st\033[2J')" 'σ/σ₀' 'α ≤ λ' '50% of a_b' '{x}^#&$~' "$(printf 'tab\there')" y \
+    "$(printf 'cr\rlf\nend')" "$(printf '\001\002\177')" l n ''
+ps long 48 train "$(printf 'word %.0s' $(seq 40))" t c fig t x y t x y \
+    "$(printf 'x%.0s' $(seq 300))" 'a_sixty_character_legend_label_______________________________' \
+    "$(printf 'ab cd %.0s' $(seq 50))" '' below
