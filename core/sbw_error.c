@@ -1,6 +1,8 @@
 /* sbw_error.c -- status codes and the thread-local last error. */
 #include "sbw_error.h"
 
+#include "sbw_utf8.h"
+
 #include <gsl/gsl_errno.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -48,46 +50,6 @@ int sbw_error_set(int status, const char *file, int line, const char *fmt, ...)
     return status;
 }
 
-/* The length (1-4) of the well-formed UTF-8 sequence at p, its code point
- * in *cp; 0 when the bytes there are not one (a stray continuation byte, an
- * overlong form, a surrogate, beyond U+10FFFF, or cut by the terminator). */
-static size_t utf8_seq(const unsigned char *p, unsigned *cp)
-{
-    if (p[0] < 0x80) {
-        *cp = p[0];
-        return 1;
-    }
-    size_t len = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
-                 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-                 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
-                                                : 0;
-    if (len == 0)
-        return 0;
-    unsigned c = p[0] & (0x7fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80) /* also stops at the terminator */
-            return 0;
-        c = (c << 6) | (p[i] & 0x3fu);
-    }
-    if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-        (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
-
-/* Whether code point c is one a reader cannot see or that reorders what
- * follows: C0/C1 controls and DEL, the zero-width and direction marks
- * (U+200B-200F), line and paragraph separators (U+2028-2029), embeddings
- * and overrides (U+202A-202E), invisible operators (U+2060-2064),
- * isolates (U+2066-2069) and the byte-order mark (U+FEFF). */
-static bool escape_cp(unsigned c)
-{
-    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x200b && c <= 0x200f) ||
-           (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-           (c >= 0x2066 && c <= 0x2069) || c == 0xfeff;
-}
-
 size_t sbw_error_escape(const char *in, char *out, size_t cap)
 {
     size_t n = 0;
@@ -95,17 +57,17 @@ size_t sbw_error_escape(const char *in, char *out, size_t cap)
         return 0;
     const unsigned char *p = (const unsigned char *)in;
     while (*p) {
-        unsigned c = 0;
-        size_t len = utf8_seq(p, &c);
+        uint32_t c = 0;
+        size_t len = sbw_utf8_decode((const char *)p, &c);
         char esc[12];
         size_t need;
         if (len == 0) { /* not UTF-8: the one byte as \xNN */
             need = (size_t)snprintf(esc, sizeof esc, "\\x%02x", *p);
             len = 1;
-        } else if (c < 0x80 && escape_cp(c)) {
-            need = (size_t)snprintf(esc, sizeof esc, "\\x%02x", c);
-        } else if (escape_cp(c)) {
-            need = (size_t)snprintf(esc, sizeof esc, "\\u{%04X}", c);
+        } else if (c < 0x80 && sbw_utf8_invisible(c)) {
+            need = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned)c);
+        } else if (sbw_utf8_invisible(c)) {
+            need = (size_t)snprintf(esc, sizeof esc, "\\u{%04X}", (unsigned)c);
         } else {
             memcpy(esc, p, len);
             need = len;

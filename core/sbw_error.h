@@ -51,11 +51,10 @@ static inline int sbw_error_pass(int recorded, int status)
  *   - an ASCII control character (0x00-0x1f, 0x7f) becomes \xNN;
  *   - a byte that is not part of well-formed UTF-8 (a stray continuation
  *     byte, an overlong form, a surrogate, a cut sequence) becomes \xNN;
- *   - an invisible or bidirectional code point becomes \u{XXXX} (upper-case
- *     hex): the C1 controls U+0080-009F, zero-width and direction marks
- *     U+200B-200F, line/paragraph separators U+2028-2029, embeddings and
- *     overrides U+202A-202E, invisible operators U+2060-2064, isolates
- *     U+2066-2069 and the byte-order mark U+FEFF;
+ *   - an invisible or bidirectional code point (sbw_utf8_invisible: the C1
+ *     controls, zero-width and direction marks, separators, embeddings,
+ *     overrides, isolates, the byte-order mark, fillers, tags) becomes
+ *     \u{XXXX} (upper-case hex);
  *   - every other character is copied unchanged.
  * The result is valid UTF-8 with none of those characters.  Cuts at cap
  * (never inside an escape or a character); returns the length written.

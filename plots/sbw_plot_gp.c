@@ -1,61 +1,13 @@
 /* sbw_plot_gp.c -- text into gnuplot scripts: literals, comments, code. */
 #include "sbw_plot_gp.h"
 
+#include "sbw_utf8.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Invisible, formatting and bidirectional code points (ranges, inclusive). */
-static const uint32_t invisible[][2] = {
-    {0x0080, 0x009F},   /* C1 controls */
-    {0x00AD, 0x00AD},   /* soft hyphen */
-    {0x034F, 0x034F},   /* combining grapheme joiner */
-    {0x061C, 0x061C},   /* Arabic letter mark */
-    {0x115F, 0x1160},   /* Hangul fillers */
-    {0x17B4, 0x17B5},   /* Khmer inherent vowels */
-    {0x180E, 0x180E},   /* Mongolian vowel separator */
-    {0x200B, 0x200F},   /* zero-width space, joiners, LRM, RLM */
-    {0x2028, 0x202E},   /* line and paragraph separators, embeddings, overrides */
-    {0x2060, 0x206F},   /* word joiner, invisible operators, isolates */
-    {0x3164, 0x3164},   /* Hangul filler */
-    {0xFEFF, 0xFEFF},   /* byte order mark, zero-width no-break space */
-    {0xFFA0, 0xFFA0},   /* halfwidth Hangul filler */
-    {0xFFF9, 0xFFFB},   /* interlinear annotation */
-    {0xE0000, 0xE007F}, /* tags */
-};
-
-static bool is_invisible(uint32_t c)
-{
-    for (size_t i = 0; i < sizeof invisible / sizeof *invisible; i++)
-        if (c >= invisible[i][0] && c <= invisible[i][1])
-            return true;
-    return false;
-}
-
-/* Decodes one strict UTF-8 character at s: its length (0: not UTF-8). */
-static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t n = s[0] < 0x80             ? 1
-               : (s[0] & 0xE0) == 0xC0 ? 2
-               : (s[0] & 0xF0) == 0xE0 ? 3
-               : (s[0] & 0xF8) == 0xF0 ? 4
-                                       : 0;
-    if (!n)
-        return 0;
-    uint32_t c = n == 1 ? s[0] : s[0] & (0x7Fu >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) /* a NUL ends it here too */
-            return 0;
-        c = c << 6 | (s[i] & 0x3Fu);
-    }
-    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return n;
-}
 
 size_t sbw_plot_gp_char(const char *s, bool *safe)
 {
@@ -65,12 +17,12 @@ size_t sbw_plot_gp_char(const char *s, bool *safe)
         return 1;
     }
     uint32_t c = 0;
-    size_t n = utf8_decode(u, &c);
+    size_t n = sbw_utf8_decode(s, &c);
     if (!n) {
         *safe = false;
         return 1;
     }
-    *safe = c >= 0x20 && c != 0x7F && !is_invisible(c);
+    *safe = !sbw_utf8_invisible(c);
     return n;
 }
 
@@ -110,7 +62,7 @@ void sbw_plot_gp_comment(FILE *out, const char *s)
             fputs(p[1] ? "\\\\" : "\\x5c", out); /* never the line's last character */
         else if (safe)
             fwrite(p, 1, n, out);
-        else if (utf8_decode((const unsigned char *)p, &c) == n && c >= 0x80)
+        else if (sbw_utf8_decode(p, &c) == n && c >= 0x80)
             fprintf(out, "\\u{%04X}", (unsigned)c);
         else
             fprintf(out, "\\x%02x", (unsigned)(unsigned char)*p);

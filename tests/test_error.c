@@ -106,7 +106,9 @@ static void test_error_escapes_invisible(void **state)
         {"\xef\xbb\xbfword", "\\u{FEFF}word"},              /* byte-order mark */
         {"\xc2\x80\xc2\x85\xc2\x9f", "\\u{0080}\\u{0085}\\u{009F}"},              /* C1 controls */
         {"\xc2\xa0\xe2\x80\x8a\xe2\x80\xb0", "\xc2\xa0\xe2\x80\x8a\xe2\x80\xb0"}, /* visible */
-        {"\xe2\x81\xa5\xef\xbb\xbe", "\xe2\x81\xa5\xef\xbb\xbe"},           /* U+2065, U+FEFE */
+        {"\xe2\x81\xb0\xef\xbb\xbe", "\xe2\x81\xb0\xef\xbb\xbe"}, /* U+2070, U+FEFE */
+        {"\xc2\xad\xe3\x85\xa4\xf3\xa0\x80\x81",
+         "\\u{00AD}\\u{3164}\\u{E0001}"}, /* soft hyphen, filler, tag */
         {"\xf0\x9f\x98\x80 \xe6\x97\xa5", "\xf0\x9f\x98\x80 \xe6\x97\xa5"}, /* 4 and 3 bytes */
         {"a\xff"
          "b",
