@@ -293,11 +293,18 @@ static int check_params(const trainer *t)
 static bool bad_loss(double nll) { return !isfinite(exp(nll)); }
 
 /* The validation loss of the evaluation parameters into *r. */
-static int valid_nll(trainer *t, sbw_lm_eval_result *r)
+/* The validation loss of the evaluation parameters into *r: over the
+ * whole validation text (full), or only its first CHECK_CHUNKS chunks of
+ * every column (the check before a checkpoint: overflow is what it looks
+ * for, and a signal's checkpoint should not wait for a whole pass). */
+#define CHECK_CHUNKS 4
+static int valid_nll(trainer *t, bool full, sbw_lm_eval_result *r)
 {
     const double *p = t->k.averaging ? t->avg : t->theta;
     size_t n = t->c->len[SBW_CORPUS_VALID];
     n = t->o.valid_tokens && t->o.valid_tokens < n ? t->o.valid_tokens : n;
+    size_t part = CHECK_CHUNKS * t->o.eval_batch * t->o.bptt + 1;
+    n = !full && part < n ? part : n;
     int st = sbw_lm_eval_nll(t->evws, p, t->c->ids[SBW_CORPUS_VALID], n, NULL, r);
     if (!st && bad_loss(r->nll)) {
         char why[160];
@@ -357,15 +364,16 @@ static int write_dir(trainer *t, const char *dir, bool snapshot)
  * (a timer's checkpoint then the end's, or a resumed finished run): a
  * generation is never rewritten in place.  Only parameters known good are
  * saved: finite and bounded (every step checks that), and with a finite
- * validation perplexity (an epoch's validation, else one pass here, which
- * changes nothing the trajectory depends on), so the last checkpoint of a
- * run that diverges is one it can resume from. */
+ * validation perplexity (an epoch's validation, else one over the first
+ * CHECK_CHUNKS chunks here, which changes nothing the trajectory depends
+ * on), so the last checkpoint of a run that diverges is one it can resume
+ * from. */
 static int checkpoint(trainer *t)
 {
     if (!t->o.ckpt_dir || t->k.step == 0 || t->k.step == t->saved_step)
         return SBW_OK;
     sbw_lm_eval_result r;
-    int st = t->valid_step == t->k.step ? SBW_OK : valid_nll(t, &r);
+    int st = t->valid_step == t->k.step ? SBW_OK : valid_nll(t, false, &r);
     if (st)
         return st;
     t->last_ckpt = sbw_progress_now();
@@ -621,7 +629,7 @@ static void maybe_average(trainer *t, double v)
 static int validate(trainer *t)
 {
     sbw_lm_eval_result r;
-    int st = valid_nll(t, &r);
+    int st = valid_nll(t, true, &r);
     if (st)
         return st;
     maybe_average(t, r.nll);

@@ -597,7 +597,8 @@ int sbw_ckpt_load_checked(const sbw_ckpt *c, const char *stem, double *x, size_t
 
 struct sbw_ckpt_lock {
     int fd;
-    bool created; /* the folder did not exist before the lock */
+    bool created;            /* the folder did not exist before the lock */
+    int file_slot, dir_slot; /* sbw_file's cleanup entries (0: none) */
     char dir[4096];
     char path[4200];
 };
@@ -676,7 +677,17 @@ int sbw_ckpt_lock_take(sbw_ckpt_lock **out, const char *dir)
     if (!st && l->fd < 0)
         st = SBW_ERROR(SBW_EIO, "%s: the lock file %s keeps being replaced", dir,
                        SBW_CKPT_LOCK_NAME);
+    /* a signal that ends the process removes the lock file, and the folder
+     * when the lock made it and nothing was written there */
+    st = st ? st : sbw_file_track(SBW_FILE_TRACK_FILE, l->path, 0, &l->file_slot);
+    if (!st && l->created)
+        st = sbw_file_track(SBW_FILE_TRACK_DIR, l->dir, 0, &l->dir_slot);
     if (st) {
+        sbw_file_untrack(l->file_slot);
+        if (l->fd >= 0) {
+            unlink(l->path);
+            close(l->fd);
+        }
         if (l->created)
             rmdir(dir);
         free(l);
@@ -690,6 +701,8 @@ void sbw_ckpt_lock_release(sbw_ckpt_lock *l, bool rmdir_empty)
 {
     if (!l)
         return;
+    sbw_file_untrack(l->file_slot);
+    sbw_file_untrack(l->dir_slot);
     unlink(l->path); /* still held: a waiting opener finds the file gone and retries */
     close(l->fd);
     if (rmdir_empty || l->created)

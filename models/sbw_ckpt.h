@@ -174,7 +174,10 @@ typedef struct sbw_ckpt_lock sbw_ckpt_lock;
 
 /* Creates dir if needed (one level) and takes its exclusive lock, writing
  * this process's id into the lock file; the lock is held until
- * sbw_ckpt_lock_release or the process ends.  Never waits.  Errors: SBW_EIO
+ * sbw_ckpt_lock_release or the process ends; the lock file (and the
+ * folder, when the lock made it) is in sbw_file's cleanup table, so a
+ * signal that ends the tool removes it (the folder only if still empty).
+ * Never waits.  Errors: SBW_EIO
  * (held by another process: "DIR: the checkpoint folder is in use by
  * process PID ..."; the folder or the lock file cannot be made),
  * SBW_ENOMEM.  *out is NULL on failure, and a folder it created is removed
