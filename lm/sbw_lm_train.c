@@ -483,9 +483,9 @@ static int is_snapshot(const sbw_ckpt *c, bool *snap)
         *snap = !has_array(c, "state"); /* written before the row existed */
         return SBW_OK;
     }
-    kind_row k;
+    kind_row k = {false};
     int st = sbw_ckpt_get(c, kind_table, 1, &k);
-    *snap = k.snapshot;
+    *snap = !st && k.snapshot;
     return st;
 }
 
