@@ -13,19 +13,23 @@
 
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_preflight.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define EOS         "<eos>"
 #define WORD_SHOWN  40 /* bytes of a word quoted in a message */
 #define SHOWN_CAP   (4 * WORD_SHOWN + 8)
 #define FNV_OFFSET  14695981039346656037ULL
 #define FNV_PRIME   1099511628211ULL
-#define INDEX_START 1024 /* slots of a new table */
+#define INDEX_START 1024              /* slots of a new table */
+#define READ_BLOCK  ((size_t)1 << 20) /* bytes read (and checked) at a time */
 
 struct sbw_corpus_index {
     size_t cap;   /* slots, a power of two, more than twice the words */
@@ -66,6 +70,13 @@ static uint64_t fnv1a_u64(uint64_t h, uint64_t v)
 
 static bool is_blank(unsigned char ch) { return ch == ' ' || ch == '\t'; }
 
+static bool stopped(const volatile sig_atomic_t *stop) { return stop && *stop; }
+
+static int interrupted(const char *path)
+{
+    return SBW_ERROR(SBW_EINTR, "%s: interrupted while reading the corpus", path);
+}
+
 /* Length of the well-formed UTF-8 sequence at b (n bytes left), 0 when ill
  * formed (Unicode Table 3-7, "Well-Formed UTF-8 Byte Sequences"). */
 static size_t utf8_len(const unsigned char *b, size_t n)
@@ -95,8 +106,30 @@ static size_t utf8_len(const unsigned char *b, size_t n)
     return len;
 }
 
+/* The code point of the well-formed sequence b[0..len). */
+static unsigned utf8_cp(const unsigned char *b, size_t len)
+{
+    static const unsigned lead_mask[5] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    unsigned cp = b[0] & lead_mask[len];
+    for (size_t i = 1; i < len; i++)
+        cp = cp << 6 | (b[i] & 0x3F);
+    return cp;
+}
+
+/* Characters that show nothing, or reorder what follows, on a terminal:
+ * the soft hyphen, the Arabic letter mark, the Mongolian vowel separator,
+ * zero-width spaces and joiners, the bidirectional marks, embeddings,
+ * overrides and isolates, the invisible operators and the BOM (U+FEFF).
+ * A word quoted in a message shows them as \uXXXX. */
+static bool invisible(unsigned cp)
+{
+    return cp == 0xAD || cp == 0x61C || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF;
+}
+
 /* w (len bytes) for a message, into out (SHOWN_CAP bytes): control
- * characters as \xHH (C1 controls as \u00HH), ill-formed bytes as \xHH,
+ * characters as \xHH (C1 controls as \u00HH), invisible and
+ * bidirectional characters as \uXXXX, ill-formed bytes as \xHH,
  * backslash and quote escaped, cut after WORD_SHOWN bytes (on a character
  * boundary) with "...". */
 static void escape_word(const char *w, size_t len, char *out)
@@ -108,11 +141,12 @@ static void escape_word(const char *w, size_t len, char *out)
         size_t n = utf8_len(b + i, len - i);
         if (i + (n ? n : 1) > WORD_SHOWN)
             break;
-        if (n == 2 && b[i] == 0xC2 && b[i + 1] < 0xA0) {
-            memcpy(out + o, "\\u00", 4);
-            out[o + 4] = hex[b[i + 1] >> 4];
-            out[o + 5] = hex[b[i + 1] & 15];
-            o += 6;
+        unsigned cp = n > 1 ? utf8_cp(b + i, n) : 0;
+        if (n > 1 && ((cp >= 0x80 && cp < 0xA0) || invisible(cp))) {
+            out[o++] = '\\';
+            out[o++] = 'u';
+            for (int sh = 12; sh >= 0; sh -= 4)
+                out[o++] = hex[(cp >> sh) & 15];
         } else if (n == 0 || b[i] < 0x20 || b[i] == 0x7F) {
             out[o++] = '\\';
             out[o++] = 'x';
@@ -235,36 +269,74 @@ static int add_token(sbw_corpus *c, enum sbw_corpus_split s, const char *w, size
                      line, shown, c->path[SBW_CORPUS_TRAIN]);
 }
 
-/* Checks every byte of the text (no CR, no NUL, UTF-8) and counts its
- * lines and words; a text without words is refused. */
-static int check_text(const char *path, const unsigned char *b, size_t n, text_stats *ts)
+/* Where the check of a text stands: it runs on each block as it arrives
+ * (text_check_more), so bad bytes near the start fail at once. */
+typedef struct text_check {
+    size_t pos;   /* bytes checked */
+    size_t line;  /* the current line, from 1 */
+    size_t start; /* offset of the current line */
+    size_t words; /* blank-separated words so far */
+    bool in_word;
+} text_check;
+
+/* Bytes of the sequence that lead byte c starts (0: c cannot start one). */
+static size_t lead_len(unsigned char c)
 {
-    size_t line = 1, start = 0, words = 0;
-    bool in_word = false;
-    for (size_t i = 0; i < n;) {
+    return c < 0x80                 ? 1
+           : c >= 0xC2 && c <= 0xDF ? 2
+           : c >= 0xE0 && c <= 0xEF ? 3
+           : c >= 0xF0 && c <= 0xF4 ? 4
+                                    : 0;
+}
+
+/* Checks the bytes of b (the n read so far) from tc->pos on: no CR, no NUL,
+ * UTF-8, no byte-order mark at the start; counts lines and words.  Without
+ * eof a sequence cut by the end of what was read waits for the next call. */
+static int text_check_more(const char *path, const unsigned char *b, size_t n, bool eof,
+                           text_check *tc)
+{
+    size_t i = tc->pos;
+    while (i < n) {
+        size_t need = lead_len(b[i]);
+        if (need > 1 && i + need > n && !eof)
+            break; /* the rest of the character is still to come */
         size_t len = b[i] == '\n' ? 1 : utf8_len(b + i, n - i);
         if (b[i] == '\r')
             return SBW_ERROR(SBW_EDATA,
                              "%s: line %zu has a carriage return (CRLF text? dos2unix converts it)",
-                             path, line);
+                             path, tc->line);
         if (b[i] == '\0')
             return SBW_ERROR(SBW_EDATA, "%s: line %zu has a NUL byte (byte %zu of the line)", path,
-                             line, i - start + 1);
+                             tc->line, i - tc->start + 1);
         if (!len)
             return SBW_ERROR(SBW_EDATA, "%s: line %zu is not UTF-8: byte 0x%02x at byte offset %zu",
-                             path, line, b[i], i);
+                             path, tc->line, b[i], i);
+        if (i == 0 && len == 3 && utf8_cp(b, 3) == 0xFEFF)
+            return SBW_ERROR(SBW_EDATA,
+                             "%s: starts with a byte-order mark (U+FEFF), which would become part "
+                             "of the first word; save the file as UTF-8 without one",
+                             path);
         if (b[i] == '\n') {
-            line++;
-            start = i + 1;
+            tc->line++;
+            tc->start = i + 1;
         }
         bool word = b[i] != '\n' && !is_blank(b[i]);
-        words += word && !in_word;
-        in_word = word;
+        tc->words += word && !tc->in_word;
+        tc->in_word = word;
         i += len;
     }
-    ts->lines = line - (n == 0 || b[n - 1] == '\n');
-    ts->words = words;
-    if (!words)
+    tc->pos = i;
+    return SBW_OK;
+}
+
+/* The lines and words of a text checked to its end (n bytes); a text
+ * without words is refused. */
+static int text_check_end(const char *path, const unsigned char *b, size_t n, const text_check *tc,
+                          text_stats *ts)
+{
+    ts->lines = tc->line - (n == 0 || b[n - 1] == '\n');
+    ts->words = tc->words;
+    if (!tc->words)
         return SBW_ERROR(SBW_EDATA, "%s: empty file (no words)", path);
     return SBW_OK;
 }
@@ -272,7 +344,7 @@ static int check_text(const char *path, const unsigned char *b, size_t n, text_s
 /* Splits the checked text b (n bytes) of split s into ids, "<eos>" after
  * every line. */
 static int tokenize(sbw_corpus *c, enum sbw_corpus_split s, const char *b, size_t n,
-                    const text_stats *ts)
+                    const text_stats *ts, const volatile sig_atomic_t *stop)
 {
     size_t ntok = ts->words + ts->lines;
     size_t *ids = ntok <= SIZE_MAX / sizeof *ids ? malloc(ntok * sizeof *ids) : NULL;
@@ -295,6 +367,8 @@ static int tokenize(sbw_corpus *c, enum sbw_corpus_split s, const char *b, size_
             st = add_token(c, s, b + i, j - i, line, &ids[k++]);
         }
         i = j;
+        if (!st && (k & 0xFFFFF) == 0 && stopped(stop)) /* every 2^20 tokens */
+            st = interrupted(c->path[s]);
     }
     if (!st && b[n - 1] != '\n')
         st = add_token(c, s, EOS, strlen(EOS), line, &ids[k++]);
@@ -392,29 +466,58 @@ static int open_split(sbw_corpus *c, const char *dir, enum sbw_corpus_split s, F
     return st;
 }
 
-/* The whole of fp (named path) into *buf (malloc'd) and *n. */
-static int read_all(FILE *fp, const char *path, char **buf, size_t *n)
+/* Room for more bytes in *buf (capacity *cap, len used): doubled, the
+ * new size asked of the memory preflight first. */
+static int grow(char **buf, size_t *cap, const char *path)
 {
-    size_t cap = 1 << 16, len = 0;
-    char *b = malloc(cap);
-    while (b) {
-        len += fread(b + len, 1, cap - len, fp);
-        if (len < cap || cap > SIZE_MAX / 2)
-            break;
-        char *grown = realloc(b, 2 * cap);
-        if (!grown) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = grown;
-        cap *= 2;
-    }
-    if (!b)
+    if (*cap > SIZE_MAX / 2)
+        return SBW_ERROR(SBW_ENOMEM, "%s: too large to read", path);
+    char what[96];
+    snprintf(what, sizeof what, "reading a corpus file");
+    int st = sbw_preflight_memory(2.0 * (double)*cap, what);
+    if (st)
+        return SBW_ERROR(st, "%s: %s", path, sbw_error_reason());
+    char *g = realloc(*buf, 2 * *cap);
+    if (!g)
         return SBW_ERROR(SBW_ENOMEM, "%s: out of memory reading the file", path);
-    if (ferror(fp)) {
+    *buf = g;
+    *cap *= 2;
+    return SBW_OK;
+}
+
+/* The whole of fd (named path) into *buf (malloc'd) and *n, READ_BLOCK
+ * bytes at a time, each block checked as it arrives (text_check_more) and
+ * the stop flag polled between blocks (a read cut by a signal is retried
+ * unless the flag is set). */
+static int read_checked(int fd, const char *path, const volatile sig_atomic_t *stop, char **buf,
+                        size_t *n, text_check *tc)
+{
+    struct stat sb;
+    size_t cap = 1 << 16, len = 0;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (unsigned long long)sb.st_size < SIZE_MAX / 2)
+        cap = (size_t)sb.st_size + 1; /* a regular file: one allocation (+1 to see its end) */
+    int st = sbw_preflight_memory((double)cap, "reading a corpus file");
+    if (st)
+        return SBW_ERROR(st, "%s: %s", path, sbw_error_reason());
+    char *b = malloc(cap);
+    st = b ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "%s: out of memory reading the file", path);
+    for (bool eof = false; !st && !eof;) {
+        if (len == cap && (st = grow(&b, &cap, path)) != SBW_OK)
+            break;
+        size_t want = cap - len < READ_BLOCK ? cap - len : READ_BLOCK;
+        ssize_t got = read(fd, b + len, want);
+        if (got < 0 && errno != EINTR)
+            st = SBW_ERROR(SBW_EIO, "%s: read failed: %s", path, strerror(errno));
+        len += got > 0 ? (size_t)got : 0;
+        eof = got == 0;
+        st = st ? st : text_check_more(path, (const unsigned char *)b, len, eof, tc);
+        if (!st && stopped(stop))
+            st = interrupted(path);
+    }
+    if (st) {
         free(b);
-        return SBW_ERROR(SBW_EIO, "%s: read failed: %s", path, strerror(errno));
+        return st;
     }
     *buf = b;
     *n = len;
@@ -422,18 +525,20 @@ static int read_all(FILE *fp, const char *path, char **buf, size_t *n)
 }
 
 /* Reads, checks and splits one file of dir into split s. */
-static int load_split(sbw_corpus *c, const char *dir, enum sbw_corpus_split s)
+static int load_split(sbw_corpus *c, const char *dir, enum sbw_corpus_split s,
+                      const volatile sig_atomic_t *stop)
 {
     FILE *fp = NULL;
     char *buf = NULL;
     size_t n = 0;
     text_stats ts = {0};
+    text_check tc = {.line = 1};
     int st = open_split(c, dir, s, &fp);
-    st = st ? st : read_all(fp, c->path[s], &buf, &n);
+    st = st ? st : read_checked(fileno(fp), c->path[s], stop, &buf, &n, &tc);
     if (fp)
         fclose(fp);
-    st = st ? st : check_text(c->path[s], (const unsigned char *)buf, n, &ts);
-    st = st ? st : tokenize(c, s, buf, n, &ts);
+    st = st ? st : text_check_end(c->path[s], (const unsigned char *)buf, n, &tc, &ts);
+    st = st ? st : tokenize(c, s, buf, n, &ts, stop);
     free(buf);
     if (!st && s == SBW_CORPUS_TRAIN && c->nwords < 2)
         st = SBW_ERROR(SBW_EDATA, "%s: empty vocabulary: no word but %s", c->path[s], EOS);
@@ -459,6 +564,11 @@ static uint64_t corpus_hash(const sbw_corpus *c)
 
 int sbw_corpus_load(sbw_corpus **out, const char *dir)
 {
+    return sbw_corpus_load_stop(out, dir, NULL);
+}
+
+int sbw_corpus_load_stop(sbw_corpus **out, const char *dir, const volatile sig_atomic_t *stop)
+{
     if (!out)
         return SBW_ERROR(SBW_EINVAL, "corpus: no output pointer");
     *out = NULL;
@@ -470,7 +580,7 @@ int sbw_corpus_load(sbw_corpus **out, const char *dir)
     int st = c && c->index ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "corpus: out of memory");
     st = st ? st : index_rebuild(c->index, NULL, 0, INDEX_START);
     for (int s = 0; s < SBW_CORPUS_NSPLIT; s++)
-        st = st ? st : load_split(c, dir, (enum sbw_corpus_split)s);
+        st = st ? st : load_split(c, dir, (enum sbw_corpus_split)s, stop);
     if (st) {
         sbw_corpus_free(c);
         return st;

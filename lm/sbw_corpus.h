@@ -15,13 +15,25 @@
  * problem): a missing split (the message names both names looked for), an
  * empty file (no words), a carriage return (CRLF text: "line L has a
  * carriage return"), bytes that are not UTF-8 (line L, byte offset), a
- * NUL byte, a word in valid or test that is not in the vocabulary
- * ("FILE:L: word 'xyz' is not in the vocabulary of TRAIN", the word
- * control-escaped and cut at 40 bytes), an empty vocabulary.
+ * NUL byte, a UTF-8 byte-order mark at the start of a file (refused, not
+ * stripped: it would otherwise be glued to the first word, and a file
+ * that has one was written by a tool whose other conventions deserve a
+ * look), a word in valid or test that is not in the vocabulary
+ * ("FILE:L: word 'xyz' is not in the vocabulary of TRAIN", the word cut at
+ * 40 bytes with control characters as \xHH and invisible or
+ * bidirectional ones -- zero-width spaces and joiners, bidi marks,
+ * embeddings, overrides and isolates, U+FEFF -- as \uXXXX), an empty
+ * vocabulary.
+ *
+ * The bytes are checked as they are read, 1 MiB at a time, so a bad byte
+ * near the start of a 2 GB file fails at once; a file (or a pipe) grows
+ * its buffer only after the memory preflight (sbw_preflight_memory,
+ * SBW_MAX_MEMORY) allows it.
  */
 #ifndef SBW_CORPUS_H
 #define SBW_CORPUS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +64,12 @@ const char *sbw_corpus_split_name(enum sbw_corpus_split s);
  * Errors: SBW_EIO (missing/unreadable file), SBW_EDATA (the bad data
  * above), SBW_ENOMEM.  PTB (1M tokens) loads in well under a second. */
 int sbw_corpus_load(sbw_corpus **out, const char *dir);
+
+/* sbw_corpus_load that polls *stop (NULL: never) between blocks read and
+ * every 2^20 tokens split: once it is set (sbw-lm train's graceful SIGINT
+ * flag), the load ends with SBW_EINTR "FILE: interrupted while reading the
+ * corpus" and frees what it read. */
+int sbw_corpus_load_stop(sbw_corpus **out, const char *dir, const volatile sig_atomic_t *stop);
 
 /* Frees; NULL is a no-op. */
 void sbw_corpus_free(sbw_corpus *c);

@@ -25,6 +25,7 @@ struct sbw_lm_ws {
     int nt; /* OpenMP threads of the pointwise stages */
     void **allocs;
     size_t nallocs, cap;
+    double bytes; /* what ws_alloc gave */
 };
 
 /* Zeroed memory owned by the workspace (freed by sbw_lm_ws_free); sets
@@ -49,6 +50,7 @@ static void *ws_alloc(sbw_lm_ws *w, size_t n, size_t size, int *st)
         return NULL;
     }
     w->allocs[w->nallocs++] = p;
+    w->bytes += (double)(n ? n : 1) * (double)size;
     return p;
 }
 
@@ -223,23 +225,64 @@ static sbw_pass_opts pass_opts(const sbw_lm *lm, const sbw_lm_ws_opts *o)
     return po;
 }
 
-static int check_ws_opts(const sbw_lm *lm, const sbw_lm_ws_opts *o)
+int sbw_lm_ws_check(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
+    const char *bo = o->batch_opt ? o->batch_opt : "--batch";
+    const char *bn = o->batch_note ? o->batch_note : "", *sn = o->steps_note ? o->steps_note : "";
     if (o->batch < 1 || o->steps < 1)
-        return SBW_ERROR(SBW_EINVAL, "--batch and --bptt must be >= 1 (got %zu, %zu)", o->batch,
-                         o->steps);
-    size_t N = o->batch * o->steps, wide = lm->a.d;
+        return SBW_ERROR(SBW_EINVAL, "%s %zu%s and --bptt %zu%s must be >= 1", bo, o->batch, bn,
+                         o->steps, sn);
+    size_t wide = lm->a.d;
     for (size_t l = 0; l < lm->a.nlayers; l++)
         wide = lm->a.hidden[l] > wide ? lm->a.hidden[l] : wide;
-    if (o->batch > INT_MAX / o->steps || 4 * wide > INT_MAX / N)
-        return SBW_ERROR(SBW_EINVAL, "--batch %zu x --bptt %zu is too large", o->batch, o->steps);
+    if (o->batch > INT_MAX / o->steps || 4 * wide > INT_MAX / (o->batch * o->steps))
+        return SBW_ERROR(SBW_EINVAL,
+                         "%s %zu%s x --bptt %zu%s is too large (a chunk's %zu x %zu gate rows "
+                         "must stay below 2^31 entries)",
+                         bo, o->batch, bn, o->steps, sn, o->batch * o->steps, 4 * wide);
     return SBW_OK;
+}
+
+/* Bytes of the chunk's buffers of one precision (z bytes an element): the
+ * sizes alloc_bufs_f/_d ask for, in the same order. */
+static double bufs_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, double z)
+{
+    double B = (double)o->batch, N = B * (double)o->steps, D = (double)lm->a.d, e = 0;
+    size_t L = lm->a.nlayers, hl = lm->a.hidden[L - 1], work = 0, wide = lm->a.d;
+    for (size_t l = 0; l < L; l++) {
+        double H = (double)lm->a.hidden[l], in = (double)lm->in[l];
+        sbw_lstm_shape s = {lm->in[l], lm->a.hidden[l], o->batch, o->steps};
+        e += 2 * (4 * H * in + 4 * H * H + 4 * H) + N * in + 2 * N * H + N * 4 * H + 3 * B * H;
+        work = sbw_lstm_work_len(&s) > work ? sbw_lstm_work_len(&s) : work;
+        wide = lm->a.hidden[l] > wide ? lm->a.hidden[l] : lm->in[l] > wide ? lm->in[l] : wide;
+    }
+    e += 2 * D * (double)hl + 2 * D + N * (double)hl + N * D + B * (double)lm->a.emb + B * D +
+         (double)lm->m + 2 * N * (double)wide + (double)(work ? work : 1);
+    return e * z;
+}
+
+double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
+{
+    double N = (double)o->batch * (double)o->steps, D = (double)lm->a.d;
+    double z = o->single ? sizeof(float) : sizeof(double);
+    double own = 2 * N * D * sizeof(double) + (o->single ? sizeof(lm_bufs_f) : sizeof(lm_bufs_d)) +
+                 bufs_bytes(lm, o, z);
+    if (o->batch * o->steps == 0 || o->batch > SIZE_MAX / o->steps)
+        return INFINITY;
+    sbw_pass_opts po = pass_opts(lm, o);
+    return own + sbw_pass_ws_bytes(&lm->head, &po);
+}
+
+double sbw_lm_ws_allocated(const sbw_lm_ws *w)
+{
+    sbw_pass_opts po = pass_opts(&w->lm, &w->opt);
+    return w->bytes + sbw_pass_ws_bytes(&w->lm.head, &po);
 }
 
 int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opts)
 {
     *out = NULL;
-    int st = check_ws_opts(lm, opts);
+    int st = sbw_lm_ws_check(lm, opts);
     if (st)
         return st;
     sbw_lm_ws *w = calloc(1, sizeof *w);

@@ -99,11 +99,30 @@ typedef struct sbw_lm_ws_opts {
     bool single;         /* float LSTM, latent and head GEMMs */
     int threads;         /* 0: omp_get_max_threads() */
     size_t block;        /* head block (0: automatic) */
+    /* for messages: the option that gave B ("--eval-batch"; NULL: "--batch"),
+     * and what follows each value in a message (" (set by --quick)"; NULL:
+     * nothing) */
+    const char *batch_opt, *batch_note, *steps_note;
 } sbw_lm_ws_opts;
 
 /* Allocates a workspace for lm and opts (the head pass's too).  The
- * carried state starts at zero.  Errors: SBW_EINVAL, SBW_ENOMEM. */
+ * carried state starts at zero.  Errors: SBW_EINVAL (naming
+ * opts->batch_opt and --bptt), SBW_ENOMEM. */
 int sbw_lm_ws_alloc(sbw_lm_ws **ws, const sbw_lm *lm, const sbw_lm_ws_opts *opts);
+
+/* The checks of sbw_lm_ws_alloc on opts alone (B, T >= 1; a chunk's gate
+ * rows below 2^31 entries), for a caller that asks the memory preflight
+ * before allocating: a usage error comes first.  Errors: SBW_EINVAL. */
+int sbw_lm_ws_check(const sbw_lm *lm, const sbw_lm_ws_opts *opts);
+
+/* Bytes sbw_lm_ws_alloc takes for lm and opts (the chunk's buffers in
+ * the chosen precision, H and dH, the head pass's workspace), for the
+ * memory preflight; +inf when the count overflows. */
+double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *opts);
+
+/* Bytes the workspace allocated itself, the head pass's workspace
+ * (sbw_pass_ws_bytes) added: what sbw_lm_ws_bytes predicts. */
+double sbw_lm_ws_allocated(const sbw_lm_ws *ws);
 void sbw_lm_ws_free(sbw_lm_ws *ws);
 
 /* The options and the model the workspace was made for. */

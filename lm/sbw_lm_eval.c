@@ -143,12 +143,25 @@ static int keep_chunk(void *vctx, const double *lat, const sbw_lm_chunk *ch, con
     return SBW_OK;
 }
 
+/* Rows of log Q formed and written at a time. */
+#define LOGQ_BLOCK 256
+
+double sbw_lm_eval_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, size_t rows, bool logprobs)
+{
+    double BT = (double)o->batch * (double)o->steps, D = (double)lm->a.d;
+    double chunk = 2 * BT * sizeof(size_t) + BT * D * sizeof(double); /* run_columns */
+    double pass = logprobs ? (double)rows * D * sizeof(double) +
+                                 (double)LOGQ_BLOCK * (double)lm->m * sizeof(double)
+                           : BT * D * sizeof(double) + BT * sizeof(size_t); /* nll_ctx */
+    return sbw_lm_ws_bytes(lm, o) + chunk + pass;
+}
+
 /* log Q of the kept latents, blk rows at a time, written in order. */
 static int write_rows(sbw_lm_ws *ws, const double *theta, const keep_ctx *k, const size_t *ids,
                       sbw_npy_writer *out, double *sum)
 {
     const sbw_lm *lm = sbw_lm_ws_model(ws);
-    size_t m = lm->m, blk = 256;
+    size_t m = lm->m, blk = LOGQ_BLOCK;
     double *lq = malloc(blk * m * sizeof *lq);
     int st = lq ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory for %zu x %zu rows", blk, m);
     *sum = 0;

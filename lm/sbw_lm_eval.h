@@ -24,6 +24,7 @@
 #include "sbw_npy.h"
 #include "sbw_progress.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct sbw_lm_eval_result {
@@ -46,5 +47,12 @@ int sbw_lm_eval_nll(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_
  * SBW_EIO (writing), the model's. */
 int sbw_lm_eval_logprobs(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,
                          sbw_npy_writer *out, sbw_progress *p, sbw_lm_eval_result *res);
+
+/* Bytes an evaluation with workspace options o holds: the workspace
+ * (sbw_lm_ws_bytes), a chunk's ids and latents, and either the scored rows
+ * of a perplexity pass (logprobs false) or the rows x D latents in token
+ * order and a block of log Q rows of an export (logprobs true): what a
+ * caller asks sbw_preflight_memory before allocating them. */
+double sbw_lm_eval_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, size_t rows, bool logprobs);
 
 #endif

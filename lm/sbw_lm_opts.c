@@ -82,3 +82,12 @@ void sbw_lm_opts_init(sbw_lm_opts *o)
     memset(o, 0, sizeof *o);
     sbw_ckpt_defaults(sbw_lm_opts_table, sbw_lm_opts_nrows, o);
 }
+
+const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (const char *p = o->quick ? strstr(o->quick, opt) : NULL; p; p = strstr(p + 1, opt))
+        if ((p == o->quick || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return " (set by --quick)";
+    return "";
+}

@@ -43,6 +43,7 @@ typedef struct sbw_lm_opts {
     const char *ckpt_dir;        /* NULL: no checkpoints */
     volatile sig_atomic_t *stop; /* polled after every step */
     bool quiet;
+    const char *quick; /* the options --quick set, blank-separated (NULL: none) */
 } sbw_lm_opts;
 
 extern const sbw_ckpt_field sbw_lm_opts_table[];
@@ -55,6 +56,10 @@ extern const size_t sbw_lm_opts_nrows;
  * (emb), 0.4 (in), 0.25 (layer), 0.4 (latent), float, 1 epoch, a log row
  * every 10 steps, checkpoints every 600 s. */
 void sbw_lm_opts_init(sbw_lm_opts *o);
+
+/* What a message puts after the value of option opt: " (set by --quick)"
+ * when o->quick lists opt, else "". */
+const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt);
 
 /* The name of an optimizer ("sgd", "adam"), NULL past the last. */
 const char *sbw_lm_opts_optimizer_name(int v);

@@ -5,6 +5,7 @@
 #include "sbw_error.h"
 #include "sbw_lm_eval.h"
 #include "sbw_optim.h"
+#include "sbw_preflight.h"
 #include "sbw_progress.h"
 #include "sbw_table.h"
 
@@ -64,6 +65,7 @@ typedef struct trainer {
     double last_valid, t0, seconds0, head0, last_ckpt;
     size_t tokens0;
     size_t saved_step; /* the step of the checkpoint on disk (0: none) */
+    size_t valid_step; /* the step whose parameters validated finite (SIZE_MAX: none) */
     sbw_progress prog;
     const char *log_path, *cmdline;
 } trainer;
@@ -103,19 +105,62 @@ static int batchify(trainer *t)
     if (t->o.train_tokens && t->o.train_tokens < n)
         n = t->o.train_tokens;
     t->L = n / B;
+    bool cut = n == t->o.train_tokens;
     if (t->L < 2)
         return SBW_ERROR(SBW_EINVAL,
-                         "%s: %zu training tokens make columns of %zu with --batch %zu; each "
+                         "%s: %zu training tokens%s%s make columns of %zu with --batch %zu%s; each "
                          "needs at least 2",
-                         t->c->path[SBW_CORPUS_TRAIN], n, t->L, B);
+                         t->c->path[SBW_CORPUS_TRAIN], n, cut ? " (--train-tokens)" : "",
+                         cut ? sbw_lm_opts_note(&t->o, "--train-tokens") : "", t->L, B,
+                         sbw_lm_opts_note(&t->o, "--batch"));
     t->per_epoch = (t->L - 1 + T - 1) / T;
     return SBW_OK;
+}
+
+/* The workspaces of the training steps and of validation. */
+static void ws_options(const sbw_lm_opts *o, sbw_lm_ws_opts *wo, sbw_lm_ws_opts *eo)
+{
+    const char *bptt = sbw_lm_opts_note(o, "--bptt");
+    *wo = (sbw_lm_ws_opts){
+        o->batch, o->bptt, o->single, o->threads, 0, "--batch", sbw_lm_opts_note(o, "--batch"),
+        bptt};
+    *eo = (sbw_lm_ws_opts){o->eval_batch,
+                           o->bptt,
+                           o->single,
+                           o->threads,
+                           0,
+                           "--eval-batch",
+                           sbw_lm_opts_note(o, "--eval-batch"),
+                           bptt};
+}
+
+double sbw_lm_train_bytes(const sbw_lm *lm, const sbw_lm_opts *o)
+{
+    sbw_lm_ws_opts wo, eo;
+    ws_options(o, &wo, &eo);
+    double n = (double)lm->nparam, BT = (double)o->batch * (double)o->bptt;
+    double state = 0;
+    for (size_t l = 0; l < lm->a.nlayers; l++)
+        state += 2.0 * (double)o->batch * (double)lm->a.hidden[l];
+    double own = 3 * 8 * n + n + 2 * BT * sizeof(size_t) + 8 * state +
+                 (o->optimizer == SBW_LM_ADAM ? 2 * 8 * n : 0);
+    return own + sbw_lm_ws_bytes(lm, &wo) + sbw_lm_eval_bytes(lm, &eo, 0, false);
 }
 
 static int trainer_alloc(trainer *t)
 {
     int st = sbw_lm_setup(&t->lm, &t->o.arch, t->c->nwords);
     st = st ? st : batchify(t);
+    sbw_lm_ws_opts wo, eo;
+    ws_options(&t->o, &wo, &eo);
+    st = st ? st : sbw_lm_ws_check(&t->lm, &wo);
+    st = st ? st : sbw_lm_ws_check(&t->lm, &eo);
+    char what[160];
+    snprintf(what, sizeof what,
+             "training this model (%zu parameters with their gradient, mean and optimiser "
+             "state, and a chunk's activations)",
+             t->lm.nparam);
+    st = st ? st : sbw_preflight_memory(sbw_lm_train_bytes(&t->lm, &t->o), what);
     if (st)
         return st;
     size_t n = t->lm.nparam, BT = t->o.batch * t->o.bptt;
@@ -128,8 +173,6 @@ static int trainer_alloc(trainer *t)
     t->y = st ? NULL : malloc(BT * sizeof *t->y);
     if (!st && (!t->decay || !t->x || !t->y))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
-    sbw_lm_ws_opts wo = {t->o.batch, t->o.bptt, t->o.single, t->o.threads, 0};
-    sbw_lm_ws_opts eo = {t->o.eval_batch, t->o.bptt, t->o.single, t->o.threads, 0};
     st = st ? st : sbw_lm_ws_alloc(&t->ws, &t->lm, &wo);
     st = st ? st : sbw_lm_ws_alloc(&t->evws, &t->lm, &eo);
     t->state = st ? NULL : dalloc(sbw_lm_state_len(t->ws), &st);
@@ -209,15 +252,92 @@ static int log_row(trainer *t, double valid_ppl)
     return st ? st : log_write(t);
 }
 
+/* ---- divergence ---------------------------------------------------------- */
+
+/* SBW_ENUMERIC: the run diverged at step, what it saw in why; the last
+ * good checkpoint (never the diverged parameters) is named. */
+static int diverged(const trainer *t, size_t step, const char *why)
+{
+    char last[4200] = "no checkpoint was written";
+    if (t->o.ckpt_dir && t->saved_step)
+        snprintf(last, sizeof last, "the last good checkpoint is %s (step %zu)", t->o.ckpt_dir,
+                 t->saved_step);
+    return SBW_ERROR(SBW_ENUMERIC, "diverged at step %zu: %s; lower --lr%s (%g) or clip harder; %s",
+                     step, why, sbw_lm_opts_note(&t->o, "--lr"), t->o.lr, last);
+}
+
+/* Every parameter finite and within SBW_LM_PARAM_MAX (x: n values, named
+ * what in a message). */
+static int check_vector(const trainer *t, size_t step, const double *x, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(x[i]) <= SBW_LM_PARAM_MAX)) {
+            char why[160];
+            snprintf(why, sizeof why, "%s %zu of %zu is %g (beyond %g)", what, i + 1, n, x[i],
+                     SBW_LM_PARAM_MAX);
+            return diverged(t, step, why);
+        }
+    return SBW_OK;
+}
+
+/* The parameters after an update, and their mean. */
+static int check_params(const trainer *t)
+{
+    int st = check_vector(t, t->k.step, t->theta, t->lm.nparam, "parameter");
+    return st || !t->k.averaging
+               ? st
+               : check_vector(t, t->k.step, t->avg, t->lm.nparam, "averaged parameter");
+}
+
+/* A mean loss whose perplexity is not a finite number. */
+static bool bad_loss(double nll) { return !isfinite(exp(nll)); }
+
+/* The validation loss of the evaluation parameters into *r. */
+/* The validation loss of the evaluation parameters into *r: over the
+ * whole validation text (full), or only its first CHECK_CHUNKS chunks of
+ * every column (the check before a checkpoint: overflow is what it looks
+ * for, and a signal's checkpoint should not wait for a whole pass). */
+#define CHECK_CHUNKS 4
+static int valid_nll(trainer *t, bool full, sbw_lm_eval_result *r)
+{
+    const double *p = t->k.averaging ? t->avg : t->theta;
+    size_t n = t->c->len[SBW_CORPUS_VALID];
+    n = t->o.valid_tokens && t->o.valid_tokens < n ? t->o.valid_tokens : n;
+    size_t part = CHECK_CHUNKS * t->o.eval_batch * t->o.bptt + 1;
+    n = !full && part < n ? part : n;
+    int st = sbw_lm_eval_nll(t->evws, p, t->c->ids[SBW_CORPUS_VALID], n, NULL, r);
+    if (!st && bad_loss(r->nll)) {
+        char why[160];
+        snprintf(why, sizeof why, "the validation loss is %g nats per token (perplexity %g)",
+                 r->nll, exp(r->nll));
+        st = diverged(t, t->k.step, why);
+    }
+    if (!st)
+        t->valid_step = t->k.step;
+    return st;
+}
+
 /* ---- checkpoints --------------------------------------------------------- */
+
+/* What a folder holds: a full checkpoint (0) or a snapshot (1, theta =
+ * the evaluation parameters).  Folders written before this row existed
+ * lack it: a snapshot is then recognised by having no state array. */
+typedef struct kind_row {
+    bool snapshot;
+} kind_row;
+static const sbw_ckpt_field kind_table[] = {
+    {"snapshot", offsetof(kind_row, snapshot), SBW_CKPT_BOOL, 0, 1, 0, NULL, SBW_CKPT_SHAPES, NULL},
+};
 
 static int write_dir(trainer *t, const char *dir, bool snapshot)
 {
     t->k.seconds = elapsed(t);
     t->k.head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws);
     t->k.adam_t = t->adam.t;
-    sbw_ckpt_group g[2] = {{sbw_lm_opts_table, sbw_lm_opts_nrows, &t->o},
-                           {counter_table, NCOUNTERS, &t->k}};
+    kind_row kind = {snapshot};
+    sbw_ckpt_group g[3] = {{sbw_lm_opts_table, sbw_lm_opts_nrows, &t->o},
+                           {counter_table, NCOUNTERS, &t->k},
+                           {kind_table, 1, &kind}};
     sbw_ckpt_array a[7];
     size_t na = 0, n = t->lm.nparam;
     if (snapshot) {
@@ -237,18 +357,27 @@ static int write_dir(trainer *t, const char *dir, bool snapshot)
         if (t->k.nlog)
             a[na++] = (sbw_ckpt_array){"log", t->log, t->k.nlog, SBW_LM_TRAIN_LOG_COLS};
     }
-    return sbw_ckpt_write(dir, t->k.step, g, 2, a, na);
+    return sbw_ckpt_write(dir, t->k.step, g, 3, a, na);
 }
 
 /* A checkpoint of the current step, unless that step is already saved
  * (a timer's checkpoint then the end's, or a resumed finished run): a
- * generation is never rewritten in place. */
+ * generation is never rewritten in place.  Only parameters known good are
+ * saved: finite and bounded (every step checks that), and with a finite
+ * validation perplexity (an epoch's validation, else one over the first
+ * CHECK_CHUNKS chunks here, which changes nothing the trajectory depends
+ * on), so the last checkpoint of a run that diverges is one it can resume
+ * from. */
 static int checkpoint(trainer *t)
 {
     if (!t->o.ckpt_dir || t->k.step == 0 || t->k.step == t->saved_step)
         return SBW_OK;
+    sbw_lm_eval_result r;
+    int st = t->valid_step == t->k.step ? SBW_OK : valid_nll(t, false, &r);
+    if (st)
+        return st;
     t->last_ckpt = sbw_progress_now();
-    int st = write_dir(t, t->o.ckpt_dir, false);
+    st = write_dir(t, t->o.ckpt_dir, false);
     if (!st)
         t->saved_step = t->k.step;
     return st;
@@ -313,15 +442,18 @@ static int resume(trainer *t)
         st = t->log ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     }
     size_t n = t->lm.nparam;
-    st = st ? st : sbw_ckpt_load(c, "theta", t->theta, n, 1);
-    st = st ? st : sbw_ckpt_load(c, "state", t->state, sbw_lm_state_len(t->ws), 1);
+    st = st ? st : sbw_ckpt_load_checked(c, "theta", t->theta, n, 1, SBW_LM_PARAM_MAX);
+    st =
+        st ? st : sbw_ckpt_load_checked(c, "state", t->state, sbw_lm_state_len(t->ws), 1, INFINITY);
     st = st ? st : load_array(c, "avg", t->avg, t->k.averaging ? n : 0, 1);
+    st = st || !t->k.averaging ? st : sbw_ckpt_check_values(c, "avg", t->avg, n, SBW_LM_PARAM_MAX);
     if (t->o.optimizer == SBW_LM_ADAM) {
-        st = st ? st : sbw_ckpt_load(c, "adam_m", t->adam.m, n, 1);
-        st = st ? st : sbw_ckpt_load(c, "adam_v", t->adam.v, n, 1);
+        st = st ? st : sbw_ckpt_load_checked(c, "adam_m", t->adam.m, n, 1, INFINITY);
+        st = st ? st : sbw_ckpt_load_checked(c, "adam_v", t->adam.v, n, 1, INFINITY);
         t->adam.t = t->k.adam_t;
     }
     st = st ? st : load_array(c, "valid", t->valid, t->k.nvalid, 1);
+    st = st ? st : sbw_ckpt_check_values(c, "valid", t->valid, t->k.nvalid, INFINITY);
     st = st ? st : load_array(c, "log", t->log, t->k.nlog, SBW_LM_TRAIN_LOG_COLS);
     if (!st && t->k.pos > t->per_epoch)
         st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu is beyond an epoch of %zu steps", sbw_ckpt_path(c),
@@ -343,6 +475,31 @@ static bool has_array(const sbw_ckpt *c, const char *stem)
     return yes;
 }
 
+/* Whether c is a snapshot (its theta is the evaluation parameters) or a
+ * full checkpoint (whose mean, when averaging, is array avg). */
+static int is_snapshot(const sbw_ckpt *c, bool *snap)
+{
+    if (!sbw_ckpt_value(c, "snapshot")) {
+        *snap = !has_array(c, "state"); /* written before the row existed */
+        return SBW_OK;
+    }
+    kind_row k = {false};
+    int st = sbw_ckpt_get(c, kind_table, 1, &k);
+    *snap = !st && k.snapshot;
+    return st;
+}
+
+/* The array eval uses: theta, or avg when a full checkpoint says it is
+ * averaging (required then: a missing or damaged avg is an error, never a
+ * silent fall back to the last iterate). */
+static int eval_stem(const sbw_ckpt *c, bool averaging, const char **stem)
+{
+    bool snap = false;
+    int st = is_snapshot(c, &snap);
+    *stem = averaging && !snap ? "avg" : "theta";
+    return st;
+}
+
 int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
                       double **theta)
 {
@@ -355,10 +512,17 @@ int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o,
     st = st ? st : sbw_ckpt_get(c, counter_table, NCOUNTERS, &k);
     st = st ? st : check_hash(c, k.hash, corpus->hash);
     st = st ? st : sbw_lm_setup(lm, &o->arch, corpus->nwords);
+    const char *stem = "theta";
+    st = st ? st : eval_stem(c, k.averaging, &stem);
+    char what[160] = "";
+    if (!st)
+        snprintf(what, sizeof what, "the model's %zu parameters", lm->nparam);
+    st = st ? st : sbw_preflight_memory(8.0 * (double)lm->nparam, what);
     double *x = st ? NULL : dalloc(lm->nparam, &st);
-    st = st ? st
-            : sbw_ckpt_load(c, k.averaging && has_array(c, "avg") ? "avg" : "theta", x, lm->nparam,
-                            1);
+    if (!st && (st = sbw_ckpt_load_checked(c, stem, x, lm->nparam, 1, SBW_LM_PARAM_MAX)) &&
+        strcmp(stem, "avg") == 0)
+        st = SBW_ERROR(st, "%s (%s says NT-ASGD is averaging: eval uses those parameters)",
+                       sbw_error_reason(), sbw_ckpt_path(c));
     sbw_ckpt_close(c);
     if (st)
         free(x);
@@ -386,7 +550,7 @@ static size_t make_chunk(trainer *t, size_t pos)
 /* The loss gradient's whole norm clipped to clip, then wdecay * theta
  * added on the weights (AWD-LSTM: clip_grad_norm, then the optimiser's
  * weight decay). */
-static void regularise(trainer *t)
+static double regularise(trainer *t)
 {
     size_t n = t->lm.nparam;
     double wd = t->o.wdecay, ss = 0;
@@ -395,6 +559,7 @@ static void regularise(trainer *t)
     double norm = sqrt(ss), s = t->o.clip > 0 && norm > t->o.clip ? t->o.clip / norm : 1.0;
     for (size_t i = 0; i < n; i++)
         t->grad[i] = t->grad[i] * s + (t->decay[i] ? wd * t->theta[i] : 0.0);
+    return norm;
 }
 
 static void update(trainer *t)
@@ -425,15 +590,22 @@ static int step(trainer *t)
         sbw_lm_loss(t->ws, t->theta, &ch, &t->o.drop, t->o.seed, 1000 + t->k.step, &r, t->grad);
     if (st)
         return st;
-    if (!isfinite(r.loss))
-        return SBW_ERROR(SBW_EDATA, "step %zu: the training loss is %g; lower --lr or --clip",
-                         t->k.step + 1, r.loss);
-    regularise(t);
+    char why[160];
+    if (bad_loss(r.loss)) {
+        snprintf(why, sizeof why, "the training loss is %g nats per token (perplexity %g)", r.loss,
+                 exp(r.loss));
+        return diverged(t, t->k.step + 1, why);
+    }
+    double norm = regularise(t);
+    if (!isfinite(norm)) {
+        snprintf(why, sizeof why, "the gradient's norm is %g", norm);
+        return diverged(t, t->k.step + 1, why);
+    }
     update(t);
     size_t ntok = ch.steps * t->o.batch;
     t->k.step++, t->k.pos++, t->k.tokens += ntok;
     t->k.run_loss += r.loss * (double)ntok, t->k.run_tokens += ntok;
-    return SBW_OK;
+    return check_params(t);
 }
 
 /* ---- an epoch's end ------------------------------------------------------ */
@@ -456,11 +628,8 @@ static void maybe_average(trainer *t, double v)
 
 static int validate(trainer *t)
 {
-    const double *p = t->k.averaging ? t->avg : t->theta;
     sbw_lm_eval_result r;
-    size_t n = t->c->len[SBW_CORPUS_VALID];
-    n = t->o.valid_tokens && t->o.valid_tokens < n ? t->o.valid_tokens : n;
-    int st = sbw_lm_eval_nll(t->evws, p, t->c->ids[SBW_CORPUS_VALID], n, NULL, &r);
+    int st = valid_nll(t, true, &r);
     if (st)
         return st;
     maybe_average(t, r.nll);
@@ -547,6 +716,7 @@ static void result(const trainer *t, const char *stop, sbw_lm_train_result *res)
 
 static int start(trainer *t, bool resuming)
 {
+    t->valid_step = SIZE_MAX;
     int st = trainer_alloc(t);
     t->k.hash = t->c->hash;
     if (!st && resuming)

@@ -41,6 +41,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest magnitude a parameter may reach: a step that takes one
+ * beyond it (or to NaN or an infinity) has diverged and stops the run, and
+ * a checkpoint holding one is damaged.  A step moves a parameter by at
+ * most lr x clip (SGD) or about lr (Adam), so no run that converges comes
+ * near it; and its square times a million-term sum stays below float32's
+ * largest value (3.4e38), so the single-precision forward pass of a model
+ * within it cannot overflow. */
+#define SBW_LM_PARAM_MAX 1e15
+
 /* The log's columns, in order. */
 #define SBW_LM_TRAIN_LOG_COLS 9
 extern const char *const sbw_lm_train_log_columns[SBW_LM_TRAIN_LOG_COLS];
@@ -60,12 +69,25 @@ typedef struct sbw_lm_train_result {
  * from the checkpoint (given ones that differ are refused by the caller
  * through sbw_lm_train_saved_opts), the free ones from o.  log_path (NULL:
  * none) is rewritten with every row so far at each log row; cmdline goes
- * into its header.  Errors: SBW_EINTR (stopped by *o->stop: a checkpoint
- * was written when o->ckpt_dir is set), SBW_EDATA (the checkpoint is of
- * other data, or the loss became NaN: the step is named), SBW_EFORMAT,
- * SBW_EIO, SBW_ENOMEM, SBW_EINVAL. */
+ * into its header.  The caller holds the checkpoint folder's lock
+ * (sbw_ckpt_lock_take).  Before allocating, the run's bytes
+ * (sbw_lm_train_bytes) go through sbw_preflight_memory.  A resumed
+ * checkpoint's arrays are checked (finite; parameters within
+ * SBW_LM_PARAM_MAX).  Errors: SBW_EINTR (stopped by *o->stop: a checkpoint
+ * was written when o->ckpt_dir is set), SBW_ENUMERIC (diverged: a training
+ * or validation loss whose perplexity overflows, a non-finite gradient
+ * norm, a parameter beyond SBW_LM_PARAM_MAX; the step and the last good
+ * checkpoint are named, and none is written of the diverged parameters),
+ * SBW_EDATA (the checkpoint is of other data, or damaged), SBW_EFORMAT,
+ * SBW_EIO, SBW_ENOMEM (the memory preflight too), SBW_EINVAL. */
 int sbw_lm_train(const sbw_corpus *c, const sbw_lm_opts *o, bool resume, const char *log_path,
                  const char *cmdline, sbw_lm_train_result *res);
+
+/* Bytes a run of o on model lm holds (parameters, gradient, mean, decay
+ * mask, Adam's moments, the chunk, the carried state, the training and
+ * validation workspaces): what sbw_lm_train asks sbw_preflight_memory
+ * before it allocates any of them. */
+double sbw_lm_train_bytes(const sbw_lm *lm, const sbw_lm_opts *o);
 
 /* The settings stored in checkpoint directory dir into saved, every row of
  * the table (saved starts as a copy of o, so the plumbing is o's; the
@@ -75,8 +97,13 @@ int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *
 
 /* The evaluation parameters of a checkpoint or snapshot directory for
  * corpus: its settings into *o, the model into *lm and a malloc'd theta
- * (lm->nparam; the mean when averaging) into *theta.  Errors: SBW_EIO,
- * SBW_EFORMAT, SBW_EDATA (trained on other data), SBW_ENOMEM. */
+ * (lm->nparam; the mean when averaging) into *theta.  A full checkpoint
+ * that says it is averaging must hold its avg array (a snapshot's theta is
+ * the mean already: "snapshot=1", or no state array in folders written
+ * before that key); the parameters must be finite and within
+ * SBW_LM_PARAM_MAX.  Errors: SBW_EIO (a missing array, named), SBW_EFORMAT,
+ * SBW_EDATA (trained on other data; a damaged array, named), SBW_ENOMEM
+ * (the memory preflight too). */
 int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
                       double **theta);
 

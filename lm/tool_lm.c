@@ -6,6 +6,7 @@
 #include "sbw_corpus.h"
 #include "sbw_head_io.h"
 #include "sbw_lm_eval.h"
+#include "sbw_lm_out.h"
 #include "sbw_lm_train.h"
 #include "sbw_preflight.h"
 
@@ -96,7 +97,11 @@ static const char train_details[] =
     "stalls (AWD-LSTM's NT-ASGD), or Adam; AWD-style dropout.  Deterministic:\n"
     "the same seed and --threads give the same bits, and a run stopped by\n"
     "SIGINT/SIGTERM writes its checkpoint and exits 130; --resume continues it\n"
-    "bit for bit.\n\n"
+    "bit for bit.  One run writes a --ckpt folder at a time: a second one (or an\n"
+    "sbw-fit) exits 1 naming the process holding the folder's lock.  A run that\n"
+    "diverges (a perplexity that overflows, a parameter beyond 1e15) stops with\n"
+    "exit 1 naming the step; its checkpoint stays the last good one.  --log and\n"
+    "--ckpt may not be (or hold) the corpus's files: exit 2 before any work.\n\n"
     "Output (stdout): one row: head, d, k, params, steps, epochs, tokens, seconds,\n"
     "tokens_per_s, train_ppl (last log interval), valid_ppl (last epoch), stop.\n"
     "--log: step epoch tokens seconds lr loss ppl valid_ppl head_seconds (valid_ppl\n"
@@ -118,6 +123,15 @@ static bool given(const sbw_cli_common *c, const char *name)
     return sbw_cli_given(&train_cli, c, name);
 }
 
+/* The options --quick set (sbw_lm_opts.quick: messages say so). */
+static char quick_set[512];
+
+static void quick_note(const char *opt)
+{
+    size_t at = strlen(quick_set);
+    snprintf(quick_set + at, sizeof quick_set - at, "%s%s", at ? " " : "", opt);
+}
+
 /* --quick: small sizes for whatever was not given. */
 static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
 {
@@ -134,10 +148,15 @@ static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
              {"--log-every", &o->log_every, 5},
              {"--eval-batch", &o->eval_batch, 4}};
     for (size_t i = 0; i < sizeof q / sizeof *q; i++)
-        if (!given(c, q[i].opt))
+        if (!given(c, q[i].opt)) {
             *q[i].dst = q[i].v;
-    if (!given(c, "--hidden"))
+            quick_note(q[i].opt);
+        }
+    if (!given(c, "--hidden")) {
         o->arch.nlayers = 1, o->arch.hidden[0] = 32;
+        quick_note("--hidden");
+    }
+    o->quick = quick_set;
     struct {
         const char *opt;
         double *dst;
@@ -309,6 +328,37 @@ static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
     return st;
 }
 
+/* The failure st reported; a reason that names an option whose value
+ * --quick set, without saying so, gets "(--d 16 from --quick)". */
+static int fail_train(int st)
+{
+    char note[256] = "";
+    const char *why = sbw_error_reason();
+    const sbw_lm_opts *o = &TA.o;
+    struct {
+        const char *opt;
+        size_t v;
+    } q[] = {{"--d", o->arch.d},
+             {"--batch", o->batch},
+             {"--bptt", o->bptt},
+             {"--train-tokens", o->train_tokens},
+             {"--valid-tokens", o->valid_tokens},
+             {"--k", o->arch.k},
+             {"--knots", o->arch.knots},
+             {"--eval-batch", o->eval_batch},
+             {"--hidden", o->arch.hidden[0]}};
+    for (size_t i = 0; TA.quick && !strstr(why, "--quick") && i < sizeof q / sizeof *q; i++) {
+        const char *at = strstr(why, q[i].opt);
+        size_t n = strlen(q[i].opt), len = strlen(note);
+        bool word = at && (at[n] == ' ' || at[n] == ':' || at[n] == '\0');
+        if (word && *sbw_lm_opts_note(o, q[i].opt))
+            snprintf(note + len, sizeof note - len, "%s%s %zu", len ? ", " : "", q[i].opt, q[i].v);
+    }
+    if (note[0])
+        st = SBW_ERROR(st, "%s (%s from --quick)", why, note);
+    return sbw_cli_fail("sbw-lm train", st);
+}
+
 static int run_train(int argc, char **argv)
 {
     sbw_cli_common c;
@@ -326,24 +376,29 @@ static int run_train(int argc, char **argv)
     if (!st && !TA.resume && (st = check_applies(&c, &TA.o)))
         return st; /* reported, with the usage hint */
     st = st ? st : resolve_train(&c);
+    sbw_preflight_out outs[] = {{"--log", TA.log, false}, {"--ckpt", TA.ckpt, true}};
+    st = st ? st : sbw_lm_out_preflight(TA.data, TA.ckpt, outs, 2);
+    sbw_ckpt_lock *lock = NULL; /* one writer per checkpoint folder */
+    st = st || !TA.ckpt ? st : sbw_ckpt_lock_take(&lock, TA.ckpt);
     if (!st && TA.ckpt && !TA.resume && sbw_ckpt_exists(TA.ckpt))
         st = SBW_ERROR(SBW_EINVAL, "--ckpt %s holds a checkpoint: --resume continues it", TA.ckpt);
     if (!st && TA.resume && !(st = take_saved(&c)))
         TA.o.threads = sbw_cli_threads(TA.o.threads); /* the checkpoint's, unless given */
-    sbw_preflight_out outs[] = {{"--log", TA.log, false}, {"--ckpt", TA.ckpt, true}};
-    st = st ? st : sbw_preflight(NULL, 0, outs, 2);
-    if (st)
-        return sbw_cli_fail("sbw-lm train", st);
+    if (st) {
+        sbw_ckpt_lock_release(lock, false);
+        return fail_train(st);
+    }
     TA.o.stop = sbw_cli_catch_stop();
     sbw_corpus *corpus = NULL;
     sbw_lm_train_result r;
-    st = sbw_corpus_load(&corpus, TA.data);
+    st = sbw_corpus_load_stop(&corpus, TA.data, TA.o.stop);
     st = st ? st : sbw_lm_train(corpus, &TA.o, TA.resume, TA.log, c.cmdline, &r);
     if (!st) /* saved and no more polling: a stop asked since takes effect now */
         sbw_signal_graceful_end();
     st = st ? st : train_table(&c, corpus, &r);
     sbw_corpus_free(corpus);
-    return st ? sbw_cli_fail("sbw-lm train", st) : SBW_EXIT_OK;
+    sbw_ckpt_lock_release(lock, false);
+    return st ? fail_train(st) : SBW_EXIT_OK;
 }
 
 /* ---- eval ---------------------------------------------------------------- */
@@ -392,6 +447,8 @@ static const char eval_details[] =
     "(name, file, rows, cols, meaning) under the head's meta (model, d, k,\n"
     "knots, plif_t, ...) and this command, and vocab.txt (row i of W is line\n"
     "i's word); with --tokens 1 the evaluation beside it takes no time.\n"
+    "DIR appears whole or not at all (written beside it, then renamed), and an\n"
+    "earlier export there is replaced whole; a DIR holding other files is refused.\n"
     "`sbw-plot monotone DIR` draws a plif or mos+plif head's learned f from\n"
     "it (LMS Figure 4): a straight f would keep the rank of log Q at most\n"
     "D + 2, a bending one is held to no such bound.\n\n"
@@ -410,21 +467,17 @@ static const sbw_cli eval_cli = {"sbw-lm eval",
                                  0,
                                  SBW_CLI_JSON | SBW_CLI_THREADS};
 
-/* The vocabulary, then the head's parameters and params.tsv last
- * (sbw_head_io_save, under this command's meta and the checkpoint's
- * name), into dir. */
+/* The vocabulary and the head's parameters with params.tsv (under this
+ * command's meta and the checkpoint's name) as the folder dir, whole or
+ * not at all (sbw_lm_out_export). */
 static int export_head(const sbw_cli_common *c, const char *dir, const sbw_lm *lm,
                        const double *theta, const sbw_corpus *corpus)
 {
     sbw_table *t = NULL;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/vocab.txt", dir);
-    int st = sbw_ckpt_mkdir(dir);
-    st = st ? st : sbw_corpus_write_vocab(corpus, path);
-    st = st ? st : sbw_table_alloc(&t, "sbw-lm eval", c, false);
+    int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
     st = st ? st : sbw_table_meta_str(t, "ckpt", EA.ckpt);
     st = st ? st : sbw_table_meta_str(t, "vocab", "vocab.txt");
-    st = st ? st : sbw_head_io_save(&lm->head, theta + lm->off_head, dir, t);
+    st = st ? st : sbw_lm_out_export(dir, lm, theta, corpus, t);
     sbw_table_free(t);
     return st;
 }
@@ -461,14 +514,26 @@ static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_e
 static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_corpus_split s,
                     const sbw_lm *lm, const sbw_lm_opts *o, const double *theta)
 {
-    sbw_lm_ws_opts wo = {EA.eval_batch, EA.bptt ? EA.bptt : o->bptt, EA.single,
-                         sbw_cli_threads(c->threads), 0};
+    sbw_lm_ws_opts wo = {EA.eval_batch,
+                         EA.bptt ? EA.bptt : o->bptt,
+                         EA.single,
+                         sbw_cli_threads(c->threads),
+                         0,
+                         "--eval-batch",
+                         NULL,
+                         EA.bptt ? NULL : " (the checkpoint's)"};
     size_t n = corpus->len[s], rows = EA.tokens && EA.tokens < n - 1 ? EA.tokens : n - 1;
     sbw_lm_ws *ws = NULL;
     sbw_npy_writer *w = NULL;
     sbw_progress p;
     sbw_lm_eval_result r;
-    int st = sbw_lm_ws_alloc(&ws, lm, &wo);
+    char what[160];
+    snprintf(what, sizeof what, "evaluating %zu tokens%s (--eval-batch %zu)", rows,
+             EA.logprobs ? " with their latents for --logprobs" : "", EA.eval_batch);
+    int st = sbw_lm_ws_check(lm, &wo);
+    st =
+        st ? st : sbw_preflight_memory(sbw_lm_eval_bytes(lm, &wo, rows, EA.logprobs != NULL), what);
+    st = st ? st : sbw_lm_ws_alloc(&ws, lm, &wo);
     sbw_progress_start(&p, "sbw-lm eval", "tokens", (double)rows, c->quiet);
     if (!st && EA.logprobs) {
         st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, SBW_F64);
@@ -501,7 +566,8 @@ static int run_eval(int argc, char **argv)
                             : SBW_ERROR(SBW_EINVAL, "--data DIR and --ckpt DIR are required");
     st = st ? st : eval_split(&s);
     sbw_preflight_out outs[] = {{"--logprobs", EA.logprobs, false}, {"--export", EA.export, true}};
-    st = st ? st : sbw_preflight(NULL, 0, outs, 2);
+    st = st ? st : sbw_lm_out_preflight(EA.data, EA.ckpt, outs, 2);
+    st = st || !EA.export ? st : sbw_lm_out_export_check(EA.export);
     if (st)
         return sbw_cli_fail("sbw-lm eval", st);
     sbw_cli_threads(c.threads); /* before any table records '# threads=' */

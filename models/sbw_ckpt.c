@@ -1,4 +1,5 @@
 /* sbw_ckpt.c -- checkpoint directories from tables (see sbw_ckpt.h). */
+#define _DEFAULT_SOURCE /* flock */
 #include "sbw_ckpt.h"
 
 #include "sbw_error.h"
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -280,13 +283,41 @@ static bool ckpt_file(const char *name, uint64_t *gen)
            *gen > 0;
 }
 
+bool sbw_ckpt_owns_name(const char *name)
+{
+    uint64_t gen;
+    return ckpt_file(name, &gen) || strcmp(name, SBW_CKPT_LOCK_NAME) == 0;
+}
+
+/* The process id in a temporary's name "....tmp.PID.XXXXXX" (sbw_file's
+ * names); 0 when the name does not end that way. */
+static long temp_owner(const char *name)
+{
+    const char *t = NULL;
+    for (const char *p = strstr(name, ".tmp."); p; p = strstr(p + 1, ".tmp."))
+        t = p;
+    if (!t)
+        return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(t + 5, &end, 10);
+    if (errno || pid <= 0 || *end != '.' || strlen(end + 1) != 6)
+        return 0;
+    return pid;
+}
+
 /* A temporary that a write of those files left when it was killed (kill -9
  * gives it no chance to remove it): ".checkpoint.tsv.tmp.PID.XXXXXX" or
- * ".ckpt-G-STEM.npy.tmp.PID.XXXXXX" (sbw_file's names). */
+ * ".ckpt-G-STEM.npy.tmp.PID.XXXXXX" (sbw_file's names), whose process PID
+ * no longer exists: a live process's temporaries (this one's, or another
+ * writer's that the folder's lock should have kept out) are never touched. */
 static bool ckpt_temporary(const char *name)
 {
-    return (strncmp(name, ".checkpoint.tsv.tmp.", 20) == 0 || strncmp(name, ".ckpt-", 6) == 0) &&
-           strstr(name, ".tmp.") != NULL;
+    if (!((strncmp(name, ".checkpoint.tsv.tmp.", 20) == 0 || strncmp(name, ".ckpt-", 6) == 0) &&
+          strstr(name, ".tmp.") != NULL))
+        return false;
+    long pid = temp_owner(name);
+    return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
 /* Removes the checkpoint files of dir except generation keep's (keep 0:
@@ -530,4 +561,151 @@ size_t sbw_ckpt_conflicts(const sbw_ckpt_field *table, size_t nrows, const void 
         n++;
     }
     return n;
+}
+
+const char *sbw_ckpt_value(const sbw_ckpt *c, const char *key) { return find(c, key); }
+
+/* ---- checked arrays --------------------------------------------------------------- */
+
+int sbw_ckpt_check_values(const sbw_ckpt *c, const char *stem, const double *x, size_t n,
+                          double maxabs)
+{
+    char path[4400];
+    array_path(path, sizeof path, c->dir, c->gen, stem);
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(x[i]) && fabs(x[i]) <= maxabs)
+            continue;
+        if (!isfinite(x[i]))
+            return SBW_ERROR(SBW_EDATA, "%s: value %zu of %zu is %g: the checkpoint is damaged",
+                             path, i + 1, n, x[i]);
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: value %zu of %zu is %.17g, beyond the %g any trained model stays "
+                         "within: the checkpoint is damaged or its run diverged",
+                         path, i + 1, n, x[i], maxabs);
+    }
+    return SBW_OK;
+}
+
+int sbw_ckpt_load_checked(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols,
+                          double maxabs)
+{
+    int st = sbw_ckpt_load(c, stem, x, rows, cols);
+    return st ? st : sbw_ckpt_check_values(c, stem, x, rows * cols, maxabs);
+}
+
+/* ---- one writer per folder ---------------------------------------------------------- */
+
+struct sbw_ckpt_lock {
+    int fd;
+    bool created;            /* the folder did not exist before the lock */
+    int file_slot, dir_slot; /* sbw_file's cleanup entries (0: none) */
+    char dir[4096];
+    char path[4200];
+};
+
+/* The process id written in the lock file fd (0 when unreadable). */
+static long lock_holder(int fd)
+{
+    char buf[32];
+    ssize_t k = pread(fd, buf, sizeof buf - 1, 0);
+    if (k <= 0)
+        return 0;
+    buf[k] = '\0';
+    long pid = strtol(buf, NULL, 10);
+    return pid > 0 ? pid : 0;
+}
+
+/* One attempt: opens (creating) l->path and takes the lock without
+ * waiting.  *again when the file was replaced meanwhile (a releasing
+ * holder unlinked it): the caller tries once more. */
+static int lock_once(struct sbw_ckpt_lock *l, bool *again)
+{
+    *again = false;
+    int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return SBW_ERROR(SBW_EIO, "%s: cannot create the lock file %s: %s", l->dir,
+                         SBW_CKPT_LOCK_NAME, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int err = errno;
+        long pid = lock_holder(fd);
+        close(fd);
+        if (err != EWOULDBLOCK)
+            return SBW_ERROR(SBW_EIO, "%s: cannot lock the checkpoint folder: %s", l->dir,
+                             strerror(err));
+        char who[64] = "another process";
+        if (pid)
+            snprintf(who, sizeof who, "process %ld", pid);
+        return SBW_ERROR(SBW_EIO,
+                         "%s: the checkpoint folder is in use by %s (a run writing it holds "
+                         "its lock); wait for that run to end or give another folder",
+                         l->dir, who);
+    }
+    struct stat a, b;
+    if (fstat(fd, &a) != 0 || stat(l->path, &b) != 0 || a.st_dev != b.st_dev ||
+        a.st_ino != b.st_ino) {
+        close(fd);
+        *again = true;
+        return SBW_OK;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        int err = errno;
+        close(fd);
+        return SBW_ERROR(SBW_EIO, "%s: cannot write the lock file %s: %s", l->dir,
+                         SBW_CKPT_LOCK_NAME, strerror(err));
+    }
+    l->fd = fd;
+    return SBW_OK;
+}
+
+int sbw_ckpt_lock_take(sbw_ckpt_lock **out, const char *dir)
+{
+    *out = NULL;
+    struct sbw_ckpt_lock *l = calloc(1, sizeof *l);
+    if (!l)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    l->fd = -1;
+    snprintf(l->dir, sizeof l->dir, "%s", dir);
+    snprintf(l->path, sizeof l->path, "%s/%s", dir, SBW_CKPT_LOCK_NAME);
+    struct stat sb;
+    l->created = stat(dir, &sb) != 0;
+    int st = sbw_ckpt_mkdir(dir);
+    bool again = true;
+    for (int tries = 0; !st && again && tries < 100; tries++)
+        st = lock_once(l, &again);
+    if (!st && l->fd < 0)
+        st = SBW_ERROR(SBW_EIO, "%s: the lock file %s keeps being replaced", dir,
+                       SBW_CKPT_LOCK_NAME);
+    /* a signal that ends the process removes the lock file, and the folder
+     * when the lock made it and nothing was written there */
+    st = st ? st : sbw_file_track(SBW_FILE_TRACK_FILE, l->path, 0, &l->file_slot);
+    if (!st && l->created)
+        st = sbw_file_track(SBW_FILE_TRACK_DIR, l->dir, 0, &l->dir_slot);
+    if (st) {
+        sbw_file_untrack(l->file_slot);
+        if (l->fd >= 0) {
+            unlink(l->path);
+            close(l->fd);
+        }
+        if (l->created)
+            rmdir(dir);
+        free(l);
+        return st;
+    }
+    *out = l;
+    return SBW_OK;
+}
+
+void sbw_ckpt_lock_release(sbw_ckpt_lock *l, bool rmdir_empty)
+{
+    if (!l)
+        return;
+    sbw_file_untrack(l->file_slot);
+    sbw_file_untrack(l->dir_slot);
+    unlink(l->path); /* still held: a waiting opener finds the file gone and retries */
+    close(l->fd);
+    if (rmdir_empty || l->created)
+        rmdir(l->dir); /* fails, harmlessly, when the folder holds anything */
+    free(l);
 }

@@ -11,8 +11,21 @@
  * generation's arrays are written first, then checkpoint.tsv is replaced
  * atomically (temporary + fsync + rename, then an fsync of the directory),
  * then the older generations' files are removed, with any temporary a
- * killed write left: a crash at any moment, kill -9 included, leaves a
- * complete, consistent checkpoint.
+ * killed write left (only those whose process no longer exists): a crash
+ * at any moment, kill -9 included, leaves a complete, consistent
+ * checkpoint.
+ *
+ * One folder, one writer: a run that writes a checkpoint folder (sbw-fit,
+ * sbw-lm train) first takes an exclusive flock(2) on its lock file
+ * SBW_CKPT_LOCK_NAME, which holds the writer's process id; a second writer
+ * is refused at once with the folder and that process id.  The kernel
+ * releases the lock when its holder dies (kill -9 included), so a lock file
+ * left behind is harmless: the next writer takes it over.
+ *
+ * Arrays are checked when loaded (sbw_ckpt_load_checked): a NaN, an
+ * infinity or a magnitude beyond the caller's bound is a damaged
+ * checkpoint (SBW_EDATA naming the file), never a number a run goes on
+ * with.
  */
 #ifndef SBW_CKPT_H
 #define SBW_CKPT_H
@@ -132,6 +145,49 @@ int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, s
 
 /* The path of c's checkpoint.tsv (for messages). */
 const char *sbw_ckpt_path(const sbw_ckpt *c);
+
+/* The raw text of key in c's checkpoint.tsv, or NULL when it has none (for
+ * a key that only some checkpoints carry; sbw_ckpt_get checks values). */
+const char *sbw_ckpt_value(const sbw_ckpt *c, const char *key);
+
+/* SBW_OK when every one of x[0..n) (read from array stem of c) is finite and
+ * at most maxabs in magnitude; else SBW_EDATA naming the array's file, the
+ * value's position and the value. */
+int sbw_ckpt_check_values(const sbw_ckpt *c, const char *stem, const double *x, size_t n,
+                          double maxabs);
+
+/* sbw_ckpt_load, then sbw_ckpt_check_values with maxabs (INFINITY: only
+ * finiteness).  Errors: those of both. */
+int sbw_ckpt_load_checked(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols,
+                          double maxabs);
+
+/* True for a name that a checkpoint folder's writer makes, replaces or
+ * removes: checkpoint.tsv, ckpt-G-STEM.npy, the lock file.  An output of
+ * the same run must not be one of these in its checkpoint folder. */
+bool sbw_ckpt_owns_name(const char *name);
+
+/* The lock file of a checkpoint folder (see above). */
+#define SBW_CKPT_LOCK_NAME ".sbw-lock"
+
+/* A folder's writer lock (opaque). */
+typedef struct sbw_ckpt_lock sbw_ckpt_lock;
+
+/* Creates dir if needed (one level) and takes its exclusive lock, writing
+ * this process's id into the lock file; the lock is held until
+ * sbw_ckpt_lock_release or the process ends; the lock file (and the
+ * folder, when the lock made it) is in sbw_file's cleanup table, so a
+ * signal that ends the tool removes it (the folder only if still empty).
+ * Never waits.  Errors: SBW_EIO
+ * (held by another process: "DIR: the checkpoint folder is in use by
+ * process PID ..."; the folder or the lock file cannot be made),
+ * SBW_ENOMEM.  *out is NULL on failure, and a folder it created is removed
+ * again. */
+int sbw_ckpt_lock_take(sbw_ckpt_lock **out, const char *dir);
+
+/* Removes the lock file and releases the lock; then removes the folder when
+ * it is empty and either rmdir_empty or the lock created it.  NULL is a
+ * no-op. */
+void sbw_ckpt_lock_release(sbw_ckpt_lock *l, bool rmdir_empty);
 
 /* Removes a checkpoint directory: the files sbw_ckpt_write makes (any
  * generation, checkpoint.tsv), then the directory if that left it empty.

@@ -228,8 +228,9 @@ typedef struct run {
     sbw_fit *f;
     sbw_table *tab;
     char ckpt[4096];
-    bool ckpt_auto; /* the default FILE.ckpt: removed after success */
-    FILE *table;    /* stdout, or stderr when -o - or --log - */
+    bool ckpt_auto;      /* the default FILE.ckpt: removed after success */
+    sbw_ckpt_lock *lock; /* the checkpoint folder's: one writer at a time */
+    FILE *table;         /* stdout, or stderr when -o - or --log - */
 } run;
 
 /* The checkpoint directory: --checkpoint, else --resume's, else FILE.ckpt
@@ -557,6 +558,9 @@ int main(int argc, char **argv)
     choose_checkpoint(r);
     if ((st = preflight(r)) != 0)
         return sbw_cli_fail("sbw-fit", st);
+    if (r->o.checkpoint_dir && !r->a.dry_run &&
+        (st = sbw_ckpt_lock_take(&r->lock, r->o.checkpoint_dir)) != 0)
+        return sbw_cli_fail("sbw-fit", st);
     st = sbw_table_alloc(&r->tab, "sbw-fit", &r->c, true);
     st = st ? st : sbw_check_open(&r->in, r->c.args[0], SBW_SHAPE_MATRIX);
     st = st ? st : r->a.dry_run ? do_dry_run(r) : do_fit(r);
@@ -565,5 +569,6 @@ int main(int argc, char **argv)
     sbw_fit_free(r->f);
     sbw_target_free(&r->t);
     sbw_npy_close(r->in);
+    sbw_ckpt_lock_release(r->lock, r->ckpt_auto); /* an emptied FILE.ckpt goes too */
     return st ? sbw_cli_fail("sbw-fit", st) : SBW_EXIT_OK;
 }

@@ -86,7 +86,7 @@ static void fd_alloc(fd_setup *f, const head_case *hc, bool tied, bool single)
 {
     memset(f, 0, sizeof *f);
     tiny(&f->lm, hc, 7, tied);
-    sbw_lm_ws_opts o = {B, T, single, 1, 0};
+    sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
     f->theta = malloc(f->lm.nparam * sizeof *f->theta);
     f->grad = malloc(f->lm.nparam * sizeof *f->grad);
@@ -233,7 +233,7 @@ static void test_eval_matches_export(void **state)
         size_t ids[N];
         random_ids(ids, N, M, 10);
         sbw_lm_ws *ws = NULL;
-        sbw_lm_ws_opts o = {3, 4, false, 1, 0}; /* 3 columns of 13, chunks of 4 */
+        sbw_lm_ws_opts o = {3, 4, false, 1, 0, NULL, NULL, NULL}; /* 3 columns of 13, chunks of 4 */
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         sbw_lm_eval_result re, rn;
         double *lq = export_rows(ws, theta, ids, N - 1, M, &re);
@@ -269,7 +269,8 @@ static void test_eval_one_column_is_sequential(void **state)
     size_t ids[N];
     random_ids(ids, N, M, 22);
     sbw_lm_ws *w1 = NULL, *w7 = NULL;
-    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0}, o7 = {1, 7, false, 1, 0};
+    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0, NULL, NULL, NULL},
+                   o7 = {1, 7, false, 1, 0, NULL, NULL, NULL};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w7, &lm, &o7));
     sbw_lm_eval_result r1, r7;
@@ -298,7 +299,8 @@ static void test_eval_columns_twin(void **state)
     size_t ids[N];
     random_ids(ids, N, M, 52);
     sbw_lm_ws *wb = NULL, *w1 = NULL;
-    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0}, o1 = {1, 4, false, 1, 0};
+    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0, NULL, NULL, NULL},
+                   o1 = {1, 4, false, 1, 0, NULL, NULL, NULL};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&wb, &lm, &ob));
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
     sbw_lm_eval_result r;
@@ -349,7 +351,7 @@ static void test_export_rank_bounds(void **state)
         size_t ids[N];
         random_ids(ids, N, M, 32);
         sbw_lm_ws *ws = NULL;
-        sbw_lm_ws_opts o = {2, 8, false, 1, 0};
+        sbw_lm_ws_opts o = {2, 8, false, 1, 0, NULL, NULL, NULL};
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         sbw_lm_eval_result r;
         double *lq = export_rows(ws, theta, ids, N - 1, M, &r);
@@ -500,7 +502,7 @@ static void test_errors(void **state)
     a.d = 3;
     SBW_ASSERT_OK(sbw_lm_setup(&lm, &a, 10));
     sbw_lm_ws *ws = NULL;
-    sbw_lm_ws_opts o = {0, 3, false, 1, 0};
+    sbw_lm_ws_opts o = {0, 3, false, 1, 0, NULL, NULL, NULL};
     assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
     assert_null(ws);
     o.batch = 2;
@@ -520,6 +522,50 @@ static void test_errors(void **state)
     sbw_lm_ws_free(ws);
 }
 
+/* The memory preflight's count is what the workspace allocates, for every
+ * head, both precisions, and the eval bytes add exactly the documented
+ * extra buffers (no allocation outside the count). */
+static void test_ws_bytes_match_allocations(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof head_cases / sizeof *head_cases; c++) {
+        if (head_cases[c].model == SBW_MODEL_LMS)
+            continue;
+        sbw_lm lm;
+        tiny(&lm, &head_cases[c], 9, false);
+        for (int single = 0; single < 2; single++) {
+            sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL};
+            sbw_lm_ws *ws = NULL;
+            SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
+            SBW_ASSERT_EQ(sbw_lm_ws_bytes(&lm, &o), sbw_lm_ws_allocated(ws));
+            sbw_lm_ws_free(ws);
+            SBW_ASSERT_GT(sbw_lm_eval_bytes(&lm, &o, 100, true), sbw_lm_ws_bytes(&lm, &o));
+        }
+    }
+}
+
+/* Messages name the option the value came from: a validation workspace's
+ * B is --eval-batch, and a --quick value says so. */
+static void test_messages_name_the_option(void **state)
+{
+    (void)state;
+    sbw_lm lm;
+    tiny(&lm, &head_cases[0], 9, false);
+    sbw_lm_ws *ws = NULL;
+    sbw_lm_ws_opts o = {1000000, 100000, false, 1, 0, "--eval-batch", NULL, " (set by --quick)"};
+    assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
+    assert_non_null(
+        strstr(sbw_error_reason(), "--eval-batch 1000000 x --bptt 100000 (set by --quick)"));
+    assert_null(strstr(sbw_error_reason(), "--batch "));
+    sbw_lm_opts lo;
+    sbw_lm_opts_init(&lo);
+    lo.quick = "--d --batch --eval-batch";
+    assert_string_equal(sbw_lm_opts_note(&lo, "--batch"), " (set by --quick)");
+    assert_string_equal(sbw_lm_opts_note(&lo, "--eval-batch"), " (set by --quick)");
+    assert_string_equal(sbw_lm_opts_note(&lo, "--bptt"), "");
+    assert_string_equal(sbw_lm_opts_note(&lo, "--eval"), ""); /* whole names only */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +580,8 @@ int main(void)
         cmocka_unit_test(test_overfits_200_tokens),
         cmocka_unit_test(test_init_mixture_near_identity),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_ws_bytes_match_allocations),
+        cmocka_unit_test(test_messages_name_the_option),
     };
     if (getenv("SBW_TEST_FILTER")) /* e.g. SBW_TEST_FILTER='*fd*' */
         cmocka_set_test_filter(getenv("SBW_TEST_FILTER"));

@@ -240,6 +240,89 @@ static void test_bad_bytes(void **state)
     expect_bad_train("a\nb\xe2\x82\xac\x80\n", 8, "byte offset 6"); /* after a good one */
 }
 
+/* A byte-order mark at the start of a file is refused, naming the file
+ * (it would otherwise be glued to the first word); one inside the text is a
+ * character like any other. */
+static void test_bom(void **state)
+{
+    (void)state;
+    char dir[600], path[700];
+    make_corpus(dir, sizeof dir,
+                "\xef\xbb\xbf"
+                "a b\n",
+                "a\n", "b\n");
+    snprintf(path, sizeof path, "%s/train.txt", dir);
+    expect_fail(dir, SBW_EDATA, (const char *[]){path, "starts with a byte-order mark", NULL});
+    make_corpus(dir, sizeof dir, "a b\n", "a\n",
+                "\xef\xbb\xbf"
+                "b\n");
+    snprintf(path, sizeof path, "%s/test.txt", dir);
+    expect_fail(dir, SBW_EDATA, (const char *[]){path, "starts with a byte-order mark", NULL});
+    make_corpus(dir, sizeof dir, "a b\xef\xbb\xbf\n", "a\n", "b\xef\xbb\xbf\n");
+    sbw_corpus *c = NULL;
+    SBW_ASSERT_OK(sbw_corpus_load(&c, dir));
+    size_t id;
+    SBW_ASSERT_OK(sbw_corpus_lookup(c, "b\xef\xbb\xbf", &id));
+    sbw_corpus_free(c);
+}
+
+/* Text read 1 MiB at a time: a character cut by a block's end is whole
+ * once the next block arrives (never "not UTF-8"), and a bad byte past
+ * the first block is reported with its own line and offset. */
+static void test_blocks(void **state)
+{
+    (void)state;
+    size_t mib = (size_t)1 << 20, n = 2 * mib + 64;
+    char *t = malloc(n);
+    assert_non_null(t);
+    for (size_t i = 0; i < n; i++)
+        t[i] = i % 4 == 3 ? '\n' : i % 2 ? ' ' : 'a'; /* "a a\n" repeated */
+    size_t at = mib - 2; /* "x€y" with € cut after its first byte */
+    memcpy(t + at - 1, " x\xe2\x82\xacy ", 7);
+    t[n - 1] = '\n';
+    char dir[600], path[700];
+    fresh_dir(dir, sizeof dir);
+    put_bytes(dir, "train.txt", t, n);
+    put(dir, "valid.txt", "a\n");
+    put(dir, "test.txt", "x\xe2\x82\xacy\n");
+    sbw_corpus *c = NULL;
+    SBW_ASSERT_OK(sbw_corpus_load(&c, dir));
+    size_t id;
+    SBW_ASSERT_OK(sbw_corpus_lookup(c, "x\xe2\x82\xacy", &id));
+    sbw_corpus_free(c);
+    size_t bad = mib + 4 * 1000 + 1; /* inside line (mib + 4001) / 4 + 1 */
+    char *u = malloc(n);
+    assert_non_null(u);
+    for (size_t i = 0; i < n; i++)
+        u[i] = i % 4 == 3 ? '\n' : i % 2 ? ' ' : 'a';
+    u[bad] = '\0';
+    put_bytes(dir, "train.txt", u, n);
+    snprintf(path, sizeof path, "%s/train.txt", dir);
+    char line[64];
+    snprintf(line, sizeof line, "line %zu has a NUL byte (byte %zu of the line)", bad / 4 + 1,
+             bad % 4 + 1);
+    expect_fail(dir, SBW_EDATA, (const char *[]){path, line, NULL});
+    free(t);
+    free(u);
+}
+
+/* A stop flag already set ends the load at once with SBW_EINTR naming the
+ * file being read; nothing is returned. */
+static void test_stop(void **state)
+{
+    (void)state;
+    char dir[600];
+    make_corpus(dir, sizeof dir, "a b\n", "a\n", "b\n");
+    volatile sig_atomic_t stop = 2;
+    sbw_corpus *c = (sbw_corpus *)1;
+    assert_int_equal(sbw_corpus_load_stop(&c, dir, &stop), SBW_EINTR);
+    assert_null(c);
+    assert_non_null(strstr(sbw_error_reason(), "train.txt: interrupted while reading the corpus"));
+    stop = 0;
+    SBW_ASSERT_OK(sbw_corpus_load_stop(&c, dir, &stop));
+    sbw_corpus_free(c);
+}
+
 /* An empty train/valid/test (no bytes, or blank lines only) and a
  * vocabulary of nothing but <eos>. */
 static void test_empty(void **state)
@@ -297,6 +380,14 @@ static void test_oov(void **state)
     /* 39 ASCII bytes then a 2-byte character: cut before it, not inside */
     expect_oov("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM\xc3\xa9\n", "a\n", "valid.txt", 1,
                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM...");
+    /* invisible and bidirectional characters shown as \\uXXXX */
+    expect_oov("w\xe2\x80\x8bx\n", "a\n", "valid.txt", 1, "w\\u200bx"); /* zero-width space */
+    expect_oov("\xe2\x80\xae"
+               "cba\n",
+               "a\n", "valid.txt", 1, "\\u202ecba");                     /* RLO */
+    expect_oov("a\n\xef\xbb\xbfq\n", "a\n", "valid.txt", 2, "\\ufeffq"); /* BOM inside */
+    expect_oov("\xe2\x81\xa6x\xe2\x81\xa9\n", "a\n", "valid.txt", 1,
+               "\\u2066x\\u2069"); /* isolate */
     /* exactly 40 bytes: not cut */
     expect_oov("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN\n", "a\n", "valid.txt", 1,
                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
@@ -557,7 +648,8 @@ int main(void)
         cmocka_unit_test(test_empty),         cmocka_unit_test(test_oov),
         cmocka_unit_test(test_lookup),        cmocka_unit_test(test_against_twin),
         cmocka_unit_test(test_write_vocab),   cmocka_unit_test(test_hash),
-        cmocka_unit_test(test_ptb),
+        cmocka_unit_test(test_ptb),           cmocka_unit_test(test_bom),
+        cmocka_unit_test(test_blocks),        cmocka_unit_test(test_stop),
     };
     return cmocka_run_group_tests_name("lm_corpus", tests, NULL, NULL);
 }

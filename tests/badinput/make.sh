@@ -121,6 +121,40 @@ mkdir -p "$D/corpus_ok"
 cp "$D/corpus_nul/train.txt" "$D/corpus_nul/test.txt" "$D/corpus_ok/"
 printf 'a b\n' >"$D/corpus_ok/valid.txt"
 
+# a corpus whose training file starts with a UTF-8 byte-order mark
+mkdir -p "$D/corpus_bom"
+cp "$D/corpus_ok/valid.txt" "$D/corpus_ok/test.txt" "$D/corpus_bom/"
+{ printf '\357\273\277' && cat "$D/corpus_ok/train.txt"; } >"$D/corpus_bom/train.txt"
+
+# sbw-lm checkpoints of a 26-parameter model (d = emb = hidden = 1, batch 1,
+# bptt 2) of corpus_ok, as `sbw-lm train --data corpus_ok --d 1 --emb 1
+# --hidden 1 --batch 1 --bptt 2 --no-dropout` writes them (the settings and
+# counters of such a run, the corpus fingerprint of corpus_ok): ckpt_nan's
+# theta has a NaN; ckpt_avg says NT-ASGD is averaging but has no avg array.
+ckpt_lm() { # ckpt_lm DIR AVERAGING FIRST: checkpoint.tsv and a theta of zeros after FIRST
+    mkdir -p "$1"
+    printf 'sbw_checkpoint=2\ngeneration=4\nmodel=softmax\nk=15\nknots=100\nplif_t=0x1.4p+3\n' >"$1/checkpoint.tsv"
+    printf 'bias=1\nd=1\nemb=1\nlayers=1\nhidden1=1\nhidden2=0\nhidden3=0\ntied=0\nbatch=1\n' >>"$1/checkpoint.tsv"
+    printf 'bptt=2\neval_batch=10\ntrain_tokens=0\nvalid_tokens=0\nseed=20180101\n' >>"$1/checkpoint.tsv"
+    printf 'optimizer=sgd\nlr=0x1.4p+4\nclip=0x1p-2\nwdecay=0x1.421f5f40d8376p-20\n' >>"$1/checkpoint.tsv"
+    printf 'beta1=0x1.ccccccccccccdp-1\nbeta2=0x1.ff7ced916872bp-1\neps=0x1.5798ee2308c3ap-27\n' >>"$1/checkpoint.tsv"
+    printf 'asgd=1\nnonmono=5\ndropout_emb=0x0p+0\ndropout_in=0x0p+0\ndropout_layer=0x0p+0\n' >>"$1/checkpoint.tsv"
+    printf 'dropout_latent=0x0p+0\nprecision=single\nepochs=1\nmax_steps=0\nlog_every=10\n' >>"$1/checkpoint.tsv"
+    printf 'eval_every=0\nckpt_every=0x1.2cp+9\nthreads=2\nstep=4\nepoch=1\npos=0\ntokens=7\n' >>"$1/checkpoint.tsv"
+    printf 'nvalid=1\nnlog=1\navg_count=1\nseconds=0x0p+0\nhead_seconds=0x0p+0\naveraging=%s\n' "$2" >>"$1/checkpoint.tsv"
+    printf 'corpus_hash=14064430451769823141\nadam_t=0\nrun_loss=0x0p+0\nrun_tokens=0\nsnapshot=0\n' >>"$1/checkpoint.tsv"
+    npy '<f8' '(26,)' "$1/ckpt-4-theta.npy"
+    printf "$3" >>"$1/ckpt-4-theta.npy"
+    i=1
+    while [ $i -lt 26 ]; do
+        printf "$ZERO" >>"$1/ckpt-4-theta.npy"
+        i=$((i + 1))
+    done
+}
+ckpt_lm "$D/ckpt_ok" 0 "$ZERO"
+ckpt_lm "$D/ckpt_nan" 0 "$NAN"
+ckpt_lm "$D/ckpt_avg" 1 "$ZERO"
+
 # ---- control characters -------------------------------------------------------------------
 # in a header's dtype and in an unknown key; in a file name (ESC sequence, BEL, newline)
 npy_raw "{'descr': '<f8$(printf '\033')[31m', 'fortran_order': False, 'shape': (2, 2), }" "$D/ctl_descr.npy"

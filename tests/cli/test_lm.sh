@@ -150,6 +150,235 @@ bad_case blank "training file without words" "train.txt"
 mk eos && printf '<eos>\n<eos>\n' >"$T/bad/eos/train.txt"
 bad_case eos "empty vocabulary (only <eos>)" "vocabulary"
 
+# ---- nothing a user owns is overwritten or lost ---------------------------------------------
+# outputs against the corpus and the checkpoint: exit 2 naming both, the input untouched
+# (the corpus is put back after each case, so one failure does not hide the next)
+mkdir -p "$T/keep" && cp "$C"/*.txt "$T/keep/"
+restore_corpus() { rm -f "$C"/*; cp "$T/keep"/*.txt "$C/"; }
+cp "$C/train.txt" "$T/train.keep"
+expect_exit 2 "--logprobs onto the corpus" "$LM" eval --data "$C" --ckpt "$T/sm" --tokens 5 \
+    --logprobs "$C/train.txt" -q
+expect_grep "train.txt: --logprobs would be the corpus file train.txt of --data" "$T/err" \
+    "names the output and the input"
+if cmp -s "$C/train.txt" "$T/train.keep"; then ok; else bad "--logprobs overwrote train.txt"; fi
+restore_corpus
+expect_exit 2 "--log onto the corpus" "$LM" train --data "$C" --quick --max-steps 1 \
+    --log "$C/valid.txt" --ckpt "$T/pf1" -q
+restore_corpus
+expect_exit 2 "--log named as a split the reader would take" "$LM" train --data "$C" --quick \
+    --max-steps 1 --log "$C/ptb.train.txt" -q
+expect_absent "$C/ptb.train.txt" "--log ptb.train.txt beside train.txt"
+restore_corpus
+expect_exit 2 "--ckpt is the --data folder" "$LM" train --data "$C" --quick --max-steps 1 \
+    --ckpt "$C" -q
+expect_grep "^sbw-lm train: .*--ckpt is the --data folder" "$T/err" "--ckpt = --data: message"
+expect_absent "$C/checkpoint.tsv" "--ckpt = --data writes nothing"
+restore_corpus
+expect_exit 2 "--log onto the checkpoint's table" "$LM" train --data "$C" --ckpt "$T/sm" --resume \
+    --log "$T/sm/checkpoint.tsv" -q
+expect_grep "checkpoint.tsv: --log would be the checkpoint's own file checkpoint.tsv" "$T/err" \
+    "--log = checkpoint.tsv: message"
+ln -s "$C/test.txt" "$T/link.npy"
+expect_exit 2 "--logprobs onto a link to the corpus" "$LM" eval --data "$C" --ckpt "$T/sm" \
+    --tokens 5 --logprobs "$T/link.npy" -q
+expect_grep "link.npy: --logprobs is the input .*test.txt \(the same file\)" "$T/err" \
+    "a link to a corpus file: message"
+restore_corpus
+expect_exit 2 "--log named as a checkpoint array" "$LM" train --data "$C" --quick --max-steps 1 \
+    --ckpt "$T/pf2" --log "$T/pf2/ckpt-1-theta.npy" -q
+expect_grep "checkpoint's own file ckpt-1-theta.npy" "$T/err" "--log = a checkpoint array: message"
+expect_exit 2 "--export into the checkpoint" "$LM" eval --data "$C" --ckpt "$T/sm" --tokens 1 \
+    --export "$T/sm" -q
+expect_grep "--export is the --ckpt folder" "$T/err" "--export = --ckpt: message"
+expect_exit 2 "--export into the corpus" "$LM" eval --data "$C" --ckpt "$T/sm" --tokens 1 \
+    --export "$C" -q
+expect_eq "$(ls "$C" | tr '\n' ' ')" "test.txt train.txt valid.txt " "the corpus folder untouched"
+restore_corpus
+mkdir -p "$T/mine" && echo "notes" >"$T/mine/notes.md"
+expect_exit 2 "--export into a folder with other files" "$LM" eval --data "$C" --ckpt "$T/sm" \
+    --tokens 1 --export "$T/mine" -q
+expect_grep "holds notes.md, which an export does not write" "$T/err" "a foreign file: message"
+expect_eq "$(ls "$T/mine")" "notes.md" "a foreign folder untouched"
+
+# --export replaces an earlier export whole: a softmax export over a mos one
+# leaves no U.npy / V.npy of the mixture beside params.tsv's W and b
+expect_exit 0 "softmax --export over a mos export" "$LM" eval --data "$C" --ckpt "$T/sm" --tokens 1 \
+    --export "$T/exp" -q
+expect_eq "$(ls "$T/exp" | tr '\n' ' ')" "W.npy b.npy params.tsv vocab.txt " \
+    "the re-export holds exactly its own files"
+if ls -a "$T" | grep -q '\.exp\.export\.'; then bad "a temporary export folder was left"; else ok; fi
+# a signal while the export is written: no folder under the name, no temporary
+mkdir -p "$T/sig"
+SBW_TEST_STOP=temp "$LM" eval --data "$C" --ckpt "$T/mos" --tokens 1 --export "$T/sig/ex" -q \
+    >/dev/null 2>"$T/sig.err" &
+pid=$!
+i=0
+while [ $i -lt 1000 ] && ! grep -q '^State:[[:space:]]*T' "/proc/$pid/status" 2>/dev/null; do
+    sleep 0.01
+    i=$((i + 1))
+done
+kill -TERM $pid 2>/dev/null
+kill -CONT $pid 2>/dev/null
+{ wait $pid; } 2>/dev/null
+expect_eq "$?" 143 "SIGTERM during --export: exit 143"
+expect_eq "$(ls -A "$T/sig")" "" "SIGTERM during --export leaves nothing (no partial folder)"
+
+# one writer per checkpoint folder: a second sbw-lm train (or sbw-fit) is refused
+# naming the folder and the process holding it; the first runs on undisturbed
+"$LM" train --data "$C" --quick --epochs 1000 --ckpt "$T/lk" --ckpt-every 0 --log "$T/lk.tsv" \
+    -q >/dev/null 2>"$T/lk.err" &
+pid=$!
+i=0
+while [ $i -lt 1000 ] && ! grep -q '^[0-9]' "$T/lk.tsv" 2>/dev/null; do
+    sleep 0.02
+    i=$((i + 1))
+done
+expect_exit 1 "a second writer on a locked folder" "$LM" train --data "$C" --quick --max-steps 5 \
+    --ckpt "$T/lk" -q
+expect_grep "^sbw-lm train: .*lk: the checkpoint folder is in use by process $pid " "$T/err" \
+    "names the folder and the process holding it"
+expect_lines 1 "$T/err" "one line"
+expect_exit 1 "--resume on a locked folder" "$LM" train --data "$C" --ckpt "$T/lk" --resume -q
+expect_exit 1 "sbw-fit on sbw-lm's locked folder" "$BIN/sbw-fit" -q --d 1 --steps 1 \
+    --checkpoint "$T/lk" -o "$T/lkfit.npy" "$FIX/logp.npy"
+expect_grep "^sbw-fit: .*lk: the checkpoint folder is in use by process $pid " "$T/err" \
+    "sbw-fit shares the lock"
+kill -INT $pid 2>/dev/null
+wait $pid
+expect_eq "$?" 130 "the first writer ends normally (SIGINT: 130)"
+step=$(sed -n 's/^step=//p' "$T/lk/checkpoint.tsv")
+if [ -n "$step" ] && [ "$step" -gt 5 ]; then ok; else bad "the first writer's checkpoint: step '$step'"; fi
+expect_exit 0 "the lock is free once its holder ended" "$LM" train --data "$C" --ckpt "$T/lk" \
+    --resume --max-steps $((step + 2)) -q
+# a holder killed outright leaves its lock file, which binds nobody
+"$LM" train --data "$C" --quick --epochs 1000 --ckpt "$T/lk9" --ckpt-every 0 -q >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 1000 ] && ! [ -s "$T/lk9/.sbw-lock" ]; do
+    sleep 0.02
+    i=$((i + 1))
+done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+expect_exit 0 "a lock left by kill -9 is taken over" "$LM" train --data "$C" --quick --max-steps 3 \
+    --ckpt "$T/lk9" -q
+
+# the corpus is checked as it is read: a NUL at the start of a pipe that never
+# ends fails at once (the reader does not wait for the rest), and SIGINT during
+# a load is honoured (130); `timeout` only keeps a broken reader from hanging
+mkdir -p "$T/ff"
+cp "$C/valid.txt" "$C/test.txt" "$T/ff/"
+mkfifo "$T/ff/train.txt"
+{ printf 'w1 \000 w2\n' && yes 'w1 w2 w3'; } >"$T/ff/train.txt" 2>/dev/null &
+wp=$!
+expect_exit 1 "a NUL near the start of an endless corpus" timeout 60 "$LM" train --data "$T/ff" \
+    --quick -q
+expect_grep "train.txt: line 1 has a NUL byte" "$T/err" "the NUL is reported"
+kill $wp 2>/dev/null
+wait $wp 2>/dev/null
+yes 'w1 w2 w3' >"$T/ff/train.txt" 2>/dev/null &
+wp=$!
+timeout 60 "$LM" train --data "$T/ff" --quick -q >/dev/null 2>"$T/ff.err" &
+pid=$!
+i=0 # signal once the corpus is being read
+while [ $i -lt 1000 ] && ! ls -l "/proc/$pid/fd" 2>/dev/null | grep -q 'train.txt'; do
+    sleep 0.01
+    i=$((i + 1))
+done
+kill -INT $pid 2>/dev/null
+wait $pid
+expect_eq "$?" 130 "SIGINT while reading the corpus: exit 130"
+expect_grep "train.txt: interrupted while reading the corpus" "$T/ff.err" "SIGINT during the load: message"
+kill $wp 2>/dev/null
+wait $wp 2>/dev/null
+
+# ---- silent wrong results: none ----------------------------------------------------------------
+# divergence stops the run (exit 1, the step named), the last checkpoint stays a good one
+expect_exit 0 "ten good steps at a high --lr" "$LM" train --data "$C" --quick --lr 3000 \
+    --max-steps 10 --ckpt "$T/dv" -q
+expect_exit 1 "a run that diverges" "$LM" train --data "$C" --ckpt "$T/dv" --resume \
+    --max-steps 100000 -q
+expect_grep "^sbw-lm train: diverged at step [0-9]+: .*; the last good checkpoint is .*dv \(step 10\)$" \
+    "$T/err" "divergence: the step and the last good checkpoint"
+expect_eq "$(sed -n 's/^step=//p' "$T/dv/checkpoint.tsv")" 10 "the checkpoint on disk is the good one"
+if grep -q 'inf' "$T/out"; then bad "a diverged run printed a result: $(cat "$T/out")"; else ok; fi
+expect_exit 0 "the good checkpoint evaluates" "$LM" eval --data "$C" --ckpt "$T/dv" -q
+ppl=$(tsv_field "$T/out" ppl)
+case "$ppl" in '' | *inf* | *nan*) bad "the good checkpoint's perplexity: '$ppl'" ;; *) ok ;; esac
+expect_exit 1 "a huge --lr" "$LM" train --data "$C" --quick --lr 1e6 --clip 0 --max-steps 50 \
+    --ckpt "$T/dv2" -q
+expect_grep "diverged at step [0-9]+: the training loss is .*; no checkpoint was written" "$T/err" \
+    "a huge --lr: message"
+if [ -e "$T/dv2/checkpoint.tsv" ]; then bad "a checkpoint of diverged parameters"; else ok; fi
+
+# checkpoints are checked when loaded: NaN, infinite or absurd parameters, and a
+# missing or damaged averaged file when the checkpoint says it is averaging
+poke() { # poke FILE ITEM BYTES: overwrite float64 ITEM of a 128-byte-header .npy
+    printf "$3" | dd of="$1" bs=1 seek=$((128 + 8 * $2)) conv=notrunc 2>/dev/null
+}
+g=$(sed -n 's/^generation=//p' "$T/av1/checkpoint.tsv")
+cp -r "$T/av1" "$T/avn" && rm "$T/avn/ckpt-$g-avg.npy"
+expect_exit 1 "averaging checkpoint without its avg file" "$LM" eval --data "$C" --ckpt "$T/avn" -q
+expect_grep "ckpt-$g-avg.npy: .*says NT-ASGD is averaging" "$T/err" "names the missing avg file"
+cp -r "$T/av1" "$T/avd" && poke "$T/avd/ckpt-$g-avg.npy" 3 '\000\000\000\000\000\000\370\177'
+expect_exit 1 "a NaN in the averaged parameters" "$LM" eval --data "$C" --ckpt "$T/avd" -q
+expect_grep "ckpt-$g-avg.npy: value 4 of [0-9]+ is nan" "$T/err" "names the damaged avg file"
+cp -r "$T/sm" "$T/smi"
+gs=$(sed -n 's/^generation=//p' "$T/sm/checkpoint.tsv")
+poke "$T/smi/ckpt-$gs-theta.npy" 0 '\000\000\000\000\000\000\360\177'
+expect_exit 1 "an infinite parameter" "$LM" eval --data "$C" --ckpt "$T/smi" -q
+expect_grep "ckpt-$gs-theta.npy: value 1 of [0-9]+ is inf" "$T/err" "an infinite parameter: message"
+expect_exit 1 "resuming from an infinite parameter" "$LM" train --data "$C" --ckpt "$T/smi" \
+    --resume --epochs 5 -q
+poke "$T/smi/ckpt-$gs-theta.npy" 0 '\000\000\000\000\000\000\360\107' # 2^128 = 3.4e38
+expect_exit 1 "an absurd parameter" "$LM" eval --data "$C" --ckpt "$T/smi" -q
+expect_grep "value 1 of [0-9]+ is 3.40282.*e\+38, beyond the 1e\+15" "$T/err" "an absurd parameter: message"
+# a snapshot of an averaging run holds the mean as its theta: it evaluates
+AVS="--data $C --quick --d 8 --hidden 16 --epochs 8 --nonmono 1 --lr 40 --threads 2 -q"
+# shellcheck disable=SC2086
+"$LM" train $AVS --ckpt "$T/avs" --eval-every 150000 >/dev/null 2>"$T/run.err" ||
+    bad "averaging run with snapshots failed: $(tail -n 2 "$T/run.err")"
+snap=$(ls -d "$T/avs"/snap-* 2>/dev/null | tail -n 1)
+expect_eq "$(sed -n 's/^averaging=//p' "$snap/checkpoint.tsv")" 1 "the snapshot was taken while averaging"
+expect_exit 0 "eval of a snapshot taken while averaging" "$LM" eval --data "$C" --ckpt "$snap" -q
+
+# the memory preflight refuses a model that does not fit, before allocating it
+expect_exit 1 "a model beyond SBW_MAX_MEMORY" env SBW_MAX_MEMORY=1M "$LM" train --data "$C" \
+    --quick --max-steps 1 -q
+expect_grep "training this model \([0-9]+ parameters.*needs .* GiB, more than SBW_MAX_MEMORY's" \
+    "$T/err" "the training preflight: message"
+expect_exit 1 "latents beyond SBW_MAX_MEMORY" env SBW_MAX_MEMORY=200K "$LM" eval --data "$C" \
+    --ckpt "$T/sm" --logprobs "$T/big.npy" -q
+expect_grep "evaluating [0-9]+ tokens with their latents for --logprobs .* more than SBW_MAX_MEMORY's" \
+    "$T/err" "the eval preflight: message"
+expect_absent "$T/big.npy" "nothing written when the preflight refuses"
+expect_exit 0 "SBW_MAX_MEMORY=any" env SBW_MAX_MEMORY=any "$LM" train --data "$C" --quick \
+    --max-steps 1 -q
+
+# ---- messages ---------------------------------------------------------------------------------
+expect_exit 2 "eval's --eval-batch x --bptt too large" "$LM" eval --data "$C" --ckpt "$T/sm" \
+    --eval-batch 1000000 --bptt 100000 -q
+expect_grep "^sbw-lm eval: --eval-batch 1000000 x --bptt 100000 is too large" "$T/err" \
+    "names --eval-batch, the option given"
+expect_exit 2 "--quick's --train-tokens too few for --batch" "$LM" train --data "$C" --quick \
+    --batch 15000 -q
+expect_grep "20000 training tokens \(--train-tokens\) \(set by --quick\) make columns of 1 with --batch 15000;" \
+    "$T/err" "a limit from --quick says so"
+mkdir -p "$T/tiny" && printf 'a b c\nb c a\n' >"$T/tiny/train.txt" && printf 'a b\n' >"$T/tiny/valid.txt"
+printf 'a c\n' >"$T/tiny/test.txt"
+expect_exit 2 "--quick's --d beyond a 4-word vocabulary" "$LM" train --data "$T/tiny" --quick -q
+expect_grep "^sbw-lm train: --d 16 exceeds the vocabulary size M = 4 \(--d 16 from --quick\)$" "$T/err" \
+    "a head check's limit from --quick says so"
+mkdir -p "$T/bom" && cp "$C"/*.txt "$T/bom/"
+{ printf '\357\273\277' && cat "$C/train.txt"; } >"$T/bom/train.txt"
+expect_exit 1 "a corpus with a BOM" "$LM" train --data "$T/bom" --quick -q
+expect_grep "train.txt: starts with a byte-order mark \(U\+FEFF\)" "$T/err" "BOM: message"
+mkdir -p "$T/zw" && cp "$C"/*.txt "$T/zw/"
+printf 'w1 w\342\200\213x \342\200\256abc\n' >>"$T/zw/test.txt"
+expect_exit 1 "an unknown word with a zero-width space" "$LM" train --data "$T/zw" --quick -q
+expect_grep "word 'w\\\\u200bx' is not in the vocabulary" "$T/err" "the zero-width space is shown escaped"
+if LC_ALL=C grep -q "$(printf '\342\200')" "$T/err"; then bad "an invisible character reached the message"; else ok; fi
+
 # ---- bad usage: exit 2 ----------------------------------------------------------------------
 expect_exit 2 "no command" "$LM"
 expect_exit 2 "unknown command" "$LM" fly

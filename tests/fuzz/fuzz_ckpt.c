@@ -6,9 +6,17 @@
  * +-inf, a named bool, an enum) through sbw_ckpt_get; the array's shape
  * and, when small, its values through sbw_ckpt_array_shape/_load.
  *
+ * The array is also read through sbw_ckpt_load_checked with a finite
+ * bound (sbw-lm's SBW_LM_PARAM_MAX), and sbw-lm's eval loader
+ * (sbw_lm_train_load) reads the whole folder against a fixed two-word
+ * corpus.
+ *
  * Properties: a failure leaves a reason; the generation is in [1, 1e15];
  * a value read lies in its row's range (doubles never NaN); a loaded
- * array has the shape its header claims.
+ * array has the shape its header claims; the checked load succeeds
+ * exactly when the plain one does and every value is finite and within
+ * the bound; parameters sbw_lm_train_load returns are finite and within
+ * SBW_LM_PARAM_MAX.
  */
 #include "fuzz_util.h"
 
@@ -16,6 +24,7 @@
 #include "sbw_error.h"
 #include "sbw_fit_opts.h"
 #include "sbw_lm_opts.h"
+#include "sbw_lm_train.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -84,14 +93,54 @@ static void fuzz_array(const sbw_ckpt *c, const uint8_t *npy, size_t n)
     fuzz_file(name, npy, n, path, sizeof path);
     size_t rows = 0, cols = 0;
     if (sbw_ckpt_array_shape(c, "theta", &rows, &cols) == SBW_OK) {
-        if (cols > 0 && rows <= CAP / cols)
+        if (cols > 0 && rows <= CAP / cols) {
             FUZZ_REQUIRE(sbw_ckpt_load(c, "theta", x, rows, cols) == SBW_OK);
+            bool good = true;
+            for (size_t i = 0; i < rows * cols; i++)
+                good = good && isfinite(x[i]) && fabs(x[i]) <= SBW_LM_PARAM_MAX;
+            int st = sbw_ckpt_load_checked(c, "theta", x, rows, cols, SBW_LM_PARAM_MAX);
+            FUZZ_REQUIRE((st == SBW_OK) == good);
+            FUZZ_REQUIRE(st == SBW_OK || st == SBW_EDATA);
+        }
         if (cols > 0 && rows + 1 <= CAP / cols)
             FUZZ_REQUIRE(sbw_ckpt_load(c, "theta", x, rows + 1, cols) != SBW_OK);
     } else {
         FUZZ_REQUIRE(sbw_error_reason()[0] != '\0');
     }
     unlink(path);
+}
+
+/* sbw-lm's eval loader on the folder, its theta the fuzzed array (the
+ * checkpoint's generation's), against a corpus of two words. */
+static void fuzz_lm_load(const uint8_t *npy, size_t n)
+{
+    static sbw_corpus corpus;
+    static char *words[2] = {"a", "<eos>"};
+    setenv("SBW_MAX_MEMORY", "64M", 1); /* a fuzzed model size is refused, not allocated */
+    corpus.nwords = 2;
+    corpus.words = words;
+    sbw_ckpt *c = NULL;
+    if (sbw_ckpt_open(&c, fuzz_dir()) != SBW_OK)
+        return;
+    char name[64], path[512], avg[512];
+    snprintf(name, sizeof name, "ckpt-%" PRIu64 "-theta.npy", sbw_ckpt_generation(c));
+    fuzz_file(name, npy, n, path, sizeof path);
+    snprintf(name, sizeof name, "ckpt-%" PRIu64 "-avg.npy", sbw_ckpt_generation(c));
+    fuzz_file(name, npy, n, avg, sizeof avg);
+    sbw_ckpt_close(c);
+    corpus.hash = 0;
+    sbw_lm_opts o;
+    sbw_lm lm;
+    double *theta = NULL;
+    if (sbw_lm_train_load(fuzz_dir(), &corpus, &o, &lm, &theta) == SBW_OK) {
+        for (size_t i = 0; i < lm.nparam; i++)
+            FUZZ_REQUIRE(isfinite(theta[i]) && fabs(theta[i]) <= SBW_LM_PARAM_MAX);
+    } else {
+        FUZZ_REQUIRE(theta == NULL && sbw_error_reason()[0] != '\0');
+    }
+    free(theta);
+    unlink(path);
+    unlink(avg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -112,5 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n == 2)
         fuzz_array(c, part[1], len[1]);
     sbw_ckpt_close(c);
+    if (n == 2)
+        fuzz_lm_load(part[1], len[1]);
     return 0;
 }

@@ -8,7 +8,9 @@
  * words ("<eos>" and one more), ids below the vocabulary size, counts
  * that sum to the training split's length and never increase along the
  * vocabulary (most frequent first), every word found again at its own
- * id, at least one token per line in each split.
+ * id, at least one token per line in each split; no split read starts
+ * with a byte-order mark, holds a NUL or a CR; a load whose stop flag is
+ * already set fails with SBW_EINTR and returns nothing.
  */
 #include "fuzz_util.h"
 
@@ -59,5 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_corpus(c);
     sbw_corpus_free(c);
+    for (size_t s = 0; s < n && s < SBW_CORPUS_NSPLIT; s++) {
+        FUZZ_REQUIRE(!(len[s] >= 3 && memcmp(part[s], "\xef\xbb\xbf", 3) == 0));
+        FUZZ_REQUIRE(!memchr(part[s], '\0', len[s]) && !memchr(part[s], '\r', len[s]));
+    }
+    volatile sig_atomic_t stop = 1;
+    c = (sbw_corpus *)&stop;
+    FUZZ_REQUIRE(sbw_corpus_load_stop(&c, fuzz_dir(), &stop) == SBW_EINTR && c == NULL);
     return 0;
 }

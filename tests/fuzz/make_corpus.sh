@@ -95,6 +95,40 @@ printf "a \377 b\n${sep}a\n${sep}b\n" >"$c/corpus/not_utf8"
 printf "caf\303\251 na\303\257ve\n${sep}caf\303\251\n${sep}na\303\257ve\n" >"$c/corpus/utf8"
 printf "a b\n${sep}a\n" >"$c/corpus/no_test"
 printf "\n${sep}\n${sep}\n" >"$c/corpus/empty"
+printf "\357\273\277a b\n${sep}a\n${sep}b\n" >"$c/corpus/bom"
+printf "a b\n${sep}\357\273\277a\n${sep}b\n" >"$c/corpus/bom_valid"
+printf "a b\357\273\277 c\n${sep}b\357\273\277\n${sep}a\n" >"$c/corpus/bom_inside"
+printf "a w\342\200\213x\n${sep}a\n${sep}w\342\200\213y \342\200\256z\n" >"$c/corpus/invisible"
+
+# ---- ckpt (sbw-lm): a checkpoint of a 20-parameter model (d = emb = hidden
+# = 1) of a two-word corpus whose fingerprint the target sets to 0; "%%",
+# theta (the target writes the same bytes as avg): good, NaN, absurd
+lm_ckpt() { # lm_ckpt AVERAGING: checkpoint.tsv of such a model
+    printf 'sbw_checkpoint=2\ngeneration=4\nmodel=softmax\nk=15\nknots=100\nplif_t=0x1.4p+3\n'
+    printf 'bias=1\nd=1\nemb=1\nlayers=1\nhidden1=1\nhidden2=0\nhidden3=0\ntied=0\nbatch=1\n'
+    printf 'bptt=2\neval_batch=10\ntrain_tokens=0\nvalid_tokens=0\nseed=20180101\n'
+    printf 'optimizer=sgd\nlr=0x1.4p+4\nclip=0x1p-2\nwdecay=0x1.421f5f40d8376p-20\n'
+    printf 'beta1=0x1.ccccccccccccdp-1\nbeta2=0x1.ff7ced916872bp-1\neps=0x1.5798ee2308c3ap-27\n'
+    printf 'asgd=1\nnonmono=5\ndropout_emb=0x0p+0\ndropout_in=0x0p+0\ndropout_layer=0x0p+0\n'
+    printf 'dropout_latent=0x0p+0\nprecision=single\nepochs=1\nmax_steps=0\nlog_every=10\n'
+    printf 'eval_every=0\nckpt_every=0x1.2cp+9\nthreads=2\nstep=4\nepoch=1\npos=0\ntokens=7\n'
+    printf 'nvalid=1\nnlog=1\navg_count=1\nseconds=0x0p+0\nhead_seconds=0x0p+0\naveraging=%s\n' "$1"
+    printf 'corpus_hash=0\nadam_t=0\nrun_loss=0x0p+0\nrun_tokens=0\nsnapshot=0\n'
+}
+lm_theta() { # lm_theta FIRST: a (20,) float64 .npy, FIRST then 19 zeros
+    h="{'descr': '<f8', 'fortran_order': False, 'shape': (20,), }"
+    printf '\223NUMPY\001\000\166\000%s%*s\n' "$h" $((117 - ${#h})) ''
+    printf "$1"
+    i=1
+    while [ $i -lt 20 ]; do
+        printf '\000\000\000\000\000\000\000\000'
+        i=$((i + 1))
+    done
+}
+{ lm_ckpt 0; printf "$sep"; lm_theta '\000\000\000\000\000\000\360\077'; } >"$c/ckpt/lm_ok"
+{ lm_ckpt 1; printf "$sep"; lm_theta '\000\000\000\000\000\000\360\077'; } >"$c/ckpt/lm_avg"
+{ lm_ckpt 0; printf "$sep"; lm_theta '\000\000\000\000\000\000\370\177'; } >"$c/ckpt/lm_nan"
+{ lm_ckpt 0; printf "$sep"; lm_theta '\000\000\000\000\000\000\360\107'; } >"$c/ckpt/lm_huge"
 
 # ---- plotscript: a flags byte, then the string slots separated by "%%" lines
 # (kind, figure title, --title, command, stem, panel 1 title/x/y, panel 2
