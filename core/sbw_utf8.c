@@ -1,28 +1,34 @@
 /* sbw_utf8.c -- strict UTF-8 decoding and the invisible characters. */
 #include "sbw_utf8.h"
 
-size_t sbw_utf8_decode(const char *s, uint32_t *cp)
+size_t sbw_utf8_decode_n(const char *s, size_t n, uint32_t *cp)
 {
     static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
     const unsigned char *u = (const unsigned char *)s;
-    size_t n = u[0] < 0x80             ? 1
-               : (u[0] & 0xE0) == 0xC0 ? 2
-               : (u[0] & 0xF0) == 0xE0 ? 3
-               : (u[0] & 0xF8) == 0xF0 ? 4
-                                       : 0;
-    if (!n)
+    if (n == 0)
         return 0;
-    uint32_t c = n == 1 ? u[0] : u[0] & (0x7Fu >> n);
-    for (size_t i = 1; i < n; i++) {
+    size_t len = u[0] < 0x80             ? 1
+                 : (u[0] & 0xE0) == 0xC0 ? 2
+                 : (u[0] & 0xF0) == 0xE0 ? 3
+                 : (u[0] & 0xF8) == 0xF0 ? 4
+                                         : 0;
+    if (!len || len > n)
+        return 0;
+    uint32_t c = len == 1 ? u[0] : u[0] & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
         if ((u[i] & 0xC0) != 0x80) /* a NUL ends it here too */
             return 0;
         c = c << 6 | (u[i] & 0x3Fu);
     }
-    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    if (c < min[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
         return 0;
     *cp = c;
-    return n;
+    return len;
 }
+
+/* A terminated string: its NUL is not a continuation byte, so no
+ * character is read past it. */
+size_t sbw_utf8_decode(const char *s, uint32_t *cp) { return sbw_utf8_decode_n(s, 4, cp); }
 
 /* The ranges of sbw_utf8_invisible (inclusive), as its comment lists them. */
 static const uint32_t invisible[][2] = {

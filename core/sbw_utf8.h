@@ -16,6 +16,10 @@
  * s[0] == '\0' is the one-byte character U+0000. */
 size_t sbw_utf8_decode(const char *s, uint32_t *cp);
 
+/* The same for the n bytes at s, which need not be terminated: 0 also when
+ * the character would run past them (n == 0 included). */
+size_t sbw_utf8_decode_n(const char *s, size_t n, uint32_t *cp);
+
 /* Whether code point c is one a reader cannot see, or one that moves the
  * cursor or reorders the text after it: the C0 controls, DEL and the C1
  * controls (U+0000-001F, U+007F-009F), the soft hyphen (U+00AD), the

@@ -14,6 +14,7 @@
 #include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_preflight.h"
+#include "sbw_utf8.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -77,88 +78,31 @@ static int interrupted(const char *path)
     return SBW_ERROR(SBW_EINTR, "%s: interrupted while reading the corpus", path);
 }
 
-/* Length of the well-formed UTF-8 sequence at b (n bytes left), 0 when ill
- * formed (Unicode Table 3-7, "Well-Formed UTF-8 Byte Sequences"). */
+/* Length of the well-formed UTF-8 character at b (n bytes left), 0 when
+ * ill formed or cut by n; ASCII without a call. */
 static size_t utf8_len(const unsigned char *b, size_t n)
 {
-    unsigned c = b[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        lo = c == 0xE0 ? 0xA0 : lo; /* no overlongs */
-        hi = c == 0xED ? 0x9F : hi; /* no surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        lo = c == 0xF0 ? 0x90 : lo; /* no overlongs */
-        hi = c == 0xF4 ? 0x8F : hi; /* nothing above U+10FFFF */
-    } else {
-        return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
-    }
-    if (n < len || b[1] < lo || b[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (b[i] < 0x80 || b[i] > 0xBF)
-            return 0;
-    return len;
+    uint32_t cp;
+    return b[0] < 0x80 ? 1 : sbw_utf8_decode_n((const char *)b, n, &cp);
 }
 
-/* The code point of the well-formed sequence b[0..len). */
-static unsigned utf8_cp(const unsigned char *b, size_t len)
-{
-    static const unsigned lead_mask[5] = {0, 0x7F, 0x1F, 0x0F, 0x07};
-    unsigned cp = b[0] & lead_mask[len];
-    for (size_t i = 1; i < len; i++)
-        cp = cp << 6 | (b[i] & 0x3F);
-    return cp;
-}
-
-/* Characters that show nothing, or reorder what follows, on a terminal:
- * the soft hyphen, the Arabic letter mark, the Mongolian vowel separator,
- * zero-width spaces and joiners, the bidirectional marks, embeddings,
- * overrides and isolates, the invisible operators and the BOM (U+FEFF).
- * A word quoted in a message shows them as \uXXXX. */
-static bool invisible(unsigned cp)
-{
-    return cp == 0xAD || cp == 0x61C || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
-           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF;
-}
-
-/* w (len bytes) for a message, into out (SHOWN_CAP bytes): control
- * characters as \xHH (C1 controls as \u00HH), invisible and
- * bidirectional characters as \uXXXX, ill-formed bytes as \xHH,
- * backslash and quote escaped, cut after WORD_SHOWN bytes (on a character
- * boundary) with "...". */
+/* w (len bytes) for a message, into out (SHOWN_CAP bytes): backslash and
+ * quote escaped, cut after WORD_SHOWN bytes (on a character boundary) with
+ * "...".  Control, invisible and bidirectional characters and ill-formed
+ * bytes are left to sbw_error_escape, which every reason goes through. */
 static void escape_word(const char *w, size_t len, char *out)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *b = (const unsigned char *)w;
     size_t i = 0, o = 0;
     while (i < len) {
         size_t n = utf8_len(b + i, len - i);
-        if (i + (n ? n : 1) > WORD_SHOWN)
+        n = n ? n : 1;
+        if (i + n > WORD_SHOWN)
             break;
-        unsigned cp = n > 1 ? utf8_cp(b + i, n) : 0;
-        if (n > 1 && ((cp >= 0x80 && cp < 0xA0) || invisible(cp))) {
+        if (b[i] == '\\' || b[i] == '\'')
             out[o++] = '\\';
-            out[o++] = 'u';
-            for (int sh = 12; sh >= 0; sh -= 4)
-                out[o++] = hex[(cp >> sh) & 15];
-        } else if (n == 0 || b[i] < 0x20 || b[i] == 0x7F) {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[b[i] >> 4];
-            out[o++] = hex[b[i] & 15];
-            n = 1;
-        } else {
-            if (b[i] == '\\' || b[i] == '\'')
-                out[o++] = '\\';
-            memcpy(out + o, w + i, n);
-            o += n;
-        }
+        memcpy(out + o, w + i, n);
+        o += n;
         i += n;
     }
     if (i < len) {
@@ -311,7 +255,7 @@ static int text_check_more(const char *path, const unsigned char *b, size_t n, b
         if (!len)
             return SBW_ERROR(SBW_EDATA, "%s: line %zu is not UTF-8: byte 0x%02x at byte offset %zu",
                              path, tc->line, b[i], i);
-        if (i == 0 && len == 3 && utf8_cp(b, 3) == 0xFEFF)
+        if (i == 0 && len == 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0)
             return SBW_ERROR(SBW_EDATA,
                              "%s: starts with a byte-order mark (U+FEFF), which would become part "
                              "of the first word; save the file as UTF-8 without one",

@@ -373,21 +373,21 @@ static void test_oov(void **state)
     expect_oov("a\n", "a\n\n\nA\n", "test.txt", 4, "A");
     expect_oov("x\x01y\x1f\x7f\n", "a\n", "valid.txt", 1, "x\\x01y\\x1f\\x7f");
     expect_oov("it's\\\n", "a\n", "valid.txt", 1, "it\\'s\\\\");
-    expect_oov("\xc2\x85z\n", "a\n", "valid.txt", 1, "\\u0085z"); /* C1 control NEL */
+    expect_oov("\xc2\x85z\n", "a\n", "valid.txt", 1, "\\u{0085}z"); /* C1 control NEL */
     /* 45 bytes: the first 40 and "..." */
     expect_oov("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS\n", "a\n", "valid.txt", 1,
                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN...");
     /* 39 ASCII bytes then a 2-byte character: cut before it, not inside */
     expect_oov("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM\xc3\xa9\n", "a\n", "valid.txt", 1,
                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM...");
-    /* invisible and bidirectional characters shown as \\uXXXX */
-    expect_oov("w\xe2\x80\x8bx\n", "a\n", "valid.txt", 1, "w\\u200bx"); /* zero-width space */
+    /* invisible and bidirectional characters shown as \\u{XXXX} (sbw_error_escape) */
+    expect_oov("w\xe2\x80\x8bx\n", "a\n", "valid.txt", 1, "w\\u{200B}x"); /* zero-width space */
     expect_oov("\xe2\x80\xae"
                "cba\n",
-               "a\n", "valid.txt", 1, "\\u202ecba");                     /* RLO */
-    expect_oov("a\n\xef\xbb\xbfq\n", "a\n", "valid.txt", 2, "\\ufeffq"); /* BOM inside */
+               "a\n", "valid.txt", 1, "\\u{202E}cba");                     /* RLO */
+    expect_oov("a\n\xef\xbb\xbfq\n", "a\n", "valid.txt", 2, "\\u{FEFF}q"); /* BOM inside */
     expect_oov("\xe2\x81\xa6x\xe2\x81\xa9\n", "a\n", "valid.txt", 1,
-               "\\u2066x\\u2069"); /* isolate */
+               "\\u{2066}x\\u{2069}"); /* isolate */
     /* exactly 40 bytes: not cut */
     expect_oov("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN\n", "a\n", "valid.txt", 1,
                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");

@@ -376,7 +376,7 @@ expect_grep "train.txt: starts with a byte-order mark \(U\+FEFF\)" "$T/err" "BOM
 mkdir -p "$T/zw" && cp "$C"/*.txt "$T/zw/"
 printf 'w1 w\342\200\213x \342\200\256abc\n' >>"$T/zw/test.txt"
 expect_exit 1 "an unknown word with a zero-width space" "$LM" train --data "$T/zw" --quick -q
-expect_grep "word 'w\\\\u200bx' is not in the vocabulary" "$T/err" "the zero-width space is shown escaped"
+expect_grep "word 'w\\\\u{200B}x' is not in the vocabulary" "$T/err" "the zero-width space is shown escaped"
 if LC_ALL=C grep -q "$(printf '\342\200')" "$T/err"; then bad "an invisible character reached the message"; else ok; fi
 
 # ---- bad usage: exit 2 ----------------------------------------------------------------------
