@@ -47,6 +47,12 @@ expect_eq "$(tsv_meta "$T/out" checked)" 3 "--words: 3 checked"
 expect_exit 0 "--json" "$A" -q --json --words 5 "$SQ"
 expect_grep '"reason": ?"in_hull"' "$T/out" "json row"
 expect_grep '"unargmaxable": ?1' "$T/out" "json summary"
+# a vocabulary in Latin-1 (and an invalid UTF-8 tail): the JSON stays UTF-8,
+# each bad byte U+FFFD (test_table parses such output with Jansson)
+printf 'caf\351\nb\nc\nd\ne\nf\n\342\202\n' >"$T/latin1.txt"
+expect_exit 0 "--vocab Latin-1 --json" "$A" -q --json --vocab "$T/latin1.txt" "$SQ"
+expect_grep '"name": ?"caf\\ufffd"' "$T/out" "Latin-1 name as U+FFFD"
+if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/out"; then bad "--json: a byte >= 0x80 left raw"; else ok; fi
 expect_exit 0 "-o" "$A" -q -o "$T/a.tsv" "$SQ"
 expect_grep '^# unargmaxable=4' "$T/a.tsv" "-o file"
 
