@@ -370,6 +370,21 @@ static int lp_stage(const run_ctx *x, const size_t *words, const size_t *pend, s
     return st ? SBW_ERROR(st, "argmax: the LP solver (GLPK) failed on word %zu", bad) : SBW_OK;
 }
 
+double sbw_argmax_bytes(size_t m, size_t d, size_t nwords, bool bias, const sbw_argmax_opts *o,
+                        int threads)
+{
+    double M = (double)m, D = (double)d, B = (double)(o->block < nwords ? o->block : nwords);
+    double T = threads > 0 ? threads : omp_get_max_threads(), R = D + 2;
+    double rivals = fmin(M, 4 * R); /* columns: about 3 D in practice (docs/DESIGN.md) */
+    double mine = M * D * 8 + (bias ? M * 8 : 0) + (B * D + B * M + 2 * M + D) * 8 +
+                  M * (2 * sizeof(size_t) + 1) + (double)nwords * sizeof(size_t);
+    /* GLPK: ~64 bytes per nonzero, row and column, its LU about 4 R^2
+     * doubles; dgelsd: about 12 R^2 doubles */
+    double per = sbw_argmax_lp_bytes(m, d) + 64 * (rivals * R + 2 * D + 1 + rivals + 2 * D + R) +
+                 16 * R * R * 8;
+    return mine + T * per;
+}
+
 int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                    const size_t *words, size_t nwords, const sbw_argmax_opts *o,
                    sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum)

@@ -71,6 +71,24 @@ expect_exit 0 "--max-prob-all" "$A" -q --max-prob 50 --max-prob-all --words 1 "$
 p=$(tsv_field "$T/out" p_max_R50)
 if awk -v p="$p" 'BEGIN { exit !(p > 0.999) }'; then ok; else bad "vertex at R=50: p $p"; fi
 
+# --max-prob says what it will cost before it starts (and shows progress)
+expect_exit 0 "--max-prob: the cost first" "$A" --max-prob 5,50 --words 5,6 "$SQ"
+expect_grep 'sbw-argmax: --max-prob: 2 word\(s\) x 2 radius\(es\); each pair at most 100000 iterations' \
+    "$T/err" "--max-prob: cost estimate on stderr"
+expect_exit 0 "--max-prob -q: silent" "$A" -q --max-prob 5 --words 6 "$SQ"
+expect_lines 0 "$T/err" "--max-prob -q: nothing on stderr"
+
+# the memory preflight counts every copy: W (800 kB) fits 1.2 MB, W and its
+# normalised copy do not; refused before reading, naming the file
+"$BIN/sbw-synth" lowrank -q --n 2000 --m 50 --seed 3 -o "$T/big.npy" >/dev/null 2>&1
+export SBW_MAX_MEMORY=1200000
+expect_exit 1 "preflight: W and its copy over the limit" "$A" -q --words 0:9 "$T/big.npy"
+expect_lines 1 "$T/err" "preflight: one line"
+expect_grep 'big.npy: sbw-argmax on this 2000 x 50 head .*needs' "$T/err" "preflight: names the file"
+export SBW_MAX_MEMORY=256M
+expect_exit 0 "preflight: fits 256M" "$A" -q --words 0:9 "$T/big.npy"
+unset SBW_MAX_MEMORY
+
 # bad usage: exit 2
 expect_exit 2 "--words bad" "$A" --words 3,x "$SQ"
 expect_exit 2 "--max-prob bad" "$A" --max-prob 1,-2 "$SQ"
