@@ -100,16 +100,18 @@ static int find_copies(const double *w, size_t m, size_t d, size_t ldw, const do
 /* ---- stage 2: the pre-filter -------------------------------------------- */
 
 /* What the stages share: the head as stored (w, b: every certificate is
- * checked on it) and its normalised copy (wc = W minus its mean row, bc =
- * b minus its largest value, each entry rounded once: what the pre-filter
- * and the LPs work on, so that a common shift of the biases or of the rows
- * cannot change their numbers), with the copy's sizes. */
+ * checked on it) and its normalised copy (wc = 2^-e W minus its mean row,
+ * bc = 2^-e (b minus its largest value), each entry rounded once: what the
+ * pre-filter and the LPs work on, so that a common shift of the biases or
+ * of the rows, or a common scale, cannot change their numbers beyond
+ * rounding), with the copy's sizes. */
 typedef struct run_ctx {
     const double *w, *b;
     size_t m, d, ldw;
     const sbw_argmax_opts *o;
     double *wc, *bc;          /* m x d (ld d), m (NULL without bias) */
     double scale, wmax, bmax; /* max |wc_jk| + max |bc_j|, max ||wc_j||_2, max |bc_j| */
+    int exp2;                 /* the copy is 2^-exp2 times the head, translated */
     sbw_argmax_certs *certs;
 } run_ctx;
 
@@ -128,8 +130,10 @@ static void set_h(const run_ctx *x, size_t t, const double *h, double s)
  * (8 u of the same sizes), and the copy's own rounding (each wc_jk and
  * bc_j is within u |wc_jk|, u |bc_j| of w_jk - mean_k, b_j - max b, whose
  * differences are the stored head's): 2 u (s ||g|| max ||wc_j|| + max
- * |bc_j|); 4 gamma_{d+4} and 12 u cover them with room, and 2d + 8
- * smallest subnormals the underflows. */
+ * |bc_j|, plus half a subnormal per entry where the scaling by 2^-e
+ * underflowed); 4 gamma_{d+4} and 12 u cover them with room, and 2d + 8
+ * smallest subnormals the underflows of the sums.  The copy is 2^-e times
+ * the head translated, so its margins are 2^-e times the head's. */
 static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const double *l, double *a,
                            double *c, sbw_argmax_word *out, size_t t)
 {
@@ -148,7 +152,8 @@ static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const do
         mg = fmin(mg, s * a[j] + c[j]);
     double u = DBL_EPSILON / 2;
     double bound = 4 * sbw_argmax_cert_gamma(x->d + 4) * s * x->wmax * gn + 12 * u * x->bmax +
-                   u * fabs(mg) + (double)(2 * x->d + 8) * DBL_TRUE_MIN;
+                   u * fabs(mg) + (double)(2 * x->d + 8) * DBL_TRUE_MIN +
+                   4 * DBL_TRUE_MIN * (s * gn * sqrt((double)x->d) + 2);
     if (!(mg > bound * (1 + 1e-10)))
         return false;
     *out = (sbw_argmax_word){.word = i,
@@ -238,8 +243,12 @@ static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, s
             continue;
         size_t t = pend[p], i = words[t];
         sbw_argmax_lp_res r;
-        st = sbw_argmax_lp_word(lp, &oh, &nh, i, x->wc + i * x->d, x->o->tol, x->scale,
+        st = sbw_argmax_lp_word(lp, &oh, &nh, i, x->wc + i * x->d, x->o->tol, x->scale, x->exp2,
                                 x->o->max_rounds, &r);
+        if (st == SBW_ENUMERIC) { /* GLPK gave up: no certificate, undecided */
+            st = SBW_OK;
+            r.verdict = -1;
+        }
         if (st)
             *bad = i;
         else
@@ -252,22 +261,32 @@ static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, s
 
 /* ---- the run -------------------------------------------------------------- */
 
-/* The normalised copy (wc, bc) and its sizes; mean (d) scratch.  The mean
- * is any vector (its own rounding does not matter: every row moves by the
- * same one); the largest bias is subtracted exactly from itself, so the
- * words that can win keep biases near 0. */
+/* The normalised copy (wc, bc) and its sizes; mean (d) scratch.  First
+ * every value is multiplied by 2^-e (e: the exponent of the largest |w_jk|
+ * or |b_j|; exact but for values that become subnormal), so nothing
+ * overflows below; then the mean row is subtracted (the mean is any
+ * vector: every row moves by the same one) and the largest bias (exactly
+ * 0 for its word, so the words that can win keep biases near 0).  x->scale
+ * is the copy's max |wc_jk| + max |bc_j|, the LP's unit. */
 static void normalise(run_ctx *x, double *mean)
 {
-    double amax = 0, bmax = -INFINITY;
+    double amax = 0, bmax = -INFINITY, big = 0;
+    for (size_t j = 0; j < x->m; j++) {
+        for (size_t k = 0; k < x->d; k++)
+            big = fmax(big, fabs(x->w[j * x->ldw + k]));
+        if (x->b)
+            big = fmax(big, fabs(x->b[j]));
+    }
+    x->exp2 = big > 0 && isfinite(big) ? ilogb(big) : 0;
     memset(mean, 0, x->d * sizeof *mean);
     for (size_t j = 0; j < x->m; j++)
         for (size_t k = 0; k < x->d; k++)
-            mean[k] += x->w[j * x->ldw + k] / (double)x->m;
+            mean[k] += ldexp(x->w[j * x->ldw + k], -x->exp2) / (double)x->m;
     x->wmax = x->bmax = 0;
     for (size_t j = 0; j < x->m; j++) {
         double s = 0;
         for (size_t k = 0; k < x->d; k++) {
-            double v = x->wc[j * x->d + k] = x->w[j * x->ldw + k] - mean[k];
+            double v = x->wc[j * x->d + k] = ldexp(x->w[j * x->ldw + k], -x->exp2) - mean[k];
             s += v * v;
             amax = fmax(amax, fabs(v));
         }
@@ -276,7 +295,7 @@ static void normalise(run_ctx *x, double *mean)
             bmax = fmax(bmax, x->b[j]);
     }
     for (size_t j = 0; x->bc && j < x->m; j++) {
-        x->bc[j] = x->b[j] - bmax;
+        x->bc[j] = ldexp(x->b[j], -x->exp2) - ldexp(bmax, -x->exp2);
         x->bmax = fmax(x->bmax, fabs(x->bc[j]));
     }
     x->scale = amax + x->bmax;
@@ -419,7 +438,7 @@ int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double
         sum->seconds_prefilter = t1 - t0;
         sum->seconds_lp = omp_get_wtime() - t1;
         summarise(out, nwords, sum);
-        sum->scale = x.scale;
+        sum->scale = ldexp(x.scale, x.exp2);
     }
     free(all);
     free(other);

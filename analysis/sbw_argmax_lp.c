@@ -102,6 +102,7 @@ int sbw_argmax_lp_alloc(sbw_argmax_lp **out, size_t m, size_t d)
     lp->idx = malloc(m * sizeof *lp->idx);
     lp->lam = malloc(m * sizeof *lp->lam);
     lp->face = malloc((d + 2) * sizeof *lp->face);
+    glp_term_out(GLP_OFF); /* GLPK's messages go to stdout, the table's place */
     lp->A = malloc((d + 2) * (d + 2) * sizeof *lp->A);
     lp->rhs = malloc((d + 2) * sizeof *lp->rhs);
     lp->sv = malloc((d + 2) * sizeof *lp->sv);
@@ -347,12 +348,12 @@ static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_arg
 /* ---- the lambda certificate ----------------------------------------------- */
 
 /* lambda[0..k) on idx re-solved by least squares on its support: sum_t
- * lambda_t [w_t; 1; b_t] = [w_i; 1; beta] on the stored head, beta the
+ * lambda_t [w_t; 1; b_t] = [w_i; 1; beta] on the normalised head, beta the
  * bias lambda reaches now (GLPK's lambda is feasible only to its
  * tolerance); false when the result is not nonnegative.  Uses A, rhs. */
-static bool polish(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i, size_t k)
+static bool polish(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, size_t k)
 {
-    size_t d = lp->d, rows = d + 1 + (oh->b != NULL);
+    size_t d = lp->d, rows = d + 1 + (nh->b != NULL);
     if (k == 0 || k > d + 2)
         return false;
     size_t R = rows > k ? rows : k;
@@ -360,19 +361,19 @@ static bool polish(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i, size_
     memset(lp->rhs, 0, R * sizeof *lp->rhs);
     for (size_t r = 0; r < d; r++) {
         for (size_t t = 0; t < k; t++)
-            lp->A[r * k + t] = oh->w[lp->idx[t] * oh->ldw + r];
-        lp->rhs[r] = oh->w[i * oh->ldw + r];
+            lp->A[r * k + t] = nh->w[lp->idx[t] * nh->ldw + r];
+        lp->rhs[r] = nh->w[i * nh->ldw + r];
     }
     double beta = 0, sum = 0;
     for (size_t t = 0; t < k; t++) {
         lp->A[d * k + t] = 1.0;
         sum += lp->lam[t];
-        beta += lp->lam[t] * (oh->b ? oh->b[lp->idx[t]] : 0.0);
+        beta += lp->lam[t] * (nh->b ? nh->b[lp->idx[t]] : 0.0);
     }
     lp->rhs[d] = 1.0;
-    if (oh->b) {
+    if (nh->b) {
         for (size_t t = 0; t < k; t++)
-            lp->A[(d + 1) * k + t] = oh->b[lp->idx[t]];
+            lp->A[(d + 1) * k + t] = nh->b[lp->idx[t]];
         lp->rhs[d + 1] = beta / sum;
     }
     if (!lstsq(lp, R, k))
@@ -406,8 +407,8 @@ static bool check_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i,
 
 /* lambda from the primal, polished, else as GLPK gave it, checked on the
  * stored head; true when it passes tol (atol = tol * scale). */
-static bool try_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i, double atol,
-                       sbw_argmax_lp_res *res)
+static bool try_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
+                       size_t i, double atol, sbw_argmax_lp_res *res)
 {
     size_t k = 0, first = 2 * lp->d + (oh->b != NULL);
     for (size_t c = 0; c < lp->ncol; c++) {
@@ -418,7 +419,7 @@ static bool try_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i, d
         }
     }
     memcpy(lp->a, lp->lam, k * sizeof *lp->a);
-    if (polish(lp, oh, i, k) && check_lambda(lp, oh, i, k, atol, res))
+    if (polish(lp, nh, i, k) && check_lambda(lp, oh, i, k, atol, res))
         return true;
     memcpy(lp->lam, lp->a, k * sizeof *lp->lam);
     return check_lambda(lp, oh, i, k, atol, res);
@@ -517,7 +518,7 @@ static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sb
         double above = height - nh->b[i] * lp->inv;
         if (above <= tol + 1e-7 && refine_h(lp, oh, nh, i, true, res))
             return SBW_OK;
-        if (try_lambda(lp, oh, i, atol, res)) {
+        if (try_lambda(lp, oh, nh, i, atol, res)) {
             res->below = above > tol;
             return SBW_OK;
         }
@@ -526,13 +527,13 @@ static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sb
     double t, zeta, obj;
     int st = solve(lp, true, i, &t, &zeta, &obj);
     if (!st)
-        (void)try_lambda(lp, oh, i, atol, res);
+        (void)try_lambda(lp, oh, nh, i, atol, res);
     return st;
 }
 
 int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
-                       size_t i, const double *h0, double tol, double scale, int max_rounds,
-                       sbw_argmax_lp_res *res)
+                       size_t i, const double *h0, double tol, double scale, int exp2,
+                       int max_rounds, sbw_argmax_lp_res *res)
 {
     memset(res, 0, sizeof *res);
     res->verdict = -1;
@@ -542,7 +543,7 @@ int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_a
     build(lp, nh->w + i * nh->ldw, nh->b, i);
     score(lp, nh, i, h0, nh->b ? 1.0 : 0.0, 0.0);
     add_best(lp, nh, lp->d + 2, -INFINITY);
-    double atol = tol * scale;
+    double atol = ldexp(tol * scale, exp2);
     int st = SBW_OK;
     for (int round = 0; round < max_rounds && res->verdict < 0 && !st; round++) {
         double t, zeta, obj;
@@ -570,7 +571,7 @@ int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_a
              * on one): the face's h before any lambda */
             if ((ymax > 1e-9 || k <= lp->d) && refine_h(lp, oh, nh, i, ymax > 1e-9, res))
                 break;
-            if (try_lambda(lp, oh, i, atol, res))
+            if (try_lambda(lp, oh, nh, i, atol, res))
                 break;
         }
         score(lp, nh, i, lp->yd, t, zeta);

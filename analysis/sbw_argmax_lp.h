@@ -87,14 +87,14 @@ typedef struct sbw_argmax_lp_res {
 } sbw_argmax_lp_res;
 
 /* Decides word i of the head `orig` (as stored: certificates are checked
- * on it) with the LP on `norm`, the same head translated (any common
- * vector subtracted from the rows of W, any constant from b; both NULL-b
- * or both not).  h0 (d values) is a guess of a good h for norm (its best
- * rivals seed the columns); scale > 0 the unit of the LP's numbers and of
- * tol: a lambda certificate needs residual and gap <= tol * scale.
- * Errors: SBW_ENUMERIC when GLPK fails. */
+ * on it) with the LP on `norm`, the same head times 2^-exp2 and translated
+ * (any common vector subtracted from the rows of W, any constant from b;
+ * both NULL-b or both not).  h0 (d values) is a guess of a good h for norm
+ * (its best rivals seed the columns); scale > 0 the unit of norm's numbers
+ * and of tol: a lambda certificate needs residual and gap <= tol * scale *
+ * 2^exp2 on orig.  Errors: SBW_ENUMERIC when GLPK fails. */
 int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *orig, const sbw_argmax_head *norm,
-                       size_t i, const double *h0, double tol, double scale, int max_rounds,
-                       sbw_argmax_lp_res *res);
+                       size_t i, const double *h0, double tol, double scale, int exp2,
+                       int max_rounds, sbw_argmax_lp_res *res);
 
 #endif

@@ -719,6 +719,36 @@ static void test_cert_exact(void **state)
     SBW_ASSERT_GT(lr.gap, 0.0);
 }
 
+/* Heads at the ends of the double range run to an answer (the old code
+ * stopped with "GLPK failed": its LP saw -inf biases or 1/scale = inf):
+ * subnormal rows (the origin is the centroid of the other three: in the
+ * hull, a vertex with a subnormal bias above 0) and rows and biases of
+ * +-1e308. */
+static void test_extreme(void **state)
+{
+    (void)state;
+    const double tm = 4.9406564584124654e-324;
+    const double ws[] = {tm, 0, 0, tm, -tm, -tm, 0, 0}, bs[] = {0, 0, 0, tm};
+    run_out r;
+    run_all(ws, 4, 2, NULL, false, &r);
+    char v[5];
+    verdicts(&r, 4, v);
+    assert_string_equal(v, "VVVh");
+    run_free(&r);
+    run_all(ws, 4, 2, bs, true, &r);
+    verdicts(&r, 4, v);
+    assert_string_equal(v, "VVVV");
+    run_free(&r);
+    const double wb[] = {1e308, -1e308, 0, 1, -1e308, 1e308, 0, -1}, bb[] = {1e308, -1e308, 0, 1};
+    for (int bias = 0; bias < 2; bias++) {
+        run_all(wb, 4, 2, bias ? bb : NULL, false, &r);
+        SBW_ASSERT_EQ(r.sum.undecided, 0);
+        SBW_ASSERT_EQ(r.out[0].argmaxable, 1);
+        SBW_ASSERT_EQ(r.out[2].argmaxable, 1);
+        run_free(&r);
+    }
+}
+
 /* p*(R) of one word (start at 0). */
 static sbw_maxprob_res maxprob(const double *w, size_t m, size_t d, const double *b, size_t i,
                                double R, double *h)
@@ -814,6 +844,7 @@ int main(void)
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_near_boundary),
         cmocka_unit_test(test_cert_exact),
+        cmocka_unit_test(test_extreme),
         cmocka_unit_test(test_maxprob_analytic),
         cmocka_unit_test(test_maxprob_grid),
     };
