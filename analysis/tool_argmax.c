@@ -4,6 +4,7 @@
  * such word can reach with a context of bounded norm. */
 #include "sbw.h"
 #include "sbw_argmax.h"
+#include "sbw_argmax_io.h"
 #include "sbw_maxprob.h"
 
 #include <errno.h>
@@ -86,101 +87,25 @@ typedef struct head {
     double *b;
 } head;
 
-/* Reads the open r (path) whole into out and checks every value finite;
- * closes r. */
-static int read_open(sbw_npy_reader *r, const char *path, sbw_mat *out)
-{
-    int st = sbw_npy_read_all(r, out);
-    sbw_check_bad bad = {0};
-    if (!st)
-        sbw_check_bad_rows(&bad, out->data, 0, out->rows, out->cols, out->ld);
-    st = st ? st : sbw_check_bad_error(&bad, path, NULL);
-    sbw_npy_close(r);
-    return st;
-}
-
-static int read_all(const char *path, sbw_check_shape_kind kind, sbw_mat *out)
-{
-    sbw_npy_reader *r = NULL;
-    int st = sbw_check_open(&r, path, kind);
-    return st ? st : read_open(r, path, out);
-}
-
 typedef struct run_state run_state;
 static int preflight(const char *path, size_t m, size_t d, const argmax_args *a,
                      const run_state *s);
 
-/* W (path) and b (bias, or NULL); the memory the whole run needs is
+/* W (path) and b (--bias, or none); the memory the whole run needs is
  * checked once W's shape is known, before anything large is read. */
 static int read_head(const char *path, const argmax_args *a, const run_state *s, head *h)
 {
     sbw_npy_reader *r = NULL;
-    int st = sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
+    size_t m, d;
+    int st = sbw_argmax_open_w(&r, path, &m, &d);
     if (st)
         return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    if (in->rows < 2)
-        st = SBW_ERROR(SBW_ESHAPE, "%s: a head of %zu word: need at least 2 rows (one per word)",
-                       path, in->rows);
-    st = st ? st : preflight(path, in->rows, in->cols, a, s);
-    if (st) {
+    if ((st = preflight(path, m, d, a, s)) != 0) {
         sbw_npy_close(r);
         return st;
     }
-    st = read_open(r, path, &h->w);
-    const char *bias = a->bias;
-    if (st || !bias)
-        return st;
-    sbw_mat b = {0};
-    st = read_all(bias, SBW_SHAPE_VECTOR, &b);
-    if (!st && b.rows * b.cols != h->w.rows)
-        st = SBW_ERROR(SBW_ESHAPE, "%s: %zu bias values for a head of %zu words (%s)", bias,
-                       b.rows * b.cols, h->w.rows, path);
-    double *bv = st ? NULL : malloc(h->w.rows * sizeof *bv);
-    if (!st && !bv)
-        st = SBW_ERROR(SBW_ENOMEM, "no memory");
-    for (size_t j = 0; !st && j < h->w.rows; j++)
-        bv[j] = b.cols == 1 ? b.data[j * b.ld] : b.data[j];
-    h->b = bv;
-    sbw_mat_free(&b);
-    return st;
-}
-
-/* One name per line (tabs shown as spaces); exactly m lines. */
-static int read_vocab(const char *path, size_t m, char ***out)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return SBW_ERROR(SBW_EIO, "%s: cannot open the vocabulary: %s", path, strerror(errno));
-    char **v = calloc(m, sizeof *v), *line = NULL;
-    size_t cap = 0, n = 0;
-    ssize_t len;
-    int st = v ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
-    while (!st && (len = getline(&line, &cap, f)) >= 0) {
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        for (char *p = line; *p; p++)
-            if (*p == '\t')
-                *p = ' ';
-        if (n < m && !(v[n] = strdup(line)))
-            st = SBW_ERROR(SBW_ENOMEM, "no memory");
-        n++;
-    }
-    if (!st && ferror(f))
-        st = SBW_ERROR(SBW_EIO, "%s: read error: %s", path, strerror(errno));
-    if (!st && n != m)
-        st = SBW_ERROR(SBW_EDATA, "%s: %zu names for a head of %zu words (one per line)", path, n,
-                       m);
-    free(line);
-    fclose(f);
-    if (st && v) {
-        for (size_t i = 0; i < m; i++)
-            free(v[i]);
-        free(v);
-        v = NULL;
-    }
-    *out = v;
-    return st;
+    st = sbw_argmax_read_w(r, path, &h->w);
+    return st || !a->bias ? st : sbw_argmax_read_bias(a->bias, m, path, &h->b);
 }
 
 /* "1,10,100" -> radii (each > 0, finite). */
@@ -361,15 +286,14 @@ static int preflight(const char *path, size_t m, size_t d, const argmax_args *a,
     char what[512];
     snprintf(what, sizeof what,
              "%s: sbw-argmax on this %zu x %zu head (W, its normalised copy, %d LP workspace(s)%s)",
-             path, m, d, omp_get_max_threads(), nr > 0 ? ", --max-prob" : "");
+             strcmp(path, "-") == 0 ? "<stdin>" : path, m, d, omp_get_max_threads(),
+             nr > 0 ? ", --max-prob" : "");
     return sbw_preflight_memory(bytes, what);
 }
 
 static void run_free(run_state *s)
 {
-    for (size_t i = 0; s->names && i < s->h.w.rows; i++)
-        free(s->names[i]);
-    free(s->names);
+    sbw_argmax_names_free(s->names, s->h.w.rows);
     sbw_mat_free(&s->h.w);
     free(s->h.b);
     free(s->words);
@@ -384,7 +308,7 @@ static int compute(const char *path, const argmax_args *a, run_state *s)
     int st = read_head(path, a, s, &s->h);
     size_t m = s->h.w.rows;
     if (!st && a->vocab)
-        st = read_vocab(a->vocab, m, &s->names);
+        st = sbw_argmax_read_vocab(a->vocab, m, &s->names);
     for (size_t t = 0; !st && s->words && t < s->nwords; t++)
         if (s->words[t] >= m)
             st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",

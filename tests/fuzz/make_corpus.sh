@@ -95,3 +95,14 @@ printf "a \377 b\n${sep}a\n${sep}b\n" >"$c/corpus/not_utf8"
 printf "caf\303\251 na\303\257ve\n${sep}caf\303\251\n${sep}na\303\257ve\n" >"$c/corpus/utf8"
 printf "a b\n${sep}a\n" >"$c/corpus/no_test"
 printf "\n${sep}\n${sep}\n" >"$c/corpus/empty"
+
+# ---- argmax: W.npy, then b.npy (empty: none), then the --vocab text, separated by "%%" lines
+mkdir -p "$c/argmax"
+F=tests/fixtures
+cp "$F/argmax_square.npy" "$c/argmax/square"
+cp "$F/argmax_nan.npy" "$c/argmax/nan"
+cp "$F/argmax_1row.npy" "$c/argmax/one_row"
+{ cat "$F/argmax_square.npy"; printf "$sep"; cat "$F/argmax_square_bias.npy"; printf "$sep"; cat "$F/argmax_vocab.txt"; } >"$c/argmax/square_bias_vocab"
+{ cat "$F/argmax_square_f4.npy"; printf "$sep$sep"; printf 'caf\351\nb\nc\nd\ne\nf\n\342\202\n'; } >"$c/argmax/square_f4_latin1"
+{ cat "$F/argmax_square.npy"; printf "$sep"; cat "$F/argmax_bias6.npy"; } >"$c/argmax/bias_short"
+{ cat "$F/argmax_square.npy"; printf "$sep$sep"; printf 'a\nb\0c\nc\nd\ne\nf\ng\n'; } >"$c/argmax/vocab_nul"
