@@ -17,11 +17,11 @@ int sbw_argmax_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d
     const sbw_npy_info *in = sbw_npy_reader_info(*r);
     *m = in->rows;
     *d = in->cols;
-    if (in->rows < 2) {
+    if (*m < 2) { /* in belongs to the reader */
         sbw_npy_close(*r);
         *r = NULL;
         return SBW_ERROR(SBW_ESHAPE, "%s: a head of %zu word: need at least 2 rows (one per word)",
-                         path, in->rows);
+                         path, *m);
     }
     return SBW_OK;
 }
