@@ -79,9 +79,9 @@ void sbw_argmax_lp_thread_done(void) { glp_free_env(); }
 int sbw_argmax_lp_alloc(sbw_argmax_lp **out, size_t m, size_t d)
 {
     *out = NULL;
-    if (m < 2 || d < 1 || d > (size_t)1 << 14)
-        return SBW_ERROR(SBW_EINVAL,
-                         "argmax LP: need m >= 2 words and 1 <= d <= 16384, got %zu x %zu", m, d);
+    if (m < 2 || d < 1 || d > (size_t)1 << 28)
+        return SBW_ERROR(SBW_EINVAL, "argmax LP: need m >= 2 words and d >= 1, got %zu x %zu", m,
+                         d);
     sbw_argmax_lp *lp = calloc(1, sizeof *lp);
     if (!lp)
         return SBW_ERROR(SBW_ENOMEM, "argmax LP: no memory");
@@ -103,12 +103,11 @@ int sbw_argmax_lp_alloc(sbw_argmax_lp **out, size_t m, size_t d)
     lp->lam = malloc(m * sizeof *lp->lam);
     lp->face = malloc((d + 2) * sizeof *lp->face);
     glp_term_out(GLP_OFF); /* GLPK's messages go to stdout, the table's place */
-    lp->A = malloc((d + 2) * (d + 2) * sizeof *lp->A);
     lp->rhs = malloc((d + 2) * sizeof *lp->rhs);
     lp->sv = malloc((d + 2) * sizeof *lp->sv);
     if (!lp->ind || !lp->val || !lp->y || !lp->yd || !lp->kidx || !lp->klam || !lp->h || !lp->v ||
-        !lp->a || !lp->c || !lp->col || !lp->in || !lp->idx || !lp->lam || !lp->face || !lp->A ||
-        !lp->rhs || !lp->sv) {
+        !lp->a || !lp->c || !lp->col || !lp->in || !lp->idx || !lp->lam || !lp->face || !lp->rhs ||
+        !lp->sv) {
         sbw_argmax_lp_free(lp);
         return SBW_ERROR(SBW_ENOMEM, "argmax LP: no memory for %zu words", m);
     }
@@ -243,6 +242,16 @@ static bool try_ray(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argm
     return true;
 }
 
+/* The (d + 2)^2 least-squares matrix, allocated on first use (only words
+ * near the boundary need it); false when there is no memory for it (the
+ * refinement and the polish are then skipped, never the verdict). */
+static bool ls_matrix(sbw_argmax_lp *lp)
+{
+    if (!lp->A)
+        lp->A = malloc((lp->d + 2) * (lp->d + 2) * sizeof *lp->A);
+    return lp->A != NULL;
+}
+
 /* Least squares min ||A x - rhs|| (A: rows x cols, row-major in lp->A,
  * ld cols), the minimum-norm solution into lp->rhs; false on failure. */
 static bool lstsq(sbw_argmax_lp *lp, size_t rows, size_t cols)
@@ -277,6 +286,8 @@ static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_arg
     size_t d = lp->d, nf = 0, cols = d + (nh->b != NULL);
     const double *wi = nh->w + i * nh->ldw;
     bool ok = false;
+    if (!ls_matrix(lp))
+        return false;
     size_t first = 2 * d + (nh->b != NULL);
     for (size_t c = 0; c < lp->ncol; c++) /* lambda's support */
         if (glp_get_col_prim(lp->P, (int)(first + c) + 1) > 0)
@@ -354,7 +365,7 @@ static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_arg
 static bool polish(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, size_t k)
 {
     size_t d = lp->d, rows = d + 1 + (nh->b != NULL);
-    if (k == 0 || k > d + 2)
+    if (k == 0 || k > d + 2 || !ls_matrix(lp))
         return false;
     size_t R = rows > k ? rows : k;
     memset(lp->A, 0, R * k * sizeof *lp->A);
