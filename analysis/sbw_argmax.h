@@ -76,7 +76,8 @@ typedef struct sbw_argmax_summary {
 /* Optional certificates, caller-owned: h (nwords x d, row t for words[t];
  * rows of words that are not argmaxable are left as they were) and the
  * lambda weights (nwords x cap, on words idx, k[t] used; cap >= d + 2 for
- * the LP's, 1 for duplicates).  NULL members are skipped. */
+ * the LP's, 1 for duplicates; convex weights up to a common factor: exact
+ * ones are integers).  NULL members are skipped. */
 typedef struct sbw_argmax_certs {
     double *h;
     size_t *idx;

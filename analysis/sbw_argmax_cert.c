@@ -5,6 +5,7 @@
 #include <float.h>
 #include <gmp.h>
 #include <math.h>
+#include <stdlib.h>
 
 double sbw_argmax_cert_gamma(size_t n)
 {
@@ -243,4 +244,93 @@ bool sbw_argmax_cert_ray(const double *a, const double *c, size_t n, double pref
     else
         *s = isinf(hi) ? (lo > 0 ? 2 * lo : 1.0) : 0.5 * (lo + hi);
     return *s > 0 && isfinite(*s);
+}
+
+/* ---- exact convex weights on a small support ------------------------------ */
+
+/* Row-reduces the (rows x (k + 1)) augmented matrix a (mpq, row-major)
+ * in place; true when it has rank k and is consistent, with the unique
+ * solution in x (k values). */
+static bool q_solve(mpq_t *a, size_t rows, size_t k, mpq_t *x)
+{
+    size_t r = 0, n = k + 1;
+    mpq_t f;
+    mpq_init(f);
+    for (size_t c = 0; c < k && r < rows; c++, r++) {
+        size_t p = r;
+        while (p < rows && mpq_sgn(a[p * n + c]) == 0)
+            p++;
+        if (p == rows)
+            break; /* a free column: not unique */
+        for (size_t t = 0; t < n && p != r; t++)
+            mpq_swap(a[p * n + t], a[r * n + t]);
+        for (size_t q = 0; q < rows; q++) {
+            if (q == r || mpq_sgn(a[q * n + c]) == 0)
+                continue;
+            mpq_div(f, a[q * n + c], a[r * n + c]);
+            for (size_t t = c; t < n; t++) {
+                mpq_t g;
+                mpq_init(g);
+                mpq_mul(g, f, a[r * n + t]);
+                mpq_sub(a[q * n + t], a[q * n + t], g);
+                mpq_clear(g);
+            }
+        }
+    }
+    bool ok = r == k;
+    for (size_t q = r; q < rows && ok; q++) /* the rest must read 0 = 0 */
+        ok = mpq_sgn(a[q * n + k]) == 0;
+    for (size_t c = 0; c < k && ok; c++)
+        mpq_div(x[c], a[c * n + k], a[c * n + c]);
+    mpq_clear(f);
+    return ok;
+}
+
+bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ldw, size_t i,
+                                  const size_t *idx, size_t k, double *lambda)
+{
+    size_t rows = d + 1, n = k + 1;
+    if (k == 0 || i >= m || (double)rows * (double)k * (double)k > 2e5)
+        return false;
+    mpq_t *a = malloc(rows * n * sizeof *a), *x = malloc(k * sizeof *x);
+    if (!a || !x) {
+        free(a);
+        free(x);
+        return false;
+    }
+    for (size_t e = 0; e < rows * n; e++)
+        mpq_init(a[e]);
+    for (size_t t = 0; t < k; t++)
+        mpq_init(x[t]);
+    for (size_t r = 0; r < d; r++) { /* exact: mpq_set_d of a finite double */
+        for (size_t t = 0; t < k; t++)
+            mpq_set_d(a[r * n + t], w[idx[t] * ldw + r]);
+        mpq_set_d(a[r * n + k], w[i * ldw + r]);
+    }
+    for (size_t t = 0; t <= k; t++)
+        mpq_set_ui(a[d * n + t], 1, 1);
+    bool ok = q_solve(a, rows, k, x);
+    mpz_t l, p;
+    mpz_init_set_ui(l, 1);
+    mpz_init(p);
+    for (size_t t = 0; t < k && ok; t++) { /* nonnegative, common denominator */
+        ok = mpq_sgn(x[t]) >= 0;
+        mpz_lcm(l, l, mpq_denref(x[t]));
+    }
+    for (size_t t = 0; t < k && ok; t++) { /* integers below 2^53: exact doubles */
+        mpz_divexact(p, l, mpq_denref(x[t]));
+        mpz_mul(p, p, mpq_numref(x[t]));
+        ok = mpz_sizeinbase(p, 2) <= 53;
+        if (ok)
+            lambda[t] = mpz_get_d(p);
+    }
+    mpz_clear(l);
+    mpz_clear(p);
+    for (size_t e = 0; e < rows * n; e++)
+        mpq_clear(a[e]);
+    for (size_t t = 0; t < k; t++)
+        mpq_clear(x[t]);
+    free(a);
+    free(x);
+    return ok;
 }

@@ -65,6 +65,16 @@ void sbw_argmax_cert_lambda(const double *w, size_t m, size_t d, size_t ldw, con
                             size_t i, const size_t *idx, const double *lambda, size_t k,
                             sbw_argmax_cert_l_res *res);
 
+/* Exact convex weights on the support idx[0..k) for word i: the unique
+ * solution of sum_t lambda_t w_{idx_t} = w_i, sum_t lambda_t = 1 over the
+ * rationals (GMP), scaled to integers (a common denominator) that are
+ * exact doubles, into lambda (k values; sbw_argmax_cert_lambda divides by
+ * their sum).  False when there is none, it is not unique, a weight is
+ * negative or an integer needs more than 53 bits, or the system is large
+ * ((d + 1) k^2 > 2e5: the cost). */
+bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ldw, size_t i,
+                                  const size_t *idx, size_t k, double *lambda);
+
 /* The rounding bound gamma_n = n u / (1 - n u) of an n-term dot product
  * (u = DBL_EPSILON / 2). */
 double sbw_argmax_cert_gamma(size_t n);

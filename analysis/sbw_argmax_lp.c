@@ -430,6 +430,11 @@ static bool try_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_a
         }
     }
     memcpy(lp->a, lp->lam, k * sizeof *lp->a);
+    /* exact weights when the support is small: a proof with residual 0 */
+    if (sbw_argmax_cert_exact_lambda(oh->w, lp->m, lp->d, oh->ldw, i, lp->idx, k, lp->lam) &&
+        check_lambda(lp, oh, i, k, atol, res))
+        return true;
+    memcpy(lp->lam, lp->a, k * sizeof *lp->lam);
     if (polish(lp, nh, i, k) && check_lambda(lp, oh, i, k, atol, res))
         return true;
     memcpy(lp->lam, lp->a, k * sizeof *lp->lam);

@@ -719,6 +719,43 @@ static void test_cert_exact(void **state)
     SBW_ASSERT_GT(lr.gap, 0.0);
 }
 
+/* Exact weights: w_3 = (w_0 + w_1 + w_2) / 3 with rows whose thirds are
+ * exact is found as the integers (1, 1, 1); one ulp off the plane it has
+ * none; a negative weight is refused.  Through the run with tol 0, an
+ * exactly planted interior word is in_hull with residual 0. */
+static void test_exact_lambda(void **state)
+{
+    (void)state;
+    double w[] = {3, 0, 6, 0, 3, -3, -6, 3, 0, -1, 2, 1};
+    const size_t idx[] = {0, 1, 2};
+    double lam[3];
+    assert_true(sbw_argmax_cert_exact_lambda(w, 4, 3, 3, 3, idx, 3, lam));
+    for (size_t t = 0; t < 3; t++)
+        SBW_ASSERT_EQ(lam[t], lam[0]);
+    sbw_argmax_cert_l_res lr;
+    sbw_argmax_cert_lambda(w, 4, 3, 3, NULL, 3, idx, lam, 3, &lr);
+    SBW_ASSERT_EQ(lr.residual, 0.0);
+    w[9] = nextafter(-1.0, 0.0);
+    assert_false(sbw_argmax_cert_exact_lambda(w, 4, 3, 3, 3, idx, 3, lam));
+    w[9] = -1;
+    const size_t idx2[] = {0, 3}; /* w_1 is not on the line through w_0 and w_3 */
+    assert_false(sbw_argmax_cert_exact_lambda(w, 4, 3, 3, 1, idx2, 2, lam));
+    /* the run: word 5 = (w_0 + w_1 + w_2 + w_4) / 4, dyadic rows, tol 0 */
+    const size_t m = 6, d = 3;
+    double h[18] = {1, 0, 0, 0, 1, 0, 0, 0, 1, -1, -1, -1, -1, 1, 1, 0, 0, 0};
+    for (size_t k = 0; k < d; k++)
+        h[5 * d + k] = 0.25 * (h[k] + h[d + k] + h[2 * d + k] + h[4 * d + k]);
+    sbw_argmax_word out[6];
+    sbw_argmax_summary sum;
+    sbw_argmax_opts o = sbw_argmax_defaults();
+    o.tol = 0;
+    o.no_prefilter = true;
+    SBW_ASSERT_OK(sbw_argmax_run(h, m, d, d, NULL, NULL, m, &o, out, NULL, &sum));
+    SBW_ASSERT_EQ(out[5].argmaxable, 0);
+    SBW_ASSERT_EQ(out[5].bound, 0.0);
+    SBW_ASSERT_EQ(sum.undecided, 0);
+}
+
 /* Heads at the ends of the double range run to an answer (the old code
  * stopped with "GLPK failed": its LP saw -inf biases or 1/scale = inf):
  * subnormal rows (the origin is the centroid of the other three: in the
@@ -845,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_near_boundary),
         cmocka_unit_test(test_cert_exact),
         cmocka_unit_test(test_extreme),
+        cmocka_unit_test(test_exact_lambda),
         cmocka_unit_test(test_maxprob_analytic),
         cmocka_unit_test(test_maxprob_grid),
     };

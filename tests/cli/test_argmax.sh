@@ -33,6 +33,12 @@ expect_eq "$(tsv_meta "$T/out" argmaxable)/$(tsv_meta "$T/out" unargmaxable)" 3/
 expect_exit 0 "square --lp-only" "$A" -q --lp-only "$SQ"
 expect_eq "$(tsv_meta "$T/out" by_prefilter)/$(tsv_meta "$T/out" argmaxable)" 0/3 "--lp-only"
 
+# --tol 0: exact lambdas only; the square's edge middle and centre have
+# them (found by exact rational arithmetic on the LP's support): residual 0
+expect_exit 0 "--tol 0" "$A" -q --tol 0 "$SQ"
+expect_eq "$(tsv_meta "$T/out" unargmaxable)/$(tsv_meta "$T/out" undecided)" 4/0 "--tol 0: exact"
+expect_eq "$(tsv_field "$T/out" bound 6)/$(tsv_field "$T/out" bound 7)" 0/0 "--tol 0: residual 0"
+
 # bias: 4 dominated by 0 (0 a vertex again), the centre lifted to a vertex
 expect_exit 0 "square --bias" "$A" -q --bias "$FIX/argmax_square_bias.npy" "$SQ"
 expect_eq "$(tsv_meta "$T/out" argmaxable)" 5 "bias: 5 vertices"
