@@ -524,7 +524,7 @@ static void phase1(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i)
  * the height of the upper hull above it decides.  Near it (within tol),
  * the face above w_i gives an h when i sticks out of it; else that face's
  * lambda is the certificate and the height the label.  When the second
- * LP fails, the first LP's lambda (labelled by its own gap).  Returns a
+ * LP fails, the first LP's face and lambda (labelled by its own gap).  Returns a
  * GLPK failure; res->verdict stays -1 when nothing passed. */
 static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
                           size_t i, double tol, double atol, int max_rounds, sbw_argmax_lp_res *res)
@@ -542,9 +542,12 @@ static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sb
     phase1(lp, nh, i);
     double t, zeta, obj;
     int st = solve(lp, true, i, &t, &zeta, &obj);
-    if (!st)
+    if (st)
+        return st;
+    score(lp, nh, i, lp->yd, t, zeta); /* the first LP's face, then its lambda */
+    if (!refine_h(lp, oh, nh, i, true, res))
         (void)try_lambda(lp, oh, nh, i, atol, res);
-    return st;
+    return SBW_OK;
 }
 
 int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
