@@ -278,15 +278,19 @@ static void normalise(run_ctx *x, double *mean)
             big = fmax(big, fabs(x->b[j]));
     }
     x->exp2 = big > 0 && isfinite(big) ? ilogb(big) : 0;
+    double f = ldexp(1.0, -x->exp2); /* a normal power of two: x * f == ldexp(x, -e) */
+    bool mul = x->exp2 > -1000 && x->exp2 < 1000;
     memset(mean, 0, x->d * sizeof *mean);
     for (size_t j = 0; j < x->m; j++)
         for (size_t k = 0; k < x->d; k++)
-            mean[k] += ldexp(x->w[j * x->ldw + k], -x->exp2) / (double)x->m;
+            mean[k] += (mul ? x->w[j * x->ldw + k] * f : ldexp(x->w[j * x->ldw + k], -x->exp2)) /
+                       (double)x->m;
     x->wmax = x->bmax = 0;
     for (size_t j = 0; j < x->m; j++) {
         double s = 0;
         for (size_t k = 0; k < x->d; k++) {
-            double v = x->wc[j * x->d + k] = ldexp(x->w[j * x->ldw + k], -x->exp2) - mean[k];
+            double v = x->wc[j * x->d + k] =
+                (mul ? x->w[j * x->ldw + k] * f : ldexp(x->w[j * x->ldw + k], -x->exp2)) - mean[k];
             s += v * v;
             amax = fmax(amax, fabs(v));
         }
@@ -295,7 +299,8 @@ static void normalise(run_ctx *x, double *mean)
             bmax = fmax(bmax, x->b[j]);
     }
     for (size_t j = 0; x->bc && j < x->m; j++) {
-        x->bc[j] = ldexp(x->b[j], -x->exp2) - ldexp(bmax, -x->exp2);
+        x->bc[j] = (mul ? x->b[j] * f : ldexp(x->b[j], -x->exp2)) -
+                   (mul ? bmax * f : ldexp(bmax, -x->exp2));
         x->bmax = fmax(x->bmax, fabs(x->bc[j]));
     }
     x->scale = amax + x->bmax;

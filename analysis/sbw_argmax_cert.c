@@ -254,8 +254,9 @@ bool sbw_argmax_cert_ray(const double *a, const double *c, size_t n, double pref
 static bool q_solve(mpq_t *a, size_t rows, size_t k, mpq_t *x)
 {
     size_t r = 0, n = k + 1;
-    mpq_t f;
+    mpq_t f, g;
     mpq_init(f);
+    mpq_init(g);
     for (size_t c = 0; c < k && r < rows; c++, r++) {
         size_t p = r;
         while (p < rows && mpq_sgn(a[p * n + c]) == 0)
@@ -269,11 +270,8 @@ static bool q_solve(mpq_t *a, size_t rows, size_t k, mpq_t *x)
                 continue;
             mpq_div(f, a[q * n + c], a[r * n + c]);
             for (size_t t = c; t < n; t++) {
-                mpq_t g;
-                mpq_init(g);
                 mpq_mul(g, f, a[r * n + t]);
                 mpq_sub(a[q * n + t], a[q * n + t], g);
-                mpq_clear(g);
             }
         }
     }
@@ -283,6 +281,7 @@ static bool q_solve(mpq_t *a, size_t rows, size_t k, mpq_t *x)
     for (size_t c = 0; c < k && ok; c++)
         mpq_div(x[c], a[c * n + k], a[c * n + c]);
     mpq_clear(f);
+    mpq_clear(g);
     return ok;
 }
 
@@ -290,7 +289,7 @@ bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ld
                                   const size_t *idx, size_t k, double *lambda)
 {
     size_t rows = d + 1, n = k + 1;
-    if (k == 0 || i >= m || (double)rows * (double)k * (double)k > 2e5)
+    if (k == 0 || i >= m || (double)rows * (double)k * (double)k > 3e4)
         return false;
     mpq_t *a = malloc(rows * n * sizeof *a), *x = malloc(k * sizeof *x);
     if (!a || !x) {

@@ -71,7 +71,7 @@ void sbw_argmax_cert_lambda(const double *w, size_t m, size_t d, size_t ldw, con
  * exact doubles, into lambda (k values; sbw_argmax_cert_lambda divides by
  * their sum).  False when there is none, it is not unique, a weight is
  * negative or an integer needs more than 53 bits, or the system is large
- * ((d + 1) k^2 > 2e5: the cost). */
+ * ((d + 1) k^2 > 3e4: the cost). */
 bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ldw, size_t i,
                                   const size_t *idx, size_t k, double *lambda);
 
