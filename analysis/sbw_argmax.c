@@ -235,7 +235,7 @@ static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, s
 {
     sbw_argmax_lp *lp = NULL;
     int st = sbw_argmax_lp_alloc(&lp, x->m, x->d);
-    sbw_argmax_head oh = {x->w, x->b, x->ldw}, nh = {x->wc, x->bc, x->d};
+    sbw_argmax_lp_head oh = {x->w, x->b, x->ldw}, nh = {x->wc, x->bc, x->d};
     *bad = SIZE_MAX;
 #pragma omp for schedule(dynamic, 1)
     for (size_t p = 0; p < np; p++) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sbw_argmax_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d)
+int sbw_argmax_io_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d)
 {
     int st = sbw_check_open(r, path, SBW_SHAPE_MATRIX);
     if (st)
@@ -26,7 +26,7 @@ int sbw_argmax_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d
     return SBW_OK;
 }
 
-int sbw_argmax_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out)
+int sbw_argmax_io_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out)
 {
     int st = sbw_npy_read_all(r, out);
     sbw_check_bad bad = {0};
@@ -39,7 +39,7 @@ int sbw_argmax_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out)
     return st;
 }
 
-int sbw_argmax_read_bias(const char *path, size_t m, const char *wpath, double **out)
+int sbw_argmax_io_read_bias(const char *path, size_t m, const char *wpath, double **out)
 {
     *out = NULL;
     sbw_npy_reader *r = NULL;
@@ -54,7 +54,7 @@ int sbw_argmax_read_bias(const char *path, size_t m, const char *wpath, double *
         sbw_npy_close(r);
         return st;
     }
-    st = sbw_argmax_read_w(r, path, &b); /* reads, checks finite, closes */
+    st = sbw_argmax_io_read_w(r, path, &b); /* reads, checks finite, closes */
     double *bv = st ? NULL : malloc(m * sizeof *bv);
     if (!st && !bv)
         st = SBW_ERROR(SBW_ENOMEM, "%s: no memory for %zu biases", path, m);
@@ -65,14 +65,14 @@ int sbw_argmax_read_bias(const char *path, size_t m, const char *wpath, double *
     return st;
 }
 
-void sbw_argmax_names_free(char **names, size_t m)
+void sbw_argmax_io_names_free(char **names, size_t m)
 {
     for (size_t i = 0; names && i < m; i++)
         free(names[i]);
     free(names);
 }
 
-int sbw_argmax_read_vocab(const char *path, size_t m, char ***out)
+int sbw_argmax_io_read_vocab(const char *path, size_t m, char ***out)
 {
     *out = NULL;
     FILE *f = fopen(path, "r");
@@ -102,7 +102,7 @@ int sbw_argmax_read_vocab(const char *path, size_t m, char ***out)
     free(line);
     fclose(f);
     if (st) {
-        sbw_argmax_names_free(v, m);
+        sbw_argmax_io_names_free(v, m);
         v = NULL;
     }
     *out = v;

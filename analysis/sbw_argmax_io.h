@@ -16,24 +16,24 @@
 
 /* Opens W at path ("-": stdin) and checks its shape: a matrix of >= 2
  * rows; *m, *d its shape.  Errors: those of sbw_check_open, SBW_ESHAPE. */
-int sbw_argmax_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d);
+int sbw_argmax_io_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d);
 
 /* Reads the open r (of path) whole into out (caller frees with
  * sbw_mat_free), checks every value finite, closes r (also on failure). */
-int sbw_argmax_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out);
+int sbw_argmax_io_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out);
 
 /* The m biases at path (W's path wpath for the message) into a new array
  * *b (free()).  Errors: a vector of another length (SBW_ESHAPE), non-finite
  * values (SBW_EDATA), the reader's. */
-int sbw_argmax_read_bias(const char *path, size_t m, const char *wpath, double **b);
+int sbw_argmax_io_read_bias(const char *path, size_t m, const char *wpath, double **b);
 
 /* The m names at path, one a line ('\n' or "\r\n" ends a line, a tab
  * becomes a space; the bytes are kept as they are, UTF-8 or not: the
- * table writers escape them) into *names (sbw_argmax_names_free).
+ * table writers escape them) into *names (sbw_argmax_io_names_free).
  * Errors: SBW_EIO, SBW_EDATA (another number of lines, a NUL byte). */
-int sbw_argmax_read_vocab(const char *path, size_t m, char ***names);
+int sbw_argmax_io_read_vocab(const char *path, size_t m, char ***names);
 
 /* Frees m names (NULL is fine). */
-void sbw_argmax_names_free(char **names, size_t m);
+void sbw_argmax_io_names_free(char **names, size_t m);
 
 #endif

@@ -145,7 +145,7 @@ static void build(sbw_argmax_lp *lp, const double *wi, const double *b, size_t i
     lp->ncol = 0;
 }
 
-static void add_rival(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t j)
+static void add_rival(sbw_argmax_lp *lp, const sbw_argmax_lp_head *nh, size_t j)
 {
     size_t d = lp->d;
     int c = glp_add_cols(lp->P, 1);
@@ -167,8 +167,8 @@ static void add_rival(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t j)
 
 /* v_j = (w_j.y + b_j t) / scale + zeta for every word (v_i = -inf): the
  * scaled LP's dual constraint. */
-static void score(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, const double *y, double t,
-                  double zeta)
+static void score(sbw_argmax_lp *lp, const sbw_argmax_lp_head *nh, size_t i, const double *y,
+                  double t, double zeta)
 {
     for (size_t j = 0; j < lp->m; j++) {
         const double *wj = nh->w + j * nh->ldw;
@@ -182,7 +182,7 @@ static void score(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, const 
 
 /* Adds up to cap rivals with the largest v_j > floor that are not columns
  * yet; returns how many. */
-static size_t add_best(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t cap, double floor)
+static size_t add_best(sbw_argmax_lp *lp, const sbw_argmax_lp_head *nh, size_t cap, double floor)
 {
     size_t added = 0;
     for (; added < cap; added++) {
@@ -205,7 +205,7 @@ static size_t add_best(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t cap,
 /* The h along the direction y (d values) of the normalised head, scaled on
  * its ray (preferring 1 / t), checked on the stored head; true when it
  * proves i.  Leaves the margins a_j s + c_j in lp->v (rivals in order). */
-static bool try_ray(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
+static bool try_ray(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh, const sbw_argmax_lp_head *nh,
                     size_t i, const double *y, double t, sbw_argmax_lp_res *res)
 {
     size_t n = 0, d = lp->d;
@@ -280,7 +280,7 @@ static void face_add(sbw_argmax_lp *lp, size_t *nf, size_t j)
  * the dual in lp->v binds) spans: (w_i - w_j).y + (b_i - b_j) t = 1 on
  * the face's rivals, least squares, then the rivals that still beat i
  * join the face; true when an h is proven. */
-static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
+static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh, const sbw_argmax_lp_head *nh,
                      size_t i, bool use_dual, sbw_argmax_lp_res *res)
 {
     size_t d = lp->d, nf = 0, cols = d + (nh->b != NULL);
@@ -362,7 +362,7 @@ static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_arg
  * lambda_t [w_t; 1; b_t] = [w_i; 1; beta] on the normalised head, beta the
  * bias lambda reaches now (GLPK's lambda is feasible only to its
  * tolerance); false when the result is not nonnegative.  Uses A, rhs. */
-static bool polish(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, size_t k)
+static bool polish(sbw_argmax_lp *lp, const sbw_argmax_lp_head *nh, size_t i, size_t k)
 {
     size_t d = lp->d, rows = d + 1 + (nh->b != NULL);
     if (k == 0 || k > d + 2 || !ls_matrix(lp))
@@ -398,7 +398,7 @@ static bool polish(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, size_
 
 /* Checks lambda[0..k) on idx against atol; true when it passes (res
  * filled). */
-static bool check_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i, size_t k,
+static bool check_lambda(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh, size_t i, size_t k,
                          double atol, sbw_argmax_lp_res *res)
 {
     sbw_argmax_cert_l_res r;
@@ -418,8 +418,8 @@ static bool check_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, size_t i,
 
 /* lambda from the primal, polished, else as GLPK gave it, checked on the
  * stored head; true when it passes tol (atol = tol * scale). */
-static bool try_lambda(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
-                       size_t i, double atol, sbw_argmax_lp_res *res)
+static bool try_lambda(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh,
+                       const sbw_argmax_lp_head *nh, size_t i, double atol, sbw_argmax_lp_res *res)
 {
     size_t k = 0, first = 2 * lp->d + (oh->b != NULL);
     for (size_t c = 0; c < lp->ncol; c++) {
@@ -472,7 +472,7 @@ static int solve(sbw_argmax_lp *lp, bool has_b, size_t i, double *t, double *zet
  * the height of the upper hull above w_i (/ scale) into *height; lp->v
  * keeps minus the reduced costs (0 on the face above w_i, < 0 elsewhere).
  * False when GLPK fails (w_i outside the hull in w, say). */
-static bool phase2(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, int max_rounds,
+static bool phase2(sbw_argmax_lp *lp, const sbw_argmax_lp_head *nh, size_t i, int max_rounds,
                    double *height)
 {
     size_t d = lp->d;
@@ -507,7 +507,7 @@ static bool phase2(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i, int m
 
 /* Back to the first LP (slacks free with cost 1, the bias row >= b_i, no
  * cost on the rivals). */
-static void phase1(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i)
+static void phase1(sbw_argmax_lp *lp, const sbw_argmax_lp_head *nh, size_t i)
 {
     size_t d = lp->d;
     int first = 2 * (int)d + 1;
@@ -526,8 +526,9 @@ static void phase1(sbw_argmax_lp *lp, const sbw_argmax_head *nh, size_t i)
  * lambda is the certificate and the height the label.  When the second
  * LP fails, the first LP's face and lambda (labelled by its own gap).  Returns a
  * GLPK failure; res->verdict stays -1 when nothing passed. */
-static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
-                          size_t i, double tol, double atol, int max_rounds, sbw_argmax_lp_res *res)
+static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh,
+                          const sbw_argmax_lp_head *nh, size_t i, double tol, double atol,
+                          int max_rounds, sbw_argmax_lp_res *res)
 {
     double height = NAN;
     if (phase2(lp, nh, i, max_rounds, &height)) {
@@ -550,9 +551,9 @@ static int near_with_bias(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sb
     return SBW_OK;
 }
 
-int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *oh, const sbw_argmax_head *nh,
-                       size_t i, const double *h0, double tol, double scale, int exp2,
-                       int max_rounds, sbw_argmax_lp_res *res)
+int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh,
+                       const sbw_argmax_lp_head *nh, size_t i, const double *h0, double tol,
+                       double scale, int exp2, int max_rounds, sbw_argmax_lp_res *res)
 {
     memset(res, 0, sizeof *res);
     res->verdict = -1;

@@ -48,10 +48,10 @@
 typedef struct sbw_argmax_lp sbw_argmax_lp;
 
 /* A head: W (m x d, leading dimension ldw) and b (NULL or m values). */
-typedef struct sbw_argmax_head {
+typedef struct sbw_argmax_lp_head {
     const double *w, *b;
     size_t ldw;
-} sbw_argmax_head;
+} sbw_argmax_lp_head;
 
 /* Bytes of one workspace for m words of dimension d (without GLPK's own
  * problem, about 40 (d + 2) bytes per rival column, and LAPACK's
@@ -93,8 +93,8 @@ typedef struct sbw_argmax_lp_res {
  * (its best rivals seed the columns); scale > 0 the unit of norm's numbers
  * and of tol: a lambda certificate needs residual and gap <= tol * scale *
  * 2^exp2 on orig.  Errors: SBW_ENUMERIC when GLPK fails. */
-int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_head *orig, const sbw_argmax_head *norm,
-                       size_t i, const double *h0, double tol, double scale, int exp2,
-                       int max_rounds, sbw_argmax_lp_res *res);
+int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_lp_head *orig,
+                       const sbw_argmax_lp_head *norm, size_t i, const double *h0, double tol,
+                       double scale, int exp2, int max_rounds, sbw_argmax_lp_res *res);
 
 #endif

@@ -97,15 +97,15 @@ static int read_head(const char *path, const argmax_args *a, const run_state *s,
 {
     sbw_npy_reader *r = NULL;
     size_t m, d;
-    int st = sbw_argmax_open_w(&r, path, &m, &d);
+    int st = sbw_argmax_io_open_w(&r, path, &m, &d);
     if (st)
         return st;
     if ((st = preflight(path, m, d, a, s)) != 0) {
         sbw_npy_close(r);
         return st;
     }
-    st = sbw_argmax_read_w(r, path, &h->w);
-    return st || !a->bias ? st : sbw_argmax_read_bias(a->bias, m, path, &h->b);
+    st = sbw_argmax_io_read_w(r, path, &h->w);
+    return st || !a->bias ? st : sbw_argmax_io_read_bias(a->bias, m, path, &h->b);
 }
 
 /* "1,10,100" -> radii (each > 0, finite). */
@@ -293,7 +293,7 @@ static int preflight(const char *path, size_t m, size_t d, const argmax_args *a,
 
 static void run_free(run_state *s)
 {
-    sbw_argmax_names_free(s->names, s->h.w.rows);
+    sbw_argmax_io_names_free(s->names, s->h.w.rows);
     sbw_mat_free(&s->h.w);
     free(s->h.b);
     free(s->words);
@@ -308,7 +308,7 @@ static int compute(const char *path, const argmax_args *a, run_state *s)
     int st = read_head(path, a, s, &s->h);
     size_t m = s->h.w.rows;
     if (!st && a->vocab)
-        st = sbw_argmax_read_vocab(a->vocab, m, &s->names);
+        st = sbw_argmax_io_read_vocab(a->vocab, m, &s->names);
     for (size_t t = 0; !st && s->words && t < s->nwords; t++)
         if (s->words[t] >= m)
             st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",

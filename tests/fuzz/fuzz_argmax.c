@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_file(names[k], k < n ? part[k] : data, k < n ? len[k] : 0, path[k], sizeof path[k]);
     sbw_npy_reader *r = NULL;
     size_t m = 0, d = 0;
-    if (sbw_argmax_open_w(&r, path[0], &m, &d)) {
+    if (sbw_argmax_io_open_w(&r, path[0], &m, &d)) {
         FUZZ_REQUIRE(r == NULL && sbw_error_reason()[0] != '\0');
         return 0;
     }
@@ -126,11 +126,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sbw_mat w = {0};
     double *b = NULL;
     char **voc = NULL;
-    int st = sbw_argmax_read_w(r, path[0], &w);
+    int st = sbw_argmax_io_read_w(r, path[0], &w);
     if (!st && n > 1 && len[1] > 0)
-        st = sbw_argmax_read_bias(path[1], m, path[0], &b);
+        st = sbw_argmax_io_read_bias(path[1], m, path[0], &b);
     if (!st && n > 2)
-        st = sbw_argmax_read_vocab(path[2], m, &voc);
+        st = sbw_argmax_io_read_vocab(path[2], m, &voc);
     if (st) {
         FUZZ_REQUIRE(sbw_error_reason()[0] != '\0' && !voc); /* b may have read */
     } else {
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (voc)
             check_json(voc, m);
     }
-    sbw_argmax_names_free(voc, m);
+    sbw_argmax_io_names_free(voc, m);
     free(b);
     sbw_mat_free(&w);
     return 0;
