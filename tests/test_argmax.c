@@ -524,12 +524,16 @@ static void test_scale_and_subspace(void **state)
  * below_hull, "d" duplicate/dominated, "?" undecided). */
 static void verdicts(const run_out *r, size_t m, char *v)
 {
-    for (size_t i = 0; i < m; i++)
-        v[i] = r->out[i].argmaxable < 0                 ? '?'
-               : r->out[i].argmaxable == 1              ? 'V'
-               : r->out[i].reason == SBW_ARGMAX_IN_HULL ? 'h'
-               : r->out[i].reason == SBW_ARGMAX_BELOW   ? 'b'
-                                                        : 'd';
+    static const char code[] = "?Vhbd";
+    for (size_t i = 0; i < m; i++) {
+        const sbw_argmax_word *o = &r->out[i];
+        size_t c = o->argmaxable < 0                 ? 0
+                   : o->argmaxable == 1              ? 1
+                   : o->reason == SBW_ARGMAX_IN_HULL ? 2
+                   : o->reason == SBW_ARGMAX_BELOW   ? 3
+                                                     : 4;
+        v[i] = code[c];
+    }
     v[m] = '\0';
 }
 
