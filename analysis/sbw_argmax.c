@@ -99,13 +99,19 @@ static int find_copies(const double *w, size_t m, size_t d, size_t ldw, const do
 
 /* ---- stage 2: the pre-filter -------------------------------------------- */
 
-/* What the stages share. */
+/* What the stages share: the head as stored (w, b: every certificate is
+ * checked on it) and its normalised copy (wc = 2^-e W minus its mean row,
+ * bc = 2^-e (b minus its largest value), each entry rounded once: what the
+ * pre-filter and the LPs work on, so that a common shift of the biases or
+ * of the rows, or a common scale, cannot change their numbers beyond
+ * rounding), with the copy's sizes. */
 typedef struct run_ctx {
     const double *w, *b;
     size_t m, d, ldw;
     const sbw_argmax_opts *o;
-    double scale, wmax, bmax; /* max ||w_j||_2, max |b_j| */
-    double *mean;             /* d: the mean row */
+    double *wc, *bc;          /* m x d (ld d), m (NULL without bias) */
+    double scale, wmax, bmax; /* max |wc_jk| + max |bc_j|, max ||wc_j||_2, max |bc_j| */
+    int exp2;                 /* the copy is 2^-exp2 times the head, translated */
     sbw_argmax_certs *certs;
 } run_ctx;
 
@@ -116,8 +122,18 @@ static void set_h(const run_ctx *x, size_t t, const double *h, double s)
             x->certs->h[t * x->d + k] = s * h[k];
 }
 
-/* Word i's row of the block: L = g W^T with g = w_i - mean; a, c scratch
- * (m).  Sets out and returns true when h = s g is proven. */
+/* Word i's row of the block: L = g Wc^T with g = wc_i; a, c scratch (m).
+ * Sets out and returns true when h = s g is proven on the stored head.
+ * The bound on |computed - exact| of each margin s (l_i - l_j) + (bc_i -
+ * bc_j): the GEMM's 2 gamma_d s ||g|| max ||wc_j|| (Higham eq. 3.5 with
+ * Cauchy-Schwarz), the four roundings of the differences, product and sum
+ * (8 u of the same sizes), and the copy's own rounding (each wc_jk and
+ * bc_j is within u |wc_jk|, u |bc_j| of w_jk - mean_k, b_j - max b, whose
+ * differences are the stored head's): 2 u (s ||g|| max ||wc_j|| + max
+ * |bc_j|, plus half a subnormal per entry where the scaling by 2^-e
+ * underflowed); 4 gamma_{d+4} and 12 u cover them with room, and 2d + 8
+ * smallest subnormals the underflows of the sums.  The copy is 2^-e times
+ * the head translated, so its margins are 2^-e times the head's. */
 static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const double *l, double *a,
                            double *c, sbw_argmax_word *out, size_t t)
 {
@@ -126,18 +142,19 @@ static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const do
     for (size_t j = 0; j < x->m; j++)
         if (j != i) {
             a[n] = l[i] - l[j];
-            c[n++] = x->b ? x->b[i] - x->b[j] : 0.0;
+            c[n++] = x->bc ? x->bc[i] - x->bc[j] : 0.0;
         }
     double s;
-    if (!(gn > 0) || !sbw_argmax_cert_ray(a, x->b ? c : NULL, n, 1.0, &s))
+    if (!(gn > 0) || !sbw_argmax_cert_ray(a, x->bc ? c : NULL, n, 1.0, &s))
         return false;
     double mg = INFINITY;
     for (size_t j = 0; j < n; j++)
         mg = fmin(mg, s * a[j] + c[j]);
     double u = DBL_EPSILON / 2;
-    double bound =
-        4 * sbw_argmax_cert_gamma(x->d + 3) * s * x->wmax * gn + 4 * u * x->bmax + u * fabs(mg);
-    if (!(mg > bound))
+    double bound = 4 * sbw_argmax_cert_gamma(x->d + 4) * s * x->wmax * gn + 12 * u * x->bmax +
+                   u * fabs(mg) + (double)(2 * x->d + 8) * DBL_TRUE_MIN +
+                   4 * DBL_TRUE_MIN * (s * gn * sqrt((double)x->d) + 2);
+    if (!(mg > bound * (1 + 1e-10)))
         return false;
     *out = (sbw_argmax_word){.word = i,
                              .argmaxable = 1,
@@ -161,10 +178,9 @@ static size_t prefilter(const run_ctx *x, const size_t *words, size_t *pend, siz
     for (size_t p0 = 0; p0 < np; p0 += B) {
         size_t nb = np - p0 < B ? np - p0 : B;
         for (size_t r = 0; r < nb; r++)
-            for (size_t k = 0; k < x->d; k++)
-                G[r * x->d + k] = x->w[words[pend[p0 + r]] * x->ldw + k] - x->mean[k];
+            memcpy(G + r * x->d, x->wc + words[pend[p0 + r]] * x->d, x->d * sizeof *G);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)x->m, (int)x->d, 1.0, G,
-                    (int)x->d, x->w, (int)x->ldw, 0.0, L, (int)x->m);
+                    (int)x->d, x->wc, (int)x->d, 0.0, L, (int)x->m);
         for (size_t r = 0; r < nb; r++) {
             size_t t = pend[p0 + r];
             if (!prefilter_word(x, words[t], G + r * x->d, L + r * x->m, a, c, &out[t], t))
@@ -195,7 +211,7 @@ static void lp_result(const run_ctx *x, size_t i, size_t t, const sbw_argmax_lp_
         out->cert_norm = r->h_norm;
         set_h(x, t, r->h, 1.0);
     } else if (r->verdict == 0) {
-        out->reason = r->gap < -x->o->tol * x->scale ? SBW_ARGMAX_BELOW : SBW_ARGMAX_IN_HULL;
+        out->reason = r->below ? SBW_ARGMAX_BELOW : SBW_ARGMAX_IN_HULL;
         out->margin = r->gap;
         out->bound = r->residual;
         out->cert_norm = 1.0;
@@ -218,19 +234,21 @@ static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, s
                     sbw_argmax_word *out, size_t *bad)
 {
     sbw_argmax_lp *lp = NULL;
-    double *g = malloc(x->d * sizeof *g);
-    int st = g ? sbw_argmax_lp_alloc(&lp, x->m, x->d) : SBW_ENOMEM;
+    int st = sbw_argmax_lp_alloc(&lp, x->m, x->d);
+    sbw_argmax_lp_head oh = {x->w, x->b, x->ldw}, nh = {x->wc, x->bc, x->d};
     *bad = SIZE_MAX;
 #pragma omp for schedule(dynamic, 1)
     for (size_t p = 0; p < np; p++) {
         if (st)
             continue;
         size_t t = pend[p], i = words[t];
-        for (size_t k = 0; k < x->d; k++)
-            g[k] = x->w[i * x->ldw + k] - x->mean[k];
         sbw_argmax_lp_res r;
-        st = sbw_argmax_lp_word(lp, x->w, x->ldw, x->b, i, g, x->o->tol, x->scale, x->o->max_rounds,
-                                &r);
+        st = sbw_argmax_lp_word(lp, &oh, &nh, i, x->wc + i * x->d, x->o->tol, x->scale, x->exp2,
+                                x->o->max_rounds, &r);
+        if (st == SBW_ENUMERIC) { /* GLPK gave up: no certificate, undecided */
+            st = SBW_OK;
+            r.verdict = -1;
+        }
         if (st)
             *bad = i;
         else
@@ -238,30 +256,55 @@ static int lp_words(const run_ctx *x, const size_t *words, const size_t *pend, s
     }
     sbw_argmax_lp_free(lp);
     sbw_argmax_lp_thread_done();
-    free(g);
     return st;
 }
 
 /* ---- the run -------------------------------------------------------------- */
 
-static void stats(run_ctx *x)
+/* The normalised copy (wc, bc) and its sizes; mean (d) scratch.  First
+ * every value is multiplied by 2^-e (e: the exponent of the largest |w_jk|
+ * or |b_j|; exact but for values that become subnormal), so nothing
+ * overflows below; then the mean row is subtracted (the mean is any
+ * vector: every row moves by the same one) and the largest bias (exactly
+ * 0 for its word, so the words that can win keep biases near 0).  x->scale
+ * is the copy's max |wc_jk| + max |bc_j|, the LP's unit. */
+static void normalise(run_ctx *x, double *mean)
 {
-    double amax = 0;
+    double amax = 0, bmax = -INFINITY, big = 0;
+    for (size_t j = 0; j < x->m; j++) {
+        for (size_t k = 0; k < x->d; k++)
+            big = fmax(big, fabs(x->w[j * x->ldw + k]));
+        if (x->b)
+            big = fmax(big, fabs(x->b[j]));
+    }
+    x->exp2 = big > 0 && isfinite(big) ? ilogb(big) : 0;
+    double f = ldexp(1.0, -x->exp2); /* a normal power of two: x * f == ldexp(x, -e) */
+    bool mul = x->exp2 > -1000 && x->exp2 < 1000;
+    memset(mean, 0, x->d * sizeof *mean);
+    for (size_t j = 0; j < x->m; j++)
+        for (size_t k = 0; k < x->d; k++)
+            mean[k] += (mul ? x->w[j * x->ldw + k] * f : ldexp(x->w[j * x->ldw + k], -x->exp2)) /
+                       (double)x->m;
     x->wmax = x->bmax = 0;
     for (size_t j = 0; j < x->m; j++) {
         double s = 0;
         for (size_t k = 0; k < x->d; k++) {
-            double v = x->w[j * x->ldw + k];
+            double v = x->wc[j * x->d + k] =
+                (mul ? x->w[j * x->ldw + k] * f : ldexp(x->w[j * x->ldw + k], -x->exp2)) - mean[k];
             s += v * v;
             amax = fmax(amax, fabs(v));
-            x->mean[k] += v / (double)x->m;
         }
         x->wmax = fmax(x->wmax, sqrt(s));
         if (x->b)
-            x->bmax = fmax(x->bmax, fabs(x->b[j]));
+            bmax = fmax(bmax, x->b[j]);
+    }
+    for (size_t j = 0; x->bc && j < x->m; j++) {
+        x->bc[j] = (mul ? x->b[j] * f : ldexp(x->b[j], -x->exp2)) -
+                   (mul ? bmax * f : ldexp(bmax, -x->exp2));
+        x->bmax = fmax(x->bmax, fabs(x->bc[j]));
     }
     x->scale = amax + x->bmax;
-    if (!(x->scale > 0))
+    if (!(x->scale > 0) || !isfinite(x->scale))
         x->scale = 1;
 }
 
@@ -276,7 +319,7 @@ static size_t copies(const run_ctx *x, const size_t *words, size_t n, const size
             pend[np++] = t;
             continue;
         }
-        double gap = x->b ? x->b[i] - x->b[other[i]] : 0.0;
+        double gap = x->b ? x->b[i] - x->b[other[i]] : 0.0; /* exact or -inf-ward: < 0 */
         out[t] =
             (sbw_argmax_word){.word = i,
                               .argmaxable = 0,
@@ -351,6 +394,21 @@ static int lp_stage(const run_ctx *x, const size_t *words, const size_t *pend, s
     return st ? SBW_ERROR(st, "argmax: the LP solver (GLPK) failed on word %zu", bad) : SBW_OK;
 }
 
+double sbw_argmax_bytes(size_t m, size_t d, size_t nwords, bool bias, const sbw_argmax_opts *o,
+                        int threads)
+{
+    double M = (double)m, D = (double)d, B = (double)(o->block < nwords ? o->block : nwords);
+    double T = threads > 0 ? threads : omp_get_max_threads(), R = D + 2;
+    double rivals = fmin(M, 4 * R); /* columns: about 3 D in practice (docs/DESIGN.md) */
+    double mine = M * D * 8 + (bias ? M * 8 : 0) + (B * D + B * M + 2 * M + D) * 8 +
+                  M * (2 * sizeof(size_t) + 1) + (double)nwords * sizeof(size_t);
+    /* GLPK: ~64 bytes per nonzero, row and column, its LU about 4 R^2
+     * doubles; dgelsd: about 12 R^2 doubles */
+    double per = sbw_argmax_lp_bytes(m, d) + 64 * (rivals * R + 2 * D + 1 + rivals + 2 * D + R) +
+                 16 * R * R * 8;
+    return mine + T * per;
+}
+
 int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                    const size_t *words, size_t nwords, const sbw_argmax_opts *o,
                    sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum)
@@ -364,16 +422,17 @@ int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double
     size_t *all = words ? NULL : calloc(m, sizeof *all), *other = malloc(m * sizeof *other);
     size_t *pend = malloc(nwords * sizeof *pend);
     unsigned char *kind = calloc(m, 1);
-    double *G = malloc((B * d + B * m + 2 * m) * sizeof *G);
-    x.mean = calloc(d, sizeof *x.mean);
-    if ((!words && !all) || !other || !pend || !kind || !G || !x.mean)
+    double *G = malloc((B * d + B * m + 2 * m + d) * sizeof *G);
+    x.wc = malloc(m * d * sizeof *x.wc);
+    x.bc = b ? malloc(m * sizeof *x.bc) : NULL;
+    if ((!words && !all) || !other || !pend || !kind || !G || !x.wc || (b && !x.bc))
         st = SBW_ERROR(SBW_ENOMEM, "argmax: no memory for a head of %zu x %zu", m, d);
     for (size_t i = 0; all && i < m; i++)
         all[i] = i;
     const size_t *wd = words ? words : all;
     st = st ? st : find_copies(w, m, d, ldw, b, other, kind);
     if (!st) {
-        stats(&x);
+        normalise(&x, G + B * d + B * m + 2 * m);
         size_t np = copies(&x, wd, nwords, other, kind, out, pend);
         double t0 = omp_get_wtime();
         if (!o->no_prefilter)
@@ -384,13 +443,14 @@ int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double
         sum->seconds_prefilter = t1 - t0;
         sum->seconds_lp = omp_get_wtime() - t1;
         summarise(out, nwords, sum);
-        sum->scale = x.scale;
+        sum->scale = ldexp(x.scale, x.exp2);
     }
     free(all);
     free(other);
     free(pend);
     free(kind);
     free(G);
-    free(x.mean);
+    free(x.wc);
+    free(x.bc);
     return st;
 }

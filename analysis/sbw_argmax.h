@@ -76,7 +76,8 @@ typedef struct sbw_argmax_summary {
 /* Optional certificates, caller-owned: h (nwords x d, row t for words[t];
  * rows of words that are not argmaxable are left as they were) and the
  * lambda weights (nwords x cap, on words idx, k[t] used; cap >= d + 2 for
- * the LP's, 1 for duplicates).  NULL members are skipped. */
+ * the LP's, 1 for duplicates; convex weights up to a common factor: exact
+ * ones are integers).  NULL members are skipped. */
 typedef struct sbw_argmax_certs {
     double *h;
     size_t *idx;
@@ -84,6 +85,15 @@ typedef struct sbw_argmax_certs {
     size_t *k;
     size_t cap;
 } sbw_argmax_certs;
+
+/* Bytes sbw_argmax_run allocates for a head of m x d (with a bias or not)
+ * and nwords words over `threads` threads (0: OpenMP's count): the
+ * normalised copy of W and b, the pre-filter's blocks, the bookkeeping,
+ * and per thread the LP workspace (sbw_argmax_lp_bytes) with an estimate
+ * of GLPK's problem and LU factors and LAPACK's least-squares scratch.
+ * The caller adds W and b themselves and its own output. */
+double sbw_argmax_bytes(size_t m, size_t d, size_t nwords, bool bias, const sbw_argmax_opts *o,
+                        int threads);
 
 /* Decides words[0..nwords) (all m words when words is NULL; then nwords
  * must be m) of the head W, b; out[t] is the answer for words[t].  m >= 2,

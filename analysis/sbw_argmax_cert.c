@@ -3,7 +3,9 @@
 #include "sbw_argmax_cert.h"
 
 #include <float.h>
+#include <gmp.h>
 #include <math.h>
+#include <stdlib.h>
 
 double sbw_argmax_cert_gamma(size_t n)
 {
@@ -11,44 +13,170 @@ double sbw_argmax_cert_gamma(size_t n)
     return nu / (1 - nu);
 }
 
-/* z = w.h + b0 and A = |w|.|h| + |b0|, summed in order. */
-static void logit(const double *wr, const double *h, size_t d, double b0, double *z, double *a)
+/* ---- exact sums of products of doubles ------------------------------------ */
+
+/* Every double is M 2^e with |M| < 2^53 an integer and e >= -1126 (frexp's
+ * normalisation of the subnormals), so a product of two is an integer
+ * times 2^(e1 + e2) with e1 + e2 >= -2252: acc holds the sum times
+ * 2^XSHIFT, an integer. */
+enum { XSHIFT = 2304 };
+
+typedef struct xacc {
+    mpz_t acc, t;
+} xacc;
+
+static void x_init(xacc *x)
 {
-    double s = 0, t = 0;
-    for (size_t k = 0; k < d; k++) {
-        s += wr[k] * h[k];
-        t += fabs(wr[k] * h[k]);
+    mpz_init(x->acc);
+    mpz_init(x->t);
+}
+
+static void x_clear(xacc *x)
+{
+    mpz_clear(x->acc);
+    mpz_clear(x->t);
+}
+
+/* acc += a c exactly (a, c finite). */
+static void x_add(xacc *x, double a, double c)
+{
+    if (a == 0 || c == 0)
+        return;
+    int ea, ec;
+    double fa = frexp(a, &ea), fc = frexp(c, &ec);
+    mpz_set_si(x->t, (long)ldexp(fa, 53));
+    mpz_mul_si(x->t, x->t, (long)ldexp(fc, 53));
+    mpz_mul_2exp(x->t, x->t, (mp_bitcnt_t)((long)ea + ec - 106 + XSHIFT));
+    mpz_add(x->acc, x->acc, x->t);
+}
+
+/* num / den as a double rounded towards +inf (den > 0): an upper bound,
+ * equal to the value when the value is a double. */
+static double q_upper(const mpz_t num, const mpz_t den)
+{
+    mpq_t q, v;
+    mpq_init(q);
+    mpq_init(v);
+    mpq_set_num(q, num);
+    mpq_set_den(q, den);
+    mpq_canonicalize(q);
+    double r = mpq_get_d(q); /* towards zero */
+    if (isfinite(r)) {
+        mpq_set_d(v, r);
+        if (mpq_cmp(q, v) > 0)
+            r = nextafter(r, INFINITY);
+    } else if (r < 0) {
+        r = -DBL_MAX;
     }
-    *z = s + b0;
-    *a = t + fabs(b0);
+    mpq_clear(q);
+    mpq_clear(v);
+    return r;
+}
+
+/* acc / 2^XSHIFT as a double rounded towards zero (a positive value that
+ * underflows to 0 becomes the smallest subnormal: still a lower bound of
+ * its size and of the right sign). */
+static double x_value(const xacc *x)
+{
+    mpq_t q;
+    mpq_init(q);
+    mpq_set_z(q, x->acc);
+    mpq_div_2exp(q, q, XSHIFT);
+    double r = mpq_get_d(q);
+    mpq_clear(q);
+    int s = mpz_sgn(x->acc);
+    if (r == 0 && s)
+        r = s > 0 ? DBL_TRUE_MIN : -DBL_TRUE_MIN;
+    return r;
+}
+
+/* ---- the h certificate ---------------------------------------------------- */
+
+/* The margin (w_i - w_j).h + (b_i - b_j) in double, in this order, and a
+ * rigorous bound of its error: each of the d terms fl(fl(w_ik - w_jk) h_k)
+ * and fl(b_i - b_j) carries at most two roundings and the sum d more, so
+ * the error is at most gamma_{d+3} sum |exact terms| plus d + 1 underflows
+ * of half the smallest subnormal; 1.01 covers the rounding of the bound
+ * itself and the difference between exact and computed |terms| (valid
+ * while (d + 3) u < 1e-3).  Infinite bound when something overflowed. */
+static double margin_fl(const double *wi, const double *wj, const double *h, size_t d, double bd,
+                        double g, double *bound)
+{
+    double s = 0, a = 0;
+    for (size_t k = 0; k < d; k++) {
+        double t = (wi[k] - wj[k]) * h[k];
+        s += t;
+        a += fabs(t);
+    }
+    s += bd;
+    a += fabs(bd);
+    *bound = 1.01 * g * a + (double)(d + 1) * DBL_TRUE_MIN;
+    if (!isfinite(s) || !isfinite(*bound))
+        *bound = INFINITY;
+    return s;
+}
+
+/* The same margin exactly: its sign and its value rounded towards zero. */
+static double margin_exact(xacc *x, const double *wi, const double *wj, const double *h, size_t d,
+                           double bi, double bj, int *sign)
+{
+    mpz_set_ui(x->acc, 0);
+    for (size_t k = 0; k < d; k++) {
+        x_add(x, wi[k], h[k]);
+        x_add(x, -wj[k], h[k]);
+    }
+    x_add(x, bi, 1.0);
+    x_add(x, -bj, 1.0);
+    *sign = mpz_sgn(x->acc);
+    return x_value(x);
 }
 
 void sbw_argmax_cert_h(const double *w, size_t m, size_t d, size_t ldw, const double *b, size_t i,
                        const double *h, sbw_argmax_cert_h_res *res)
 {
-    double g = sbw_argmax_cert_gamma(d + 2), zi, ai;
-    logit(w + i * ldw, h, d, b ? b[i] : 0.0, &zi, &ai);
-    res->margin = INFINITY;
-    res->bound = 0;
-    res->rival = i;
-    for (size_t j = 0; j < m; j++) {
+    double g = sbw_argmax_cert_gamma(d + 3);
+    bool use_fl = (double)(d + 3) * DBL_EPSILON < 1e-3;
+    const double *wi = w + i * ldw;
+    double bi = b ? b[i] : 0.0;
+    bool have_x = false;
+    xacc x;
+    *res = (sbw_argmax_cert_h_res){.margin = INFINITY, .rival = i, .proven = true};
+    for (size_t k = 0; k < d; k++)
+        if (!isfinite(h[k]))
+            res->proven = false;
+    for (size_t j = 0; j < m && res->proven; j++) {
         if (j == i)
             continue;
-        double zj, aj;
-        logit(w + j * ldw, h, d, b ? b[j] : 0.0, &zj, &aj);
-        double diff = zi - zj, bound = g * (ai + aj) + DBL_EPSILON * fabs(diff);
-        if (!(diff >= res->margin)) { /* also catches NaN */
-            res->margin = diff;
+        const double *wj = w + j * ldw;
+        double bj = b ? b[j] : 0.0, bound = INFINITY;
+        double v = use_fl ? margin_fl(wi, wj, h, d, bi - bj, g, &bound) : NAN;
+        if (!(fabs(v) > bound)) { /* the sign is not settled: exactly */
+            int sign;
+            if (!have_x)
+                x_init(&x);
+            have_x = true;
+            v = margin_exact(&x, wi, wj, h, d, bi, bj, &sign);
+            bound = 0;
+            res->exact++;
+            res->proven = sign > 0;
+        } else {
+            res->proven = v > 0;
+        }
+        if (v < res->margin || !res->proven) {
+            res->margin = v;
+            res->bound = bound;
             res->rival = j;
         }
-        if (bound > res->bound)
-            res->bound = bound;
     }
-    if (!isfinite(res->margin) || !isfinite(res->bound)) {
+    if (have_x)
+        x_clear(&x);
+    if (!res->proven && !isfinite(res->margin)) {
         res->margin = NAN;
         res->bound = INFINITY;
     }
 }
+
+/* ---- the lambda certificate ---------------------------------------------- */
 
 void sbw_argmax_cert_lambda(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                             size_t i, const size_t *idx, const double *lambda, size_t k,
@@ -62,26 +190,37 @@ void sbw_argmax_cert_lambda(const double *w, size_t m, size_t d, size_t ldw, con
         sum += lambda[t];
         res->support += lambda[t] > 0;
     }
-    res->valid = res->valid && sum > 0;
+    res->valid = res->valid && sum > 0 && isfinite((double)sum);
     if (!res->valid) {
         res->residual = res->sum_err = res->gap = res->norm1 = NAN;
         return;
     }
     res->sum_err = fabs((double)(sum - 1));
     res->norm1 = (double)sum;
+    xacc s, x;
+    x_init(&s);
+    x_init(&x);
+    for (size_t t = 0; t < k; t++)
+        x_add(&s, lambda[t], 1.0); /* S = sum lambda, exactly */
     double r = 0;
-    for (size_t c = 0; c < d; c++) {
-        long double s = -(long double)w[i * ldw + c];
-        for (size_t t = 0; t < k; t++)
-            s += (long double)lambda[t] / sum * w[idx[t] * ldw + c];
-        if (fabs((double)s) > r || isnan((double)s))
-            r = fabs((double)s);
+    for (size_t c = 0; c < d; c++) { /* N_c = sum_t lambda_t (w_{j_t c} - w_ic) */
+        mpz_set_ui(x.acc, 0);
+        for (size_t t = 0; t < k; t++) {
+            x_add(&x, lambda[t], w[idx[t] * ldw + c]);
+            x_add(&x, -lambda[t], w[i * ldw + c]);
+        }
+        mpz_abs(x.acc, x.acc);
+        r = fmax(r, q_upper(x.acc, s.acc));
     }
     res->residual = r;
-    long double gb = b ? b[i] : 0.0;
-    for (size_t t = 0; t < k && b; t++)
-        gb -= (long double)lambda[t] / sum * b[idx[t]];
-    res->gap = (double)gb;
+    mpz_set_ui(x.acc, 0);
+    for (size_t t = 0; t < k && b; t++) { /* gap S = sum_t lambda_t (b_i - b_{j_t}) */
+        x_add(&x, lambda[t], b[i]);
+        x_add(&x, -lambda[t], b[idx[t]]);
+    }
+    res->gap = q_upper(x.acc, s.acc);
+    x_clear(&s);
+    x_clear(&x);
 }
 
 bool sbw_argmax_cert_ray(const double *a, const double *c, size_t n, double pref, double *s)
@@ -105,4 +244,92 @@ bool sbw_argmax_cert_ray(const double *a, const double *c, size_t n, double pref
     else
         *s = isinf(hi) ? (lo > 0 ? 2 * lo : 1.0) : 0.5 * (lo + hi);
     return *s > 0 && isfinite(*s);
+}
+
+/* ---- exact convex weights on a small support ------------------------------ */
+
+/* Row-reduces the (rows x (k + 1)) augmented matrix a (mpq, row-major)
+ * in place; true when it has rank k and is consistent, with the unique
+ * solution in x (k values). */
+static bool q_solve(mpq_t *a, size_t rows, size_t k, mpq_t *x)
+{
+    size_t r = 0, n = k + 1;
+    mpq_t f, g;
+    mpq_init(f);
+    mpq_init(g);
+    for (size_t c = 0; c < k && r < rows; c++, r++) {
+        size_t p = r;
+        while (p < rows && mpq_sgn(a[p * n + c]) == 0)
+            p++;
+        if (p == rows)
+            break; /* a free column: not unique */
+        for (size_t t = 0; t < n && p != r; t++)
+            mpq_swap(a[p * n + t], a[r * n + t]);
+        for (size_t q = 0; q < rows; q++) {
+            if (q == r || mpq_sgn(a[q * n + c]) == 0)
+                continue;
+            mpq_div(f, a[q * n + c], a[r * n + c]);
+            for (size_t t = c; t < n; t++) {
+                mpq_mul(g, f, a[r * n + t]);
+                mpq_sub(a[q * n + t], a[q * n + t], g);
+            }
+        }
+    }
+    bool ok = r == k;
+    for (size_t q = r; q < rows && ok; q++) /* the rest must read 0 = 0 */
+        ok = mpq_sgn(a[q * n + k]) == 0;
+    for (size_t c = 0; c < k && ok; c++)
+        mpq_div(x[c], a[c * n + k], a[c * n + c]);
+    mpq_clear(f);
+    mpq_clear(g);
+    return ok;
+}
+
+bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ldw, size_t i,
+                                  const size_t *idx, size_t k, double *lambda)
+{
+    size_t rows = d + 1, n = k + 1;
+    if (k == 0 || i >= m || (double)rows * (double)k * (double)k > 3e4)
+        return false;
+    mpq_t *a = malloc(rows * n * sizeof *a), *x = malloc(k * sizeof *x);
+    if (!a || !x) {
+        free(a);
+        free(x);
+        return false;
+    }
+    for (size_t e = 0; e < rows * n; e++)
+        mpq_init(a[e]);
+    for (size_t t = 0; t < k; t++)
+        mpq_init(x[t]);
+    for (size_t r = 0; r < d; r++) { /* exact: mpq_set_d of a finite double */
+        for (size_t t = 0; t < k; t++)
+            mpq_set_d(a[r * n + t], w[idx[t] * ldw + r]);
+        mpq_set_d(a[r * n + k], w[i * ldw + r]);
+    }
+    for (size_t t = 0; t <= k; t++)
+        mpq_set_ui(a[d * n + t], 1, 1);
+    bool ok = q_solve(a, rows, k, x);
+    mpz_t l, p;
+    mpz_init_set_ui(l, 1);
+    mpz_init(p);
+    for (size_t t = 0; t < k && ok; t++) { /* nonnegative, common denominator */
+        ok = mpq_sgn(x[t]) >= 0;
+        mpz_lcm(l, l, mpq_denref(x[t]));
+    }
+    for (size_t t = 0; t < k && ok; t++) { /* integers below 2^53: exact doubles */
+        mpz_divexact(p, l, mpq_denref(x[t]));
+        mpz_mul(p, p, mpq_numref(x[t]));
+        ok = mpz_sizeinbase(p, 2) <= 53;
+        if (ok)
+            lambda[t] = mpz_get_d(p);
+    }
+    mpz_clear(l);
+    mpz_clear(p);
+    for (size_t e = 0; e < rows * n; e++)
+        mpq_clear(a[e]);
+    for (size_t t = 0; t < k; t++)
+        mpq_clear(x[t]);
+    free(a);
+    free(x);
+    return ok;
 }

@@ -1,21 +1,28 @@
-/* sbw_argmax_cert.h -- the certificates of sbw-argmax, checked in double
- * precision with nothing but the head (W, b) and the certificate: no LP
- * solver is involved, so a wrong solver answer (or a corrupted
- * certificate) is caught here.
+/* sbw_argmax_cert.h -- the certificates of sbw-argmax, checked with nothing
+ * but the head (W, b) exactly as stored and the certificate: no LP solver
+ * is involved, so a wrong solver answer (or a corrupted certificate) is
+ * caught here.  Every check is a proof about the double inputs: a fast
+ * double evaluation with a rigorous rounding bound, and exact arithmetic
+ * (GMP integers: every double is an integer times a power of two, so sums
+ * of products of doubles are exact integers) wherever that bound cannot
+ * decide.
  *
  * A word i of a head with logits z = W h + b is *strictly argmaxable* when
  * some h makes z_i larger than every other z_j.  Two certificates:
- *  - an h: the margin min_{j != i} (z_i - z_j) is computed in double with a
- *    rounding bound (Higham, Accuracy and Stability, 2nd ed., eq. 3.5:
- *    |fl(x.y) - x.y| <= gamma_n |x|.|y|, gamma_n = n u / (1 - n u)); the
- *    word is proven argmaxable when margin > bound;
- *  - convex weights lambda over other words (lambda >= 0, sum 1) with
- *    r = sum_j lambda_j w_j - w_i and gap = b_i - sum_j lambda_j b_j: then
- *    for every h, z_i - max_{j != i} z_j <= z_i - sum_j lambda_j z_j
- *    = -r.h + gap <= ||r||_inf ||h||_1 + gap, so with r = 0 and gap <= 0 no
- *    h makes i the strict argmax (Gordan's alternative; Grivas et al. 2022,
- *    Sec. 3).  The check reports ||r||_inf and gap; the caller's tolerance
- *    decides.
+ *  - an h: every margin z_i - z_j = (w_i - w_j).h + (b_i - b_j) is
+ *    evaluated in double with a rounding bound (Higham, Accuracy and
+ *    Stability, 2nd ed., eq. 3.5: gamma_n = n u / (1 - n u), plus the
+ *    underflow of each product), and exactly when the bound does not
+ *    settle its sign; the word is proven argmaxable when every margin is
+ *    positive;
+ *  - convex weights lambda over other words (lambda >= 0, divided by their
+ *    exact sum) with r = sum_j lambda_j w_j - w_i and gap = b_i - sum_j
+ *    lambda_j b_j: then for every h, z_i - max_{j != i} z_j <= z_i - sum_j
+ *    lambda_j z_j = -r.h + gap <= ||r||_inf ||h||_1 + gap, so with r = 0
+ *    and gap <= 0 no h makes i the strict argmax (Gordan's alternative;
+ *    Grivas et al. 2022, Sec. 3).  The check reports upper bounds of
+ *    ||r||_inf and of gap from the exact values (0 exactly when they are
+ *    0); the caller's tolerance decides.
  * W is (m, d), leading dimension ldw, row-major; b is NULL (no bias) or m
  * values. */
 #ifndef SBW_ARGMAX_CERT_H
@@ -24,23 +31,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* What an h certificate shows: margin = min_{j != i} z_i - z_j, the word
- * j that attains it, and the rounding bound of that difference (the margin
- * is proven positive when margin > bound). */
+/* What an h certificate shows: margin = min_{j != i} z_i - z_j (a double
+ * evaluation, or the exact value rounded towards zero), the word j that
+ * attains it, and the rounding bound of that margin (0 when it was
+ * evaluated exactly).  proven: every margin is positive, exactly. */
 typedef struct sbw_argmax_cert_h_res {
     double margin, bound;
     size_t rival;
+    size_t exact; /* rivals whose margin needed exact arithmetic */
+    bool proven;
 } sbw_argmax_cert_h_res;
 
 /* Checks the certificate h (d values) for word i < m.  m must be >= 2.
- * Pure, thread-safe; O(m d). */
+ * Pure, thread-safe; O(m d) (plus exact arithmetic on the rivals that tie
+ * within rounding). */
 void sbw_argmax_cert_h(const double *w, size_t m, size_t d, size_t ldw, const double *b, size_t i,
                        const double *h, sbw_argmax_cert_h_res *res);
 
-/* What a lambda certificate shows: ||r||_inf (r = sum lambda_j w_j - w_i,
- * after lambda is divided by its sum), |sum lambda - 1| before that
- * division, gap = b_i - sum lambda_j b_j (0 without bias), ||lambda||_1 and
- * the number of positive weights. */
+/* What a lambda certificate shows: upper bounds of ||r||_inf (r = sum
+ * lambda_j w_j - w_i, after lambda is divided by its exact sum; 0 only
+ * when r = 0 exactly) and of gap = b_i - sum lambda_j b_j (0 without bias;
+ * <= 0 only when the exact gap is), |sum lambda - 1| before that division,
+ * ||lambda||_1 and the number of positive weights. */
 typedef struct sbw_argmax_cert_l_res {
     double residual, sum_err, gap, norm1;
     size_t support;
@@ -52,6 +64,16 @@ typedef struct sbw_argmax_cert_l_res {
 void sbw_argmax_cert_lambda(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                             size_t i, const size_t *idx, const double *lambda, size_t k,
                             sbw_argmax_cert_l_res *res);
+
+/* Exact convex weights on the support idx[0..k) for word i: the unique
+ * solution of sum_t lambda_t w_{idx_t} = w_i, sum_t lambda_t = 1 over the
+ * rationals (GMP), scaled to integers (a common denominator) that are
+ * exact doubles, into lambda (k values; sbw_argmax_cert_lambda divides by
+ * their sum).  False when there is none, it is not unique, a weight is
+ * negative or an integer needs more than 53 bits, or the system is large
+ * ((d + 1) k^2 > 3e4: the cost). */
+bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ldw, size_t i,
+                                  const size_t *idx, size_t k, double *lambda);
 
 /* The rounding bound gamma_n = n u / (1 - n u) of an n-term dot product
  * (u = DBL_EPSILON / 2). */

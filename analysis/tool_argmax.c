@@ -4,14 +4,17 @@
  * such word can reach with a context of bounded norm. */
 #include "sbw.h"
 #include "sbw_argmax.h"
+#include "sbw_argmax_io.h"
 #include "sbw_maxprob.h"
 
 #include <errno.h>
 #include <glpk.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char details[] =
     "For every word i of the head z = W h + b (W: the M x D matrix in FILE, one\n"
@@ -26,23 +29,46 @@ static const char details[] =
     "copy with a smaller bias is dominated), then a pre-filter that tries h along\n"
     "w_i - mean(w) for all words at once (one GEMM), then, for the words left,\n"
     "an exact LP (GLPK) with D+2 rows by column generation, in parallel over\n"
-    "words.  Every answer carries a certificate checked in double without the\n"
-    "solver: an h whose margin min_j z_i - z_j is larger than its rounding bound,\n"
-    "or convex weights lambda with sum_j lambda_j w_j = w_i (residual printed)\n"
-    "and sum_j lambda_j b_j >= b_i (so z_i <= sum_j lambda_j z_j for every h).\n\n"
+    "words.  The pre-filter and the LPs work on a normalised copy (W minus its\n"
+    "mean row, b minus its largest value, over a common scale), so adding a\n"
+    "constant to every bias or scaling W and b together changes no verdict.\n\n"
+    "What each verdict proves, about the head exactly as stored (no solver is\n"
+    "trusted; each certificate is re-checked):\n"
+    "  vertex (1): an h with z_i > z_j for every j != i, checked exactly (a\n"
+    "    double evaluation with a rigorous rounding bound, exact integer\n"
+    "    arithmetic (GMP) for every margin that bound cannot settle).  Near\n"
+    "    the hull's boundary the h of the nearest face is refined first, so a\n"
+    "    word 1e-11 outside a face is found to be a vertex;\n"
+    "  duplicate, dominated (0): exact comparisons;\n"
+    "  in_hull, below_hull (0): convex weights lambda with residual\n"
+    "    r = max_k |sum_j lambda_j w_jk - w_ik| and gap = b_i - sum_j lambda_j\n"
+    "    b_j, both exact upper bounds and <= --tol x scale, and no h found: for\n"
+    "    every h, z_i - max_{j!=i} z_j <= r ||h||_1 + gap.  So i never leads by\n"
+    "    more than that; when r = 0 and gap <= 0 exactly, never at all.  The\n"
+    "    label is the optimum's: below_hull when the upper hull lies above\n"
+    "    (w_i, b_i) by more than --tol x scale (a second LP maximises\n"
+    "    sum_j lambda_j b_j), in_hull (may tie) otherwise.  --tol 0 asks for\n"
+    "    exact lambdas only: anything else is undecided;\n"
+    "  undecided (-1): no certificate either way (a warning says how many).\n\n"
     "Output: a header with the summary (# argmaxable=, # unargmaxable=, ...), then\n"
     "one row per word: word name argmaxable (1/0, -1 undecided) reason (vertex,\n"
-    "duplicate, dominated, in_hull: never strictly first but may tie, below_hull:\n"
-    "never even tied first, undecided) margin (h: the margin; lambda: b_i - sum\n"
-    "lambda_j b_j, <= 0) bound (h: the margin's rounding bound; lambda: the\n"
-    "residual max_k |sum_j lambda_j w_jk - w_ik|) cert_norm (||h||_2, or\n"
-    "||lambda||_1 = 1) support (lambda's positive weights) other (the copy of a\n"
-    "duplicate) stage (dup, prefilter, lp) rounds (LPs solved).\n\n"
+    "duplicate, dominated, in_hull, below_hull, undecided) margin (h: the\n"
+    "smallest margin; lambda: the gap, an upper bound) bound (h: that margin's\n"
+    "rounding bound, 0 when exact; lambda: the residual r) cert_norm (||h||_2,\n"
+    "or ||lambda||_1 = 1) support (lambda's positive weights) other (the copy of\n"
+    "a duplicate) stage (dup, prefilter, lp) rounds (LPs solved).\n\n"
     "--max-prob R1,R2,... adds, for each not-argmaxable word (every checked word\n"
     "with --max-prob-all), the largest probability softmax(W h + b)_i over\n"
     "||h||_2 <= R for each R: p_max_R (reached by an h) and p_upper_R (an upper\n"
     "bound from concavity, the Frank-Wolfe gap, within --prob-tol in log p).  For\n"
-    "a word that is not argmaxable it stays below 1 as R grows.\n\n"
+    "a word that is not argmaxable it stays below 1 as R grows.  Cost: per word\n"
+    "and radius at most 100,000 accelerated-gradient iterations of about 8 M D\n"
+    "flops (two passes over W), usually a few hundred; the tool prints the\n"
+    "worst case before it starts and then its progress.\n\n"
+    "Memory: W, its normalised copy, and per thread an LP workspace of about\n"
+    "50 M + 430 D^2 bytes (GLPK's problem with about 4 D rival columns); a run\n"
+    "that does not fit is refused before W is read (SBW_MAX_MEMORY overrides\n"
+    "the limit).\n\n"
     "Examples:\n"
     "  sbw-argmax W.npy\n"
     "  sbw-argmax --bias b.npy --vocab vocab.txt --max-prob 1,10,100 W.npy\n"
@@ -61,79 +87,25 @@ typedef struct head {
     double *b;
 } head;
 
-static int read_all(const char *path, sbw_check_shape_kind kind, sbw_mat *out)
+typedef struct run_state run_state;
+static int preflight(const char *path, size_t m, size_t d, const argmax_args *a,
+                     const run_state *s);
+
+/* W (path) and b (--bias, or none); the memory the whole run needs is
+ * checked once W's shape is known, before anything large is read. */
+static int read_head(const char *path, const argmax_args *a, const run_state *s, head *h)
 {
     sbw_npy_reader *r = NULL;
-    int st = sbw_check_open(&r, path, kind);
+    size_t m, d;
+    int st = sbw_argmax_io_open_w(&r, path, &m, &d);
     if (st)
         return st;
-    st = sbw_npy_read_all(r, out);
-    sbw_check_bad bad = {0};
-    if (!st)
-        sbw_check_bad_rows(&bad, out->data, 0, out->rows, out->cols, out->ld);
-    st = st ? st : sbw_check_bad_error(&bad, path, NULL);
-    sbw_npy_close(r);
-    return st;
-}
-
-static int read_head(const char *path, const char *bias, head *h)
-{
-    int st = read_all(path, SBW_SHAPE_MATRIX, &h->w);
-    if (!st && h->w.rows < 2)
-        st = SBW_ERROR(SBW_ESHAPE, "%s: a head of %zu word: need at least 2 rows (one per word)",
-                       path, h->w.rows);
-    if (st || !bias)
+    if ((st = preflight(path, m, d, a, s)) != 0) {
+        sbw_npy_close(r);
         return st;
-    sbw_mat b = {0};
-    st = read_all(bias, SBW_SHAPE_VECTOR, &b);
-    if (!st && b.rows * b.cols != h->w.rows)
-        st = SBW_ERROR(SBW_ESHAPE, "%s: %zu bias values for a head of %zu words (%s)", bias,
-                       b.rows * b.cols, h->w.rows, path);
-    double *bv = st ? NULL : malloc(h->w.rows * sizeof *bv);
-    if (!st && !bv)
-        st = SBW_ERROR(SBW_ENOMEM, "no memory");
-    for (size_t j = 0; !st && j < h->w.rows; j++)
-        bv[j] = b.cols == 1 ? b.data[j * b.ld] : b.data[j];
-    h->b = bv;
-    sbw_mat_free(&b);
-    return st;
-}
-
-/* One name per line (tabs shown as spaces); exactly m lines. */
-static int read_vocab(const char *path, size_t m, char ***out)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return SBW_ERROR(SBW_EIO, "%s: cannot open the vocabulary: %s", path, strerror(errno));
-    char **v = calloc(m, sizeof *v), *line = NULL;
-    size_t cap = 0, n = 0;
-    ssize_t len;
-    int st = v ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
-    while (!st && (len = getline(&line, &cap, f)) >= 0) {
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        for (char *p = line; *p; p++)
-            if (*p == '\t')
-                *p = ' ';
-        if (n < m && !(v[n] = strdup(line)))
-            st = SBW_ERROR(SBW_ENOMEM, "no memory");
-        n++;
     }
-    if (!st && ferror(f))
-        st = SBW_ERROR(SBW_EIO, "%s: read error: %s", path, strerror(errno));
-    if (!st && n != m)
-        st = SBW_ERROR(SBW_EDATA, "%s: %zu names for a head of %zu words (one per line)", path, n,
-                       m);
-    free(line);
-    fclose(f);
-    if (st && v) {
-        for (size_t i = 0; i < m; i++)
-            free(v[i]);
-        free(v);
-        v = NULL;
-    }
-    *out = v;
-    return st;
+    st = sbw_argmax_io_read_w(r, path, &h->w);
+    return st || !a->bias ? st : sbw_argmax_io_read_bias(a->bias, m, path, &h->b);
 }
 
 /* "1,10,100" -> radii (each > 0, finite). */
@@ -161,30 +133,50 @@ static int parse_radii(const char *s, double **out, size_t *n)
     return SBW_OK;
 }
 
+enum { MAXPROB_ITERS = 100000 };
+
 /* The ladder of radii for each word that asks for it: pm/pu (n x nr), nan
- * for the words skipped.  Counts the words whose gap stayed above tol. */
+ * for the words skipped.  Counts the words whose gap stayed above tol.
+ * Says first what it will cost (at most MAXPROB_ITERS iterations of about
+ * two passes over W, 8 M D flops, per word and radius) and then shows its
+ * progress (sbw_progress), both unless quiet. */
 static int max_probs(const head *h, const sbw_argmax_word *out, size_t n, const argmax_args *a,
-                     const double *R, size_t nr, double *pm, double *pu, size_t *unconverged)
+                     const double *R, size_t nr, bool quiet, double *pm, double *pu,
+                     size_t *unconverged)
 {
-    size_t m = h->w.rows, d = h->w.cols;
+    size_t m = h->w.rows, d = h->w.cols, want = 0;
+    for (size_t t = 0; t < n; t++)
+        want += a->max_prob_all || out[t].argmaxable == 0;
+    if (!quiet && want)
+        fprintf(stderr,
+                "sbw-argmax: --max-prob: %zu word(s) x %zu radius(es); each pair at most %d "
+                "iterations of ~%.3g flops (8 M D), at most %.3g Gflop in all (most pairs stop "
+                "after a few hundred iterations)\n",
+                want, nr, MAXPROB_ITERS, 8.0 * (double)m * (double)d,
+                8e-9 * (double)m * (double)d * MAXPROB_ITERS * (double)(want * nr));
     double *ws = malloc((sbw_maxprob_ws_size(m, d) + d) * sizeof *ws), *x = ws;
     int st = ws ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
+    sbw_progress p;
+    sbw_progress_start(&p, "sbw-argmax: --max-prob", "pairs", (double)(want * nr), quiet || !want);
     *unconverged = 0;
+    size_t done = 0;
     for (size_t t = 0; t < n && !st; t++) {
-        bool want = a->max_prob_all || out[t].argmaxable == 0;
+        bool wanted = a->max_prob_all || out[t].argmaxable == 0;
         memset(x, 0, d * sizeof *x);
         for (size_t k = 0; k < nr && !st; k++) {
             pm[t * nr + k] = pu[t * nr + k] = NAN;
-            if (!want)
+            if (!wanted)
                 continue;
             sbw_maxprob_res r;
             st = sbw_maxprob_word(h->w.data, m, d, h->w.ld, h->b, out[t].word, R[k], a->prob_tol,
-                                  100000, x, ws + d, &r);
+                                  MAXPROB_ITERS, x, ws + d, &r);
             pm[t * nr + k] = r.p;
             pu[t * nr + k] = r.p_upper;
             *unconverged += !r.converged;
+            sbw_progress_update(&p, (double)++done);
         }
     }
+    sbw_progress_finish(&p);
     free(ws);
     return st;
 }
@@ -261,7 +253,7 @@ static int add_word(sbw_table *t, const sbw_argmax_word *w, char **names, size_t
     return st;
 }
 
-typedef struct run_state {
+struct run_state {
     head h;
     char **names;
     size_t *words, nwords;
@@ -269,13 +261,39 @@ typedef struct run_state {
     size_t nr, unconverged;
     sbw_argmax_word *out;
     sbw_argmax_summary sum;
-} run_state;
+    bool quiet;
+};
+
+/* Every copy the run holds, against the machine's memory (SBW_MAX_MEMORY):
+ * W and b as read (b twice while it is converted), the answers, what
+ * sbw_argmax_run allocates (W's normalised copy, the pre-filter's blocks,
+ * one LP workspace per thread: sbw_argmax_bytes), the names of --vocab
+ * (the file's size plus a pointer and malloc's overhead per line),
+ * --max-prob's scratch and results, and the output table (about 32 bytes
+ * a cell). */
+static int preflight(const char *path, size_t m, size_t d, const argmax_args *a, const run_state *s)
+{
+    double M = (double)m, D = (double)d, n = (double)(s->words ? s->nwords : m);
+    double nr = (double)s->nr, vocab = 0;
+    struct stat sb;
+    if (a->vocab && stat(a->vocab, &sb) == 0)
+        vocab = (double)sb.st_size + 40 * M;
+    sbw_argmax_opts o = sbw_argmax_defaults();
+    double bytes = M * D * 8 + (a->bias ? 2 * M * 8 : 0) + (n + 1) * sizeof(sbw_argmax_word) +
+                   sbw_argmax_bytes(m, d, (size_t)n, a->bias != NULL, &o, 0) + vocab +
+                   (nr > 0 ? ((double)sbw_maxprob_ws_size(m, d) + D) * 8 + 2 * n * nr * 8 : 0) +
+                   n * (11 + 2 * nr) * 32;
+    char what[512];
+    snprintf(what, sizeof what,
+             "%s: sbw-argmax on this %zu x %zu head (W, its normalised copy, %d LP workspace(s)%s)",
+             strcmp(path, "-") == 0 ? "<stdin>" : path, m, d, omp_get_max_threads(),
+             nr > 0 ? ", --max-prob" : "");
+    return sbw_preflight_memory(bytes, what);
+}
 
 static void run_free(run_state *s)
 {
-    for (size_t i = 0; s->names && i < s->h.w.rows; i++)
-        free(s->names[i]);
-    free(s->names);
+    sbw_argmax_io_names_free(s->names, s->h.w.rows);
     sbw_mat_free(&s->h.w);
     free(s->h.b);
     free(s->words);
@@ -287,10 +305,10 @@ static void run_free(run_state *s)
 
 static int compute(const char *path, const argmax_args *a, run_state *s)
 {
-    int st = read_head(path, a->bias, &s->h);
+    int st = read_head(path, a, s, &s->h);
     size_t m = s->h.w.rows;
     if (!st && a->vocab)
-        st = read_vocab(a->vocab, m, &s->names);
+        st = sbw_argmax_io_read_vocab(a->vocab, m, &s->names);
     for (size_t t = 0; !st && s->words && t < s->nwords; t++)
         if (s->words[t] >= m)
             st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",
@@ -312,9 +330,9 @@ static int compute(const char *path, const argmax_args *a, run_state *s)
         s->pm = malloc(s->nwords * s->nr * sizeof *s->pm);
         s->pu = malloc(s->nwords * s->nr * sizeof *s->pu);
         st = s->pm && s->pu ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
-        st =
-            st ? st
-               : max_probs(&s->h, s->out, s->nwords, a, s->R, s->nr, s->pm, s->pu, &s->unconverged);
+        st = st ? st
+                : max_probs(&s->h, s->out, s->nwords, a, s->R, s->nr, s->quiet, s->pm, s->pu,
+                            &s->unconverged);
     }
     return st;
 }
@@ -385,7 +403,8 @@ int main(int argc, char **argv)
         {"--max-prob-all", NULL, SBW_ARG_FLAG, &a.max_prob_all, 0, 0,
          "--max-prob for every word, not only the unargmaxable"},
         {"--prob-tol", "T", SBW_ARG_DOUBLE, &a.prob_tol, 1e-15, 1, "--max-prob gap in log p"},
-        {"--tol", "T", SBW_ARG_DOUBLE, &a.tol, 0, 1e-3, "lambda certificate tolerance (x scale)"},
+        {"--tol", "T", SBW_ARG_DOUBLE, &a.tol, 0, 1e-3,
+         "lambda certificate: residual, gap <= T x scale (0: exact only)"},
         {"--max-rounds", "N", SBW_ARG_LONG, &a.max_rounds, 1, 100000, "LP rounds per word"},
         {"--lp-only", NULL, SBW_ARG_FLAG, &a.lp_only, 0, 0, "no pre-filter: every word by LP"},
         {0}};
@@ -402,6 +421,7 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    s.quiet = c.quiet;
     if ((st = validate(&cli, &a, &s)) != 0) {
         run_free(&s);
         return st;

@@ -7,7 +7,7 @@
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
-BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libcmocka-dev libjansson-dev gnuplot-nox"
+BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libgmp-dev libcmocka-dev libjansson-dev gnuplot-nox"
 BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch time coinor-libclp-dev"
 FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
 
@@ -22,8 +22,8 @@ have_pkg() {
 }
 # Headers and tools first, so a machine that got them another way passes.
 headers_ok() {
-    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <lapacke.h>\n#include <cblas.h>\n#include <gsl/gsl_rng.h>\n#include <glpk.h>\n#include <cmocka.h>\n#include <jansson.h>\nint main(void){return 0;}\n' |
-        ${CC:-cc} -x c -o /dev/null - -lgsl -lglpk -llapacke -lopenblas -lcmocka -ljansson -lm >/dev/null 2>&1
+    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <lapacke.h>\n#include <cblas.h>\n#include <gsl/gsl_rng.h>\n#include <glpk.h>\n#include <gmp.h>\n#include <cmocka.h>\n#include <jansson.h>\nint main(void){return 0;}\n' |
+        ${CC:-cc} -x c -o /dev/null - -lgsl -lglpk -lgmp -llapacke -lopenblas -lcmocka -ljansson -lm >/dev/null 2>&1
 }
 if ! headers_ok || ! command -v gnuplot >/dev/null 2>&1; then
     for p in $BUILD_PKGS; do have_pkg "$p" || missing="$missing $p"; done

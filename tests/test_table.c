@@ -5,6 +5,7 @@
 #include "sbw_table.h"
 
 #include <float.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,46 @@ static void test_write_file(void **state)
     sbw_table_free(t);
 }
 
+/* Strings that are not UTF-8 (a --vocab in Latin-1, a truncated or
+ * overlong sequence, an encoded surrogate, a code point above U+10FFFF)
+ * never make the JSON invalid: Jansson parses the output, each bad byte
+ * reads U+FFFD and well-formed UTF-8 comes back as it was. */
+static void test_json_not_utf8(void **state)
+{
+    (void)state;
+    static const char *const in[] = {"caf\xe9",      "\xff\xfe",        "\xc3\xa9t\xc3\xa9",
+                                     "\xed\xa0\x80", "\xc0\xaf",        "\xf4\x90\x80\x80",
+                                     "x\xe2\x82",    "\xe2\x80\xae\x7f"};
+    static const char *const want[] = {
+        "caf\xef\xbf\xbd",           "\xef\xbf\xbd\xef\xbf\xbd",
+        "\xc3\xa9t\xc3\xa9",         "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+        "\xef\xbf\xbd\xef\xbf\xbd",  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+        "x\xef\xbf\xbd\xef\xbf\xbd", "\xe2\x80\xae\x7f"};
+    const size_t n = sizeof in / sizeof *in;
+    sbw_table *t;
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "sbw-test", NULL, false));
+    SBW_ASSERT_OK(sbw_table_meta_str(t, "vocab", "voc\xe9.txt"));
+    const char *cols[] = {"name"};
+    SBW_ASSERT_OK(sbw_table_columns(t, cols, 1));
+    for (size_t k = 0; k < n; k++) {
+        SBW_ASSERT_OK(sbw_table_add_row(t));
+        SBW_ASSERT_OK(sbw_table_set_str(t, "name", in[k]));
+    }
+    const char *s = print_to_string(t, true);
+    json_error_t err;
+    json_t *root = json_loads(s, 0, &err);
+    if (!root)
+        fail_msg("not JSON: %s (line %d)", err.text, err.line);
+    assert_string_equal(json_string_value(json_object_get(root, "vocab")), "voc\xef\xbf\xbd.txt");
+    json_t *rows = json_object_get(root, "rows");
+    SBW_ASSERT_EQ(json_array_size(rows), n);
+    for (size_t k = 0; k < n; k++)
+        assert_string_equal(json_string_value(json_object_get(json_array_get(rows, k), "name")),
+                            want[k]);
+    json_decref(root);
+    sbw_table_free(t);
+}
+
 /* Every JSON key is unique: a meta key "rows" becomes arg_rows. */
 static void test_json_unique_keys(void **state)
 {
@@ -202,7 +243,7 @@ int main(void)
         cmocka_unit_test(test_tsv),        cmocka_unit_test(test_json),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_format_double),
         cmocka_unit_test(test_write_file), cmocka_unit_test(test_json_unique_keys),
-        cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_warnings),   cmocka_unit_test(test_json_not_utf8),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }

@@ -164,3 +164,25 @@ cp "$D/trunc_payload.npy" "$D/$(printf 'ctl\033[31m\007\nname.npy')"
 cp "$D/good.npy" "$D/$(printf 'ok\033[31mname.npy')"
 mkdir -p "$D/dir.npy"
 cp "$D/spectrum.tsv" "$D/s.dat" # an input whose name sbw-plot -o s would write
+
+# ---- sbw-argmax heads: biases, names, the ends of the double range ------------------------------
+P308='\240\310\353\205\363\314\341\177'  # 1e308
+M308='\240\310\353\205\363\314\341\377'  # -1e308
+ONE='\000\000\000\000\000\000\360\077'
+MONE='\000\000\000\000\000\000\360\277'
+TMIN='\001\000\000\000\000\000\000\000'  # 5e-324, the smallest subnormal
+MTMIN='\001\000\000\000\000\000\000\200'
+npy '<f8' '(9,)' "$D/argmax_bias_nan.npy"
+printf "$ZERO$ZERO$ZERO$ZERO$NAN$ZERO$ZERO$ZERO$ZERO" >>"$D/argmax_bias_nan.npy"
+npy '<f8' '(9,)' "$D/argmax_bias_inf.npy"
+printf "$ZERO$ZERO$NINF$ZERO$ZERO$ZERO$ZERO$ZERO$ZERO" >>"$D/argmax_bias_inf.npy"
+printf 'a\nb\nc\nd\ne\nf\ng\nh\n' >"$D/argmax_vocab8.txt"
+printf 'a\nb\000x\nc\nd\ne\nf\ng\nh\ni\n' >"$D/argmax_vocab_nul.txt"
+printf 'caf\351\n\377\nc\nd\ne\nf\ng\nh\n\342\202\n' >"$D/argmax_vocab_latin1.txt"
+# rows and biases of +-1e308 (the old normalisation overflowed to -inf), subnormal rows
+npy '<f8' '(4, 2)' "$D/argmax_huge.npy"
+printf "$P308$M308$ZERO$ONE$M308$P308$ZERO$MONE" >>"$D/argmax_huge.npy"
+npy '<f8' '(4,)' "$D/argmax_huge_b.npy"
+printf "$P308$M308$ZERO$ONE" >>"$D/argmax_huge_b.npy"
+npy '<f8' '(4, 2)' "$D/argmax_subnormal.npy"
+printf "$TMIN$ZERO$ZERO$TMIN$MTMIN$MTMIN$ZERO$ZERO" >>"$D/argmax_subnormal.npy"

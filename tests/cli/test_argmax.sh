@@ -33,6 +33,12 @@ expect_eq "$(tsv_meta "$T/out" argmaxable)/$(tsv_meta "$T/out" unargmaxable)" 3/
 expect_exit 0 "square --lp-only" "$A" -q --lp-only "$SQ"
 expect_eq "$(tsv_meta "$T/out" by_prefilter)/$(tsv_meta "$T/out" argmaxable)" 0/3 "--lp-only"
 
+# --tol 0: exact lambdas only; the square's edge middle and centre have
+# them (found by exact rational arithmetic on the LP's support): residual 0
+expect_exit 0 "--tol 0" "$A" -q --tol 0 "$SQ"
+expect_eq "$(tsv_meta "$T/out" unargmaxable)/$(tsv_meta "$T/out" undecided)" 4/0 "--tol 0: exact"
+expect_eq "$(tsv_field "$T/out" bound 6)/$(tsv_field "$T/out" bound 7)" 0/0 "--tol 0: residual 0"
+
 # bias: 4 dominated by 0 (0 a vertex again), the centre lifted to a vertex
 expect_exit 0 "square --bias" "$A" -q --bias "$FIX/argmax_square_bias.npy" "$SQ"
 expect_eq "$(tsv_meta "$T/out" argmaxable)" 5 "bias: 5 vertices"
@@ -47,6 +53,12 @@ expect_eq "$(tsv_meta "$T/out" checked)" 3 "--words: 3 checked"
 expect_exit 0 "--json" "$A" -q --json --words 5 "$SQ"
 expect_grep '"reason": ?"in_hull"' "$T/out" "json row"
 expect_grep '"unargmaxable": ?1' "$T/out" "json summary"
+# a vocabulary in Latin-1 (and an invalid UTF-8 tail): the JSON stays UTF-8,
+# each bad byte U+FFFD (test_table parses such output with Jansson)
+printf 'caf\351\nb\nc\nd\ne\nf\n\342\202\n' >"$T/latin1.txt"
+expect_exit 0 "--vocab Latin-1 --json" "$A" -q --json --vocab "$T/latin1.txt" "$SQ"
+expect_grep '"name": ?"caf\\ufffd"' "$T/out" "Latin-1 name as U+FFFD"
+if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/out"; then bad "--json: a byte >= 0x80 left raw"; else ok; fi
 expect_exit 0 "-o" "$A" -q -o "$T/a.tsv" "$SQ"
 expect_grep '^# unargmaxable=4' "$T/a.tsv" "-o file"
 
@@ -64,6 +76,24 @@ expect_eq "$(tsv_field "$T/out" p_max_R5)" nan "vertex skipped without --max-pro
 expect_exit 0 "--max-prob-all" "$A" -q --max-prob 50 --max-prob-all --words 1 "$SQ"
 p=$(tsv_field "$T/out" p_max_R50)
 if awk -v p="$p" 'BEGIN { exit !(p > 0.999) }'; then ok; else bad "vertex at R=50: p $p"; fi
+
+# --max-prob says what it will cost before it starts (and shows progress)
+expect_exit 0 "--max-prob: the cost first" "$A" --max-prob 5,50 --words 5,6 "$SQ"
+expect_grep 'sbw-argmax: --max-prob: 2 word\(s\) x 2 radius\(es\); each pair at most 100000 iterations' \
+    "$T/err" "--max-prob: cost estimate on stderr"
+expect_exit 0 "--max-prob -q: silent" "$A" -q --max-prob 5 --words 6 "$SQ"
+expect_lines 0 "$T/err" "--max-prob -q: nothing on stderr"
+
+# the memory preflight counts every copy: W (800 kB) fits 1.2 MB, W and its
+# normalised copy do not; refused before reading, naming the file
+"$BIN/sbw-synth" lowrank -q --n 2000 --m 50 --seed 3 -o "$T/big.npy" >/dev/null 2>&1
+export SBW_MAX_MEMORY=1200000
+expect_exit 1 "preflight: W and its copy over the limit" "$A" -q --words 0:9 "$T/big.npy"
+expect_lines 1 "$T/err" "preflight: one line"
+expect_grep 'big.npy: sbw-argmax on this 2000 x 50 head .*needs' "$T/err" "preflight: names the file"
+export SBW_MAX_MEMORY=256M
+expect_exit 0 "preflight: fits 256M" "$A" -q --words 0:9 "$T/big.npy"
+unset SBW_MAX_MEMORY
 
 # bad usage: exit 2
 expect_exit 2 "--words bad" "$A" --words 3,x "$SQ"

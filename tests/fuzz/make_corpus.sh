@@ -162,3 +162,14 @@ ps unicode 35 "$(printf 'a\342\200\256b')" "$(printf 'z\342\200\213w\357\273\277
 ps long 48 train "$(printf 'word %.0s' $(seq 40))" t c fig t x y t x y \
     "$(printf 'x%.0s' $(seq 300))" 'a_sixty_character_legend_label_______________________________' \
     "$(printf 'ab cd %.0s' $(seq 50))" '' below
+
+# ---- argmax: W.npy, then b.npy (empty: none), then the --vocab text, separated by "%%" lines
+mkdir -p "$c/argmax"
+F=tests/fixtures
+cp "$F/argmax_square.npy" "$c/argmax/square"
+cp "$F/argmax_nan.npy" "$c/argmax/nan"
+cp "$F/argmax_1row.npy" "$c/argmax/one_row"
+{ cat "$F/argmax_square.npy"; printf "$sep"; cat "$F/argmax_square_bias.npy"; printf "$sep"; cat "$F/argmax_vocab.txt"; } >"$c/argmax/square_bias_vocab"
+{ cat "$F/argmax_square_f4.npy"; printf "$sep$sep"; printf 'caf\351\nb\nc\nd\ne\nf\n\342\202\n'; } >"$c/argmax/square_f4_latin1"
+{ cat "$F/argmax_square.npy"; printf "$sep"; cat "$F/argmax_bias6.npy"; } >"$c/argmax/bias_short"
+{ cat "$F/argmax_square.npy"; printf "$sep$sep"; printf 'a\nb\0c\nc\nd\ne\nf\ng\n'; } >"$c/argmax/vocab_nul"

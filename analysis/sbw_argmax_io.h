@@ -1,0 +1,39 @@
+/* sbw_argmax_io.h -- what sbw-argmax reads: the head W (an M x D .npy, one
+ * row per word, M >= 2), its biases b (M values, any 1-D or M x 1 / 1 x M
+ * .npy) and the word names of --vocab (one per line, exactly M lines),
+ * each value checked finite, each failure one reason naming the file.
+ * W is opened first and read after the caller has seen its shape (the
+ * memory preflight), so nothing large is allocated for a head that will
+ * be refused.  tests/fuzz/fuzz_argmax.c drives these with arbitrary bytes
+ * and the heads they give through sbw_argmax_run. */
+#ifndef SBW_ARGMAX_IO_H
+#define SBW_ARGMAX_IO_H
+
+#include "sbw_mat.h"
+#include "sbw_npy.h"
+
+#include <stddef.h>
+
+/* Opens W at path ("-": stdin) and checks its shape: a matrix of >= 2
+ * rows; *m, *d its shape.  Errors: those of sbw_check_open, SBW_ESHAPE. */
+int sbw_argmax_io_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d);
+
+/* Reads the open r (of path) whole into out (caller frees with
+ * sbw_mat_free), checks every value finite, closes r (also on failure). */
+int sbw_argmax_io_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out);
+
+/* The m biases at path (W's path wpath for the message) into a new array
+ * *b (free()).  Errors: a vector of another length (SBW_ESHAPE), non-finite
+ * values (SBW_EDATA), the reader's. */
+int sbw_argmax_io_read_bias(const char *path, size_t m, const char *wpath, double **b);
+
+/* The m names at path, one a line ('\n' or "\r\n" ends a line, a tab
+ * becomes a space; the bytes are kept as they are, UTF-8 or not: the
+ * table writers escape them) into *names (sbw_argmax_io_names_free).
+ * Errors: SBW_EIO, SBW_EDATA (another number of lines, a NUL byte). */
+int sbw_argmax_io_read_vocab(const char *path, size_t m, char ***names);
+
+/* Frees m names (NULL is fine). */
+void sbw_argmax_io_names_free(char **names, size_t m);
+
+#endif
