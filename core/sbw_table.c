@@ -4,6 +4,7 @@
 #include "sbw_cli.h"
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_utf8.h"
 
 #include <inttypes.h>
 #include <errno.h>
@@ -379,54 +380,31 @@ static void print_tsv_cell(FILE *f, const cell *c)
     }
 }
 
-/* Length of the well-formed UTF-8 sequence at b (a NUL-terminated
- * string), 0 when ill formed (Unicode Table 3-7: no overlongs, no
- * surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *b)
-{
-    unsigned c = b[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        lo = c == 0xE0 ? 0xA0 : lo;
-        hi = c == 0xED ? 0x9F : hi;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        lo = c == 0xF0 ? 0x90 : lo;
-        hi = c == 0xF4 ? 0x8F : hi;
-    } else {
-        return 0;
-    }
-    if (b[1] < lo || b[1] > hi) /* also stops at the NUL */
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (b[i] < 0x80 || b[i] > 0xBF)
-            return 0;
-    return len;
-}
-
-/* s as a JSON string literal: quote, backslash and control characters
- * escaped, well-formed UTF-8 copied, every byte that is not part of one
- * written as U+FFFD (a JSON text must be UTF-8, RFC 8259 sec. 8.1: a
- * --vocab name in Latin-1 must not make the whole output unreadable). */
+/* s as a JSON string literal: quote and backslash escaped, control,
+ * invisible and bidirectional characters (sbw_utf8_invisible) as \uXXXX
+ * escapes (a surrogate pair above U+FFFF), so a reader sees them and the
+ * value parses back unchanged; other well-formed UTF-8 copied, and every
+ * byte that is not part of one written as U+FFFD (a JSON text must be
+ * UTF-8, RFC 8259 sec. 8.1: a --vocab name in Latin-1 must not make the
+ * whole output unreadable). */
 static void print_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+    for (const char *p = s; *p;) {
+        uint32_t c = 0;
+        size_t n = sbw_utf8_decode(p, &c);
         if (n == 0) {
             fputs("\\ufffd", f);
             p++;
             continue;
         }
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", (char)c);
+        else if (sbw_utf8_invisible(c) && c > 0xFFFF)
+            fprintf(f, "\\u%04x\\u%04x", (unsigned)(0xD800 + ((c - 0x10000) >> 10)),
+                    (unsigned)(0xDC00 + ((c - 0x10000) & 0x3FF)));
+        else if (sbw_utf8_invisible(c))
+            fprintf(f, "\\u%04x", (unsigned)c);
         else
             fwrite(p, 1, n, f);
         p += n;

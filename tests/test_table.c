@@ -143,14 +143,15 @@ static void test_write_file(void **state)
 static void test_json_not_utf8(void **state)
 {
     (void)state;
-    static const char *const in[] = {"caf\xe9",      "\xff\xfe",        "\xc3\xa9t\xc3\xa9",
-                                     "\xed\xa0\x80", "\xc0\xaf",        "\xf4\x90\x80\x80",
-                                     "x\xe2\x82",    "\xe2\x80\xae\x7f"};
+    static const char *const in[] = {"caf\xe9",      "\xff\xfe",         "\xc3\xa9t\xc3\xa9",
+                                     "\xed\xa0\x80", "\xc0\xaf",         "\xf4\x90\x80\x80",
+                                     "x\xe2\x82",    "\xe2\x80\xae\x7f", "a\xf3\xa0\x80\x81"};
     static const char *const want[] = {
         "caf\xef\xbf\xbd",           "\xef\xbf\xbd\xef\xbf\xbd",
         "\xc3\xa9t\xc3\xa9",         "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
         "\xef\xbf\xbd\xef\xbf\xbd",  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
-        "x\xef\xbf\xbd\xef\xbf\xbd", "\xe2\x80\xae\x7f"};
+        "x\xef\xbf\xbd\xef\xbf\xbd", "\xe2\x80\xae\x7f",
+        "a\xf3\xa0\x80\x81"};
     const size_t n = sizeof in / sizeof *in;
     sbw_table *t;
     SBW_ASSERT_OK(sbw_table_alloc(&t, "sbw-test", NULL, false));
@@ -162,6 +163,10 @@ static void test_json_not_utf8(void **state)
         SBW_ASSERT_OK(sbw_table_set_str(t, "name", in[k]));
     }
     const char *s = print_to_string(t, true);
+    /* the override, DEL and the tag are escaped in the text (the tag as a
+     * surrogate pair), and parse back to themselves below */
+    if (!strstr(s, "\"\\u202e\\u007f\"") || !strstr(s, "\"a\\udb40\\udc01\""))
+        fail_msg("invisible characters not escaped in the JSON text: %s", s);
     json_error_t err;
     json_t *root = json_loads(s, 0, &err);
     if (!root)
