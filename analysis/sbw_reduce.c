@@ -8,6 +8,7 @@
 #include "sbw_tsqr.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -99,6 +100,10 @@ typedef struct pass_stats {
 static void scan_f32(pass_stats *ps, const double *a, size_t n)
 {
     for (size_t i = 0; i < n && !ps->not_f32; i++) {
+        if (!(fabs(a[i]) <= FLT_MAX)) { /* (float) of it would be undefined (C11 6.3.1.5) */
+            ps->not_f32 = true;
+            break;
+        }
         float f = (float)a[i];
         if ((double)f != a[i]) {
             ps->not_f32 = true;

@@ -20,9 +20,8 @@
  * that has one was written by a tool whose other conventions deserve a
  * look), a word in valid or test that is not in the vocabulary
  * ("FILE:L: word 'xyz' is not in the vocabulary of TRAIN", the word cut at
- * 40 bytes with control characters as \xHH and invisible or
- * bidirectional ones -- zero-width spaces and joiners, bidi marks,
- * embeddings, overrides and isolates, U+FEFF -- as \uXXXX), an empty
+ * 40 bytes; sbw_error_escape shows control characters as \xNN and
+ * invisible or bidirectional ones (sbw_utf8_invisible) as \u{XXXX}), an empty
  * vocabulary.
  *
  * The bytes are checked as they are read, 1 MiB at a time, so a bad byte

@@ -297,10 +297,14 @@ static int put_in_place(const char *tmp, const char *dir)
     } else {
         char aside[PATH_MAX + 16];
         snprintf(aside, sizeof aside, "%s.old", tmp);
-        if (rename(dir, aside) != 0 || rename(tmp, dir) != 0)
+        if (rename(dir, aside) != 0) {
             st = SBW_ERROR(SBW_EIO, "%s: cannot put the export in place: %s", dir, strerror(errno));
-        else
+        } else if (rename(tmp, dir) != 0) {
+            st = SBW_ERROR(SBW_EIO, "%s: cannot put the export in place: %s", dir, strerror(errno));
+            rename(aside, dir); /* the earlier export stays where it was */
+        } else {
             remove_export(aside);
+        }
     }
     sbw_signal_release(&old);
     return st;

@@ -15,12 +15,12 @@
  * a newline ends a statement even inside a string; a line ending with a
  * backslash continues onto the next one, comments included.
  *
- * Neutralised ("unsafe") characters: the C0 controls (newline, CR, tab
- * ...), DEL, the C1 controls, bytes that are not UTF-8, and the invisible
- * or bidirectional code points that make a script read differently from
- * what it does (zero-width spaces and joiners, LRM/RLM, the embeddings,
- * overrides and isolates U+202A-U+202E and U+2066-U+2069, U+2028/U+2029,
- * word joiners, BOM, soft hyphen, ALM, Mongolian vowel separator).
+ * Neutralised ("unsafe") characters: bytes that are not UTF-8 and every
+ * code point sbw_utf8_invisible lists -- the C0 controls (newline, CR,
+ * tab ...), DEL, the C1 controls, and the invisible or bidirectional code
+ * points that make a script read differently from what it does
+ * (zero-width spaces and joiners, direction marks, embeddings, overrides,
+ * isolates, separators, the BOM, fillers, tags).
  */
 #ifndef SBW_PLOT_GP_H
 #define SBW_PLOT_GP_H

@@ -89,11 +89,11 @@ static int by_name(const void *a, const void *b)
 /* The first column (in header order) whose name an earlier column has, or
  * n when the names are distinct: sorted, O(n log n) (a table may have
  * 100,000 columns). */
-static size_t first_repeat(char *const *names, size_t n, int *st)
+static size_t first_repeat(const char *path, char *const *names, size_t n, int *st)
 {
     named *v = malloc((n ? n : 1) * sizeof *v);
     if (!v) {
-        *st = SBW_ERROR(SBW_ENOMEM, "out of memory reading a table");
+        *st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory for %zu column names", path, n);
         return n;
     }
     for (size_t i = 0; i < n; i++)
@@ -115,7 +115,7 @@ static int header_line(sbw_plot_tsv *t, const char *line, strvec *cols)
         if (!cols->s[i][0])
             return SBW_ERROR(SBW_EFORMAT, "%s: column %zu of the header line has no name", t->path,
                              i + 1);
-    size_t dup = st ? n : first_repeat(cols->s, n, &st);
+    size_t dup = st ? n : first_repeat(t->path, cols->s, n, &st);
     if (!st && dup < n)
         return SBW_ERROR(SBW_EFORMAT, "%s: column '%s' appears twice in the header line", t->path,
                          cols->s[dup]);
