@@ -276,6 +276,19 @@ static void face_add(sbw_argmax_lp *lp, size_t *nf, size_t j)
     }
 }
 
+/* The rival j != i not yet on the face with the largest lp->a[j] above
+ * floor, or lp->m when there is none. */
+static size_t best_rival(const sbw_argmax_lp *lp, size_t i, double floor)
+{
+    size_t best = lp->m;
+    for (size_t j = 0; j < lp->m; j++)
+        if (lp->in[j] != 2 && j != i && lp->a[j] > floor) {
+            floor = lp->a[j];
+            best = j;
+        }
+    return best;
+}
+
 /* The h of the face that lambda's support (and, with use_dual, the rivals
  * the dual in lp->v binds) spans: (w_i - w_j).y + (b_i - b_j) t = 1 on
  * the face's rivals, least squares, then the rivals that still beat i
@@ -295,13 +308,7 @@ static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh, const sbw_
     for (size_t j = 0; j < lp->m; j++) /* then the binding rivals, largest first */
         lp->a[j] = lp->v[j];
     while (use_dual && nf < d + 2) {
-        size_t best = lp->m;
-        double bv = -1e-7;
-        for (size_t j = 0; j < lp->m; j++)
-            if (lp->in[j] != 2 && j != i && lp->a[j] > bv) {
-                bv = lp->a[j];
-                best = j;
-            }
+        size_t best = best_rival(lp, i, -1e-7);
         if (best == lp->m)
             break;
         face_add(lp, &nf, best);
@@ -335,13 +342,7 @@ static bool refine_h(sbw_argmax_lp *lp, const sbw_argmax_lp_head *oh, const sbw_
             lp->a[j] = lp->v[j] - vi * lp->inv;
         size_t added = 0;
         for (; nf < d + 2; added++) {
-            size_t best = lp->m;
-            double bv = -1e-12;
-            for (size_t j = 0; j < lp->m; j++)
-                if (lp->in[j] != 2 && j != i && lp->a[j] > bv) {
-                    bv = lp->a[j];
-                    best = j;
-                }
+            size_t best = best_rival(lp, i, -1e-12);
             if (best == lp->m)
                 break;
             face_add(lp, &nf, best);
