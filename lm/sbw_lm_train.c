@@ -266,15 +266,15 @@ static int diverged(const trainer *t, size_t step, const char *why)
                      step, why, sbw_lm_opts_note(&t->o, "--lr"), t->o.lr, last);
 }
 
-/* Every parameter finite and within SBW_LM_PARAM_MAX (x: n values, named
+/* Every parameter finite and within SBW_LM_TRAIN_PARAM_MAX (x: n values, named
  * what in a message). */
 static int check_vector(const trainer *t, size_t step, const double *x, size_t n, const char *what)
 {
     for (size_t i = 0; i < n; i++)
-        if (!(fabs(x[i]) <= SBW_LM_PARAM_MAX)) {
+        if (!(fabs(x[i]) <= SBW_LM_TRAIN_PARAM_MAX)) {
             char why[160];
             snprintf(why, sizeof why, "%s %zu of %zu is %g (beyond %g)", what, i + 1, n, x[i],
-                     SBW_LM_PARAM_MAX);
+                     SBW_LM_TRAIN_PARAM_MAX);
             return diverged(t, step, why);
         }
     return SBW_OK;
@@ -442,11 +442,12 @@ static int resume(trainer *t)
         st = t->log ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     }
     size_t n = t->lm.nparam;
-    st = st ? st : sbw_ckpt_load_checked(c, "theta", t->theta, n, 1, SBW_LM_PARAM_MAX);
+    st = st ? st : sbw_ckpt_load_checked(c, "theta", t->theta, n, 1, SBW_LM_TRAIN_PARAM_MAX);
     st =
         st ? st : sbw_ckpt_load_checked(c, "state", t->state, sbw_lm_state_len(t->ws), 1, INFINITY);
     st = st ? st : load_array(c, "avg", t->avg, t->k.averaging ? n : 0, 1);
-    st = st || !t->k.averaging ? st : sbw_ckpt_check_values(c, "avg", t->avg, n, SBW_LM_PARAM_MAX);
+    st = st || !t->k.averaging ? st
+                               : sbw_ckpt_check_values(c, "avg", t->avg, n, SBW_LM_TRAIN_PARAM_MAX);
     if (t->o.optimizer == SBW_LM_ADAM) {
         st = st ? st : sbw_ckpt_load_checked(c, "adam_m", t->adam.m, n, 1, INFINITY);
         st = st ? st : sbw_ckpt_load_checked(c, "adam_v", t->adam.v, n, 1, INFINITY);
@@ -519,7 +520,7 @@ int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o,
         snprintf(what, sizeof what, "the model's %zu parameters", lm->nparam);
     st = st ? st : sbw_preflight_memory(8.0 * (double)lm->nparam, what);
     double *x = st ? NULL : dalloc(lm->nparam, &st);
-    if (!st && (st = sbw_ckpt_load_checked(c, stem, x, lm->nparam, 1, SBW_LM_PARAM_MAX)) &&
+    if (!st && (st = sbw_ckpt_load_checked(c, stem, x, lm->nparam, 1, SBW_LM_TRAIN_PARAM_MAX)) &&
         strcmp(stem, "avg") == 0)
         st = SBW_ERROR(st, "%s (%s says NT-ASGD is averaging: eval uses those parameters)",
                        sbw_error_reason(), sbw_ckpt_path(c));

@@ -48,7 +48,7 @@
  * near it; and its square times a million-term sum stays below float32's
  * largest value (3.4e38), so the single-precision forward pass of a model
  * within it cannot overflow. */
-#define SBW_LM_PARAM_MAX 1e15
+#define SBW_LM_TRAIN_PARAM_MAX 1e15
 
 /* The log's columns, in order. */
 #define SBW_LM_TRAIN_LOG_COLS 9
@@ -73,10 +73,10 @@ typedef struct sbw_lm_train_result {
  * (sbw_ckpt_lock_take).  Before allocating, the run's bytes
  * (sbw_lm_train_bytes) go through sbw_preflight_memory.  A resumed
  * checkpoint's arrays are checked (finite; parameters within
- * SBW_LM_PARAM_MAX).  Errors: SBW_EINTR (stopped by *o->stop: a checkpoint
+ * SBW_LM_TRAIN_PARAM_MAX).  Errors: SBW_EINTR (stopped by *o->stop: a checkpoint
  * was written when o->ckpt_dir is set), SBW_ENUMERIC (diverged: a training
  * or validation loss whose perplexity overflows, a non-finite gradient
- * norm, a parameter beyond SBW_LM_PARAM_MAX; the step and the last good
+ * norm, a parameter beyond SBW_LM_TRAIN_PARAM_MAX; the step and the last good
  * checkpoint are named, and none is written of the diverged parameters),
  * SBW_EDATA (the checkpoint is of other data, or damaged), SBW_EFORMAT,
  * SBW_EIO, SBW_ENOMEM (the memory preflight too), SBW_EINVAL. */
@@ -101,7 +101,7 @@ int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *
  * that says it is averaging must hold its avg array (a snapshot's theta is
  * the mean already: "snapshot=1", or no state array in folders written
  * before that key); the parameters must be finite and within
- * SBW_LM_PARAM_MAX.  Errors: SBW_EIO (a missing array, named), SBW_EFORMAT,
+ * SBW_LM_TRAIN_PARAM_MAX.  Errors: SBW_EIO (a missing array, named), SBW_EFORMAT,
  * SBW_EDATA (trained on other data; a damaged array, named), SBW_ENOMEM
  * (the memory preflight too). */
 int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,

@@ -192,7 +192,7 @@ int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...)
     return st;
 }
 
-int sbw_plot_fig_def_checked(sbw_plot_fig *f, const char *fmt, ...)
+int sbw_plot_fig_def(sbw_plot_fig *f, const char *fmt, ...)
 {
     if (!sbw_plot_gp_numeric_fmt(fmt))
         return SBW_ERROR(SBW_EINVAL, "internal: definition '%s' formats a string", fmt);
@@ -321,7 +321,7 @@ const char *sbw_plot_fig_format_ext(sbw_plot_fig_format f)
 }
 
 /* ---- the script ------------------------------------------------------------
- * Every line below is template code written with SBW_GP_TEXT/SBW_GP_FMT
+ * Every line below is template code written with SBW_PLOT_GP_TEXT/SBW_PLOT_GP_FMT
  * (literals, numbers); every string of the figure enters through
  * sbw_plot_gp_str (a '...' literal) or sbw_plot_gp_comment (sbw_plot_gp.h). */
 
@@ -373,7 +373,7 @@ static void text_lit(FILE *out, const char *s, bool tex)
 static void quoted(FILE *out, const char *s, bool tex)
 {
     text_lit(out, s, tex);
-    SBW_GP_TEXT(out, " noenhanced");
+    SBW_PLOT_GP_TEXT(out, " noenhanced");
 }
 
 #define MAX_LINES 8
@@ -440,11 +440,11 @@ static void legend_lit(FILE *out, const char *s, bool tex, size_t width, size_t 
             memcpy(line + keep, cut && i + 1 == n ? "..." : "", cut && i + 1 == n ? 4 : 1);
         }
         if (i)
-            SBW_GP_TEXT(out, ".\"\\n\".");
+            SBW_PLOT_GP_TEXT(out, ".\"\\n\".");
         text_lit(out, line ? line : "?", tex);
         free(line);
     }
-    SBW_GP_TEXT(out, " noenhanced");
+    SBW_PLOT_GP_TEXT(out, " noenhanced");
 }
 
 static void layout(size_t n, size_t *rows, size_t *cols)
@@ -498,45 +498,45 @@ static void terminal(FILE *out, const sbw_plot_fig_opts *o, size_t rows, size_t 
     term_size(o, rows, cols, &w, &h);
     switch (o->format) {
     case SBW_PLOT_PNG:
-        SBW_GP_FMT(out, "set terminal pngcairo enhanced size %.0f,%.0f font ',11' linewidth 1.2\n",
-                   w, h);
+        SBW_PLOT_GP_FMT(
+            out, "set terminal pngcairo enhanced size %.0f,%.0f font ',11' linewidth 1.2\n", w, h);
         break;
     case SBW_PLOT_SVG:
-        SBW_GP_FMT(out,
-                   "set terminal svg enhanced dynamic background '#ffffff' size %.0f,%.0f "
-                   "font ',11' linewidth 1.2\n",
-                   w, h);
+        SBW_PLOT_GP_FMT(out,
+                        "set terminal svg enhanced dynamic background '#ffffff' size %.0f,%.0f "
+                        "font ',11' linewidth 1.2\n",
+                        w, h);
         break;
     case SBW_PLOT_PDF:
-        SBW_GP_FMT(out,
-                   "set terminal pdfcairo enhanced size %.2fin,%.2fin font ',8' linewidth 1.2\n", w,
-                   h);
+        SBW_PLOT_GP_FMT(
+            out, "set terminal pdfcairo enhanced size %.2fin,%.2fin font ',8' linewidth 1.2\n", w,
+            h);
         break;
     default:
-        SBW_GP_FMT(out, "set terminal cairolatex pdf size %.2fin,%.2fin font ',8' linewidth 1.2\n",
-                   w, h);
+        SBW_PLOT_GP_FMT(
+            out, "set terminal cairolatex pdf size %.2fin,%.2fin font ',8' linewidth 1.2\n", w, h);
     }
     size_t n = strlen(stem) + 8;
     char *name = malloc(n);
     if (name)
         snprintf(name, n, "%s.%s", stem, sbw_plot_fig_format_ext(o->format));
-    SBW_GP_TEXT(out, "output = here.");
+    SBW_PLOT_GP_TEXT(out, "output = here.");
     sbw_plot_gp_str(out, name ? name : "?");
-    SBW_GP_TEXT(out, "\nif (strstrt(plain, output[1:1]) == 0) { output = './'.output }\n"
-                     "set output output\n");
+    SBW_PLOT_GP_TEXT(out, "\nif (strstrt(plain, output[1:1]) == 0) { output = './'.output }\n"
+                          "set output output\n");
     free(name);
 }
 
 static void styles(FILE *out)
 {
     for (size_t i = 0; i < NSTYLES; i++)
-        SBW_GP_FMT(out, "set style line %zu lc rgb '#%06X' pt %d ps 0.9 lw 1.5\n", i + 1,
-                   colours[i % NCOLOURS], points[i % NPOINTS]);
-    SBW_GP_TEXT(out, "set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5\n"
-                     "set grid lc rgb '#d9d9d9' lw 0.6\n"
-                     "set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left\n"
-                     "set datafile separator \"\\t\"\n"
-                     "set samples 500\n");
+        SBW_PLOT_GP_FMT(out, "set style line %zu lc rgb '#%06X' pt %d ps 0.9 lw 1.5\n", i + 1,
+                        colours[i % NCOLOURS], points[i % NPOINTS]);
+    SBW_PLOT_GP_TEXT(out, "set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5\n"
+                          "set grid lc rgb '#d9d9d9' lw 0.6\n"
+                          "set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left\n"
+                          "set datafile separator \"\\t\"\n"
+                          "set samples 500\n");
 }
 
 static int style_of(int s) { return s <= 0 ? 99 : (s - 1) % NSTYLES + 1; }
@@ -552,29 +552,29 @@ static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool t
     if (s->func)
         sbw_plot_gp_expr(out, s->func);
     else if (err)
-        SBW_GP_FMT(out, "data index %zu using 1:2:3", (*idx)++);
+        SBW_PLOT_GP_FMT(out, "data index %zu using 1:2:3", (*idx)++);
     else
-        SBW_GP_FMT(out, "data index %zu using 1:2", (*idx)++);
+        SBW_PLOT_GP_FMT(out, "data index %zu using 1:2", (*idx)++);
     switch (s->with) {
     case SBW_WITH_LINES:
-        SBW_GP_FMT(out, " with lines ls %d dt %d", ls, dt);
+        SBW_PLOT_GP_FMT(out, " with lines ls %d dt %d", ls, dt);
         break;
     case SBW_WITH_STEPS:
-        SBW_GP_FMT(out, " with steps ls %d dt %d", ls, dt);
+        SBW_PLOT_GP_FMT(out, " with steps ls %d dt %d", ls, dt);
         break;
     case SBW_WITH_POINTS:
-        SBW_GP_FMT(out, " with points ls %d", ls);
+        SBW_PLOT_GP_FMT(out, " with points ls %d", ls);
         break;
     case SBW_WITH_REFERENCE:
-        SBW_GP_FMT(out, " with lines ls %d dt 2 lw 1.2", ls);
+        SBW_PLOT_GP_FMT(out, " with lines ls %d dt 2 lw 1.2", ls);
         break;
     default:
         if (err)
-            SBW_GP_FMT(out, " with yerrorlines ls %d", ls);
+            SBW_PLOT_GP_FMT(out, " with yerrorlines ls %d", ls);
         else
-            SBW_GP_FMT(out, " with linespoints ls %d", ls);
+            SBW_PLOT_GP_FMT(out, " with linespoints ls %d", ls);
     }
-    SBW_GP_TEXT(out, " title ");
+    SBW_PLOT_GP_TEXT(out, " title ");
     legend_lit(out, s->label, tex, width, max);
 }
 
@@ -599,13 +599,13 @@ static void data_range(const sbw_plot_fig_panel *p, bool lx, bool ly, bool use_y
 static void set_range(FILE *out, char axis, double lo, double hi)
 {
     if (axis == 'x')
-        SBW_GP_TEXT(out, "set xrange [");
+        SBW_PLOT_GP_TEXT(out, "set xrange [");
     else
-        SBW_GP_TEXT(out, "set yrange [");
+        SBW_PLOT_GP_TEXT(out, "set yrange [");
     sbw_plot_gp_num(out, lo);
-    SBW_GP_TEXT(out, ":");
+    SBW_PLOT_GP_TEXT(out, ":");
     sbw_plot_gp_num(out, hi);
-    SBW_GP_TEXT(out, "]\n");
+    SBW_PLOT_GP_TEXT(out, "]\n");
 }
 
 /* One x (or one y) value is a legitimate figure (a run with one
@@ -642,25 +642,25 @@ static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
                 v[n++] = x;
         }
     if (!few || n < 2) {
-        SBW_GP_TEXT(out, "set xtics autofreq\n");
+        SBW_PLOT_GP_TEXT(out, "set xtics autofreq\n");
         return false;
     }
-    SBW_GP_TEXT(out, "set xtics (");
+    SBW_PLOT_GP_TEXT(out, "set xtics (");
     for (size_t i = 0; i < n; i++) {
         if (i)
-            SBW_GP_TEXT(out, ", ");
-        SBW_GP_FMT(out, "%.0f", v[i]);
+            SBW_PLOT_GP_TEXT(out, ", ");
+        SBW_PLOT_GP_FMT(out, "%.0f", v[i]);
     }
-    SBW_GP_TEXT(out, ")\n");
+    SBW_PLOT_GP_TEXT(out, ")\n");
     return true;
 }
 
 static void axis_letter(FILE *out, char axis)
 {
     if (axis == 'x')
-        SBW_GP_TEXT(out, "x");
+        SBW_PLOT_GP_TEXT(out, "x");
     else
-        SBW_GP_TEXT(out, "y");
+        SBW_PLOT_GP_TEXT(out, "y");
 }
 
 /* Tics of a log axis over data in [lo, hi]: the ranges hug the data, so a
@@ -675,18 +675,18 @@ static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
 {
     static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
     static const size_t len[3] = {1, 3, 9};
-    SBW_GP_TEXT(out, "set ");
+    SBW_PLOT_GP_TEXT(out, "set ");
     axis_letter(out, axis);
-    SBW_GP_TEXT(out, "tics autofreq\n");
+    SBW_PLOT_GP_TEXT(out, "tics autofreq\n");
     if (!(lo > 0) || !isfinite(hi) || !(hi >= lo))
         return;
     if (hi / lo >= 1000) {
-        SBW_GP_TEXT(out, "set format ");
+        SBW_PLOT_GP_TEXT(out, "set format ");
         axis_letter(out, axis);
         if (tex)
-            SBW_GP_TEXT(out, " '$10^{%T}$'\n");
+            SBW_PLOT_GP_TEXT(out, " '$10^{%T}$'\n");
         else
-            SBW_GP_TEXT(out, " '10^{%T}'\n");
+            SBW_PLOT_GP_TEXT(out, " '10^{%T}'\n");
         return;
     }
     int e0 = (int)floor(log10(lo)), e1 = (int)floor(log10(hi)); /* e1 - e0 <= 3 */
@@ -700,23 +700,23 @@ static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
                     t[n++] = v;
             }
         if (n >= 3 || (k == 2 && n >= 2)) {
-            SBW_GP_TEXT(out, "set ");
+            SBW_PLOT_GP_TEXT(out, "set ");
             axis_letter(out, axis);
-            SBW_GP_TEXT(out, "tics (");
+            SBW_PLOT_GP_TEXT(out, "tics (");
             for (size_t i = 0; i < n; i++) {
                 if (i)
-                    SBW_GP_TEXT(out, ", ");
-                SBW_GP_FMT(out, "%.6g", t[i]);
+                    SBW_PLOT_GP_TEXT(out, ", ");
+                SBW_PLOT_GP_FMT(out, "%.6g", t[i]);
             }
-            SBW_GP_TEXT(out, ")\n");
+            SBW_PLOT_GP_TEXT(out, ")\n");
             return;
         }
     }
     double l = log(lo), h = log(hi); /* lo*lo*hi would underflow */
-    SBW_GP_TEXT(out, "set ");
+    SBW_PLOT_GP_TEXT(out, "set ");
     axis_letter(out, axis);
-    SBW_GP_FMT(out, "tics (%.3g, %.3g, %.3g, %.3g)\n", lo, exp((2 * l + h) / 3),
-               exp((l + 2 * h) / 3), hi);
+    SBW_PLOT_GP_FMT(out, "tics (%.3g, %.3g, %.3g, %.3g)\n", lo, exp((2 * l + h) / 3),
+                    exp((l + 2 * h) / 3), hi);
 }
 
 /* "set key ..." for p: its position (one of a few; below the panel
@@ -731,24 +731,25 @@ static void key(FILE *out, const sbw_plot_fig_panel *p, size_t lines, size_t exc
         i++;
     switch (p->key ? i : 99) {
     case 0:
-        SBW_GP_TEXT(out, "set key inside top left");
+        SBW_PLOT_GP_TEXT(out, "set key inside top left");
         break;
     case 1:
-        SBW_GP_TEXT(out, "set key inside top right");
+        SBW_PLOT_GP_TEXT(out, "set key inside top right");
         break;
     case 2:
-        SBW_GP_TEXT(out, "set key inside bottom left");
+        SBW_PLOT_GP_TEXT(out, "set key inside bottom left");
         break;
     case 3:
-        SBW_GP_TEXT(out, "set key inside bottom right");
+        SBW_PLOT_GP_TEXT(out, "set key inside bottom right");
         break;
     case 4:
-        SBW_GP_TEXT(out, "set key inside center");
+        SBW_PLOT_GP_TEXT(out, "set key inside center");
         break;
     default:
-        SBW_GP_TEXT(out, "set key below");
+        SBW_PLOT_GP_TEXT(out, "set key below");
     }
-    SBW_GP_FMT(out, "\nset key spacing %.2f width %d\n", 1.15 * (double)lines, 2 - (int)excess);
+    SBW_PLOT_GP_FMT(out, "\nset key spacing %.2f width %d\n", 1.15 * (double)lines,
+                    2 - (int)excess);
 }
 
 /* Characters in s[0, n) (UTF-8 sequences count one). */
@@ -790,19 +791,19 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
                   size_t width, size_t max)
 {
     bool tex = o->format == SBW_PLOT_TEX;
-    SBW_GP_TEXT(out, "unset logscale\nset autoscale\nset format x '% h'\nset format y '% h'\n"
-                     "set title ");
+    SBW_PLOT_GP_TEXT(out, "unset logscale\nset autoscale\nset format x '% h'\nset format y '% h'\n"
+                          "set title ");
     quoted(out, p->title, tex);
-    SBW_GP_TEXT(out, "\nset xlabel ");
+    SBW_PLOT_GP_TEXT(out, "\nset xlabel ");
     quoted(out, p->xlabel, tex);
-    SBW_GP_TEXT(out, "\nset ylabel ");
+    SBW_PLOT_GP_TEXT(out, "\nset ylabel ");
     quoted(out, p->ylabel, tex);
-    SBW_GP_TEXT(out, "\n");
+    SBW_PLOT_GP_TEXT(out, "\n");
     bool lx = p->logx || o->logx, ly = p->logy || o->logy;
     if (lx)
-        SBW_GP_TEXT(out, "set logscale x\n");
+        SBW_PLOT_GP_TEXT(out, "set logscale x\n");
     if (ly)
-        SBW_GP_TEXT(out, "set logscale y\n");
+        SBW_PLOT_GP_TEXT(out, "set logscale y\n");
     size_t lines, excess;
     legend_fit(p, width, max, &lines, &excess);
     key(out, p, lines, excess);
@@ -812,46 +813,46 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
     for (size_t j = 0; j < p->nseries; j++)
         marks = marks || p->series[j]->with == SBW_WITH_LINESPOINTS ||
                 p->series[j]->with == SBW_WITH_POINTS;
-    SBW_GP_TEXT(out, "set autoscale fix\n");
+    SBW_PLOT_GP_TEXT(out, "set autoscale fix\n");
     if (isfinite(p->xmin) && isfinite(p->xmax)) {
         set_range(out, 'x', p->xmin, p->xmax);
-        SBW_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
+        SBW_PLOT_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
     } else if (marks) {
-        SBW_GP_TEXT(out, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+        SBW_PLOT_GP_TEXT(out, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
     } else {
-        SBW_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
+        SBW_PLOT_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
     }
     degenerate(out, p, o);
     if (isfinite(p->ymin) || isfinite(p->ymax)) {
-        SBW_GP_TEXT(out, "set yrange [");
+        SBW_PLOT_GP_TEXT(out, "set yrange [");
         if (isfinite(p->ymin))
             sbw_plot_gp_num(out, p->ymin);
         else
-            SBW_GP_TEXT(out, "*");
-        SBW_GP_TEXT(out, ":");
+            SBW_PLOT_GP_TEXT(out, "*");
+        SBW_PLOT_GP_TEXT(out, ":");
         if (isfinite(p->ymax))
             sbw_plot_gp_num(out, p->ymax);
         else
-            SBW_GP_TEXT(out, "*");
-        SBW_GP_TEXT(out, "]\n");
+            SBW_PLOT_GP_TEXT(out, "*");
+        SBW_PLOT_GP_TEXT(out, "]\n");
     }
     double lo, hi;
     if (!xtics(out, p) && lx) {
         data_range(p, lx, ly, false, &lo, &hi);
         log_tics(out, 'x', lo, hi, tex);
     }
-    SBW_GP_TEXT(out, "set ytics autofreq\n");
+    SBW_PLOT_GP_TEXT(out, "set ytics autofreq\n");
     if (ly) {
         data_range(p, lx, ly, true, &lo, &hi);
         log_tics(out, 'y', lo, hi, tex);
     }
-    SBW_GP_TEXT(out, "plot ");
+    SBW_PLOT_GP_TEXT(out, "plot ");
     for (size_t j = 0; j < p->nseries; j++) {
         if (j)
-            SBW_GP_TEXT(out, ", \\\n     ");
+            SBW_PLOT_GP_TEXT(out, ", \\\n     ");
         element(out, p->series[j], idx, tex, width, max);
     }
-    SBW_GP_TEXT(out, "\n");
+    SBW_PLOT_GP_TEXT(out, "\n");
 }
 
 /* The script's head: what it is, the command, the figure's notes, all as
@@ -894,7 +895,8 @@ int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o,
      * A name that does not begin with a letter, digit, _ . or / gets "./"
      * first: to gnuplot a data file '<cmd' is a pipe and '$name' a data
      * block, an output '|cmd' a pipe. */
-    SBW_GP_TEXT(out, "here = ''\nif (exists(\"ARG0\")) { n = strlen(ARG0); while (n > 0 && "
+    SBW_PLOT_GP_TEXT(out,
+                     "here = ''\nif (exists(\"ARG0\")) { n = strlen(ARG0); while (n > 0 && "
                      "ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }\n"
                      "if (here eq './') { here = '' }\n"
                      "plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'\n"
@@ -905,21 +907,21 @@ int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o,
         snprintf(dat, n, "%s.dat", stem);
     sbw_plot_gp_str(out, dat ? dat : "?");
     free(dat);
-    SBW_GP_TEXT(out, "\nif (strstrt(plain, data[1:1]) == 0) { data = './'.data }\n");
+    SBW_PLOT_GP_TEXT(out, "\nif (strstrt(plain, data[1:1]) == 0) { data = './'.data }\n");
     terminal(out, o, rows, cols, stem);
     styles(out);
     if (f->defs)
         fputs(f->defs, out); /* sbw_plot_fig_def*: numbers and names only */
-    SBW_GP_FMT(out, "set multiplot layout %zu,%zu", rows, cols);
+    SBW_PLOT_GP_FMT(out, "set multiplot layout %zu,%zu", rows, cols);
     if (title) {
-        SBW_GP_TEXT(out, " title ");
+        SBW_PLOT_GP_TEXT(out, " title ");
         quoted(out, title, o->format == SBW_PLOT_TEX);
     }
-    SBW_GP_TEXT(out, "\n");
+    SBW_PLOT_GP_TEXT(out, "\n");
     size_t width = legend_width(o, rows, cols);
     for (size_t i = 0; i < f->npanel; i++)
         panel(out, f->panel[i], o, &idx, width,
               legend_max_lines(o, rows, cols, f->panel[i]->nseries));
-    SBW_GP_TEXT(out, "unset multiplot\nunset output\n");
+    SBW_PLOT_GP_TEXT(out, "unset multiplot\nunset output\n");
     return ferror(out) ? SBW_ERROR(SBW_EIO, "write error (figure script)") : SBW_OK;
 }

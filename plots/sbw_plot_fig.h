@@ -104,9 +104,7 @@ int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...) __attribute__((form
 /* Appends a line of gnuplot code to the figure's definitions (run before
  * plotting).  fmt may convert numbers only (sbw_plot_gp_numeric_fmt): a
  * string never becomes code.  Errors: SBW_EINVAL (a %s or %c), SBW_ENOMEM. */
-#define sbw_plot_fig_def(...) sbw_plot_fig_def_checked(__VA_ARGS__)
-int sbw_plot_fig_def_checked(sbw_plot_fig *f, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int sbw_plot_fig_def(sbw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends "name = x" (x finite) or "array name[n] = [v...]" (every v
  * finite) to the definitions; name is an identifier (sbw_plot_gp_ident).

@@ -1,6 +1,6 @@
 /* sbw_plot_gp.h -- the only door through which text enters a gnuplot
  * script (or sbw-plot's data file).  A script is template code plus
- * strings; the template is C string literals (SBW_GP_TEXT, SBW_GP_FMT
+ * strings; the template is C string literals (SBW_PLOT_GP_TEXT, SBW_PLOT_GP_FMT
  * refuse to compile with anything else and abort on a %s or %c
  * conversion), numbers go through sbw_plot_gp_num, and every other string
  * -- a file name, a title, a label, a value read from a table, the command
@@ -31,13 +31,13 @@
 
 /* Template code: lit must be a string literal (the "" concatenation does
  * not compile otherwise); fmt a literal with numeric conversions only. */
-#define SBW_GP_TEXT(out, lit)     sbw_plot_gp_text((out), "" lit "")
-#define SBW_GP_FMT(out, fmt, ...) sbw_plot_gp_code((out), "" fmt "", __VA_ARGS__)
+#define SBW_PLOT_GP_TEXT(out, lit)     sbw_plot_gp_text((out), "" lit "")
+#define SBW_PLOT_GP_FMT(out, fmt, ...) sbw_plot_gp_code((out), "" fmt "", __VA_ARGS__)
 
-/* Writes template text as it is (use SBW_GP_TEXT: a literal). */
+/* Writes template text as it is (use SBW_PLOT_GP_TEXT: a literal). */
 void sbw_plot_gp_text(FILE *out, const char *lit);
 
-/* Writes template code (use SBW_GP_FMT).  A conversion other than
+/* Writes template code (use SBW_PLOT_GP_FMT).  A conversion other than
  * d i u x f e g (with flags, width, precision, h l z) aborts: it would let
  * a string past the escaping below. */
 void sbw_plot_gp_code(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

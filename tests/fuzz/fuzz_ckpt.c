@@ -7,7 +7,7 @@
  * and, when small, its values through sbw_ckpt_array_shape/_load.
  *
  * The array is also read through sbw_ckpt_load_checked with a finite
- * bound (sbw-lm's SBW_LM_PARAM_MAX), and sbw-lm's eval loader
+ * bound (sbw-lm's SBW_LM_TRAIN_PARAM_MAX), and sbw-lm's eval loader
  * (sbw_lm_train_load) reads the whole folder against a fixed two-word
  * corpus.
  *
@@ -16,7 +16,7 @@
  * array has the shape its header claims; the checked load succeeds
  * exactly when the plain one does and every value is finite and within
  * the bound; parameters sbw_lm_train_load returns are finite and within
- * SBW_LM_PARAM_MAX.
+ * SBW_LM_TRAIN_PARAM_MAX.
  */
 #include "fuzz_util.h"
 
@@ -97,8 +97,8 @@ static void fuzz_array(const sbw_ckpt *c, const uint8_t *npy, size_t n)
             FUZZ_REQUIRE(sbw_ckpt_load(c, "theta", x, rows, cols) == SBW_OK);
             bool good = true;
             for (size_t i = 0; i < rows * cols; i++)
-                good = good && isfinite(x[i]) && fabs(x[i]) <= SBW_LM_PARAM_MAX;
-            int st = sbw_ckpt_load_checked(c, "theta", x, rows, cols, SBW_LM_PARAM_MAX);
+                good = good && isfinite(x[i]) && fabs(x[i]) <= SBW_LM_TRAIN_PARAM_MAX;
+            int st = sbw_ckpt_load_checked(c, "theta", x, rows, cols, SBW_LM_TRAIN_PARAM_MAX);
             FUZZ_REQUIRE((st == SBW_OK) == good);
             FUZZ_REQUIRE(st == SBW_OK || st == SBW_EDATA);
         }
@@ -134,7 +134,7 @@ static void fuzz_lm_load(const uint8_t *npy, size_t n)
     double *theta = NULL;
     if (sbw_lm_train_load(fuzz_dir(), &corpus, &o, &lm, &theta) == SBW_OK) {
         for (size_t i = 0; i < lm.nparam; i++)
-            FUZZ_REQUIRE(isfinite(theta[i]) && fabs(theta[i]) <= SBW_LM_PARAM_MAX);
+            FUZZ_REQUIRE(isfinite(theta[i]) && fabs(theta[i]) <= SBW_LM_TRAIN_PARAM_MAX);
     } else {
         FUZZ_REQUIRE(theta == NULL && sbw_error_reason()[0] != '\0');
     }
