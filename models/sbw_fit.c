@@ -728,14 +728,16 @@ static int resume_state(const sbw_ckpt *c, sbw_fit *f)
     size_t n = f->head.nparam, mem = f->lbfgs.mem;
     int st = sbw_ckpt_get(c, counter_rows, NROWS(counter_rows), f);
     st = st ? st : sbw_ckpt_get(c, &elapsed_row, 1, &f->elapsed0);
-    st = st ? st : sbw_ckpt_load(c, "theta", f->theta, n, 1);
+    /* parameters and optimiser state finite, or the file is named: a fit
+     * never resumes from values no good step could have written */
+    st = st ? st : sbw_ckpt_load_checked(c, "theta", f->theta, n, 1, INFINITY);
     if (f->opt.optimizer == SBW_FIT_ADAM) {
-        st = st ? st : sbw_ckpt_load(c, "adam_m", f->adam.m, n, 1);
-        st = st ? st : sbw_ckpt_load(c, "adam_v", f->adam.v, n, 1);
+        st = st ? st : sbw_ckpt_load_checked(c, "adam_m", f->adam.m, n, 1, INFINITY);
+        st = st ? st : sbw_ckpt_load_checked(c, "adam_v", f->adam.v, n, 1, INFINITY);
     } else {
-        st = st ? st : sbw_ckpt_load(c, "lbfgs_s", f->lbfgs.s, mem, n);
-        st = st ? st : sbw_ckpt_load(c, "lbfgs_y", f->lbfgs.y, mem, n);
-        st = st ? st : sbw_ckpt_load(c, "lbfgs_rho", f->lbfgs.rho, mem, 1);
+        st = st ? st : sbw_ckpt_load_checked(c, "lbfgs_s", f->lbfgs.s, mem, n, INFINITY);
+        st = st ? st : sbw_ckpt_load_checked(c, "lbfgs_y", f->lbfgs.y, mem, n, INFINITY);
+        st = st ? st : sbw_ckpt_load_checked(c, "lbfgs_rho", f->lbfgs.rho, mem, 1, INFINITY);
     }
     size_t nlog = f->nlog;
     f->nlog = 0;

@@ -211,6 +211,14 @@ expect_grep "checkpoint.tsv: step=-5: not an unsigned integer" "$T/err" "names t
 sed 's/^sbw_checkpoint=.*/sbw_checkpoint=99/' "$T/ck/checkpoint.tsv" >"$T/ckbad/checkpoint.tsv"
 expect_exit 1 "--resume from another format version" "$FIT" "$T/D.npy" --resume "$T/ckbad"
 expect_grep "sbw_checkpoint=99: unknown checkpoint format version" "$T/err" "names the version"
+# a NaN in the saved parameters: exit 1 naming the array's file, never resumed from
+cp "$T/ck/checkpoint.tsv" "$T/ckbad/checkpoint.tsv"
+th=$(ls "$T/ckbad"/*theta.npy)
+sz=$(wc -c <"$th")
+printf '\000\000\000\000\000\000\370\177' | dd of="$th" bs=1 seek=$((sz - 8)) conv=notrunc 2>/dev/null
+expect_exit 1 "--resume from parameters with a NaN" "$FIT" "$T/D.npy" --resume "$T/ckbad" -o "$T/x.npy"
+expect_grep "theta.npy: value .* is nan" "$T/err" "names the file and the NaN"
+expect_absent "$T/x.npy" "no output from a damaged checkpoint"
 expect_exit 0 "a fresh fit into an old checkpoint directory" "$FIT" "$T/D.npy" --model lms \
     --k 3 --d 4 --steps 3 --checkpoint "$T/ck" --checkpoint-every 1e-9 -o "$T/Q2.npy"
 expect_grep "holds a checkpoint of an earlier fit" "$T/err" "notes the earlier checkpoint"
