@@ -91,6 +91,20 @@ static bool same_file(const ident *a, const ident *b)
     return a->exists == b->exists && strcmp(a->norm, b->norm) == 0;
 }
 
+bool sbw_preflight_same(const char *a, const char *b)
+{
+    ident ia, ib;
+    identify(a, &ia);
+    identify(b, &ib);
+    return same_file(&ia, &ib);
+}
+
+void sbw_preflight_split(const char *path, char *dir, size_t dcap, char *base, size_t bcap)
+{
+    dir_of(path, dir, dcap);
+    base_of(path, base, bcap);
+}
+
 /* SBW_OK when dir exists as a directory this process may create files in. */
 static int writable_dir(const char *dir, const sbw_preflight_out *o)
 {

@@ -43,6 +43,15 @@ typedef struct sbw_preflight_out {
 int sbw_preflight(const char *const *inputs, size_t nin, const sbw_preflight_out *outs,
                   size_t nout);
 
+/* Whether paths a and b name one file or folder: the same device and inode
+ * when both exist, the same resolved name (realpath of the folder, then the
+ * last component) when neither does; never for pipes and devices. */
+bool sbw_preflight_same(const char *a, const char *b);
+
+/* path's folder ("." when none, "/" for "/x") into dir (dcap bytes) and its
+ * last component into base (bcap bytes), trailing slashes ignored. */
+void sbw_preflight_split(const char *path, char *dir, size_t dcap, char *base, size_t bcap);
+
 /* ---- memory ---------------------------------------------------------------
  *
  * Before a large allocation a tool asks whether it can fit: a request

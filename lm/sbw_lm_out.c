@@ -1,12 +1,13 @@
 /* sbw_lm_out.c -- sbw-lm's output preflight and its export folder (see
  * sbw_lm_out.h). */
-#define _GNU_SOURCE /* realpath, renameat2 */
+#define _GNU_SOURCE /* renameat2 */
 #include "sbw_lm_out.h"
 
 #include "sbw_ckpt.h"
 #include "sbw_error.h"
 #include "sbw_file.h"
 #include "sbw_head_io.h"
+#include "sbw_preflight.h"
 #include "sbw_signal.h"
 
 #include <dirent.h>
@@ -21,49 +22,6 @@
 #include <unistd.h>
 
 #define OUT_MAX_FILES (SBW_HEAD_MAX_BLOCKS + 6) /* what an export can write */
-
-/* ---- paths ----------------------------------------------------------------- */
-
-/* path's folder ("." when none) into dir and its last component into base,
- * trailing slashes ignored. */
-static void split_path(const char *path, char *dir, size_t dcap, char *base, size_t bcap)
-{
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    size_t cut = len;
-    while (cut > 0 && path[cut - 1] != '/')
-        cut--;
-    snprintf(base, bcap, "%.*s", (int)(len - cut), path + cut);
-    if (cut == 0)
-        snprintf(dir, dcap, ".");
-    else
-        snprintf(dir, dcap, "%.*s", cut == 1 ? 1 : (int)(cut - 1), path);
-}
-
-/* The absolute name of path (its folder resolved when path does not exist
- * yet; path itself when neither resolves). */
-static void canon(const char *path, char *out, size_t cap)
-{
-    char real[PATH_MAX], dir[PATH_MAX], base[NAME_MAX + 1];
-    if (realpath(path, real)) {
-        snprintf(out, cap, "%s", real);
-        return;
-    }
-    split_path(path, dir, sizeof dir, base, sizeof base);
-    if (realpath(dir, real))
-        snprintf(out, cap, "%s/%s", strcmp(real, "/") ? real : "", base);
-    else
-        snprintf(out, cap, "%s", path);
-}
-
-static bool same_place(const char *a, const char *b)
-{
-    char ca[2 * PATH_MAX], cb[2 * PATH_MAX];
-    canon(a, ca, sizeof ca);
-    canon(b, cb, sizeof cb);
-    return strcmp(ca, cb) == 0;
-}
 
 /* ---- preflight ---------------------------------------------------------------- */
 
@@ -131,12 +89,12 @@ static int inputs(const char *data, const char *ckpt, names *v)
  * checkpoint's folder. */
 static int check_folder(const char *data, const char *ckpt, const sbw_preflight_out *o)
 {
-    if (data && same_place(o->path, data))
+    if (data && sbw_preflight_same(o->path, data))
         return SBW_ERROR(SBW_EINVAL,
                          "%s: %s is the --data folder %s, which holds the corpus: give it a "
                          "folder of its own",
                          o->path, o->opt, data);
-    if (ckpt && strcmp(o->opt, "--ckpt") != 0 && same_place(o->path, ckpt))
+    if (ckpt && strcmp(o->opt, "--ckpt") != 0 && sbw_preflight_same(o->path, ckpt))
         return SBW_ERROR(SBW_EINVAL,
                          "%s: %s is the --ckpt folder %s, which holds the checkpoint's files: give "
                          "it a folder of its own",
@@ -149,13 +107,13 @@ static int check_folder(const char *data, const char *ckpt, const sbw_preflight_
 static int check_file(const char *data, const char *ckpt, const sbw_preflight_out *o)
 {
     char dir[PATH_MAX], base[NAME_MAX + 1];
-    split_path(o->path, dir, sizeof dir, base, sizeof base);
-    if (data && split_name(base) && same_place(dir, data))
+    sbw_preflight_split(o->path, dir, sizeof dir, base, sizeof base);
+    if (data && split_name(base) && sbw_preflight_same(dir, data))
         return SBW_ERROR(SBW_EINVAL,
                          "%s: %s would be the corpus file %s of --data %s (the corpus reader "
                          "takes that name for a split): write it elsewhere",
                          o->path, o->opt, base, data);
-    if (ckpt && sbw_ckpt_owns_name(base) && same_place(dir, ckpt))
+    if (ckpt && sbw_ckpt_owns_name(base) && sbw_preflight_same(dir, ckpt))
         return SBW_ERROR(SBW_EINVAL,
                          "%s: %s would be the checkpoint's own file %s in --ckpt %s (replaced and "
                          "removed as the run writes): write it elsewhere",
@@ -235,7 +193,7 @@ static void remove_export(const char *dir)
 static int make_temp(const char *dir, char *tmp, size_t cap, int *slot)
 {
     char parent[PATH_MAX], base[NAME_MAX + 1];
-    split_path(dir, parent, sizeof parent, base, sizeof base);
+    sbw_preflight_split(dir, parent, sizeof parent, base, sizeof base);
     size_t extra = strlen("..export.XXXXXX"), keep = sbw_file_fit_name(parent, base, extra);
     int k = snprintf(tmp, cap, "%s/.%.*s.export.XXXXXX", parent, (int)keep, base);
     if (k < 0 || (size_t)k >= cap)

@@ -181,13 +181,57 @@ static void test_memory_limit(void **state)
     unsetenv("SBW_MAX_MEMORY");
 }
 
+/* sbw_preflight_same: a file and a symbolic or hard link to it are one; a
+ * name not yet created is the same through a linked folder; two files are
+ * not; pipes never.  sbw_preflight_split: folder and last component. */
+static void test_same_and_split(void **state)
+{
+    (void)state;
+    char sym[PATH_MAX + 16], hard[PATH_MAX + 16], dsym[PATH_MAX + 16], a[2 * PATH_MAX],
+        b[2 * PATH_MAX], other[PATH_MAX + 16];
+    snprintf(sym, sizeof sym, "%s/sym", dir);
+    snprintf(hard, sizeof hard, "%s/hard", dir);
+    snprintf(dsym, sizeof dsym, "%s.lnk", dir);
+    snprintf(other, sizeof other, "%s/other", dir);
+    assert_int_equal(symlink(in, sym), 0);
+    assert_int_equal(link(in, hard), 0);
+    assert_int_equal(symlink(dir, dsym), 0);
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_true(sbw_preflight_same(in, sym));
+    assert_true(sbw_preflight_same(hard, in));
+    snprintf(a, sizeof a, "%s/new.tsv", dir);
+    snprintf(b, sizeof b, "%s/new.tsv", dsym);
+    assert_true(sbw_preflight_same(a, b));
+    snprintf(b, sizeof b, "%s/./new.tsv/", dsym);
+    assert_true(sbw_preflight_same(a, b));
+    assert_false(sbw_preflight_same(in, other));
+    assert_false(sbw_preflight_same(in, a));
+    assert_false(sbw_preflight_same("/dev/null", "/dev/null"));
+    static const char *const cases[][3] = {{"a/b/c", "a/b", "c"},
+                                           {"c", ".", "c"},
+                                           {"/x", "/", "x"},
+                                           {"a/b//", "a", "b"},
+                                           {"/a/b", "/a", "b"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char d[64], base[64];
+        sbw_preflight_split(cases[i][0], d, sizeof d, base, sizeof base);
+        assert_string_equal(d, cases[i][1]);
+        assert_string_equal(base, cases[i][2]);
+    }
+    unlink(sym);
+    unlink(hard);
+    unlink(dsym);
+    unlink(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_output_is_input),
-        cmocka_unit_test(test_outputs_collide),
-        cmocka_unit_test(test_uncreatable),
-        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_output_is_input), cmocka_unit_test(test_outputs_collide),
+        cmocka_unit_test(test_uncreatable),     cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_same_and_split),
     };
     return cmocka_run_group_tests_name("preflight", tests, setup, NULL);
 }
