@@ -209,18 +209,8 @@ expect_eq "$(ls "$T/exp" | tr '\n' ' ')" "W.npy b.npy params.tsv vocab.txt " \
 if ls -a "$T" | grep -q '\.exp\.export\.'; then bad "a temporary export folder was left"; else ok; fi
 # a signal while the export is written: no folder under the name, no temporary
 mkdir -p "$T/sig"
-SBW_TEST_STOP=temp "$LM" eval --data "$C" --ckpt "$T/mos" --tokens 1 --export "$T/sig/ex" -q \
-    >/dev/null 2>"$T/sig.err" &
-pid=$!
-i=0
-while [ $i -lt 1000 ] && ! grep -q '^State:[[:space:]]*T' "/proc/$pid/status" 2>/dev/null; do
-    sleep 0.01
-    i=$((i + 1))
-done
-kill -TERM $pid 2>/dev/null
-kill -CONT $pid 2>/dev/null
-{ wait $pid; } 2>/dev/null
-expect_eq "$?" 143 "SIGTERM during --export: exit 143"
+run_stopped TERM temp "$LM" eval --data "$C" --ckpt "$T/mos" --tokens 1 --export "$T/sig/ex" -q
+expect_eq "$rc" 143 "SIGTERM during --export: exit 143"
 expect_eq "$(ls -A "$T/sig")" "" "SIGTERM during --export leaves nothing (no partial folder)"
 
 # one writer per checkpoint folder: a second sbw-lm train (or sbw-fit) is refused

@@ -10,26 +10,6 @@
 # view); the test then sends the signal, or shrinks the input, and SIGCONT.
 . tests/cli/lib.sh
 
-# run_stopped SIG POINT ARGS...: ARGS in the background with
-# SBW_TEST_STOP=POINT (stdout, stderr to $T/sout, $T/serr); once it has
-# stopped itself, SIG (or, for SIG = none, nothing) then SIGCONT; its exit
-# status in rc.  A tool that never stops runs to its end (a failure below).
-run_stopped() {
-    sig=$1 point=$2
-    shift 2
-    SBW_TEST_STOP=$point "$@" >"$T/sout" 2>"$T/serr" &
-    pid=$!
-    i=0
-    while [ $i -lt 1000 ] && ! grep -q '^State:[[:space:]]*T' "/proc/$pid/status" 2>/dev/null; do
-        sleep 0.01
-        i=$((i + 1))
-    done
-    [ -n "${on_stop:-}" ] && eval "$on_stop"
-    [ "$sig" != none ] && kill -"$sig" $pid 2>/dev/null
-    kill -CONT $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    rc=$?
-}
 
 # expect_empty DIR "what": nothing at all in DIR (no final file, no
 # temporary, no hidden drawing folder)
