@@ -30,3 +30,17 @@ expect_none_left() {
         kill $left 2>/dev/null
     fi
 }
+
+# expect_terminated PID OUT NAME CHILD_PID_FILE DIR WHAT: SIGTERM to the
+# recipe PID (started in the background, its output in OUT) ends it with
+# 143 and "NAME: terminated", the tool's child whose id CHILD_PID_FILE
+# holds is gone, and no process holding DIR is left.
+expect_terminated() {
+    kill -TERM "$1"
+    wait "$1"
+    expect_eq "$?" 143 "$6 SIGTERM: exit 143"
+    expect_grep "^$3: terminated" "$2" "$6 SIGTERM: said"
+    cpid=$(cat "$4")
+    if kill -0 "$cpid" 2>/dev/null; then bad "$6 SIGTERM: the tool's child still runs" && kill "$cpid"; else ok; fi
+    expect_none_left "$5" "$6 SIGTERM"
+}

@@ -126,13 +126,7 @@ for r in quickstart tables-synthetic; do
     fi
     pid=$!
     wait_for synth_running || bad "$r: the stand-in sbw-synth never started"
-    kill -TERM "$pid"
-    wait "$pid"
-    expect_eq "$?" 143 "$r SIGTERM: exit 143"
-    expect_grep "^$r.sh: terminated" "$T/sig.out" "$r SIGTERM: said"
-    spid=$(cat "$T/synth.pid")
-    if kill -0 "$spid" 2>/dev/null; then bad "$r SIGTERM: the tool's child still runs" && kill "$spid"; else ok; fi
-    expect_none_left "$T/sig-$r" "$r SIGTERM"
+    expect_terminated "$pid" "$T/sig.out" "$r.sh" "$T/synth.pid" "$T/sig-$r" "$r"
     if find "$T/sig-$r" -name '*.tmp*' | grep -q .; then bad "$r SIGTERM: a temporary left"; else ok; fi
 done
 finish

@@ -119,13 +119,7 @@ SBW_BIN="$FB" sh $R --quick -o "$T/sig" >"$T/sig.out" 2>&1 &
 pid=$!
 argmax_running() { [ -s "$T/argmax.pid" ]; }
 wait_for argmax_running || bad "SIGTERM: the stand-in sbw-argmax never started"
-kill -TERM "$pid"
-wait "$pid"
-expect_eq "$?" 143 "SIGTERM: exit 143"
-expect_grep '^run.sh: terminated' "$T/sig.out" "SIGTERM: said"
-apid=$(cat "$T/argmax.pid")
-if kill -0 "$apid" 2>/dev/null; then bad "SIGTERM: sbw-argmax's child still runs" && kill "$apid"; else ok; fi
-expect_none_left "$T/sig" "SIGTERM"
+expect_terminated "$pid" "$T/sig.out" run.sh "$T/argmax.pid" "$T/sig" "heads/run.sh"
 expect_absent "$T/sig/argmax.tsv" "SIGTERM: no argmax.tsv"
 
 # --help teaches; bad usage exits 2
