@@ -187,6 +187,18 @@ static void template_lines(const char *s)
                  !strstr(s, "call") && !strstr(s, "\n!"));
 }
 
+/* The figure's options from the flags byte, the strings from slot: one
+ * rule for the template and the fuzzed script, so they cannot drift. */
+static sbw_plot_fig_opts opts_of(unsigned flags, char *const *slot)
+{
+    return (sbw_plot_fig_opts){.format = (sbw_plot_fig_format)(flags & 3),
+                               .logx = flags & 4,
+                               .logy = flags & 8,
+                               .width = flags & 16 ? 300 : 0,
+                               .height = flags & 16 ? 200 : 0,
+                               .title = flags & 32 ? slot[S_OTITLE] : NULL,
+                               .command = slot[S_CMD]};
+}
 /* The placeholder figure's normalised script and data rows for a flags
  * byte and a key position (5 known ones, else below the panel): computed
  * once each. */
@@ -204,13 +216,7 @@ static void template_of(unsigned flags, const char *key, char **script, char **r
             plain[i] = strdup(i == S_KEY && k < 5 ? keys[k] : "s");
             FUZZ_REQUIRE(plain[i] != NULL);
         }
-        sbw_plot_fig_opts o = {.format = (sbw_plot_fig_format)(flags & 3),
-                               .logx = flags & 4,
-                               .logy = flags & 8,
-                               .width = flags & 16 ? 300 : 0,
-                               .height = flags & 16 ? 200 : 0,
-                               .title = flags & 32 ? plain[S_OTITLE] : NULL,
-                               .command = plain[S_CMD]};
+        sbw_plot_fig_opts o = opts_of(flags, plain);
         sbw_plot_fig *f = build(plain);
         char *sb = written(f, &o, plain[S_STEM], true), *db = written(f, &o, plain[S_STEM], false);
         cache[flags][k][0] = normalise(sb);
@@ -236,13 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         slot[i] = i < n ? strndup((const char *)part[i], len[i]) : strdup("");
         FUZZ_REQUIRE(slot[i] != NULL);
     }
-    sbw_plot_fig_opts o = {.format = (sbw_plot_fig_format)(flags & 3),
-                           .logx = flags & 4,
-                           .logy = flags & 8,
-                           .width = flags & 16 ? 300 : 0,
-                           .height = flags & 16 ? 200 : 0,
-                           .title = flags & 32 ? slot[S_OTITLE] : NULL,
-                           .command = slot[S_CMD]};
+    sbw_plot_fig_opts o = opts_of(flags, slot);
     sbw_plot_fig *f = build(slot);
     char *sa = written(f, &o, slot[S_STEM], true), *da = written(f, &o, slot[S_STEM], false);
     char *nb, *rb;
