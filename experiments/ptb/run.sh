@@ -309,10 +309,15 @@ curve() {
 # stopped (after the running tool has exited: sbw-lm train checkpoints
 # first); finished steps stay, and a rerun goes on from them.
 into_tmp='' table_tmp='' out=''
+# what a step may have left: the temporaries of this shell (into_tmp,
+# table_tmp) and those a step's background subshell names from $out (its
+# variables do not reach this shell; a signal may end it before it removes
+# them, as it can end rows_into before .eval-table.tmp goes)
 cleanup() {
     rm -f ${into_tmp:+"$into_tmp"} ${table_tmp:+"$table_tmp"}
     [ -z "$out" ] || rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" "$out/curve.tsv.tmp" \
-        "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp" "$out/.eval-status.tmp" "$out/.curve-status.tmp"
+        "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp" "$out/.eval-status.tmp" "$out/.curve-status.tmp" \
+        "$out/.eval-table.tmp"
 }
 recipe_traps run.sh cleanup
 status=0

@@ -134,7 +134,10 @@ expect_eq "$(temporaries)" 0 "a failed rank step leaves no temporary"
 rm "$FB/sbw-rank" && ln -s "$BINA/sbw-rank" "$FB/"
 rm "$FB/sbw-kl"
 # the fake sbw-kl terminates run.sh itself: its outermost ancestor running
-# run.sh (a pipe's subshell between them shows the same command line)
+# run.sh (a pipe's subshell between them shows the same command line); it
+# then stays, so the step is still running when run.sh stops it and its
+# background subshell ends by the signal, before it could remove its own
+# temporaries (.eval-table.tmp was left so)
 cat >"$FB/sbw-kl" <<'EOF'
 #!/bin/sh
 p=$PPID top=""
@@ -143,6 +146,7 @@ while [ "${p:-1}" -gt 1 ]; do
     p=$(ps -o ppid= -p "$p" | tr -d ' ')
 done
 [ -z "$top" ] || kill -TERM "$top"
+sleep 30
 exit 1
 EOF
 chmod +x "$FB/sbw-kl"
