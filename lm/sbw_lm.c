@@ -264,9 +264,9 @@ static double bufs_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, double z)
 double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
     double N = (double)o->batch * (double)o->steps, D = (double)lm->a.d;
-    double z = o->single ? sizeof(float) : sizeof(double);
-    double own = 2 * N * D * sizeof(double) + (o->single ? sizeof(lm_bufs_f) : sizeof(lm_bufs_d)) +
-                 bufs_bytes(lm, o, z);
+    double z = o->single ? (double)sizeof(float) : (double)sizeof(double);
+    double own = 2 * N * D * (double)sizeof(double) +
+                 (double)(o->single ? sizeof(lm_bufs_f) : sizeof(lm_bufs_d)) + bufs_bytes(lm, o, z);
     if (o->batch * o->steps == 0 || o->batch > SIZE_MAX / o->steps)
         return INFINITY;
     sbw_pass_opts po = pass_opts(lm, o);

@@ -276,9 +276,10 @@ static void test_blocks(void **state)
     char *t = malloc(n);
     assert_non_null(t);
     for (size_t i = 0; i < n; i++)
-        t[i] = i % 4 == 3 ? '\n' : i % 2 ? ' ' : 'a'; /* "a a\n" repeated */
+        t[i] = (char)(i % 4 == 3 ? '\n' : i % 2 ? ' ' : 'a'); /* "a a\n" repeated */
     size_t at = mib - 2; /* "x€y" with € cut after its first byte */
-    memcpy(t + at - 1, " x\xe2\x82\xacy ", 7);
+    static const char cut[7] = {' ', 'x', '\xe2', '\x82', '\xac', 'y', ' '};
+    memcpy(t + at - 1, cut, sizeof cut);
     t[n - 1] = '\n';
     char dir[600], path[700];
     fresh_dir(dir, sizeof dir);
@@ -290,11 +291,11 @@ static void test_blocks(void **state)
     size_t id;
     SBW_ASSERT_OK(sbw_corpus_lookup(c, "x\xe2\x82\xacy", &id));
     sbw_corpus_free(c);
-    size_t bad = mib + 4 * 1000 + 1; /* inside line (mib + 4001) / 4 + 1 */
+    size_t bad = mib + (size_t)4 * 1000 + 1; /* inside line (mib + 4001) / 4 + 1 */
     char *u = malloc(n);
     assert_non_null(u);
     for (size_t i = 0; i < n; i++)
-        u[i] = i % 4 == 3 ? '\n' : i % 2 ? ' ' : 'a';
+        u[i] = (char)(i % 4 == 3 ? '\n' : i % 2 ? ' ' : 'a');
     u[bad] = '\0';
     put_bytes(dir, "train.txt", u, n);
     snprintf(path, sizeof path, "%s/train.txt", dir);
