@@ -88,3 +88,15 @@ run_stopped() {
     wait $pid 2>/dev/null
     rc=$?
 }
+
+# wait_for CMD...: runs CMD every 0.1 s until it succeeds (0), at most
+# 120 s (1).  A bound on a wait, not a timing assertion.
+wait_for() {
+    wf=0
+    while [ $wf -lt 1200 ]; do
+        "$@" && return 0
+        sleep 0.1
+        wf=$((wf + 1))
+    done
+    return 1
+}

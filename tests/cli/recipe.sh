@@ -1,17 +1,6 @@
 # tests/cli/recipe.sh -- sourced by the recipes' CLI tests (after lib.sh):
-# waiting for a recipe to reach a step, and the processes it left.
-
-# wait_for CMD...: runs CMD every 0.1 s until it succeeds (0), at most
-# 120 s (1).  A bound on a wait, not a timing assertion.
-wait_for() {
-    wf=0
-    while [ $wf -lt 1200 ]; do
-        "$@" && return 0
-        sleep 0.1
-        wf=$((wf + 1))
-    done
-    return 1
-}
+# the processes a recipe left, its SIGTERM check, stand-in tools (wait_for
+# is in lib.sh).
 
 # procs_with STRING: the ids of the live processes whose command line holds
 # STRING (from one ps listing taken before the search runs).
@@ -43,4 +32,16 @@ expect_terminated() {
     cpid=$(cat "$4")
     if kill -0 "$cpid" 2>/dev/null; then bad "$6 SIGTERM: the tool's child still runs" && kill "$cpid"; else ok; fi
     expect_none_left "$5" "$6 SIGTERM"
+}
+
+# fake_bin DIR NAME PIDFILE: DIR holds a link to every tool of $ABS, but NAME
+# is a stand-in that starts a child of its own (sleep 300), writes that
+# child's id to PIDFILE and waits: a tool the recipe must stop, whose own
+# child must go too.
+fake_bin() {
+    mkdir "$1"
+    for t in "$ABS"/sbw-*; do ln -s "$t" "$1/"; done
+    rm "$1/$2"
+    printf '#!/bin/sh\nsleep 300 &\necho $! >"%s"\nwait\n' "$3" >"$1/$2"
+    chmod +x "$1/$2"
 }

@@ -111,11 +111,7 @@ if find "$Q" -name '*.tmp*' | grep -q .; then bad "quickstart: a temporary left"
 # ---- SIGTERM to the recipe itself while a tool runs ----------------------------------------------
 # a stand-in sbw-synth (the first tool of both) that waits on a child of its own
 FB=$T/fakebin
-mkdir "$FB"
-for t in "$ABS"/sbw-*; do ln -s "$t" "$FB/"; done
-rm "$FB/sbw-synth"
-printf '#!/bin/sh\nsleep 300 &\necho $! >"%s/synth.pid"\nwait\n' "$T" >"$FB/sbw-synth"
-chmod +x "$FB/sbw-synth"
+fake_bin "$FB" sbw-synth "$T/synth.pid"
 synth_running() { [ -s "$T/synth.pid" ]; }
 for r in quickstart tables-synthetic; do
     rm -f "$T/synth.pid"

@@ -110,11 +110,7 @@ if [ -e "$ROOT/out dir,2" ] || [ -e "$ROOT/in dir,1" ]; then bad "paths resolved
 # SIGTERM to run.sh itself while sbw-argmax runs (a stand-in that waits on
 # a child of its own): both stopped, no temporary, exit 143
 FB=$T/fakebin
-mkdir "$FB"
-for t in "$ABS"/sbw-*; do ln -s "$t" "$FB/"; done
-rm "$FB/sbw-argmax"
-printf '#!/bin/sh\nsleep 300 &\necho $! >"%s/argmax.pid"\nwait\n' "$T" >"$FB/sbw-argmax"
-chmod +x "$FB/sbw-argmax"
+fake_bin "$FB" sbw-argmax "$T/argmax.pid"
 SBW_BIN="$FB" sh $R --quick -o "$T/sig" >"$T/sig.out" 2>&1 &
 pid=$!
 argmax_running() { [ -s "$T/argmax.pid" ]; }

@@ -218,11 +218,7 @@ expect_eq "$(ls -A "$T/sig")" "" "SIGTERM during --export leaves nothing (no par
 "$LM" train --data "$C" --quick --epochs 1000 --ckpt "$T/lk" --ckpt-every 0 --log "$T/lk.tsv" \
     -q >/dev/null 2>"$T/lk.err" &
 pid=$!
-i=0
-while [ $i -lt 1000 ] && ! grep -q '^[0-9]' "$T/lk.tsv" 2>/dev/null; do
-    sleep 0.02
-    i=$((i + 1))
-done
+wait_for grep -q '^[0-9]' "$T/lk.tsv" 2>/dev/null
 expect_exit 1 "a second writer on a locked folder" "$LM" train --data "$C" --quick --max-steps 5 \
     --ckpt "$T/lk" -q
 expect_grep "^sbw-lm train: .*lk: the checkpoint folder is in use by process $pid " "$T/err" \
