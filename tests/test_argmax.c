@@ -537,6 +537,17 @@ static void verdicts(const run_out *r, size_t m, char *v)
     v[m] = '\0';
 }
 
+/* w2 = mul w (m x d) and b2 = mul b + shift: the same head scaled and
+ * shifted together. */
+static void scaled_head(const double *w, const double *b, size_t m, size_t d, double mul,
+                        double shift, double *w2, double *b2)
+{
+    for (size_t k = 0; k < m * d; k++)
+        w2[k] = w[k] * mul;
+    for (size_t j = 0; j < m; j++)
+        b2[j] = b[j] * mul + shift;
+}
+
 /* Nothing the answer cannot depend on changes a verdict or a label: the
  * same constant added to every bias (1e3, 1e10: the biases are multiples
  * of 2^-16, so b + c is exact), W and b scaled together (1e-3, 1e3).
@@ -565,10 +576,7 @@ static void test_invariance(void **state)
             run_free(&r);
             const double shift[] = {1e3, 1e10, 0, 0}, mul[] = {1, 1, 1e-3, 1e3};
             for (size_t c = 0; c < 4; c++) {
-                for (size_t k = 0; k < m * d; k++)
-                    w2[k] = w[k] * mul[c];
-                for (size_t j = 0; j < m; j++)
-                    b2[j] = b[j] * mul[c] + shift[c];
+                scaled_head(w, b, m, d, mul[c], shift[c], w2, b2);
                 run_all(w2, m, d, b2, lp_only, &r);
                 verdicts(&r, m, v1);
                 assert_string_equal(v1, v0);
@@ -603,10 +611,7 @@ static void test_label(void **state)
         b[0] = 0.5 * (b[1] + b[2]);
         const double mul[] = {1, 1e-3, 1e3};
         for (size_t c = 0; c < 3; c++) {
-            for (size_t k = 0; k < m * d; k++)
-                w2[k] = w[k] * mul[c];
-            for (size_t j = 0; j < m; j++)
-                b2[j] = b[j] * mul[c];
+            scaled_head(w, b, m, d, mul[c], 0.0, w2, b2);
             for (int lp_only = 0; lp_only < 2; lp_only++) {
                 run_out r;
                 run_all(w2, m, d, b2, lp_only, &r);
