@@ -266,12 +266,14 @@ yes 'w1 w2 w3' >"$T/ff/train.txt" 2>/dev/null &
 wp=$!
 timeout 60 "$LM" train --data "$T/ff" --quick -q >/dev/null 2>"$T/ff.err" &
 pid=$!
-i=0 # signal once the corpus is being read
-while [ $i -lt 1000 ] && ! ls -l "/proc/$pid/fd" 2>/dev/null | grep -q 'train.txt'; do
-    sleep 0.01
-    i=$((i + 1))
-done
-kill -INT $pid 2>/dev/null
+# signal sbw-lm itself (timeout's child; $pid is timeout's, whose own fds
+# never show the corpus) once it is reading the corpus
+reading() {
+    lp=$(ps -o pid= --ppid "$pid" | tr -d ' ' | head -n 1)
+    [ -n "$lp" ] && ls -l "/proc/$lp/fd" 2>/dev/null | grep -q 'train.txt'
+}
+wait_for reading
+kill -INT "${lp:-$pid}" 2>/dev/null
 wait $pid
 expect_eq "$?" 130 "SIGINT while reading the corpus: exit 130"
 expect_grep "train.txt: interrupted while reading the corpus" "$T/ff.err" "SIGINT during the load: message"
