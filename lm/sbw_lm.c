@@ -49,18 +49,16 @@ struct sbw_lm_ws {
  * threads right after a multithreaded GEMM). */
 #define LM_PAR_MIN ((size_t)1 << 18)
 
-/* defines: alloc_bufs_f(), from_double_f(), to_double_f(), load_params_f(), draw_mask_f(),
- *          draw_masks_f(), embed_f(), apply_mask_f(), forward_f(), carry_f(),
- *          latent_back_f(), embed_back_f(), backward_f(), state_get_f(), state_set_f(),
- *          state_reset_f() */
+/* defines: alloc_bufs_f(), from_double_f(), to_double_f(), load_params_f(), draw_mask_f() */
+/* defines: draw_masks_f(), embed_f(), apply_mask_f(), forward_f(), carry_f(), latent_back_f() */
+/* defines: embed_back_f(), backward_f(), state_get_f(), state_set_f(), state_reset_f() */
 #define SBW_PREC 32
 #include "sbw_prec.h"
 #include "sbw_lm_tmpl.h"
 
-/* defines: alloc_bufs_d(), from_double_d(), to_double_d(), load_params_d(), draw_mask_d(),
- *          draw_masks_d(), embed_d(), apply_mask_d(), forward_d(), carry_d(),
- *          latent_back_d(), embed_back_d(), backward_d(), state_get_d(), state_set_d(),
- *          state_reset_d() */
+/* defines: alloc_bufs_d(), from_double_d(), to_double_d(), load_params_d(), draw_mask_d() */
+/* defines: draw_masks_d(), embed_d(), apply_mask_d(), forward_d(), carry_d(), latent_back_d() */
+/* defines: embed_back_d(), backward_d(), state_get_d(), state_set_d(), state_reset_d() */
 #define SBW_PREC 64
 #include "sbw_prec.h"
 #include "sbw_lm_tmpl.h"

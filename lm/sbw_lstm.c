@@ -77,14 +77,14 @@ size_t sbw_lstm_work_len(const sbw_lstm_shape *s)
     return d.rows * d.g4 + d.batch * d.hid;
 }
 
-/* defines: step_forward_f(), sbw_lstm_forward_f(), step_backward_f(), chunk_gradients_f(),
- *          sbw_lstm_backward_f() */
+/* defines: step_forward_f(), sbw_lstm_forward_f(), step_backward_f(), chunk_gradients_f() */
+/* defines: sbw_lstm_backward_f() */
 #define SBW_PREC 32
 #include "sbw_prec.h"
 #include "sbw_lstm_tmpl.h"
 
-/* defines: step_forward_d(), sbw_lstm_forward_d(), step_backward_d(), chunk_gradients_d(),
- *          sbw_lstm_backward_d() */
+/* defines: step_forward_d(), sbw_lstm_forward_d(), step_backward_d(), chunk_gradients_d() */
+/* defines: sbw_lstm_backward_d() */
 #define SBW_PREC 64
 #include "sbw_prec.h"
 #include "sbw_lstm_tmpl.h"

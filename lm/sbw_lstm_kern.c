@@ -17,14 +17,14 @@
 /* Columns per task of the column sums (a few KB of sums kept in cache). */
 #define SBW_LSTM_KERN_COLS ((size_t)512)
 
-/* defines: sigm_f(), tanh_f(), sbw_lstm_kern_forward_f(), sbw_lstm_kern_backward_f(),
- *          sbw_lstm_kern_colsum_f() */
+/* defines: sigm_f(), tanh_f(), sbw_lstm_kern_forward_f(), sbw_lstm_kern_backward_f() */
+/* defines: sbw_lstm_kern_colsum_f() */
 #define SBW_PREC 32
 #include "sbw_prec.h"
 #include "sbw_lstm_kern_tmpl.h"
 
-/* defines: sigm_d(), tanh_d(), sbw_lstm_kern_forward_d(), sbw_lstm_kern_backward_d(),
- *          sbw_lstm_kern_colsum_d() */
+/* defines: sigm_d(), tanh_d(), sbw_lstm_kern_forward_d(), sbw_lstm_kern_backward_d() */
+/* defines: sbw_lstm_kern_colsum_d() */
 #define SBW_PREC 64
 #include "sbw_prec.h"
 #include "sbw_lstm_kern_tmpl.h"
