@@ -139,9 +139,10 @@ PREFIX_DIRS := core synth analysis models lm verify plots
 PREFIX_OBJ := $(filter $(addprefix $(BUILD)/,$(addsuffix /%,$(PREFIX_DIRS))),$(LIB_OBJ))
 LINT_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS))) $(wildcard tests/*.c)
 
-lint: $(PREFIX_OBJ)
+lint: $(PREFIX_OBJ) $(TESTS) $(TOOLS)
 	scripts/check-deps.sh $(SRCDIRS) tests
 	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
+	scripts/check-defs.sh $(BUILD) $(SRCDIRS) tests
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
 	  $(addprefix -I,$(SRCDIRS)) -Itests $(LINT_C)

@@ -2,6 +2,7 @@
 #include "sbw_lm.h"
 
 #include "sbw_error.h"
+#include "sbw_ledger.h"
 #include "sbw_lstm.h"
 #include "sbw_progress.h"
 #include "sbw_rng.h"
@@ -14,73 +15,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The chunk pass of one precision (sbw_lm_tmpl.h), picked once by
+ * sbw_lm_ws_alloc: every call of the workspace goes through w->k, so no
+ * call site asks which precision it is in. */
+typedef struct lm_prec {
+    size_t bufs_size; /* sizeof lm_bufs_f or lm_bufs_d */
+    void (*alloc_bufs)(sbw_lm_ws *w, int *st);
+    void (*draw_masks)(sbw_lm_ws *w, gsl_rng *rng, const sbw_lm_dropout *drop);
+    int (*forward)(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch, double *H);
+    int (*backward)(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch, const double *dH,
+                    double *grad);
+    void (*carry)(sbw_lm_ws *w, size_t steps);
+    void (*state_get)(const sbw_lm_ws *w, double *state);
+    void (*state_set)(sbw_lm_ws *w, const double *state);
+    void (*state_reset)(sbw_lm_ws *w);
+} lm_prec;
+
 struct sbw_lm_ws {
     sbw_lm lm;
     sbw_lm_ws_opts opt;
+    const lm_prec *k; /* lm_prec_f or lm_prec_d */
     sbw_pass_ws *pass;
     gsl_rng *rng;
     double *H, *dH; /* (B*T, D) the head's input and its gradient */
-    void *bufs;     /* sbw_lm_bufs_f or _d */
+    void *bufs;     /* lm_bufs_f or _d */
     double head_seconds;
-    int nt; /* OpenMP threads of the pointwise stages */
-    void **allocs;
-    size_t nallocs, cap;
-    double bytes; /* what ws_alloc gave */
+    int nt;            /* OpenMP threads of the pointwise stages */
+    sbw_ledger ledger; /* every buffer but the head's workspace */
 };
-
-/* Zeroed memory owned by the workspace (freed by sbw_lm_ws_free); sets
- * *st and returns NULL on failure, and does nothing once *st is set. */
-static void *ws_alloc(sbw_lm_ws *w, size_t n, size_t size, int *st)
-{
-    if (*st)
-        return NULL;
-    if (w->nallocs == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        void **a = realloc(w->allocs, cap * sizeof *a);
-        if (!a) {
-            *st = SBW_ERROR(SBW_ENOMEM, "out of memory");
-            return NULL;
-        }
-        w->allocs = a, w->cap = cap;
-    }
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        *st = SBW_ERROR(SBW_ENOMEM, "out of memory for the model's workspace (%zu x %zu bytes)", n,
-                        size);
-        return NULL;
-    }
-    w->allocs[w->nallocs++] = p;
-    w->bytes += (double)(n ? n : 1) * (double)size;
-    return p;
-}
 
 /* Pointwise stages go parallel only above this many elements: below it a
  * parallel region costs more than it saves (and meets OpenBLAS's spinning
  * threads right after a multithreaded GEMM). */
 #define LM_PAR_MIN ((size_t)1 << 18)
 
-#define LM_R        float
-#define LM_FN(x)    x##_f
-#define LM_GEMM     cblas_sgemm
-#define LM_LSTM_FWD sbw_lstm_forward_f
-#define LM_LSTM_BWD sbw_lstm_backward_f
-#include "sbw_lm_chunk.h"
-#undef LM_R
-#undef LM_FN
-#undef LM_GEMM
-#undef LM_LSTM_FWD
-#undef LM_LSTM_BWD
-#define LM_R        double
-#define LM_FN(x)    x##_d
-#define LM_GEMM     cblas_dgemm
-#define LM_LSTM_FWD sbw_lstm_forward_d
-#define LM_LSTM_BWD sbw_lstm_backward_d
-#include "sbw_lm_chunk.h"
-#undef LM_R
-#undef LM_FN
-#undef LM_GEMM
-#undef LM_LSTM_FWD
-#undef LM_LSTM_BWD
+/* defines: alloc_bufs_f(), from_double_f(), to_double_f(), load_params_f(), draw_mask_f() */
+/* defines: draw_masks_f(), embed_f(), apply_mask_f(), forward_f(), carry_f(), latent_back_f() */
+/* defines: embed_back_f(), backward_f(), state_get_f(), state_set_f(), state_reset_f() */
+#define SBW_PREC 32
+#include "sbw_prec.h"
+#include "sbw_lm_tmpl.h"
+
+/* defines: alloc_bufs_d(), from_double_d(), to_double_d(), load_params_d(), draw_mask_d() */
+/* defines: draw_masks_d(), embed_d(), apply_mask_d(), forward_d(), carry_d(), latent_back_d() */
+/* defines: embed_back_d(), backward_d(), state_get_d(), state_set_d(), state_reset_d() */
+#define SBW_PREC 64
+#include "sbw_prec.h"
+#include "sbw_lm_tmpl.h"
+
+/* The table of a workspace's precision: the one place it is chosen. */
+static const lm_prec *prec_of(const sbw_lm_ws_opts *o)
+{
+    return o->single ? &lm_prec_f : &lm_prec_d;
+}
 
 /* ---- architecture -------------------------------------------------------- */
 
@@ -265,8 +252,8 @@ double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
     double N = (double)o->batch * (double)o->steps, D = (double)lm->a.d;
     double z = o->single ? (double)sizeof(float) : (double)sizeof(double);
-    double own = 2 * N * D * (double)sizeof(double) +
-                 (double)(o->single ? sizeof(lm_bufs_f) : sizeof(lm_bufs_d)) + bufs_bytes(lm, o, z);
+    double own =
+        2 * N * D * (double)sizeof(double) + (double)prec_of(o)->bufs_size + bufs_bytes(lm, o, z);
     if (o->batch * o->steps == 0 || o->batch > SIZE_MAX / o->steps)
         return INFINITY;
     sbw_pass_opts po = pass_opts(lm, o);
@@ -276,7 +263,7 @@ double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 double sbw_lm_ws_allocated(const sbw_lm_ws *w)
 {
     sbw_pass_opts po = pass_opts(&w->lm, &w->opt);
-    return w->bytes + sbw_pass_ws_bytes(&w->lm.head, &po);
+    return w->ledger.bytes + sbw_pass_ws_bytes(&w->lm.head, &po);
 }
 
 int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opts)
@@ -288,16 +275,15 @@ int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opt
     sbw_lm_ws *w = calloc(1, sizeof *w);
     if (!w)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    w->lm = *lm, w->opt = *opts;
+    w->lm = *lm, w->opt = *opts, w->k = prec_of(opts);
     w->nt = opts->threads > 0 ? opts->threads : omp_get_max_threads();
+    w->ledger.what = "the model's workspace";
     size_t N = opts->batch * opts->steps;
-    w->H = ws_alloc(w, N * lm->a.d, sizeof(double), &st);
-    w->dH = ws_alloc(w, N * lm->a.d, sizeof(double), &st);
-    w->bufs = ws_alloc(w, 1, opts->single ? sizeof(lm_bufs_f) : sizeof(lm_bufs_d), &st);
-    if (!st && opts->single)
-        alloc_bufs_f(w, w->bufs, &st);
-    else if (!st)
-        alloc_bufs_d(w, w->bufs, &st);
+    w->H = sbw_ledger_alloc(&w->ledger, N * lm->a.d, sizeof(double), &st);
+    w->dH = sbw_ledger_alloc(&w->ledger, N * lm->a.d, sizeof(double), &st);
+    w->bufs = sbw_ledger_alloc(&w->ledger, 1, w->k->bufs_size, &st);
+    if (!st)
+        w->k->alloc_bufs(w, &st);
     sbw_pass_opts po = pass_opts(lm, opts);
     st = st ? st : sbw_pass_ws_alloc(&w->pass, &lm->head, &po);
     st = st ? st : sbw_rng_alloc(&w->rng, 0, 0);
@@ -315,19 +301,11 @@ void sbw_lm_ws_free(sbw_lm_ws *w)
         return;
     sbw_pass_ws_free(w->pass);
     sbw_rng_free(w->rng);
-    for (size_t i = 0; i < w->nallocs; i++)
-        free(w->allocs[i]);
-    free(w->allocs);
+    sbw_ledger_free(&w->ledger);
     free(w);
 }
 
-void sbw_lm_ws_reset(sbw_lm_ws *w)
-{
-    if (w->opt.single)
-        state_reset_f(w, w->bufs);
-    else
-        state_reset_d(w, w->bufs);
-}
+void sbw_lm_ws_reset(sbw_lm_ws *w) { w->k->state_reset(w); }
 
 size_t sbw_lm_state_len(const sbw_lm_ws *w)
 {
@@ -337,21 +315,9 @@ size_t sbw_lm_state_len(const sbw_lm_ws *w)
     return n;
 }
 
-void sbw_lm_state_get(const sbw_lm_ws *w, double *state)
-{
-    if (w->opt.single)
-        state_get_f(w, w->bufs, state);
-    else
-        state_get_d(w, w->bufs, state);
-}
+void sbw_lm_state_get(const sbw_lm_ws *w, double *state) { w->k->state_get(w, state); }
 
-void sbw_lm_state_set(sbw_lm_ws *w, const double *state)
-{
-    if (w->opt.single)
-        state_set_f(w, w->bufs, state);
-    else
-        state_set_d(w, w->bufs, state);
-}
+void sbw_lm_state_set(sbw_lm_ws *w, const double *state) { w->k->state_set(w, state); }
 
 sbw_lm_ws_opts sbw_lm_ws_options(const sbw_lm_ws *w) { return w->opt; }
 
@@ -376,25 +342,11 @@ static int check_chunk(const sbw_lm_ws *w, const sbw_lm_chunk *ch, bool targets)
     return SBW_OK;
 }
 
-/* Forward in the workspace's precision (masks drawn by the caller). */
-static int forward(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch, double *H)
-{
-    if (w->opt.single) {
-        load_params_f(&w->lm, w->bufs, theta);
-        return forward_f(w, w->bufs, theta, ch, H);
-    }
-    load_params_d(&w->lm, w->bufs, theta);
-    return forward_d(w, w->bufs, theta, ch, H);
-}
-
-static void carry(sbw_lm_ws *w, size_t steps)
-{
-    if (w->opt.single)
-        carry_f(&w->lm, w->bufs, w->opt.batch, steps);
-    else
-        carry_d(&w->lm, w->bufs, w->opt.batch, steps);
-}
-
+/* One step of the model on chunk ch, top to bottom: the dropout masks,
+ * the forward pass (embedding -> LSTM layers -> latent, sbw_lm_tmpl.h,
+ * into H), the head's pass (loss, dH and the head's gradient,
+ * models/sbw_pass.c), the backward pass (latent -> LSTM layers ->
+ * embedding), and the state carried to the next chunk. */
 int sbw_lm_loss(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch,
                 const sbw_lm_dropout *drop, uint64_t seed, uint64_t stream, sbw_pass_result *res,
                 double *grad)
@@ -403,12 +355,8 @@ int sbw_lm_loss(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch,
     if (st)
         return st;
     sbw_rng_reseed(w->rng, seed, stream);
-    gsl_rng *rng = drop ? w->rng : NULL;
-    if (w->opt.single)
-        draw_masks_f(w, w->bufs, rng, drop);
-    else
-        draw_masks_d(w, w->bufs, rng, drop);
-    st = forward(w, theta, ch, w->H);
+    w->k->draw_masks(w, drop ? w->rng : NULL, drop);
+    st = w->k->forward(w, theta, ch, w->H);
     size_t N = ch->steps * w->opt.batch, D = w->lm.a.d;
     sbw_pass_target tg = {.ids = ch->y};
     double t0 = sbw_progress_now();
@@ -416,12 +364,9 @@ int sbw_lm_loss(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch,
             : sbw_pass_loss(w->pass, theta + w->lm.off_head, w->H, N, D, &tg, res, w->dH, D,
                             grad + w->lm.off_head);
     w->head_seconds += sbw_progress_now() - t0;
-    if (!st && w->opt.single)
-        st = backward_f(w, w->bufs, theta, ch, w->dH, grad);
-    else if (!st)
-        st = backward_d(w, w->bufs, theta, ch, w->dH, grad);
+    st = st ? st : w->k->backward(w, theta, ch, w->dH, grad);
     if (!st)
-        carry(w, ch->steps);
+        w->k->carry(w, ch->steps);
     return st;
 }
 
@@ -430,12 +375,9 @@ int sbw_lm_latent(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch, dou
     int st = check_chunk(w, ch, false);
     if (st)
         return st;
-    if (w->opt.single)
-        draw_masks_f(w, w->bufs, NULL, NULL);
-    else
-        draw_masks_d(w, w->bufs, NULL, NULL);
-    st = forward(w, theta, ch, lat);
+    w->k->draw_masks(w, NULL, NULL);
+    st = w->k->forward(w, theta, ch, lat);
     if (!st)
-        carry(w, ch->steps);
+        w->k->carry(w, ch->steps);
     return st;
 }

@@ -1,7 +1,7 @@
 /* sbw_lstm.c -- one LSTM layer over a chunk (sbw_lstm.h): the GEMMs
  * through CBLAS (row-major) around the fused pointwise stages of
  * sbw_lstm_kern.c.  The float and double versions are one body,
- * sbw_lstm_tmpl.h, included once per type. */
+ * sbw_lstm_tmpl.h, instantiated once per precision (core/sbw_prec.h). */
 #include "sbw_lstm.h"
 
 #include "sbw_error.h"
@@ -77,18 +77,14 @@ size_t sbw_lstm_work_len(const sbw_lstm_shape *s)
     return d.rows * d.g4 + d.batch * d.hid;
 }
 
-#define LSTM_T     float
-#define LSTM_FN(n) n##_f
-#define LSTM_GEMM  cblas_sgemm
+/* defines: step_forward_f(), sbw_lstm_forward_f(), step_backward_f(), chunk_gradients_f() */
+/* defines: sbw_lstm_backward_f() */
+#define SBW_PREC 32
+#include "sbw_prec.h"
 #include "sbw_lstm_tmpl.h"
-#undef LSTM_T
-#undef LSTM_FN
-#undef LSTM_GEMM
 
-#define LSTM_T     double
-#define LSTM_FN(n) n##_d
-#define LSTM_GEMM  cblas_dgemm
+/* defines: step_forward_d(), sbw_lstm_forward_d(), step_backward_d(), chunk_gradients_d() */
+/* defines: sbw_lstm_backward_d() */
+#define SBW_PREC 64
+#include "sbw_prec.h"
 #include "sbw_lstm_tmpl.h"
-#undef LSTM_T
-#undef LSTM_FN
-#undef LSTM_GEMM

@@ -1,6 +1,6 @@
 /* sbw_lstm_kern.c -- the LSTM's fused pointwise stages (see
  * sbw_lstm_kern.h; built with -ffast-math: finite inputs only).  The body
- * is sbw_lstm_kern_tmpl.h, included once for float and once for double. */
+ * is sbw_lstm_kern_tmpl.h, instantiated once per precision (core/sbw_prec.h). */
 #include "sbw_lstm_kern.h"
 
 #include "sbw_vexp.h"
@@ -17,18 +17,14 @@
 /* Columns per task of the column sums (a few KB of sums kept in cache). */
 #define SBW_LSTM_KERN_COLS ((size_t)512)
 
-#define LSTM_T     float
-#define LSTM_FN(n) n##_f
-#define LSTM_EXP   sbw_vexpf
+/* defines: sigm_f(), tanh_f(), sbw_lstm_kern_forward_f(), sbw_lstm_kern_backward_f() */
+/* defines: sbw_lstm_kern_colsum_f() */
+#define SBW_PREC 32
+#include "sbw_prec.h"
 #include "sbw_lstm_kern_tmpl.h"
-#undef LSTM_T
-#undef LSTM_FN
-#undef LSTM_EXP
 
-#define LSTM_T     double
-#define LSTM_FN(n) n##_d
-#define LSTM_EXP   sbw_vexp
+/* defines: sigm_d(), tanh_d(), sbw_lstm_kern_forward_d(), sbw_lstm_kern_backward_d() */
+/* defines: sbw_lstm_kern_colsum_d() */
+#define SBW_PREC 64
+#include "sbw_prec.h"
 #include "sbw_lstm_kern_tmpl.h"
-#undef LSTM_T
-#undef LSTM_FN
-#undef LSTM_EXP

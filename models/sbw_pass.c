@@ -5,6 +5,7 @@
 #include "sbw_error.h"
 #include "sbw_head_kern.h"
 #include "sbw_kern.h"
+#include "sbw_ledger.h"
 
 #include <cblas.h>
 #include <limits.h>
@@ -37,6 +38,8 @@ typedef struct pass_block {
     double *dw, *du, *dv;       /* (M, D), (K D, D), (K, D) accumulators */
 } pass_block;
 
+typedef struct pass_prec pass_prec;
+
 struct sbw_pass_ws {
     sbw_head h;
     sbw_pass_opts opt;
@@ -50,8 +53,8 @@ struct sbw_pass_ws {
     float lambdaf;
     pass_rows *rows;    /* [threads] */
     pass_block *blocks; /* [nblockws] */
-    void **allocs;      /* every buffer, for sbw_pass_ws_free */
-    size_t nallocs, capallocs;
+    const pass_prec *k; /* pass_prec_f or pass_prec_d, picked by sbw_pass_ws_alloc */
+    sbw_ledger ledger;  /* every buffer, for sbw_pass_ws_free */
 };
 
 /* One call's arguments, handed down explicitly: nothing of a call lives
@@ -74,36 +77,19 @@ typedef struct pass_call {
 typedef void (*pass_row_fn)(sbw_pass_ws *, const pass_call *, pass_block *, pass_rows *, size_t,
                             size_t);
 
-/* ---- allocation ---------------------------------------------------------- */
+/* The work of one precision (sbw_pass_tmpl.h), picked once by
+ * sbw_pass_ws_alloc: no call site asks which precision it is in. */
+struct pass_prec {
+    void (*params)(sbw_pass_ws *o, const double *theta); /* theta in the kernels' forms */
+    void (*logits)(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb);
+    pass_row_fn train, logq; /* one context of a training or an export call */
+    void (*backward)(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb);
+};
 
-static void *ws_zalloc(sbw_pass_ws *o, size_t count, size_t size, int *st)
-{
-    if (*st)
-        return NULL;
-    size_t bytes = 0;
-    if ((*st = sbw_mat_bytes(count ? count : 1, 1, size, &bytes)))
-        return NULL;
-    bytes = (bytes + 63) / 64 * 64;
-    if (o->nallocs == o->capallocs) {
-        size_t cap = o->capallocs ? 2 * o->capallocs : 64;
-        void **a = realloc(o->allocs, cap * sizeof *a);
-        if (!a) {
-            *st = SBW_ERROR(SBW_ENOMEM, "out of memory (head workspace)");
-            return NULL;
-        }
-        o->allocs = a;
-        o->capallocs = cap;
-    }
-    void *p = aligned_alloc(64, bytes);
-    if (!p) {
-        *st =
-            SBW_ERROR(SBW_ENOMEM, "cannot allocate %.3g MB of head workspace", (double)bytes / 1e6);
-        return NULL;
-    }
-    memset(p, 0, bytes);
-    o->allocs[o->nallocs++] = p;
-    return p;
-}
+/* The two tables, defined with their instances below. */
+static const pass_prec pass_prec_f, pass_prec_d;
+
+/* ---- allocation ---------------------------------------------------------- */
 
 static int resolve_threads(const sbw_pass_opts *opts)
 {
@@ -141,46 +127,46 @@ static void alloc_rows(sbw_pass_ws *o, pass_rows *r, int *st)
     size_t m = o->h.m, k = o->h.k ? o->h.k : 1, nxm = o->nx * m;
     size_t sig = o->h.map == SBW_MAP_LMS ? 2 * k * m : 1, e = o->h.mixture ? (k + 1) * m : 1;
     size_t dm = o->opt.single ? 0 : 1, fm = o->opt.single ? 1 : 0; /* which are used */
-    r->y = ws_zalloc(o, dm * nxm, sizeof(double), st);
-    r->fp = ws_zalloc(o, dm * nxm, sizeof(double), st);
-    r->sig = ws_zalloc(o, dm * sig, sizeof(double), st);
-    r->e = ws_zalloc(o, dm * e, sizeof(double), st);
-    r->lq = ws_zalloc(o, m, sizeof(double), st);
-    r->p = ws_zalloc(o, dm * m, sizeof(double), st);
-    r->oh = ws_zalloc(o, dm * m, sizeof(double), st);
-    r->yf = ws_zalloc(o, fm * nxm, sizeof(float), st);
-    r->fpf = ws_zalloc(o, fm * nxm, sizeof(float), st);
-    r->sigf = ws_zalloc(o, fm * sig, sizeof(float), st);
-    r->ef = ws_zalloc(o, fm * e, sizeof(float), st);
-    r->pf = ws_zalloc(o, fm * m, sizeof(float), st);
-    r->ohf = ws_zalloc(o, fm * m, sizeof(float), st);
-    r->kbuf = ws_zalloc(o, 4 * k, sizeof(double), st);
-    r->db = ws_zalloc(o, m, sizeof(double), st);
-    r->gmap = ws_zalloc(o, o->glen, sizeof(double), st);
+    r->y = sbw_ledger_alloc(&o->ledger, dm * nxm, sizeof(double), st);
+    r->fp = sbw_ledger_alloc(&o->ledger, dm * nxm, sizeof(double), st);
+    r->sig = sbw_ledger_alloc(&o->ledger, dm * sig, sizeof(double), st);
+    r->e = sbw_ledger_alloc(&o->ledger, dm * e, sizeof(double), st);
+    r->lq = sbw_ledger_alloc(&o->ledger, m, sizeof(double), st);
+    r->p = sbw_ledger_alloc(&o->ledger, dm * m, sizeof(double), st);
+    r->oh = sbw_ledger_alloc(&o->ledger, dm * m, sizeof(double), st);
+    r->yf = sbw_ledger_alloc(&o->ledger, fm * nxm, sizeof(float), st);
+    r->fpf = sbw_ledger_alloc(&o->ledger, fm * nxm, sizeof(float), st);
+    r->sigf = sbw_ledger_alloc(&o->ledger, fm * sig, sizeof(float), st);
+    r->ef = sbw_ledger_alloc(&o->ledger, fm * e, sizeof(float), st);
+    r->pf = sbw_ledger_alloc(&o->ledger, fm * m, sizeof(float), st);
+    r->ohf = sbw_ledger_alloc(&o->ledger, fm * m, sizeof(float), st);
+    r->kbuf = sbw_ledger_alloc(&o->ledger, 4 * k, sizeof(double), st);
+    r->db = sbw_ledger_alloc(&o->ledger, m, sizeof(double), st);
+    r->gmap = sbw_ledger_alloc(&o->ledger, o->glen, sizeof(double), st);
 }
 
 static void alloc_block(sbw_pass_ws *o, pass_block *b, int *st)
 {
     size_t m = o->h.m, d = o->h.d, k = o->h.k, bx = o->opt.block * o->nx, kd = k * d;
     size_t fs = o->opt.single ? 1 : 0, ds = o->opt.single ? 0 : 1; /* which precision's */
-    b->xf = ws_zalloc(o, fs * bx * d, sizeof(float), st);
-    b->zf = ws_zalloc(o, fs * bx * m, sizeof(float), st);
-    b->dxf = ws_zalloc(o, fs * bx * d, sizeof(float), st);
-    b->dwf = ws_zalloc(o, fs * m * d, sizeof(float), st);
-    b->xd = ws_zalloc(o, bx * d, sizeof(double), st);
-    b->zd = ws_zalloc(o, ds * bx * m, sizeof(double), st);
-    b->dxd = ws_zalloc(o, bx * d, sizeof(double), st);
-    b->hb = ws_zalloc(o, o->opt.block * d, sizeof(double), st);
-    b->dhb = ws_zalloc(o, o->opt.block * d, sizeof(double), st);
-    b->dw = ws_zalloc(o, m * d, sizeof(double), st);
+    b->xf = sbw_ledger_alloc(&o->ledger, fs * bx * d, sizeof(float), st);
+    b->zf = sbw_ledger_alloc(&o->ledger, fs * bx * m, sizeof(float), st);
+    b->dxf = sbw_ledger_alloc(&o->ledger, fs * bx * d, sizeof(float), st);
+    b->dwf = sbw_ledger_alloc(&o->ledger, fs * m * d, sizeof(float), st);
+    b->xd = sbw_ledger_alloc(&o->ledger, bx * d, sizeof(double), st);
+    b->zd = sbw_ledger_alloc(&o->ledger, ds * bx * m, sizeof(double), st);
+    b->dxd = sbw_ledger_alloc(&o->ledger, bx * d, sizeof(double), st);
+    b->hb = sbw_ledger_alloc(&o->ledger, o->opt.block * d, sizeof(double), st);
+    b->dhb = sbw_ledger_alloc(&o->ledger, o->opt.block * d, sizeof(double), st);
+    b->dw = sbw_ledger_alloc(&o->ledger, m * d, sizeof(double), st);
     if (!o->h.context_mix)
         return;
-    b->g = ws_zalloc(o, o->opt.block * kd, sizeof(double), st);
-    b->dg = ws_zalloc(o, o->opt.block * kd, sizeof(double), st);
-    b->logpi = ws_zalloc(o, o->opt.block * k, sizeof(double), st);
-    b->dalpha = ws_zalloc(o, o->opt.block * k, sizeof(double), st);
-    b->du = ws_zalloc(o, kd * d, sizeof(double), st);
-    b->dv = ws_zalloc(o, kd, sizeof(double), st);
+    b->g = sbw_ledger_alloc(&o->ledger, o->opt.block * kd, sizeof(double), st);
+    b->dg = sbw_ledger_alloc(&o->ledger, o->opt.block * kd, sizeof(double), st);
+    b->logpi = sbw_ledger_alloc(&o->ledger, o->opt.block * k, sizeof(double), st);
+    b->dalpha = sbw_ledger_alloc(&o->ledger, o->opt.block * k, sizeof(double), st);
+    b->du = sbw_ledger_alloc(&o->ledger, kd * d, sizeof(double), st);
+    b->dv = sbw_ledger_alloc(&o->ledger, kd, sizeof(double), st);
 }
 
 static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
@@ -199,18 +185,18 @@ static void alloc_params(sbw_pass_ws *o, int *st)
 {
     const sbw_head *h = &o->h;
     size_t k = h->k ? h->k : 1, fs = o->opt.single ? 1 : 0;
-    o->wf = ws_zalloc(o, fs * h->m * h->d, sizeof(float), st);
-    o->u = ws_zalloc(o, k, sizeof(double), st);
-    o->v = ws_zalloc(o, k, sizeof(double), st);
-    o->c = ws_zalloc(o, k, sizeof(double), st);
-    o->s = ws_zalloc(o, h->knots, sizeof(double), st);
-    o->cum = ws_zalloc(o, h->knots, sizeof(double), st);
-    o->bf = ws_zalloc(o, fs * h->m, sizeof(float), st);
-    o->uf = ws_zalloc(o, fs * k, sizeof(float), st);
-    o->vf = ws_zalloc(o, fs * k, sizeof(float), st);
-    o->cf = ws_zalloc(o, fs * k, sizeof(float), st);
-    o->sf = ws_zalloc(o, fs * h->knots, sizeof(float), st);
-    o->cumf = ws_zalloc(o, fs * h->knots, sizeof(float), st);
+    o->wf = sbw_ledger_alloc(&o->ledger, fs * h->m * h->d, sizeof(float), st);
+    o->u = sbw_ledger_alloc(&o->ledger, k, sizeof(double), st);
+    o->v = sbw_ledger_alloc(&o->ledger, k, sizeof(double), st);
+    o->c = sbw_ledger_alloc(&o->ledger, k, sizeof(double), st);
+    o->s = sbw_ledger_alloc(&o->ledger, h->knots, sizeof(double), st);
+    o->cum = sbw_ledger_alloc(&o->ledger, h->knots, sizeof(double), st);
+    o->bf = sbw_ledger_alloc(&o->ledger, fs * h->m, sizeof(float), st);
+    o->uf = sbw_ledger_alloc(&o->ledger, fs * k, sizeof(float), st);
+    o->vf = sbw_ledger_alloc(&o->ledger, fs * k, sizeof(float), st);
+    o->cf = sbw_ledger_alloc(&o->ledger, fs * k, sizeof(float), st);
+    o->sf = sbw_ledger_alloc(&o->ledger, fs * h->knots, sizeof(float), st);
+    o->cumf = sbw_ledger_alloc(&o->ledger, fs * h->knots, sizeof(float), st);
 }
 
 int sbw_pass_ws_alloc(sbw_pass_ws **out, const sbw_head *h, const sbw_pass_opts *opts)
@@ -224,11 +210,13 @@ int sbw_pass_ws_alloc(sbw_pass_ws **out, const sbw_head *h, const sbw_pass_opts 
     if (!o)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     *o = (sbw_pass_ws){.h = *h, .opt = *opts, .nx = nx};
+    o->k = opts->single ? &pass_prec_f : &pass_prec_d;
+    o->ledger.what = "head workspace";
     o->opt.threads = resolve_threads(opts);
     o->nblockws = opts->par == SBW_PASS_PAR_BLOCKS ? o->opt.threads : 1;
     o->glen = h->model == SBW_MODEL_LMS ? 3 * h->k + 1 : 2 * h->knots;
-    o->rows = ws_zalloc(o, (size_t)o->opt.threads, sizeof *o->rows, &st);
-    o->blocks = ws_zalloc(o, (size_t)o->nblockws, sizeof *o->blocks, &st);
+    o->rows = sbw_ledger_alloc(&o->ledger, (size_t)o->opt.threads, sizeof *o->rows, &st);
+    o->blocks = sbw_ledger_alloc(&o->ledger, (size_t)o->nblockws, sizeof *o->blocks, &st);
     alloc_params(o, &st);
     for (int i = 0; !st && i < o->opt.threads; i++)
         alloc_rows(o, &o->rows[i], &st);
@@ -246,9 +234,7 @@ void sbw_pass_ws_free(sbw_pass_ws *o)
 {
     if (!o)
         return;
-    for (size_t i = 0; i < o->nallocs; i++)
-        free(o->allocs[i]);
-    free(o->allocs);
+    sbw_ledger_free(&o->ledger);
     free(o);
 }
 
@@ -274,46 +260,6 @@ static void target_consts(const sbw_pass_target *tg, size_t pos, double *psum, d
     *psum = tg->p->psum[r], *ent = tg->p->ent[r], *mode = tg->p->mode[r];
 }
 
-/* The target row of position pos in double: a row of P* (converted into
- * w->p when stored in float) or the one-hot w->oh, whose 1 is set here
- * and cleared by target_clear. */
-static const double *target_d(const sbw_pass_target *tg, pass_rows *w, size_t pos, size_t m)
-{
-    if (tg->ids) {
-        w->oh[tg->ids[pos]] = 1.0;
-        return w->oh;
-    }
-    const sbw_target *t = tg->p;
-    size_t r = target_row(tg, pos);
-    if (t->pd)
-        return t->pd + r * m;
-    sbw_head_kern_f2d(t->pf + r * m, w->p, m);
-    return w->p;
-}
-
-/* The same in float (w->pf, w->ohf). */
-static const float *target_f(const sbw_pass_target *tg, pass_rows *w, size_t pos, size_t m)
-{
-    if (tg->ids) {
-        w->ohf[tg->ids[pos]] = 1.0f;
-        return w->ohf;
-    }
-    const sbw_target *t = tg->p;
-    size_t r = target_row(tg, pos);
-    if (t->pf)
-        return t->pf + r * m;
-    sbw_head_kern_d2f(t->pd + r * m, w->pf, m);
-    return w->pf;
-}
-
-static void target_clear(const sbw_pass_target *tg, const sbw_pass_ws *o, pass_rows *w, size_t pos)
-{
-    if (tg->ids && o->opt.single)
-        w->ohf[tg->ids[pos]] = 0.0f; /* the other precision's one-hot is a 1-entry stub */
-    else if (tg->ids)
-        w->oh[tg->ids[pos]] = 0.0;
-}
-
 static void prefetch_row(const void *x, size_t bytes)
 {
     const char *c = x;
@@ -323,8 +269,8 @@ static void prefetch_row(const void *x, size_t bytes)
 
 /* ---- one block ----------------------------------------------------------- */
 
-/* X of the block (double, in xd; float copy in xf when single): the rows
- * of H, or MoC's hbar, or MoS's g_k = tanh(U_k h) (nb K rows); plus log pi. */
+/* X of the block (double, in xd): the rows of H, or MoC's hbar, or MoS's
+ * g_k = tanh(U_k h) (nb K rows); plus log pi. */
 static void context_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
                             size_t nb)
 {
@@ -351,103 +297,6 @@ static void context_forward(const sbw_pass_ws *o, const pass_call *c, pass_block
                     sbw_head_kern_axpy(exp(b->logpi[i * k + j]), b->g + i * kd + j * d, x, d);
             }
     }
-    if (o->opt.single)
-        sbw_head_kern_d2f(b->xd, b->xf, nb * o->nx * d);
-}
-
-/* Z = X W^T for the block's nb * nx context vectors. */
-static void logits_gemm(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
-{
-    int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
-    if (o->opt.single)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0f, b->xf, d, o->wf, d,
-                    0.0f, b->zf, m);
-    else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1.0, b->xd, d,
-                    c->theta + o->h.off_w, d, 0.0, b->zd, m);
-}
-
-/* y = f(z) for the context's nx logit rows; returns y (z itself when the
- * map is the identity). */
-static double *map_forward(const sbw_pass_ws *o, pass_rows *w, double *z)
-{
-    size_t m = o->h.m;
-    for (size_t c = 0; c < o->nx; c++) {
-        double *zc = z + c * m, *yc = w->y + c * m, *fc = w->fp + c * m;
-        switch (o->h.map) {
-        case SBW_MAP_IDENTITY:
-            return z;
-        case SBW_MAP_SS:
-            sbw_head_kern_ss(zc, yc, fc, m);
-            break;
-        case SBW_MAP_LMS:
-            sbw_head_kern_lms(zc, yc, fc, w->sig, m, o->u, o->v, o->c, o->h.k, o->lambda);
-            break;
-        case SBW_MAP_PLIF:
-            sbw_head_kern_plif(zc, yc, fc, m, o->s, o->cum, o->h.knots, o->h.plif_t);
-            break;
-        }
-    }
-    return w->y;
-}
-
-static float *map_forward_f(const sbw_pass_ws *o, pass_rows *w, float *z)
-{
-    size_t m = o->h.m;
-    for (size_t c = 0; c < o->nx; c++) {
-        float *zc = z + c * m, *yc = w->yf + c * m, *fc = w->fpf + c * m;
-        switch (o->h.map) {
-        case SBW_MAP_IDENTITY:
-            return z;
-        case SBW_MAP_SS:
-            sbw_head_kern_ss_f(zc, yc, fc, m);
-            break;
-        case SBW_MAP_LMS:
-            sbw_head_kern_lms_f(zc, yc, fc, w->sigf, m, o->uf, o->vf, o->cf, o->h.k, o->lambdaf);
-            break;
-        case SBW_MAP_PLIF:
-            sbw_head_kern_plif_f(zc, yc, fc, m, o->sf, o->cumf, o->h.knots, o->h.plif_t);
-            break;
-        }
-    }
-    return w->yf;
-}
-
-/* z := f'(z) dy, with the map's parameter gradients accumulated. */
-static void map_backward(const sbw_pass_ws *o, pass_rows *w, double *z, const double *dy)
-{
-    size_t m = o->h.m, k = o->h.k;
-    if (o->h.map == SBW_MAP_IDENTITY)
-        return;
-    for (size_t c = 0; c < o->nx; c++) {
-        double *zc = z + c * m;
-        const double *gc = dy + c * m;
-        if (o->h.map == SBW_MAP_LMS)
-            sbw_head_kern_lms_back(zc, gc, w->sig, m, o->v, k, w->gmap, w->gmap + k,
-                                   w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
-        if (o->h.map == SBW_MAP_PLIF)
-            sbw_head_kern_plif_back(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
-                                    w->gmap + o->h.knots);
-        sbw_head_kern_map_back(gc, w->fp + c * m, zc, m);
-    }
-}
-
-static void map_backward_f(const sbw_pass_ws *o, pass_rows *w, float *z, const float *dy)
-{
-    size_t m = o->h.m, k = o->h.k;
-    if (o->h.map == SBW_MAP_IDENTITY)
-        return;
-    for (size_t c = 0; c < o->nx; c++) {
-        float *zc = z + c * m;
-        const float *gc = dy + c * m;
-        if (o->h.map == SBW_MAP_LMS)
-            sbw_head_kern_lms_back_f(zc, gc, w->sigf, m, o->v, k, w->gmap, w->gmap + k,
-                                     w->gmap + 2 * k, o->h.linear ? w->gmap + 3 * k : NULL);
-        if (o->h.map == SBW_MAP_PLIF)
-            sbw_head_kern_plif_back_f(zc, gc, m, o->h.knots, o->h.plif_t, w->gmap,
-                                      w->gmap + o->h.knots);
-        sbw_head_kern_map_back_f(gc, w->fpf + c * m, zc, m);
-    }
 }
 
 static void add_result(pass_rows *w, double loss, double ent, size_t am, size_t mode)
@@ -455,92 +304,6 @@ static void add_result(pass_rows *w, double loss, double ent, size_t am, size_t 
     w->loss += loss;
     w->ent += ent;
     w->hits += am == mode;
-}
-
-/* The forward pass of one context at block position i (call position
- * pos), in place in the block's double logits: bias, map, normalise, and
- * the loss against the row's target with row sum psum (a zero row when
- * the call has no target: the loss is then unused), the gradient (Q - P)
- * written over the mapped logits when grad.  Returns the loss; *y is the
- * mapped logits (z itself for the identity map), *am the first argmax. */
-static double row_forward(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
-                          size_t pos, double psum, bool grad, double **y, size_t *am)
-{
-    size_t m = o->h.m, k = o->h.k;
-    double *z = b->zd + i * o->nx * m, loss;
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_axpy(1.0, c->theta + o->h.off_b, z + j * m, m);
-    *y = map_forward(o, w, z);
-    const double *p = c->tg ? target_d(c->tg, w, pos, m) : w->oh;
-    if (o->h.mixture)
-        loss = sbw_head_kern_mixture(*y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->e,
-                                     w->kbuf, w->lq, grad ? b->dalpha + i * k : NULL, am);
-    else
-        loss = sbw_head_kern_softmax(*y, p, m, psum, c->scale, grad, am);
-    if (c->tg)
-        target_clear(c->tg, o, w, pos);
-    return loss;
-}
-
-/* The same in single precision, in place in the block's float logits,
- * with the next context's P* row prefetched while this one computes. */
-static double row_forward_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w,
-                            size_t i, size_t pos, double psum, bool grad, float **y, size_t *am)
-{
-    size_t m = o->h.m, k = o->h.k;
-    float *z = b->zf + i * o->nx * m;
-    double loss;
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_add_f(o->bf, z + j * m, m);
-    const sbw_target *t = c->tg ? c->tg->p : NULL;
-    if (t && t->pf && pos + 1 < c->nrows)
-        prefetch_row(t->pf + target_row(c->tg, pos + 1) * m, m * sizeof(float));
-    *y = map_forward_f(o, w, z);
-    const float *p = c->tg ? target_f(c->tg, w, pos, m) : w->ohf;
-    if (o->h.mixture)
-        loss = sbw_head_kern_mixture_f(*y, k, m, b->logpi + i * k, p, psum, c->scale, grad, w->ef,
-                                       w->kbuf, w->lq, grad ? b->dalpha + i * k : NULL, am);
-    else
-        loss = sbw_head_kern_softmax_f(*y, p, m, psum, c->scale, grad, am);
-    if (c->tg)
-        target_clear(c->tg, o, w, pos);
-    return loss;
-}
-
-/* Training, double: the forward pass of one context, then the map's
- * backward and the bias gradient in place in the block. */
-static void rows_train(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
-                       size_t pos)
-{
-    size_t m = o->h.m, am = 0, mode;
-    bool grad = c->dH != NULL;
-    double *z = b->zd + i * o->nx * m, *y, ent, psum;
-    target_consts(c->tg, pos, &psum, &ent, &mode);
-    double loss = row_forward(o, c, b, w, i, pos, psum, grad, &y, &am); /* sets am */
-    add_result(w, loss, ent, am, mode);
-    if (!grad)
-        return;
-    map_backward(o, w, z, y);
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_axpy(1.0, z + j * m, w->db, m);
-}
-
-/* Training, single: the same in the block's float logits. */
-static void rows_train_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
-                         size_t pos)
-{
-    size_t m = o->h.m, am = 0, mode;
-    bool grad = c->dH != NULL;
-    float *z = b->zf + i * o->nx * m, *y;
-    double ent, psum;
-    target_consts(c->tg, pos, &psum, &ent, &mode);
-    double loss = row_forward_f(o, c, b, w, i, pos, psum, grad, &y, &am); /* sets am */
-    add_result(w, loss, ent, am, mode);
-    if (!grad)
-        return;
-    map_backward_f(o, w, z, y);
-    for (size_t j = 0; o->h.bias && j < o->nx; j++)
-        sbw_head_kern_add_f2d(z + j * m, w->db, m);
 }
 
 /* Export: one context's metrics once its log Q is in out, against the
@@ -556,61 +319,17 @@ static void logq_result(const pass_call *c, pass_rows *w, size_t pos, const doub
     add_result(w, loss, ent, am, mode);
 }
 
-/* Export, double: log Q of one context into the call's lq, and its
- * metrics when the call has a target. */
-static void rows_logq(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
-                      size_t pos)
-{
-    size_t m = o->h.m, am = 0, mode = 0;
-    double *out = c->lq + pos * c->ldq, *y, ent = 0, psum = 1;
-    if (c->tg)
-        target_consts(c->tg, pos, &psum, &ent, &mode);
-    double loss = row_forward(o, c, b, w, i, pos, psum, false, &y, &am);
-    if (o->h.mixture)
-        memcpy(out, w->lq, m * sizeof *out);
-    else
-        sbw_kern_log_softmax_rows(y, 1, m, m, out, m);
-    logq_result(c, w, pos, out, m, loss, ent, am, mode);
-}
+/* defines: target_f(), target_clear_f(), logits_gemm_f(), map_forward_f(), map_backward_f() */
+/* defines: row_forward_f(), rows_train_f(), rows_logq_f(), backward_gemm_f(), params_f() */
+#define SBW_PREC 32
+#include "sbw_prec.h"
+#include "sbw_pass_tmpl.h"
 
-/* Export, single: the same from the block's float logits; log Q itself is
- * formed in double from the float mapped logits. */
-static void rows_logq_f(sbw_pass_ws *o, const pass_call *c, pass_block *b, pass_rows *w, size_t i,
-                        size_t pos)
-{
-    size_t m = o->h.m, am = 0, mode = 0;
-    double *out = c->lq + pos * c->ldq, ent = 0, psum = 1;
-    float *y;
-    if (c->tg)
-        target_consts(c->tg, pos, &psum, &ent, &mode);
-    double loss = row_forward_f(o, c, b, w, i, pos, psum, false, &y, &am);
-    if (o->h.mixture) {
-        memcpy(out, w->lq, m * sizeof *out);
-    } else {
-        sbw_head_kern_f2d(y, out, m);
-        sbw_kern_log_softmax_rows(out, 1, m, m, out, m);
-    }
-    logq_result(c, w, pos, out, m, loss, ent, am, mode);
-}
-
-/* dX = dZ W and dW += dZ^T X (float GEMMs summed into double when single). */
-static void backward_gemm(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
-{
-    int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
-    if (o->opt.single) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m, o->wf, d,
-                    0.0f, b->dxf, d);
-        sbw_head_kern_f2d(b->dxf, b->dxd, (size_t)rows * (size_t)d);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf, d,
-                    0.0f, b->dwf, d);
-        sbw_head_kern_add_f2d(b->dwf, b->dw, (size_t)m * (size_t)d);
-    } else {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0, b->zd, m,
-                    c->theta + o->h.off_w, d, 0.0, b->dxd, d);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0, b->zd, m, b->xd, d,
-                    1.0, b->dw, d);
-    }
-}
+/* defines: target_d(), target_clear_d(), logits_gemm_d(), map_forward_d(), map_backward_d() */
+/* defines: row_forward_d(), rows_train_d(), rows_logq_d(), backward_gemm_d(), params_d() */
+#define SBW_PREC 64
+#include "sbw_prec.h"
+#include "sbw_pass_tmpl.h"
 
 /* MoC: from dhbar (dxd) to dalpha and dg_k = pi_k dhbar. */
 static void moc_backward(const sbw_pass_ws *o, pass_block *b, size_t nb)
@@ -670,7 +389,7 @@ static void do_block(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows, size_
     size_t bs = o->opt.block, p0 = blk * bs, nb = c->nrows - p0 < bs ? c->nrows - p0 : bs;
     pass_block *b = &o->blocks[tid > 0 ? tid : 0];
     context_forward(o, c, b, p0, nb);
-    logits_gemm(o, c, b, nb);
+    o->k->logits(o, c, b, nb);
     if (tid >= 0) {
         for (size_t i = 0; i < nb; i++)
             rows(o, c, b, &o->rows[tid], i, p0 + i);
@@ -681,7 +400,7 @@ static void do_block(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows, size_
     }
     if (!c->dH)
         return;
-    backward_gemm(o, c, b, nb);
+    o->k->backward(o, c, b, nb);
     context_backward(o, c, b, p0, nb);
 }
 
@@ -803,23 +522,12 @@ static int check_call(const sbw_pass_ws *o, size_t rows, size_t ldh, size_t ld_o
 }
 
 /* The call's parameters in the kernels' forms: the map's constrained
- * values, and float copies of W, b and them when single. */
+ * values (double), this precision's copies, and zeroed accumulators. */
 static void prepare(sbw_pass_ws *o, const double *theta)
 {
     const sbw_head *h = &o->h;
     sbw_head_map_params(h, theta, o->u, o->v, o->c, &o->lambda, o->s, o->cum);
-    if (o->opt.single) {
-        sbw_head_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
-        if (h->bias)
-            sbw_head_kern_d2f(theta + h->off_b, o->bf, h->m);
-        size_t k = h->model == SBW_MODEL_LMS ? h->k : 0;
-        sbw_head_kern_d2f(o->u, o->uf, k);
-        sbw_head_kern_d2f(o->v, o->vf, k);
-        sbw_head_kern_d2f(o->c, o->cf, k);
-        sbw_head_kern_d2f(o->s, o->sf, h->knots);
-        sbw_head_kern_d2f(o->cum, o->cumf, h->knots);
-        o->lambdaf = (float)o->lambda;
-    }
+    o->k->params(o, theta);
     reset_accumulators(o);
 }
 
@@ -842,7 +550,7 @@ int sbw_pass_loss(sbw_pass_ws *o, const double *theta, const double *H, size_t r
                    .dH = dH,
                    .lddh = lddh};
     prepare(o, theta);
-    run_blocks(o, &c, o->opt.single ? rows_train_f : rows_train);
+    run_blocks(o, &c, o->k->train);
     reduce_result(o, &c, res);
     if (dH)
         reduce_grad(o, &c, dtheta);
@@ -871,7 +579,7 @@ int sbw_pass_logq(sbw_pass_ws *o, const double *theta, const double *H, size_t r
                    .logp = res ? logp : NULL,
                    .ldp = ldp};
     prepare(o, theta);
-    run_blocks(o, &c, o->opt.single ? rows_logq_f : rows_logq);
+    run_blocks(o, &c, o->k->logq);
     if (res)
         reduce_result(o, &c, res);
     return SBW_OK;
