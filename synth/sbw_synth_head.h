@@ -22,14 +22,15 @@
  *     z_i = w_i.h + b_i <= sum_t lambda_t z_{j_t} <= max_t z_{j_t}: a planted
  *     word is never the strict argmax, with or without the bias (lambda is
  *     its certificate, sbw_argmax's "below_hull").
- * The planted words are drawn after every sphere word, in increasing
- * index order, so the sphere words of a head do not depend on K's words.
+ * Draw order: the planted positions, then the sphere words in index order
+ * (each W row then its bias), then the planted words in index order.
  *
  * Reproducibility: one GSL MT19937 stream (seed, 0) of sbw_rng.h, draws in
  * a fixed order (positions, then word by word), plain IEEE double
- * arithmetic (no -ffast-math, no contraction under -std=c11): the same
- * seed gives the same bits on every machine whose libm gives the same
- * log, sqrt and cos (glibc's are correctly rounded in practice).
+ * arithmetic (not a *_kern.c file: no -ffast-math, no -march=native): the
+ * random integers are the same on every machine, and so are the bytes
+ * wherever libm's log gives the same results (gsl_ran_gaussian uses log
+ * and sqrt; sqrt is exact).
  */
 #ifndef SBW_SYNTH_HEAD_H
 #define SBW_SYNTH_HEAD_H

@@ -290,9 +290,10 @@ static const char head_details[] =
     "    logit is at most the weighted mean of theirs, so it is never the\n"
     "    strict argmax, with or without b.\n"
     "Needs D >= 2 and M - K >= D + 1.  One GSL MT19937 stream (seed, 0) and\n"
-    "plain double arithmetic: the same --seed gives the same bytes on any\n"
-    "machine (with a correctly rounded libm, as glibc's); sbw-verify's argmax\n"
-    "claims draw their heads with the same function.\n\n"
+    "plain double arithmetic (no -ffast-math): the random integers are the\n"
+    "same on every machine, and so are the bytes wherever libm's log gives\n"
+    "the same results (GSL's Gaussians use log and sqrt).  sbw-verify's\n"
+    "argmax claims draw their heads with the same function.\n\n"
     "Writes W to -o (float64 .npy), and on request b (--bias), the planted\n"
     "words' indices one a line increasing (--planted) and a vocabulary\n"
     "(--vocab: 'v<j>' for a sphere word, 'in<j>' for a planted one): the\n"
@@ -382,7 +383,7 @@ static int run_head(int argc, char **argv)
     const sbw_cli_opt opts[] = {
         {"--m", "M", SBW_ARG_SIZE, &a.m, 3, 9e15, "words (rows of W), required"},
         {"--d", "D", SBW_ARG_SIZE, &a.d, 2, SBW_SYNTH_HEAD_DMAX, "dimensions (columns), required"},
-        {"--k", "K", SBW_ARG_SIZE, &a.k, 0, 9e15, "planted interior words [0]"},
+        {"--k", "K", SBW_ARG_SIZE, &a.k, 0, 9e15, "planted interior words"},
         unranged("--bias", "FILE", SBW_ARG_STRING, &a.out.b, "also write the biases b (.npy)"),
         unranged("--planted", "FILE", SBW_ARG_STRING, &a.out.planted,
                  "also write the planted words' indices"),
