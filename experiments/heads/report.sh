@@ -8,7 +8,11 @@ set -eu
 O=$1 NAME=$2 HEAD=$3 SYN=$4
 A=$O/argmax.tsv
 say() { printf '%s\n' "$*"; }
-cmd() { say "Source: \`$(basename "$1")\`, written by \`$(tsv_meta "$1" command)\`"; }
+# cmd FILE: the line naming FILE and its command, then FILE's warnings
+cmd() {
+    say "Source: \`$(basename "$1")\`, written by \`$(tsv_meta "$1" command)\`"
+    grep '^# warning=' "$1" | sed 's/^# warning=/- **Warning** (from the tool): /' || :
+}
 # md FILE COLS [FILTER]: the rows of FILE as a markdown table of the named
 # columns (comma list), keeping rows where awk FILTER holds (on col[NAME])
 md() {
@@ -111,7 +115,7 @@ md() {
         say "|---|---|---|"
         awk -F'\t' '/^#/ { next }
             !h { for (i = 1; i <= NF; i++) at[$i] = i; nm = ("name" in at) ? at["name"] : at["word"]; h = 1; next }
-            $(at["argmaxable"]) == 1 { print $(at["word"]) "\t" $nm "\t" $(at["cert_norm"]) }' "$A" |
+            $(at["argmaxable"]) == 1 { n = $nm; gsub(/\|/, "\\|", n); print $(at["word"]) "\t" n "\t" $(at["cert_norm"]) }' "$A" |
             sort -t "$tab" -k3,3gr -k1,1n | head -n 20 | sed "s/$tab/ | /g; s/^/| /; s/\$/ |/"
     fi
     if [ "$SYN" = 1 ]; then
