@@ -5,7 +5,8 @@
 # with their largest probabilities below 1 for every R, the rank measures
 # (5 = D for every counting rule), both figures and the traceability lines;
 # the head (sbw-synth head, head.tsv) reads back with the right shape; the
-# same --seed draws the same bytes and another seed another head; a rerun
+# same --seed draws the same bytes and another seed another head; a
+# table's warning is shown under its source line; a rerun
 # skips every step; a head with nothing planted says there is no
 # unargmaxable word and draws no max-prob figure, also when given as HEAD
 # (whose report lists the longest certificates, sorted), and a safetensors
@@ -72,6 +73,12 @@ done
 expect_exit 0 "--seed 2" $R --synthetic --m 200 --d 5 --k 4 --seed 2 --radii 1 -o "$T/seed2"
 if cmp -s "$O/head/W.npy" "$T/seed2/head/W.npy"; then bad "seed 2: the same W"; else ok; fi
 expect_grep '^- planted_found=exact' "$T/seed2/report.md" "seed 2: planted words found exactly"
+# a tool's warning reaches the report (a copy of the run, one warning added)
+cp -r "$O" "$T/warn"
+awk '/^# threads=/ { print "# warning=made_up: a test warning" } { print }' "$O/rank.tsv" >"$T/warn/rank.tsv"
+expect_exit 0 "report.sh on a warned table" sh experiments/heads/report.sh "$T/warn" warn "$T/warn/head/W.npy" 1
+expect_grep '^- \*\*Warning\*\* \(from the tool\): made_up: a test warning$' "$T/warn/report.md" \
+    "report: the table's warning shown"
 # rerun: every step skipped, nothing rewritten
 ls -i "$O"/*.tsv "$O"/*.png "$O"/head/* | sort >"$T/ino1"
 expect_exit 0 "--quick rerun" $R --quick -o "$O"
