@@ -1,7 +1,9 @@
 /* sbw-synth: synthetic languages -- N x M log-probability matrices (.npy,
- * float64) drawn reproducibly from a seed: dirichlet, lowrank, zipf, topics. */
+ * float64) drawn reproducibly from a seed: dirichlet, lowrank, zipf, topics;
+ * and test heads (W, b) with planted interior words: head. */
 #include "sbw.h"
 #include "sbw_synth.h"
+#include "sbw_synth_head.h"
 #include "sbw_synth_io.h"
 
 #include <math.h>
@@ -22,7 +24,9 @@ static const char top_help[] =
     "  dirichlet  rows i.i.d. Dirichlet(alpha), sampled in log space (no -inf)\n"
     "  lowrank    log_softmax of Gaussian logits of rank R (known rank and d*)\n"
     "  zipf       power-law unigram times log-normal context perturbations\n"
-    "  topics     mixture of K Dirichlet topics (exact for a K-component MoS)\n\n"
+    "  topics     mixture of K Dirichlet topics (exact for a K-component MoS)\n"
+    "  head       not a language: a Softmax head (W, b) with K planted words\n"
+    "             that are never the argmax (a test head for sbw-argmax)\n\n"
     "'sbw-synth KIND --help' describes each kind's options and output.\n"
     "The output is byte-identical for a given seed whatever --threads.\n";
 
@@ -270,6 +274,137 @@ static int run_kind(sbw_synth_kind kind, int argc, char **argv)
     return st;
 }
 
+/* ---- head: a Softmax head with planted interior words -------------------- */
+
+static const char head_details[] =
+    "Draws a Softmax head (W: M x D, b: M) whose unargmaxable words are known\n"
+    "by construction, for testing sbw-argmax (which must find exactly them):\n"
+    "  - K planted positions, a uniform K-subset of the M words;\n"
+    "  - every other word uniform on the unit sphere of R^D (a normalised\n"
+    "    Gaussian), bias ~ N(0, 1/4): distinct points of a sphere are all\n"
+    "    vertices of their hull and h = R w_j puts w_j strictly first for\n"
+    "    large R, so each is argmaxable;\n"
+    "  - each planted word a convex combination of D + 1 sphere words, every\n"
+    "    weight > 1/(3(D+1)) (strictly inside their simplex), its bias the\n"
+    "    same combination of theirs minus 0 to 0.1: for every context h its\n"
+    "    logit is at most the weighted mean of theirs, so it is never the\n"
+    "    strict argmax, with or without b.\n"
+    "Needs D >= 2 and M - K >= D + 1.  One GSL MT19937 stream (seed, 0) and\n"
+    "plain double arithmetic (no -ffast-math): the random integers are the\n"
+    "same on every machine, and so are the bytes wherever libm's log gives\n"
+    "the same results (GSL's Gaussians use log and sqrt).  sbw-verify's\n"
+    "argmax claims draw their heads with the same function.\n\n"
+    "Writes W to -o (float64 .npy), and on request b (--bias), the planted\n"
+    "words' indices one a line increasing (--planted) and a vocabulary\n"
+    "(--vocab: 'v<j>' for a sphere word, 'in<j>' for a planted one): the\n"
+    "files sbw-argmax reads as W.npy --bias b.npy --vocab FILE.  Every file\n"
+    "is written under a temporary name and all are renamed together at the\n"
+    "end (W last): either all are there or none.\n"
+    "Prints one TSV row (after '# key=value' lines with every parameter, the\n"
+    "seed and the command): output, rows (M), cols (D), planted (K).\n\n"
+    "Example:\n"
+    "  sbw-synth head --m 1000 --d 20 --k 10 --seed 1 -o W.npy --bias b.npy \\\n"
+    "      --planted planted.txt --vocab vocab.txt\n"
+    "  sbw-argmax --bias b.npy --vocab vocab.txt W.npy\n";
+
+typedef struct head_args {
+    size_t m, d, k;
+    sbw_synth_head_paths out;
+    FILE *table;
+} head_args;
+
+/* Cross-option checks and the preflight; returns 0 or an exit code. */
+static int head_resolve(const sbw_cli *cli, head_args *a, const sbw_cli_common *c)
+{
+    a->out.w = c->output;
+    if (!c->output)
+        return sbw_cli_usage_error(cli, "missing -o FILE (W as .npy, '-' = stdout)");
+    if (a->m == 0 || a->d == 0)
+        return sbw_cli_usage_error(cli, "--m and --d are required");
+    if (sbw_synth_head_check(a->m, a->d, a->k))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    const sbw_cli_stream data[] = {{"-o", a->out.w},
+                                   {"--bias", a->out.b},
+                                   {"--planted", a->out.planted},
+                                   {"--vocab", a->out.vocab}};
+    int one = sbw_cli_one_stream(cli, data, 4, NULL, NULL, &a->table);
+    if (one)
+        return one;
+    const sbw_preflight_out out[] = {{"-o", a->out.w, false},
+                                     {"--bias", a->out.b, false},
+                                     {"--planted", a->out.planted, false},
+                                     {"--vocab", a->out.vocab, false}};
+    int pf = sbw_preflight(NULL, 0, out, 4);
+    pf = pf ? pf
+            : sbw_preflight_memory((double)a->m * (double)(a->d + 1) * sizeof(double),
+                                   "a planted head");
+    return pf ? sbw_cli_fail(cli->tool, pf) : SBW_OK;
+}
+
+static int head_table(sbw_table *t, const head_args *a, const sbw_cli_common *c)
+{
+    static const char *const cols[] = {"output", "rows", "cols", "planted"};
+    int st = sbw_table_meta_str(t, "kind", "head");
+    st = st ? st : sbw_table_meta_int(t, "m", (long long)a->m);
+    st = st ? st : sbw_table_meta_int(t, "d", (long long)a->d);
+    st = st ? st : sbw_table_meta_int(t, "k", (long long)a->k);
+    st = st ? st : sbw_table_meta_str(t, "output", c->output);
+    st = st ? st : sbw_table_meta_str(t, "bias", a->out.b ? a->out.b : "");
+    st = st ? st : sbw_table_meta_str(t, "planted_file", a->out.planted ? a->out.planted : "");
+    st = st ? st : sbw_table_meta_str(t, "vocab", a->out.vocab ? a->out.vocab : "");
+    st = st ? st : sbw_table_columns(t, cols, 4);
+    st = st ? st : sbw_table_add_row(t);
+    st = st ? st : sbw_table_set_str(t, "output", c->output);
+    st = st ? st : sbw_table_set_int(t, "rows", (long long)a->m);
+    st = st ? st : sbw_table_set_int(t, "cols", (long long)a->d);
+    return st ? st : sbw_table_set_int(t, "planted", (long long)a->k);
+}
+
+/* Draws, writes and reports a head; returns the exit code. */
+static int head_run(const char *tool, head_args *a, const sbw_cli_common *c)
+{
+    sbw_synth_head h = {0};
+    sbw_table *t = NULL;
+    int st = sbw_synth_head_plant(&h, a->m, a->d, a->k, true, c->seed);
+    st = st ? st : sbw_synth_head_write(&h, &a->out);
+    sbw_synth_head_free(&h);
+    st = st ? st : sbw_table_alloc(&t, "sbw-synth", c, true);
+    st = st ? st : head_table(t, a, c);
+    if (!st && !(a->table == stderr && c->quiet))
+        st = sbw_table_print(t, a->table, c->json);
+    sbw_table_free(t);
+    return st ? sbw_cli_fail(tool, st) : SBW_EXIT_OK;
+}
+
+static int run_head(int argc, char **argv)
+{
+    const char *tool = "sbw-synth head";
+    head_args a = {0};
+    const sbw_cli_opt opts[] = {
+        {"--m", "M", SBW_ARG_SIZE, &a.m, 3, 9e15, "words (rows of W), required"},
+        {"--d", "D", SBW_ARG_SIZE, &a.d, 2, SBW_SYNTH_HEAD_DMAX, "dimensions (columns), required"},
+        {"--k", "K", SBW_ARG_SIZE, &a.k, 0, 9e15, "planted interior words"},
+        unranged("--bias", "FILE", SBW_ARG_STRING, &a.out.b, "also write the biases b (.npy)"),
+        unranged("--planted", "FILE", SBW_ARG_STRING, &a.out.planted,
+                 "also write the planted words' indices"),
+        unranged("--vocab", "FILE", SBW_ARG_STRING, &a.out.vocab,
+                 "also write word names (v<j>, in<j> planted)"),
+        {0}};
+    const sbw_cli cli = {.tool = tool,
+                         .usage = "--m M --d D [--k K] -o W.npy",
+                         .summary = "Draw a Softmax head with K planted never-argmax words.",
+                         .details = head_details,
+                         .opts = opts,
+                         .common = SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_SEED};
+    sbw_cli_common c;
+    int st = sbw_cli_parse(&cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    sbw_cli_name_command(&c, "sbw-synth");
+    st = head_resolve(&cli, &a, &c);
+    return st ? st : head_run(tool, &a, &c);
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
@@ -286,11 +421,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         if (strcmp(k, kinds[i]) == 0)
             return run_kind((sbw_synth_kind)i, argc - 1, argv + 1);
+    if (strcmp(k, "head") == 0)
+        return run_head(argc - 1, argv + 1);
     char name[256];
     sbw_error_escape(k, name, sizeof name);
     fprintf(stderr,
             "sbw-synth: %s '%s'\nUsage: sbw-synth KIND [options] -o logP.npy  "
-            "(KIND: dirichlet, lowrank, zipf, topics)\nTry 'sbw-synth --help'.\n",
+            "(KIND: dirichlet, lowrank, zipf, topics, head)\nTry 'sbw-synth --help'.\n",
             *k ? "unknown kind" : "missing kind", name);
     return SBW_EXIT_USAGE;
 }

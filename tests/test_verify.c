@@ -258,56 +258,6 @@ static void test_seeds(void **state)
     sbw_verify_list_free(&c);
 }
 
-/* Whether p lies in the closed triangle (a, b, c) of the plane (signs of
- * the three orientations agree, zeros allowed). */
-static bool in_triangle(const double *p, const double *a, const double *b, const double *c)
-{
-    double d1 = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-    double d2 = (c[0] - b[0]) * (p[1] - b[1]) - (c[1] - b[1]) * (p[0] - b[0]);
-    double d3 = (a[0] - c[0]) * (p[1] - c[1]) - (a[1] - c[1]) * (p[0] - c[0]);
-    bool neg = d1 < 0 || d2 < 0 || d3<0, pos = d1> 0 || d2 > 0 || d3 > 0;
-    return !(neg && pos);
-}
-
-/* The planted head in the plane against a brute-force hull (Caratheodory:
- * a point is not a vertex iff it lies in a triangle of three others): the
- * planted words are exactly the non-vertices, the others are unit vectors,
- * and the bias of a planted word is below the hull.  Bad sizes refused. */
-static void test_argmax_plant(void **state)
-{
-    (void)state;
-    sbw_verify_argmax_head h = {0};
-    size_t m = 24, k = 5, np = 0;
-    SBW_ASSERT_OK(sbw_verify_argmax_plant(&h, m, 2, k, false, 11));
-    for (size_t i = 0; i < m; i++) {
-        const double *p = h.w + 2 * i;
-        bool inside = false;
-        for (size_t a = 0; a < m && !inside; a++)
-            for (size_t b = a + 1; b < m && !inside; b++)
-                for (size_t c = b + 1; c < m && !inside; c++)
-                    inside = a != i && b != i && c != i &&
-                             in_triangle(p, h.w + 2 * a, h.w + 2 * b, h.w + 2 * c);
-        SBW_ASSERT_EQ(inside, h.planted[i]);
-        np += h.planted[i];
-        double nrm = hypot(p[0], p[1]);
-        if (h.planted[i])
-            SBW_ASSERT_LT(nrm, 1.0);
-        else
-            SBW_ASSERT_NEAR(nrm, 1.0, 4 * DBL_EPSILON);
-    }
-    SBW_ASSERT_EQ(np, k);
-    sbw_verify_argmax_head_free(&h);
-    assert_null(h.w);
-    SBW_ASSERT_EQ(sbw_verify_argmax_plant(&h, 5, 4, 1, false, 1), (int)SBW_EINVAL);
-    assert_null(h.w);
-    /* D = 1: the sphere is {-1, 1}, its words would repeat */
-    SBW_ASSERT_EQ(sbw_verify_argmax_plant(&h, 10, 1, 2, false, 1), (int)SBW_EINVAL);
-    assert_non_null(strstr(sbw_error_reason(), "2 <= d"));
-    assert_null(h.w);
-    SBW_ASSERT_OK(sbw_verify_argmax_plant(&h, 10, 2, 2, true, 1));
-    sbw_verify_argmax_head_free(&h);
-}
-
 /* The Jensen check's allowance against a certificate that is off by what
  * mos_certified accepts: word 0 = sum lambda_j w_j + delta u (residual
  * delta = 1e-9 along u); the other words share their component along u,
@@ -426,11 +376,11 @@ static void test_frob_fit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),          cmocka_unit_test(test_relations),
-        cmocka_unit_test(test_helpers),           cmocka_unit_test(test_seeds),
-        cmocka_unit_test(test_all_claims_pass),   cmocka_unit_test(test_every_claim_can_fail),
-        cmocka_unit_test(test_argmax_plant),      cmocka_unit_test(test_argmax_mixture),
-        cmocka_unit_test(test_argmax_jensen_tol), cmocka_unit_test(test_frob_fit),
+        cmocka_unit_test(test_registry),        cmocka_unit_test(test_relations),
+        cmocka_unit_test(test_helpers),         cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_all_claims_pass), cmocka_unit_test(test_every_claim_can_fail),
+        cmocka_unit_test(test_argmax_mixture),  cmocka_unit_test(test_argmax_jensen_tol),
+        cmocka_unit_test(test_frob_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* sbw_verify_argmax.c -- argmaxable words under monotone maps and
- * mixtures (issue 17): heads with planted interior words, sbw_argmax_run's
+ * mixtures (issue 17): heads with planted interior words (sbw_synth_head), sbw_argmax_run's
  * certificates, sampled and aimed contexts.  See sbw_verify_argmax.h for
  * the construction and the MoS proof. */
 #include "sbw_verify_argmax.h"
@@ -10,6 +10,7 @@
 #include "sbw_head_kern.h"
 #include "sbw_maxprob.h"
 #include "sbw_rng.h"
+#include "sbw_synth_head.h"
 
 #include <gsl/gsl_randist.h>
 #include <float.h>
@@ -18,103 +19,6 @@
 #include <string.h>
 
 #define EPS DBL_EPSILON
-
-/* ---- planted heads --------------------------------------------------------- */
-
-static void unit_row(gsl_rng *r, double *x, size_t d)
-{
-    double s = 0;
-    while (s < 1e-12) {
-        s = 0;
-        for (size_t k = 0; k < d; k++) {
-            x[k] = gsl_ran_gaussian(r, 1.0);
-            s += x[k] * x[k];
-        }
-    }
-    s = sqrt(s);
-    for (size_t k = 0; k < d; k++)
-        x[k] /= s;
-}
-
-void sbw_verify_argmax_head_free(sbw_verify_argmax_head *h)
-{
-    free(h->w);
-    free(h->b);
-    free(h->planted);
-    *h = (sbw_verify_argmax_head){0};
-}
-
-/* Word i = sum_t lam_t w_{pick_t} over d + 1 base words, lam_t >= 1/(3(d+1)). */
-static void plant_word(gsl_rng *r, sbw_verify_argmax_head *h, size_t *base, size_t nb, size_t i,
-                       size_t *pick, double *lam)
-{
-    size_t n = h->d + 1, d = h->d;
-    gsl_ran_choose(r, pick, n, base, nb, sizeof *base);
-    double s = 0, bi = 0, *wi = h->w + i * d;
-    for (size_t t = 0; t < n; t++)
-        s += lam[t] = 0.5 + gsl_rng_uniform(r);
-    for (size_t t = 0; t < n; t++) {
-        lam[t] /= s;
-        bi += h->b ? lam[t] * h->b[pick[t]] : 0;
-    }
-    for (size_t k = 0; k < d; k++) {
-        double acc = 0;
-        for (size_t t = 0; t < n; t++)
-            acc += lam[t] * h->w[pick[t] * d + k];
-        wi[k] = acc;
-    }
-    if (h->b)
-        h->b[i] = bi - 0.1 * gsl_rng_uniform(r);
-}
-
-static void plant_fill(gsl_rng *r, sbw_verify_argmax_head *h, size_t *all, size_t *base, size_t *pl,
-                       size_t *pick, double *lam)
-{
-    size_t m = h->m, d = h->d, nb = 0;
-    for (size_t j = 0; j < m; j++)
-        all[j] = j;
-    if (h->k)
-        gsl_ran_choose(r, pl, h->k, all, m, sizeof *all);
-    for (size_t t = 0; t < h->k; t++)
-        h->planted[pl[t]] = true;
-    for (size_t j = 0; j < m; j++)
-        if (!h->planted[j]) {
-            base[nb++] = j;
-            unit_row(r, h->w + j * d, d);
-            if (h->b)
-                h->b[j] = gsl_ran_gaussian(r, 0.5);
-        }
-    for (size_t t = 0; t < h->k; t++)
-        plant_word(r, h, base, nb, pl[t], pick, lam);
-}
-
-int sbw_verify_argmax_plant(sbw_verify_argmax_head *h, size_t m, size_t d, size_t k, bool bias,
-                            uint64_t seed)
-{
-    *h = (sbw_verify_argmax_head){.m = m, .d = d, .k = k};
-    if (d < 2 || d > 100000 || k > m || m - k < d + 1) /* d = 1: sphere words repeat */
-        return SBW_ERROR(
-            SBW_EINVAL,
-            "planted head: need 2 <= d <= 100000 and m - k >= d + 1 (m=%zu d=%zu k=%zu)", m, d, k);
-    gsl_rng *r = NULL;
-    size_t *all = malloc(m * sizeof *all), *base = malloc(m * sizeof *base);
-    size_t *pl = malloc((k + 1) * sizeof *pl), *pick = malloc((d + 1) * sizeof *pick);
-    double *lam = malloc((d + 1) * sizeof *lam);
-    h->w = calloc(m * d, sizeof *h->w);
-    h->b = bias ? calloc(m, sizeof *h->b) : NULL;
-    h->planted = calloc(m, sizeof *h->planted);
-    int st = all && base && pl && pick && lam && h->w && h->planted && (h->b || !bias)
-                 ? SBW_OK
-                 : SBW_ERROR(SBW_ENOMEM, "no memory for a %zu x %zu head", m, d);
-    st = st ? st : sbw_rng_alloc(&r, seed, 0);
-    if (!st)
-        plant_fill(r, h, all, base, pl, pick, lam);
-    sbw_rng_free(r);
-    free(all), free(base), free(pl), free(pick), free(lam);
-    if (st)
-        sbw_verify_argmax_head_free(h);
-    return st;
-}
 
 /* z = W h + b (W (m, d), leading dim d); returns max |z|. */
 static double logits(const double *w, size_t m, size_t d, const double *b, const double *h,
@@ -166,9 +70,8 @@ static bool strict_top(const double *y, size_t m, double tie, size_t *a)
 
 /* sbw_argmax_run on a whole head with the h certificates (hc: m x d) or
  * the lambda certificates (idx, lam: m x cap; kk: m), any may be NULL. */
-static int decide(const sbw_verify_argmax_head *h, const size_t *words, size_t nw,
-                  sbw_argmax_word *ans, double *hc, size_t *idx, double *lam, size_t *kk,
-                  size_t cap, double *scale)
+static int decide(const sbw_synth_head *h, const size_t *words, size_t nw, sbw_argmax_word *ans,
+                  double *hc, size_t *idx, double *lam, size_t *kk, size_t cap, double *scale)
 {
     sbw_argmax_opts ao = sbw_argmax_defaults();
     sbw_argmax_certs cs = {.h = hc, .idx = idx, .lambda = lam, .k = kk, .cap = cap};
@@ -239,7 +142,7 @@ typedef struct mono_count {
 
 /* Work arrays of a setting. */
 typedef struct mono_ws {
-    sbw_verify_argmax_head h;
+    sbw_synth_head h;
     sbw_argmax_word *ans;
     double *hc, *z, *y, *hv, *mean;
     bool *reached;
@@ -249,7 +152,7 @@ typedef struct mono_ws {
 
 static void mono_ws_free(mono_ws *x)
 {
-    sbw_verify_argmax_head_free(&x->h);
+    sbw_synth_head_free(&x->h);
     free(x->ans), free(x->hc), free(x->z), free(x->y), free(x->hv), free(x->mean);
     free(x->reached), free(x->f.fp), free(x->f.sig);
     sbw_rng_free(x->r);
@@ -258,7 +161,7 @@ static void mono_ws_free(mono_ws *x)
 static int mono_ws_alloc(mono_ws *x, const mono_set *s, uint64_t seed)
 {
     size_t m = s->m, d = s->d;
-    int st = sbw_verify_argmax_plant(&x->h, m, d, s->k, s->bias, seed);
+    int st = sbw_synth_head_plant(&x->h, m, d, s->k, s->bias, seed);
     x->ans = malloc(m * sizeof *x->ans);
     x->hc = calloc(m * d, sizeof *x->hc);
     x->z = malloc(m * sizeof *x->z), x->y = malloc(m * sizeof *x->y);
@@ -412,7 +315,7 @@ typedef struct mos_set {
 
 /* Work arrays of the shared-W check. */
 typedef struct mos_ws {
-    sbw_verify_argmax_head h;
+    sbw_synth_head h;
     sbw_argmax_word *ans;
     size_t *idx, *kk, *pl, cap;
     double *lam, *wk, *aim, *hs, *pi, *alpha, *z, *p, *mpws;
@@ -422,7 +325,7 @@ typedef struct mos_ws {
 
 static void mos_ws_free(mos_ws *x)
 {
-    sbw_verify_argmax_head_free(&x->h);
+    sbw_synth_head_free(&x->h);
     free(x->ans), free(x->idx), free(x->kk), free(x->pl), free(x->lam), free(x->wk);
     free(x->aim), free(x->hs), free(x->pi), free(x->alpha), free(x->z), free(x->p), free(x->mpws);
     free(x->res), free(x->gap);
@@ -433,7 +336,7 @@ static int mos_ws_alloc(mos_ws *x, const mos_set *s, uint64_t seed)
 {
     size_t m = s->m, d = s->d, nc = s->comps, k = s->k;
     x->cap = d + 2;
-    int st = sbw_verify_argmax_plant(&x->h, m, d, k, s->bias, seed);
+    int st = sbw_synth_head_plant(&x->h, m, d, k, s->bias, seed);
     x->ans = malloc(m * sizeof *x->ans);
     x->idx = calloc(m * x->cap, sizeof *x->idx), x->kk = calloc(m, sizeof *x->kk);
     x->pl = malloc((k + 1) * sizeof *x->pl), x->lam = calloc(m * x->cap, sizeof *x->lam);
@@ -456,7 +359,7 @@ static int mos_ws_alloc(mos_ws *x, const mos_set *s, uint64_t seed)
  * gap kept for mos_check's tolerance (NaN when invalid: no bound). */
 static size_t mos_certified(mos_ws *x, double scale)
 {
-    const sbw_verify_argmax_head *h = &x->h;
+    const sbw_synth_head *h = &x->h;
     size_t good = 0, np = 0;
     double tol = sbw_argmax_defaults().tol * scale;
     for (size_t i = 0; i < h->m; i++) {
@@ -488,7 +391,7 @@ static void mos_components(mos_ws *x, size_t nc, double perturb)
 static int mos_aim(mos_ws *x)
 {
     static const double radii[MOS_RADII] = {1, 4, 16};
-    const sbw_verify_argmax_head *h = &x->h;
+    const sbw_synth_head *h = &x->h;
     int st = SBW_OK;
     for (size_t t = 0; t < h->k && !st; t++)
         for (size_t r = 0; r < MOS_RADII && !st; r++) {
@@ -652,8 +555,7 @@ static void spread(const double *w, size_t nb, size_t d, size_t nc, size_t *a)
 /* Per-component embeddings: the base words (rows 0..nb) shared, word i = nb
  * at (1 - delta) w_{a_c} + delta mean(w) in component c: strictly inside
  * the hull of every W_c, but near a different vertex in each. */
-static void ex_components(const sbw_verify_argmax_head *base, size_t nc, const size_t *a,
-                          double *wk)
+static void ex_components(const sbw_synth_head *base, size_t nc, const size_t *a, double *wk)
 {
     size_t nb = base->m, d = base->d, m = nb + 1;
     for (size_t c = 0; c < nc; c++) {
@@ -677,7 +579,7 @@ static int ex_unargmaxable(double *wk, size_t m, size_t d, size_t nc, size_t *co
     *count = 0;
     int st = SBW_OK;
     for (size_t c = 0; c < nc && !st; c++) {
-        sbw_verify_argmax_head h = {.m = m, .d = d, .w = wk + c * m * d};
+        sbw_synth_head h = {.m = m, .d = d, .w = wk + c * m * d};
         sbw_argmax_word ans;
         st = decide(&h, &i, 1, &ans, NULL, idx, lam, &kk, cap, &scale);
         if (st)
@@ -727,11 +629,11 @@ static int mos_exhibit(const sbw_verify_opts *o, size_t d, size_t nb, size_t k, 
     size_t nc = kl < 1 ? 1 : kl > EX_MAXC ? EX_MAXC : (size_t)kl, m = nb + 1, a[EX_MAXC] = {0};
     size_t unarg = 0;
     ex_best best = {0};
-    sbw_verify_argmax_head base = {0};
+    sbw_synth_head base = {0};
     double *wk = NULL;
     int st = nb + 1 > 64 || d > 16 ? SBW_ERROR(SBW_EINVAL, "exhibit: at most 63 words, D <= 16")
                                    : SBW_OK;
-    st = st ? st : sbw_verify_argmax_plant(&base, nb, d, 0, false, seed);
+    st = st ? st : sbw_synth_head_plant(&base, nb, d, 0, false, seed);
     wk = st ? NULL : malloc(nc * m * d * sizeof *wk);
     st = st ? st : wk ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for %zu components", nc);
     if (!st) {
@@ -755,7 +657,7 @@ static int mos_exhibit(const sbw_verify_opts *o, size_t d, size_t nb, size_t k, 
                              "per-component W_c, K=%zu D=%zu: pi = 1/K, h_c = %g w_(a_c): P_i = "
                              "%.4f, next P_%zu = %.4f, seed=%llu",
                              nc, d, best.s, best.pi, best.next, best.pnext, sd);
-    sbw_verify_argmax_head_free(&base);
+    sbw_synth_head_free(&base);
     free(wk);
     return st;
 }

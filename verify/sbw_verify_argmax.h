@@ -4,7 +4,8 @@
  * shared output embedding cannot make a Softmax-unargmaxable word the
  * strict argmax, while one with per-component embeddings can (exhibited).
  *
- * The heads are random with planted interior words: the other words lie
+ * The heads are random with planted interior words (sbw_synth_head_plant,
+ * synth/sbw_synth_head.h): the other words lie
  * on the unit sphere (every one a vertex of the hull, with or without a
  * bias: h = R w_j puts w_j first for R large), each planted word is a
  * convex combination of d + 1 of them with weights >= 1 / (3 (d + 1)), its
@@ -39,27 +40,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* A random head with planted interior words (see above).  w is (m, d),
- * row-major; b is m values or NULL; planted[j] says whether word j is one
- * of the k planted words. */
-typedef struct sbw_verify_argmax_head {
-    size_t m, d, k;
-    double *w, *b;
-    bool *planted;
-} sbw_verify_argmax_head;
-
-/* Draws the head from seed: m - k words uniform on the unit sphere of R^d,
- * k planted words at random positions; with bias, b_j ~ N(0, 1/4) and a
- * planted word's b_i = sum lambda_j b_j - u/10, u uniform on [0, 1).
- * Needs d >= 2 (the sphere of R^1 is {-1, 1}: its words would repeat) and
- * m - k >= d + 1.  Errors: SBW_EINVAL, SBW_ENOMEM (the head is freed and
- * zeroed on failure). */
-int sbw_verify_argmax_plant(sbw_verify_argmax_head *h, size_t m, size_t d, size_t k, bool bias,
-                            uint64_t seed);
-
-/* Frees the head's arrays; the head is zeroed. */
-void sbw_verify_argmax_head_free(sbw_verify_argmax_head *h);
 
 /* What the shared-W Jensen check allows for one (mixture, word i) pair:
  * rounding + expm1(residual * h1 + max(gap, 0)) * mix, where residual =

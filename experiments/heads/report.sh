@@ -8,7 +8,11 @@ set -eu
 O=$1 NAME=$2 HEAD=$3 SYN=$4
 A=$O/argmax.tsv
 say() { printf '%s\n' "$*"; }
-cmd() { say "Source: \`$(basename "$1")\`, written by \`$(tsv_meta "$1" command)\`"; }
+# cmd FILE: the line naming FILE and its command, then FILE's warnings
+cmd() {
+    say "Source: \`$(basename "$1")\`, written by \`$(tsv_meta "$1" command)\`"
+    grep '^# warning=' "$1" | sed 's/^# warning=/- **Warning** (from the tool): /' || :
+}
 # md FILE COLS [FILTER]: the rows of FILE as a markdown table of the named
 # columns (comma list), keeping rows where awk FILTER holds (on col[NAME])
 md() {
@@ -30,10 +34,11 @@ md() {
     voc=$(tsv_meta "$A" vocab)
     say "- Head: \`$HEAD\`: M = $(tsv_meta "$A" m) words, D = $(tsv_meta "$A" d)${bias:+, bias \`$bias\`}${voc:+, vocabulary \`$voc\`}."
     if [ "$SYN" = 1 ]; then
-        say "- Synthetic (experiments/heads/run.sh --synthetic): the words named v* lie on the unit"
-        say "  sphere (each a vertex of the hull, with or without the bias), the words named in*"
-        say "  are convex combinations of D + 1 of them with their bias at or below the same"
-        say "  combination: never the strict argmax.  The report must find exactly those."
+        say "- Synthetic (experiments/heads/run.sh --synthetic, drawn by \`$(tsv_meta "$O/head/head.tsv" command)\`):"
+        say "  the words named v* lie on the unit sphere (each a vertex of the hull, with or"
+        say "  without the bias), the words named in* are convex combinations of D + 1 of them"
+        say "  with their bias at or below the same combination: never the strict argmax.  The"
+        say "  report must find exactly those."
     fi
     say "- Made by experiments/heads/run.sh; every table names its TSV and that TSV's command."
     say
@@ -95,19 +100,23 @@ md() {
         md "$A" word,name,margin,bound,cert_norm,rounds stage=lp 20
     fi
     if [ "$SYN" != 1 ] && [ "$(tsv_meta "$A" argmaxable)" -gt 0 ]; then
-        # how long the h certificates are, against the ball that holds a tanh latent
-        # shellcheck disable=SC2046 # four numbers, split on purpose
-        set -- $(awk -F'\t' -v d="$(tsv_meta "$A" d)" '/^#/ { next }
-            !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; r = sqrt(d); next }
-            $(at["argmaxable"]) == 1 { c = $(at["cert_norm"]) + 0; if (c <= r) in_++; else out++; if (c > big) big = c }
-            END { printf "%.4g %d %d %.4g\n", r, in_, out, big }' "$A")
+        # the argmaxable words with the longest certificates: rows selected
+        # and sorted on cert_norm, the numbers copied
+        tab=$(printf '\t')
         say
         say "Note: sbw-argmax decides over every h in R^D.  A model whose context vectors are"
         say "bounded reaches at most these words: sbw-lm's latent is tanh(.), inside the box"
-        say "||h||_inf < 1 and so the ball ||h||_2 < sqrt(D) = $1.  Of the argmaxable words, $2 have"
-        say "a certificate h with ||h||_2 <= $1 and $3 a longer one (the longest $4; column"
-        say "cert_norm of \`argmax.tsv\`); whether the box itself holds a context that puts each"
-        say "word first is not decided here."
+        say "||h||_inf < 1 and so the ball ||h||_2 < sqrt(D), D = $(tsv_meta "$A" d).  The argmaxable"
+        say "words whose certificate h is longest (column cert_norm of \`argmax.tsv\`, ||h||_2;"
+        say "up to 20 shown); a certificate is one h, not the shortest, so whether the box holds"
+        say "a context that puts each word first is not decided here:"
+        say
+        say "| word | name | cert_norm |"
+        say "|---|---|---|"
+        awk -F'\t' '/^#/ { next }
+            !h { for (i = 1; i <= NF; i++) at[$i] = i; nm = ("name" in at) ? at["name"] : at["word"]; h = 1; next }
+            $(at["argmaxable"]) == 1 { n = $nm; gsub(/\|/, "\\|", n); print $(at["word"]) "\t" n "\t" $(at["cert_norm"]) }' "$A" |
+            sort -t "$tab" -k3,3gr -k1,1n | head -n 20 | sed "s/$tab/ | /g; s/^/| /; s/\$/ |/"
     fi
     if [ "$SYN" = 1 ]; then
         p=$(sort -n "$O/head/planted.txt" | tr '\n' ' ')

@@ -6,7 +6,7 @@
 # each can reach over a ladder of context norms R (--max-prob), figures
 # (sbw-plot) and report.md, every table naming its TSV and that TSV's
 # "# command=" line.  Only the tools are chained; the script reshapes their
-# tables and computes nothing, except the synthetic head it draws.
+# tables and computes nothing (the synthetic head is sbw-synth head's).
 #
 # usage: experiments/heads/run.sh HEAD [--bias b.npy] [--vocab FILE] [options]
 #        experiments/heads/run.sh --synthetic [--m M] [--d D] [--k K] [--seed S] [options]
@@ -22,15 +22,16 @@
 #   --threads N     for the tools [2]
 #   --quick         --synthetic at M = 200, D = 5, K = 4 (the CLI test)
 #
-# Synthetic mode: M - K words uniform on the unit sphere of R^D (each a
-# vertex of the hull, with or without a bias, since h = R w_j puts w_j
-# first as R grows) with biases b_j ~ N(0, 1/4), and K planted words, each a
-# convex combination of D + 1 sphere words (weights in [1/(3(D+1)), 1)) with
-# its bias 0 to 0.1 below the same combination of theirs: never the strict
-# argmax.  The head (W.npy, b.npy, float64, written by awk byte by byte),
-# planted.txt and vocab.txt (v17 for a sphere word, in17 for a planted one)
-# go to DIR/head/; the report checks that sbw-argmax finds exactly the
-# planted words.
+# Synthetic mode (sbw-synth head, which --help describes in full): M - K
+# words uniform on the unit sphere of R^D (each a vertex of the hull, with
+# or without a bias, since h = R w_j puts w_j first as R grows) with biases
+# b_j ~ N(0, 1/4), and K planted words, each a convex combination of D + 1
+# sphere words (weights > 1/(3(D+1))) with its bias 0 to 0.1 below the
+# same combination of theirs: never the strict argmax.  Needs D >= 2.  The
+# same --seed gives the same head on every machine (GSL's MT19937).  The
+# head (W.npy, b.npy), planted.txt, vocab.txt (v17 for a sphere word, in17
+# for a planted one) and sbw-synth's table head.tsv go to DIR/head/; the
+# report checks that sbw-argmax finds exactly the planted words.
 #
 # Examples (a head exported by `sbw-lm eval --export DIR`; the planted case):
 #   experiments/heads/run.sh DIR/W.npy --bias DIR/b.npy --vocab DIR/vocab.txt -o out/heads/ptb
@@ -84,10 +85,6 @@ for v in "$M" "$D" "$K" "$SEED" "$THREADS"; do
 done
 if [ $SYN = 1 ]; then
     [ -z "$HEAD" ] || { echo "run.sh: --synthetic takes no HEAD" >&2 && exit 2; }
-    if [ "$D" -lt 1 ] || [ $((M - K)) -lt $((D + 1)) ]; then
-        echo "run.sh: --synthetic needs D >= 1 and M - K >= D + 1" >&2
-        exit 2
-    fi
     NAME=${NAME:-synthetic}
 else
     [ -n "$HEAD" ] || { echo "run.sh: no HEAD (W.npy or FILE.safetensors:NAME), or --synthetic" >&2 && usage; }
@@ -99,16 +96,17 @@ if [ -n "$OUT" ]; then O=$(recipe_abs "$OUT"); else O=out/heads/$NAME; fi
 mkdir -p "$O"
 say() { printf '%s\n' "$*"; }
 
-# The temporaries a signal removes: the step's, the head's, the reshaped table's.
+# The temporaries a signal removes: the step's and the reshaped table's (a
+# tool removes its own).
 out=""
 cleanup() {
     [ -z "$out" ] || rm -f "$out.tmp.$$"
-    rm -f "$O/maxprob.tsv.tmp" "$O/report.md.tmp" "$O/head/head.txt" "$O/head/W.npy.tmp" \
-        "$O/head/b.npy.tmp" "$O/head/planted.txt.tmp" "$O/head/vocab.txt.tmp"
+    rm -f "$O/maxprob.tsv.tmp" "$O/report.md.tmp"
 }
 recipe_traps run.sh cleanup
 
-# step OUT CMD...: CMD's stdout into OUT, unless OUT is there already
+# step OUT CMD...: CMD's stdout into OUT, unless OUT is there already; CMD's
+# status (a tool's 2 for bad usage stays 2)
 step() {
     out=$1
     shift
@@ -116,96 +114,21 @@ step() {
         say "   $(basename "$out"): done (skipped)"
         return 0
     fi
-    recipe_run "$@" >"$out.tmp.$$" || { rm -f "$out.tmp.$$" && return 1; }
+    recipe_run "$@" >"$out.tmp.$$" || { rc=$? && rm -f "$out.tmp.$$" && return $rc; }
     mv "$out.tmp.$$" "$out"
 }
 
 # ---- the synthetic head ----------------------------------------------------------------------
-# npy_f8 ROWS COLS: the header of a little-endian float64 .npy (version 1.0)
-npy_f8() {
-    if [ "$2" = 0 ]; then shape="($1,)"; else shape="($1, $2)"; fi
-    dict="{'descr': '<f8', 'fortran_order': False, 'shape': $shape, }"
-    pad=$(((64 - (10 + ${#dict} + 1) % 64) % 64))
-    hlen=$((${#dict} + pad + 1))
-    printf '\223NUMPY\001\000'
-    printf "\\$(printf %03o $((hlen % 256)))\\$(printf %03o $((hlen / 256)))"
-    printf '%s%*s\n' "$dict" "$pad" ''
-}
-
-# plant_awk: the head as text lines "w j x_1 .. x_D", "b j b_j", "p j" (planted)
-# shellcheck disable=SC2016 # awk program
-plant_awk='
-function gauss() { return sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()) }
-BEGIN {
-    srand(seed)
-    for (j = 0; j < m; j++) planted[j] = 0
-    for (t = 0; t < k; t++) { do j = int(rand() * m); while (planted[j]); planted[j] = 1 }
-    nb = 0
-    for (j = 0; j < m; j++) {
-        if (planted[j]) continue
-        base[nb++] = j
-        do { s = 0; for (c = 1; c <= d; c++) { x[c] = gauss(); s += x[c] * x[c] } } while (s < 1e-12)
-        s = sqrt(s)
-        for (c = 1; c <= d; c++) w[j, c] = x[c] / s
-        b[j] = 0.5 * gauss()
-    }
-    for (j = 0; j < m; j++) {
-        if (!planted[j]) continue
-        for (t = 0; t < nb; t++) used[t] = 0
-        s = 0
-        for (t = 0; t <= d; t++) {
-            do u = int(rand() * nb); while (used[u])
-            used[u] = 1; pick[t] = base[u]; lam[t] = 0.5 + rand(); s += lam[t]
-        }
-        bi = 0
-        for (c = 1; c <= d; c++) w[j, c] = 0
-        for (t = 0; t <= d; t++) {
-            l = lam[t] / s; bi += l * b[pick[t]]
-            for (c = 1; c <= d; c++) w[j, c] += l * w[pick[t], c]
-        }
-        b[j] = bi - 0.1 * rand()
-    }
-    for (j = 0; j < m; j++) {
-        printf "w %d", j; for (c = 1; c <= d; c++) printf " %.17g", w[j, c]; printf "\n"
-        printf "b %d %.17g\n", j, b[j]
-        if (planted[j]) printf "p %d\n", j
-    }
-}'
-
-# f8_awk: the numbers of the selected lines as IEEE-754 binary64, little
-# endian: exact for every finite normal double (scaling by 2 is exact)
-# shellcheck disable=SC2016 # awk program
-f8_awk='
-function put(v, n,   i, c) { for (i = 0; i < n; i++) { c = v % 256; printf "%c", c; v = (v - c) / 256 } }
-function f8(x,   s, e, f, hi, lo) {
-    if (x == 0) { put(0, 8); return }
-    s = 0; if (x < 0) { s = 1; x = -x }
-    e = 0; while (x >= 2) { x /= 2; e++ } while (x < 1) { x *= 2; e-- }
-    f = (x - 1) * 4503599627370496; hi = int(f / 4294967296); lo = f - hi * 4294967296
-    put(lo, 4); put(hi + (e + 1023) * 1048576 + s * 2147483648, 4)
-}
-$1 == tag { for (i = 3; i <= NF; i++) f8($i + 0) }'
-
+# sbw-synth head draws it (W, b, planted.txt, vocab.txt) and prints its
+# table, kept as head.tsv (its "# command=" line goes into the report).
 synthetic() {
     h=$O/head
     mkdir -p "$h"
-    if [ -s "$h/W.npy" ] && [ -s "$h/b.npy" ] && [ -s "$h/planted.txt" ]; then
-        say "== synthetic head: drawn (skipped)"
-        return 0
-    fi
-    say "== synthetic head: M=$M D=$D, $K planted interior words, seed $SEED -> $h"
-    awk -v m="$M" -v d="$D" -v k="$K" -v seed="$SEED" "$plant_awk" </dev/null >"$h/head.txt"
-    { npy_f8 "$M" "$D" && LC_ALL=C awk -v tag=w "$f8_awk" "$h/head.txt"; } >"$h/W.npy.tmp"
-    { npy_f8 "$M" 0 && LC_ALL=C awk -v tag=b "$f8_awk" "$h/head.txt"; } >"$h/b.npy.tmp"
-    awk '$1 == "p" { print $2 }' "$h/head.txt" >"$h/planted.txt.tmp"
-    awk '$1 == "p" { p[$2] = 1 } $1 == "w" { j[NR] = $2 }
-        END { for (r = 1; r <= NR; r++) if (r in j) print (p[j[r]] ? "in" : "v") j[r] }' \
-        "$h/head.txt" >"$h/vocab.txt.tmp"
-    rm -f "$h/head.txt"
-    mv "$h/vocab.txt.tmp" "$h/vocab.txt"
-    mv "$h/W.npy.tmp" "$h/W.npy"
-    mv "$h/b.npy.tmp" "$h/b.npy"
-    mv "$h/planted.txt.tmp" "$h/planted.txt"
+    [ -s "$h/head.tsv" ] || say "== synthetic head: M=$M D=$D, $K planted interior words, seed $SEED -> $h"
+    # the sizes are sbw-synth's to check (exit 2); a refused head leaves no head/
+    step "$h/head.tsv" "$B/sbw-synth" head -q --m "$M" --d "$D" --k "$K" --seed "$SEED" \
+        -o "$h/W.npy" --bias "$h/b.npy" --planted "$h/planted.txt" --vocab "$h/vocab.txt" ||
+        { rc=$? && rmdir "$h" 2>/dev/null; exit $rc; }
 }
 
 if [ $SYN = 1 ]; then

@@ -4,10 +4,15 @@
 # report finds exactly them (sbw-argmax's unargmaxable words = planted.txt),
 # with their largest probabilities below 1 for every R, the rank measures
 # (5 = D for every counting rule), both figures and the traceability lines;
-# the head the awk writer made reads back with the right shape and unit
-# rows; a rerun skips every step; a head with nothing planted says there
-# is no unargmaxable word and draws no max-prob figure, also when given as
-# HEAD, and a safetensors head gives the same words; bad usage exits 2.
+# the head (sbw-synth head, head.tsv) reads back with the right shape; the
+# same --seed draws the same bytes and another seed another head; a
+# table's warning is shown under its source line; a rerun
+# skips every step; a head with nothing planted says there is no
+# unargmaxable word and draws no max-prob figure, also when given as HEAD
+# (whose report lists the longest certificates, sorted), and a safetensors
+# head gives the same words; bad usage exits 2 (sizes sbw-synth refuses
+# too, leaving no head/); the recipes draw nothing and write no .npy
+# themselves (no rand, no NUMPY header, no sqrt in experiments/heads/).
 # A head without --vocab (its words named by index), relative paths (the
 # caller's) with spaces and commas; SIGTERM to run.sh itself while
 # sbw-argmax runs stops it and leaves no temporary (exit 143).
@@ -51,16 +56,35 @@ expect_grep '^Source: `argmax.tsv`, written by `.*sbw-argmax .*--max-prob 1,10,1
 expect_grep '^Source: `measures.tsv`, written by `.*sbw-rank .*--measures ' "$O/report.md" "report: measures command"
 expect_grep '!\[spectrum\]\(spectrum.png\)' "$O/report.md" "report embeds the spectrum"
 expect_grep '!\[largest attainable probability\]\(maxprob.png\)' "$O/report.md" "report embeds max-prob"
-# the awk writer's head read back: float64, 200 x 5; b 200 values
+expect_grep '^- Synthetic .*drawn by `sbw-synth head -q --m 200 --d 5 --k 4 --seed 1 -o ' "$O/report.md" \
+    "report: the head's command"
+# sbw-synth head's files read back: float64, 200 x 5; b 200 values
 expect_exit 0 "sbw-info W" "$BIN/sbw-info" -q "$O/head/W.npy"
 expect_eq "$(tsv_field "$T/out" rows)/$(tsv_field "$T/out" cols)/$(tsv_field "$T/out" dtype)" 200/5/float64 \
     "W.npy as written"
+expect_exit 0 "sbw-info b" "$BIN/sbw-info" -q "$O/head/b.npy"
+expect_eq "$(tsv_field "$T/out" rows)/$(tsv_field "$T/out" dtype)" 200/float64 "b.npy as written"
+expect_eq "$(tsv_field "$O/head/head.tsv" planted)" 4 "head.tsv: 4 planted"
+# the same seed draws the same bytes; another seed another head
+expect_exit 0 "--quick again elsewhere" $R --quick -o "$T/again"
+for f in W.npy b.npy planted.txt vocab.txt; do
+    if cmp -s "$O/head/$f" "$T/again/head/$f"; then ok; else bad "same seed: $f differs"; fi
+done
+expect_exit 0 "--seed 2" $R --synthetic --m 200 --d 5 --k 4 --seed 2 --radii 1 -o "$T/seed2"
+if cmp -s "$O/head/W.npy" "$T/seed2/head/W.npy"; then bad "seed 2: the same W"; else ok; fi
+expect_grep '^- planted_found=exact' "$T/seed2/report.md" "seed 2: planted words found exactly"
+# a tool's warning reaches the report (a copy of the run, one warning added)
+cp -r "$O" "$T/warn"
+awk '/^# threads=/ { print "# warning=made_up: a test warning" } { print }' "$O/rank.tsv" >"$T/warn/rank.tsv"
+expect_exit 0 "report.sh on a warned table" sh experiments/heads/report.sh "$T/warn" warn "$T/warn/head/W.npy" 1
+expect_grep '^- \*\*Warning\*\* \(from the tool\): made_up: a test warning$' "$T/warn/report.md" \
+    "report: the table's warning shown"
 # rerun: every step skipped, nothing rewritten
-ls -i "$O"/*.tsv "$O"/*.png | sort >"$T/ino1"
+ls -i "$O"/*.tsv "$O"/*.png "$O"/head/* | sort >"$T/ino1"
 expect_exit 0 "--quick rerun" $R --quick -o "$O"
-expect_eq "$(grep -c 'done (skipped)' "$T/out")" 3 "rerun: 3 tool steps skipped"
-expect_grep 'synthetic head: drawn \(skipped\)' "$T/out" "rerun: head kept"
-ls -i "$O"/*.tsv "$O"/*.png | sort >"$T/ino2"
+expect_eq "$(grep -c 'done (skipped)' "$T/out")" 4 "rerun: 4 tool steps skipped"
+expect_grep 'head.tsv: done \(skipped\)' "$T/out" "rerun: head kept"
+ls -i "$O"/*.tsv "$O"/*.png "$O"/head/* | sort >"$T/ino2"
 if cmp -s "$T/ino1" "$T/ino2"; then ok; else bad "rerun rewrote a result"; fi
 
 # the same head from a safetensors file (8-byte length, JSON, raw data: the
@@ -84,6 +108,14 @@ expect_exit 0 "HEAD mode" $R "$T/none/head/W.npy" --vocab "$T/none/head/vocab.tx
 expect_eq "$(tsv_meta "$T/asfile/argmax.tsv" argmaxable)" 40 "HEAD mode: 40 argmaxable"
 expect_grep '^- Head: `.*/none/head/W.npy`: M = 40 words, D = 3, vocabulary ' "$T/asfile/report.md" \
     "HEAD mode: head named"
+# its longest certificates: 20 rows, the first the largest cert_norm of argmax.tsv
+expect_grep '^\| word \| name \| cert_norm \|$' "$T/asfile/report.md" "HEAD mode: certificate table"
+expect_eq "$(awk '/\| cert_norm \|$/ { t = 1; next } t && /^\|---/ { next } t && /^\|/ { n++ } t && !/^\|/ { t = 0 } END { print n }' \
+    "$T/asfile/report.md")" 20 "HEAD mode: 20 longest certificates"
+top=$(awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; next }
+    $(at["cert_norm"]) + 0 > big + 0 { big = $(at["cert_norm"]) } END { print big }' "$T/asfile/argmax.tsv")
+expect_eq "$(awk '/\| cert_norm \|$/ { getline; getline; print $6; exit }' "$T/asfile/report.md")" "$top" \
+    "HEAD mode: the longest certificate first"
 
 # without --vocab, from another folder, every path relative to it and with a
 # space and a comma: the words are named by their index, the same ones found
@@ -124,7 +156,18 @@ expect_grep 'planted interior words' "$T/out" "--help explains the synthetic mod
 expect_exit 2 "no head" $R -o "$T/x"
 expect_exit 2 "--synthetic with a head" $R --synthetic "$T/none/head/W.npy"
 expect_exit 2 "too many planted" $R --synthetic --m 10 --d 5 --k 6 -o "$T/x"
+expect_grep 'sbw-synth head: planted head: need 2 <= d' "$T/err" "too many planted: sbw-synth says why"
+expect_absent "$T/x/head" "too many planted: no head folder"
+expect_exit 2 "D = 1" $R --synthetic --m 10 --d 1 --k 1 -o "$T/x"
 expect_exit 2 "bad number" $R --synthetic --m ten -o "$T/x"
 expect_exit 2 "unknown option" $R --frob
+
+# the recipes chain tools: no random numbers, no .npy header, no square root,
+# log or exp of their own outside comments and the text they print
+# (sbw-synth head draws the head; the tables carry the numbers)
+if grep -anE 'rand\(|NUMPY|sqrt\(|log\(|exp\(' experiments/heads/run.sh experiments/heads/report.sh |
+    grep -avE '^[^:]*:[0-9]+: *(#|say )' >"$T/calc"; then
+    bad "experiments/heads computes: $(head -n 1 "$T/calc")"
+else ok; fi
 
 finish

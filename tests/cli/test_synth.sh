@@ -2,7 +2,10 @@
 # CLI checks of sbw-synth: every kind writes a normalised, finite
 # log-probability matrix (read back by sbw-info); reproducibility across
 # seeds and thread counts; the header; stdout output; bad input exits 2
-# (bad data 1) with a message and writes nothing.
+# (bad data 1) with a message and writes nothing.  The head kind: its
+# files read back (sbw-argmax finds exactly the planted words, named in*),
+# the same seed the same bytes, W to stdout with the table on stderr, bad
+# sizes exit 2 and an unwritable output 1, leaving none of its files.
 . tests/cli/lib.sh
 S=$BIN/sbw-synth
 I=$BIN/sbw-info
@@ -130,6 +133,42 @@ for kind in dirichlet lowrank zipf topics; do
     expect_grep "Example" "$T/out" "$kind --help has an example"
 done
 expect_exit 0 "--version" $S --version
+
+# --- head: a Softmax head with planted interior words ---------------------------
+H=$T/head
+mkdir -p "$H"
+expect_exit 0 "head" $S head --m 50 --d 4 --k 5 --seed 3 -o "$H/W.npy" --bias "$H/b.npy" \
+    --planted "$H/planted.txt" --vocab "$H/vocab.txt"
+expect_eq "$(tsv_field "$T/out" rows)/$(tsv_field "$T/out" cols)/$(tsv_field "$T/out" planted)" 50/4/5 "head: table row"
+expect_eq "$(tsv_meta "$T/out" seed)/$(tsv_meta "$T/out" kind)" 3/head "head: header"
+expect_eq "$(wc -l <"$H/planted.txt" | tr -d ' ')/$(wc -l <"$H/vocab.txt" | tr -d ' ')" 5/50 "head: planted and vocab lines"
+expect_exit 0 "head: sbw-argmax" "$BIN/sbw-argmax" -q --bias "$H/b.npy" --vocab "$H/vocab.txt" "$H/W.npy"
+expect_eq "$(tsv_meta "$T/out" unargmaxable)/$(tsv_meta "$T/out" undecided)" 5/0 "head: 5 unargmaxable"
+found=$(tsv_rows "$T/out" | awk -F'\t' 'NR > 1 && $3 == 0 { print $1 }' | tr '\n' ' ')
+expect_eq "$found" "$(tr '\n' ' ' <"$H/planted.txt")" "head: unargmaxable = planted"
+expect_eq "$(tsv_rows "$T/out" | awk -F'\t' 'NR > 1 && ($3 == 0) != ($2 ~ /^in/) { n++ } END { print n + 0 }')" 0 \
+    "head: the in* words are the unargmaxable ones"
+expect_exit 0 "head again, W to stdout" $S head --m 50 --d 4 --k 5 --seed 3 -o -
+if cmp -s "$T/out" "$H/W.npy"; then ok; else bad "head: same seed, other bytes (or stdout not W alone)"; fi
+expect_grep '^# kind=head' "$T/err" "head: the table on stderr when W goes to stdout"
+expect_exit 0 "head, seed 4" $S head --m 50 --d 4 --k 5 --seed 4 -q -o "$H/W4.npy"
+if cmp -s "$H/W4.npy" "$H/W.npy"; then bad "head: seed 4 drew seed 3's W"; else ok; fi
+bad_usage "head: D = 1" $S head --m 50 --d 1 --k 5 -o "$H/x.npy"
+bad_usage "head: M - K < D + 1" $S head --m 10 --d 5 --k 6 -o "$H/x.npy"
+expect_grep 'm - k >= d \+ 1' "$T/err" "head: says which sizes"
+bad_usage "head: no --d" $S head --m 10 -o "$H/x.npy"
+bad_usage "head: no -o" $S head --m 10 --d 2
+bad_usage "head: two outputs on stdout" $S head --m 10 --d 2 -o - --bias -
+bad_usage "head: an option of another kind" $S head --m 10 --d 2 --n 5 -o "$H/x.npy"
+expect_exit 1 "head: unwritable vocab" $S head --m 10 --d 2 -o "$H/x.npy" --bias "$H/xb.npy" \
+    --vocab /nonexistent-dir/v.txt
+expect_grep "nonexistent-dir" "$T/err" "head: names the unwritable path"
+expect_absent "$H/x.npy" "head: no W after a refused output"
+expect_absent "$H/xb.npy" "head: no b after a refused output"
+expect_exit 0 "head --help" $S head --help
+expect_grep "never the" "$T/out" "head --help explains the construction"
+expect_grep "Example" "$T/out" "head --help has an example"
+
 # A failed logp commit removes a probs file it wrote, but never a FIFO or device.
 mkfifo "$T/probs.fifo"
 cat "$T/probs.fifo" >/dev/null &

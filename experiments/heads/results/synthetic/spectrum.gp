@@ -1,11 +1,16 @@
 # spectrum.gp -- a figure by sbw-plot spectrum.  Edit freely; `gnuplot spectrum.gp` redraws it
 # from any folder: it reads spectrum.dat and writes spectrum.png beside itself.
-# command: bin/sbw-plot -q spectrum experiments/heads/results/synthetic/spectrum.tsv --rank experiments/heads/results/synthetic/rank.tsv --labels synthetic W --title Singular spectrum of synthetic's W -o experiments/heads/results/synthetic/spectrum
+# command: /work/wt-heads/bin/sbw-plot -q spectrum spectrum.tsv --rank rank.tsv --labels synthetic W --title Singular spectrum of synthetic's W -o spectrum
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
 data = here.'spectrum.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
 set terminal pngcairo enhanced size 1200,420 font ',11' linewidth 1.2
-set output here.'spectrum.png'
+output = here.'spectrum.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
 set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
 set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
 set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
@@ -24,10 +29,13 @@ set samples 500
 set multiplot layout 1,2 title 'Singular spectrum of synthetic''s W' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title 'Cumulative spectrum (cf. MoS Figure 1)' noenhanced
 set xlabel 'normalised singular value (σ/σ₀)' noenhanced
 set ylabel '% of singular values ≤ x' noenhanced
 set key inside bottom right
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
@@ -35,18 +43,21 @@ set ytics autofreq
 plot data index 0 using 1:2 with steps ls 1 dt 1 title 'synthetic W' noenhanced
 unset logscale
 set autoscale
+set format x '% h'
+set format y '% h'
 set title 'Singular values' noenhanced
 set xlabel 'index j' noenhanced
 set ylabel 'singular value σ (log scale)' noenhanced
 set logscale y
 set key inside center
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
 set ytics autofreq
 set ytics autofreq
-set ytics (6.18, 6.67, 7.2, 7.76)
+set ytics (6.14, 6.68, 7.28, 7.92)
 plot data index 1 using 1:2 with lines ls 1 dt 1 title 'synthetic W' noenhanced, \
-     2.7536671928549376e-14 with lines ls 1 dt 2 lw 1.2 title 'NR threshold, synthetic W' noenhanced
+     2.8088379455480674e-14 with lines ls 1 dt 2 lw 1.2 title 'NR threshold, synthetic W' noenhanced
 unset multiplot
 unset output
