@@ -30,9 +30,9 @@
  * sbw_table_warn records "svd_not_converged", so every table printed
  * afterwards says the numbers may be wrong.
  *
- * Test hook: when the environment variable SBW_TEST_SVD_INFO is a positive
- * integer N, every call that succeeded reports info N instead (the values
- * stay the converged ones).  dgesdd's real failures are too rare and too
+ * Test hook (the test interface: docs/DESIGN.md): when the environment
+ * variable SBW_TEST_SVD_INFO is a positive integer N, every call that
+ * succeeded reports info N instead (the values stay the converged ones).  dgesdd's real failures are too rare and too
  * dependent on the LAPACK build to craft a matrix for, so this is how the
  * tests check what a user sees when it happens. */
 int sbw_svd_values(sbw_mat *a, double *s);
