@@ -492,7 +492,7 @@ double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, doub
     return fmax(l, sqrt(n * mu2));
 }
 
-static void centre_rows(sbw_mat *a)
+void sbw_reduce_centre_rows(sbw_mat *a)
 {
     for (size_t i = 0; i < a->rows; i++)
         centre_row(a->data + i * a->ld, a->cols);
@@ -602,7 +602,7 @@ int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat
     int st = work ? take_or_copy(&red->x, steal, out) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     /* rows first: the row means of log-probabilities are what is large */
     if (!st && (v & SBW_VAR_ROWS))
-        centre_rows(out);
+        sbw_reduce_centre_rows(out);
     if (!st && (v & SBW_VAR_COLS))
         centre_cols(out, work);
     free(work);
