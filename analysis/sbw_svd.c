@@ -43,7 +43,8 @@ static lapack_int hooked(lapack_int info)
  * convergence) keeps the values LAPACK left, made non-negative and put in
  * descending order when sort (values only: vectors must keep theirs), and
  * records a warning for the output tables -- an error only when a value
- * is not finite, i.e. nothing usable came back. */
+ * is not finite, i.e. nothing usable came back (s is then partly made
+ * non-negative: unspecified). */
 static int unconverged(const char *routine, lapack_int info, double *s, size_t k, bool sort)
 {
     if (info <= 0)
@@ -66,7 +67,8 @@ static int unconverged(const char *routine, lapack_int info, double *s, size_t k
     return SBW_OK;
 }
 
-/* The float32 values through the double path of unconverged. */
+/* The float32 values through the double path of unconverged; s unchanged
+ * after a failure. */
 static int unconverged_f32(lapack_int info, float *s, size_t k)
 {
     if (info <= 0)

@@ -89,7 +89,8 @@ size_t sbw_tsqr_count(const sbw_tsqr *q) { return q->count; }
 void sbw_tsqr_means(const sbw_tsqr *q, double *mean) { memcpy(mean, q->mean, q->n * sizeof *mean); }
 
 /* tpqrt of [R; B] with B (m x n, column-major, ldb), whose last l rows are
- * upper trapezoidal (l = 0: rectangular). */
+ * upper trapezoidal (l = 0: rectangular).  After a failure R, T and B are
+ * what LAPACK left (unspecified): q is good only for sbw_tsqr_free. */
 static int tpqrt(sbw_tsqr *q, size_t m, size_t l, void *b, size_t ldb)
 {
     lapack_int info, n = (lapack_int)q->n, nb = (lapack_int)q->nb;
