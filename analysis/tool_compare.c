@@ -143,6 +143,25 @@ static int write_per_row(const cmp_args *a, const sbw_cli_common *c, sbw_logp_re
     return st;
 }
 
+/* The summary table, to -o's file or to the table stream.  Errors: the
+ * table's first failure, or the write's. */
+static int report(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *const rd[2],
+                  const sbw_compare_summary *s)
+{
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-compare", c, false);
+    if (st)
+        return st;
+    add_meta(t, a, rd);
+    add_summary(t, s);
+    if (c->output && !sbw_file_is_std(c->output)) /* either returns the first failure */
+        st = sbw_table_write(t, c->output, c->json);
+    else
+        st = sbw_table_print(t, a->table, c->json);
+    sbw_table_free(t);
+    return st;
+}
+
 static int run(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *const rd[2])
 {
     size_t n = sbw_logp_info(rd[0])->rows, m = sbw_logp_info(rd[0])->cols;
@@ -150,21 +169,13 @@ static int run(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *cons
     int st = rows ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "cannot hold %zu rows of results", n);
     sbw_compare_summary s;
     sbw_progress p;
-    sbw_table *t = NULL;
     sbw_progress_start(&p, "sbw-compare", "rows", (double)n, c->quiet);
     st = st ? st : sbw_compare_files(rd[0], rd[1], (int)c->threads, &p, rows);
     sbw_progress_finish(&p);
     st = st ? st : sbw_compare_summarize(rows, n, m, &s);
     if (!st && a->per_row)
         st = write_per_row(a, c, rd, rows, n, m);
-    st = st ? st : sbw_table_alloc(&t, "sbw-compare", c, false);
-    st = st ? st : add_meta(t, a, rd);
-    st = st ? st : add_summary(t, &s);
-    if (c->output && !sbw_file_is_std(c->output))
-        st = st ? st : sbw_table_write(t, c->output, c->json);
-    else
-        st = st ? st : sbw_table_print(t, a->table, c->json);
-    sbw_table_free(t);
+    st = st ? st : report(a, c, rd, &s);
     free(rows);
     return st;
 }

@@ -2,8 +2,6 @@
  * thread count, LAPACK failures (see sbw_blas.h). */
 #include "sbw_blas.h"
 
-#include "sbw_error.h"
-
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +52,3 @@ int sbw_blas_threads_push(int n)
 }
 
 void sbw_blas_threads_pop(int saved) { openblas_set_num_threads(saved); }
-
-int sbw_blas_lapack_fail(const char *routine, long info)
-{
-    if (info < 0)
-        return SBW_ERROR(SBW_EINVAL, "%s: argument %ld had an illegal value", routine, -info);
-    return SBW_ERROR(SBW_ENUMERIC, "%s: failed to converge (info %ld)", routine, info);
-}

@@ -68,9 +68,10 @@ static int table_keep(sbw_table *t, int st)
  * SBW_OK when the table has none. */
 static int table_sticky(const sbw_table *t)
 {
-    if (!t->status)
-        return SBW_OK;
-    return sbw_error_set(t->status, t->err_file, t->err_line, "%s", t->reason);
+    int st = t->status;
+    if (st)
+        sbw_error_set(st, t->err_file, t->err_line, "%s", t->reason);
+    return st;
 }
 
 int sbw_table_status(const sbw_table *t) { return table_sticky(t); }
