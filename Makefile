@@ -123,11 +123,25 @@ readme-figures: demo
 	cp out/quickstart/spectrum.png docs/figures/quickstart-spectrum.png
 	cp out/quickstart/fits.png docs/figures/quickstart-fits.png
 
-install: all $(LIB)
+# What `make install` ships: the tools, the library without the naive twins
+# (*_ref: test oracles that production never calls), and the public headers
+# (not the twins' nor the template headers that a .c includes to instantiate
+# code: *_tmpl.h and their vocabulary core/sbw_prec.h).  tests/cli/test_install.sh
+# checks it.
+NOT_PUBLIC_H := %_ref.h %_tmpl.h core/sbw_prec.h
+PUBLIC_H := $(filter-out $(NOT_PUBLIC_H),$(wildcard $(addsuffix /*.h,$(SRCDIRS))))
+INSTALL_LIB := $(BUILD)/install/libsbw.a
+
+$(INSTALL_LIB): $(filter-out %_ref.o,$(LIB_OBJ))
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+install: all $(INSTALL_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sbw
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib
-	install -m 644 $(wildcard $(addsuffix /*.h,$(SRCDIRS))) $(DESTDIR)$(PREFIX)/include/sbw
+	install -m 644 $(INSTALL_LIB) $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(PUBLIC_H) $(DESTDIR)$(PREFIX)/include/sbw
 
 ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
 ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)

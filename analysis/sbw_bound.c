@@ -17,8 +17,6 @@
 
 #define READ_BYTES (8u << 20)
 
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
 /* ---- bounds --------------------------------------------------------------- */
 
 void sbw_bound_tails(const double *s, size_t k, double *tail)
@@ -195,7 +193,7 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, siz
 static int bound_values(sbw_spectra *sp, bool bias)
 {
     sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
-    sp->k = min_sz(sp->red.rows, sp->red.cols);
+    sp->k = sbw_num_min_sz(sp->red.rows, sp->red.cols);
     int st = sbw_spectra_variant(sp, SBW_VAR_PLAIN, false);
     return st ? st : sbw_spectra_variant(sp, vc, true);
 }
@@ -249,7 +247,7 @@ static int centred_basis(sbw_npy_reader *r, bool bias, const sbw_reduce_opts *o,
     double *s = NULL;
     int st = sbw_reduce_read(r, &ro, bias, red);
     st = st ? st : sbw_reduce_matrix(red, bias ? SBW_VAR_BOTH : SBW_VAR_ROWS, true, &c);
-    if (!st && !(s = malloc(min_sz(c.rows, c.cols) * sizeof *s)))
+    if (!st && !(s = malloc(sbw_num_min_sz(c.rows, c.cols) * sizeof *s)))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : sbw_svd_right(&c, s, vt);
     free(s);
@@ -295,14 +293,14 @@ static int construct_pass(sbw_npy_reader *r, sbw_npy_writer *w, const sbw_mat *v
                           const double *mu, err_sums *e)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
-    size_t n = in->rows, m = in->cols, b = min_sz(n, READ_BYTES / (8 * m) + 1);
+    size_t n = in->rows, m = in->cols, b = sbw_num_min_sz(n, READ_BYTES / (8 * m) + 1);
     construct_ws ws = {.a = malloc(b * m * sizeof(double)),
                        .l = malloc(b * m * sizeof(double)),
                        .h = malloc(b * (d ? d : 1) * sizeof(double)),
                        .b = b};
     int st = ws.a && ws.l && ws.h ? sbw_npy_seek_row(r, 0) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
-        size_t nr = min_sz(b, n - row0);
+        size_t nr = sbw_num_min_sz(b, n - row0);
         st = sbw_npy_read_rows(r, ws.a, nr, m);
         if (st)
             break;
@@ -332,7 +330,7 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
     err_sums e = {0};
     int st = sbw_npy_open(&r, in_path);
     st = st ? st : centred_basis(r, bias, o, &red, &vt);
-    size_t dd = st ? 0 : min_sz(d, vt.rows);
+    size_t dd = st ? 0 : sbw_num_min_sz(d, vt.rows);
     st = st ? st : sbw_npy_create(&w, out_path, red.rows, red.cols, 2, SBW_F64);
     st = st ? st : construct_pass(r, w, &vt, dd, bias ? red.mean : NULL, &e);
     if (!st) {

@@ -3,8 +3,10 @@
  * the triangle of a streaming TSQR run by several workers. */
 #include "sbw_reduce.h"
 
+#include "sbw_blas.h"
 #include "sbw_check.h"
 #include "sbw_error.h"
+#include "sbw_num.h"
 #include "sbw_tsqr.h"
 
 #include <cblas.h>
@@ -20,9 +22,6 @@
 #define READ_BYTES  (8u << 20)  /* rows read per call in the direct path */
 #define BLOCK_BYTES (16u << 20) /* default TSQR block */
 #define MIN_BLOCK   512 /* rows: GEMM-sized updates in tpqrt (measured: 128 rows cost 25% more) */
-
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
 const char *sbw_reduce_variant_name(sbw_reduce_variant v)
 {
@@ -166,7 +165,8 @@ static void progress(const sbw_reduce_opts *o, size_t done)
 static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *red,
                        sbw_check_bad *bad, pass_stats *ps)
 {
-    size_t n = red->rows, m = red->cols, b = min_sz(n, max_sz(1, READ_BYTES / (8 * m)));
+    size_t n = red->rows, m = red->cols,
+           b = sbw_num_min_sz(n, sbw_num_max_sz(1, READ_BYTES / (8 * m)));
     bool f32 = red->prec == SBW_F32;
     double *panel = NULL;
     /* a pipe's matrix grows as its rows arrive: its header is not trusted
@@ -178,7 +178,7 @@ static int load_direct(sbw_npy_reader *r, const sbw_reduce_opts *o, sbw_reduce *
     if (!st && f32 && !(panel = malloc((b * m > 0 ? b * m : 1) * sizeof *panel)))
         st = SBW_ERROR(SBW_ENOMEM, "%s: out of memory", red->path);
     for (size_t row0 = 0; !st && row0 < n; row0 += b) {
-        size_t nr = min_sz(b, n - row0);
+        size_t nr = sbw_num_min_sz(b, n - row0);
         st = f32 ? sbw_mat_f32_reserve(&red->xf, row0 + nr, n)
                  : sbw_mat_reserve(&red->x, row0 + nr, n);
         if (st)
@@ -234,7 +234,7 @@ static int read_block(tsqr_job *job, tsqr_worker *w, size_t b, size_t *nr, bool 
         *skip = job->bad_seen;
         stop = job->st != 0;
     }
-    *nr = stop ? 0 : min_sz(job->block, job->rows - row0);
+    *nr = stop ? 0 : sbw_num_min_sz(job->block, job->rows - row0);
     if (*nr == 0)
         return SBW_OK;
     int st = fetch_block(job->r, job->o, w->panel, row0, *nr, job->cols);
@@ -320,8 +320,7 @@ static void run_workers(tsqr_job *job, tsqr_worker *w, int nw)
         return;
     }
     tsqr_turn turn = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-    int saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    int saved = sbw_blas_threads_push(1);
 #pragma omp parallel num_threads(nw)
     {
         int t = omp_get_thread_num();
@@ -331,7 +330,7 @@ static void run_workers(tsqr_job *job, tsqr_worker *w, int nw)
         } else
             run_worker(job, &turn, &w[t], t, nw);
     }
-    openblas_set_num_threads(saved);
+    sbw_blas_threads_pop(saved);
     pthread_cond_destroy(&turn.moved);
     pthread_mutex_destroy(&turn.lock);
 }
@@ -361,10 +360,11 @@ static int alloc_worker(tsqr_worker *w, const sbw_reduce *red, size_t block, boo
 /* Workers, and rows per block, for this matrix and these options. */
 static void tsqr_plan(const sbw_reduce_opts *o, sbw_reduce *red)
 {
-    size_t b = o->block_rows ? o->block_rows : max_sz(MIN_BLOCK, BLOCK_BYTES / (8 * red->cols));
-    b = min_sz(b, red->rows);
+    size_t b =
+        o->block_rows ? o->block_rows : sbw_num_max_sz(MIN_BLOCK, BLOCK_BYTES / (8 * red->cols));
+    b = sbw_num_min_sz(b, red->rows);
     size_t nblocks = (red->rows + b - 1) / b;
-    int nw = o->workers > 0 ? o->workers : openblas_get_num_threads();
+    int nw = o->workers > 0 ? o->workers : sbw_blas_threads();
     nw = nw < 1 ? 1 : nw;
     red->block_rows = b;
     red->workers = (size_t)nw > nblocks ? (int)nblocks : nw;
@@ -492,7 +492,7 @@ double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, doub
     return fmax(l, sqrt(n * mu2));
 }
 
-static void centre_rows(sbw_mat *a)
+void sbw_reduce_centre_rows(sbw_mat *a)
 {
     for (size_t i = 0; i < a->rows; i++)
         centre_row(a->data + i * a->ld, a->cols);
@@ -602,7 +602,7 @@ int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat
     int st = work ? take_or_copy(&red->x, steal, out) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     /* rows first: the row means of log-probabilities are what is large */
     if (!st && (v & SBW_VAR_ROWS))
-        centre_rows(out);
+        sbw_reduce_centre_rows(out);
     if (!st && (v & SBW_VAR_COLS))
         centre_cols(out, work);
     free(work);

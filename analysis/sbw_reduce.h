@@ -143,6 +143,13 @@ int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat
  * projections) does not shrink it (sbw_rank_estimate_scaled). */
 double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, double w0);
 
+/* Subtracts each row's mean from a in place, in two passes (the mean, then
+ * the mean of what rounding left of row - mean: the centred row sums to
+ * zero at the scale of the centred values, so no rank-one row constant of
+ * eps |a| survives to pass a rank threshold).  Never fails; a is always
+ * fully centred. */
+void sbw_reduce_centre_rows(sbw_mat *a);
+
 /* The same for a direct float32 reduction: variant v as a new float
  * matrix *out (N x M, caller frees with sbw_mat_f32_free), centred in double
  * accumulation.  Errors: SBW_EINVAL (not a direct float32 reduction, or

@@ -3,19 +3,18 @@
 #include "sbw_spectra.h"
 
 #include "sbw_error.h"
+#include "sbw_num.h"
 #include "sbw_svd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
 /* The direct float32 path: the variant in float, sgesdd. */
 static int values_direct_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, double *s)
 {
     sbw_mat_f32 a = {0};
-    size_t k = min_sz(red->xf.rows, red->xf.cols);
+    size_t k = sbw_num_min_sz(red->xf.rows, red->xf.cols);
     float *sf = malloc(k * sizeof *sf);
     int st = sf ? sbw_reduce_matrix_f32(red, v, steal, &a) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : sbw_svd_values_f32(&a, sf);
@@ -33,7 +32,7 @@ static int values_in(sbw_mat *a, sbw_npy_dtype prec, double *s)
     if (prec == SBW_F64)
         return sbw_svd_values(a, s);
     sbw_mat_f32 f = {0};
-    size_t k = min_sz(a->rows, a->cols);
+    size_t k = sbw_num_min_sz(a->rows, a->cols);
     float *sf = malloc((k ? k : 1) * sizeof *sf);
     int st = sf ? sbw_mat_f32_alloc(&f, a->rows, a->cols) : SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st)
@@ -54,7 +53,7 @@ int sbw_spectra_values(sbw_reduce *red, sbw_reduce_variant v, bool steal, double
         return values_direct_f32(red, v, steal, s);
     sbw_mat a = {0};
     int st = sbw_reduce_matrix(red, v, steal, &a);
-    size_t k = min_sz(red->rows, red->cols), ka = min_sz(a.rows, a.cols);
+    size_t k = sbw_num_min_sz(red->rows, red->cols), ka = sbw_num_min_sz(a.rows, a.cols);
     double *tmp = NULL;
     if (!st && ka != k && !(tmp = malloc((ka ? ka : 1) * sizeof *tmp)))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
@@ -88,7 +87,7 @@ void sbw_spectra_stage(const sbw_reduce_opts *o, const sbw_reduce *red, int nsvd
     char what[160];
     snprintf(what, sizeof what, "%d SVD%s of the %zu x %zu %s", nsvd, nsvd > 1 ? "s" : "", r, c,
              red->method == SBW_METHOD_TSQR ? "TSQR factor" : "matrix");
-    o->stage(o->stage_ctx, what, min_sz(r, c));
+    o->stage(o->stage_ctx, what, sbw_num_min_sz(r, c));
 }
 
 int sbw_spectra_variant(sbw_spectra *sp, sbw_reduce_variant v, bool steal)
@@ -110,7 +109,7 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned wa
     double t0 = sbw_progress_now();
     int st = sbw_reduce_read(r, o, cols, &sp->red), last = 0;
     double t1 = sbw_progress_now();
-    sp->k = min_sz(sp->red.rows, sp->red.cols);
+    sp->k = sbw_num_min_sz(sp->red.rows, sp->red.cols);
     int nsvd = 0;
     for (int v = 0; v < SBW_NVARIANT; v++)
         if (want & (1u << v)) {

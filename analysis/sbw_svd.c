@@ -3,7 +3,9 @@
  * sbw_tsqr.c. */
 #include "sbw_svd.h"
 
+#include "sbw_blas.h"
 #include "sbw_error.h"
+#include "sbw_num.h"
 #include "sbw_table.h"
 
 #include <float.h>
@@ -13,8 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 /* Shape checks shared by the LAPACK drivers: non-empty, ld >= n, and every
  * dimension representable as LAPACK's 32-bit integer. */
@@ -30,13 +30,6 @@ static int check_dims(size_t m, size_t n, size_t ld, const char *what)
     return SBW_OK;
 }
 
-static int lapack_fail(const char *routine, lapack_int info)
-{
-    if (info < 0)
-        return SBW_ERROR(SBW_EINVAL, "%s: argument %d had an illegal value", routine, (int)-info);
-    return SBW_ERROR(SBW_ENUMERIC, "%s: failed to converge (info %d)", routine, (int)info);
-}
-
 /* The test hook of sbw_svd.h: SBW_TEST_SVD_INFO=N (N > 0) makes a
  * successful call report info N. */
 static lapack_int hooked(lapack_int info)
@@ -50,14 +43,15 @@ static lapack_int hooked(lapack_int info)
  * convergence) keeps the values LAPACK left, made non-negative and put in
  * descending order when sort (values only: vectors must keep theirs), and
  * records a warning for the output tables -- an error only when a value
- * is not finite, i.e. nothing usable came back. */
+ * is not finite, i.e. nothing usable came back (s is then partly made
+ * non-negative: unspecified). */
 static int unconverged(const char *routine, lapack_int info, double *s, size_t k, bool sort)
 {
     if (info <= 0)
-        return info ? lapack_fail(routine, info) : SBW_OK;
+        return info ? sbw_blas_lapack_fail(routine, info) : SBW_OK;
     for (size_t j = 0; j < k; j++) {
         if (!isfinite(s[j]))
-            return lapack_fail(routine, info);
+            return sbw_blas_lapack_fail(routine, info);
         s[j] = fabs(s[j]);
     }
     if (sort) {
@@ -73,11 +67,12 @@ static int unconverged(const char *routine, lapack_int info, double *s, size_t k
     return SBW_OK;
 }
 
-/* The float32 values through the double path of unconverged. */
+/* The float32 values through the double path of unconverged; s unchanged
+ * after a failure. */
 static int unconverged_f32(lapack_int info, float *s, size_t k)
 {
     if (info <= 0)
-        return info ? lapack_fail("sgesdd", info) : SBW_OK;
+        return info ? sbw_blas_lapack_fail("sgesdd", info) : SBW_OK;
     double *d = malloc((k ? k : 1) * sizeof *d);
     if (!d)
         return SBW_ERROR(SBW_ENOMEM, "singular values: out of memory");
@@ -109,20 +104,20 @@ int sbw_svd_values(sbw_mat *a, double *s)
         return st;
     /* Column-major view: A^T is cols x rows with leading dimension ld. */
     lapack_int m = (lapack_int)a->cols, n = (lapack_int)a->rows, lda = (lapack_int)a->ld;
-    lapack_int *iwork = alloc_iwork(min_sz(a->rows, a->cols)), info;
+    lapack_int *iwork = alloc_iwork(sbw_num_min_sz(a->rows, a->cols)), info;
     double q = 0, *work = NULL;
     size_t lw = 0;
     if (!iwork)
         return SBW_ERROR(SBW_ENOMEM, "singular values: out of memory");
     info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1, &q,
                                -1, iwork);
-    st = info ? lapack_fail("dgesdd", info) : work_items(q, &lw);
+    st = info ? sbw_blas_lapack_fail("dgesdd", info) : work_items(q, &lw);
     if (!st && !(work = malloc(lw * sizeof *work)))
         st = SBW_ERROR(SBW_ENOMEM, "singular values: out of memory for %zu workspace items", lw);
     if (!st) {
         info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
                                    work, (lapack_int)lw, iwork);
-        st = unconverged("dgesdd", hooked(info), s, min_sz(a->rows, a->cols), true);
+        st = unconverged("dgesdd", hooked(info), s, sbw_num_min_sz(a->rows, a->cols), true);
     }
     free(work);
     free(iwork);
@@ -135,20 +130,20 @@ int sbw_svd_values_f32(sbw_mat_f32 *a, float *s)
     if (st)
         return st;
     lapack_int m = (lapack_int)a->cols, n = (lapack_int)a->rows, lda = (lapack_int)a->ld;
-    lapack_int *iwork = alloc_iwork(min_sz(a->rows, a->cols)), info;
+    lapack_int *iwork = alloc_iwork(sbw_num_min_sz(a->rows, a->cols)), info;
     float q = 0, *work = NULL;
     size_t lw = 0;
     if (!iwork)
         return SBW_ERROR(SBW_ENOMEM, "singular values: out of memory");
     info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1, &q,
                                -1, iwork);
-    st = info ? lapack_fail("sgesdd", info) : work_items((double)q, &lw);
+    st = info ? sbw_blas_lapack_fail("sgesdd", info) : work_items((double)q, &lw);
     if (!st && !(work = malloc(lw * sizeof *work)))
         st = SBW_ERROR(SBW_ENOMEM, "singular values: out of memory for %zu workspace items", lw);
     if (!st) {
         info = LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, 'N', m, n, a->data, lda, s, NULL, 1, NULL, 1,
                                    work, (lapack_int)lw, iwork);
-        st = unconverged_f32(hooked(info), s, min_sz(a->rows, a->cols));
+        st = unconverged_f32(hooked(info), s, sbw_num_min_sz(a->rows, a->cols));
     }
     free(work);
     free(iwork);
@@ -166,7 +161,7 @@ static int gesdd_vectors(sbw_mat *a, double *s, sbw_mat *vt, double *xvt, lapack
     size_t lw = 0;
     info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', m, n, a->data, lda, s, vt->data, m, xvt, k,
                                &q, -1, iwork);
-    int st = info ? lapack_fail("dgesdd", info) : work_items(q, &lw);
+    int st = info ? sbw_blas_lapack_fail("dgesdd", info) : work_items(q, &lw);
     if (!st && !(work = malloc(lw * sizeof *work)))
         st = SBW_ERROR(SBW_ENOMEM, "singular vectors: out of memory for %zu workspace items", lw);
     if (!st) {
@@ -183,7 +178,7 @@ int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt)
     int st = check_dims(a->rows, a->cols, a->ld, "singular vectors");
     if (st)
         return st;
-    size_t k = min_sz(a->rows, a->cols), xvt_items;
+    size_t k = sbw_num_min_sz(a->rows, a->cols), xvt_items;
     sbw_mat v = {0};
     double *xvt = NULL;
     lapack_int *iwork = alloc_iwork(k);

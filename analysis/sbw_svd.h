@@ -30,11 +30,13 @@
  * sbw_table_warn records "svd_not_converged", so every table printed
  * afterwards says the numbers may be wrong.
  *
- * Test hook: when the environment variable SBW_TEST_SVD_INFO is a positive
- * integer N, every call that succeeded reports info N instead (the values
- * stay the converged ones).  dgesdd's real failures are too rare and too
- * dependent on the LAPACK build to craft a matrix for, so this is how the
- * tests check what a user sees when it happens. */
+ * Test hook (the test interface: docs/DESIGN.md): when the environment
+ * variable SBW_TEST_SVD_INFO is a positive integer N, every call that
+ * succeeded reports info N instead (the values stay the converged ones).
+ * dgesdd's real failures are too rare and too dependent on the LAPACK
+ * build to craft a matrix for, so this is how the tests check what a user
+ * sees when it happens.  After any failure A and s hold what LAPACK left
+ * (unspecified). */
 int sbw_svd_values(sbw_mat *a, double *s);
 
 /* The same in float32 with sgesdd: half the memory, about twice the speed,
@@ -47,7 +49,8 @@ int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
  * dgesdd with JOBZ='S' on the column-major view A^T, whose left vectors are
  * A's right ones.  Workspace about 4k^2 + k(m + n) doubles.  Errors and
  * no convergence as for sbw_svd_values (s is then left in LAPACK's order,
- * beside its vectors). */
+ * beside its vectors).  After a failure A and s are unspecified and *vt is
+ * untouched (nothing allocated). */
 int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt);
 
 #endif

@@ -2,7 +2,9 @@
  * matrix fed block by block, with optional one-pass column centring. */
 #include "sbw_tsqr.h"
 
+#include "sbw_blas.h"
 #include "sbw_error.h"
+#include "sbw_num.h"
 
 #include <lapacke.h>
 #include <limits.h>
@@ -12,15 +14,6 @@
 
 #define TSQR_NB 64 /* inner block size of tpqrt (the T factor's rows) */
 #define TILE    32 /* transposition tile */
-
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
-static int lapack_fail(const char *routine, lapack_int info)
-{
-    if (info < 0)
-        return SBW_ERROR(SBW_EINVAL, "%s: argument %d had an illegal value", routine, (int)-info);
-    return SBW_ERROR(SBW_ENUMERIC, "%s: failed to converge (info %d)", routine, (int)info);
-}
 
 struct sbw_tsqr {
     size_t n, cap, nb; /* columns, block capacity in rows, tpqrt's inner block */
@@ -77,8 +70,11 @@ int sbw_tsqr_alloc(sbw_tsqr **out, size_t n, size_t block_rows, bool center, sbw
     sbw_tsqr *q = calloc(1, sizeof *q);
     if (!q)
         return SBW_ERROR(SBW_ENOMEM, "tsqr: out of memory");
-    *q = (sbw_tsqr){
-        .n = n, .cap = block_rows, .nb = min_sz(TSQR_NB, n), .center = center, .prec = prec};
+    *q = (sbw_tsqr){.n = n,
+                    .cap = block_rows,
+                    .nb = sbw_num_min_sz(TSQR_NB, n),
+                    .center = center,
+                    .prec = prec};
     int st = tsqr_buffers(q);
     if (st) {
         sbw_tsqr_free(q);
@@ -93,7 +89,8 @@ size_t sbw_tsqr_count(const sbw_tsqr *q) { return q->count; }
 void sbw_tsqr_means(const sbw_tsqr *q, double *mean) { memcpy(mean, q->mean, q->n * sizeof *mean); }
 
 /* tpqrt of [R; B] with B (m x n, column-major, ldb), whose last l rows are
- * upper trapezoidal (l = 0: rectangular). */
+ * upper trapezoidal (l = 0: rectangular).  After a failure R, T and B are
+ * what LAPACK left (unspecified): q is good only for sbw_tsqr_free. */
 static int tpqrt(sbw_tsqr *q, size_t m, size_t l, void *b, size_t ldb)
 {
     lapack_int info, n = (lapack_int)q->n, nb = (lapack_int)q->nb;
@@ -103,7 +100,7 @@ static int tpqrt(sbw_tsqr *q, size_t m, size_t l, void *b, size_t ldb)
     else
         info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, (lapack_int)m, n, (lapack_int)l, nb, q->r, n,
                                    b, (lapack_int)ldb, q->t, nb, q->work);
-    return info ? lapack_fail(q->prec == SBW_F32 ? "stpqrt" : "dtpqrt", info) : SBW_OK;
+    return info ? sbw_blas_lapack_fail(q->prec == SBW_F32 ? "stpqrt" : "dtpqrt", info) : SBW_OK;
 }
 
 /* mu[j] = the column means of [A | last] (rows x na, ld; last may be
@@ -128,7 +125,7 @@ static void transpose_f64(const double *src, size_t rows, size_t n, size_t lds, 
 {
     for (size_t i0 = 0; i0 < rows; i0 += TILE)
         for (size_t j0 = 0; j0 < n; j0 += TILE) {
-            size_t i1 = min_sz(rows, i0 + TILE), j1 = min_sz(n, j0 + TILE);
+            size_t i1 = sbw_num_min_sz(rows, i0 + TILE), j1 = sbw_num_min_sz(n, j0 + TILE);
             for (size_t i = i0; i < i1; i++)
                 for (size_t j = j0; j < j1; j++)
                     dst[j * ldd + i] = src[i * lds + j] - (mu ? mu[j] : 0.0);
@@ -140,7 +137,7 @@ static void transpose_f32(const double *src, size_t rows, size_t n, size_t lds, 
 {
     for (size_t i0 = 0; i0 < rows; i0 += TILE)
         for (size_t j0 = 0; j0 < n; j0 += TILE) {
-            size_t i1 = min_sz(rows, i0 + TILE), j1 = min_sz(n, j0 + TILE);
+            size_t i1 = sbw_num_min_sz(rows, i0 + TILE), j1 = sbw_num_min_sz(n, j0 + TILE);
             for (size_t i = i0; i < i1; i++)
                 for (size_t j = j0; j < j1; j++)
                     dst[j * ldd + i] = (float)(src[i * lds + j] - (mu ? mu[j] : 0.0));

@@ -113,75 +113,76 @@ static int analyse(const bound_args *a, bound_run *run)
     return SBW_OK;
 }
 
+/* The input, parameters and results as meta.  Errors: the table's (sticky). */
 static int add_meta(sbw_table *t, const char *path, const bound_args *a, const bound_run *run)
 {
     const sbw_spectra *sp = &run->sp;
-    int st = sbw_table_meta_str(t, "file", path);
-    st = st ? st : sbw_table_meta_bool(t, "bias", a->bias);
-    st = st ? st : sbw_table_meta_str(t, "scale", a->rms ? "rms: norm / sqrt(N M)" : "frobenius");
-    st = st ? st : sbw_table_meta_int(t, "n", (long long)sp->red.rows);
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)sp->red.cols);
-    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
-    st = st ? st : sbw_table_meta_dbl(t, "eps", run->eps);
-    st = st ? st : sbw_table_meta_str(t, "eps_source", run->eps_source);
-    st = st ? st : sbw_table_meta_int(t, "d_star", (long long)run->rank_c.rank);
-    st = st ? st : sbw_table_meta_dbl(t, "tsh_centred", run->rank_c.tsh);
-    st = st ? st : sbw_table_meta_int(t, "rank_a", (long long)run->rank_a.rank);
-    st = st ? st : sbw_table_meta_dbl(t, "norm_a", sqrt(run->tail[0]) * run->scale);
-    st = st ? st : sbw_table_meta_dbl(t, "norm_a_centred", sqrt(run->tail_c[0]) * run->scale);
-    st = st ? st : sbw_table_meta_dbl(t, "seconds_read", sp->seconds_read);
-    return st ? st : sbw_table_meta_dbl(t, "seconds_svd", sp->seconds_svd);
+    sbw_table_meta_str(t, "file", path);
+    sbw_table_meta_bool(t, "bias", a->bias);
+    sbw_table_meta_str(t, "scale", a->rms ? "rms: norm / sqrt(N M)" : "frobenius");
+    sbw_table_meta_int(t, "n", (long long)sp->red.rows);
+    sbw_table_meta_int(t, "m", (long long)sp->red.cols);
+    sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
+    sbw_table_meta_dbl(t, "eps", run->eps);
+    sbw_table_meta_str(t, "eps_source", run->eps_source);
+    sbw_table_meta_int(t, "d_star", (long long)run->rank_c.rank);
+    sbw_table_meta_dbl(t, "tsh_centred", run->rank_c.tsh);
+    sbw_table_meta_int(t, "rank_a", (long long)run->rank_a.rank);
+    sbw_table_meta_dbl(t, "norm_a", sqrt(run->tail[0]) * run->scale);
+    sbw_table_meta_dbl(t, "norm_a_centred", sqrt(run->tail_c[0]) * run->scale);
+    sbw_table_meta_dbl(t, "seconds_read", sp->seconds_read);
+    sbw_table_meta_dbl(t, "seconds_svd", sp->seconds_svd);
+    return sbw_table_status(t);
 }
 
+/* The --fit results as meta (none without --fit).  Errors: the table's (sticky). */
 static int add_fit_meta(sbw_table *t, const bound_args *a, const bound_run *run)
 {
     if (!run->have_fit)
         return SBW_OK;
     size_t k = run->sp.k;
     double bound = sbw_bound_shift(run->tail_c, k, run->fit_d) * run->scale;
-    int st = sbw_table_meta_str(t, "fit_file", a->fit);
-    st = st ? st : sbw_table_meta_int(t, "fit_d", (long long)run->fit_d);
-    st = st ? st : sbw_table_meta_str(t, "fit_d_source", a->fit_d >= 0 ? "--fit-d" : "rank");
-    st = st ? st : sbw_table_meta_dbl(t, "fit_error", run->fit.error * run->scale);
-    st = st ? st : sbw_table_meta_dbl(t, "fit_error_centred", run->fit.centred * run->scale);
-    st = st ? st : sbw_table_meta_dbl(t, "fit_error_norm", run->fit.norm * run->scale);
-    st = st ? st : sbw_table_meta_dbl(t, "fit_shift_bound", bound);
-    return st ? st
-              : sbw_table_meta_bool(t, "fit_above_bound", run->fit.error * run->scale >= bound);
+    sbw_table_meta_str(t, "fit_file", a->fit);
+    sbw_table_meta_int(t, "fit_d", (long long)run->fit_d);
+    sbw_table_meta_str(t, "fit_d_source", a->fit_d >= 0 ? "--fit-d" : "rank");
+    sbw_table_meta_dbl(t, "fit_error", run->fit.error * run->scale);
+    sbw_table_meta_dbl(t, "fit_error_centred", run->fit.centred * run->scale);
+    sbw_table_meta_dbl(t, "fit_error_norm", run->fit.norm * run->scale);
+    sbw_table_meta_dbl(t, "fit_shift_bound", bound);
+    sbw_table_meta_bool(t, "fit_above_bound", run->fit.error * run->scale >= bound);
+    return sbw_table_status(t);
 }
 
+/* The --construct results as meta (none without it).  Errors: the table's (sticky). */
 static int add_construct_meta(sbw_table *t, const sbw_cli_common *c, const bound_run *run)
 {
     if (!run->have_construct)
         return SBW_OK;
-    int st = sbw_table_meta_str(t, "construct_file", c->output);
-    st = st ? st : sbw_table_meta_int(t, "construct_d", (long long)run->con.d);
-    st = st ? st : sbw_table_meta_dbl(t, "construct_error", run->con.err.error * run->scale);
-    st = st ? st
-            : sbw_table_meta_dbl(t, "construct_error_centred", run->con.err.centred * run->scale);
-    return st ? st : sbw_table_meta_dbl(t, "construct_error_norm", run->con.err.norm * run->scale);
+    sbw_table_meta_str(t, "construct_file", c->output);
+    sbw_table_meta_int(t, "construct_d", (long long)run->con.d);
+    sbw_table_meta_dbl(t, "construct_error", run->con.err.error * run->scale);
+    sbw_table_meta_dbl(t, "construct_error_centred", run->con.err.centred * run->scale);
+    sbw_table_meta_dbl(t, "construct_error_norm", run->con.err.norm * run->scale);
+    return sbw_table_status(t);
 }
 
+/* One row per dimension d.  Errors: the table's (sticky). */
 static int add_rows(sbw_table *t, const bound_args *a, const bound_run *run)
 {
     static const char *const cols[] = {"d", "lms_bound", "shift_bound", "fit_error"};
     size_t k = run->sp.k;
-    int st = sbw_table_columns(t, cols, run->have_fit ? 4 : 3);
-    for (size_t i = 0; i < run->nd && !st; i++) {
+    sbw_table_columns(t, cols, run->have_fit ? 4 : 3);
+    for (size_t i = 0; i < run->nd; i++) {
         size_t d = run->d[i];
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_int(t, "d", (long long)d);
-        st = st ? st
-                : sbw_table_set_dbl(t, "lms_bound",
-                                    sbw_bound_lms(run->tail, k, d, a->bias) * run->scale);
-        st = st ? st
-                : sbw_table_set_dbl(t, "shift_bound",
-                                    sbw_bound_shift(run->tail_c, k, d) * run->scale);
-        if (!st && run->have_fit && d == run->fit_d)
-            st = sbw_table_set_dbl(t, "fit_error", run->fit.error * run->scale);
+        sbw_table_add_row(t);
+        sbw_table_set_int(t, "d", (long long)d);
+        sbw_table_set_dbl(t, "lms_bound", sbw_bound_lms(run->tail, k, d, a->bias) * run->scale);
+        sbw_table_set_dbl(t, "shift_bound", sbw_bound_shift(run->tail_c, k, d) * run->scale);
+        if (run->have_fit && d == run->fit_d)
+            sbw_table_set_dbl(t, "fit_error", run->fit.error * run->scale);
     }
-    return st;
+    return sbw_table_status(t);
 }
 
 static int print(const char *path, const bound_args *a, const sbw_cli_common *c,
@@ -189,11 +190,13 @@ static int print(const char *path, const bound_args *a, const sbw_cli_common *c,
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-bound", c, false);
-    st = st ? st : add_meta(t, path, a, run);
-    st = st ? st : add_fit_meta(t, a, run);
-    st = st ? st : add_construct_meta(t, c, run);
-    st = st ? st : add_rows(t, a, run);
-    st = st ? st : sbw_table_print(t, a->table, c->json);
+    if (st)
+        return st;
+    add_meta(t, path, a, run);
+    add_fit_meta(t, a, run);
+    add_construct_meta(t, c, run);
+    add_rows(t, a, run);
+    st = sbw_table_print(t, a->table, c->json); /* the first failure, if any */
     sbw_table_free(t);
     return st;
 }

@@ -55,73 +55,76 @@ static const char *const row_cols[] = {"row",           "kl",      "cross_entrop
                                        "top10_overlap", "row_err", "max_abs_err"};
 static const char *const overlap_cols[] = {"top1_overlap", "top5_overlap", "top10_overlap"};
 
+/* The inputs and parameters as meta.  Errors: the table's (sticky). */
 static int add_meta(sbw_table *t, const cmp_args *a, sbw_logp_reader *const rd[2])
 {
     const char *keys[2][4] = {{"p_file", "p_dtype", "p_max_abs_logsumexp", "p_worst_row"},
                               {"q_file", "q_dtype", "q_max_abs_logsumexp", "q_worst_row"}};
-    int st = SBW_OK;
-    for (int i = 0; i < 2 && !st; i++) {
+    for (int i = 0; i < 2; i++) {
         double lse;
         size_t worst;
         sbw_logp_stats(rd[i], &lse, &worst);
-        st = sbw_table_meta_str(t, keys[i][0], sbw_logp_path(rd[i]));
-        st =
-            st ? st
-               : sbw_table_meta_str(t, keys[i][1], sbw_npy_dtype_name(sbw_logp_info(rd[i])->dtype));
-        st = st ? st : sbw_table_meta_dbl(t, keys[i][2], lse);
-        st = st ? st : sbw_table_meta_int(t, keys[i][3], (long long)worst);
+        sbw_table_meta_str(t, keys[i][0], sbw_logp_path(rd[i]));
+        sbw_table_meta_str(t, keys[i][1], sbw_npy_dtype_name(sbw_logp_info(rd[i])->dtype));
+        sbw_table_meta_dbl(t, keys[i][2], lse);
+        sbw_table_meta_int(t, keys[i][3], (long long)worst);
     }
-    st = st ? st : sbw_table_meta_bool(t, "probs", a->probs);
-    st = st ? st : sbw_table_meta_bool(t, "normalize", a->normalize);
-    st = st ? st : sbw_table_meta_dbl(t, "tol", a->tol);
-    st = st ? st : sbw_table_meta_str(t, "per_row", a->per_row ? a->per_row : "");
-    return st ? st : sbw_table_meta_str(t, "units", "nats");
+    sbw_table_meta_bool(t, "probs", a->probs);
+    sbw_table_meta_bool(t, "normalize", a->normalize);
+    sbw_table_meta_dbl(t, "tol", a->tol);
+    sbw_table_meta_str(t, "per_row", a->per_row ? a->per_row : "");
+    sbw_table_meta_str(t, "units", "nats");
+    return sbw_table_status(t);
 }
 
+/* The summary's columns and its one row.  Errors: the table's (sticky). */
 static int add_summary(sbw_table *t, const sbw_compare_summary *s)
 {
-    int st = sbw_table_columns(t, sum_cols, sizeof sum_cols / sizeof *sum_cols);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)s->rows);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)s->cols);
-    st = st ? st : sbw_table_set_dbl(t, "kl_mean", s->kl_mean);
-    st = st ? st : sbw_table_set_dbl(t, "kl_median", s->kl_median);
-    st = st ? st : sbw_table_set_dbl(t, "cross_entropy", s->cross_entropy);
-    st = st ? st : sbw_table_set_dbl(t, "entropy", s->entropy);
-    st = st ? st : sbw_table_set_dbl(t, "perplexity", s->perplexity);
-    st = st ? st : sbw_table_set_dbl(t, "mode_match", s->mode_match);
-    st = st ? st : sbw_table_set_int(t, "mode_matches", (long long)s->mode_matches);
-    st = st ? st : sbw_table_set_int(t, "ties_p", (long long)s->ties_p);
-    st = st ? st : sbw_table_set_int(t, "ties_q", (long long)s->ties_q);
-    for (size_t k = 0; k < SBW_COMPARE_NK && !st; k++)
-        st = sbw_table_set_dbl(t, overlap_cols[k], s->top_overlap[k]);
-    st = st ? st : sbw_table_set_dbl(t, "rank_mean", s->rank_mean);
-    st = st ? st : sbw_table_set_dbl(t, "rank_median", s->rank_median);
-    st = st ? st : sbw_table_set_dbl(t, "frob_rms", s->frob_rms);
-    st = st ? st : sbw_table_set_dbl(t, "max_row_err", s->max_row_err);
-    st = st ? st : sbw_table_set_int(t, "max_row_err_row", (long long)s->max_row_err_row);
-    return st ? st : sbw_table_set_dbl(t, "max_abs_err", s->max_abs_err);
+    sbw_table_columns(t, sum_cols, sizeof sum_cols / sizeof *sum_cols);
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "rows", (long long)s->rows);
+    sbw_table_set_int(t, "cols", (long long)s->cols);
+    sbw_table_set_dbl(t, "kl_mean", s->kl_mean);
+    sbw_table_set_dbl(t, "kl_median", s->kl_median);
+    sbw_table_set_dbl(t, "cross_entropy", s->cross_entropy);
+    sbw_table_set_dbl(t, "entropy", s->entropy);
+    sbw_table_set_dbl(t, "perplexity", s->perplexity);
+    sbw_table_set_dbl(t, "mode_match", s->mode_match);
+    sbw_table_set_int(t, "mode_matches", (long long)s->mode_matches);
+    sbw_table_set_int(t, "ties_p", (long long)s->ties_p);
+    sbw_table_set_int(t, "ties_q", (long long)s->ties_q);
+    for (size_t k = 0; k < SBW_COMPARE_NK; k++)
+        sbw_table_set_dbl(t, overlap_cols[k], s->top_overlap[k]);
+    sbw_table_set_dbl(t, "rank_mean", s->rank_mean);
+    sbw_table_set_dbl(t, "rank_median", s->rank_median);
+    sbw_table_set_dbl(t, "frob_rms", s->frob_rms);
+    sbw_table_set_dbl(t, "max_row_err", s->max_row_err);
+    sbw_table_set_int(t, "max_row_err_row", (long long)s->max_row_err_row);
+    sbw_table_set_dbl(t, "max_abs_err", s->max_abs_err);
+    return sbw_table_status(t);
 }
 
+/* Row i of the per-row table.  Errors: the table's (sticky). */
 static int add_row(sbw_table *t, size_t i, const sbw_compare_row *r, size_t m)
 {
-    int st = sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_int(t, "row", (long long)i);
-    st = st ? st : sbw_table_set_dbl(t, "kl", r->kl);
-    st = st ? st : sbw_table_set_dbl(t, "cross_entropy", r->cross_entropy);
-    st = st ? st : sbw_table_set_dbl(t, "entropy", r->entropy);
-    st = st ? st : sbw_table_set_int(t, "mode_p", (long long)r->mode_p);
-    st = st ? st : sbw_table_set_int(t, "mode_q", (long long)r->mode_q);
-    st = st ? st : sbw_table_set_int(t, "mode_match", r->mode_p == r->mode_q);
-    st = st ? st : sbw_table_set_int(t, "tie_p", r->tie_p);
-    st = st ? st : sbw_table_set_int(t, "tie_q", r->tie_q);
-    st = st ? st : sbw_table_set_int(t, "rank", (long long)r->rank);
-    for (size_t k = 0; k < SBW_COMPARE_NK && !st; k++) {
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "row", (long long)i);
+    sbw_table_set_dbl(t, "kl", r->kl);
+    sbw_table_set_dbl(t, "cross_entropy", r->cross_entropy);
+    sbw_table_set_dbl(t, "entropy", r->entropy);
+    sbw_table_set_int(t, "mode_p", (long long)r->mode_p);
+    sbw_table_set_int(t, "mode_q", (long long)r->mode_q);
+    sbw_table_set_int(t, "mode_match", r->mode_p == r->mode_q);
+    sbw_table_set_int(t, "tie_p", r->tie_p);
+    sbw_table_set_int(t, "tie_q", r->tie_q);
+    sbw_table_set_int(t, "rank", (long long)r->rank);
+    for (size_t k = 0; k < SBW_COMPARE_NK; k++) {
         size_t kk = sbw_compare_k(k) < m ? sbw_compare_k(k) : m;
-        st = sbw_table_set_dbl(t, overlap_cols[k], (double)r->overlap[k] / (double)kk);
+        sbw_table_set_dbl(t, overlap_cols[k], (double)r->overlap[k] / (double)kk);
     }
-    st = st ? st : sbw_table_set_dbl(t, "row_err", r->row_err);
-    return st ? st : sbw_table_set_dbl(t, "max_abs_err", r->max_abs);
+    sbw_table_set_dbl(t, "row_err", r->row_err);
+    sbw_table_set_dbl(t, "max_abs_err", r->max_abs);
+    return sbw_table_status(t);
 }
 
 static int write_per_row(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *const rd[2],
@@ -129,11 +132,32 @@ static int write_per_row(const cmp_args *a, const sbw_cli_common *c, sbw_logp_re
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-compare", c, false);
-    st = st ? st : add_meta(t, a, rd);
-    st = st ? st : sbw_table_columns(t, row_cols, sizeof row_cols / sizeof *row_cols);
-    for (size_t i = 0; i < n && !st; i++)
-        st = add_row(t, i, &rows[i], m);
-    st = st ? st : sbw_table_write(t, a->per_row, false);
+    if (st)
+        return st;
+    add_meta(t, a, rd);
+    sbw_table_columns(t, row_cols, sizeof row_cols / sizeof *row_cols);
+    for (size_t i = 0; i < n; i++)
+        add_row(t, i, &rows[i], m);
+    st = sbw_table_write(t, a->per_row, false); /* the first failure, if any */
+    sbw_table_free(t);
+    return st;
+}
+
+/* The summary table, to -o's file or to the table stream.  Errors: the
+ * table's first failure, or the write's. */
+static int report(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *const rd[2],
+                  const sbw_compare_summary *s)
+{
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-compare", c, false);
+    if (st)
+        return st;
+    add_meta(t, a, rd);
+    add_summary(t, s);
+    if (c->output && !sbw_file_is_std(c->output)) /* either returns the first failure */
+        st = sbw_table_write(t, c->output, c->json);
+    else
+        st = sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     return st;
 }
@@ -145,21 +169,13 @@ static int run(const cmp_args *a, const sbw_cli_common *c, sbw_logp_reader *cons
     int st = rows ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "cannot hold %zu rows of results", n);
     sbw_compare_summary s;
     sbw_progress p;
-    sbw_table *t = NULL;
     sbw_progress_start(&p, "sbw-compare", "rows", (double)n, c->quiet);
     st = st ? st : sbw_compare_files(rd[0], rd[1], (int)c->threads, &p, rows);
     sbw_progress_finish(&p);
     st = st ? st : sbw_compare_summarize(rows, n, m, &s);
     if (!st && a->per_row)
         st = write_per_row(a, c, rd, rows, n, m);
-    st = st ? st : sbw_table_alloc(&t, "sbw-compare", c, false);
-    st = st ? st : add_meta(t, a, rd);
-    st = st ? st : add_summary(t, &s);
-    if (c->output && !sbw_file_is_std(c->output))
-        st = st ? st : sbw_table_write(t, c->output, c->json);
-    else
-        st = st ? st : sbw_table_print(t, a->table, c->json);
-    sbw_table_free(t);
+    st = st ? st : report(a, c, rd, &s);
     free(rows);
     return st;
 }

@@ -105,6 +105,7 @@ static int select_rows(const sbw_cli *cli, const kl_args *k, const sbw_cli_commo
     return SBW_OK;
 }
 
+/* The run's parameters and input as meta.  Errors: the table's (sticky). */
 static int add_meta(sbw_table *t, const kl_args *k, const sbw_logp_reader *r, const sbw_logp_sel *s)
 {
     const sbw_npy_info *in = sbw_logp_info(r);
@@ -113,33 +114,36 @@ static int add_meta(sbw_table *t, const kl_args *k, const sbw_logp_reader *r, co
     size_t worst;
     sbw_logp_stats(r, &lse, &worst);
     snprintf(range, sizeof range, "%zu:%zu", s->begin, s->end);
-    int st = sbw_table_meta_str(t, "file", sbw_logp_path(r));
-    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(in->dtype));
-    st = st ? st : sbw_table_meta_int(t, "file_rows", (long long)in->rows);
-    st = st ? st : sbw_table_meta_int(t, "file_cols", (long long)in->cols);
-    st = st ? st : sbw_table_meta_str(t, "row_range", range);
-    st = st ? st : sbw_table_meta_int(t, "sample_rows", (long long)k->sample_rows);
-    st = st ? st : sbw_table_meta_int(t, "pairs", (long long)k->pairs);
-    st = st ? st : sbw_table_meta_str(t, "matrix", k->matrix ? k->matrix : "");
-    st = st ? st : sbw_table_meta_bool(t, "probs", k->probs);
-    st = st ? st : sbw_table_meta_bool(t, "normalize", k->normalize);
-    st = st ? st : sbw_table_meta_dbl(t, "tol", k->tol);
-    st = st ? st : sbw_table_meta_dbl(t, "max_abs_logsumexp", lse);
-    st = st ? st : sbw_table_meta_int(t, "max_abs_logsumexp_row", (long long)worst);
-    return st ? st : sbw_table_meta_str(t, "units", "nats");
+    sbw_table_meta_str(t, "file", sbw_logp_path(r));
+    sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(in->dtype));
+    sbw_table_meta_int(t, "file_rows", (long long)in->rows);
+    sbw_table_meta_int(t, "file_cols", (long long)in->cols);
+    sbw_table_meta_str(t, "row_range", range);
+    sbw_table_meta_int(t, "sample_rows", (long long)k->sample_rows);
+    sbw_table_meta_int(t, "pairs", (long long)k->pairs);
+    sbw_table_meta_str(t, "matrix", k->matrix ? k->matrix : "");
+    sbw_table_meta_bool(t, "probs", k->probs);
+    sbw_table_meta_bool(t, "normalize", k->normalize);
+    sbw_table_meta_dbl(t, "tol", k->tol);
+    sbw_table_meta_dbl(t, "max_abs_logsumexp", lse);
+    sbw_table_meta_int(t, "max_abs_logsumexp_row", (long long)worst);
+    sbw_table_meta_str(t, "units", "nats");
+    return sbw_table_status(t);
 }
 
+/* The one row of results (sample columns when smp).  Errors: the table's
+ * (sticky). */
 static int add_values(sbw_table *t, const sbw_kl_exact *e, const sbw_kl_pairs_sample *smp)
 {
-    int st = sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)e->rows);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)e->cols);
-    st = st ? st : sbw_table_set_dbl(t, "expected_pairwise_kl", e->expected_kl);
-    st = st ? st : sbw_table_set_dbl(t, "mean_entropy", e->mean_entropy);
-    st = st ? st : sbw_table_set_dbl(t, "entropy_of_mean", e->entropy_of_mean);
-    st = st ? st : sbw_table_set_dbl(t, "js_spread", e->js_spread);
-    if (st || !smp)
-        return st;
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "rows", (long long)e->rows);
+    sbw_table_set_int(t, "cols", (long long)e->cols);
+    sbw_table_set_dbl(t, "expected_pairwise_kl", e->expected_kl);
+    sbw_table_set_dbl(t, "mean_entropy", e->mean_entropy);
+    sbw_table_set_dbl(t, "entropy_of_mean", e->entropy_of_mean);
+    sbw_table_set_dbl(t, "js_spread", e->js_spread);
+    if (!smp)
+        return sbw_table_status(t);
     const double v[] = {smp->mean,
                         smp->sd,
                         smp->se,
@@ -153,10 +157,10 @@ static int add_values(sbw_table *t, const sbw_kl_exact *e, const sbw_kl_pairs_sa
                         smp->q95,
                         smp->max,
                         (smp->mean - e->expected_kl) / smp->se};
-    st = sbw_table_set_int(t, "pairs", (long long)smp->n);
-    for (size_t i = 1; i < sizeof pair_cols / sizeof *pair_cols && !st; i++)
-        st = sbw_table_set_dbl(t, pair_cols[i], v[i - 1]);
-    return st;
+    sbw_table_set_int(t, "pairs", (long long)smp->n);
+    for (size_t i = 1; i < sizeof pair_cols / sizeof *pair_cols; i++)
+        sbw_table_set_dbl(t, pair_cols[i], v[i - 1]);
+    return sbw_table_status(t);
 }
 
 /* Declares every column (exact, then sample ones when asked) up front. */
@@ -211,13 +215,15 @@ static int report(const kl_args *k, const sbw_cli_common *c, const sbw_logp_read
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-kl", c, true);
-    st = st ? st : add_meta(t, k, r, s);
-    st = st ? st : declare(t, k->pairs > 0);
-    st = st ? st : add_values(t, e, k->pairs ? smp : NULL);
-    if (c->output && !sbw_file_is_std(c->output))
-        st = st ? st : sbw_table_write(t, c->output, c->json);
+    if (st)
+        return st;
+    add_meta(t, k, r, s);
+    declare(t, k->pairs > 0);
+    add_values(t, e, k->pairs ? smp : NULL);
+    if (c->output && !sbw_file_is_std(c->output)) /* either returns the first failure */
+        st = sbw_table_write(t, c->output, c->json);
     else
-        st = st ? st : sbw_table_print(t, k->table, c->json);
+        st = sbw_table_print(t, k->table, c->json);
     sbw_table_free(t);
     return st;
 }

@@ -1,6 +1,8 @@
-/* sbw_blas.c -- re-executing on the right OpenBLAS kernels (see sbw_blas.h). */
+/* sbw_blas.c -- re-executing on the right OpenBLAS kernels, OpenBLAS's
+ * thread count, LAPACK failures (see sbw_blas.h). */
 #include "sbw_blas.h"
 
+#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,3 +41,14 @@ void sbw_blas_tune(char **argv)
     execv("/proc/self/exe", argv);
     unsetenv("OPENBLAS_CORETYPE"); /* exec failed: carry on as we are */
 }
+
+int sbw_blas_threads(void) { return openblas_get_num_threads(); }
+
+int sbw_blas_threads_push(int n)
+{
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(n);
+    return saved;
+}
+
+void sbw_blas_threads_pop(int saved) { openblas_set_num_threads(saved); }

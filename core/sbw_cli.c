@@ -1,6 +1,8 @@
 /* sbw_cli.c -- option parsing and the glue between main() and libsbw. */
 #include "sbw_cli.h"
 
+#include "sbw_blas.h"
+
 #include "sbw_error.h"
 #include "sbw_rng.h"
 #include "sbw_signal.h"
@@ -443,7 +445,7 @@ int sbw_cli_threads(long threads)
 {
     int n = threads > 0 ? (int)threads : omp_get_num_procs();
     omp_set_num_threads(n);
-    openblas_set_num_threads(n);
+    sbw_blas_threads_push(n); /* for the whole run: never popped */
     return n;
 }
 

@@ -72,9 +72,13 @@ static void remove_entry(const struct track_slot *s)
     }
 }
 
+/* The table's cleanup as sbw_signal runs it: the tool dies next. */
+static void cleanup_dying(void) { (void)sbw_file_cleanup(true); }
+
 int sbw_file_track_reserve(const char *path, int *slot)
 {
     *slot = 0;
+    sbw_signal_set_cleanup(cleanup_dying); /* before any entry exists */
     if (path && strlen(path) >= PATH_MAX)
         return SBW_ERROR(SBW_EIO, "%s: name too long to track for cleanup", path);
     for (int i = 0; i < SBW_FILE_TRACK_MAX; i++) {

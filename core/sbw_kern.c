@@ -14,7 +14,7 @@ double sbw_kern_max(const double *x, size_t n)
     return mx;
 }
 
-static double sum_exp_shifted(const double *x, size_t n, double shift)
+double sbw_kern_sum_exp_shift(const double *x, size_t n, double shift)
 {
     double s = 0.0;
 #pragma omp simd reduction(+ : s)
@@ -26,7 +26,7 @@ static double sum_exp_shifted(const double *x, size_t n, double shift)
 double sbw_kern_logsumexp(const double *x, size_t n)
 {
     double mx = sbw_kern_max(x, n);
-    return mx + log(sum_exp_shifted(x, n, mx));
+    return mx + log(sbw_kern_sum_exp_shift(x, n, mx));
 }
 
 void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda, double *out)

@@ -19,6 +19,9 @@ double sbw_kern_max(const double *x, size_t n);
 /* log sum_j exp(x_j) of one finite row of length n >= 1. */
 double sbw_kern_logsumexp(const double *x, size_t n);
 
+/* sum_j exp(x_j - shift) (shift = max x: no overflow, as logsumexp). */
+double sbw_kern_sum_exp_shift(const double *x, size_t n, double shift);
+
 /* out[i] = logsumexp of row i of A (rows x cols, leading dim lda). */
 void sbw_kern_logsumexp_rows(const double *a, size_t rows, size_t cols, size_t lda, double *out);
 

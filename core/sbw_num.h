@@ -33,4 +33,8 @@ double sbw_num_cross_entropy(const double *logp, const double *logq, size_t n);
 void sbw_num_count_nonfinite(const double *x, size_t n, size_t *nan, size_t *posinf, size_t *neginf,
                              size_t *first);
 
+/* The smaller and the larger of two sizes. */
+static inline size_t sbw_num_min_sz(size_t a, size_t b) { return a < b ? a : b; }
+static inline size_t sbw_num_max_sz(size_t a, size_t b) { return a > b ? a : b; }
+
 #endif

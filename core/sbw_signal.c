@@ -3,7 +3,6 @@
 #include "sbw_signal.h"
 
 #include "sbw_error.h"
-#include "sbw_file.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -16,6 +15,17 @@
 
 static const char *volatile tool_name;
 static volatile sig_atomic_t graceful, stop_flag;
+static void (*_Atomic cleanup_fn)(void); /* sbw_signal_set_cleanup's */
+
+void sbw_signal_set_cleanup(void (*fn)(void)) { atomic_store(&cleanup_fn, fn); }
+
+/* The registered cleanup, if any (from a handler: fn is async-signal-safe). */
+static void run_cleanup(void)
+{
+    void (*fn)(void) = atomic_load(&cleanup_fn);
+    if (fn)
+        fn();
+}
 
 /* Writes s to stderr from a handler (write(2) only). */
 static void say(const char *s)
@@ -50,7 +60,7 @@ static void die_of(int sig)
 /* Removes every temporary, then dies of sig (blocked in this thread). */
 static void clean_and_die(int sig)
 {
-    sbw_file_cleanup(true);
+    run_cleanup();
     die_of(sig);
 }
 
@@ -93,7 +103,7 @@ static void on_bus(int sig, siginfo_t *si, void *ctx)
     say(": ");
     say(path);
     say(": truncated while reading (the file shrank while it was mapped)\n");
-    sbw_file_cleanup(true);
+    run_cleanup();
     _exit(1);
 }
 

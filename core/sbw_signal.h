@@ -1,13 +1,12 @@
 /* sbw_signal.h -- what a tool does when a signal arrives.
  *
  * SIGINT, SIGTERM (and SIGHUP and SIGPIPE, unless ignored when the tool
- * started, as under nohup): every tracked temporary is removed
- * (sbw_file_cleanup) and the tool dies of the same signal, so the shell
- * sees 130, 143 (129, 141: a reader of stdout that went away).
- * In the graceful mode of a long run (sbw_signal_graceful: sbw-fit,
- * sbw-lm) the first such signal only sets a flag that the run polls; it
- * then saves its work and ends with SBW_EINTR (exit 130); a second signal
- * cleans up and dies at once.  SIGPIPE is never graceful.
+ * started, as under nohup): the registered cleanup runs (sbw_file's:
+ * every tracked temporary is removed, sbw_signal_set_cleanup) and the tool dies of the same signal,
+ * so the shell sees 130, 143 (129, 141: a reader of stdout that went away). In the graceful mode of
+ * a long run (sbw_signal_graceful: sbw-fit, sbw-lm) the first such signal only sets a flag that the
+ * run polls; it then saves its work and ends with SBW_EINTR (exit 130); a second signal cleans up
+ * and dies at once.  SIGPIPE is never graceful.
  *
  * SIGBUS at an address inside a mapped view (sbw_signal_map_add: a file
  * that shrank while it was mapped) prints one line, "TOOL: FILE: truncated
@@ -26,6 +25,13 @@
 
 #include <signal.h>
 #include <stddef.h>
+
+/* Registers fn as the cleanup every handler above runs before the tool
+ * dies (sbw_file registers its table's, sbw_file_cleanup(true), when it
+ * first tracks a temporary; this module knows nothing of files).  fn must
+ * be async-signal-safe.  One per process: a later call replaces it; NULL
+ * unregisters.  Thread-safe. */
+void sbw_signal_set_cleanup(void (*fn)(void));
 
 /* Installs the handlers above.  tool names the program in messages (the
  * pointer is kept: a string literal or argv).  Called by sbw_cli_parse, so
@@ -65,12 +71,13 @@ void sbw_signal_release(const sigset_t *old);
  * removing the parent's temporaries. */
 void sbw_signal_child(void);
 
-/* Test hook: when the environment has SBW_TEST_STOP=point, the first call
- * with that point stops the process (SIGSTOP), so a test can send a signal
- * or shrink a file at a known moment and then SIGCONT it; once continued,
- * the caller waits 0.2 s, so that a signal sent meanwhile is handled (on
- * whichever thread takes it) before the tool goes on.  Points: "temp"
- * (a temporary output was just created), "map" (a view was just mapped). */
+/* Test hook (the test interface: docs/DESIGN.md): when the environment has
+ * SBW_TEST_STOP=point, the first call with that point stops the process
+ * (SIGSTOP), so a test can send a signal or shrink a file at a known moment
+ * and then SIGCONT it; once continued, the caller waits 0.2 s, so that a
+ * signal sent meanwhile is handled (on whichever thread takes it) before the
+ * tool goes on.  Points: "temp" (a temporary output was just created), "map"
+ * (a view was just mapped). */
 void sbw_signal_test_point(const char *point);
 
 #endif

@@ -37,6 +37,11 @@ struct sbw_table {
     size_t ncols;
     cell *cells; /* nrows * ncols */
     size_t nrows, cap_rows;
+    /* The first failure, kept (sticky): its status, reason and origin. */
+    int status;
+    char reason[512];
+    const char *err_file;
+    int err_line;
 };
 
 static void cell_clear(cell *c)
@@ -44,6 +49,32 @@ static void cell_clear(cell *c)
     free(c->s);
     *c = (cell){0};
 }
+
+/* Keeps st as the table's first failure (with the reason sbw_error holds
+ * for it) unless one is kept already; returns st. */
+static int table_keep(sbw_table *t, int st)
+{
+    if (st && !t->status) {
+        t->status = st;
+        snprintf(t->reason, sizeof t->reason, "%s", sbw_error_reason());
+        t->err_file = sbw_error_file();
+        t->err_line = sbw_error_line();
+    }
+    return st;
+}
+
+/* The kept failure, recorded again as this thread's last error (so the
+ * reason a caller reads is the table's first one, whatever failed since);
+ * SBW_OK when the table has none. */
+static int table_sticky(const sbw_table *t)
+{
+    int st = t->status;
+    if (st)
+        sbw_error_set(st, t->err_file, t->err_line, "%s", t->reason);
+    return st;
+}
+
+int sbw_table_status(const sbw_table *t) { return table_sticky(t); }
 
 void sbw_table_free(sbw_table *t)
 {
@@ -63,9 +94,12 @@ void sbw_table_free(sbw_table *t)
     free(t);
 }
 
-/* The meta slot for key, appended when new. */
+/* The meta slot for key, appended when new (its old value cleared).
+ * After a failure (now or earlier): the table's kept status. */
 static int meta_slot(sbw_table *t, const char *key, cell **out)
 {
+    if (t->status)
+        return table_sticky(t);
     for (size_t i = 0; i < t->nmeta; i++)
         if (strcmp(t->meta[i].key, key) == 0) {
             cell_clear(&t->meta[i].value);
@@ -76,13 +110,13 @@ static int meta_slot(sbw_table *t, const char *key, cell **out)
         size_t nc = t->cap_meta ? 2 * t->cap_meta : 16;
         meta *p = realloc(t->meta, nc * sizeof *p);
         if (!p)
-            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+            return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
         t->meta = p;
         t->cap_meta = nc;
     }
     char *k = strdup(key);
     if (!k)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
     t->meta[t->nmeta] = (meta){.key = k};
     *out = &t->meta[t->nmeta++].value;
     return SBW_OK;
@@ -96,7 +130,7 @@ int sbw_table_meta_str(sbw_table *t, const char *key, const char *value)
         return st;
     c->s = strdup(value ? value : "");
     if (!c->s)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
     c->type = CELL_STR;
     return SBW_OK;
 }
@@ -164,17 +198,19 @@ int sbw_table_alloc(sbw_table **out, const char *tool, const struct sbw_cli_comm
 
 int sbw_table_columns(sbw_table *t, const char *const *names, size_t n)
 {
+    if (t->status)
+        return table_sticky(t);
     if (t->nrows)
-        return SBW_ERROR(SBW_EINVAL, "columns must be declared before rows");
+        return table_keep(t, SBW_ERROR(SBW_EINVAL, "columns must be declared before rows"));
     char **cols = calloc(n ? n : 1, sizeof *cols);
     if (!cols)
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
     for (size_t j = 0; j < n; j++)
         if (!(cols[j] = strdup(names[j]))) {
             for (size_t k = 0; k < j; k++)
                 free(cols[k]);
             free(cols);
-            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+            return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
         }
     for (size_t j = 0; j < t->ncols; j++)
         free(t->cols[j]);
@@ -186,11 +222,13 @@ int sbw_table_columns(sbw_table *t, const char *const *names, size_t n)
 
 int sbw_table_add_row(sbw_table *t)
 {
+    if (t->status)
+        return table_sticky(t);
     if (t->nrows == t->cap_rows) {
         size_t nc = t->cap_rows ? 2 * t->cap_rows : 8;
         cell *p = realloc(t->cells, nc * (t->ncols ? t->ncols : 1) * sizeof *p);
         if (!p)
-            return SBW_ERROR(SBW_ENOMEM, "out of memory");
+            return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
         t->cells = p;
         t->cap_rows = nc;
     }
@@ -202,17 +240,21 @@ int sbw_table_add_row(sbw_table *t)
 
 size_t sbw_table_nrows(const sbw_table *t) { return t->nrows; }
 
+/* The cell of column col in the last row, cleared.  After a failure (now
+ * or earlier): the table's kept status. */
 static int row_cell(sbw_table *t, const char *col, cell **out)
 {
+    if (t->status)
+        return table_sticky(t);
     if (!t->nrows)
-        return SBW_ERROR(SBW_EINVAL, "no row to set '%s' in", col);
+        return table_keep(t, SBW_ERROR(SBW_EINVAL, "no row to set '%s' in", col));
     for (size_t j = 0; j < t->ncols; j++)
         if (strcmp(t->cols[j], col) == 0) {
             *out = &t->cells[(t->nrows - 1) * t->ncols + j];
             cell_clear(*out);
             return SBW_OK;
         }
-    return SBW_ERROR(SBW_EINVAL, "unknown column '%s'", col);
+    return table_keep(t, SBW_ERROR(SBW_EINVAL, "unknown column '%s'", col));
 }
 
 int sbw_table_set_str(sbw_table *t, const char *col, const char *value)
@@ -222,7 +264,7 @@ int sbw_table_set_str(sbw_table *t, const char *col, const char *value)
     if (st)
         return st;
     if (!(c->s = strdup(value ? value : "")))
-        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+        return table_keep(t, SBW_ERROR(SBW_ENOMEM, "out of memory"));
     c->type = CELL_STR;
     return SBW_OK;
 }
@@ -507,6 +549,8 @@ static void print_tsv(const sbw_table *t, FILE *f)
 
 int sbw_table_print(const sbw_table *t, FILE *f, bool json)
 {
+    if (t->status)
+        return table_sticky(t);
     if (json)
         print_json(t, f);
     else
@@ -523,6 +567,8 @@ int sbw_table_print(const sbw_table *t, FILE *f, bool json)
 
 int sbw_table_write(const sbw_table *t, const char *path, bool json)
 {
+    if (t->status)
+        return table_sticky(t);
     sbw_file out;
     int st = sbw_file_create(&out, path);
     if (st)

@@ -20,6 +20,15 @@
  * a table also repeats each warning once on stderr as "TOOL: warning: ..."
  * (unless the table itself goes to stderr), so a user watching the terminal
  * sees it too.
+ *
+ * Errors are sticky: the first failure of a call that builds the table
+ * (meta, columns, rows, cells) is kept by the table, and from then on every
+ * such call, sbw_table_print and sbw_table_write do nothing and return that
+ * status, recording its reason again as the thread's last error
+ * (sbw_error_reason), so a caller makes the calls one after another and
+ * checks once: the status of print/write, or sbw_table_status.  A failed
+ * table prints nothing; it is good only for sbw_table_status and
+ * sbw_table_free.
  */
 #ifndef SBW_TABLE_H
 #define SBW_TABLE_H
@@ -39,7 +48,8 @@ int sbw_table_alloc(sbw_table **t, const char *tool, const struct sbw_cli_common
                     bool with_seed);
 void sbw_table_free(sbw_table *t);
 
-/* Adds or replaces a meta entry (key in snake_case). */
+/* Adds or replaces a meta entry (key in snake_case).  After a failure the
+ * entry may be left empty and the table has failed (sticky, above). */
 int sbw_table_meta_str(sbw_table *t, const char *key, const char *value);
 int sbw_table_meta_int(sbw_table *t, const char *key, long long value);
 int sbw_table_meta_u64(sbw_table *t, const char *key, uint64_t value);
@@ -47,24 +57,35 @@ int sbw_table_meta_dbl(sbw_table *t, const char *key, double value);
 int sbw_table_meta_bool(sbw_table *t, const char *key, bool value);
 
 /* Declares the columns (before the first row).  Errors: SBW_EINVAL when
- * rows exist already, SBW_ENOMEM. */
+ * rows exist already, SBW_ENOMEM; after one the old columns are unchanged
+ * and the table has failed. */
 int sbw_table_columns(sbw_table *t, const char *const *names, size_t n);
 
-/* Starts a new row with every cell empty (printed as nan / null). */
+/* Starts a new row with every cell empty (printed as nan / null).  After a
+ * failure (SBW_ENOMEM) the rows are unchanged and the table has failed. */
 int sbw_table_add_row(sbw_table *t);
 
 /* Sets a cell of the last row by column name; SBW_EINVAL for an unknown
- * column or when there is no row. */
+ * column or when there is no row.  After a failure the cell may be left
+ * empty and the table has failed. */
 int sbw_table_set_str(sbw_table *t, const char *col, const char *value);
 int sbw_table_set_int(sbw_table *t, const char *col, long long value);
 int sbw_table_set_dbl(sbw_table *t, const char *col, double value);
 
 size_t sbw_table_nrows(const sbw_table *t);
 
-/* Prints the table to f as TSV with its header lines, or as JSON. */
+/* SBW_OK, or the table's first failure (recorded again as the thread's last
+ * error, reason and all). */
+int sbw_table_status(const sbw_table *t);
+
+/* Prints the table to f as TSV with its header lines, or as JSON.  A failed
+ * table prints nothing and returns its first failure; SBW_EIO when f
+ * cannot be written (what reached f is left there; the table is unchanged). */
 int sbw_table_print(const sbw_table *t, FILE *f, bool json);
 
-/* Prints to path through sbw_file (temporary + rename; "-" = stdout). */
+/* Prints to path through sbw_file (temporary + rename; "-" = stdout).  A
+ * failed table creates no file and returns its first failure; after a
+ * write failure nothing is left under path (sbw_file_commit). */
 int sbw_table_write(const sbw_table *t, const char *path, bool json);
 
 /* Records a warning for every table printed from now on, process-wide and

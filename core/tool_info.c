@@ -43,6 +43,7 @@ static const char details[] =
     "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n"
     "  sbw-info model.safetensors\n  sbw-info model.safetensors:lm_head.weight\n";
 
+/* One row describing the file at path.  Errors: the table's (sticky). */
 static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, const sbw_scan *s)
 {
     char pos[64] = "", ver[16];
@@ -50,28 +51,29 @@ static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, 
         snprintf(pos, sizeof pos, "%zu,%zu", s->bad_row, s->bad_col);
     snprintf(ver, sizeof ver, in->safetensors ? "safetensors" : "%d.%d", in->major, in->minor);
     bool big = in->descr[0] == '>';
-    int st = sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "file", path);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)in->rows);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)in->cols);
-    st = st ? st : sbw_table_set_int(t, "ndim", in->ndim);
-    st = st ? st : sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(in->dtype));
-    st = st ? st : sbw_table_set_str(t, "byte_order", big ? "big" : "little");
-    st = st ? st : sbw_table_set_str(t, "order", in->fortran ? "F" : "C");
-    st = st ? st : sbw_table_set_str(t, "npy_version", ver);
-    st = st ? st : sbw_table_set_dbl(t, "min", s->min);
-    st = st ? st : sbw_table_set_dbl(t, "max", s->max);
-    st = st ? st : sbw_table_set_int(t, "nan", (long long)s->nan);
-    st = st ? st : sbw_table_set_int(t, "posinf", (long long)s->posinf);
-    st = st ? st : sbw_table_set_int(t, "neginf", (long long)s->neginf);
-    st = st ? st : sbw_table_set_str(t, "first_nonfinite", pos);
-    st = st ? st : sbw_table_set_str(t, "kind", sbw_scan_kind(s));
-    st = st ? st : sbw_table_set_int(t, "rows_logprob", (long long)s->rows_logprob);
-    st = st ? st : sbw_table_set_int(t, "rows_prob", (long long)s->rows_prob);
-    st = st ? st : sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
-    st = st ? st : sbw_table_set_int(t, "worst_row", (long long)s->worst_lse_row);
+    sbw_table_add_row(t);
+    sbw_table_set_str(t, "file", path);
+    sbw_table_set_int(t, "rows", (long long)in->rows);
+    sbw_table_set_int(t, "cols", (long long)in->cols);
+    sbw_table_set_int(t, "ndim", in->ndim);
+    sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(in->dtype));
+    sbw_table_set_str(t, "byte_order", big ? "big" : "little");
+    sbw_table_set_str(t, "order", in->fortran ? "F" : "C");
+    sbw_table_set_str(t, "npy_version", ver);
+    sbw_table_set_dbl(t, "min", s->min);
+    sbw_table_set_dbl(t, "max", s->max);
+    sbw_table_set_int(t, "nan", (long long)s->nan);
+    sbw_table_set_int(t, "posinf", (long long)s->posinf);
+    sbw_table_set_int(t, "neginf", (long long)s->neginf);
+    sbw_table_set_str(t, "first_nonfinite", pos);
+    sbw_table_set_str(t, "kind", sbw_scan_kind(s));
+    sbw_table_set_int(t, "rows_logprob", (long long)s->rows_logprob);
+    sbw_table_set_int(t, "rows_prob", (long long)s->rows_prob);
+    sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
+    sbw_table_set_int(t, "worst_row", (long long)s->worst_lse_row);
     double dev = s->rows_unit ? s->max_abs_sum_dev : NAN; /* no row of probabilities */
-    return st ? st : sbw_table_set_dbl(t, "max_abs_rowsum_dev", dev);
+    sbw_table_set_dbl(t, "max_abs_rowsum_dev", dev);
+    return sbw_table_status(t);
 }
 
 static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
@@ -105,13 +107,14 @@ static int list_file(sbw_table *t, const char *path)
         bool ok = (strcmp(x->dtype, "F32") == 0 || strcmp(x->dtype, "F16") == 0 ||
                    strcmp(x->dtype, "BF16") == 0 || strcmp(x->dtype, "F64") == 0) &&
                   x->ndim >= 1 && x->ndim <= 2;
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_str(t, "file", path);
-        st = st ? st : sbw_table_set_str(t, "tensor", x->name);
-        st = st ? st : sbw_table_set_str(t, "dtype", x->dtype);
-        st = st ? st : sbw_table_set_str(t, "shape", shape);
-        st = st ? st : sbw_table_set_int(t, "bytes", (long long)(x->end - x->begin));
-        st = st ? st : sbw_table_set_str(t, "readable", ok ? "yes" : "no");
+        sbw_table_add_row(t);
+        sbw_table_set_str(t, "file", path);
+        sbw_table_set_str(t, "tensor", x->name);
+        sbw_table_set_str(t, "dtype", x->dtype);
+        sbw_table_set_str(t, "shape", shape);
+        sbw_table_set_int(t, "bytes", (long long)(x->end - x->begin));
+        sbw_table_set_str(t, "readable", ok ? "yes" : "no");
+        st = sbw_table_status(t);
     }
     sbw_safet_header_free(&h);
     return st;
@@ -147,12 +150,15 @@ int main(int argc, char **argv)
     sbw_error_gsl_quiet();
     sbw_table *t = NULL;
     st = sbw_table_alloc(&t, "sbw-info", &c, false);
+    if (st)
+        return sbw_cli_fail("sbw-info", st);
     if (lists) {
-        st = st ? st : sbw_table_columns(t, list_columns, 6);
+        sbw_table_columns(t, list_columns, 6);
     } else {
-        st = st ? st : sbw_table_meta_dbl(t, "tol", tol);
-        st = st ? st : sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+        sbw_table_meta_dbl(t, "tol", tol);
+        sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
     }
+    st = sbw_table_status(t);
     int failed = 0, done = 0; /* files refused (each said on stderr), files described */
     for (int i = 0; i < c.nargs && !st; i++) {
         int fst = lists ? list_file(t, c.args[i]) : info_file(t, c.args[i], tol, c.quiet);

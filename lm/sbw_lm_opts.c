@@ -1,6 +1,8 @@
 /* sbw_lm_opts.c -- the table of an sbw-lm run's settings (see sbw_lm_opts.h). */
 #include "sbw_lm_opts.h"
 
+#include "sbw_fit_opts.h"
+
 #include "sbw_rng.h"
 
 #include <string.h>
@@ -8,20 +10,9 @@
 _Static_assert(sizeof(sbw_head_model) == sizeof(int), "sbw_head_model is int-sized");
 _Static_assert(sizeof(sbw_lm_opts_optimizer) == sizeof(int), "the optimizer enum is int-sized");
 
-static const char *model_name(int v)
-{
-    return v >= 0 && v < SBW_NMODEL ? sbw_head_model_name((sbw_head_model)v) : NULL;
-}
-
 const char *sbw_lm_opts_optimizer_name(int v)
 {
     static const char *const names[] = {"sgd", "adam"};
-    return v >= 0 && v < 2 ? names[v] : NULL;
-}
-
-static const char *precision_name(int v)
-{
-    static const char *const names[] = {"double", "single"};
     return v >= 0 && v < 2 ? names[v] : NULL;
 }
 
@@ -31,8 +22,8 @@ static const char *precision_name(int v)
 
 /* key, offset, type, min, max, default, enum names, role, option. */
 const sbw_ckpt_field sbw_lm_opts_table[] = {
-    {"model", AT(arch.model), SBW_CKPT_ENUM, 0, SBW_NMODEL - 1, SBW_MODEL_SOFTMAX, model_name,
-     SHAPES, "--head"},
+    {"model", AT(arch.model), SBW_CKPT_ENUM, 0, SBW_NMODEL - 1, SBW_MODEL_SOFTMAX,
+     sbw_fit_opts_model_name, SHAPES, "--head"},
     {"k", AT(arch.k), SBW_CKPT_SIZE, 1, 1e6, 15, NULL, SHAPES, "--k"},
     {"knots", AT(arch.knots), SBW_CKPT_SIZE, 1, 1e6, 100, NULL, SHAPES, "--knots"},
     {"plif_t", AT(arch.plif_t), SBW_CKPT_DOUBLE, 1e-9, 1e9, 10, NULL, SHAPES, "--plif-t"},
@@ -66,7 +57,8 @@ const sbw_ckpt_field sbw_lm_opts_table[] = {
      "--dropout-layer"},
     {"dropout_latent", AT(drop.latent), SBW_CKPT_DOUBLE, 0, 0.99, 0.4, NULL, SHAPES,
      "--dropout-latent"},
-    {"precision", AT(single), SBW_CKPT_BOOL, 0, 1, 1, precision_name, SHAPES, "--double"},
+    {"precision", AT(single), SBW_CKPT_BOOL, 0, 1, 1, sbw_fit_opts_precision_name, SHAPES,
+     "--double"},
     {"epochs", AT(epochs), SBW_CKPT_SIZE, 1, 1e6, 1, NULL, FREE, "--epochs"},
     {"max_steps", AT(max_steps), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, FREE, "--max-steps"},
     {"log_every", AT(log_every), SBW_CKPT_SIZE, 1, 1e15, 10, NULL, FREE, "--log-every"},

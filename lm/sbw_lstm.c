@@ -4,6 +4,7 @@
  * sbw_lstm_tmpl.h, instantiated once per precision (core/sbw_prec.h). */
 #include "sbw_lstm.h"
 
+#include "sbw_blas.h"
 #include "sbw_error.h"
 #include "sbw_lstm_kern.h"
 
@@ -34,7 +35,7 @@ typedef struct lstm_dims {
  * threads, ~630 ms all on one thread. */
 static int lstm_kern_threads(void)
 {
-    return openblas_get_num_threads() > 1 ? 1 : omp_get_max_threads();
+    return sbw_blas_threads() > 1 ? 1 : omp_get_max_threads();
 }
 
 /* Every size >= 1, every GEMM dimension (I, H, 4H, B, T*B) within int and

@@ -22,47 +22,46 @@ static void grid_string(const double *x, size_t n, char *buf, size_t cap)
     }
 }
 
+/* The head's meta and its initialisation.  Errors: sbw_head_io_describe's,
+ * the table's (sticky). */
 static int describe_head(const sbw_fit *f, sbw_table *t)
 {
     int st = sbw_head_io_describe(&f->head, t);
-    st = st ? st : sbw_table_meta_dbl(t, "init_scale", f->opt.init_scale);
-    st = st ? st
-            : sbw_table_meta_str(t, "init",
-                                 "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "
-                                 "u=1, c even on [-4,4], v=spacing, lambda=1; plif "
-                                 "slopes 1");
-    return st;
+    sbw_table_meta_dbl(t, "init_scale", f->opt.init_scale);
+    sbw_table_meta_str(t, "init",
+                       "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "
+                       "u=1, c even on [-4,4], v=spacing, lambda=1; plif "
+                       "slopes 1");
+    return st ? st : sbw_table_status(t);
 }
 
+/* The optimiser's settings and the stopping rule as meta.  Errors: the
+ * table's (sticky). */
 static int describe_optimiser(const sbw_fit *f, sbw_table *t)
 {
     const sbw_fit_opts *o = &f->opt;
     bool adam = o->optimizer == SBW_FIT_ADAM;
     char buf[512], rule[256];
-    int st = sbw_table_meta_str(t, "optimizer", adam ? "adam" : "lbfgs");
-    st = st ? st : sbw_table_meta_dbl(t, "lr", adam ? o->lr : NAN);
-    st = st ? st
-            : sbw_table_meta_str(t, "lr_mode",
-                                 !adam    ? "line-search"
-                                 : f->nlr ? "auto"
-                                          : "fixed");
-    if (!st && f->nlr) {
+    sbw_table_meta_str(t, "optimizer", adam ? "adam" : "lbfgs");
+    sbw_table_meta_dbl(t, "lr", adam ? o->lr : NAN);
+    sbw_table_meta_str(t, "lr_mode", !adam ? "line-search" : f->nlr ? "auto" : "fixed");
+    if (f->nlr) {
         grid_string(f->lr_grid, f->nlr, buf, sizeof buf);
-        st = sbw_table_meta_str(t, "lr_auto_grid", buf);
+        sbw_table_meta_str(t, "lr_auto_grid", buf);
         grid_string(f->lr_kl, f->nlr, buf, sizeof buf);
-        st = st ? st : sbw_table_meta_str(t, "lr_auto_kl", buf);
-        st = st ? st : sbw_table_meta_int(t, "lr_auto_rows", (long long)o->lr_auto_rows);
-        st = st ? st : sbw_table_meta_int(t, "lr_auto_steps", (long long)o->lr_auto_steps);
+        sbw_table_meta_str(t, "lr_auto_kl", buf);
+        sbw_table_meta_int(t, "lr_auto_rows", (long long)o->lr_auto_rows);
+        sbw_table_meta_int(t, "lr_auto_steps", (long long)o->lr_auto_steps);
     }
-    st = st ? st : sbw_table_meta_dbl(t, "beta1", o->beta1);
-    st = st ? st : sbw_table_meta_dbl(t, "beta2", o->beta2);
-    st = st ? st : sbw_table_meta_dbl(t, "eps", o->eps);
-    st = st ? st : sbw_table_meta_dbl(t, "decay", o->decay);
-    st = st ? st : sbw_table_meta_int(t, "batch", (long long)(o->batch ? o->batch : f->head.n));
-    st = st ? st : sbw_table_meta_int(t, "lbfgs_mem", (long long)(adam ? 0 : o->lbfgs_mem));
-    st = st ? st : sbw_table_meta_int(t, "steps", (long long)o->steps);
-    st = st ? st : sbw_table_meta_dbl(t, "tol", o->tol);
-    st = st ? st : sbw_table_meta_int(t, "tol_window", (long long)o->tol_window);
+    sbw_table_meta_dbl(t, "beta1", o->beta1);
+    sbw_table_meta_dbl(t, "beta2", o->beta2);
+    sbw_table_meta_dbl(t, "eps", o->eps);
+    sbw_table_meta_dbl(t, "decay", o->decay);
+    sbw_table_meta_int(t, "batch", (long long)(o->batch ? o->batch : f->head.n));
+    sbw_table_meta_int(t, "lbfgs_mem", (long long)(adam ? 0 : o->lbfgs_mem));
+    sbw_table_meta_int(t, "steps", (long long)o->steps);
+    sbw_table_meta_dbl(t, "tol", o->tol);
+    sbw_table_meta_int(t, "tol_window", (long long)o->tol_window);
     if (o->tol > 0)
         snprintf(rule, sizeof rule,
                  "at most %zu steps; stop when mean KL over %zu steps improves on the previous "
@@ -70,7 +69,8 @@ static int describe_optimiser(const sbw_fit *f, sbw_table *t)
                  o->steps, o->tol_window, o->tol, adam ? "" : "; or no L-BFGS decrease");
     else
         snprintf(rule, sizeof rule, "%zu steps%s", o->steps, adam ? "" : " or no L-BFGS decrease");
-    return st ? st : sbw_table_meta_str(t, "convergence", rule);
+    sbw_table_meta_str(t, "convergence", rule);
+    return sbw_table_status(t);
 }
 
 int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
@@ -78,41 +78,39 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     const sbw_fit_opts *o = &f->opt;
     int st = describe_head(f, t);
     st = st ? st : describe_optimiser(f, t);
-    st = st ? st : sbw_table_meta_str(t, "precision", o->obj.single ? "single" : "double");
-    st = st ? st : sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
-    st = st ? st : sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
-    st =
-        st ? st
-           : sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
-    st = st ? st : sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
-    st = st ? st
-            : sbw_table_meta_str(t, "checkpoint", o->checkpoint_dir ? o->checkpoint_dir : "none");
-    st = st ? st : sbw_table_meta_dbl(t, "checkpoint_every", o->checkpoint_every);
-    st = st ? st : sbw_table_meta_int(t, "resumed_at_step", (long long)f->resumed_at);
-    st = st ? st : sbw_table_meta_int(t, "steps_done", (long long)f->step);
-    st = st ? st : sbw_table_meta_str(t, "stop", sbw_fit_stop_name(f->stop));
-    st = st ? st
-            : sbw_table_meta_dbl(t, "entropy_mean", sbw_fit_fingerprint(f->t) / (double)f->head.n);
-    return st;
+    if (st)
+        return st;
+    sbw_table_meta_str(t, "precision", o->obj.single ? "single" : "double");
+    sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
+    sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
+    sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
+    sbw_table_meta_int(t, "log_every", (long long)sbw_fit_log_every(f));
+    sbw_table_meta_str(t, "checkpoint", o->checkpoint_dir ? o->checkpoint_dir : "none");
+    sbw_table_meta_dbl(t, "checkpoint_every", o->checkpoint_every);
+    sbw_table_meta_int(t, "resumed_at_step", (long long)f->resumed_at);
+    sbw_table_meta_int(t, "steps_done", (long long)f->step);
+    sbw_table_meta_str(t, "stop", sbw_fit_stop_name(f->stop));
+    sbw_table_meta_dbl(t, "entropy_mean", sbw_fit_fingerprint(f->t) / (double)f->head.n);
+    return sbw_table_status(t);
 }
 
 int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t)
 {
     static const char *const cols[] = {"step",       "epoch", "loss",   "kl_mean",
                                        "mode_match", "lr",    "seconds"};
-    int st = sbw_table_columns(t, cols, 7);
-    for (size_t i = 0; !st && i < f->nlog; i++) {
+    sbw_table_columns(t, cols, 7);
+    for (size_t i = 0; i < f->nlog; i++) {
         const sbw_fit_logrow *r = &f->log[i];
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_int(t, "step", (long long)r->step);
-        st = st ? st : sbw_table_set_int(t, "epoch", (long long)r->epoch);
-        st = st ? st : sbw_table_set_dbl(t, "loss", r->loss);
-        st = st ? st : sbw_table_set_dbl(t, "kl_mean", r->kl);
-        st = st ? st : sbw_table_set_dbl(t, "mode_match", r->mode_match);
-        st = st ? st : sbw_table_set_dbl(t, "lr", r->lr);
-        st = st ? st : sbw_table_set_dbl(t, "seconds", r->seconds);
+        sbw_table_add_row(t);
+        sbw_table_set_int(t, "step", (long long)r->step);
+        sbw_table_set_int(t, "epoch", (long long)r->epoch);
+        sbw_table_set_dbl(t, "loss", r->loss);
+        sbw_table_set_dbl(t, "kl_mean", r->kl);
+        sbw_table_set_dbl(t, "mode_match", r->mode_match);
+        sbw_table_set_dbl(t, "lr", r->lr);
+        sbw_table_set_dbl(t, "seconds", r->seconds);
     }
-    return st;
+    return sbw_table_status(t);
 }
 
 /* ---- log Q ---------------------------------------------------------------- */

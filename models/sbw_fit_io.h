@@ -13,11 +13,12 @@
 /* Adds every setting of f to t's "# key=value" header: head, sizes,
  * initialisation, optimiser, learning rate (and the --lr auto grid with
  * each rate's KL), stopping rule in words, precision, threads, block,
- * where the fit stopped.  Errors: SBW_ENOMEM. */
+ * where the fit stopped.  Errors: SBW_ENOMEM, the table's first failure
+ * (sticky: a failed table is good only for sbw_table_free). */
 int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t);
 
 /* The training log as t's rows: step, epoch, loss, kl_mean, mode_match,
- * lr, seconds.  Errors: SBW_ENOMEM. */
+ * lr, seconds.  Errors: SBW_ENOMEM, the table's first failure (sticky). */
 int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t);
 
 /* The final pass: log Q of every context at f's parameters, with double

@@ -12,7 +12,7 @@ _Static_assert(sizeof(sbw_fit_opts_optimizer) == sizeof(int),
                "sbw_fit_opts_optimizer is int-sized");
 _Static_assert(sizeof(sbw_pass_par) == sizeof(int), "sbw_pass_par is int-sized");
 
-static const char *model_name(int v)
+const char *sbw_fit_opts_model_name(int v)
 {
     return v >= 0 && v < SBW_NMODEL ? sbw_head_model_name((sbw_head_model)v) : NULL;
 }
@@ -29,8 +29,7 @@ static const char *par_name(int v)
     return v >= 0 && v < 2 ? names[v] : NULL;
 }
 
-/* bool obj.single: 0 double, 1 single */
-static const char *precision_name(int v)
+const char *sbw_fit_opts_precision_name(int v)
 {
     static const char *const names[] = {"double", "single"};
     return v >= 0 && v < 2 ? names[v] : NULL;
@@ -43,8 +42,8 @@ static const char *precision_name(int v)
 /* key, offset, type, min, max, default, enum names, role, option.  The
  * ranges are the command line's; a checkpoint outside them is refused. */
 const sbw_ckpt_field sbw_fit_opts_table[] = {
-    {"model", AT(model), SBW_CKPT_ENUM, 0, SBW_NMODEL - 1, SBW_MODEL_SOFTMAX, model_name, SHAPES,
-     "--model"},
+    {"model", AT(model), SBW_CKPT_ENUM, 0, SBW_NMODEL - 1, SBW_MODEL_SOFTMAX,
+     sbw_fit_opts_model_name, SHAPES, "--model"},
     {"d", AT(d), SBW_CKPT_SIZE, 1, 1e9, 10, NULL, SHAPES, "--d"},
     {"k", AT(k), SBW_CKPT_SIZE, 1, 1e7, 10, NULL, SHAPES, "--k"},
     {"knots", AT(knots), SBW_CKPT_SIZE, 1, 1e8, 1000, NULL, SHAPES, "--knots"},
@@ -67,7 +66,8 @@ const sbw_ckpt_field sbw_fit_opts_table[] = {
     {"tol", AT(tol), SBW_CKPT_DOUBLE, 0, 1e300, 0, NULL, SHAPES, "--tol"},
     {"tol_window", AT(tol_window), SBW_CKPT_SIZE, 1, 1e15, 100, NULL, SHAPES, "--tol-window"},
     {"lbfgs_mem", AT(lbfgs_mem), SBW_CKPT_SIZE, 1, 1000, 10, NULL, SHAPES, "--lbfgs-mem"},
-    {"precision", AT(obj.single), SBW_CKPT_BOOL, 0, 1, 1, precision_name, SHAPES, "--precision"},
+    {"precision", AT(obj.single), SBW_CKPT_BOOL, 0, 1, 1, sbw_fit_opts_precision_name, SHAPES,
+     "--precision"},
     {"block", AT(obj.block), SBW_CKPT_SIZE, 0, 1e9, 0, NULL, SHAPES, "--block"},
     {"par", AT(obj.par), SBW_CKPT_ENUM, 0, 1, SBW_PASS_PAR_BLOCKS, par_name, SHAPES, "--parallel"},
     {"log_every", AT(log_every), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SHAPES, "--log-every"},

@@ -57,6 +57,12 @@ typedef struct sbw_fit_opts {
 } sbw_fit_opts;
 
 /* The table: every saved setting of sbw_fit_opts, in checkpoint order. */
+/* Name functions of checkpoint rows (sbw_ckpt_field.name), shared with
+ * sbw_lm_opts's table: a head model by its enum value (sbw_head_model_name),
+ * and a precision flag (0 "double", 1 "single"); NULL out of range. */
+const char *sbw_fit_opts_model_name(int v);
+const char *sbw_fit_opts_precision_name(int v);
+
 extern const sbw_ckpt_field sbw_fit_opts_table[];
 extern const size_t sbw_fit_opts_nrows;
 

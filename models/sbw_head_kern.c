@@ -37,16 +37,6 @@ static double vdot(const double *x, const double *y, size_t n)
     return s;
 }
 
-/* sum_j exp(x_j - shift). */
-static double sum_exp_shift(const double *x, size_t n, double shift)
-{
-    double s = 0;
-#pragma omp simd reduction(+ : s)
-    for (size_t j = 0; j < n; j++)
-        s += exp(x[j] - shift);
-    return s;
-}
-
 /* e = exp(x - shift), returns sum e; e may alias x. */
 static double exp_shift_sum(const double *x, double *e, size_t n, double shift)
 {
@@ -79,7 +69,7 @@ double sbw_head_kern_softmax(double *z, const double *p, size_t m, double psum, 
     double spz;
     double mx = max_dot(z, p, m, &spz);
     *argmax = first_index_of(z, m, mx);
-    double s = grad ? exp_shift_sum(z, z, m, mx) : sum_exp_shift(z, m, mx);
+    double s = grad ? exp_shift_sum(z, z, m, mx) : sbw_kern_sum_exp_shift(z, m, mx);
     double loss = (mx + log(s)) * psum - spz;
     if (grad) {
         double a = scale * psum / s;

@@ -4,6 +4,7 @@
 
 #include "sbw_error.h"
 #include "sbw_head_kern.h"
+#include "sbw_blas.h"
 #include "sbw_kern.h"
 #include "sbw_ledger.h"
 
@@ -409,9 +410,9 @@ static void do_block(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows, size_
 static void run_blocks(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows)
 {
     size_t nblk = (c->nrows + o->opt.block - 1) / o->opt.block;
-    int saved = openblas_get_num_threads(), nt = o->opt.threads;
+    int nt = o->opt.threads;
+    int saved = sbw_blas_threads_push(o->opt.par == SBW_PASS_PAR_BLOCKS ? 1 : nt);
     if (o->opt.par == SBW_PASS_PAR_BLOCKS) {
-        openblas_set_num_threads(1);
 #pragma omp parallel num_threads(nt)
         { /* the team may be smaller than nt (nested or limited): step by it */
             int tid = omp_get_thread_num();
@@ -420,11 +421,10 @@ static void run_blocks(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows)
                 do_block(o, c, rows, blk, tid);
         }
     } else {
-        openblas_set_num_threads(nt);
         for (size_t blk = 0; blk < nblk; blk++)
             do_block(o, c, rows, blk, -1);
     }
-    openblas_set_num_threads(saved);
+    sbw_blas_threads_pop(saved);
 }
 
 static void reset_accumulators(sbw_pass_ws *o)

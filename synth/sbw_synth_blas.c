@@ -1,6 +1,8 @@
 /* sbw_synth_blas.c -- BLAS calls of the generators (see sbw_synth_blas.h). */
 #include "sbw_synth_blas.h"
 
+#include "sbw_blas.h"
+
 #include <cblas.h>
 
 void sbw_synth_blas_logits(size_t rows, size_t m, size_t r, double s, const double *h,
@@ -10,11 +12,6 @@ void sbw_synth_blas_logits(size_t rows, size_t m, size_t r, double s, const doub
                 (int)ldw, 0.0, out, (int)ldo);
 }
 
-int sbw_synth_blas_serial_begin(void)
-{
-    int n = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-    return n;
-}
+int sbw_synth_blas_serial_begin(void) { return sbw_blas_threads_push(1); }
 
-void sbw_synth_blas_serial_end(int threads) { openblas_set_num_threads(threads); }
+void sbw_synth_blas_serial_end(int threads) { sbw_blas_threads_pop(threads); }

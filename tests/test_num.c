@@ -8,6 +8,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Deterministic pseudo-random values in [-1, 1) (LCG; no RNG dependency). */
@@ -237,6 +238,36 @@ static void test_count_nonfinite(void **state)
     assert_int_equal(first, 2); /* none: first == n */
 }
 
+/* sbw_kern_sum_exp_shift against a brute-force sum in long double, within
+ * a few eps of the sum (every term is in (0, e^(2*scale)]). */
+static void test_sum_exp_shift_vs_naive(void **state)
+{
+    (void)state;
+    double x[4099];
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++)
+        for (size_t si = 0; si < 3; si++) {
+            size_t n = lengths[li];
+            fill(x, n, scales[si], 7 + li);
+            double shift = sbw_kern_max(x, n);
+            long double want = 0;
+            for (size_t j = 0; j < n; j++)
+                want += expl((long double)x[j] - (long double)shift);
+            double got = sbw_kern_sum_exp_shift(x, n, shift);
+            SBW_ASSERT_ABS_LE(got - (double)want, 8 * (double)n * DBL_EPSILON * (double)want);
+        }
+}
+
+/* The shared size helpers. */
+static void test_min_max_sz(void **state)
+{
+    (void)state;
+    SBW_ASSERT_EQ(sbw_num_min_sz(3, 5), 3);
+    SBW_ASSERT_EQ(sbw_num_min_sz(5, 3), 3);
+    SBW_ASSERT_EQ(sbw_num_max_sz(3, 5), 5);
+    SBW_ASSERT_EQ(sbw_num_min_sz(0, SIZE_MAX), 0);
+    SBW_ASSERT_EQ(sbw_num_max_sz(SIZE_MAX, 1), SIZE_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +279,8 @@ int main(void)
         cmocka_unit_test(test_divergences_vs_twin_and_identities),
         cmocka_unit_test(test_uniform_entropy),
         cmocka_unit_test(test_count_nonfinite),
+        cmocka_unit_test(test_sum_exp_shift_vs_naive),
+        cmocka_unit_test(test_min_max_sz),
     };
     return cmocka_run_group_tests_name("num", tests, NULL, NULL);
 }

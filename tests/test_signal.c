@@ -184,6 +184,35 @@ static void test_signal_removes_temporaries(void **state)
     }
 }
 
+/* The handler runs the registered cleanup (any module's, not only
+ * sbw_file's), then dies of the signal. */
+static char marker[600];
+static void mark_cleanup(void)
+{
+    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
+static void body_registered(const child_args *ca)
+{
+    sbw_signal_install("test_signal");
+    sbw_signal_set_cleanup(mark_cleanup);
+    kill(getpid(), ca->sig);
+    pause();
+}
+
+static void test_registered_cleanup_runs(void **state)
+{
+    (void)state;
+    char dir[512];
+    fresh_dir("registered", dir, sizeof dir);
+    snprintf(marker, sizeof marker, "%s/cleaned", dir);
+    child_args a = {.dir = dir, .sig = SIGTERM};
+    SBW_ASSERT_EQ(run_child(body_registered, &a), -SIGTERM);
+    assert_true(exists(marker));
+}
+
 /* Graceful: the first signal only sets the flag; leaving the graceful mode
  * with the flag set removes the temporary and dies of that signal. */
 static void body_graceful(const child_args *ca)
@@ -594,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_track_table_full),
         cmocka_unit_test(test_open_temporary_is_tracked),
         cmocka_unit_test(test_signal_removes_temporaries),
+        cmocka_unit_test(test_registered_cleanup_runs),
         cmocka_unit_test(test_graceful_stop),
         cmocka_unit_test(test_sigbus_in_mapped_view),
         cmocka_unit_test(test_sigbus_name_escaped),

@@ -82,13 +82,52 @@ static void test_errors(void **state)
     (void)state;
     sbw_table *t = sample(0);
     assert_int_equal(sbw_table_set_dbl(t, "d", 1.0), SBW_EINVAL); /* no row yet */
-    SBW_ASSERT_OK(sbw_table_add_row(t));
+    assert_non_null(strstr(sbw_error_reason(), "no row"));
+    sbw_table_free(t);
+    t = sample(1);
     assert_int_equal(sbw_table_set_dbl(t, "nope", 1.0), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "unknown column"));
+    sbw_table_free(t);
+    t = sample(1);
     const char *cols[] = {"a"};
     assert_int_equal(sbw_table_columns(t, cols, 1), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "before rows"));
     assert_int_equal(sbw_table_nrows(t), 1);
     sbw_table_free(t);
     sbw_table_free(NULL);
+}
+
+/* Sticky errors: a failure in the middle of a run of calls is kept; every
+ * later call does nothing and returns it, with the first reason; print and
+ * write then output nothing (no file is created). */
+static void test_sticky(void **state)
+{
+    (void)state;
+    sbw_table *t = sample(1);
+    SBW_ASSERT_OK(sbw_table_status(t));
+    assert_int_equal(sbw_table_set_int(t, "nope", 7), SBW_EINVAL); /* the failure */
+    assert_non_null(strstr(sbw_error_reason(), "unknown column 'nope'"));
+    sbw_error_set(SBW_EDATA, __FILE__, __LINE__, "an unrelated later failure");
+    assert_int_equal(sbw_table_set_int(t, "d", 99), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "unknown column 'nope'")); /* reason survives */
+    assert_int_equal(sbw_table_add_row(t), SBW_EINVAL);
+    assert_int_equal(sbw_table_meta_str(t, "late", "x"), SBW_EINVAL);
+    const char *cols[] = {"a"};
+    assert_int_equal(sbw_table_columns(t, cols, 1), SBW_EINVAL);
+    assert_int_equal(sbw_table_nrows(t), 1); /* the add_row did not happen */
+    assert_int_equal(sbw_table_status(t), SBW_EINVAL);
+    static char buf[4096];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    assert_int_equal(sbw_table_print(t, f, false), SBW_EINVAL);
+    assert_int_equal(ftell(f), 0); /* nothing printed */
+    fclose(f);
+    char path[512];
+    snprintf(path, sizeof path, "%s", sbw_test_path("sticky.tsv"));
+    assert_int_equal(sbw_table_write(t, path, false), SBW_EINVAL);
+    assert_null(fopen(path, "r")); /* no file */
+    assert_non_null(strstr(sbw_error_reason(), "unknown column 'nope'"));
+    sbw_table_free(t);
 }
 
 /* Shortest round-trip formatting: reads back exactly, never longer than
@@ -245,10 +284,15 @@ static void test_warnings(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tsv),        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_errors),     cmocka_unit_test(test_format_double),
-        cmocka_unit_test(test_write_file), cmocka_unit_test(test_json_unique_keys),
-        cmocka_unit_test(test_warnings),   cmocka_unit_test(test_json_not_utf8),
+        cmocka_unit_test(test_tsv),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sticky),
+        cmocka_unit_test(test_format_double),
+        cmocka_unit_test(test_write_file),
+        cmocka_unit_test(test_json_unique_keys),
+        cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_json_not_utf8),
     };
     return cmocka_run_group_tests_name("table", tests, NULL, NULL);
 }

@@ -153,6 +153,20 @@ int sbw_verify_lms_theorem1(const sbw_verify_opts *o, sbw_verify_list *out)
 
 /* ---- Theorem 5 ------------------------------------------------------------ */
 
+/* a = g1 g2^T (g1 N x K, g2 M x K, a N x M): a plain triple loop, summed in
+ * index order, so integer factors give an exact product.  Never fails; a
+ * is overwritten. */
+static void mul_nt(const sbw_mat *g1, const sbw_mat *g2, sbw_mat *a)
+{
+    for (size_t i = 0; i < g1->rows; i++)
+        for (size_t j = 0; j < g2->rows; j++) {
+            double s = 0;
+            for (size_t k = 0; k < g1->cols; k++)
+                s += SBW_MAT_AT(g1, i, k) * SBW_MAT_AT(g2, j, k);
+            SBW_MAT_AT(a, i, j) = s;
+        }
+}
+
 static const char T5[] = "theorem5";
 
 static int t5_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, unsigned i,
@@ -166,13 +180,8 @@ static int t5_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, un
     st = st ? st : sbw_mat_alloc(&ap, n, m);
     st = st ? st : sbw_verify_util_gauss(&g1, 1.0, seed, 1);
     st = st ? st : sbw_verify_util_gauss(&g2, 1.0 / sqrt((double)d), seed, 2);
-    for (size_t r = 0; !st && r < n; r++)
-        for (size_t c = 0; c < m; c++) {
-            double s = 0;
-            for (size_t k = 0; k < d; k++)
-                s += SBW_MAT_AT(&g1, r, k) * SBW_MAT_AT(&g2, c, k);
-            SBW_MAT_AT(&a, r, c) = s;
-        }
+    if (!st)
+        mul_nt(&g1, &g2, &a);
     for (unsigned p = 1; p <= 5 && !st; p++) {
         for (size_t e = 0; e < n * m; e++)
             ap.data[e] = pow(a.data[e], (double)p);
@@ -222,13 +231,8 @@ static int t6_sample(const sbw_verify_opts *o, size_t n, size_t r, uint64_t seed
         g1.data[e] = nearbyint(g1.data[e]);
         g2.data[e] = nearbyint(g2.data[e]);
     }
-    for (size_t i = 0; !st && i < n; i++)
-        for (size_t j = 0; j < n; j++) {
-            double s = 0;
-            for (size_t k = 0; k < r; k++)
-                s += SBW_MAT_AT(&g1, i, k) * SBW_MAT_AT(&g2, j, k);
-            SBW_MAT_AT(&a, i, j) = s;
-        }
+    if (!st)
+        mul_nt(&g1, &g2, &a);
     st = st ? st : sbw_verify_util_rank_numpy(&a, o->tol_scale, ra);
     for (size_t e = 0; !st && e < n * n; e++)
         a.data[e] *= a.data[e];

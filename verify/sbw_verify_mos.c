@@ -5,6 +5,7 @@
 
 #include "sbw_bound.h"
 #include "sbw_error.h"
+#include "sbw_reduce.h"
 #include "sbw_synth.h"
 #include "sbw_verify_util.h"
 
@@ -171,7 +172,7 @@ typedef struct p2_ctx {
 
 /* rank of A + Lambda J with Lambda = -centre rowmean(A) + shift g_col (g's
  * column col), plus perturb u v^T (u's column col) when broken.  The
- * centring is sbw_verify_util_centre_rows's two passes: a row mean
+ * centring is sbw_reduce_centre_rows's two passes: a row mean
  * rounded to one double leaves a row constant of eps |A| per row, whose
  * rank-one term is near the NR threshold of the centred matrix. */
 static int p2_rank(p2_ctx *c, double centre, double shift, size_t col, bool broken, size_t *rank)
@@ -179,7 +180,7 @@ static int p2_rank(p2_ctx *c, double centre, double shift, size_t col, bool brok
     const sbw_mat *a = c->a;
     int st = sbw_mat_copy(&c->work, a);
     if (!st && centre != 0)
-        sbw_verify_util_centre_rows(&c->work);
+        sbw_reduce_centre_rows(&c->work);
     for (size_t i = 0; !st && i < a->rows; i++) {
         double lam = shift * SBW_MAT_AT(&c->g, i, col);
         double uu = broken ? c->o->perturb * SBW_MAT_AT(&c->u, i, col) : 0;
@@ -341,7 +342,7 @@ static int pr1_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t r, u
     st = st ? st : sbw_mat_alloc(&ac, n, m);
     st = st ? st : sbw_mat_copy(&ac, &a);
     if (!st)
-        sbw_verify_util_centre_rows(&ac);
+        sbw_reduce_centre_rows(&ac);
     st = st ? st : sbw_verify_util_rank(&ac, EPS, o->tol_scale, &dstar);
     st = st ? st
             : sbw_verify_add(out, PR1, "d* = NR rank(A_c)", (double)dstar, SBW_VERIFY_EQ, (double)r,
@@ -390,7 +391,7 @@ static int ranks(const sbw_verify_opts *o, const sbw_mat *a, size_t *ra, size_t 
     st = st ? st : sbw_mat_alloc(&ac, a->rows, a->cols);
     st = st ? st : sbw_mat_copy(&ac, a);
     if (!st)
-        sbw_verify_util_centre_rows(&ac);
+        sbw_reduce_centre_rows(&ac);
     st = st ? st : sbw_verify_util_rank(&ac, EPS, o->tol_scale, dstar);
     sbw_mat_free(&ac);
     return st;

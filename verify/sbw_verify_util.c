@@ -4,6 +4,7 @@
 #include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_rank.h"
+#include "sbw_reduce.h"
 #include "sbw_rng.h"
 #include "sbw_svd.h"
 
@@ -50,25 +51,6 @@ int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *ran
 int sbw_verify_util_rank_numpy(const sbw_mat *a, double scale, size_t *rank)
 {
     return rank_rule(a, DBL_EPSILON, scale, true, rank);
-}
-
-/* Two passes, as sbw_reduce centres: the second removes the row constant
- * that the rounding of the first mean left (eps |a| per row, a rank-one
- * term of norm eps |a| sqrt(NM) that would otherwise pass the NR
- * threshold of the centred matrix). */
-void sbw_verify_util_centre_rows(sbw_mat *a)
-{
-    for (size_t i = 0; i < a->rows; i++) {
-        double *r = a->data + i * a->ld;
-        for (int pass = 0; pass < 2; pass++) {
-            double m = 0;
-            for (size_t j = 0; j < a->cols; j++)
-                m += r[j];
-            m /= (double)a->cols;
-            for (size_t j = 0; j < a->cols; j++)
-                r[j] -= m;
-        }
-    }
 }
 
 int sbw_verify_util_gauss(sbw_mat *a, double sd, uint64_t seed, uint64_t stream)
@@ -152,7 +134,7 @@ int sbw_verify_util_truncate(const sbw_mat *a, size_t d, sbw_mat *logits, double
     st = st ? st : sbw_mat_alloc(&ac, a->rows, a->cols);
     st = st ? st : sbw_mat_copy(&ac, a);
     if (!st)
-        sbw_verify_util_centre_rows(&ac);
+        sbw_reduce_centre_rows(&ac);
     st = st ? st : sbw_mat_alloc(&work, a->rows, a->cols);
     st = st ? st : sbw_mat_copy(&work, &ac);
     st = st ? st : sbw_svd_right(&work, s, &vt);

@@ -1,5 +1,5 @@
 /* sbw_verify_util.h -- the small numerical helpers the claims share:
- * numerical rank of an in-memory matrix, centring, Gaussian fills, the
+ * numerical rank of an in-memory matrix, Gaussian fills, the
  * truncated-SVD Softmax construction, and a small double-precision fit
  * with its exported log Q.
  */
@@ -28,10 +28,6 @@ int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *ran
  * an exactly singular matrix reaches 1.24 eps w0, above NR's threshold
  * 0.5 sqrt(m + n + 1) eps w0 (1.12 eps w0 at 2 x 2). */
 int sbw_verify_util_rank_numpy(const sbw_mat *a, double scale, size_t *rank);
-
-/* Subtracts each row's mean in place, in two passes (the second removes
- * the row constant the rounding of the first left; as sbw_reduce does). */
-void sbw_verify_util_centre_rows(sbw_mat *a);
 
 /* Fills A with independent N(0, sd^2) from the sbw_rng stream (seed, stream).
  * Errors: SBW_ENOMEM. */

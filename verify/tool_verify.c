@@ -45,47 +45,52 @@ static int list_claims(const sbw_cli_common *c)
     static const char *const cols[] = {"claim", "source", "statement", "fails_when", "broken_by"};
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-verify", c, false);
-    st = st ? st : sbw_table_columns(t, cols, 5);
-    for (size_t i = 0; i < sbw_verify_nclaims && !st; i++) {
+    if (st)
+        return st;
+    sbw_table_columns(t, cols, 5);
+    for (size_t i = 0; i < sbw_verify_nclaims; i++) {
         const sbw_verify_claim *k = &sbw_verify_claims[i];
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_str(t, "claim", k->name);
-        st = st ? st : sbw_table_set_str(t, "source", k->source);
-        st = st ? st : sbw_table_set_str(t, "statement", k->statement);
-        st = st ? st : sbw_table_set_str(t, "fails_when", k->fails);
-        st = st ? st : sbw_table_set_str(t, "broken_by", k->breaks);
+        sbw_table_add_row(t);
+        sbw_table_set_str(t, "claim", k->name);
+        sbw_table_set_str(t, "source", k->source);
+        sbw_table_set_str(t, "statement", k->statement);
+        sbw_table_set_str(t, "fails_when", k->fails);
+        sbw_table_set_str(t, "broken_by", k->breaks);
     }
-    st = st ? st : sbw_table_print(t, stdout, c->json);
+    st = sbw_table_print(t, stdout, c->json); /* the first failure, if any */
     sbw_table_free(t);
     return st;
 }
 
+/* The result rows (of one claim when claim).  Errors: the table's (sticky). */
 static int add_rows(sbw_table *t, const sbw_verify_list *l, const char *claim)
 {
-    int st = sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
-    for (size_t i = 0; i < l->n && !st; i++) {
+    sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+    for (size_t i = 0; i < l->n; i++) {
         const sbw_verify_result *r = &l->r[i];
         if (claim && strcmp(r->claim, claim) != 0)
             continue;
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_str(t, "claim", r->claim);
-        st = st ? st : sbw_table_set_str(t, "result", r->pass ? "PASS" : "FAIL");
-        st = st ? st : sbw_table_set_str(t, "quantity", r->quantity);
-        st = st ? st : sbw_table_set_dbl(t, "measured", r->value);
-        st = st ? st : sbw_table_set_str(t, "relation", sbw_verify_rel_name(r->rel));
-        st = st ? st : sbw_table_set_dbl(t, "limit", r->limit);
-        st = st ? st : sbw_table_set_str(t, "setting", r->setting);
+        sbw_table_add_row(t);
+        sbw_table_set_str(t, "claim", r->claim);
+        sbw_table_set_str(t, "result", r->pass ? "PASS" : "FAIL");
+        sbw_table_set_str(t, "quantity", r->quantity);
+        sbw_table_set_dbl(t, "measured", r->value);
+        sbw_table_set_str(t, "relation", sbw_verify_rel_name(r->rel));
+        sbw_table_set_dbl(t, "limit", r->limit);
+        sbw_table_set_str(t, "setting", r->setting);
     }
-    return st;
+    return sbw_table_status(t);
 }
 
+/* The run's settings and counts as meta.  Errors: the table's (sticky). */
 static int add_meta(sbw_table *t, const verify_args *a, size_t pass, size_t fail, double secs)
 {
-    int st = sbw_table_meta_str(t, "sizes", a->sizes);
-    st = st ? st : sbw_table_meta_str(t, "only", a->only ? a->only : "");
-    st = st ? st : sbw_table_meta_int(t, "claims_passed", (long long)pass);
-    st = st ? st : sbw_table_meta_int(t, "claims_failed", (long long)fail);
-    return st ? st : sbw_table_meta_dbl(t, "seconds", secs);
+    sbw_table_meta_str(t, "sizes", a->sizes);
+    sbw_table_meta_str(t, "only", a->only ? a->only : "");
+    sbw_table_meta_int(t, "claims_passed", (long long)pass);
+    sbw_table_meta_int(t, "claims_failed", (long long)fail);
+    sbw_table_meta_dbl(t, "seconds", secs);
+    return sbw_table_status(t);
 }
 
 /* TSV: one table of every row.  JSON: one object per claim, one per line. */
@@ -98,19 +103,19 @@ static int print_results(const sbw_cli_common *c, const verify_args *a, const bo
         if (c->json ? !sel[i] : i > 0)
             continue;
         sbw_table *t = NULL;
-        st = sbw_table_alloc(&t, "sbw-verify", c, true);
-        st = st ? st : add_meta(t, a, pass, fail, secs);
+        if ((st = sbw_table_alloc(&t, "sbw-verify", c, true)) != 0)
+            break;
+        add_meta(t, a, pass, fail, secs);
         if (c->json) {
-            st = st ? st : sbw_table_meta_str(t, "claim", k->name);
-            st = st ? st : sbw_table_meta_str(t, "statement", k->statement);
-            st = st ? st : sbw_table_meta_str(t, "source", k->source);
-            st = st ? st : sbw_table_meta_str(t, "fails_when", k->fails);
-            st = st ? st
-                    : sbw_table_meta_str(t, "claim_result",
-                                         sbw_verify_claim_passed(l, k->name) ? "PASS" : "FAIL");
+            sbw_table_meta_str(t, "claim", k->name);
+            sbw_table_meta_str(t, "statement", k->statement);
+            sbw_table_meta_str(t, "source", k->source);
+            sbw_table_meta_str(t, "fails_when", k->fails);
+            sbw_table_meta_str(t, "claim_result",
+                               sbw_verify_claim_passed(l, k->name) ? "PASS" : "FAIL");
         }
-        st = st ? st : add_rows(t, l, c->json ? k->name : NULL);
-        st = st ? st : sbw_table_print(t, a->table, c->json);
+        add_rows(t, l, c->json ? k->name : NULL);
+        st = sbw_table_print(t, a->table, c->json); /* the first failure, if any */
         sbw_table_free(t);
     }
     return st;
