@@ -180,47 +180,48 @@ static int resolve(const sbw_cli *cli, synth_args *a, const sbw_cli_common *c)
 static int add_meta(sbw_table *t, const synth_args *a, const sbw_cli_common *c)
 {
     const sbw_synth_params *p = &a->p;
-    int st = sbw_table_meta_str(t, "kind", sbw_synth_kind_name(p->kind));
-    st = st ? st : sbw_table_meta_int(t, "n", (long long)p->n);
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)p->m);
-    st = st ? st : sbw_table_meta_str(t, "output", c->output);
-    st = st ? st : sbw_table_meta_str(t, "probs", a->probs ? a->probs : "");
+    sbw_table_meta_str(t, "kind", sbw_synth_kind_name(p->kind));
+    sbw_table_meta_int(t, "n", (long long)p->n);
+    sbw_table_meta_int(t, "m", (long long)p->m);
+    sbw_table_meta_str(t, "output", c->output);
+    sbw_table_meta_str(t, "probs", a->probs ? a->probs : "");
     if (p->kind == SBW_SYNTH_DIRICHLET && a->alpha_file)
-        st = st ? st : sbw_table_meta_str(t, "alpha_file", a->alpha_file);
+        sbw_table_meta_str(t, "alpha_file", a->alpha_file);
     else if (p->kind == SBW_SYNTH_DIRICHLET || p->kind == SBW_SYNTH_TOPICS)
-        st = st ? st : sbw_table_meta_dbl(t, "alpha", p->alpha);
+        sbw_table_meta_dbl(t, "alpha", p->alpha);
     if (p->kind == SBW_SYNTH_LOWRANK) {
         size_t ra, ds;
         sbw_synth_lowrank_ranks(p->n, p->m, p->rank, p->with_ones, &ra, &ds);
-        st = st ? st : sbw_table_meta_int(t, "rank", (long long)p->rank);
-        st = st ? st : sbw_table_meta_dbl(t, "scale", p->scale);
-        st = st ? st : sbw_table_meta_bool(t, "with_ones", p->with_ones);
-        st = st ? st : sbw_table_meta_int(t, "rank_a", (long long)ra);
-        st = st ? st : sbw_table_meta_int(t, "d_star", (long long)ds);
+        sbw_table_meta_int(t, "rank", (long long)p->rank);
+        sbw_table_meta_dbl(t, "scale", p->scale);
+        sbw_table_meta_bool(t, "with_ones", p->with_ones);
+        sbw_table_meta_int(t, "rank_a", (long long)ra);
+        sbw_table_meta_int(t, "d_star", (long long)ds);
     }
     if (p->kind == SBW_SYNTH_ZIPF) {
-        st = st ? st : sbw_table_meta_dbl(t, "exponent", p->exponent);
-        st = st ? st : sbw_table_meta_dbl(t, "sigma", p->sigma);
+        sbw_table_meta_dbl(t, "exponent", p->exponent);
+        sbw_table_meta_dbl(t, "sigma", p->sigma);
     }
     if (p->kind == SBW_SYNTH_TOPICS) {
-        st = st ? st : sbw_table_meta_int(t, "k", (long long)p->k);
-        st = st ? st : sbw_table_meta_dbl(t, "mix_alpha", p->mix_alpha);
+        sbw_table_meta_int(t, "k", (long long)p->k);
+        sbw_table_meta_dbl(t, "mix_alpha", p->mix_alpha);
     }
-    return st;
+    return sbw_table_status(t);
 }
 
 static int add_row(sbw_table *t, const sbw_synth_io_stats *s, const char *output, size_t m)
 {
-    int st = sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "output", output);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)s->rows);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)m);
-    st = st ? st : sbw_table_set_dbl(t, "min_logp", s->min);
-    st = st ? st : sbw_table_set_dbl(t, "max_logp", s->max);
-    st = st ? st : sbw_table_set_int(t, "nonfinite", (long long)s->nonfinite);
-    st = st ? st : sbw_table_set_dbl(t, "mean_max_logp", s->mean_max);
-    return st ? st : sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
+    sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+    sbw_table_add_row(t);
+    sbw_table_set_str(t, "output", output);
+    sbw_table_set_int(t, "rows", (long long)s->rows);
+    sbw_table_set_int(t, "cols", (long long)m);
+    sbw_table_set_dbl(t, "min_logp", s->min);
+    sbw_table_set_dbl(t, "max_logp", s->max);
+    sbw_table_set_int(t, "nonfinite", (long long)s->nonfinite);
+    sbw_table_set_dbl(t, "mean_max_logp", s->mean_max);
+    sbw_table_set_dbl(t, "max_abs_logsumexp", s->max_abs_lse);
+    return sbw_table_status(t);
 }
 
 /* Generates, writes and reports; returns the exit code. */
@@ -344,20 +345,21 @@ static int head_resolve(const sbw_cli *cli, head_args *a, const sbw_cli_common *
 static int head_table(sbw_table *t, const head_args *a, const sbw_cli_common *c)
 {
     static const char *const cols[] = {"output", "rows", "cols", "planted"};
-    int st = sbw_table_meta_str(t, "kind", "head");
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)a->m);
-    st = st ? st : sbw_table_meta_int(t, "d", (long long)a->d);
-    st = st ? st : sbw_table_meta_int(t, "k", (long long)a->k);
-    st = st ? st : sbw_table_meta_str(t, "output", c->output);
-    st = st ? st : sbw_table_meta_str(t, "bias", a->out.b ? a->out.b : "");
-    st = st ? st : sbw_table_meta_str(t, "planted_file", a->out.planted ? a->out.planted : "");
-    st = st ? st : sbw_table_meta_str(t, "vocab", a->out.vocab ? a->out.vocab : "");
-    st = st ? st : sbw_table_columns(t, cols, 4);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "output", c->output);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)a->m);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)a->d);
-    return st ? st : sbw_table_set_int(t, "planted", (long long)a->k);
+    sbw_table_meta_str(t, "kind", "head");
+    sbw_table_meta_int(t, "m", (long long)a->m);
+    sbw_table_meta_int(t, "d", (long long)a->d);
+    sbw_table_meta_int(t, "k", (long long)a->k);
+    sbw_table_meta_str(t, "output", c->output);
+    sbw_table_meta_str(t, "bias", a->out.b ? a->out.b : "");
+    sbw_table_meta_str(t, "planted_file", a->out.planted ? a->out.planted : "");
+    sbw_table_meta_str(t, "vocab", a->out.vocab ? a->out.vocab : "");
+    sbw_table_columns(t, cols, 4);
+    sbw_table_add_row(t);
+    sbw_table_set_str(t, "output", c->output);
+    sbw_table_set_int(t, "rows", (long long)a->m);
+    sbw_table_set_int(t, "cols", (long long)a->d);
+    sbw_table_set_int(t, "planted", (long long)a->k);
+    return sbw_table_status(t);
 }
 
 /* Draws, writes and reports a head; returns the exit code. */
