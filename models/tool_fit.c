@@ -293,25 +293,18 @@ static bool row_given(void *ctx, const sbw_ckpt_field *row)
     return sbw_cli_given(r->cli, &r->c, row->option);
 }
 
-/* --resume: refuses (exit 2) when an option given on the command line
- * contradicts a setting the checkpoint fixes; exit 1 when the checkpoint
- * cannot be read or holds values out of range. */
+/* --resume: refuses (exit 2, sbw_ckpt_resume_check) when an option given
+ * on the command line contradicts a setting the checkpoint fixes; exit 1
+ * when the checkpoint cannot be read or holds values out of range. */
 static int check_resume(run *r)
 {
     sbw_fit_opts saved;
-    char buf[2048];
     int st = sbw_fit_saved_opts(r->a.resume, &r->o, &saved);
     if (st)
         return sbw_cli_fail("sbw-fit", st == SBW_EINVAL ? SBW_EFORMAT : st);
-    if (sbw_fit_opts_conflicts(&r->o, &saved, row_given, r, buf, sizeof buf) == 0)
-        return SBW_EXIT_OK;
-    char dir[1024];
-    sbw_error_escape(r->a.resume, dir, sizeof dir);
-    fprintf(stderr,
-            "sbw-fit: --resume %s: the command line contradicts the checkpoint (drop these "
-            "options or start afresh): %s\n",
-            dir, buf);
-    return SBW_EXIT_USAGE;
+    st = sbw_ckpt_resume_check(sbw_fit_opts_table, sbw_fit_opts_nrows, &r->o, &saved, row_given, r,
+                               r->a.resume);
+    return st ? sbw_cli_fail("sbw-fit", st) : SBW_EXIT_OK;
 }
 
 static int make_fit(run *r)
