@@ -6,6 +6,7 @@
 #include "sbw.h"
 #include "sbw_ckpt.h"
 #include "sbw_fit.h"
+#include "sbw_fit_ckpt.h"
 #include "sbw_fit_opts.h"
 #include "sbw_fit_io.h"
 
@@ -299,7 +300,7 @@ static bool row_given(void *ctx, const sbw_ckpt_field *row)
 static int check_resume(run *r)
 {
     sbw_fit_opts saved;
-    int st = sbw_fit_saved_opts(r->a.resume, &r->o, &saved);
+    int st = sbw_fit_ckpt_saved_opts(r->a.resume, &r->o, &saved);
     if (st)
         return sbw_cli_fail("sbw-fit", st == SBW_EINVAL ? SBW_EFORMAT : st);
     st = sbw_ckpt_resume_check(sbw_fit_opts_table, sbw_fit_opts_nrows, &r->o, &saved, row_given, r,
@@ -311,7 +312,7 @@ static int make_fit(run *r)
 {
     if (r->a.resume) {
         sbw_fit_opts saved;
-        int st = sbw_fit_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
+        int st = sbw_fit_ckpt_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
         if (!st && saved.obj.threads != r->o.obj.threads && !r->c.quiet)
             fprintf(stderr,
                     "sbw-fit: note: the checkpoint ran on %d thread(s), this run on %d: "
