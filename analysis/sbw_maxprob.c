@@ -164,6 +164,8 @@ int sbw_maxprob_words(const double *w, size_t m, size_t d, size_t ldw, const dou
             sbw_maxprob_res r;
             st = sbw_maxprob_word(w, m, d, ldw, b, words[t], l->R[k], l->tol, l->max_iter, x,
                                   ws + d, &r);
+            if (st)
+                break;
             pm[t * nr + k] = r.p;
             pu[t * nr + k] = r.p_upper;
             *unconverged += !r.converged;

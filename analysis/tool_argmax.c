@@ -169,7 +169,7 @@ static int add_word(sbw_table *t, const sbw_argmax_word *w, char **names, size_t
         st = st ? st : sbw_table_set_int(t, "other", (long long)w->other);
     st = st ? st : sbw_table_set_str(t, "stage", stage_names[w->stage]);
     st = st ? st : sbw_table_set_int(t, "rounds", w->rounds);
-    for (size_t k = 0; k < nr && !st; k++) {
+    for (size_t k = 0; pm && pu && k < nr && !st; k++) {
         st = sbw_table_set_dbl(t, cn[2 * k], pm[k]);
         st = st ? st : sbw_table_set_dbl(t, cn[2 * k + 1], pu[k]);
     }

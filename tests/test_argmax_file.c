@@ -37,7 +37,7 @@ static void test_maxprob_words_twin(void **state)
 {
     (void)state;
     enum { M = 9, D = 3, NW = 4, NR = 3 };
-    double *w = gauss(1, M * D), *b = gauss(2, M);
+    double *w = gauss(1, (size_t)M * D), *b = gauss(2, M);
     const size_t words[NW] = {0, 2, 5, 8};
     const bool want[NW] = {true, false, true, true};
     const double R[NR] = {0.5, 2, 8};
@@ -65,7 +65,7 @@ static void test_maxprob_words_twin(void **state)
     /* want NULL: every word, the same numbers for the wanted ones */
     double pm2[NW * NR], pu2[NW * NR];
     SBW_ASSERT_OK(sbw_maxprob_words(w, M, D, D, b, words, NULL, NW, &l, pm2, pu2, &unconv));
-    for (size_t i = 0; i < NW * NR; i++) {
+    for (size_t i = 0; i < (size_t)NW * NR; i++) {
         assert_true(pm2[i] == pm2[i]); /* not nan */
         if (want[i / (size_t)NR])
             assert_true(pm2[i] == pm[i] && pu2[i] == pu[i]);
@@ -93,9 +93,9 @@ static void test_file_vs_arrays(void **state)
 {
     (void)state;
     enum { M = 12, D = 3 };
-    double *w = gauss(3, M * D), *b = gauss(4, M);
+    double *w = gauss(3, (size_t)M * D), *b = gauss(4, M);
     for (size_t k = 0; k < D; k++) /* word 7 at the centre: not argmaxable without a bias */
-        w[7 * D + k] = 0;
+        w[(size_t)7 * D + k] = 0;
     write_head(w, b, M, D, M);
     char wp[4096], bp[4096], vp[4096];
     snprintf(wp, sizeof wp, "%s", sbw_test_path("W.npy"));
@@ -150,7 +150,7 @@ static void test_file_errors(void **state)
 {
     (void)state;
     enum { M = 5, D = 2 };
-    double *w = gauss(5, M * D), *b = gauss(6, M);
+    double *w = gauss(5, (size_t)M * D), *b = gauss(6, M);
     write_head(w, b, M, D, M + 1);
     char wp[4096], vp[4096];
     snprintf(wp, sizeof wp, "%s", sbw_test_path("W.npy"));
