@@ -4,16 +4,21 @@
 #include "sbw_argmax.h"
 
 #include "sbw_argmax_cert.h"
+#include "sbw_argmax_io.h"
 #include "sbw_argmax_lp.h"
 #include "sbw_error.h"
+#include "sbw_maxprob.h"
+#include "sbw_preflight.h"
 
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *sbw_argmax_reason_name(sbw_argmax_reason r)
 {
@@ -453,4 +458,103 @@ int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double
     free(x.wc);
     free(x.bc);
     return st;
+}
+
+/* ---- sbw-argmax's whole run on files ------------------------------------ */
+
+/* Every copy the run holds, against the machine's memory (SBW_MAX_MEMORY):
+ * W and b as read (b twice while it is converted), the answers, what
+ * sbw_argmax_run allocates (sbw_argmax_bytes), the names of --vocab (the
+ * file's size plus a pointer and malloc's overhead per line), the
+ * ladder's scratch and results, and the caller's table (about 32 bytes a
+ * cell). */
+static int file_preflight(const char *path, size_t m, size_t d, const sbw_argmax_file_opts *o)
+{
+    double M = (double)m, D = (double)d, n = (double)(o->words ? o->nwords : m);
+    double nr = (double)o->nr, vocab = 0;
+    struct stat sb;
+    if (o->vocab && stat(o->vocab, &sb) == 0)
+        vocab = (double)sb.st_size + 40 * M;
+    sbw_argmax_opts def = sbw_argmax_defaults();
+    double bytes = M * D * 8 + (o->bias ? 2 * M * 8 : 0) + (n + 1) * sizeof(sbw_argmax_word) +
+                   sbw_argmax_bytes(m, d, (size_t)n, o->bias != NULL, &def, 0) + vocab +
+                   (nr > 0 ? ((double)sbw_maxprob_ws_size(m, d) + D) * 8 + 2 * n * nr * 8 : 0) +
+                   n * (11 + 2 * nr) * 32;
+    char what[512];
+    snprintf(what, sizeof what,
+             "%s: sbw-argmax on this %zu x %zu head (W, its normalised copy, %d LP workspace(s)%s)",
+             strcmp(path, "-") == 0 ? "<stdin>" : path, m, d, omp_get_max_threads(),
+             nr > 0 ? ", --max-prob" : "");
+    return sbw_preflight_memory(bytes, what);
+}
+
+/* W, b and the names, after the memory preflight. */
+static int file_read(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res)
+{
+    sbw_npy_reader *r = NULL;
+    size_t m, d;
+    int st = sbw_argmax_io_open_w(&r, path, &m, &d);
+    if (st)
+        return st;
+    if ((st = file_preflight(path, m, d, o)) != 0) {
+        sbw_npy_close(r);
+        return st;
+    }
+    st = sbw_argmax_io_read_w(r, path, &res->w);
+    st = st || !o->bias ? st : sbw_argmax_io_read_bias(o->bias, m, path, &res->b);
+    return st || !o->vocab ? st : sbw_argmax_io_read_vocab(o->vocab, m, &res->names);
+}
+
+/* The ladder for the words it asks for: every one with max_prob_all, else
+ * the unargmaxable. */
+static int file_ladder(const sbw_argmax_file_opts *o, sbw_argmax_file_res *res)
+{
+    size_t n = res->nwords, *words = malloc((n + 1) * sizeof *words);
+    bool *want = malloc((n + 1) * sizeof *want);
+    res->pm = malloc((n * o->nr + 1) * sizeof *res->pm);
+    res->pu = malloc((n * o->nr + 1) * sizeof *res->pu);
+    int st = words && want && res->pm && res->pu
+                 ? SBW_OK
+                 : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
+    for (size_t t = 0; !st && t < n; t++) {
+        words[t] = res->out[t].word;
+        want[t] = o->max_prob_all || res->out[t].argmaxable == 0;
+    }
+    sbw_maxprob_ladder l = {
+        o->radii, o->nr, o->prob_tol, o->max_prob_iters, "sbw-argmax: --max-prob", o->quiet};
+    st = st ? st
+            : sbw_maxprob_words(res->w.data, res->w.rows, res->w.cols, res->w.ld, res->b, words,
+                                want, n, &l, res->pm, res->pu, &res->unconverged);
+    free(words);
+    free(want);
+    return st;
+}
+
+int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res)
+{
+    *res = (sbw_argmax_file_res){0};
+    int st = file_read(path, o, res);
+    size_t m = res->w.rows;
+    for (size_t t = 0; !st && o->words && t < o->nwords; t++)
+        if (o->words[t] >= m)
+            st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",
+                           o->words[t], path, m);
+    res->nwords = o->words ? o->nwords : m;
+    if (!st && !(res->out = calloc(res->nwords + 1, sizeof *res->out)))
+        st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu words", res->nwords);
+    st = st ? st
+            : sbw_argmax_run(res->w.data, m, res->w.cols, res->w.ld, res->b, o->words, res->nwords,
+                             &o->run, res->out, NULL, &res->sum);
+    return st || !o->nr ? st : file_ladder(o, res);
+}
+
+void sbw_argmax_file_free(sbw_argmax_file_res *res)
+{
+    sbw_argmax_io_names_free(res->names, res->w.rows);
+    sbw_mat_free(&res->w);
+    free(res->b);
+    free(res->out);
+    free(res->pm);
+    free(res->pu);
+    *res = (sbw_argmax_file_res){0};
 }

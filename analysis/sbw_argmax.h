@@ -24,6 +24,8 @@
 #ifndef SBW_ARGMAX_H
 #define SBW_ARGMAX_H
 
+#include "sbw_mat.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -102,5 +104,50 @@ double sbw_argmax_bytes(size_t m, size_t d, size_t nwords, bool bias, const sbw_
 int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                    const size_t *words, size_t nwords, const sbw_argmax_opts *o,
                    sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum);
+
+/* ---- sbw-argmax's whole run on files ------------------------------------ */
+
+/* What sbw_argmax_file reads and asks, besides W's path. */
+typedef struct sbw_argmax_file_opts {
+    const char *bias;    /* b's .npy (M values), or NULL */
+    const char *vocab;   /* word names, one a line (M lines), or NULL */
+    const size_t *words; /* the words to decide, nwords of them; NULL: all M */
+    size_t nwords;
+    sbw_argmax_opts run; /* tol, max_rounds, no_prefilter */
+    const double *radii; /* --max-prob: nr radii (0: none) */
+    size_t nr;
+    bool max_prob_all;  /* the radii for every word, not only the unargmaxable */
+    double prob_tol;    /* their gap in log p */
+    int max_prob_iters; /* per word and radius */
+    bool quiet;         /* no cost line, no progress */
+} sbw_argmax_file_opts;
+
+/* What it gives: the head as read, the names, one answer per word, and
+ * the --max-prob ladder (pm, pu: nwords x nr, nan for the words skipped;
+ * NULL when nr = 0).  sbw_argmax_file_free frees it all. */
+typedef struct sbw_argmax_file_res {
+    sbw_mat w;
+    double *b;    /* NULL without a bias */
+    char **names; /* NULL without --vocab; w.rows of them */
+    size_t nwords;
+    sbw_argmax_word *out;
+    sbw_argmax_summary sum;
+    double *pm, *pu;
+    size_t unconverged; /* ladder pairs whose gap stayed above prob_tol */
+} sbw_argmax_file_res;
+
+/* sbw-argmax's run: W opened at path ("-": stdin) and its shape checked
+ * (sbw_argmax_io), the memory the whole run needs checked against the
+ * machine's (sbw_preflight_memory, before anything large is read: W, its
+ * normalised copy, the LP workspaces, the names, the ladder and a table
+ * of the answers at about 32 bytes a cell), W, b and the names read
+ * (sbw_argmax_io), the words checked, sbw_argmax_run, then the ladder
+ * of sbw_maxprob_words for the words it asks for.  *res is zeroed first
+ * and holds what was made either way.  Errors: those of the readers and
+ * of sbw_argmax_run and sbw_maxprob_words; SBW_EINVAL for a word >= M;
+ * SBW_ENOMEM. */
+int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res);
+
+void sbw_argmax_file_free(sbw_argmax_file_res *res);
 
 #endif

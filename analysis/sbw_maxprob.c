@@ -3,9 +3,12 @@
 #include "sbw_maxprob.h"
 
 #include "sbw_error.h"
+#include "sbw_progress.h"
 
 #include <cblas.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t sbw_maxprob_ws_size(size_t m, size_t d) { return m + 5 * d; }
@@ -124,4 +127,52 @@ int sbw_maxprob_word(const double *w, size_t m, size_t d, size_t ldw, const doub
     }
     fill(res, f, gap, h, d, it, tol);
     return SBW_OK;
+}
+
+/* The worst case of a ladder, before it starts. */
+static void announce(const sbw_maxprob_ladder *l, size_t m, size_t d, size_t want)
+{
+    if (l->quiet || !want)
+        return;
+    fprintf(stderr,
+            "%s: %zu word(s) x %zu radius(es); each pair at most %d iterations of ~%.3g flops "
+            "(8 M D), at most %.3g Gflop in all (most pairs stop after a few hundred "
+            "iterations)\n",
+            l->label, want, l->nr, l->max_iter, 8.0 * (double)m * (double)d,
+            8e-9 * (double)m * (double)d * l->max_iter * (double)(want * l->nr));
+}
+
+int sbw_maxprob_words(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                      const size_t *words, const bool *want, size_t n, const sbw_maxprob_ladder *l,
+                      double *pm, double *pu, size_t *unconverged)
+{
+    size_t nr = l->nr, nwant = 0, done = 0;
+    for (size_t t = 0; t < n; t++)
+        nwant += !want || want[t];
+    announce(l, m, d, nwant);
+    double *ws = malloc((sbw_maxprob_ws_size(m, d) + d) * sizeof *ws), *x = ws;
+    int st = ws ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
+    sbw_progress p;
+    sbw_progress_start(&p, l->label, "pairs", (double)(nwant * nr), l->quiet || !nwant);
+    *unconverged = 0;
+    for (size_t t = 0; t < n && !st; t++) {
+        memset(x, 0, d * sizeof *x);
+        for (size_t k = 0; k < nr && !st; k++) {
+            pm[t * nr + k] = pu[t * nr + k] = NAN;
+            if (want && !want[t])
+                continue;
+            sbw_maxprob_res r;
+            st = sbw_maxprob_word(w, m, d, ldw, b, words[t], l->R[k], l->tol, l->max_iter, x,
+                                  ws + d, &r);
+            if (st)
+                break;
+            pm[t * nr + k] = r.p;
+            pu[t * nr + k] = r.p_upper;
+            *unconverged += !r.converged;
+            sbw_progress_update(&p, (double)++done);
+        }
+    }
+    sbw_progress_finish(&p);
+    free(ws);
+    return st;
 }

@@ -38,6 +38,29 @@ int sbw_maxprob_word(const double *w, size_t m, size_t d, size_t ldw, const doub
                      double R, double tol, int max_iter, double *h, double *ws,
                      sbw_maxprob_res *res);
 
+/* A ladder of radii for many words (sbw_maxprob_words). */
+typedef struct sbw_maxprob_ladder {
+    const double *R; /* nr radii, each > 0 */
+    size_t nr;
+    double tol;        /* the gap in log p (> 0) */
+    int max_iter;      /* per word and radius */
+    const char *label; /* progress and cost line: "sbw-argmax: --max-prob" */
+    bool quiet;        /* neither */
+} sbw_maxprob_ladder;
+
+/* For each of the n words words[t] with want[t] (want NULL: all), p*(R)
+ * for every radius of l, the radii in order, each started from the
+ * previous radius's maximiser (the first from h = 0): pm[t nr + k] = p,
+ * pu[t nr + k] = p_upper (n x nr each; nan for the words not wanted).
+ * *unconverged counts the pairs whose gap stayed above l->tol.  Unless
+ * l->quiet, first one line on stderr with the worst case ("LABEL: N
+ * word(s) x K radius(es); each pair at most I iterations of ~8 M D flops,
+ * ..."), then progress (sbw_progress) over the pairs.  Errors: SBW_ENOMEM,
+ * those of sbw_maxprob_word. */
+int sbw_maxprob_words(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                      const size_t *words, const bool *want, size_t n, const sbw_maxprob_ladder *l,
+                      double *pm, double *pu, size_t *unconverged);
+
 /* log softmax(W h + b)_i and its gradient g (d values) with respect to h;
  * z is m values of scratch.  The plain evaluation the certificate uses. */
 double sbw_maxprob_eval(const double *w, size_t m, size_t d, size_t ldw, const double *b, size_t i,

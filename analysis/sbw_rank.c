@@ -285,3 +285,14 @@ int sbw_rank_normalise(const double *s, size_t k, sbw_rank_norm norm, double *v,
     }
     return SBW_OK;
 }
+
+int sbw_rank_spectrum(const double *s, size_t k, sbw_rank_norm norm, double *rel, double *lg,
+                      double *v, double *cum)
+{
+    int st = sbw_rank_normalise(s, k, norm, v, cum);
+    for (size_t j = 0; !st && j < k; j++) {
+        rel[j] = s[0] > 0 ? s[j] / s[0] : 0.0;
+        lg[j] = s[j] > 0 ? log10(s[j]) : NAN; /* log10 of an exact 0 is undefined */
+    }
+    return st;
+}

@@ -166,4 +166,11 @@ int sbw_rank_norm_parse(const char *s, sbw_rank_norm *norm);
  * Errors: SBW_EINVAL (k = 0). */
 int sbw_rank_normalise(const double *s, size_t k, sbw_rank_norm norm, double *v, double *cum);
 
+/* The columns of sbw-rank's --spectrum table for s[k] (descending), each
+ * k values: rel[j] = s_j / s_0 (0 when s_0 = 0), lg[j] = log10 s_j (nan
+ * for an exact 0, the tables' blank), and v, cum as sbw_rank_normalise
+ * gives them.  Errors: SBW_EINVAL (k = 0). */
+int sbw_rank_spectrum(const double *s, size_t k, sbw_rank_norm norm, double *rel, double *lg,
+                      double *v, double *cum);
+
 #endif

@@ -2,10 +2,14 @@
  * of a .npy matrix, from its one-pass reduction (sbw_reduce.h). */
 #include "sbw_spectra.h"
 
+#include "sbw_check.h"
 #include "sbw_error.h"
 #include "sbw_num.h"
 #include "sbw_svd.h"
+#include "sbw_table.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,4 +134,44 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned wa
     if (st)
         sbw_spectra_free(sp);
     return st;
+}
+
+/* ---- sbw-rank's reading and its warnings ---------------------------------- */
+
+int sbw_spectra_file(const char *path, const sbw_reduce_opts *o, unsigned want, const char *label,
+                     bool quiet, sbw_spectra *sp)
+{
+    *sp = (sbw_spectra){0};
+    sbw_npy_reader *r = NULL;
+    int st = sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
+    if (st)
+        return st;
+    sbw_reduce_opts ro = *o;
+    sbw_progress p;
+    sbw_progress_start(&p, label, "rows", (double)sbw_npy_reader_info(r)->rows, quiet);
+    ro.progress = &p;
+    ro.stage = sbw_progress_stage; /* closes the bar, notes the silent SVDs */
+    ro.stage_ctx = &p;
+    st = sbw_spectra_compute(r, &ro, want, sp);
+    sbw_progress_finish(&p);
+    sbw_npy_close(r);
+    return st;
+}
+
+void sbw_spectra_warn_data(const sbw_spectra *sp, sbw_reduce_variant v, double eps, bool energy)
+{
+    if (sp->red.f32_values && eps < FLT_EPSILON)
+        sbw_table_warn("float32_values: every entry of this float64 file is a float32 value "
+                       "(an export rounded to float32 and cast back), so its own rounding makes "
+                       "it look full rank at eps %g: use --eps single, or recompute "
+                       "log-softmax in float64 from logits formed in float64",
+                       eps);
+    double fro2 = 0;
+    for (size_t j = sp->k; j-- > 0;)
+        fro2 += sp->s[v][j] * sp->s[v][j];
+    if (energy && v == SBW_VAR_PLAIN && fro2 > 0 && sp->red.rowmean_sq > 0.5 * fro2)
+        sbw_table_warn("mean_dominated: the row means hold %.4g%% of ||A||_F^2, so the energy "
+                       "measures (eps_eff, stable, entropy) describe the mean: --center (or "
+                       "--bias) gives them for the centred matrix",
+                       100 * fmin(1.0, sp->red.rowmean_sq / fro2));
 }

@@ -41,6 +41,23 @@ int sbw_spectra_variant(sbw_spectra *sp, sbw_reduce_variant v, bool steal);
 
 void sbw_spectra_free(sbw_spectra *sp);
 
+/* sbw-rank's reading of path ("-": stdin; FILE.safetensors:NAME): opened
+ * through the one input checker (sbw_check_open, a matrix), then
+ * sbw_spectra_compute with o (its progress and stage members replaced:
+ * rows read, then the SVDs announced, on stderr as label unless quiet).
+ * Errors: those of sbw_check_open and sbw_spectra_compute; *sp zeroed on
+ * failure. */
+int sbw_spectra_file(const char *path, const sbw_reduce_opts *o, unsigned want, const char *label,
+                     bool quiet, sbw_spectra *sp);
+
+/* The warnings on variant v of sp that only the whole reading can give
+ * (sbw_table_warn): a float64 file of float32 values read at an eps below
+ * FLT_EPSILON ("float32_values": it looks full rank from its own
+ * rounding), and, when energy (the energy measures are printed) and v is
+ * the plain matrix, row means holding more than half of ||A||_F^2
+ * ("mean_dominated": those measures then describe the mean). */
+void sbw_spectra_warn_data(const sbw_spectra *sp, sbw_reduce_variant v, double eps, bool energy);
+
 /* Tells o->stage (if any) that the SVDs of red start. */
 void sbw_spectra_stage(const sbw_reduce_opts *o, const sbw_reduce *red, int nsvd);
 

@@ -4,17 +4,11 @@
  * such word can reach with a context of bounded norm. */
 #include "sbw.h"
 #include "sbw_argmax.h"
-#include "sbw_argmax_io.h"
-#include "sbw_maxprob.h"
 
-#include <errno.h>
 #include <glpk.h>
-#include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char details[] =
     "For every word i of the head z = W h + b (W: the M x D matrix in FILE, one\n"
@@ -83,33 +77,6 @@ typedef struct argmax_args {
     long max_rounds;
 } argmax_args;
 
-/* The head: W (m x d) and b (NULL or m) read and checked. */
-typedef struct head {
-    sbw_mat w;
-    double *b;
-} head;
-
-typedef struct run_state run_state;
-static int preflight(const char *path, size_t m, size_t d, const argmax_args *a,
-                     const run_state *s);
-
-/* W (path) and b (--bias, or none); the memory the whole run needs is
- * checked once W's shape is known, before anything large is read. */
-static int read_head(const char *path, const argmax_args *a, const run_state *s, head *h)
-{
-    sbw_npy_reader *r = NULL;
-    size_t m, d;
-    int st = sbw_argmax_io_open_w(&r, path, &m, &d);
-    if (st)
-        return st;
-    if ((st = preflight(path, m, d, a, s)) != 0) {
-        sbw_npy_close(r);
-        return st;
-    }
-    st = sbw_argmax_io_read_w(r, path, &h->w);
-    return st || !a->bias ? st : sbw_argmax_io_read_bias(a->bias, m, path, &h->b);
-}
-
 /* "1,10,100" -> radii (each > 0, finite). */
 static int parse_radii(const char *s, double **out, size_t *n)
 {
@@ -137,62 +104,16 @@ static int parse_radii(const char *s, double **out, size_t *n)
 
 enum { MAXPROB_ITERS = 100000 };
 
-/* The ladder of radii for each word that asks for it: pm/pu (n x nr), nan
- * for the words skipped.  Counts the words whose gap stayed above tol.
- * Says first what it will cost (at most MAXPROB_ITERS iterations of about
- * two passes over W, 8 M D flops, per word and radius) and then shows its
- * progress (sbw_progress), both unless quiet. */
-static int max_probs(const head *h, const sbw_argmax_word *out, size_t n, const argmax_args *a,
-                     const double *R, size_t nr, bool quiet, double *pm, double *pu,
-                     size_t *unconverged)
-{
-    size_t m = h->w.rows, d = h->w.cols, want = 0;
-    for (size_t t = 0; t < n; t++)
-        want += a->max_prob_all || out[t].argmaxable == 0;
-    if (!quiet && want)
-        fprintf(stderr,
-                "sbw-argmax: --max-prob: %zu word(s) x %zu radius(es); each pair at most %d "
-                "iterations of ~%.3g flops (8 M D), at most %.3g Gflop in all (most pairs stop "
-                "after a few hundred iterations)\n",
-                want, nr, MAXPROB_ITERS, 8.0 * (double)m * (double)d,
-                8e-9 * (double)m * (double)d * MAXPROB_ITERS * (double)(want * nr));
-    double *ws = malloc((sbw_maxprob_ws_size(m, d) + d) * sizeof *ws), *x = ws;
-    int st = ws ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
-    sbw_progress p;
-    sbw_progress_start(&p, "sbw-argmax: --max-prob", "pairs", (double)(want * nr), quiet || !want);
-    *unconverged = 0;
-    size_t done = 0;
-    for (size_t t = 0; t < n && !st; t++) {
-        bool wanted = a->max_prob_all || out[t].argmaxable == 0;
-        memset(x, 0, d * sizeof *x);
-        for (size_t k = 0; k < nr && !st; k++) {
-            pm[t * nr + k] = pu[t * nr + k] = NAN;
-            if (!wanted)
-                continue;
-            sbw_maxprob_res r;
-            st = sbw_maxprob_word(h->w.data, m, d, h->w.ld, h->b, out[t].word, R[k], a->prob_tol,
-                                  MAXPROB_ITERS, x, ws + d, &r);
-            pm[t * nr + k] = r.p;
-            pu[t * nr + k] = r.p_upper;
-            *unconverged += !r.converged;
-            sbw_progress_update(&p, (double)++done);
-        }
-    }
-    sbw_progress_finish(&p);
-    free(ws);
-    return st;
-}
-
 static const char *const stage_names[] = {"dup", "prefilter", "lp"};
 
-static int add_meta(sbw_table *t, const char *path, const argmax_args *a, const head *h,
+static int add_meta(sbw_table *t, const char *path, const argmax_args *a, const sbw_mat *w,
                     const sbw_argmax_summary *s)
 {
     int st = sbw_table_meta_str(t, "file", path);
     st = st ? st : sbw_table_meta_str(t, "bias", a->bias ? a->bias : "");
     st = st ? st : sbw_table_meta_str(t, "vocab", a->vocab ? a->vocab : "");
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)h->w.rows);
-    st = st ? st : sbw_table_meta_int(t, "d", (long long)h->w.cols);
+    st = st ? st : sbw_table_meta_int(t, "m", (long long)w->rows);
+    st = st ? st : sbw_table_meta_int(t, "d", (long long)w->cols);
     st = st ? st : sbw_table_meta_str(t, "lp_solver", "GLPK");
     st = st ? st : sbw_table_meta_str(t, "lp_solver_version", glp_version());
     st = st ? st : sbw_table_meta_dbl(t, "tol", a->tol);
@@ -248,130 +169,82 @@ static int add_word(sbw_table *t, const sbw_argmax_word *w, char **names, size_t
         st = st ? st : sbw_table_set_int(t, "other", (long long)w->other);
     st = st ? st : sbw_table_set_str(t, "stage", stage_names[w->stage]);
     st = st ? st : sbw_table_set_int(t, "rounds", w->rounds);
-    for (size_t k = 0; k < nr && !st; k++) {
+    for (size_t k = 0; pm && pu && k < nr && !st; k++) {
         st = sbw_table_set_dbl(t, cn[2 * k], pm[k]);
         st = st ? st : sbw_table_set_dbl(t, cn[2 * k + 1], pu[k]);
     }
     return st;
 }
 
-struct run_state {
-    head h;
-    char **names;
+/* What the tool holds: the parsed lists and the run's result. */
+typedef struct run_state {
     size_t *words, nwords;
-    double *R, *pm, *pu;
-    size_t nr, unconverged;
-    sbw_argmax_word *out;
-    sbw_argmax_summary sum;
-    bool quiet;
-};
-
-/* Every copy the run holds, against the machine's memory (SBW_MAX_MEMORY):
- * W and b as read (b twice while it is converted), the answers, what
- * sbw_argmax_run allocates (W's normalised copy, the pre-filter's blocks,
- * one LP workspace per thread: sbw_argmax_bytes), the names of --vocab
- * (the file's size plus a pointer and malloc's overhead per line),
- * --max-prob's scratch and results, and the output table (about 32 bytes
- * a cell). */
-static int preflight(const char *path, size_t m, size_t d, const argmax_args *a, const run_state *s)
-{
-    double M = (double)m, D = (double)d, n = (double)(s->words ? s->nwords : m);
-    double nr = (double)s->nr, vocab = 0;
-    struct stat sb;
-    if (a->vocab && stat(a->vocab, &sb) == 0)
-        vocab = (double)sb.st_size + 40 * M;
-    sbw_argmax_opts o = sbw_argmax_defaults();
-    double bytes = M * D * 8 + (a->bias ? 2 * M * 8 : 0) + (n + 1) * sizeof(sbw_argmax_word) +
-                   sbw_argmax_bytes(m, d, (size_t)n, a->bias != NULL, &o, 0) + vocab +
-                   (nr > 0 ? ((double)sbw_maxprob_ws_size(m, d) + D) * 8 + 2 * n * nr * 8 : 0) +
-                   n * (11 + 2 * nr) * 32;
-    char what[512];
-    snprintf(what, sizeof what,
-             "%s: sbw-argmax on this %zu x %zu head (W, its normalised copy, %d LP workspace(s)%s)",
-             strcmp(path, "-") == 0 ? "<stdin>" : path, m, d, omp_get_max_threads(),
-             nr > 0 ? ", --max-prob" : "");
-    return sbw_preflight_memory(bytes, what);
-}
+    double *R;
+    size_t nr;
+    sbw_argmax_file_res res;
+} run_state;
 
 static void run_free(run_state *s)
 {
-    sbw_argmax_io_names_free(s->names, s->h.w.rows);
-    sbw_mat_free(&s->h.w);
-    free(s->h.b);
     free(s->words);
     free(s->R);
-    free(s->pm);
-    free(s->pu);
-    free(s->out);
+    sbw_argmax_file_free(&s->res);
 }
 
-static int compute(const char *path, const argmax_args *a, run_state *s)
+/* The one library call: sbw_argmax_file with the options. */
+static int compute(const char *path, const argmax_args *a, bool quiet, run_state *s)
 {
-    int st = read_head(path, a, s, &s->h);
-    size_t m = s->h.w.rows;
-    if (!st && a->vocab)
-        st = sbw_argmax_io_read_vocab(a->vocab, m, &s->names);
-    for (size_t t = 0; !st && s->words && t < s->nwords; t++)
-        if (s->words[t] >= m)
-            st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",
-                           s->words[t], path, m);
-    if (!s->words)
-        s->nwords = m;
-    sbw_argmax_opts o = sbw_argmax_defaults();
-    o.tol = a->tol;
-    o.max_rounds = (int)a->max_rounds;
-    o.no_prefilter = a->lp_only;
-    if (!st && !(s->out = calloc(s->nwords + 1, sizeof *s->out)))
-        st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu words", s->nwords);
-    /* the analyzer loses s->h.b (freed by run_free) across this call */
-    // NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
-    st = st ? st
-            : sbw_argmax_run(s->h.w.data, m, s->h.w.cols, s->h.w.ld, s->h.b, s->words, s->nwords,
-                             &o, s->out, NULL, &s->sum);
-    if (!st && s->nr) {
-        s->pm = malloc(s->nwords * s->nr * sizeof *s->pm);
-        s->pu = malloc(s->nwords * s->nr * sizeof *s->pu);
-        st = s->pm && s->pu ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory for --max-prob");
-        st = st ? st
-                : max_probs(&s->h, s->out, s->nwords, a, s->R, s->nr, s->quiet, s->pm, s->pu,
-                            &s->unconverged);
-    }
-    return st;
+    sbw_argmax_file_opts o = {.bias = a->bias,
+                              .vocab = a->vocab,
+                              .words = s->words,
+                              .nwords = s->nwords,
+                              .run = sbw_argmax_defaults(),
+                              .radii = s->R,
+                              .nr = s->nr,
+                              .max_prob_all = a->max_prob_all,
+                              .prob_tol = a->prob_tol,
+                              .max_prob_iters = MAXPROB_ITERS,
+                              .quiet = quiet};
+    o.run.tol = a->tol;
+    o.run.max_rounds = (int)a->max_rounds;
+    o.run.no_prefilter = a->lp_only;
+    return sbw_argmax_file(path, &o, &s->res);
 }
 
 /* The answers the run knows are incomplete, as warnings in the table. */
 static void warn_incomplete(const run_state *s)
 {
-    if (s->sum.undecided)
+    if (s->res.sum.undecided)
         sbw_table_warn("argmax_undecided: %zu word(s) got no certificate either way (numerical "
                        "trouble): argmaxable -1, neither answer is established",
-                       s->sum.undecided);
-    if (s->unconverged)
+                       s->res.sum.undecided);
+    if (s->res.unconverged)
         sbw_table_warn("max_prob_unconverged: %zu word/radius pair(s) stopped with a Frank-Wolfe "
                        "gap above --prob-tol: their p_max is only a lower bound (p_upper bounds "
                        "it above)",
-                       (size_t)s->unconverged);
+                       (size_t)s->res.unconverged);
 }
 
 static int report(const char *path, const argmax_args *a, const sbw_cli_common *c,
                   const run_state *s)
 {
+    const sbw_argmax_file_res *r = &s->res;
     warn_incomplete(s);
     sbw_table *t = NULL;
     char(*cn)[48] = calloc(2 * s->nr + 1, sizeof *cn);
     int st = cn ? sbw_table_alloc(&t, "sbw-argmax", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");
-    st = st ? st : add_meta(t, path, a, &s->h, &s->sum);
+    st = st ? st : add_meta(t, path, a, &r->w, &r->sum);
     if (s->nr) {
         st = st ? st : sbw_table_meta_str(t, "max_prob", a->max_prob);
         st = st ? st
                 : sbw_table_meta_str(t, "max_prob_words", a->max_prob_all ? "all" : "unargmaxable");
         st = st ? st : sbw_table_meta_dbl(t, "prob_tol", a->prob_tol);
-        st = st ? st : sbw_table_meta_int(t, "max_prob_unconverged", (long long)s->unconverged);
+        st = st ? st : sbw_table_meta_int(t, "max_prob_unconverged", (long long)r->unconverged);
     }
-    st = st ? st : add_columns(t, s->names != NULL, s->R, s->nr, cn);
-    for (size_t w = 0; w < s->nwords && !st; w++)
-        st = add_word(t, &s->out[w], s->names, s->h.w.rows, s->pm ? s->pm + w * s->nr : NULL,
-                      s->pu ? s->pu + w * s->nr : NULL, s->nr, cn);
+    st = st ? st : add_columns(t, r->names != NULL, s->R, s->nr, cn);
+    for (size_t w = 0; w < r->nwords && !st; w++)
+        st = add_word(t, &r->out[w], r->names, r->w.rows, r->pm ? r->pm + w * s->nr : NULL,
+                      r->pu ? r->pu + w * s->nr : NULL, s->nr, cn);
     st = st ? st : sbw_table_write(t, c->output ? c->output : "-", c->json);
     sbw_table_free(t);
     free(cn);
@@ -423,7 +296,6 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    s.quiet = c.quiet;
     if ((st = validate(&cli, &a, &s)) != 0) {
         run_free(&s);
         return st;
@@ -439,7 +311,7 @@ int main(int argc, char **argv)
     if (!st) {
         sbw_error_gsl_quiet();
         sbw_cli_threads(c.threads);
-        st = compute(c.args[0], &a, &s);
+        st = compute(c.args[0], &a, c.quiet, &s);
         st = st ? st : report(c.args[0], &a, &c, &s);
     }
     run_free(&s);

@@ -5,8 +5,6 @@
 #include "sbw_rank.h"
 #include "sbw_spectra.h"
 
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -89,6 +87,7 @@ typedef struct rank_args {
     FILE *table; /* stdout, or stderr when --spectrum - */
 } rank_args;
 
+/* The one reading: the variant asked for, sbw_spectra_file. */
 static int compute(const char *path, const rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
                    sbw_reduce_variant *var)
 {
@@ -98,20 +97,7 @@ static int compute(const char *path, const rank_args *a, const sbw_cli_common *c
                          .workers = (int)a->workers};
     int st = sbw_reduce_method_parse(a->method, &o.method);
     *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
-    sbw_npy_reader *r = NULL;
-    if (!st)
-        st = sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
-    if (st)
-        return st;
-    sbw_progress p;
-    sbw_progress_start(&p, "sbw-rank", "rows", (double)sbw_npy_reader_info(r)->rows, c->quiet);
-    o.progress = &p;
-    o.stage = sbw_progress_stage; /* closes the bar, notes the silent SVDs */
-    o.stage_ctx = &p;
-    st = sbw_spectra_compute(r, &o, 1u << *var, sp);
-    sbw_progress_finish(&p);
-    sbw_npy_close(r);
-    return st;
+    return st ? st : sbw_spectra_file(path, &o, 1u << *var, "sbw-rank", c->quiet, sp);
 }
 
 /* The analysed matrix, in full (the header's matrix=) or short (the
@@ -211,50 +197,27 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
 {
     const double *s = sp->s[var];
     size_t k = sp->k;
-    double *v = malloc(2 * k * sizeof *v);
+    double *v = malloc(4 * k * sizeof *v); /* rel, lg, normalised, cum_pct */
     sbw_table *t = NULL;
     int st = v ? sbw_table_alloc(&t, "sbw-rank", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");
     st = st ? st : add_meta(t, path, a, sp, var, eps_source);
     st = st ? st : add_scales(t, e, sp->w0_uncentred[var]);
     st = st ? st : sbw_table_meta_str(t, "normalisation", sbw_rank_norm_label(norm));
-    st = st ? st : sbw_rank_normalise(s, k, norm, v, v + k);
+    st = st ? st : sbw_rank_spectrum(s, k, norm, v, v + k, v + 2 * k, v + 3 * k);
     st = st ? st : sbw_table_columns(t, spec_columns, 6);
     for (size_t j = 0; j < k && !st; j++) {
         st = sbw_table_add_row(t);
         st = st ? st : sbw_table_set_int(t, "index", (long long)j);
         st = st ? st : sbw_table_set_dbl(t, "sigma", s[j]);
-        st = st ? st : sbw_table_set_dbl(t, "sigma_rel", s[0] > 0 ? s[j] / s[0] : 0.0);
-        /* log10 of an exact 0 is undefined: nan, the tables' blank */
-        st = st ? st : sbw_table_set_dbl(t, "log10_sigma", s[j] > 0 ? log10(s[j]) : NAN);
-        st = st ? st : sbw_table_set_dbl(t, "normalised", v[j]);
-        st = st ? st : sbw_table_set_dbl(t, "cum_pct", v[k + j]);
+        st = st ? st : sbw_table_set_dbl(t, "sigma_rel", v[j]);
+        st = st ? st : sbw_table_set_dbl(t, "log10_sigma", v[k + j]);
+        st = st ? st : sbw_table_set_dbl(t, "normalised", v[2 * k + j]);
+        st = st ? st : sbw_table_set_dbl(t, "cum_pct", v[3 * k + j]);
     }
     st = st ? st : sbw_table_write(t, out, false);
     sbw_table_free(t);
     free(v);
     return st;
-}
-
-/* The warnings only the whole run can give: a float64 file of float32
- * values read at a float64 eps (it looks full rank from its own
- * rounding), and energy measures of an uncentred matrix whose row means
- * hold most of ||A||_F^2 (they then describe the mean, not the model). */
-static void warn_data(const rank_args *a, const sbw_spectra *sp, sbw_reduce_variant var, double eps)
-{
-    if (sp->red.f32_values && eps < FLT_EPSILON)
-        sbw_table_warn("float32_values: every entry of this float64 file is a float32 value "
-                       "(an export rounded to float32 and cast back), so its own rounding makes "
-                       "it look full rank at eps %g: use --eps single, or recompute "
-                       "log-softmax in float64 from logits formed in float64",
-                       eps);
-    double fro2 = 0;
-    for (size_t j = sp->k; j-- > 0;)
-        fro2 += sp->s[var][j] * sp->s[var][j];
-    if (a->measures && var == SBW_VAR_PLAIN && fro2 > 0 && sp->red.rowmean_sq > 0.5 * fro2)
-        sbw_table_warn("mean_dominated: the row means hold %.4g%% of ||A||_F^2, so the energy "
-                       "measures (eps_eff, stable, entropy) describe the mean: --center (or "
-                       "--bias) gives them for the centred matrix",
-                       100 * fmin(1.0, sp->red.rowmean_sq / fro2));
 }
 
 static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
@@ -277,7 +240,7 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     st = st ? st : sbw_rank_measures_scaled(s, sp->k, m, n, eps, a->atol, w0u, ms);
     if (!st) {
         sbw_rank_warn_near(s, sp->k, ms, a->measures ? SBW_RANK_NMEASURES : 2);
-        warn_data(a, sp, var, eps);
+        sbw_spectra_warn_data(sp, var, eps, a->measures);
     }
     if (!st && a->spectrum)
         st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, &e, norm);

@@ -1,15 +1,16 @@
-/* sbw_npy.c -- streamed .npy reading and writing.
- *
- * Format: "\x93NUMPY", major, minor, a little-endian header length (2 bytes
- * in version 1, 4 in versions 2 and 3), then a Python dict literal
- * {'descr': '<f8', 'fortran_order': False, 'shape': (r, c), } padded with
- * spaces and a final newline, then the payload.
- * Reference: numpy/lib/format.py (NEP 1).
+/* sbw_npy.c -- streamed .npy reading and writing: the reader (open,
+ * rows, views, whole files) and the writer.  The header's bytes are
+ * sbw_npy_hdr's (the format is described there), a .safetensors
+ * tensor's description sbw_npy_safet's.  Reading and writing share this
+ * file because their public names (sbw_npy_open, sbw_npy_create, ...) are
+ * the module's own prefix (scripts/check-prefix.sh).
  */
 #include "sbw_npy.h"
 
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_npy_hdr.h"
+#include "sbw_npy_safet.h"
 #include "sbw_safet.h"
 #include "sbw_signal.h"
 
@@ -24,10 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NPY_MAGIC      "\x93NUMPY"
-#define NPY_MAGIC_LEN  6
-#define NPY_MAX_HEADER (1u << 20)
-#define HOST_LITTLE    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define HOST_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
 struct sbw_npy_reader {
     int fd;
@@ -113,217 +111,6 @@ static int grow(unsigned char **buf, size_t *cap, size_t need)
     return SBW_OK;
 }
 
-/* ---- header dict parser ------------------------------------------------- */
-
-typedef struct lexer {
-    const char *p, *end;
-    const char *path;
-} lexer;
-
-static int bad_header(const lexer *lx, const char *what)
-{
-    return SBW_ERROR(SBW_EFORMAT, "%s: bad .npy header: %s", lx->path, what);
-}
-
-static void skip_ws(lexer *lx)
-{
-    while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\n'))
-        lx->p++;
-}
-
-static bool accept(lexer *lx, char c)
-{
-    skip_ws(lx);
-    if (lx->p < lx->end && *lx->p == c) {
-        lx->p++;
-        return true;
-    }
-    return false;
-}
-
-static int parse_string(lexer *lx, char *out, size_t cap)
-{
-    skip_ws(lx);
-    if (lx->p >= lx->end || (*lx->p != '\'' && *lx->p != '"'))
-        return bad_header(lx, "expected a quoted string");
-    char q = *lx->p++;
-    size_t n = 0;
-    while (lx->p < lx->end && *lx->p != q) {
-        if (n + 1 >= cap)
-            return bad_header(lx, "string too long");
-        out[n++] = *lx->p++;
-    }
-    if (lx->p >= lx->end)
-        return bad_header(lx, "unterminated string");
-    lx->p++;
-    out[n] = '\0';
-    return SBW_OK;
-}
-
-static int parse_bool(lexer *lx, bool *out)
-{
-    skip_ws(lx);
-    size_t left = (size_t)(lx->end - lx->p);
-    if (left >= 4 && memcmp(lx->p, "True", 4) == 0) {
-        lx->p += 4;
-        *out = true;
-    } else if (left >= 5 && memcmp(lx->p, "False", 5) == 0) {
-        lx->p += 5;
-        *out = false;
-    } else {
-        return bad_header(lx, "fortran_order is not True or False");
-    }
-    return SBW_OK;
-}
-
-static int parse_dim(lexer *lx, size_t *out)
-{
-    skip_ws(lx);
-    if (lx->p >= lx->end || *lx->p < '0' || *lx->p > '9')
-        return bad_header(lx, "shape entry is not a non-negative integer");
-    size_t v = 0;
-    while (lx->p < lx->end && *lx->p >= '0' && *lx->p <= '9') {
-        size_t dig = (size_t)(*lx->p++ - '0');
-        if (v > (SIZE_MAX - dig) / 10)
-            return bad_header(lx, "shape entry overflows");
-        v = v * 10 + dig;
-    }
-    if (lx->p < lx->end && *lx->p == 'L')
-        lx->p++;
-    *out = v;
-    return SBW_OK;
-}
-
-/* "(a, b)", "(n,)" or "()"; ndim counts entries (up to 32 are parsed). */
-static int parse_shape(lexer *lx, size_t shape[2], int *ndim)
-{
-    if (!accept(lx, '('))
-        return bad_header(lx, "shape is not a tuple");
-    int n = 0;
-    while (!accept(lx, ')')) {
-        size_t d = 0;
-        int st = parse_dim(lx, &d);
-        if (st)
-            return st;
-        if (n < 2)
-            shape[n] = d;
-        if (++n > 32)
-            return bad_header(lx, "too many dimensions");
-        if (!accept(lx, ',')) {
-            if (!accept(lx, ')'))
-                return bad_header(lx, "shape tuple is not closed");
-            break;
-        }
-    }
-    *ndim = n;
-    return SBW_OK;
-}
-
-typedef struct header_fields {
-    char descr[32];
-    bool fortran;
-    size_t shape[2];
-    int ndim;
-} header_fields;
-
-static int parse_entry(lexer *lx, header_fields *h, unsigned *seen)
-{
-    char key[32];
-    int st = parse_string(lx, key, sizeof key);
-    if (st)
-        return st;
-    if (!accept(lx, ':'))
-        return bad_header(lx, "expected ':' after a key");
-    if (strcmp(key, "descr") == 0) {
-        *seen |= 1u;
-        skip_ws(lx);
-        if (lx->p < lx->end && *lx->p == '[')
-            return SBW_ERROR(SBW_EDTYPE, "%s: structured dtypes are not supported", lx->path);
-        return parse_string(lx, h->descr, sizeof h->descr);
-    }
-    if (strcmp(key, "fortran_order") == 0) {
-        *seen |= 2u;
-        return parse_bool(lx, &h->fortran);
-    }
-    if (strcmp(key, "shape") == 0) {
-        *seen |= 4u;
-        return parse_shape(lx, h->shape, &h->ndim);
-    }
-    return SBW_ERROR(SBW_EFORMAT, "%s: bad .npy header: unexpected key '%s'", lx->path, key);
-}
-
-/* After the dict's '}': only the format's padding, spaces and one final
- * '\n' (NumPy's reader rejects anything else, e.g. "{...} xyz"). */
-static int check_tail(const lexer *lx)
-{
-    const char *q = lx->p;
-    while (q < lx->end && *q == ' ')
-        q++;
-    if (q < lx->end && *q == '\n')
-        q++;
-    if (q != lx->end)
-        return bad_header(lx, "junk after the closing '}'");
-    return SBW_OK;
-}
-
-static int parse_dict(const char *text, size_t len, const char *path, header_fields *h)
-{
-    lexer lx = {.p = text, .end = text + len, .path = path};
-    unsigned seen = 0;
-    if (!accept(&lx, '{'))
-        return bad_header(&lx, "not a dict");
-    while (!accept(&lx, '}')) {
-        int st = parse_entry(&lx, h, &seen);
-        if (st)
-            return st;
-        if (!accept(&lx, ',')) {
-            if (!accept(&lx, '}'))
-                return bad_header(&lx, "expected ',' or '}'");
-            break;
-        }
-    }
-    if (seen != 7u)
-        return bad_header(&lx, "missing descr, fortran_order or shape");
-    return check_tail(&lx);
-}
-
-/* ---- header validation -------------------------------------------------- */
-
-static int set_dtype(sbw_npy_info *info, const char *descr, const char *path)
-{
-    size_t n = strlen(descr);
-    bool order_ok = n == 3 && strchr("<>=|", descr[0]);
-    if (!order_ok || descr[1] != 'f' || (descr[2] != '4' && descr[2] != '8'))
-        return SBW_ERROR(SBW_EDTYPE,
-                         "%s: unsupported dtype '%s' (sbw reads float64 '<f8' and float32 "
-                         "'<f4', either byte order)",
-                         path, descr);
-    bool big = descr[0] == '>';
-    bool little = descr[0] == '<';
-    memcpy(info->descr, descr, 4); /* 3 characters and the NUL (a copy gcc -O1 can see fits) */
-    info->itemsize = descr[2] == '8' ? 8 : 4;
-    info->dtype = descr[2] == '8' ? SBW_F64 : SBW_F32;
-    info->swap = HOST_LITTLE ? big : little;
-    return SBW_OK;
-}
-
-static int set_shape(sbw_npy_info *info, const header_fields *h, const char *path)
-{
-    if (h->ndim == 0 || h->ndim > 2)
-        return SBW_ERROR(SBW_EDTYPE, "%s: %d-d arrays are not supported (need 1-d or 2-d)", path,
-                         h->ndim);
-    info->ndim = h->ndim;
-    info->rows = h->shape[0];
-    info->cols = h->ndim == 2 ? h->shape[1] : 1;
-    info->fortran = h->fortran && h->ndim == 2;
-    size_t bytes = 0;
-    if (sbw_mat_bytes(info->rows, info->cols, info->itemsize, &bytes))
-        return SBW_ERROR(SBW_EFORMAT, "%s: shape (%zu, %zu) overflows the address space", path,
-                         info->rows, info->cols);
-    info->data_bytes = bytes;
-    return SBW_OK;
-}
-
 static uint32_t le_u32(const unsigned char *b, size_t n)
 {
     uint32_t v = 0;
@@ -339,7 +126,7 @@ static int read_preamble(sbw_npy_reader *r, size_t *hlen)
     int st = read_full(r->fd, pre, 10, &got, r->path);
     if (st)
         return st;
-    if (got < 10 || memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
+    if (got < 10 || memcmp(pre, SBW_NPY_HDR_MAGIC, SBW_NPY_HDR_MAGIC_LEN) != 0)
         return SBW_ERROR(SBW_EFORMAT, "%s: not a .npy file (bad magic)", r->path);
     r->info.major = pre[6];
     r->info.minor = pre[7];
@@ -356,7 +143,7 @@ static int read_preamble(sbw_npy_reader *r, size_t *hlen)
     }
     *hlen = le_u32(pre + 8, lenbytes);
     r->info.data_offset = 8 + lenbytes + *hlen;
-    if (*hlen > NPY_MAX_HEADER)
+    if (*hlen > SBW_NPY_HDR_MAX)
         return SBW_ERROR(SBW_EFORMAT, "%s: implausible .npy header length %zu", r->path, *hlen);
     return SBW_OK;
 }
@@ -373,14 +160,9 @@ static int read_header(sbw_npy_reader *r)
     st = read_full(r->fd, text, hlen, &got, r->path);
     if (!st && got < hlen)
         st = SBW_ERROR(SBW_EFORMAT, "%s: truncated .npy header", r->path);
-    header_fields h = {0};
     if (!st)
-        st = parse_dict(text, hlen, r->path, &h);
+        st = sbw_npy_hdr_parse(text, hlen, r->path, &r->info);
     free(text);
-    if (!st)
-        st = set_dtype(&r->info, h.descr, r->path);
-    if (!st)
-        st = set_shape(&r->info, &h, r->path);
     return st;
 }
 
@@ -465,58 +247,6 @@ static int open_fd(sbw_npy_reader *r, const char *path)
 
 /* ---- a tensor of a .safetensors file ------------------------------------ */
 
-static int safet_dtype(sbw_npy_info *in, const sbw_safet_tensor *t, const char *spec)
-{
-    static const struct {
-        const char *name;
-        sbw_npy_dtype dtype;
-    } map[] = {{"F64", SBW_F64}, {"F32", SBW_F32}, {"F16", SBW_F16}, {"BF16", SBW_BF16}};
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (strcmp(t->dtype, map[i].name) == 0) {
-            in->dtype = map[i].dtype;
-            memcpy(in->descr, map[i].name, strlen(map[i].name) + 1);
-            return SBW_OK;
-        }
-    return SBW_ERROR(SBW_EDTYPE,
-                     "%s: unsupported dtype %s (sbw reads safetensors F32, F16, BF16 and F64)",
-                     spec, t->dtype);
-}
-
-static int safet_info(sbw_npy_info *in, const sbw_safet_header *h, const sbw_safet_tensor *t,
-                      const char *spec)
-{
-    char shape[96];
-    sbw_safet_shape_str(t, shape, sizeof shape);
-    int st = safet_dtype(in, t, spec);
-    if (!st && (t->ndim == 0 || t->ndim > 2))
-        st = SBW_ERROR(SBW_EDTYPE, "%s: %d-d tensor (shape %s) is not supported (need 1-d or 2-d)",
-                       spec, t->ndim, shape);
-    if (st)
-        return st;
-    in->itemsize = t->itemsize;
-    in->swap = !HOST_LITTLE;
-    in->ndim = t->ndim;
-    in->rows = t->shape[0];
-    in->cols = t->ndim == 2 ? t->shape[1] : 1;
-    in->data_offset = h->data_offset + t->begin;
-    in->data_bytes = t->end - t->begin;
-    in->safetensors = true;
-    return SBW_OK;
-}
-
-static int safet_missing(const sbw_safet_header *h, const char *file, const char *name)
-{
-    char list[160] = "";
-    size_t at = 0;
-    for (size_t i = 0; i < h->count && i < 4 && at < sizeof list; i++) {
-        int n = snprintf(list + at, sizeof list - at, "%s'%.40s'", i ? ", " : "", h->t[i].name);
-        at += n > 0 ? (size_t)n : 0;
-    }
-    return SBW_ERROR(SBW_EFORMAT,
-                     "%s: no tensor named '%s' (it holds %zu: %s%s; sbw-info %s lists them)", file,
-                     name, h->count, list, h->count > 4 ? ", ..." : "", file);
-}
-
 static int open_safet(sbw_npy_reader *r, const char *spec, const char *file, const char *name)
 {
     int st = open_fd(r, file);
@@ -530,16 +260,7 @@ static int open_safet(sbw_npy_reader *r, const char *spec, const char *file, con
     if (!r->seekable)
         return SBW_ERROR(SBW_EIO, "%s: a .safetensors file must be a regular file (not a pipe)",
                          file);
-    if (!*name)
-        return SBW_ERROR(SBW_EINVAL, "%s: no tensor name after ':' (FILE.safetensors:NAME)", spec);
-    sbw_safet_header h;
-    st = sbw_safet_load(file, &h);
-    if (st)
-        return st;
-    const sbw_safet_tensor *t = sbw_safet_find(&h, name);
-    st = t ? safet_info(&r->info, &h, t, spec) : safet_missing(&h, file, name);
-    sbw_safet_header_free(&h);
-    return st;
+    return sbw_npy_safet_info(spec, file, name, &r->info);
 }
 
 /* Opens a .npy file or a FILE.safetensors:NAME tensor. */
@@ -890,30 +611,12 @@ int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info)
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* The header: preamble + dict padded with spaces and '\n' to a multiple of
- * 64 bytes.  Version 1 unless the dict needs more than 65535 bytes. */
+/* The header (sbw_npy_hdr_format), written first. */
 static int write_header(sbw_npy_writer *w, int ndim)
 {
-    char dict[160], shape[64];
-    if (ndim == 1)
-        snprintf(shape, sizeof shape, "(%zu,)", w->rows);
-    else
-        snprintf(shape, sizeof shape, "(%zu, %zu)", w->rows, w->cols);
-    int n = snprintf(dict, sizeof dict, "{'descr': '%c%s', 'fortran_order': False, 'shape': %s, }",
-                     HOST_LITTLE ? '<' : '>', w->dtype == SBW_F64 ? "f8" : "f4", shape);
-    size_t pre = 10, dictlen = (size_t)n;
-    size_t total = (pre + dictlen + 1 + 63) / 64 * 64;
-    unsigned char buf[256];
-    memcpy(buf, NPY_MAGIC, NPY_MAGIC_LEN);
-    buf[6] = 1;
-    buf[7] = 0;
-    size_t hlen = total - pre;
-    buf[8] = (unsigned char)(hlen & 0xff);
-    buf[9] = (unsigned char)(hlen >> 8);
-    memcpy(buf + pre, dict, dictlen);
-    memset(buf + pre + dictlen, ' ', total - pre - dictlen - 1);
-    buf[total - 1] = '\n';
-    return sbw_file_write(&w->file, buf, total);
+    unsigned char buf[SBW_NPY_HDR_CAP];
+    size_t n = sbw_npy_hdr_format(w->rows, w->cols, ndim, w->dtype, buf);
+    return sbw_file_write(&w->file, buf, n);
 }
 
 int sbw_npy_create(sbw_npy_writer **out, const char *path, size_t rows, size_t cols, int ndim,

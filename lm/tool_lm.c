@@ -275,11 +275,11 @@ static int take_saved(const sbw_cli_common *c)
     int st = sbw_lm_train_saved_opts(TA.ckpt, &TA.o, &saved);
     if (st)
         return st;
-    char buf[1024];
     given_ctx g = {c};
-    if (sbw_ckpt_conflicts(sbw_lm_opts_table, sbw_lm_opts_nrows, &TA.o, &saved, row_given, &g, buf,
-                           sizeof buf))
-        return SBW_ERROR(SBW_EINVAL, "--resume %s: %s", TA.ckpt, buf);
+    st = sbw_ckpt_resume_check(sbw_lm_opts_table, sbw_lm_opts_nrows, &TA.o, &saved, row_given, &g,
+                               TA.ckpt);
+    if (st)
+        return st;
     for (size_t i = 0; i < sbw_lm_opts_nrows; i++) { /* free rows: the given ones */
         const sbw_ckpt_field *f = &sbw_lm_opts_table[i];
         bool threads = strcmp(f->key, "threads") == 0 && c->threads != 0;

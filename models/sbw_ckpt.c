@@ -563,6 +563,19 @@ size_t sbw_ckpt_conflicts(const sbw_ckpt_field *table, size_t nrows, const void 
     return n;
 }
 
+int sbw_ckpt_resume_check(const sbw_ckpt_field *table, size_t nrows, const void *asked,
+                          const void *saved, bool (*given)(void *ctx, const sbw_ckpt_field *row),
+                          void *ctx, const char *dir)
+{
+    char buf[2048];
+    if (sbw_ckpt_conflicts(table, nrows, asked, saved, given, ctx, buf, sizeof buf) == 0)
+        return SBW_OK;
+    return SBW_ERROR(SBW_EINVAL,
+                     "--resume %s: the command line contradicts the checkpoint (drop these "
+                     "options or start afresh): %s",
+                     dir, buf);
+}
+
 const char *sbw_ckpt_value(const sbw_ckpt *c, const char *key) { return find(c, key); }
 
 /* ---- checked arrays --------------------------------------------------------------- */

@@ -205,4 +205,17 @@ size_t sbw_ckpt_conflicts(const sbw_ckpt_field *table, size_t nrows, const void 
                           const void *saved, bool (*given)(void *ctx, const sbw_ckpt_field *row),
                           void *ctx, char *buf, size_t cap);
 
+/* The one --resume conflict check of every tool that resumes (sbw-fit,
+ * sbw-lm train): walks table (sbw_fit_opts_table, sbw_lm_opts_table) as
+ * sbw_ckpt_conflicts does and, when a given option contradicts a setting
+ * the checkpoint in dir fixes, fails with SBW_EINVAL (bad usage: exit 2
+ * through sbw_cli_fail, one line, no usage line: the command is well
+ * formed, it asks what the checkpoint cannot give) and the reason
+ * "--resume DIR: the command line contradicts the checkpoint (drop these
+ * options or start afresh): --d 5 given, 4 in the checkpoint; ...".
+ * SBW_OK when nothing conflicts. */
+int sbw_ckpt_resume_check(const sbw_ckpt_field *table, size_t nrows, const void *asked,
+                          const void *saved, bool (*given)(void *ctx, const sbw_ckpt_field *row),
+                          void *ctx, const char *dir);
+
 #endif

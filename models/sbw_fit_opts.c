@@ -92,11 +92,3 @@ const sbw_ckpt_field *sbw_fit_opts_row(const char *key)
             return &sbw_fit_opts_table[i];
     return NULL;
 }
-
-size_t sbw_fit_opts_conflicts(const sbw_fit_opts *asked, const sbw_fit_opts *saved,
-                              bool (*given)(void *ctx, const sbw_ckpt_field *row), void *ctx,
-                              char *buf, size_t cap)
-{
-    return sbw_ckpt_conflicts(sbw_fit_opts_table, sbw_fit_opts_nrows, asked, saved, given, ctx, buf,
-                              cap);
-}

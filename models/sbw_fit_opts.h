@@ -76,12 +76,4 @@ void sbw_fit_opts_init(sbw_fit_opts *o);
 /* The row called key, or NULL. */
 const sbw_ckpt_field *sbw_fit_opts_row(const char *key);
 
-/* Writes into buf (cap bytes) the rows that shape the trajectory and for
- * which given(ctx, row) is true yet differ between asked (the command line)
- * and saved (a checkpoint), as "--d 20 (checkpoint: 10), ..."; returns how
- * many there are (0: none; buf is then ""). */
-size_t sbw_fit_opts_conflicts(const sbw_fit_opts *asked, const sbw_fit_opts *saved,
-                              bool (*given)(void *ctx, const sbw_ckpt_field *row), void *ctx,
-                              char *buf, size_t cap);
-
 #endif

@@ -6,6 +6,7 @@
 #include "sbw.h"
 #include "sbw_ckpt.h"
 #include "sbw_fit.h"
+#include "sbw_fit_ckpt.h"
 #include "sbw_fit_opts.h"
 #include "sbw_fit_io.h"
 
@@ -293,32 +294,25 @@ static bool row_given(void *ctx, const sbw_ckpt_field *row)
     return sbw_cli_given(r->cli, &r->c, row->option);
 }
 
-/* --resume: refuses (exit 2) when an option given on the command line
- * contradicts a setting the checkpoint fixes; exit 1 when the checkpoint
- * cannot be read or holds values out of range. */
+/* --resume: refuses (exit 2, sbw_ckpt_resume_check) when an option given
+ * on the command line contradicts a setting the checkpoint fixes; exit 1
+ * when the checkpoint cannot be read or holds values out of range. */
 static int check_resume(run *r)
 {
     sbw_fit_opts saved;
-    char buf[2048];
-    int st = sbw_fit_saved_opts(r->a.resume, &r->o, &saved);
+    int st = sbw_fit_ckpt_saved_opts(r->a.resume, &r->o, &saved);
     if (st)
         return sbw_cli_fail("sbw-fit", st == SBW_EINVAL ? SBW_EFORMAT : st);
-    if (sbw_fit_opts_conflicts(&r->o, &saved, row_given, r, buf, sizeof buf) == 0)
-        return SBW_EXIT_OK;
-    char dir[1024];
-    sbw_error_escape(r->a.resume, dir, sizeof dir);
-    fprintf(stderr,
-            "sbw-fit: --resume %s: the command line contradicts the checkpoint (drop these "
-            "options or start afresh): %s\n",
-            dir, buf);
-    return SBW_EXIT_USAGE;
+    st = sbw_ckpt_resume_check(sbw_fit_opts_table, sbw_fit_opts_nrows, &r->o, &saved, row_given, r,
+                               r->a.resume);
+    return st ? sbw_cli_fail("sbw-fit", st) : SBW_EXIT_OK;
 }
 
 static int make_fit(run *r)
 {
     if (r->a.resume) {
         sbw_fit_opts saved;
-        int st = sbw_fit_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
+        int st = sbw_fit_ckpt_resume(&r->f, &r->t, r->a.resume, &r->o, &saved);
         if (!st && saved.obj.threads != r->o.obj.threads && !r->c.quiet)
             fprintf(stderr,
                     "sbw-fit: note: the checkpoint ran on %d thread(s), this run on %d: "

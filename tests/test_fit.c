@@ -12,6 +12,7 @@
 #include "sbw_ckpt.h"
 #include "sbw_error.h"
 #include "sbw_fit.h"
+#include "sbw_fit_ckpt.h"
 #include "sbw_fit_io.h"
 #include "sbw_obj_ref.h"
 #include "sbw_num.h"
@@ -140,7 +141,7 @@ static void check_resume(sbw_fit_opts o, const sbw_target *t, uint64_t at, doubl
     assert_int_equal(b->ckpt_step, at);
     sbw_fit_free(b);
     sbw_fit_opts saved;
-    SBW_ASSERT_OK(sbw_fit_resume(&c, t, ob.checkpoint_dir, &o, &saved));
+    SBW_ASSERT_OK(sbw_fit_ckpt_resume(&c, t, ob.checkpoint_dir, &o, &saved));
     assert_int_equal(saved.obj.threads, o.obj.threads);
     assert_int_equal(c->step, at);
     SBW_ASSERT_OK(sbw_fit_run(c));
@@ -199,15 +200,15 @@ static void test_resume_errors(void **state)
     SBW_ASSERT_OK(sbw_fit_alloc(&f, &t, &o));
     SBW_ASSERT_OK(sbw_fit_run(f));
     sbw_fit_free(f);
-    assert_int_equal(sbw_fit_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
+    assert_int_equal(sbw_fit_ckpt_resume(&f, &u, o.checkpoint_dir, &o, NULL), SBW_EDATA);
     assert_null(f);
-    assert_int_equal(sbw_fit_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
+    assert_int_equal(sbw_fit_ckpt_resume(&f, &t, sbw_test_path("nothing_here"), &o, NULL), SBW_EIO);
     char path[600];
     snprintf(path, sizeof path, "%s/checkpoint.tsv", o.checkpoint_dir);
     FILE *fp = fopen(path, "a");
     fputs("garbage line without equals\n", fp);
     fclose(fp);
-    assert_int_equal(sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
+    assert_int_equal(sbw_fit_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL), SBW_EFORMAT);
     sbw_target_free(&t);
     sbw_target_free(&u);
 }
@@ -375,14 +376,14 @@ static void test_ckpt_range_checks(void **state)
     fclose(fp);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         write_edited(path, text, cases[i][0], cases[i][1]);
-        int st = sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL);
+        int st = sbw_fit_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL);
         if (st != SBW_EFORMAT || !strstr(sbw_error_reason(), cases[i][2]))
             fail_msg("%s=%s: status %d, reason '%s'; want SBW_EFORMAT and '%s'", cases[i][0],
                      cases[i][1], st, sbw_error_reason(), cases[i][2]);
         assert_null(f);
     }
     write_edited(path, text, "step", "4");
-    SBW_ASSERT_OK(sbw_fit_resume(&f, &t, o.checkpoint_dir, &o, NULL));
+    SBW_ASSERT_OK(sbw_fit_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
     assert_int_equal(f->step, 4);
     sbw_fit_free(f);
     sbw_target_free(&t);
@@ -404,7 +405,7 @@ static sbw_fit *diverge_at_5(const sbw_target *t, sbw_fit_opts o, bool params_fi
         assert_true(isfinite(f->theta[i]));
     sbw_fit_free(f);
     o.on_step = NULL;
-    SBW_ASSERT_OK(sbw_fit_resume(&f, t, o.checkpoint_dir, &o, NULL));
+    SBW_ASSERT_OK(sbw_fit_ckpt_resume(&f, t, o.checkpoint_dir, &o, NULL));
     assert_int_equal(f->step, 4);
     return f;
 }

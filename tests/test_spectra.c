@@ -3,6 +3,7 @@
  * 1-3 workers, many block sizes, float32) against the long-double Jacobi
  * twin of the naively centred matrix; --exp.  Reading itself (the row
  * hook, bad entries and shapes, layouts): test_reduce.c. */
+#include "sbw_rank.h"
 #include "sbw_spectra.h"
 #include "sbw_svd.h"
 #include "sbw_svd_ref.h"
@@ -14,6 +15,7 @@
 #include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
+#include "sbw_table.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -178,13 +180,98 @@ static void test_exp(void **state)
     sbw_rng_free(rng);
 }
 
+/* True when a warning starting with code was given since the last clear. */
+static bool warned(const char *code)
+{
+    for (size_t i = 0; sbw_table_warning(i); i++)
+        if (strncmp(sbw_table_warning(i), code, strlen(code)) == 0)
+            return true;
+    return false;
+}
+
+/* sbw_spectra_file (sbw-rank's reading) gives the bits sbw_spectra_compute
+ * gives on the opened file; its warnings fire exactly when their
+ * conditions, computed here from the entries, hold: float32 values read at
+ * a float64 eps, row means holding more than half of ||A||_F^2. */
+static void test_file_and_warnings(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(4);
+    sbw_mat a = {0};
+    sbw_mat_f32 f = {0};
+    SBW_ASSERT_OK(tm_dirichlet_logp(&a, 40, 7, 1.0, rng));
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, a.rows, a.cols));
+    SBW_ASSERT_OK(sbw_mat_to_float(&f, &a));
+    SBW_ASSERT_OK(sbw_mat_f32_to_double(&a, &f)); /* float32 values in a float64 file */
+    char *path = save_tmp("f32vals.npy", &a, SBW_F64);
+    double fro2 = 0, rowmean2 = 0;
+    for (size_t i = 0; i < a.rows; i++) {
+        double mu = 0;
+        for (size_t j = 0; j < a.cols; j++) {
+            mu += SBW_MAT_AT(&a, i, j) / (double)a.cols;
+            fro2 += SBW_MAT_AT(&a, i, j) * SBW_MAT_AT(&a, i, j);
+        }
+        rowmean2 += (double)a.cols * mu * mu;
+    }
+    bool dominated = rowmean2 > 0.5 * fro2;
+    sbw_reduce_opts o = {.method = SBW_METHOD_TSQR, .block_rows = 9};
+    sbw_spectra sp, sq;
+    SBW_ASSERT_OK(sbw_spectra_file(path, &o, 3, "test", true, &sp));
+    SBW_ASSERT_OK(spectra_of(path, &o, 3, &sq));
+    assert_memory_equal(sp.s[0], sq.s[0], sp.k * sizeof(double));
+    assert_memory_equal(sp.s[1], sq.s[1], sp.k * sizeof(double));
+    for (int energy = 0; energy < 2; energy++)
+        for (int v = 0; v < 2; v++)
+            for (int single = 0; single < 2; single++) {
+                sbw_table_warn_clear();
+                sbw_spectra_warn_data(&sp, (sbw_reduce_variant)v,
+                                      single ? FLT_EPSILON : DBL_EPSILON, energy);
+                assert_int_equal(warned("float32_values:"), !single);
+                assert_int_equal(warned("mean_dominated:"), energy && v == 0 && dominated);
+            }
+    sbw_table_warn_clear();
+    assert_true(dominated); /* log-probabilities: the row means dominate */
+    sbw_spectra_free(&sp);
+    sbw_spectra_free(&sq);
+    assert_int_equal(sbw_spectra_file(sbw_test_path("none.npy"), &o, 1, "test", true, &sp),
+                     SBW_EIO);
+    assert_null(sp.s[0]);
+    free(path);
+    sbw_mat_free(&a);
+    sbw_mat_f32_free(&f);
+    sbw_rng_free(rng);
+}
+
+/* The --spectrum columns against their definitions, an exact zero and a
+ * zero spectrum included. */
+static void test_rank_spectrum(void **state)
+{
+    (void)state;
+    const double s[] = {8, 2, 2, 0.5, 0};
+    double rel[5], lg[5], v[5], cum[5], v2[5], cum2[5];
+    SBW_ASSERT_OK(sbw_rank_spectrum(s, 5, SBW_NORM_MINMAX, rel, lg, v, cum));
+    SBW_ASSERT_OK(sbw_rank_normalise(s, 5, SBW_NORM_MINMAX, v2, cum2));
+    for (size_t j = 0; j < 5; j++) {
+        SBW_ASSERT_EQ(rel[j], s[j] / 8);
+        SBW_ASSERT_EQ(v[j], v2[j]);
+        SBW_ASSERT_EQ(cum[j], cum2[j]);
+        if (j < 4)
+            SBW_ASSERT_EQ(lg[j], log10(s[j]));
+    }
+    assert_true(isnan(lg[4]));
+    const double z[] = {0, 0};
+    SBW_ASSERT_OK(sbw_rank_spectrum(z, 2, SBW_NORM_MAX, rel, lg, v, cum));
+    SBW_ASSERT_EQ(rel[1], 0.0);
+    assert_true(isnan(lg[0]));
+    assert_int_equal(sbw_rank_spectrum(s, 0, SBW_NORM_MAX, rel, lg, v, cum), SBW_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_variants_vs_twin),
-        cmocka_unit_test(test_tsqr_vs_direct),
-        cmocka_unit_test(test_float32_file),
-        cmocka_unit_test(test_exp),
+        cmocka_unit_test(test_variants_vs_twin),  cmocka_unit_test(test_tsqr_vs_direct),
+        cmocka_unit_test(test_float32_file),      cmocka_unit_test(test_exp),
+        cmocka_unit_test(test_file_and_warnings), cmocka_unit_test(test_rank_spectrum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

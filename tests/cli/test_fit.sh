@@ -198,6 +198,15 @@ expect_grep "--model softmax given, lms in the checkpoint" "$T/err" "names the m
 expect_exit 2 "--resume with a conflicting --d" "$FIT" "$T/D.npy" --resume "$T/ck" --d 5 \
     -o "$T/x.npy"
 expect_grep "--d 5 given, 4 in the checkpoint" "$T/err" "names the --d conflict"
+# the one conflict check (sbw_ckpt_resume_check), shared with sbw-lm train: the reason goes
+# through sbw_cli_fail, so a checkpoint folder's name is escaped as every reason is
+mkdir "$T/ck$(printf '\033')x"
+cp "$T/ck"/* "$T/ck$(printf '\033')x/"
+expect_exit 2 "--resume with a conflict, folder name with ESC" "$FIT" "$T/D.npy" --resume \
+    "$T/ck$(printf '\033')x" --d 5 -o "$T/x.npy"
+expect_grep "^sbw-fit: --resume .*/ck\\\\x1bx: the command line contradicts the checkpoint \(drop these options or start afresh\): --d 5 given, 4 in the checkpoint$" \
+    "$T/err" "one line in the shared form, the name escaped"
+expect_lines 1 "$T/err" "a conflict is one line (no usage line)"
 expect_exit 2 "--resume with a conflicting --precision and --lr" "$FIT" "$T/D.npy" --resume \
     "$T/ck" --precision double --lr 0.02 -o "$T/x.npy"
 expect_grep "--lr 0.02 given, 0.01 in the checkpoint; --precision double given, single in the" \

@@ -124,6 +124,10 @@ done
 expect_exit 2 "--resume with a different --d" "$LM" train --data "$C" --ckpt "$T/kill" --resume \
     --d 9 -q
 expect_grep "d 9 given, 8 in the checkpoint" "$T/err" "conflict message"
+# the one conflict check (sbw_ckpt_resume_check): sbw-fit's message form, one line, no usage
+expect_grep "^sbw-lm train: --resume .*/kill: the command line contradicts the checkpoint \(drop these options or start afresh\): --d 9 given, 8 in the checkpoint$" \
+    "$T/err" "conflict message in the form sbw-fit gives"
+expect_lines 1 "$T/err" "a conflict is one line (no usage line)"
 expect_exit 2 "--ckpt holding a checkpoint without --resume" "$LM" train --data "$C" --quick \
     --ckpt "$T/kill" -q
 expect_grep "holds a checkpoint" "$T/err" "existing checkpoint message"
