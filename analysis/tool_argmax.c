@@ -109,25 +109,26 @@ static const char *const stage_names[] = {"dup", "prefilter", "lp"};
 static int add_meta(sbw_table *t, const char *path, const argmax_args *a, const sbw_mat *w,
                     const sbw_argmax_summary *s)
 {
-    int st = sbw_table_meta_str(t, "file", path);
-    st = st ? st : sbw_table_meta_str(t, "bias", a->bias ? a->bias : "");
-    st = st ? st : sbw_table_meta_str(t, "vocab", a->vocab ? a->vocab : "");
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)w->rows);
-    st = st ? st : sbw_table_meta_int(t, "d", (long long)w->cols);
-    st = st ? st : sbw_table_meta_str(t, "lp_solver", "GLPK");
-    st = st ? st : sbw_table_meta_str(t, "lp_solver_version", glp_version());
-    st = st ? st : sbw_table_meta_dbl(t, "tol", a->tol);
-    st = st ? st : sbw_table_meta_dbl(t, "scale", s->scale);
-    st = st ? st : sbw_table_meta_int(t, "checked", (long long)s->checked);
-    st = st ? st : sbw_table_meta_int(t, "argmaxable", (long long)s->argmaxable);
-    st = st ? st : sbw_table_meta_int(t, "unargmaxable", (long long)s->unargmaxable);
-    st = st ? st : sbw_table_meta_int(t, "undecided", (long long)s->undecided);
-    st = st ? st : sbw_table_meta_int(t, "by_duplicates", (long long)s->by_duplicates);
-    st = st ? st : sbw_table_meta_int(t, "by_prefilter", (long long)s->by_prefilter);
-    st = st ? st : sbw_table_meta_int(t, "by_lp", (long long)s->by_lp);
-    st = st ? st : sbw_table_meta_int(t, "lp_rounds", (long long)s->lp_rounds);
-    st = st ? st : sbw_table_meta_dbl(t, "seconds_prefilter", s->seconds_prefilter);
-    return st ? st : sbw_table_meta_dbl(t, "seconds_lp", s->seconds_lp);
+    sbw_table_meta_str(t, "file", path);
+    sbw_table_meta_str(t, "bias", a->bias ? a->bias : "");
+    sbw_table_meta_str(t, "vocab", a->vocab ? a->vocab : "");
+    sbw_table_meta_int(t, "m", (long long)w->rows);
+    sbw_table_meta_int(t, "d", (long long)w->cols);
+    sbw_table_meta_str(t, "lp_solver", "GLPK");
+    sbw_table_meta_str(t, "lp_solver_version", glp_version());
+    sbw_table_meta_dbl(t, "tol", a->tol);
+    sbw_table_meta_dbl(t, "scale", s->scale);
+    sbw_table_meta_int(t, "checked", (long long)s->checked);
+    sbw_table_meta_int(t, "argmaxable", (long long)s->argmaxable);
+    sbw_table_meta_int(t, "unargmaxable", (long long)s->unargmaxable);
+    sbw_table_meta_int(t, "undecided", (long long)s->undecided);
+    sbw_table_meta_int(t, "by_duplicates", (long long)s->by_duplicates);
+    sbw_table_meta_int(t, "by_prefilter", (long long)s->by_prefilter);
+    sbw_table_meta_int(t, "by_lp", (long long)s->by_lp);
+    sbw_table_meta_int(t, "lp_rounds", (long long)s->lp_rounds);
+    sbw_table_meta_dbl(t, "seconds_prefilter", s->seconds_prefilter);
+    sbw_table_meta_dbl(t, "seconds_lp", s->seconds_lp);
+    return sbw_table_status(t);
 }
 
 /* The columns: the fixed ones, then p_max_R / p_upper_R per radius. */

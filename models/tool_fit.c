@@ -169,10 +169,11 @@ static int check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_
 
 static int plan_row(sbw_table *t, const char *item, double bytes)
 {
-    int st = sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "item", item);
-    st = st ? st : sbw_table_set_dbl(t, "bytes", bytes);
-    return st ? st : sbw_table_set_dbl(t, "gib", bytes / 1073741824.0);
+    sbw_table_add_row(t);
+    sbw_table_set_str(t, "item", item);
+    sbw_table_set_dbl(t, "bytes", bytes);
+    sbw_table_set_dbl(t, "gib", bytes / 1073741824.0);
+    return sbw_table_status(t);
 }
 
 /* The memory the fit will take, item by item, from the input's header. */
