@@ -5,6 +5,7 @@
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_run.h"
+#include "sbw_plot_sel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -145,8 +146,8 @@ static int preflight(const plot_opts *p, const sbw_plot_fig_opts *o, const char 
 {
     char **rank = NULL, **fits = NULL, *outs[5] = {0};
     size_t nr = 0, nf = 0, no = 0;
-    int st = sbw_plot_kind_split(p->a.rank, &rank, &nr);
-    st = st ? st : sbw_plot_kind_split(p->a.fits, &fits, &nf);
+    int st = sbw_plot_sel_split(p->a.rank, &rank, &nr);
+    st = st ? st : sbw_plot_sel_split(p->a.fits, &fits, &nf);
     st = st ? st : sbw_plot_run_outputs(name, o->format, outs, &no);
     const char **in = st ? NULL : malloc((p->a.ninputs + nr + nf + 1) * sizeof *in);
     if (!st && !in)

@@ -8,6 +8,7 @@
 #include "sbw_head_ref.h"
 #include "sbw_npy.h"
 #include "sbw_plot_fig.h"
+#include "sbw_plot_script.h"
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_shape.h"
@@ -176,18 +177,18 @@ static void test_text_escapes_for_tex_and_quotes(void **state)
 {
     (void)state;
     char b[256];
-    sbw_plot_fig_text("50% of a_b ≤ σ/σ₀, it's", true, b, sizeof b);
+    sbw_plot_script_text("50% of a_b ≤ σ/σ₀, it's", true, b, sizeof b);
     assert_string_equal(b, "50\\% of a\\_b $\\le$ $\\sigma$/$\\sigma$$_0$, it's");
-    sbw_plot_fig_text("50% of a_b ≤ σ, it's", false, b, sizeof b);
+    sbw_plot_script_text("50% of a_b ≤ σ, it's", false, b, sizeof b);
     assert_string_equal(b, "50% of a_b ≤ σ, it's");
     /* controls, bidi overrides, bytes that are not UTF-8: '?' (tex too) */
-    sbw_plot_fig_text("a\nb\\\r\xe2\x80\xae"
-                      "c\xff",
-                      true, b, sizeof b);
+    sbw_plot_script_text("a\nb\\\r\xe2\x80\xae"
+                         "c\xff",
+                         true, b, sizeof b);
     assert_string_equal(b, "a?b$\\backslash$\?\?c?");
-    sbw_plot_fig_text("{x}^#&$~\\", true, b, sizeof b);
+    sbw_plot_script_text("{x}^#&$~\\", true, b, sizeof b);
     assert_string_equal(b, "\\{x\\}\\^{}\\#\\&\\$\\~{}$\\backslash$");
-    sbw_plot_fig_text("σσσσ", true, b, 12); /* never a half replacement */
+    sbw_plot_script_text("σσσσ", true, b, 12); /* never a half replacement */
     assert_string_equal(b, "$\\sigma$");
 }
 
