@@ -16,8 +16,8 @@
  *             of a row, and row entropy against alpha (LMS Figure 5)
  *   bound     an sbw-bound table, with fits' fit_error as points (--fits)
  *   train     --log TSVs of sbw-fit or sbw-lm: metrics against step/epoch
- *   monotone  sbw-fit --save folders of LMS/PLIF heads: f(x) written as a
- *             gnuplot formula from the saved positive parameters
+ *   monotone  sbw-fit --save / sbw-lm eval --export folders of LMS and PLIF
+ *             heads: f(x) from their map.tsv (the head's kernels on a grid)
  *   rank-k    a table with k, rank and perplexity or KL: against K (MoS
  *             Table 7 as a figure)
  */

@@ -1,6 +1,6 @@
 /* sbw_plot_monotone.h -- one kind of sbw-plot (sbw_plot_kind.h):
- *   monotone  sbw-fit --save folders of LMS/PLIF heads: f(x) written as a
- *             gnuplot formula from the saved positive parameters
+ *   monotone  sbw-fit --save / sbw-lm eval --export folders of LMS and PLIF
+ *             heads: f(x) from their map.tsv (the head's kernels on a grid)
  */
 #ifndef SBW_PLOT_MONOTONE_H
 #define SBW_PLOT_MONOTONE_H

@@ -222,3 +222,18 @@ int sbw_plot_sel_value(const sbw_plot_tsv *t, size_t r, size_t c, double *x)
                        t->path, r + 1, t->col[c], sbw_plot_tsv_str(t, r, c));
     return st;
 }
+
+/* Column c of t into x (k rows): every value finite (a spectrum has no
+ * missing values), SBW_EDATA naming the file, row and column otherwise. */
+int sbw_plot_sel_column(const sbw_plot_tsv *t, const char *name, double *x)
+{
+    size_t c;
+    int st = sbw_plot_tsv_need(t, name, &c);
+    for (size_t r = 0; !st && r < t->nrow; r++) {
+        st = sbw_plot_tsv_num(t, r, c, &x[r]);
+        if (!st && !isfinite(x[r]))
+            st = SBW_ERROR(SBW_EDATA, "%s: row %zu, column '%s' is %s, not a finite number",
+                           t->path, r + 1, name, sbw_plot_tsv_str(t, r, c));
+    }
+    return st;
+}

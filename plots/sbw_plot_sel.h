@@ -75,4 +75,9 @@ void sbw_plot_sel_series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc,
  * column, never a point silently left out. */
 int sbw_plot_sel_value(const sbw_plot_tsv *t, size_t r, size_t c, double *x);
 
+/* Column name of t into x (t->nrow values), every one finite (a spectrum
+ * or a map has no missing values).  Errors: SBW_EDATA naming the file,
+ * and the column or the row and value. */
+int sbw_plot_sel_column(const sbw_plot_tsv *t, const char *name, double *x);
+
 #endif

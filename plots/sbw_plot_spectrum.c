@@ -1,9 +1,7 @@
 /* sbw_plot_spectrum.c -- the spectrum kind: MoS Figure 1 and sigma by index. */
 #include "sbw_plot_spectrum.h"
 #include "sbw_error.h"
-#include "sbw_npy.h"
 #include "sbw_plot_sel.h"
-#include "sbw_plot_shape.h"
 #include "sbw_plot_tsv.h"
 
 #include <math.h>
@@ -42,36 +40,6 @@ static int spectrum_alloc(spectrum *s, size_t k)
     return s->index && s->sigma && s->norm && s->pct ? SBW_OK : NOMEM();
 }
 
-/* A .npy of singular values (any shape, in order). */
-static int spectrum_npy(const char *path, spectrum *s)
-{
-    sbw_mat m = {0};
-    int st = sbw_npy_load(path, &m, NULL);
-    st = st ? st : spectrum_alloc(s, m.rows * m.cols);
-    for (size_t i = 0; !st && i < m.rows; i++)
-        memcpy(s->sigma + i * m.cols, m.data + i * m.ld, m.cols * sizeof(double));
-    if (!st && (st = sbw_plot_shape_cumpct(s->sigma, s->k, s->norm, s->pct)) != 0)
-        st = SBW_ERROR(SBW_EDATA, "%s: %s", path, sbw_error_reason()); /* a data error, named */
-    snprintf(s->xnorm, sizeof s->xnorm, "σ/σ₀");
-    sbw_mat_free(&m);
-    return st;
-}
-
-/* Column c of t into x (k rows): every value finite (a spectrum has no
- * missing values), SBW_EDATA naming the file, row and column otherwise. */
-static int column(const sbw_plot_tsv *t, const char *name, double *x)
-{
-    size_t c;
-    int st = sbw_plot_tsv_need(t, name, &c);
-    for (size_t r = 0; !st && r < t->nrow; r++) {
-        st = sbw_plot_tsv_num(t, r, c, &x[r]);
-        if (!st && !isfinite(x[r]))
-            st = SBW_ERROR(SBW_EDATA, "%s: row %zu, column '%s' is %s, not a finite number",
-                           t->path, r + 1, name, sbw_plot_tsv_str(t, r, c));
-    }
-    return st;
-}
-
 static void spectrum_label(const sbw_plot_tsv *t, char *buf, size_t cap)
 {
     const char *file = sbw_plot_tsv_meta(t, "file"), *c = sbw_plot_tsv_meta(t, "center");
@@ -83,27 +51,27 @@ static void spectrum_label(const sbw_plot_tsv *t, char *buf, size_t cap)
     snprintf(buf, cap, "%s: %s", stem, what);
 }
 
-/* An sbw-rank --spectrum table: its cum_pct when there, else from sigma. */
+/* An sbw-rank --spectrum table: sigma, and MoS Figure 1's curve as
+ * sbw-rank computed it (normalised, cum_pct: sbw_rank_normalise). */
 static int spectrum_tsv(const char *path, spectrum *s)
 {
     sbw_plot_tsv t;
     int st = sbw_plot_tsv_read(&t, path);
     if (st)
         return st;
-    bool have = sbw_plot_tsv_col(&t, "normalised") >= 0 && sbw_plot_tsv_col(&t, "cum_pct") >= 0;
     st = spectrum_alloc(s, t.nrow);
-    st = st ? st : column(&t, "sigma", s->sigma);
+    st = st ? st : sbw_plot_sel_column(&t, "sigma", s->sigma);
+    if (!st && (sbw_plot_tsv_col(&t, "normalised") < 0 || sbw_plot_tsv_col(&t, "cum_pct") < 0))
+        st = SBW_ERROR(SBW_EDATA,
+                       "%s: no 'normalised' and 'cum_pct' columns (give the table sbw-rank "
+                       "--spectrum writes)",
+                       path);
     if (!st && sbw_plot_tsv_col(&t, "index") >= 0)
-        st = column(&t, "index", s->index);
-    if (!st && have) {
-        st = column(&t, "normalised", s->norm);
-        st = st ? st : column(&t, "cum_pct", s->pct);
-    } else if (!st) {
-        st = sbw_plot_shape_cumpct(s->sigma, s->k, s->norm, s->pct);
-    }
+        st = sbw_plot_sel_column(&t, "index", s->index);
+    st = st ? st : sbw_plot_sel_column(&t, "normalised", s->norm);
+    st = st ? st : sbw_plot_sel_column(&t, "cum_pct", s->pct);
     const char *n = sbw_plot_tsv_meta(&t, "normalisation"), *tsh = sbw_plot_tsv_meta(&t, "tsh");
-    snprintf(s->xnorm, sizeof s->xnorm, "%s",
-             !n || !strcmp(n, "sigma/sigma0") || !have ? "σ/σ₀" : n);
+    snprintf(s->xnorm, sizeof s->xnorm, "%s", !n || !strcmp(n, "sigma/sigma0") ? "σ/σ₀" : n);
     char *end = NULL;
     if (tsh && (s->tsh = strtod(tsh, &end), !isfinite(s->tsh) || end == tsh || *end))
         st = st ? st : SBW_ERROR(SBW_EDATA, "%s: '# tsh=%s' is not a finite threshold", path, tsh);
@@ -169,12 +137,14 @@ int sbw_plot_spectrum_build(sbw_plot_fig *f, const sbw_plot_kind_args *a)
     for (size_t i = 0; !st && i < a->ninputs; i++) {
         spectrum s = {.tsh = NAN};
         const char *in = a->inputs[i];
-        if (ends_with(in, ".npy")) {
-            st = spectrum_npy(in, &s);
-            sbw_plot_sel_stem(in, s.label, sizeof s.label);
-        } else {
+        if (ends_with(in, ".npy"))
+            st = SBW_ERROR(SBW_EDATA,
+                           "%s: sbw-plot draws spectra from sbw-rank --spectrum's table (its "
+                           "normalised and cum_pct columns), not from a .npy of values: run "
+                           "sbw-rank --spectrum TABLE.tsv on the matrix",
+                           in);
+        else
             st = spectrum_tsv(in, &s);
-        }
         if (!st && nr)
             st = rank_tsh(rank[i], &s.tsh);
         char lab[256];
