@@ -253,6 +253,7 @@ learned_f() {
     f=$RES/$name/f
     case " $(opts_of "$name") " in *" --head plif "* | *" --head mos+plif "*) ;; *) return 0 ;; esac
     [ -s "$f/params.tsv" ] && [ -s "$f/map.tsv" ] && return 0
+    rm -f "$f/params.tsv" # written last: there only when the rest is
     x=$STATE/$name/export
     if ! recipe_run "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --tokens 1 --export "$x" \
         --threads "$THREADS" -q >/dev/null; then
@@ -261,7 +262,6 @@ learned_f() {
         return 0
     fi
     mkdir -p "$f"
-    rm -f "$f/params.tsv"
     cp "$x/map.tsv" "$f/.map.tsv.tmp" && mv "$f/.map.tsv.tmp" "$f/map.tsv" &&
         cp "$x/plif_slope.npy" "$f/.plif_slope.npy.tmp" && mv "$f/.plif_slope.npy.tmp" "$f/plif_slope.npy" &&
         cp "$x/params.tsv" "$f/.params.tsv.tmp" && mv "$f/.params.tsv.tmp" "$f/params.tsv" &&
