@@ -580,3 +580,21 @@ int sbw_table_write(const sbw_table *t, const char *path, bool json)
     echo_warnings(t, out.is_stdout ? stdout : NULL);
     return sbw_file_commit(&out);
 }
+
+int sbw_table_meta_copy(sbw_table *dst, const sbw_table *src)
+{
+    for (size_t i = 0; i < src->nmeta; i++) {
+        cell *c;
+        const cell *v = &src->meta[i].value;
+        int st = meta_slot(dst, src->meta[i].key, &c);
+        if (st)
+            return st;
+        char *dup = v->type == CELL_STR ? strdup(v->s) : NULL;
+        if (v->type == CELL_STR && !dup)
+            return table_keep(dst, SBW_ERROR(SBW_ENOMEM, "out of memory"));
+        *c = *v;
+        if (v->type == CELL_STR)
+            c->s = dup;
+    }
+    return SBW_OK;
+}

@@ -56,6 +56,12 @@ int sbw_table_meta_u64(sbw_table *t, const char *key, uint64_t value);
 int sbw_table_meta_dbl(sbw_table *t, const char *key, double value);
 int sbw_table_meta_bool(sbw_table *t, const char *key, bool value);
 
+/* Adds (or replaces, in place) every meta entry of src to dst, in src's
+ * order: a second file written beside a table carries the same command
+ * and settings.  Errors: SBW_ENOMEM, kept in dst (sticky; dst then holds a
+ * prefix of them, the failed entry empty), or dst's kept failure. */
+int sbw_table_meta_copy(sbw_table *dst, const sbw_table *src);
+
 /* Declares the columns (before the first row).  Errors: SBW_EINVAL when
  * rows exist already, SBW_ENOMEM; after one the old columns are unchanged
  * and the table has failed. */

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OUT_MAX_FILES (SBW_HEAD_MAX_BLOCKS + 6) /* what an export can write */
+#define OUT_MAX_FILES (SBW_HEAD_MAX_BLOCKS + 7) /* what an export can write */
 
 /* ---- preflight ---------------------------------------------------------------- */
 
@@ -139,12 +139,12 @@ int sbw_lm_out_preflight(const char *data, const char *ckpt, const sbw_preflight
 
 /* ---- the export folder ----------------------------------------------------------- */
 
-/* A name an export writes: *.npy, params.tsv, vocab.txt. */
+/* A name an export writes: *.npy, params.tsv, map.tsv, vocab.txt. */
 static bool export_name(const char *name)
 {
     size_t n = strlen(name);
-    return strcmp(name, "params.tsv") == 0 || strcmp(name, "vocab.txt") == 0 ||
-           (n > 4 && strcmp(name + n - 4, ".npy") == 0);
+    return strcmp(name, "params.tsv") == 0 || strcmp(name, "map.tsv") == 0 ||
+           strcmp(name, "vocab.txt") == 0 || (n > 4 && strcmp(name + n - 4, ".npy") == 0);
 }
 
 int sbw_lm_out_export_check(const char *dir)
@@ -217,14 +217,14 @@ static int make_temp(const char *dir, char *tmp, size_t cap, int *slot)
  * that a signal empties the folder before removing it. */
 static int track_files(const sbw_lm *lm, const char *tmp, int *slots, size_t *n)
 {
-    static const char *const extra[] = {"vocab.txt", "params.tsv",     "lms_u.npy",
+    static const char *const extra[] = {"vocab.txt", "params.tsv",     "map.tsv",       "lms_u.npy",
                                         "lms_v.npy", "lms_lambda.npy", "plif_slope.npy"};
     sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
     size_t nb = sbw_head_blocks(&lm->head, b);
     char path[PATH_MAX + NAME_MAX + 2];
     int st = SBW_OK;
     *n = 0;
-    for (size_t i = 0; !st && i < nb + 6; i++) {
+    for (size_t i = 0; !st && i < nb + sizeof extra / sizeof *extra; i++) {
         if (i < nb)
             snprintf(path, sizeof path, "%s/%s.npy", tmp, b[i].name);
         else

@@ -23,7 +23,7 @@
  * RENAME_EXCHANGE; two renames where the file system cannot) and the
  * earlier one removed.  NAME is at every moment absent, the earlier
  * export whole, or the new one whole.  A NAME holding anything an export
- * does not write (a file not named *.npy, params.tsv or vocab.txt, a
+ * does not write (a file not named *.npy, params.tsv, map.tsv or vocab.txt, a
  * folder) is refused by sbw_lm_out_export_check, never emptied.
  */
 #ifndef SBW_LM_OUT_H

@@ -1,8 +1,9 @@
-/* sbw_head_io.c -- a head's blocks, derived values and params.tsv. */
+/* sbw_head_io.c -- a head's blocks, derived values, map.tsv and params.tsv. */
 #include "sbw_head_io.h"
 
 #include "sbw_ckpt.h"
 #include "sbw_error.h"
+#include "sbw_head_kern.h"
 #include "sbw_mat.h"
 #include "sbw_npy.h"
 
@@ -76,13 +77,106 @@ static int save_derived(const sbw_head *h, const double *theta, const char *dir,
     return st;
 }
 
+size_t sbw_head_io_map_points(const sbw_head *h)
+{
+    return h->map == SBW_MAP_LMS    ? SBW_HEAD_IO_MAP_N
+           : h->map == SBW_MAP_PLIF ? SBW_HEAD_IO_MAP_N + h->knots + 1
+                                    : 0;
+}
+
+/* The grid of sbw_head_io_map_eval (see the header) into x; its length. */
+static size_t map_grid(const sbw_head *h, double *x)
+{
+    size_t n = SBW_HEAD_IO_MAP_N, kn = h->map == SBW_MAP_PLIF ? h->knots : 0, o = 0, j = 0;
+    double t = h->plif_t, span = kn ? SBW_HEAD_IO_MAP_PLIF_X * t : SBW_HEAD_IO_MAP_LMS_X;
+    for (size_t i = 0; i < n; i++) {
+        double g = span * (2.0 * (double)i / (double)(n - 1) - 1.0);
+        for (; kn && j <= kn; j++) { /* the knots before g */
+            double knot = j == kn ? t : -t + 2 * t * (double)j / (double)kn;
+            if (knot >= g)
+                break;
+            x[o++] = knot;
+        }
+        if (kn && j <= kn && (j == kn ? t : -t + 2 * t * (double)j / (double)kn) == g)
+            j++; /* a knot on the grid: once */
+        x[o++] = g;
+    }
+    return o;
+}
+
+int sbw_head_io_map_eval(const sbw_head *h, const double *theta, double *x, double *y, size_t *n)
+{
+    size_t k = h->k, kn = h->knots;
+    if (!sbw_head_io_map_points(h))
+        return SBW_ERROR(SBW_EINVAL, "%s head: no learned monotone map",
+                         sbw_head_model_name(h->model));
+    *n = map_grid(h, x);
+    size_t len = h->map == SBW_MAP_LMS ? 3 * k + *n + 2 * k * *n : 2 * kn + *n;
+    double *buf = malloc(len * sizeof *buf), lambda = 0;
+    if (!buf)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    if (h->map == SBW_MAP_LMS) {
+        double *u = buf, *v = u + k, *c = v + k, *fp = c + k, *sig = fp + *n;
+        sbw_head_map_params(h, theta, u, v, c, &lambda, NULL, NULL);
+        sbw_head_kern_lms(x, y, fp, sig, *n, u, v, c, k, lambda);
+    } else {
+        double *s = buf, *cum = s + kn, *fp = cum + kn;
+        sbw_head_map_params(h, theta, NULL, NULL, NULL, NULL, s, cum);
+        sbw_head_kern_plif(x, y, fp, *n, s, cum, kn, h->plif_t);
+    }
+    free(buf);
+    return SBW_OK;
+}
+
+/* dir/map.tsv: the learned map on its grid under t's meta, the head's and
+ * the grid's. */
+static int save_map(const sbw_head *h, const double *theta, const char *dir, const sbw_table *t)
+{
+    static const char *const cols[] = {"x", "f"};
+    size_t n = sbw_head_io_map_points(h);
+    double *x = malloc(2 * n * sizeof *x), *y = x ? x + n : NULL;
+    char grid[160];
+    snprintf(grid, sizeof grid,
+             "%d points evenly spaced on [-%s, %s]%s (f is linear between points where it is "
+             "piecewise linear)",
+             SBW_HEAD_IO_MAP_N, h->map == SBW_MAP_LMS ? "20" : "4T",
+             h->map == SBW_MAP_LMS ? "20" : "4T",
+             h->map == SBW_MAP_LMS ? "" : " and the K + 1 knots");
+    sbw_table *m = NULL;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/map.tsv", dir);
+    int st = x ? sbw_table_alloc(&m, "sbw_head_io", NULL, false)
+               : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    st = st ? st : sbw_table_meta_copy(m, t);
+    st = st ? st : sbw_head_io_describe(h, m);
+    st = st ? st
+            : sbw_table_meta_str(m, "map",
+                                 h->map == SBW_MAP_LMS
+                                     ? "f(x) = sum_i v_i sigma(u_i x + c_i) + lambda x (lambda = 0 "
+                                       "without --linear; the constant of LMS eq. 14 cancels)"
+                                     : "f piecewise linear, slopes s_i on K equal intervals of "
+                                       "[-T, T], f(-T) = 0, extended with the end slopes");
+    st = st ? st : sbw_table_meta_str(m, "grid", grid);
+    st = st ? st : sbw_table_columns(m, cols, 2);
+    st = st ? st : sbw_head_io_map_eval(h, theta, x, y, &n);
+    for (size_t i = 0; !st && i < n; i++) {
+        st = sbw_table_add_row(m);
+        st = st ? st : sbw_table_set_dbl(m, "x", x[i]);
+        st = st ? st : sbw_table_set_dbl(m, "f", y[i]);
+    }
+    st = st ? st : sbw_table_write(m, path, false);
+    sbw_table_free(m);
+    free(x);
+    return st;
+}
+
 /* A params.tsv left by an earlier save would list files this one may not
  * finish: it goes before anything is written. */
-static int remove_listing(const char *path)
+static int remove_listing(const char *path, const char *what)
 {
     if (unlink(path) == 0 || errno == ENOENT)
         return SBW_OK;
-    return SBW_ERROR(SBW_EIO, "%s: cannot remove the old listing: %s", path, strerror(errno));
+    return SBW_ERROR(SBW_EIO, "%s: cannot remove the old %s: %s", path, what, strerror(errno));
 }
 
 int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sbw_table *t)
@@ -90,14 +184,18 @@ int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sb
     static const char *const cols[] = {"name", "file", "rows", "cols", "meaning"};
     sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
     size_t nb = sbw_head_blocks(h, b);
-    char path[4096];
+    char path[4096], map[4096];
     snprintf(path, sizeof path, "%s/params.tsv", dir);
+    snprintf(map, sizeof map, "%s/map.tsv", dir);
     int st = sbw_ckpt_mkdir(dir);
-    st = st ? st : remove_listing(path);
+    st = st ? st : remove_listing(path, "listing");
+    st = st ? st : remove_listing(map, "map"); /* a head without a map leaves none behind */
     st = st ? st : sbw_head_io_describe(h, t);
     st = st ? st : sbw_table_columns(t, cols, 5);
     for (size_t i = 0; !st && i < nb; i++)
         st = save_listed(dir, t, b[i].name, theta + b[i].off, b[i].rows, b[i].cols, b[i].meaning);
     st = st ? st : save_derived(h, theta, dir, t);
+    if (!st && sbw_head_io_map_points(h))
+        st = save_map(h, theta, dir, t);
     return st ? st : sbw_table_write(t, path, false);
 }

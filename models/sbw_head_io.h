@@ -1,8 +1,10 @@
 /* sbw_head_io.h -- a head's parameters on disk: one .npy per block of
  * theta, the positive values behind the raw LMS and PLIF parameters, and
  * params.tsv listing them under the meta that describes the head (what
- * `sbw-plot monotone DIR` reads to draw the learned f).  sbw-fit --save
- * and sbw-lm eval --export both write through sbw_head_io_save, so the two
+ * `sbw-plot monotone DIR` reads with map.tsv to draw the learned f), and
+ * for a head with a learned monotone map (LMS, PLIF, MoS+PLIF) map.tsv:
+ * f evaluated by the head's own kernels on a grid.  sbw-fit --save and
+ * sbw-lm eval --export both write through sbw_head_io_save, so the two
  * folders have one layout.
  */
 #ifndef SBW_HEAD_IO_H
@@ -17,6 +19,28 @@
  * SBW_ENOMEM. */
 int sbw_head_io_describe(const sbw_head *h, sbw_table *t);
 
+/* map.tsv's grid: SBW_HEAD_IO_MAP_N points evenly spaced on [-X, X],
+ * x_i = X (2i/(N-1) - 1), with X = SBW_HEAD_IO_MAP_LMS_X for an LMS map
+ * and SBW_HEAD_IO_MAP_PLIF_X T for a PLIF map, whose K + 1 knots
+ * -T + j 2T/K are merged in (f is linear between consecutive points, so
+ * the table is f itself there).  N - 1 = 2048 puts +-10 and +-1.25 T,
+ * sbw-plot monotone's default ranges, on the grid. */
+#define SBW_HEAD_IO_MAP_N      2049
+#define SBW_HEAD_IO_MAP_LMS_X  20.0
+#define SBW_HEAD_IO_MAP_PLIF_X 4.0
+
+/* At most how many points h's map.tsv has (0: h has no learned map:
+ * softmax, sigsoftmax, moc, mos). */
+size_t sbw_head_io_map_points(const sbw_head *h);
+
+/* The learned monotone map of h at theta (sbw_head.h's layout, the head's
+ * block) on its grid: x and y (room for sbw_head_io_map_points(h) each)
+ * receive *n values, x strictly ascending, y = f(x) computed by the
+ * production kernels (sbw_head_kern_lms, sbw_head_kern_plif) from the
+ * positive parameters (sbw_head_map_params).  Errors: SBW_EINVAL (h has
+ * no learned map), SBW_ENOMEM; x, y, *n unspecified after a failure. */
+int sbw_head_io_map_eval(const sbw_head *h, const double *theta, double *x, double *y, size_t *n);
+
 /* Writes h's parameters into dir (created when missing; its parent must
  * exist):
  *   - one float64 .npy per block of sbw_head_blocks (W, b, U, V,
@@ -25,17 +49,20 @@ int sbw_head_io_describe(const sbw_head *h, sbw_table *t);
  *   - the positive values derived from the raw ones (sbw_head_map_params):
  *     lms_u, lms_v (LMS), lms_lambda (--linear), plif_slope (PLIF,
  *     MoS+PLIF), 1-D;
+ *   - for a head with a learned map, map.tsv: t's meta, the head's, the
+ *     grid's (map, grid), then columns x and f, one row per grid point
+ *     (sbw_head_io_map_eval), written before params.tsv;
  *   - params.tsv: t's meta (the caller's: tool, command, ...), then the
  *     head's (sbw_head_io_describe), then one row per file with columns
  *     name, file, rows, cols, meaning.
  * theta holds h->nparam doubles in sbw_head.h's layout (a caller whose
  * head has n = 0 passes its head's block).  t: a table without rows,
  * owned by the caller; this adds meta, sets the columns and adds rows.
- * A params.tsv already in dir is removed first and the new one is written
- * last (temporary + rename), so params.tsv exists only when every file it
- * lists was written.  Errors: SBW_EIO (dir not creatable or not a
- * directory, a file not writable), SBW_ENOMEM, SBW_EINVAL (t has rows);
- * the .npy files written before a failure stay. */
+ * A params.tsv (and map.tsv) already in dir is removed first and the new
+ * params.tsv is written last (temporary + rename), so params.tsv exists
+ * only when every file it lists, and map.tsv, were written.  Errors: SBW_EIO (dir not creatable or
+ * not a directory, a file not writable), SBW_ENOMEM, SBW_EINVAL (t has rows); the .npy files
+ * written before a failure stay. */
 int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sbw_table *t);
 
 #endif

@@ -1,8 +1,8 @@
 /* sbw_plot_fig.h -- a figure as sbw-plot draws it: panels (one multiplot
  * cell each) holding series (points to draw, or a gnuplot expression in x),
- * written out as a data file with one block per series and a gnuplot
- * script that reads it.  Nothing here computes: the numbers written are the
- * numbers given.
+ * written out as a data file with one block per series (here) and a
+ * gnuplot script that reads it (sbw_plot_script.h).  Nothing here computes: the numbers written are
+ * the numbers given.
  *
  * One style for every kind: Okabe-Ito colours (safe for the common colour
  * blindnesses), a distinct point type and dash pattern per style index (so
@@ -124,22 +124,8 @@ int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o);
  * by two blank lines.  Errors: SBW_EIO. */
 int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out);
 
-/* Writes the gnuplot script that draws the figure from stem.dat into
- * stem.<ext> (both beside the script wherever it is run from); stem is a
- * bare file name.  The script is the template's statements only: every
- * string (stem, titles, labels, notes, the command) enters it as a
- * '...' literal or a comment line (sbw_plot_gp.h), whatever its bytes;
- * legend entries are wrapped to fit under their panel.  Errors: SBW_EIO. */
-int sbw_plot_fig_write_script(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
-                              FILE *out);
-
-/* Text for a label in the script: UTF-8 Greek and symbols kept for the
- * cairo and svg terminals, turned into LaTeX math for tex, and LaTeX's
- * special characters escaped there; a character unsafe in a script
- * (sbw_plot_gp.h: controls, invisible and bidirectional marks, bytes that
- * are not UTF-8) becomes '?'.  The script writer then quotes it
- * (sbw_plot_gp_str).  Writes at most cap bytes (always terminated). */
-void sbw_plot_fig_text(const char *s, bool tex, char *buf, size_t cap);
+/* Whether (x, y) can be drawn: both finite, and positive on a log axis. */
+bool sbw_plot_fig_drawable(double x, double y, bool logx, bool logy);
 
 /* "png", "pdf", "svg", "tex" to the format.  Errors: SBW_EINVAL. */
 int sbw_plot_fig_format_parse(const char *s, sbw_plot_fig_format *f);

@@ -2,6 +2,11 @@
  * builds a figure (sbw_plot_fig) from their columns, selecting and
  * reshaping, never computing a model quantity.
  *
+ * One module per group of kinds (sbw_plot_spectrum, sbw_plot_group: sweep,
+ * train, rank-k; sbw_plot_alpha, sbw_plot_bound, sbw_plot_monotone), what
+ * they share in sbw_plot_sel; a new kind is one line of sbw_plot_kind.c's
+ * registry.
+ *
  *   spectrum  sbw-rank --spectrum TSVs (or .npy vectors of singular values):
  *             MoS Figure 1's cumulative percentage, and sigma by index on a
  *             log axis with each matrix's NR threshold (--rank tables)
@@ -11,8 +16,8 @@
  *             of a row, and row entropy against alpha (LMS Figure 5)
  *   bound     an sbw-bound table, with fits' fit_error as points (--fits)
  *   train     --log TSVs of sbw-fit or sbw-lm: metrics against step/epoch
- *   monotone  sbw-fit --save folders of LMS/PLIF heads: f(x) written as a
- *             gnuplot formula from the saved positive parameters
+ *   monotone  sbw-fit --save / sbw-lm eval --export folders of LMS and PLIF
+ *             heads: f(x) from their map.tsv (the head's kernels on a grid)
  *   rank-k    a table with k, rank and perplexity or KL: against K (MoS
  *             Table 7 as a figure)
  */
@@ -49,13 +54,5 @@ bool sbw_plot_kind_known(const char *kind);
  * is not a number), SBW_ENOMEM.  The reason names the file and what is
  * missing.  *f is NULL on failure. */
 int sbw_plot_kind_build(const char *kind, const sbw_plot_kind_args *a, sbw_plot_fig **f);
-
-/* Splits a comma list into n new strings (caller frees each and *out).
- * "" gives n = 0.  Errors: SBW_ENOMEM. */
-int sbw_plot_kind_split(const char *s, char ***out, size_t *n);
-
-/* A readable axis label for a column of the tools' tables ("kl_mean" ->
- * "mean KL(P*‖Q) (nats)"); the name itself when it is not known. */
-const char *sbw_plot_kind_label(const char *col);
 
 #endif

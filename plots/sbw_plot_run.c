@@ -4,6 +4,7 @@
 
 #include "sbw_error.h"
 #include "sbw_file.h"
+#include "sbw_plot_script.h"
 #include "sbw_signal.h"
 
 #include <errno.h>
@@ -75,8 +76,7 @@ static int write_file(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const c
     int st = sbw_file_create(&out, path);
     if (st)
         return st;
-    st =
-        script ? sbw_plot_fig_write_script(f, o, stem, out.fp) : sbw_plot_fig_write_data(f, out.fp);
+    st = script ? sbw_plot_script_write(f, o, stem, out.fp) : sbw_plot_fig_write_data(f, out.fp);
     if (st) {
         sbw_file_abort(&out);
         return st;

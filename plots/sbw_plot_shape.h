@@ -7,13 +7,6 @@
 
 #include <stddef.h>
 
-/* MoS Figure 1's curve from singular values s[0..k) in any order:
- * norm[j] = s[j] / max s (all 1 when max s = 0) and pct[j] = 100 times the
- * share of the k values with norm <= norm[j] -- what sbw-rank --spectrum
- * writes with --norm max, for spectra that come without it.  Errors:
- * SBW_EINVAL (k = 0), SBW_EDATA (a negative or non-finite value). */
-int sbw_plot_shape_cumpct(const double *s, size_t k, double *norm, double *pct);
-
 /* The probabilities p = exp(logp) of one row, sorted in decreasing order
  * (p[0] the row's mode): what LMS Figure 5 draws against rank.
  * logp has m entries; p receives m.  Errors: SBW_ENOMEM. */

@@ -5,6 +5,7 @@
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_run.h"
+#include "sbw_plot_sel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,9 +33,9 @@ static const char details[] =
     "                         valid_ppl) against step (--x epoch, --y COL,COL), one line\n"
     "                         per run, one panel per column\n"
     "  monotone DIR...        sbw-fit --save or sbw-lm eval --export folders of lms, plif\n"
-    "                         or mos+plif heads: the learned f(x) (LMS Figure 4), written\n"
-    "                         into the script as a formula of the saved parameters, with\n"
-    "                         the identity\n"
+    "                         or mos+plif heads: the learned f(x) (LMS Figure 4) from\n"
+    "                         each folder's map.tsv (f evaluated by the head's kernels\n"
+    "                         on a grid when the head was saved), with the identity\n"
     "  rank-k TABLE.tsv...    rank and perplexity (or KL) against K, one line per model\n"
     "                         (MoS Table 7 as a figure)\n\n"
     "Writes NAME.dat (the numbers drawn, one block per series), NAME.gp (a gnuplot\n"
@@ -145,8 +146,8 @@ static int preflight(const plot_opts *p, const sbw_plot_fig_opts *o, const char 
 {
     char **rank = NULL, **fits = NULL, *outs[5] = {0};
     size_t nr = 0, nf = 0, no = 0;
-    int st = sbw_plot_kind_split(p->a.rank, &rank, &nr);
-    st = st ? st : sbw_plot_kind_split(p->a.fits, &fits, &nf);
+    int st = sbw_plot_sel_split(p->a.rank, &rank, &nr);
+    st = st ? st : sbw_plot_sel_split(p->a.fits, &fits, &nf);
     st = st ? st : sbw_plot_run_outputs(name, o->format, outs, &no);
     const char **in = st ? NULL : malloc((p->a.ninputs + nr + nf + 1) * sizeof *in);
     if (!st && !in)

@@ -4,13 +4,17 @@
  * here by brute force from the raw values, including raw values whose
  * exp overflows; every block read back bit for bit; params.tsv lists
  * exactly the .npy files of the folder with their shapes and the head's
- * meta; a missing parent, a target that is a file, and a file that
- * cannot be written fail with a status and leave no params.tsv. */
+ * meta; map.tsv, the learned map on its grid, against the naive twins
+ * (sbw_head_ref_lms, sbw_head_ref_plif) fed with the brute-force positive
+ * parameters, and absent for heads without a map; a missing parent, a
+ * target that is a file, and a file that cannot be written fail with a
+ * status and leave no params.tsv. */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
 #include "sbw_head.h"
 #include "sbw_head_io.h"
+#include "sbw_head_ref.h"
 #include "sbw_npy.h"
 #include "sbw_plot_tsv.h"
 #include "sbw_table.h"
@@ -133,6 +137,80 @@ static int save(const sbw_head *h, const double *theta, const char *dir)
     return st;
 }
 
+/* Whether v holds x exactly. */
+static bool holds(const double *v, size_t n, double x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+/* dir/map.tsv: the caller's and the head's meta, columns x and f, x
+ * strictly ascending over [-span, span] through both ends and the default
+ * view's ends +-view, every one of the given knots on it (x = knot to 2
+ * ulps), and f = the naive twin's f(x) at every x, to tol(x) = 16 eps
+ * times the size of f's summands at x (mag0 + mag1 |x|).  The twin is
+ * fed with u, v, c, lambda (k units) for LMS, else with the slopes s
+ * (kn intervals on [-t, t]). */
+typedef struct map_want {
+    const char *model;
+    double span, view, mag0, mag1;
+    const double *u, *v, *c, *s;
+    double lambda, t;
+    size_t k, kn;
+} map_want;
+
+static void check_map(const char *dir, const map_want *w)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/map.tsv", dir);
+    sbw_plot_tsv t;
+    SBW_ASSERT_OK(sbw_plot_tsv_read(&t, path));
+    assert_string_equal(sbw_plot_tsv_meta(&t, "tool"), "test_head_io");
+    assert_string_equal(sbw_plot_tsv_meta(&t, "model"), w->model);
+    assert_non_null(sbw_plot_tsv_meta(&t, "grid"));
+    size_t n = t.nrow, xc, fc;
+    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "x", &xc));
+    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "f", &fc));
+    SBW_ASSERT_GE(n, (size_t)SBW_HEAD_IO_MAP_N); /* knots on the grid appear once */
+    SBW_ASSERT_LE(n, SBW_HEAD_IO_MAP_N + (w->kn ? w->kn + 1 : 0));
+    double *x = malloc(4 * n * sizeof *x), *f = x + n, *want = f + n, *fp = want + n;
+    double *sig = malloc((2 * w->k + 1) * n * sizeof *sig),
+           *cum = malloc((w->kn + 1) * sizeof *cum);
+    assert_true(x && sig && cum);
+    for (size_t i = 0; i < n; i++) {
+        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, xc, &x[i]));
+        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, fc, &f[i]));
+        if (i)
+            SBW_ASSERT_LT(x[i - 1], x[i]);
+    }
+    SBW_ASSERT_EQ(x[0], -w->span);
+    SBW_ASSERT_EQ(x[n - 1], w->span);
+    assert_true(holds(x, n, -w->view) && holds(x, n, w->view) && holds(x, n, 0.0));
+    for (size_t j = 0; w->kn && j <= w->kn; j++) {
+        double knot = -w->t + 2 * w->t * (double)j / (double)w->kn, best = INFINITY;
+        for (size_t i = 0; i < n; i++)
+            best = fmin(best, fabs(x[i] - knot));
+        SBW_ASSERT_LE(best, 2 * DBL_EPSILON * w->t);
+    }
+    if (w->kn) {
+        double delta = 2 * w->t / (double)w->kn;
+        cum[0] = 0;
+        for (size_t j = 1; j < w->kn; j++)
+            cum[j] = cum[j - 1] + delta * w->s[j - 1];
+        sbw_head_ref_plif(x, want, fp, n, w->s, cum, w->kn, w->t);
+    } else {
+        sbw_head_ref_lms(x, want, fp, sig, n, w->u, w->v, w->c, w->k, w->lambda);
+    }
+    for (size_t i = 0; i < n; i++)
+        SBW_ASSERT_NEAR(f[i], want[i], 16 * DBL_EPSILON * (w->mag0 + w->mag1 * fabs(x[i])));
+    free(x);
+    free(sig);
+    free(cum);
+    sbw_plot_tsv_free(&t);
+}
+
 /* PLIF and MoS+PLIF: plif_slope = softplus(plif_slope_raw). */
 static void test_plif_slopes(void **state)
 {
@@ -150,6 +228,20 @@ static void test_plif_slopes(void **state)
         check_softplus(dir, "plif_slope", RAW, NRAW);
         check_blocks(&h, theta, dir);
         check_listing(dir, sbw_head_model_name(models[j]), NRAW);
+        double s[NRAW], mag0 = 0, mag1 = 0;
+        for (size_t i = 0; i < NRAW; i++) {
+            s[i] = softplus_brute(RAW[i]);
+            mag0 += s[i] * 2 * 2.5 / NRAW;
+            mag1 = fmax(mag1, s[i]);
+        }
+        check_map(dir, &(map_want){.model = sbw_head_model_name(models[j]),
+                                   .span = 4 * 2.5,
+                                   .view = 1.25 * 2.5,
+                                   .mag0 = mag0,
+                                   .mag1 = mag1,
+                                   .s = s,
+                                   .t = 2.5,
+                                   .kn = NRAW});
         free(theta);
     }
 }
@@ -176,6 +268,33 @@ static void test_lms_values(void **state)
     check_softplus(dir, "lms_lambda", &lr, 1);
     check_blocks(&h, theta, dir);
     check_listing(dir, "lms", 0);
+    double u[4], v[4], mag0 = 0;
+    for (size_t i = 0; i < k; i++) {
+        u[i] = softplus_brute(ur[i]);
+        v[i] = softplus_brute(vr[i]);
+        mag0 += v[i];
+    }
+    check_map(dir, &(map_want){.model = "lms",
+                               .span = 20,
+                               .view = 10,
+                               .mag0 = mag0,
+                               .mag1 = softplus_brute(lr),
+                               .u = u,
+                               .v = v,
+                               .c = theta + h.off_lms + 2 * k,
+                               .lambda = softplus_brute(lr),
+                               .k = k});
+    /* a head without a learned map saved over it leaves no map.tsv */
+    char map[1024];
+    snprintf(map, sizeof map, "%s/map.tsv", dir);
+    assert_true(exists(map));
+    sbw_head sm;
+    SBW_ASSERT_OK(sbw_head_setup(&sm, SBW_MODEL_MOS, 0, 6, 3, 2, 0, 0, true, false));
+    double *th2 = calloc(sm.nparam, sizeof *th2);
+    assert_non_null(th2);
+    SBW_ASSERT_OK(save(&sm, th2, dir));
+    assert_false(exists(map));
+    free(th2);
     free(theta);
 }
 

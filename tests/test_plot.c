@@ -1,13 +1,13 @@
 /* test_plot.c -- plots/: reading tables, the reshaping arithmetic against
  * brute force and GSL, label escaping, the figure checks and data file,
- * and the monotone kind's gnuplot formulas against the heads' own naive
- * maps (models/sbw_head_ref), evaluated by gnuplot itself. */
+ * and the monotone kind drawing map.tsv as it stands (the map's values
+ * are sbw_head_io's, tested against the naive twins in test_head_io). */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
-#include "sbw_head_ref.h"
 #include "sbw_npy.h"
 #include "sbw_plot_fig.h"
+#include "sbw_plot_script.h"
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_shape.h"
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *write_text(const char *name, const char *text)
 {
@@ -94,37 +95,38 @@ static void test_tsv_refuses_bad_tables(void **state)
 
 /* ---- reshaping --------------------------------------------------------------- */
 
-static void test_cumpct_counts_and_matches_sbw_rank(void **state)
+/* The spectrum kind draws sbw-rank's normalised and cum_pct as they
+ * stand (sbw_rank_normalise, the one implementation), ascending; a table
+ * without them and a .npy of values are refused, naming the file. */
+static void test_spectrum_draws_sbw_rank_columns(void **state)
 {
     (void)state;
-    /* descending with ties and a zero: the order sbw-rank writes */
-    double s[] = {8, 4, 4, 2, 1, 1, 1, 0}, norm[8], pct[8], rn[8], rc[8];
+    double s[] = {8, 4, 4, 2, 1, 1, 1, 0}, rn[8], rc[8];
     size_t k = 8;
-    SBW_ASSERT_OK(sbw_plot_shape_cumpct(s, k, norm, pct));
-    for (size_t j = 0; j < k; j++) {
-        size_t below = 0;
-        for (size_t i = 0; i < k; i++)
-            below += s[i] / 8 <= s[j] / 8;
-        SBW_ASSERT_EQ(norm[j], s[j] / 8);
-        SBW_ASSERT_NEAR(pct[j], 100.0 * (double)below / (double)k, 1e-12);
-    }
-    /* the same numbers as sbw-rank --spectrum with --norm max */
     SBW_ASSERT_OK(sbw_rank_normalise(s, k, SBW_NORM_MAX, rn, rc));
-    SBW_ASSERT_CLOSE(norm, rn, k, 0, 0);
-    SBW_ASSERT_CLOSE(pct, rc, k, 1e-12, 0);
-    /* any order: a permutation gives the same values per entry */
-    double p[] = {1, 8, 0, 4, 1, 2, 4, 1}, pn[8], pp[8];
-    SBW_ASSERT_OK(sbw_plot_shape_cumpct(p, k, pn, pp));
-    SBW_ASSERT_NEAR(pp[2], pct[7], 0);
-    SBW_ASSERT_NEAR(pp[1], 100, 0);
-    SBW_ASSERT_NEAR(pp[0], pct[4], 0);
-    double z[] = {0, 0};
-    SBW_ASSERT_OK(sbw_plot_shape_cumpct(z, 2, pn, pp));
-    SBW_ASSERT_EQ(pn[0], 1.0);
-    SBW_ASSERT_EQ(pp[1], 100.0);
-    double bad[] = {1, -1};
-    SBW_ASSERT_EQ(sbw_plot_shape_cumpct(bad, 2, pn, pp), SBW_EDATA);
-    SBW_ASSERT_EQ(sbw_plot_shape_cumpct(bad, 0, pn, pp), SBW_EINVAL);
+    char text[2048];
+    size_t o = (size_t)snprintf(text, sizeof text, "index\tsigma\tnormalised\tcum_pct\n");
+    for (size_t j = 0; j < k; j++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%zu\t%.17g\t%.17g\t%.17g\n", j, s[j],
+                              rn[j], rc[j]);
+    char *in = (char *)write_text("spec.tsv", text);
+    sbw_plot_kind_args a = {.inputs = &in, .ninputs = 1, .xmin = NAN, .xmax = NAN};
+    sbw_plot_fig *f;
+    SBW_ASSERT_OK(sbw_plot_kind_build("spectrum", &a, &f));
+    const sbw_plot_fig_series *cum = f->panel[0]->series[0], *sig = f->panel[1]->series[0];
+    SBW_ASSERT_EQ(cum->n, k);
+    for (size_t j = 0; j < k; j++) {
+        SBW_ASSERT_EQ(cum->x[j], rn[k - 1 - j]);
+        SBW_ASSERT_EQ(cum->y[j], rc[k - 1 - j]);
+        SBW_ASSERT_EQ(sig->y[j], s[j]);
+    }
+    sbw_plot_fig_free(f);
+    in = (char *)write_text("nocum.tsv", "index\tsigma\n0\t2\n1\t1\n");
+    SBW_ASSERT_EQ(sbw_plot_kind_build("spectrum", &a, &f), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "nocum.tsv: no 'normalised' and 'cum_pct' columns"));
+    in = (char *)write_text("sv.npy", "not read");
+    SBW_ASSERT_EQ(sbw_plot_kind_build("spectrum", &a, &f), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "sv.npy: sbw-plot draws spectra from sbw-rank"));
 }
 
 static void test_sorted_probs_is_a_sorted_permutation(void **state)
@@ -176,18 +178,18 @@ static void test_text_escapes_for_tex_and_quotes(void **state)
 {
     (void)state;
     char b[256];
-    sbw_plot_fig_text("50% of a_b ≤ σ/σ₀, it's", true, b, sizeof b);
+    sbw_plot_script_text("50% of a_b ≤ σ/σ₀, it's", true, b, sizeof b);
     assert_string_equal(b, "50\\% of a\\_b $\\le$ $\\sigma$/$\\sigma$$_0$, it's");
-    sbw_plot_fig_text("50% of a_b ≤ σ, it's", false, b, sizeof b);
+    sbw_plot_script_text("50% of a_b ≤ σ, it's", false, b, sizeof b);
     assert_string_equal(b, "50% of a_b ≤ σ, it's");
     /* controls, bidi overrides, bytes that are not UTF-8: '?' (tex too) */
-    sbw_plot_fig_text("a\nb\\\r\xe2\x80\xae"
-                      "c\xff",
-                      true, b, sizeof b);
+    sbw_plot_script_text("a\nb\\\r\xe2\x80\xae"
+                         "c\xff",
+                         true, b, sizeof b);
     assert_string_equal(b, "a?b$\\backslash$\?\?c?");
-    sbw_plot_fig_text("{x}^#&$~\\", true, b, sizeof b);
+    sbw_plot_script_text("{x}^#&$~\\", true, b, sizeof b);
     assert_string_equal(b, "\\{x\\}\\^{}\\#\\&\\$\\~{}$\\backslash$");
-    sbw_plot_fig_text("σσσσ", true, b, 12); /* never a half replacement */
+    sbw_plot_script_text("σσσσ", true, b, 12); /* never a half replacement */
     assert_string_equal(b, "$\\sigma$");
 }
 
@@ -333,96 +335,73 @@ static void test_data_file_reads_back_exactly(void **state)
     sbw_plot_fig_free(f);
 }
 
-/* ---- monotone: the script's f against the heads' naive maps ---------------------- */
+/* ---- monotone: map.tsv drawn as it stands ------------------------------------------ */
 
-/* Evaluates the figure's f1(x) with gnuplot at x = x0 + i h, i < n. */
-static void gnuplot_eval(const sbw_plot_fig *f, double x0, double h, size_t n, double *y)
-{
-    char cmd[2048], rp[1024], prog[1024];
-    snprintf(prog, sizeof prog, "%s", sbw_test_path("eval.gp"));
-    snprintf(rp, sizeof rp, "%s", sbw_test_path("eval.txt"));
-    FILE *g = fopen(prog, "w");
-    assert_non_null(g);
-    fprintf(g,
-            "%sset print '%s'\ndo for [i=0:%zu] { print sprintf('%%.17g', f1(%.17g + i*%.17g)) }\n",
-            f->defs, rp, n - 1, x0, h);
-    fclose(g);
-    snprintf(cmd, sizeof cmd, "gnuplot '%s'", prog);
-    SBW_ASSERT_EQ(system(cmd), 0);
-    FILE *r = fopen(rp, "r");
-    assert_non_null(r);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(fscanf(r, "%lf", &y[i]), 1);
-    fclose(r);
-}
-
-static void save_dir(const char *dir, const char *params)
+static void save_file(const char *dir, const char *name, const char *text)
 {
     char p[4096];
-    snprintf(p, sizeof p, "%s/params.tsv", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
-    fputs(params, f);
+    fputs(text, f);
     fclose(f);
 }
 
-static void save_vec(const char *dir, const char *name, const double *v, size_t n)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s.npy", dir, name);
-    SBW_ASSERT_OK(sbw_npy_save_vector(p, v, n, SBW_F64));
-}
-
-static sbw_plot_fig *monotone_of(char *dir)
+static int monotone_of(char *dir, sbw_plot_fig **f)
 {
     sbw_plot_kind_args a = {.inputs = &dir, .ninputs = 1, .xmin = NAN, .xmax = NAN};
+    return sbw_plot_kind_build("monotone", &a, f);
+}
+
+/* The series is map.tsv's (x, f) rows, bit for bit, in order; the x range
+ * is +-1.25 T for a PLIF head (the old formula's view). */
+static void test_monotone_draws_map_tsv(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", sbw_test_path(""));
+    static const double x[] = {-10, -2.5, -0.1, 0, 0.3333333333333333, 2.5, 10};
+    static const double y[] = {-7.5, 0, 1.2000000000000002, 1.25, 2.0000000000000004, 5, 12.5};
+    char text[2048];
+    size_t o = (size_t)snprintf(text, sizeof text, "# model=plif\n# knots=2\n# plif_t=2.5\nx\tf\n");
+    for (size_t i = 0; i < 7; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%.17g\t%.17g\n", x[i], y[i]);
+    save_file(dir, "map.tsv", text);
     sbw_plot_fig *f;
-    SBW_ASSERT_OK(sbw_plot_kind_build("monotone", &a, &f));
-    return f;
-}
-
-static void test_monotone_plif_formula_matches_the_head(void **state)
-{
-    (void)state;
-    enum { K = 5, N = 61 };
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", sbw_test_path(""));
-    double s[K] = {0.5, 2.0, 0.125, 3.0, 1.25}, t = 2.5, cum[K], x[N], want[N], fp[N], got[N];
-    save_dir(dir, "# model=plif\n# knots=5\n# plif_t=2.5\nname\tfile\nplif_slope\tx\n");
-    save_vec(dir, "plif_slope", s, K);
-    sbw_plot_fig *f = monotone_of(dir);
-    double delta = 2 * t / K;
-    cum[0] = 0;
-    for (size_t i = 1; i < K; i++)
-        cum[i] = cum[i - 1] + delta * s[i - 1];
-    for (size_t i = 0; i < N; i++)
-        x[i] = -4 + (double)i * 8.0 / (N - 1); /* both outer pieces and every knot */
-    sbw_head_ref_plif(x, want, fp, N, s, cum, K, t);
-    gnuplot_eval(f, -4, 8.0 / (N - 1), N, got);
-    SBW_ASSERT_CLOSE(got, want, N, 1e-12, 1e-12);
+    SBW_ASSERT_OK(monotone_of(dir, &f));
+    const sbw_plot_fig_series *s = f->panel[0]->series[0];
+    SBW_ASSERT_EQ(s->n, (size_t)7);
+    assert_null(s->func);
+    for (size_t i = 0; i < 7; i++) {
+        SBW_ASSERT_EQ(s->x[i], x[i]);
+        SBW_ASSERT_EQ(s->y[i], y[i]);
+    }
+    SBW_ASSERT_EQ(f->panel[0]->xmin, -1.25 * 2.5);
+    SBW_ASSERT_EQ(f->panel[0]->xmax, 1.25 * 2.5);
+    assert_null(f->defs); /* no formula */
     sbw_plot_fig_free(f);
 }
 
-static void test_monotone_lms_formula_matches_the_head(void **state)
+/* A folder saved before map.tsv (params.tsv only) says how to get one; a
+ * non-finite f, a head without a learned map: data errors naming the file. */
+static void test_monotone_refuses_missing_or_bad_maps(void **state)
 {
     (void)state;
-    enum { K = 4, N = 41 };
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s", sbw_test_path(""));
-    double u[K] = {0.5, 1.5, 3.0, 40.0}, v[K] = {1.0, 0.25, 2.0, 0.5}, c[K] = {-4, 0, 1.5, 200};
-    double lambda = 0.75, x[N], want[N], fp[N], sig[2 * K * N], got[N];
-    save_dir(dir, "# model=lms\n# k=4\n# linear=true\nname\tfile\nlms_u\tx\n");
-    save_vec(dir, "lms_u", u, K);
-    save_vec(dir, "lms_v", v, K);
-    save_vec(dir, "lms_c", c, K);
-    save_vec(dir, "lms_lambda", &lambda, 1);
-    sbw_plot_fig *f = monotone_of(dir);
-    for (size_t i = 0; i < N; i++)
-        x[i] = -10 + (double)i * 0.5; /* u x + c reaches -400 and 600: a stable sigmoid */
-    sbw_head_ref_lms(x, want, fp, sig, N, u, v, c, K, lambda);
-    gnuplot_eval(f, -10, 0.5, N, got);
-    SBW_ASSERT_CLOSE(got, want, N, 1e-12, 1e-12);
-    sbw_plot_fig_free(f);
+    sbw_plot_fig *f;
+    snprintf(dir, sizeof dir, "%s", sbw_test_path("old"));
+    SBW_ASSERT_EQ(mkdir(dir, 0777), 0);
+    save_file(dir, "params.tsv", "# model=plif\n# knots=2\n# plif_t=2.5\nname\tfile\n");
+    SBW_ASSERT_EQ(monotone_of(dir, &f), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "no map.tsv beside params.tsv"));
+    assert_non_null(strstr(sbw_error_reason(), "--save"));
+    assert_null(f);
+    save_file(dir, "map.tsv", "# model=plif\n# knots=2\n# plif_t=2.5\nx\tf\n-1\t0\n1\tinf\n");
+    SBW_ASSERT_EQ(monotone_of(dir, &f), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "map.tsv: row 2, column 'f' is inf"));
+    save_file(dir, "map.tsv", "# model=mos\nx\tf\n-1\t0\n1\t1\n");
+    SBW_ASSERT_EQ(monotone_of(dir, &f), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "no learned monotone function"));
 }
 
 static void test_kind_errors(void **state)
@@ -461,7 +440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tsv_reads_meta_columns_cells),
         cmocka_unit_test(test_tsv_refuses_bad_tables),
-        cmocka_unit_test(test_cumpct_counts_and_matches_sbw_rank),
+        cmocka_unit_test(test_spectrum_draws_sbw_rank_columns),
         cmocka_unit_test(test_sorted_probs_is_a_sorted_permutation),
         cmocka_unit_test(test_mean_sd_matches_gsl),
         cmocka_unit_test(test_text_escapes_for_tex_and_quotes),
@@ -469,8 +448,8 @@ int main(void)
         cmocka_unit_test(test_gp_code_takes_numbers_only),
         cmocka_unit_test(test_check_refuses_what_cannot_be_drawn),
         cmocka_unit_test(test_data_file_reads_back_exactly),
-        cmocka_unit_test(test_monotone_plif_formula_matches_the_head),
-        cmocka_unit_test(test_monotone_lms_formula_matches_the_head),
+        cmocka_unit_test(test_monotone_draws_map_tsv),
+        cmocka_unit_test(test_monotone_refuses_missing_or_bad_maps),
         cmocka_unit_test(test_kind_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -244,14 +244,16 @@ evaluate() {
 # learned_f NAME: for a head with a learned f (plif, mos+plif), the
 # parameters of the checkpoint the evaluation used, exported once into
 # $STATE/NAME/export (W.npy is 32 MB on PTB: it stays there); its small
-# params.tsv and plif_slope.npy, all `sbw-plot monotone` needs, are copied
-# to $RES/NAME/f/, params.tsv last and through a temporary, so a failure
-# leaves no params.tsv and a rerun tries again.
+# map.tsv (f on a grid, all `sbw-plot monotone` needs), plif_slope.npy and
+# params.tsv are copied to $RES/NAME/f/, params.tsv last and through a
+# temporary, so a failure leaves no params.tsv and a rerun tries again (as
+# does a folder copied before exports had map.tsv).
 learned_f() {
     name=$1
     f=$RES/$name/f
     case " $(opts_of "$name") " in *" --head plif "* | *" --head mos+plif "*) ;; *) return 0 ;; esac
-    [ -s "$f/params.tsv" ] && return 0
+    [ -s "$f/params.tsv" ] && [ -s "$f/map.tsv" ] && return 0
+    rm -f "$f/params.tsv" # written last: there only when the rest is
     x=$STATE/$name/export
     if ! recipe_run "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --tokens 1 --export "$x" \
         --threads "$THREADS" -q >/dev/null; then
@@ -260,10 +262,11 @@ learned_f() {
         return 0
     fi
     mkdir -p "$f"
-    cp "$x/plif_slope.npy" "$f/.plif_slope.npy.tmp" && mv "$f/.plif_slope.npy.tmp" "$f/plif_slope.npy" &&
+    cp "$x/map.tsv" "$f/.map.tsv.tmp" && mv "$f/.map.tsv.tmp" "$f/map.tsv" &&
+        cp "$x/plif_slope.npy" "$f/.plif_slope.npy.tmp" && mv "$f/.plif_slope.npy.tmp" "$f/plif_slope.npy" &&
         cp "$x/params.tsv" "$f/.params.tsv.tmp" && mv "$f/.params.tsv.tmp" "$f/params.tsv" &&
         echo "== $name: learned f exported to $f" && return 0
-    rm -f "$f/.plif_slope.npy.tmp" "$f/.params.tsv.tmp"
+    rm -f "$f/.map.tsv.tmp" "$f/.plif_slope.npy.tmp" "$f/.params.tsv.tmp"
     echo "run.sh: $name: copying the learned f to $f failed" >&2
     ffail=1
 }

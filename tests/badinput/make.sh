@@ -105,12 +105,10 @@ npy '<f8' '(0, 0)' "$D/empty_both.npy"
 npy '<f8' '(1, 1)' "$D/one_by_one.npy"
 printf "$ZERO" >>"$D/one_by_one.npy" # log 1: one word, certain
 
-# ---- singular values for sbw-plot spectrum: (3, 2, 1) and (2, NaN) -----------------------------
+# ---- singular values as a .npy, which sbw-plot spectrum refuses (it reads sbw-rank's table) ----------
 npy '<f8' '(3,)' "$D/spectrum.npy"
 printf '\000\000\000\000\000\000\010\100\000\000\000\000\000\000\000\100' >>"$D/spectrum.npy"
 printf '\000\000\000\000\000\000\360\077' >>"$D/spectrum.npy"
-npy '<f8' '(2,)' "$D/nan_spectrum.npy"
-printf "\000\000\000\000\000\000\000\100$NAN" >>"$D/nan_spectrum.npy"
 
 # ---- a word-level corpus whose valid split has a NUL byte (sbw-lm) ------------------------------
 mkdir -p "$D/corpus_nul"

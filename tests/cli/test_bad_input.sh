@@ -21,7 +21,7 @@ OKCTL=$(printf 'ok\033[31mname.npy')
 tools_of() {
     for w in $1; do
         case $w in
-        NPY) echo info rank bound kl compare fit argmax plot ;;
+        NPY) echo info rank bound kl compare fit argmax ;;
         MAT) echo rank bound kl compare fit argmax ;;
         LOGP) echo kl compare fit ;;
         FREE) echo info rank bound argmax ;;

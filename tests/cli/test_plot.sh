@@ -102,19 +102,22 @@ tsh=$(tsv_field "$T/rank.tsv" tsh)
 expect_grep " $tsh with lines" "$T/figs/spectrum_png.gp" "spectrum: threshold from --rank"
 expect_eq "$(awk '/^# index 0:/ { b = 1; next } b && !/^#/ { print; exit }' "$T/figs/spectrum_png.dat" | cut -f2)" \
     "$(tsv_rows "$T/spec.tsv" | tail -n 1 | cut -f6)" "spectrum: the smallest value's cum_pct"
-# a .npy of singular values works too, through the tested cum_pct
-printf '3\n2\n1\n1\n' >"$T/sv.txt"
+# a .npy of singular values is refused: the curve is sbw-rank's (one
+# implementation, sbw_rank_normalise), read from its --spectrum table
 . tests/cli/npy.sh
 npy_header '<f8' '(4,)' "$T/sv.npy"
 printf '\000\000\000\000\000\000\010\100\000\000\000\000\000\000\000\100\000\000\000\000\000\000\360\077\000\000\000\000\000\000\360\077' >>"$T/sv.npy"
-expect_exit 0 "spectrum of a .npy" "$P" -q spectrum "$T/sv.npy" -o "$T/svfig"
-expect_grep "^0.3333333333333333	50	nan" "$T/svfig.dat" "npy spectrum: 1/3 at 50%"
+expect_refused 1 "spectrum of a .npy" "sv.npy: sbw-plot draws spectra from sbw-rank --spectrum's table" \
+    "$T/svfig" "$P" -q spectrum "$T/sv.npy" -o "$T/svfig"
+printf 'index\tsigma\n0\t3\n1\t1\n' >"$T/nocum.tsv"
+expect_refused 1 "spectrum without cum_pct" "nocum.tsv: no 'normalised' and 'cum_pct' columns" \
+    "$T/svfig" "$P" -q spectrum "$T/nocum.tsv" -o "$T/svfig"
 # a log axis over three decades or more is labelled 10^k, not gnuplot's
-# crowded 1x10^k: singular values 1, 2^-20, 2^-40, 2^-40 (12 decades),
-# drawn on gnuplot's text terminal, where the format shows as written
-npy_header '<f8' '(4,)' "$T/wide.npy"
-printf '\000\000\000\000\000\000\360\077\000\000\000\000\000\000\260\076\000\000\000\000\000\000\160\075\000\000\000\000\000\000\160\075' >>"$T/wide.npy"
-expect_exit 0 "spectrum over 12 decades" "$P" -q spectrum "$T/wide.npy" --logx -o "$T/wide"
+# crowded 1x10^k: singular values 1, 2^-20, 2^-40, 2^-40 (12 decades, a
+# table made by hand as sbw-rank --spectrum writes it), drawn on gnuplot's
+# text terminal, where the format shows as written
+printf 'index\tsigma\tnormalised\tcum_pct\n0\t1\t1\t100\n1\t9.5367431640625e-07\t9.5367431640625e-07\t75\n2\t9.094947017729282e-13\t9.094947017729282e-13\t50\n3\t9.094947017729282e-13\t9.094947017729282e-13\t50\n' >"$T/wide.tsv"
+expect_exit 0 "spectrum over 12 decades" "$P" -q spectrum "$T/wide.tsv" --logx -o "$T/wide"
 sed -e 's/^set terminal .*/set terminal dumb size 200,40/' -e "s|^set output .*|set output '$T/wide.txt'|" \
     "$T/wide.gp" >"$T/wide-dumb.gp"
 expect_exit 0 "the wide spectrum drawn as text" gnuplot "$T/wide-dumb.gp"
@@ -122,20 +125,24 @@ expect_grep '10\^\{-12\}' "$T/wide.txt" "12 decades: a tic labelled 10^{-12}"
 if grep -q '[0-9]e-[0-9]\|x10' "$T/wide.txt"; then
     bad "12 decades: a tic labelled 1e-k or 1x10^k: $(grep '[0-9]e-[0-9]\|x10' "$T/wide.txt" | head -n 1)"
 else ok; fi
-# monotone: parameters as gnuplot arrays
-expect_grep "^array s1\[4\] = \[" "$T/figs/monotone_png.gp" "monotone: plif slopes"
-expect_grep "^array u2\[3\] = \[" "$T/figs/monotone_png.gp" "monotone: lms slopes"
-# monotone: the drawn f is the head's f, on hand-made heads (tests/fixtures/monotone_*).
-# PLIF: slopes 1, 2, 0.5, 3 on [-3, -1.5], [-1.5, 0], [0, 1.5], [1.5, 3], f(-3) = 0, straight
-# outside: f(-4) = -1, f(-2.25) = 0.75, f(-0.75) = 3, f(0) = 4.5, f(2.25) = 7.5, f(4) = 12.75
-# (an integer T once made gnuplot divide 2*T/4 as integers: width 1, not 1.5).
-# LMS: f(x) = 2 sigmoid(x) + x.
-expect_exit 0 "monotone of hand-made heads" "$P" -q monotone tests/fixtures/monotone_plif \
-    tests/fixtures/monotone_lms -o "$T/mono"
-got=$(cd "$T/elsewhere" && gnuplot -e "load '$T/mono.gp'; set print '-'; print sprintf('%.12g %.12g %.12g %.12g %.12g %.12g', f1(-4), f1(-2.25), f1(-0.75), f1(0), f1(2.25), f1(4)); print sprintf('%.12g %.12g', f2(0), f2(2))" 2>"$T/gp.err")
-expect_eq "$(echo "$got" | sed -n 1p)" "-1 0.75 3 4.5 7.5 12.75" "monotone: PLIF f at six points"
-expect_eq "$(echo "$got" | sed -n 2p)" "$(awk 'BEGIN { printf "%.12g %.12g", 1, 2 / (1 + exp(-2)) + 2 }')" \
-    "monotone: LMS f at 0 and 2"
+# monotone: the figure draws each folder's map.tsv (the head's kernels on
+# a grid, tested against the naive twins in test_head_io) as it stands:
+# no formula in the script, the data block is map.tsv's rows
+expect_eq "$(grep -c '^array \|^[a-z][a-z0-9]*(x) = ' "$T/figs/monotone_png.gp")" 0 "monotone: no formula in the script"
+expect_eq "$(awk '/^# index 1:/ { exit } !/^#/ && NF' "$T/figs/monotone_png.dat" | cut -f1,2 | cksum)" \
+    "$(tsv_rows "$T/plif/map.tsv" | sed 1d | cksum)" "monotone: the PLIF block is map.tsv's rows"
+# ... and it is the head's f: heads saved at their documented
+# initialisation (sbw_head.h): PLIF slopes 1, f(x) = x + T (T = 10); LMS
+# K = 1 with --linear, u = 1, c = 0, v = 4, lambda = 1: f(x) = 4 sigmoid(x) + x
+"$BIN/sbw-fit" -q --model plif --k 4 --d 2 --steps 0 --save "$T/plif0" -o "$T/q0.npy" "$T/p.npy" >/dev/null
+"$BIN/sbw-fit" -q --model lms --k 1 --linear --d 2 --steps 0 --save "$T/lms0" -o "$T/q1.npy" "$T/p.npy" >/dev/null
+expect_exit 0 "monotone of heads at their initialisation" "$P" -q monotone "$T/plif0" "$T/lms0" -o "$T/mono"
+expect_eq "$(awk '/^# index 0:/ { b = 0 } /^# index 1:/ { b = 1 } /^# index 2:/ { b = 2 } !/^#/ && NF && b < 2 {
+        n[b]++; w = b ? 4 / (1 + exp(-$1)) + $1 : $1 + 10; d = $2 - w; if (d < 0) d = -d
+        if (d > 1e-13 * (1 + (w < 0 ? -w : w))) bad++ }
+        END { printf "%d %d %d", n[0], n[1], bad }' "$T/mono.dat")" "2049 2049 0" \
+    "monotone: f = x + 10 (PLIF) and 4 sigmoid(x) + x (LMS) at every grid point"
+expect_grep "^set xrange \[-12.5:12.5\]" "$T/mono.gp" "monotone: +-1.25 T around a PLIF head"
 rm -f "$T"/elsewhere/*
 # -o with an extension means the stem; --size and --title reach the script
 expect_exit 0 "-o x.png" "$P" -q bound "$T/bound.tsv" -o "$T/b.png" --size 500x300 --title "My title"
@@ -202,11 +209,11 @@ expect_eq "$(grep -c '^plot ' "$S/t5.gp")" 5 "table values: one plot per panel v
 expect_exit 0 "a title ending with a backslash" "$P" -q train "$S/log.tsv" -o "$S/t6" --title 'x\'
 (cd "$S/elsewhere" && gnuplot "$S/t6.gp") >"$T/out" 2>"$T/err"
 expect_eq "$?:$(head -c 200 "$T/err")" "0:" "a title ending with a backslash: the script runs"
-# params.tsv: a folder named with newlines, and meta values with quotes
+# map.tsv: a folder named with newlines, and meta values with quotes
 cp -r tests/fixtures/monotone_plif "$S/p${nl}${cmd}${nl}#"
-sed "s/^# knots=.*/# knots=4' . $cmd . '\\\\/" tests/fixtures/monotone_plif/params.tsv >"$S/p${nl}${cmd}${nl}#/params.tsv"
-expect_inert "a monotone folder and params.tsv values" "$S/t7" "$P" -q monotone "$S/p${nl}${cmd}${nl}#" -o "$S/t7"
-expect_grep "intervals" "$S/t7.gp" "params.tsv: the label is drawn"
+sed "s/^# knots=.*/# knots=4' . $cmd . '\\\\/" tests/fixtures/monotone_plif/map.tsv >"$S/p${nl}${cmd}${nl}#/map.tsv"
+expect_inert "a monotone folder and map.tsv values" "$S/t7" "$P" -q monotone "$S/p${nl}${cmd}${nl}#" -o "$S/t7"
+expect_grep "intervals" "$S/t7.gp" "map.tsv: the label is drawn"
 # every string is in a '...' literal or a comment: no line of any script
 # written above begins with anything but the template's statements
 for g in "$S"/*.gp; do
@@ -305,29 +312,28 @@ expect_grep "\.\.\.' noenhanced" "$S/long.gp" "a label over 8 lines ends with ..
 printf 'step\tloss\n1\t3\n2\tinf\n3\t1\n' >"$S/inf.tsv"
 expect_refused 1 "an infinite value" "inf.tsv: row 2, column 'loss' is inf" "$S/bad" \
     "$P" -q train "$S/inf.tsv" -o "$S/bad"
-printf 'index\tsigma\n0\t2\n1\tnan\n' >"$S/nanspec.tsv"
+printf 'index\tsigma\tnormalised\tcum_pct\n0\t2\t1\t100\n1\tnan\tnan\t50\n' >"$S/nanspec.tsv"
 expect_refused 1 "a nan singular value" "nanspec.tsv: row 2, column 'sigma' is nan" "$S/bad" \
     "$P" -q spectrum "$S/nanspec.tsv" -o "$S/bad"
 printf 'rank\ttsh\n3\tnan\n' >"$S/nanrank.tsv"
 expect_refused 1 "a nan threshold" "nanrank.tsv: row 1, column 'tsh' is nan" "$S/bad" \
     "$P" -q spectrum "$T/spec.tsv" --rank "$S/nanrank.tsv" -o "$S/bad"
-# PLIF slopes 1, -1 (or nan), 0.5, 3; plif_t inf
-mkplif() { # mkplif DIR SECOND-SLOPE-BYTES T
+# map.tsv with a nan f, with plif_t inf; a folder saved before map.tsv
+mkmap() { # mkmap DIR SECOND-F T
     mkdir -p "$1"
-    sed "s/^# plif_t=.*/# plif_t=$3/" tests/fixtures/monotone_plif/params.tsv >"$1/params.tsv"
-    npy_header '<f8' '(4,)' "$1/plif_slope.npy"
-    printf "\\000\\000\\000\\000\\000\\000\\360\\077$2\\000\\000\\000\\000\\000\\000\\340\\077\\000\\000\\000\\000\\000\\000\\010\\100" >>"$1/plif_slope.npy"
+    sed -e "s/^# plif_t=.*/# plif_t=$3/" -e "s/^-3\t0\$/-3\t$2/" tests/fixtures/monotone_plif/map.tsv >"$1/map.tsv"
 }
-mkplif "$S/pneg" '\000\000\000\000\000\000\360\277' 3
-mkplif "$S/pnan" '\000\000\000\000\000\000\370\177' 3
-mkplif "$S/pinf" '\000\000\000\000\000\000\000\100' inf
-expect_refused 1 "a negative PLIF slope" "pneg/plif_slope.npy: entry 2 is -1, not a positive number" \
-    "$S/bad" "$P" -q monotone "$S/pneg" -o "$S/bad"
-expect_refused 1 "a nan PLIF slope" "pnan/plif_slope.npy: entry 2 is nan, not a positive number" \
+mkmap "$S/pnan" nan 3
+mkmap "$S/pinf" 0 inf
+mkmap "$S/pok" 0 3
+expect_refused 1 "a nan in map.tsv" "pnan/map.tsv: row 2, column 'f' is nan, not a finite number" \
     "$S/bad" "$P" -q monotone "$S/pnan" -o "$S/bad"
-expect_refused 1 "an infinite plif_t" "pinf/params.tsv: '# plif_t=inf' is not a positive finite number" \
+expect_refused 1 "an infinite plif_t" "pinf/map.tsv: '# plif_t=inf' is not a positive finite number" \
     "$S/bad" "$P" -q monotone "$S/pinf" -o "$S/bad"
-expect_exit 0 "the same head with slope 2 draws" sh -c "mkdir -p '$S/pok' && cp '$S/pinf/plif_slope.npy' '$S/pok/' && cp tests/fixtures/monotone_plif/params.tsv '$S/pok/' && '$P' -q monotone '$S/pok' -o '$S/pok'"
+expect_exit 0 "the same map with plif_t 3 draws" "$P" -q monotone "$S/pok" -o "$S/pok"
+mkdir -p "$S/pold" && cp tests/fixtures/monotone_plif/params.tsv "$S/pold/"
+expect_refused 1 "a folder saved before map.tsv" "pold: no map.tsv beside params.tsv .*save the head again" \
+    "$S/bad" "$P" -q monotone "$S/pold" -o "$S/bad"
 expect_refused 2 "an infinite --xrange" "--xrange: '-inf:inf' is not A:B with finite A < B" "$S/bad" \
     "$P" -q monotone "$S/pok" --xrange -inf:inf -o "$S/bad"
 # a 100,000-column table (the duplicate-name check compared every pair of

@@ -77,6 +77,7 @@ done
 # its small part is a result; the report draws it and states the slopes' range
 expect_eq "$(tsv_meta "$R/plif/f/params.tsv" model)" plif "results/plif/f/params.tsv"
 if cmp -s "$X/plif_slope.npy" "$R/plif/f/plif_slope.npy"; then ok; else bad "results/plif/f/plif_slope.npy differs from the export's"; fi
+if cmp -s "$X/map.tsv" "$R/plif/f/map.tsv"; then ok; else bad "results/plif/f/map.tsv (what sbw-plot monotone draws) differs from the export's"; fi
 for e in gp png; do
     if [ -s "$Q/figures/plif-f.$e" ]; then ok; else bad "no figure plif-f.$e"; fi
 done
@@ -95,8 +96,9 @@ expect_exit 0 "rerun" run
 expect_eq "$(grep -c ': trained' "$T/out")" 6 "rerun: every model already trained"
 expect_eq "$(grep -c ': evaluated' "$T/out")" 6 "rerun: every model already evaluated"
 # a model evaluated before its f was exported gets it on a rerun, without
-# evaluating again; a failed export leaves no params.tsv and fails the run
-rm "$R/plif/f/params.tsv" "$R/plif/f/plif_slope.npy"
+# evaluating again (as does a folder copied before exports had map.tsv); a
+# failed export leaves no params.tsv and fails the run
+rm "$R/plif/f/map.tsv" "$R/plif/f/plif_slope.npy"
 rm "$X/plif_slope.npy" && mkdir "$X/plif_slope.npy"
 expect_exit 1 "a failing export" run eval plif
 expect_grep "plif: exporting the learned f failed" "$T/err" "the failure is named"
@@ -106,6 +108,7 @@ expect_exit 0 "rerun of an evaluated plif" run eval plif
 expect_grep "plif: evaluated" "$T/out" "plif not evaluated again"
 expect_grep "plif: learned f exported" "$T/out" "the learned f exported on the rerun"
 if cmp -s "$X/plif_slope.npy" "$R/plif/f/plif_slope.npy"; then ok; else bad "re-exported slopes differ"; fi
+if cmp -s "$X/map.tsv" "$R/plif/f/map.tsv"; then ok; else bad "re-exported map.tsv differs"; fi
 # a deleted result is finished from the checkpoint (no new training steps)
 steps=$(tsv_field "$R/plif/train.tsv" steps)
 rm "$R/plif/train.tsv" "$R/plif/eval.done"

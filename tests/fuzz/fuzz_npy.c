@@ -2,8 +2,8 @@
  * regular file and from a pipe, read as float64 and as float32, by blocks,
  * after a seek and through a mapped view; then the log-probability checks
  * of analysis/sbw_logp (logs, probabilities, renormalised), which use the
- * shared checker core/sbw_check, and sbw-plot's spectrum kind, which reads
- * a .npy of singular values (plots/sbw_plot_kind).
+ * shared checker core/sbw_check.  (sbw-plot's spectrum kind read a .npy of
+ * singular values here until it drew sbw-rank's table only.)
  *
  * Properties beyond "no crash, no leak, no undefined behaviour":
  * a failure always leaves a reason; an open header describes its payload
@@ -18,8 +18,6 @@
 #include "sbw_error.h"
 #include "sbw_logp.h"
 #include "sbw_npy.h"
-#include "sbw_plot_fig.h"
-#include "sbw_plot_kind.h"
 
 #include <math.h>
 #include <string.h>
@@ -160,18 +158,6 @@ static void fuzz_logp(const char *path, size_t size)
     sbw_logp_close(r);
 }
 
-/* sbw-plot spectrum on the file as a .npy of singular values. */
-static void fuzz_spectrum(char *path)
-{
-    char *inputs[1] = {path};
-    sbw_plot_kind_args a = {.inputs = inputs, .ninputs = 1, .xmin = NAN, .xmax = NAN};
-    sbw_plot_fig *f = NULL;
-    if (sbw_plot_kind_build("spectrum", &a, &f) == SBW_OK)
-        sbw_plot_fig_free(f);
-    else
-        FUZZ_REQUIRE(f == NULL && sbw_error_reason()[0] != '\0');
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[512];
@@ -179,8 +165,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t items = fuzz_file_reads(path, size);
     fuzz_pipe_reads(data, size, items);
     fuzz_logp(path, size);
-    if (items > 0)
-        fuzz_spectrum(path);
     sbw_npy_reader *r = NULL;
     if (sbw_check_open(&r, path, SBW_SHAPE_MATRIX) == SBW_OK)
         sbw_npy_close(r);

@@ -25,6 +25,7 @@
 #include "fuzz_util.h"
 
 #include "sbw_plot_fig.h"
+#include "sbw_plot_script.h"
 #include "sbw_plot_gp.h"
 
 #include <math.h>
@@ -82,7 +83,7 @@ static char *written(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const ch
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     FUZZ_REQUIRE(m != NULL);
-    int st = script ? sbw_plot_fig_write_script(f, o, stem, m) : sbw_plot_fig_write_data(f, m);
+    int st = script ? sbw_plot_script_write(f, o, stem, m) : sbw_plot_fig_write_data(f, m);
     FUZZ_REQUIRE(st == 0);
     FUZZ_REQUIRE(fclose(m) == 0);
     return buf;

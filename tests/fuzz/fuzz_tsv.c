@@ -14,6 +14,7 @@
 
 #include "sbw_error.h"
 #include "sbw_plot_fig.h"
+#include "sbw_plot_script.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_tsv.h"
 
@@ -70,7 +71,7 @@ static void fuzz_kind(const char *kind, char *path)
     sbw_plot_fig_opts o = {.format = SBW_PLOT_PNG, .command = "sbw-plot fuzz"};
     if (sbw_plot_fig_check(f, &o) == SBW_OK) {
         FUZZ_REQUIRE(sbw_plot_fig_write_data(f, devnull()) == SBW_OK);
-        FUZZ_REQUIRE(sbw_plot_fig_write_script(f, &o, "fig", devnull()) == SBW_OK);
+        FUZZ_REQUIRE(sbw_plot_script_write(f, &o, "fig", devnull()) == SBW_OK);
     }
     sbw_plot_fig_free(f);
 }
