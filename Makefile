@@ -142,6 +142,7 @@ LINT_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS))) $(wildcard tests/*.c)
 lint: $(PREFIX_OBJ)
 	scripts/check-deps.sh $(SRCDIRS) tests
 	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
+	scripts/check-recipes.sh
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
 	  $(addprefix -I,$(SRCDIRS)) -Itests $(LINT_C)

@@ -258,13 +258,14 @@ static int put_cell(FILE *out, const char *text, const char *format)
 }
 
 /* Every column of input 1 when the spec names none. */
-static int default_cols(const sbw_plot_tsv *t, sbw_plot_table_col **cols, size_t *nc)
+static int default_cols(const sbw_plot_tsv *t, const char *format, sbw_plot_table_col **cols,
+                        size_t *nc)
 {
     *cols = calloc(t[0].ncol ? t[0].ncol : 1, sizeof **cols);
     if (!*cols)
         return SBW_ERROR(SBW_ENOMEM, "table: out of memory");
     for (size_t j = 0; j < t[0].ncol; j++)
-        (*cols)[j] = (sbw_plot_table_col){1, t[0].col[j], t[0].col[j], NULL};
+        (*cols)[j] = (sbw_plot_table_col){1, t[0].col[j], t[0].col[j], format};
     *nc = t[0].ncol;
     return SBW_OK;
 }
@@ -338,7 +339,7 @@ int sbw_plot_table_render(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, 
     long *match = calloc(n, sizeof *match);
     int st = match ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "table: out of memory");
     if (!st && nc == 0) {
-        st = default_cols(t, &own, &nc);
+        st = default_cols(t, sp->format, &own, &nc);
         cols = own;
     }
     st = st ? st : check_names(sp, cols, nc, t, n);
@@ -494,10 +495,10 @@ static int parse_where(char **it, size_t m, size_t n, sbw_plot_table_cond *w)
     return SBW_OK;
 }
 
-/* --format: per column, or for every column without a COL=. */
-static int parse_formats(char **it, size_t m, sbw_plot_table_col *cols, size_t nc)
+/* --format: per column, or for every column without a COL= (*all). */
+static int parse_formats(char **it, size_t m, sbw_plot_table_col *cols, size_t nc, const char **all)
 {
-    const char *all = NULL;
+    *all = NULL;
     for (size_t j = 0; j < m; j++) {
         char *eq = it[j][0] == '%' ? NULL : strchr(it[j], '=');
         const char *fmt = eq ? eq + 1 : it[j];
@@ -505,7 +506,7 @@ static int parse_formats(char **it, size_t m, sbw_plot_table_col *cols, size_t n
         if (st)
             return st;
         if (!eq) {
-            all = fmt;
+            *all = fmt;
             continue;
         }
         *eq = '\0';
@@ -520,7 +521,7 @@ static int parse_formats(char **it, size_t m, sbw_plot_table_col *cols, size_t n
     }
     for (size_t c = 0; c < nc; c++)
         if (!cols[c].format)
-            cols[c].format = all;
+            cols[c].format = *all;
     return SBW_OK;
 }
 
@@ -564,10 +565,9 @@ static int build_spec(const table_args *a, size_t n, table_run *r, sbw_plot_tabl
         st = SBW_ERROR(SBW_ENOMEM, "table: out of memory");
     st = st ? st : parse_columns(r->it[0], r->nit[0], n, r->cols);
     st = st ? st : parse_where(r->it[1], r->nit[1], n, r->where);
-    if (!st && r->nit[2] && !r->nit[0])
-        st = SBW_ERROR(SBW_EINVAL, "--format needs --columns (the columns it formats)");
-    st = st ? st : parse_formats(r->it[2], r->nit[2], r->cols, r->nit[0]);
-    *sp = (sbw_plot_table_spec){r->cols, r->nit[0], r->where, r->nit[1], a->join, a->missing};
+    const char *all = NULL;
+    st = st ? st : parse_formats(r->it[2], r->nit[2], r->cols, r->nit[0], &all);
+    *sp = (sbw_plot_table_spec){r->cols, r->nit[0], r->where, r->nit[1], a->join, a->missing, all};
     return st;
 }
 

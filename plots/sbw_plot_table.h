@@ -49,6 +49,7 @@ typedef struct sbw_plot_table_spec {
                             every other input with the same key; NULL: the
                             inputs' rows are stacked */
     const char *missing; /* a cell no input has (stacking, an unmatched join) */
+    const char *format;  /* the format of every column when cols is empty (NULL: none) */
 } sbw_plot_table_spec;
 
 /* Escapes s for a markdown table cell as described above into a new

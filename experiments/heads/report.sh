@@ -97,6 +97,7 @@ md() {
     if [ "$SYN" != 1 ] && [ "$(tsv_meta "$A" argmaxable)" -gt 0 ]; then
         # how long the h certificates are, against the ball that holds a tanh latent
         # shellcheck disable=SC2046 # four numbers, split on purpose
+        # check-recipes: allow not yet in a tool (issue 26 leftover): the certificates' norms against the radius sqrt(d)
         set -- $(awk -F'\t' -v d="$(tsv_meta "$A" d)" '/^#/ { next }
             !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1; r = sqrt(d); next }
             $(at["argmaxable"]) == 1 { c = $(at["cert_norm"]) + 0; if (c <= r) in_++; else out++; if (c > big) big = c }
