@@ -336,7 +336,7 @@ int sbw_plot_table_render(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, 
     sbw_plot_table_col *own = NULL;
     const sbw_plot_table_col *cols = sp->cols;
     size_t nc = sp->ncols, kept = 0;
-    long *match = calloc(n, sizeof *match);
+    long *match = calloc(n ? n : 1, sizeof *match);
     int st = match ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "table: out of memory");
     if (!st && nc == 0) {
         st = default_cols(t, sp->format, &own, &nc);
@@ -641,7 +641,7 @@ int sbw_plot_table_main(int argc, char **argv)
                          1000,
                          SBW_CLI_OUTPUT};
     sbw_cli_common c;
-    sbw_plot_table_spec sp;
+    sbw_plot_table_spec sp = {0};
     table_run r = {0};
     /* argv[0] is "table": the parser reads the rest */
     int st = sbw_cli_parse(&cli, argc, argv, &c);

@@ -36,6 +36,11 @@ cat >want <<'EOF'
 EOF
 same want "columns renamed, %.4g on reals only"
 
+# every column of the first input when --columns is absent, --format on all of them
+expect_exit 0 "default columns" "$P" table paper.tsv --format %.1f --no-cite
+printf '| k | rank | ppl |\n|---|---|---|\n| 3 | 6467 | 58.6 |\n| 5 | 8930 | 57.4 |\n| 20 | 9981 | 56.2 |\n' >want
+same want "every column, %.1f on the reals only"
+
 # per-column formats override the default; --where keeps alternatives of one column
 expect_exit 0 "where and per-column format" "$P" table ours.tsv --columns k,ppl --where k=3,k=10 \
     --format ppl=%.1f,%.2e --no-cite
