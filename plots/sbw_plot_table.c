@@ -180,12 +180,37 @@ static int no_column(const sbw_plot_tsv *t, size_t n, size_t input, const char *
                      input || n == 1 ? "" : " (nor in the other inputs)");
 }
 
+/* Whether row q of input i (0-based) passes the --where conditions aimed at
+ * that input by an explicit I: prefix (in a join, those choose the rows of
+ * input I that may meet the first input's rows). */
+static bool candidate(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_t i, size_t q)
+{
+    for (size_t a = 0; a < sp->nwhere; a++) {
+        const sbw_plot_table_cond *c = &sp->where[a];
+        if (c->input != i + 1)
+            continue;
+        bool any = false; /* alternatives: the conditions on the same column */
+        for (size_t b = 0; b < sp->nwhere; b++) {
+            const sbw_plot_table_cond *d = &sp->where[b];
+            long col = sbw_plot_tsv_col(&t[i], d->name);
+            if (d->input == c->input && strcmp(d->name, c->name) == 0 && col >= 0)
+                any = any || strcmp(sbw_plot_tsv_str(&t[i], q, (size_t)col), d->value) == 0;
+        }
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
 /* For a joined table: the row of input i matching row r of input 0 on the
- * key (-1 when none), in match[i] for every i.  Errors: SBW_EDATA for a
- * missing key column or a key repeated in input i > 0. */
-static int join_rows(const sbw_plot_tsv *t, size_t n, const char *key, size_t r, long *match)
+ * key among its candidate rows (-1 when none), in match[i] for every i.
+ * Errors: SBW_EDATA for a missing key column or a key on two candidate rows
+ * of input i > 0. */
+static int join_rows(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_t n, size_t r,
+                     long *match)
 {
     size_t k0;
+    const char *key = sp->join;
     int st = sbw_plot_tsv_need(&t[0], key, &k0);
     match[0] = (long)r;
     for (size_t i = 1; i < n && !st; i++) {
@@ -193,11 +218,14 @@ static int join_rows(const sbw_plot_tsv *t, size_t n, const char *key, size_t r,
         st = sbw_plot_tsv_need(&t[i], key, &ki);
         match[i] = -1;
         for (size_t q = 0; q < t[i].nrow && !st; q++) {
-            if (strcmp(sbw_plot_tsv_str(&t[i], q, ki), sbw_plot_tsv_str(&t[0], r, k0)) != 0)
+            if (strcmp(sbw_plot_tsv_str(&t[i], q, ki), sbw_plot_tsv_str(&t[0], r, k0)) != 0 ||
+                !candidate(sp, t, i, q))
                 continue;
             if (match[i] >= 0)
-                st = SBW_ERROR(SBW_EDATA, "%s: key %s '%s' on more than one row (--join needs one)",
-                               t[i].path, key, sbw_plot_tsv_str(&t[0], r, k0));
+                st = SBW_ERROR(SBW_EDATA,
+                               "%s: key %s '%s' on more than one row (--join needs one; "
+                               "--where %zu:COL=VALUE narrows them)",
+                               t[i].path, key, sbw_plot_tsv_str(&t[0], r, k0), i + 1);
             match[i] = (long)q;
         }
     }
@@ -223,6 +251,8 @@ static bool row_kept(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_
                      const long *match)
 {
     for (size_t i = 0; i < sp->nwhere; i++) {
+        if (sp->join && sp->where[i].input > 1)
+            continue; /* chose the rows joined (candidate) */
         bool any = false;
         for (size_t j = 0; j < sp->nwhere; j++) {
             const sbw_plot_table_cond *c = &sp->where[j];
@@ -322,7 +352,7 @@ static int put_rows(FILE *out, const sbw_plot_table_spec *sp, const sbw_plot_tab
             for (size_t q = 0; q < n; q++)
                 match[q] = q == i ? (long)r : -1;
             if (sp->join)
-                st = join_rows(t, n, sp->join, r, match);
+                st = join_rows(sp, t, n, r, match);
             if (st || !row_kept(sp, t, n, match))
                 continue;
             st = put_row(out, sp, cols, nc, t, n, match);
@@ -398,7 +428,8 @@ static const char details[] =
     "                 otherwise the first input that has COL; HEADER renames it\n"
     "  --where [I:]COL=VALUE,...  keep the rows whose COL is VALUE (text equality);\n"
     "                 several values of one column are alternatives, different\n"
-    "                 columns must all match\n"
+    "                 columns must all match; with --join, I:COL=VALUE for an\n"
+    "                 input I >= 2 chooses which of its rows may be joined\n"
     "  --join KEY     each row of the first input meets the row of every other\n"
     "                 input with the same KEY (a key twice in one input is an\n"
     "                 error); without it the inputs' rows are stacked\n"

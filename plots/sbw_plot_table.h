@@ -34,7 +34,10 @@ typedef struct sbw_plot_table_col {
 } sbw_plot_table_col;
 
 /* One --where condition: COL=VALUE (text equality).  Conditions on the same
- * column are alternatives; on different columns all must hold. */
+ * column are alternatives; on different columns all must hold.  In a join,
+ * a condition on input I >= 2 (an explicit I: prefix) chooses which rows of
+ * input I may meet the first input's rows (a long table such as paper.tsv
+ * read once per quantity); the others test the joined row. */
 typedef struct sbw_plot_table_cond {
     size_t input; /* as in sbw_plot_table_col */
     const char *name, *value;

@@ -65,6 +65,25 @@ cat >want <<'EOF'
 EOF
 same want "--join k: the paper's cells beside ours, — where it has none"
 
+# a long table joined twice, each copy narrowed to one quantity by --where I:COL=V
+tsv long.tsv "typed" "table|model|quantity|value" "11|MoS|kl_valid|5.400" "11|MoS|kl_test|5.284" \
+    "11|Softmax|kl_valid|4.869" "11|Softmax|kl_test|4.763" "6|MoS|kl_valid|0"
+tsv kl.tsv "sbw-kl" "model|kl" "Softmax|4.12345" "MoC|4.5" "MoS|4.9"
+expect_exit 0 "join a long table twice" "$P" table kl.tsv long.tsv long.tsv --join model \
+    --where 2:table=11,2:quantity=kl_valid,3:table=11,3:quantity=kl_test \
+    --columns "model,1:kl=ours,2:value=paper valid,3:value=paper test" --format kl=%.3f --no-cite
+cat >want <<'EOF2'
+| model | ours | paper valid | paper test |
+|---|---|---|---|
+| Softmax | 4.123 | 4.869 | 4.763 |
+| MoC | 4.500 | — | — |
+| MoS | 4.900 | 5.400 | 5.284 |
+EOF2
+same want "each copy of the long table gives one quantity; MoC has none"
+expect_exit 1 "a join left ambiguous" "$P" table kl.tsv long.tsv --join model --where 2:table=11
+expect_grep "long.tsv: key model 'Softmax' on more than one row .*--where 2:COL=VALUE" "$T/err" \
+    "an ambiguous join names the input to narrow"
+
 # stacked (no --join): a column an input lacks is --missing
 expect_exit 0 "stack" "$P" table ours.tsv paper.tsv --columns model,k,rank --where k=3 --missing n/a --no-cite
 printf '| model | k | rank |\n|---|---|---|\n| mos-k3 | 3 | 12 |\n| n/a | 3 | 6467 |\n' >want
