@@ -170,6 +170,51 @@ kranks=$(for k in $KS; do
             "$(tsv_field "$RES/$n/rank.tsv" n)"
     fi
 done)
+# The numbers of the tables below, gathered (selection only) from MODEL/*.tsv
+# into three tables that sbw-plot table renders beside experiments/ptb/paper.tsv:
+# roles.tsv, one row per head the papers name (Softmax, MoC, Sigsoftmax, PLIF,
+# MoS: the order of the papers' rows); by-k.tsv, one row per K of Table 7;
+# trained.tsv, one row per model trained.  A value not there yet is —.
+TAB=$(mktemp -d "${TMPDIR:-/tmp}/sbw-report-XXXXXX")
+trap 'rm -rf "$TAB"' EXIT
+trap 'rm -rf "$TAB"; exit 130' INT
+trap 'rm -rf "$TAB"; exit 143' TERM
+row() { (IFS='	' && printf '%s\n' "$*"); }
+{
+    row model d rank rank_center rank_gap gap_decades rank_single ppl_valid ppl_test kl_valid kl_test
+    for r in "Softmax $SM" "MoC $MOC" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS"; do
+        m=${r#* }
+        row "${r% *}" "$(v "$m/train.tsv" d)" "$(v "$m/rank.tsv" rank)" "$(v "$m/rank-center.tsv" rank)" \
+            "$(v "$m/rank.tsv" rank_gap)" "$(v "$m/rank.tsv" gap_decades)" "$(rank32 "$m")" \
+            "$(v "$m/eval-valid.tsv" ppl)" "$(v "$m/eval-test.tsv" ppl)" \
+            "$(v "$m/kl-valid.tsv" expected_pairwise_kl)" "$(v "$m/kl-test.tsv" expected_pairwise_kl)"
+    done
+} >"$TAB/roles.tsv"
+{
+    row k rank rank_single ppl
+    for k in $KS; do
+        n=$(mos_name "$k")
+        row "$k" "$(v "$n/rank.tsv" rank)" "$(rank32 "$n")" "$(v "$n/eval-test.tsv" ppl)"
+    done
+} >"$TAB/by-k.tsv"
+{
+    row model head d k params epochs tokens threads seconds tokens_per_s ppl_valid ppl_test
+    for d in "$RES"/*/; do
+        m=$(basename "$d")
+        [ -s "$RES/$m/train.tsv" ] || continue
+        row "$m" "$(v "$m/train.tsv" head)" "$(v "$m/train.tsv" d)" "$(v "$m/train.tsv" k)" \
+            "$(v "$m/train.tsv" params)" "$(v "$m/train.tsv" epochs)" "$(v "$m/train.tsv" tokens)" \
+            "$(tsv_meta "$RES/$m/train.tsv" threads 2>/dev/null || echo —)" "$(v "$m/train.tsv" seconds)" \
+            "$(v "$m/train.tsv" tokens_per_s)" "$(v "$m/eval-valid.tsv" ppl)" "$(v "$m/eval-test.tsv" ppl)"
+    done
+} >"$TAB/trained.tsv"
+# table TABLE ARG...: TABLE (of $TAB) and ARG as a markdown table (sbw-plot
+# table; the report says where its numbers come from, so no citation here)
+table() {
+    t=$1
+    shift
+    "$BIN/sbw-plot" table "$TAB/$t" "$@" --no-cite
+}
 # the valid predictions each curve point was measured on (its # command= line)
 curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null || true)
 {
@@ -215,13 +260,12 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "Every model, as trained here (from MODEL/train.tsv):"
     echo
-    echo "| model | head | D | K | parameters | epochs | training tokens | threads | seconds | tokens/s | valid ppl | test ppl |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-    for d in "$RES"/*/; do
-        m=$(basename "$d")
-        [ -s "$RES/$m/train.tsv" ] || continue
-        echo "| $m | $(v "$m/train.tsv" head) | $(v "$m/train.tsv" d) | $(v "$m/train.tsv" k) | $(v "$m/train.tsv" params) | $(v "$m/train.tsv" epochs) | $(v "$m/train.tsv" tokens) | $(tsv_meta "$RES/$m/train.tsv" threads 2>/dev/null || echo —) | $(v "$m/train.tsv" seconds %.0f) | $(v "$m/train.tsv" tokens_per_s %.0f) | $(v "$m/eval-valid.tsv" ppl %.1f) | $(v "$m/eval-test.tsv" ppl %.1f) |"
-    done
+    if [ "$(grep -c . "$TAB/trained.tsv")" -gt 1 ]; then
+        table trained.tsv --columns "model,head,d=D,k=K,params=parameters,epochs,tokens=training tokens,threads,seconds,tokens_per_s=tokens/s,ppl_valid=valid ppl,ppl_test=test ppl" \
+            --format seconds=%.0f,tokens_per_s=%.0f,ppl_valid=%.1f,ppl_test=%.1f
+    else
+        echo "(none trained yet)"
+    fi
     # the runs' time: training (MODEL/train.tsv) and recorded evaluation
     # (MODEL/eval.done) as "count seconds" each, against the issue's budget
     # check-recipes: allow not yet a tool's column (issue 26 leftover): the training seconds summed over the models
@@ -240,11 +284,9 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo
-    echo "| model | D | rank (ours) | rank (paper) | d* (ours) | rank at the largest gap | its size (decades) | rank at float32's eps |"
-    echo "|---|---|---|---|---|---|---|---|"
-    echo "| Softmax | $(v "$SM/train.tsv" d) | $(v "$SM/rank.tsv" rank) | $(paper 6 Softmax - rank) | $(v "$SM/rank-center.tsv" rank) | $(v "$SM/rank.tsv" rank_gap) | $(v "$SM/rank.tsv" gap_decades %.1f) | $(rank32 "$SM") |"
-    echo "| MoC | $(v "$MOC/train.tsv" d) | $(v "$MOC/rank.tsv" rank) | $(paper 6 MoC - rank) | $(v "$MOC/rank-center.tsv" rank) | $(v "$MOC/rank.tsv" rank_gap) | $(v "$MOC/rank.tsv" gap_decades %.1f) | $(rank32 "$MOC") |"
-    echo "| MoS | $(v "$MOS/train.tsv" d) | $(v "$MOS/rank.tsv" rank) | $(paper 6 MoS - rank) | $(v "$MOS/rank-center.tsv" rank) | $(v "$MOS/rank.tsv" rank_gap) | $(v "$MOS/rank.tsv" gap_decades %.1f) | $(rank32 "$MOS") |"
+    table roles.tsv "$PAPER" --join model --where model=Softmax,model=MoC,model=MoS,2:table=6,2:quantity=rank \
+        --columns "model,d=D,1:rank=rank (ours),2:value=rank (paper),rank_center=d* (ours),rank_gap=rank at the largest gap,gap_decades=its size (decades),rank_single=rank at float32's eps" \
+        --format gap_decades=%.1f
     echo
     echo "\"Rank at the largest gap\" and its size are sbw-rank's check on the threshold: the rank where"
     echo "the singular values drop most (in log10) and by how many decades; when it equals the NR rank,"
@@ -259,12 +301,10 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "## Table 7: MoS rank and test perplexity by K"
     echo
-    echo "| K | rank (ours) | rank (paper) | rank (Parthiban supp. T4) | rank at float32's eps (ours) | test ppl (ours) | test ppl (paper) |"
-    echo "|---|---|---|---|---|---|---|"
-    for k in $KS; do
-        n=$(mos_name "$k")
-        echo "| $k | $(v "$n/rank.tsv" rank) | $(paper 7 MoS "$k" rank) | $(paper "supp. 4" MoS "$k" rank) | $(rank32 "$n") | $(v "$n/eval-test.tsv" ppl %.2f) | $(paper 7 MoS "$k" test_ppl) |"
-    done
+    table by-k.tsv "$PAPER" "$PAPER" "$PAPER" --join k \
+        --where "2:table=7,2:quantity=rank,3:table=supp. 4,3:quantity=rank,4:table=7,4:quantity=test_ppl" \
+        --columns "k=K,1:rank=rank (ours),2:value=rank (paper),3:value=rank (Parthiban supp. T4),1:rank_single=rank at float32's eps (ours),1:ppl=test ppl (ours),4:value=test ppl (paper)" \
+        --format ppl=%.2f
     # in words: each K's two ranks, whether the float32 one rises with K
     # check-recipes: allow not yet in a tool (issue 26 leftover): whether the float32 rank rises with K
     printf '%s' "$kranks" | awk -F'\t' '$3 != "—" { N++; k[N] = $1; r64[N] = $2; r32[N] = $3; m = $4 }
@@ -284,11 +324,10 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "## Table 11: expected pairwise KL divergence (nats), valid / test"
     echo
-    echo "| model | ours valid | paper valid | ours test | paper test | ours valid ppl |"
-    echo "|---|---|---|---|---|---|"
-    echo "| Softmax | $(v "$SM/kl-valid.tsv" expected_pairwise_kl %.3f) | $(paper 11 Softmax - kl_valid) | $(v "$SM/kl-test.tsv" expected_pairwise_kl %.3f) | $(paper 11 Softmax - kl_test) | $(v "$SM/eval-valid.tsv" ppl %.1f) |"
-    echo "| MoC | $(v "$MOC/kl-valid.tsv" expected_pairwise_kl %.3f) | $(paper 11 MoC - kl_valid) | $(v "$MOC/kl-test.tsv" expected_pairwise_kl %.3f) | $(paper 11 MoC - kl_test) | $(v "$MOC/eval-valid.tsv" ppl %.1f) |"
-    echo "| MoS | $(v "$MOS/kl-valid.tsv" expected_pairwise_kl %.3f) | $(paper 11 MoS - kl_valid) | $(v "$MOS/kl-test.tsv" expected_pairwise_kl %.3f) | $(paper 11 MoS - kl_test) | $(v "$MOS/eval-valid.tsv" ppl %.1f) |"
+    table roles.tsv "$PAPER" "$PAPER" --join model \
+        --where "model=Softmax,model=MoC,model=MoS,2:table=11,2:quantity=kl_valid,3:table=11,3:quantity=kl_test" \
+        --columns "model,kl_valid=ours valid,2:value=paper valid,kl_test=ours test,3:value=paper test,ppl_valid=ours valid ppl" \
+        --format kl_valid=%.3f,kl_test=%.3f,ppl_valid=%.1f
     echo
     echo "The paper's ordering is MoS > MoC > Softmax; ours at the end of training, on the whole valid set:"
     for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
@@ -340,12 +379,9 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "## Parthiban et al. 2021, Table 2 (PTB test, NR threshold)"
     echo
-    echo "| head | rank (ours) | rank (Parthiban) | rank at float32's eps (ours) | test ppl (ours) |"
-    echo "|---|---|---|---|---|"
-    echo "| Softmax | $(v "$SM/rank.tsv" rank) | $(paper 2 Softmax - rank) | $(rank32 "$SM") | $(v "$SM/eval-test.tsv" ppl %.1f) |"
-    echo "| Sigsoftmax | $(v sigsoftmax/rank.tsv rank) | $(paper 2 Sigsoftmax - rank) | $(rank32 sigsoftmax) | $(v sigsoftmax/eval-test.tsv ppl %.1f) |"
-    echo "| PLIF | $(v plif/rank.tsv rank) | $(paper 2 PLIF - rank) | $(rank32 plif) | $(v plif/eval-test.tsv ppl %.1f) |"
-    echo "| MoS | $(v "$MOS/rank.tsv" rank) | $(paper 2 MoS - rank) | $(rank32 "$MOS") | $(v "$MOS/eval-test.tsv" ppl %.1f) |"
+    table roles.tsv "$PAPER" --join model --where model=Softmax,model=Sigsoftmax,model=PLIF,model=MoS,2:table=2,2:quantity=rank \
+        --columns "model=head,1:rank=rank (ours),2:value=rank (Parthiban),rank_single=rank at float32's eps (ours),ppl_test=test ppl (ours)" \
+        --format ppl_test=%.1f
     echo
     if [ -n "$plif_f" ]; then
         echo "PLIF's learned f (LMS Figure 4), drawn by \`sbw-plot monotone\` from \`$(basename "$RES")/plif/f/\`"
