@@ -75,6 +75,11 @@ int sbw_plot_table_code(const char *s, char **out)
     /* a space inside the fence when the text starts or ends with a backtick
      * (CommonMark strips one space from each side) */
     bool pad = n > 0 && (v[0] == '`' || v[n - 1] == '`');
+    if (n == 0) { /* "``" would be two literal backticks: a span of one space */
+        free(v);
+        *out = strdup("` `");
+        return *out ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "table: out of memory");
+    }
     size_t fence = longest + 1;
     char *o = malloc(2 * fence + n + 3);
     if (!o) {

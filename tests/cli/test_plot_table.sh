@@ -116,6 +116,12 @@ expect_exit 0 "a pipe in a cell" "$P" table pipe.tsv --no-cite
 printf '| v |\n|---|\n| x \\| y |\n' >want
 same want "| escaped"
 
+# an empty command is a code span of one space (two backticks would be literal text)
+printf '# command=\nv\n1\n' >empty.tsv
+expect_exit 0 "an empty command" "$P" table empty.tsv
+printf '| v |\n|---|\n| 1 |\n\n<sub>From `empty.tsv`: ` `</sub>\n' >want
+same want "an empty command cited as a span"
+
 # -o: written whole; bad usage and bad data: one line, no file
 expect_exit 0 "-o" "$P" table ours.tsv --columns k -o t.md -q
 printf '| k |\n|---|\n| 3 |\n| 5 |\n| 10 |\n\n<sub>From `ours.tsv`: `sbw-rank -q x.npy`</sub>\n' >want
