@@ -157,6 +157,7 @@ lint: $(PREFIX_OBJ) $(TESTS) $(TOOLS)
 	scripts/check-deps.sh $(SRCDIRS) tests
 	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
 	scripts/check-defs.sh $(BUILD) $(SRCDIRS) tests
+	scripts/check-recipes.sh
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 	  --inline-suppr --suppressions-list=.cppcheck-suppressions \
 	  $(addprefix -I,$(SRCDIRS)) -Itests $(LINT_C)

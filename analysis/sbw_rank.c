@@ -61,10 +61,12 @@ int sbw_rank_estimate_scaled(const double *s, size_t k, size_t m, size_t n, doub
     e->scale = fmax(e->w0, w0_uncentred);
     e->tsh = 0.5 * sqrt((double)m + (double)n + 1.0) * e->scale * eps;
     e->numpy_tol = e->scale * (double)(m > n ? m : n) * eps;
+    e->tsh_single = 0.5 * sqrt((double)m + (double)n + 1.0) * e->scale * FLT_EPSILON;
     if (e->w0 == 0)
         return SBW_OK; /* the zero matrix: every rank 0 */
     e->rank = count_above(s, k, e->tsh);
     e->rank_numpy = count_above(s, k, e->numpy_tol);
+    e->rank_single = count_above(s, k, e->tsh_single);
     e->rank_gap = gap_rank(s, k, e->scale * eps, &e->gap_log10);
     return SBW_OK;
 }

@@ -37,13 +37,17 @@ typedef struct sbw_rank_est {
     size_t rank;     /* Numerical Recipes rank */
     double numpy_tol;
     size_t rank_numpy;
-    size_t rank_gap;  /* largest-log-gap rank */
-    double gap_log10; /* log10(w_{rank_gap - 1} / w_{rank_gap}) with the floors above */
+    size_t rank_gap;    /* largest-log-gap rank */
+    double gap_log10;   /* log10(w_{rank_gap - 1} / w_{rank_gap}) with the floors above */
+    double tsh_single;  /* the NR threshold at float32's roundoff: tsh with eps = FLT_EPSILON */
+    size_t rank_single; /* the NR rank at that threshold: what the same spectrum gives a matrix
+                           stored in float32, as the papers' PyTorch models were */
 } sbw_rank_est;
 
-/* All three estimators for the spectrum s[k] (descending, k = min(m, n)).
- * A zero matrix (w_0 = 0) has every rank 0.  Errors: SBW_EINVAL (k !=
- * min(m, n), k = 0, eps not in (0, 1), s not descending or negative). */
+/* All three estimators for the spectrum s[k] (descending, k = min(m, n)),
+ * and the NR rank at float32's roundoff (rank_single: the same rule and
+ * scale with eps = FLT_EPSILON, whatever eps is).  A zero matrix (w_0 = 0) has every rank 0.
+ * Errors: SBW_EINVAL (k != min(m, n), k = 0, eps not in (0, 1), s not descending or negative). */
 int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e);
 
 /* The same for a centred matrix whose entries were centred from an

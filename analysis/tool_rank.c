@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const columns[] = {"rank",      "m",        "n",          "dtype", "precision",
-                                      "eps",       "tsh",      "w0",         "w_min", "rank_numpy",
-                                      "numpy_tol", "rank_gap", "gap_decades"};
+static const char *const columns[] = {
+    "rank", "m",     "n",          "dtype",     "precision", "eps",         "tsh",
+    "w0",   "w_min", "rank_numpy", "numpy_tol", "rank_gap",  "gap_decades", "rank_single"};
 static const char *const measure_columns[] = {"measure", "rank", "threshold",
                                               "on",      "rule", "matrix"};
 static const char *const spec_columns[] = {"index",       "sigma",      "sigma_rel",
@@ -43,7 +43,9 @@ static const char details[] =
     "merged in order: the same bits on every run for given --workers and\n"
     "--threads.  A^T A is never formed.\n\n"
     "Output (one row): rank m n dtype precision eps tsh w0 w_min rank_numpy\n"
-    "numpy_tol rank_gap gap_decades (the log10 size of the largest gap).\n"
+    "numpy_tol rank_gap gap_decades (the log10 size of the largest gap)\n"
+    "rank_single (the NR rank at float32's eps, FLT_EPSILON, with the same w0:\n"
+    "what the same spectrum gives a matrix stored in float32).\n"
     "--spectrum FILE writes a TSV: index sigma sigma_rel (sigma/sigma0)\n"
     "log10_sigma normalised cum_pct, where normalised is in [0,1] (--norm max:\n"
     "sigma/sigma0, or minmax: (sigma-sigma_min)/(sigma0-sigma_min); the header\n"
@@ -163,7 +165,8 @@ static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
     st = st ? st : sbw_table_set_int(t, "rank_numpy", (long long)e->rank_numpy);
     st = st ? st : sbw_table_set_dbl(t, "numpy_tol", e->numpy_tol);
     st = st ? st : sbw_table_set_int(t, "rank_gap", (long long)e->rank_gap);
-    return st ? st : sbw_table_set_dbl(t, "gap_decades", e->gap_log10);
+    st = st ? st : sbw_table_set_dbl(t, "gap_decades", e->gap_log10);
+    return st ? st : sbw_table_set_int(t, "rank_single", (long long)e->rank_single);
 }
 
 /* --measures: one row per named measure (sbw_rank_measures). */

@@ -152,31 +152,17 @@ else
 fi
 
 # ---- report.md ------------------------------------------------------------------------------
-# md_table FILE COL,... [KEYCOL VALUE,...]: the rows of FILE (those whose
-# KEYCOL is one of the VALUEs) as a markdown table of the named columns,
-# numbers to 4 significant digits.
+# md_table FILE COL,... [sbw-plot table options]: FILE's columns as a
+# markdown table, numbers with a fraction or exponent to 4 significant
+# digits, and below it the file and the `# command=` line that wrote it
+# (sbw-plot table, run inside $O so the file is named as in the folder).
 md_table() {
-    awk -F'\t' -v cols="$2" -v kc="${3:-}" -v kv="${4:-}" '
-        BEGIN { nc = split(cols, want, ","); nv = split(kv, vals, ","); for (i = 1; i <= nv; i++) keep[vals[i]] = 1 }
-        /^#/ { next }
-        !h { for (i = 1; i <= NF; i++) at[$i] = i; h = 1
-             line = "|"; sep = "|"
-             for (j = 1; j <= nc; j++) { line = line " " want[j] " |"; sep = sep "---|" }
-             print line; print sep; next }
-        kc != "" && !($(at[kc]) in keep) { next }
-        { line = "|"
-          for (j = 1; j <= nc; j++) {
-              v = $(at[want[j]])
-              if (v ~ /^-?[0-9]+\.[0-9]+(e[-+]?[0-9]+)?$/ || v ~ /^-?[0-9]+e[-+]?[0-9]+$/) v = sprintf("%.4g", v)
-              line = line " " v " |" }
-          print line }' "$1"
+    f=$(basename "$1") c=$2
+    shift 2
+    (cd "$O" && "$B/sbw-plot" table "$f" --columns "$c" --format %.4g "$@")
 }
-# cite FILE: where a table's numbers come from: the file and its command.
-cite() {
-    say ""
-    say "<sub>From \`$(basename "$1")\`: \`$(tsv_meta "$1" command)\`</sub>"
-}
-# cite_many FILE...: the same for a table assembled from several tool runs.
+# cite_many FILE...: the files and commands behind a table assembled from
+# several tool runs (fits.tsv, bottleneck.tsv).
 cite_many() {
     say ""
     say "<details><summary>The command behind each number</summary>"
@@ -202,21 +188,17 @@ figure() {
     say "A Dirichlet(0.1) language: each of the N rows of P* is drawn from a symmetric Dirichlet over M words."
     say ""
     md_table "$O/synth.tsv" rows,cols,min_logp,max_logp,mean_max_logp,max_abs_logsumexp
-    cite "$O/synth.tsv"
     say ""
     say "Its rank by the Numerical Recipes threshold (\`tsh\`; NumPy's and the largest-gap estimate beside it), and"
     say "d*, the rank of the row-centred matrix: the smallest Softmax dimension that can represent it (MoS Proposition 1)."
     say ""
     md_table "$O/rank.tsv" rank,rank_numpy,rank_gap,w0,w_min,tsh
-    cite "$O/rank.tsv"
     say ""
     md_table "$O/rank_centered.tsv" rank,rank_numpy,rank_gap,w0,w_min,tsh
-    cite "$O/rank_centered.tsv"
     say ""
     say "The expected pairwise KL between contexts (MoS Table 11's measure of how context-dependent a language is), in nats:"
     say ""
     md_table "$O/kl.tsv" rows,cols,expected_pairwise_kl,mean_entropy,entropy_of_mean,js_spread
-    cite "$O/kl.tsv"
     figure spectrum "Singular spectra"
     say ""
     say "## 2. Heads fitted to it"
@@ -227,7 +209,7 @@ figure() {
         "\`fit_error\` = ‖A − log Q‖_F set against the two Eckart–Young lower bounds on any Softmax of that D" \
         "(sbw-bound; they bind Softmax only — MoS, LMS and PLIF may go below them)."
     say ""
-    md_table "$O/fits.tsv" model,k,d,kl_mean,mode_match,perplexity,top5_overlap,fit_error,lms_bound,shift_bound,seconds
+    md_table "$O/fits.tsv" model,k,d,kl_mean,mode_match,perplexity,top5_overlap,fit_error,lms_bound,shift_bound,seconds --no-cite
     say ""
     say "<sub>From \`fits.tsv\`, assembled from the tool runs below.</sub>"
     set --
@@ -242,8 +224,7 @@ figure() {
     say ""
     say "LMS Theorem 1 and the shift-aware bound (row-centred A) against d; the fits of section 2 as points."
     say ""
-    md_table "$O/bound.tsv" d,lms_bound,shift_bound d "$(echo "$DS" | tr ' ' ',')"
-    cite "$O/bound.tsv"
+    md_table "$O/bound.tsv" d,lms_bound,shift_bound --where "d=$(echo "$DS" | sed 's/ /,d=/g')"
     figure bound "Eckart–Young bounds and the fits"
     say ""
     say "## 4. The bottleneck"
@@ -251,14 +232,12 @@ figure() {
     say "A language of known rank: log-softmax of rank-10 Gaussian logits."
     say ""
     md_table "$O/lowrank_rank.tsv" rank,rank_numpy,rank_gap,tsh
-    cite "$O/lowrank_rank.tsv"
     say ""
     md_table "$O/lowrank_rank_centered.tsv" rank,rank_numpy,rank_gap,tsh
-    cite "$O/lowrank_rank_centered.tsv"
     say ""
     say "Softmax heads fitted to it by L-BFGS in double precision: exact (KL at rounding level) from D = d* on, not below."
     say ""
-    md_table "$O/bottleneck.tsv" model,d,d_star,kl_mean,mode_match
+    md_table "$O/bottleneck.tsv" model,d,d_star,kl_mean,mode_match --no-cite
     say ""
     say "<sub>From \`bottleneck.tsv\`, assembled from the tool runs below.</sub>"
     set -- "$O/lowrank_rank_centered.tsv"

@@ -173,33 +173,41 @@ for k in $(echo "$KS,$K6" | tr ',' '\n' | sort -n -u); do fit "mos_d${DM}_k$k" m
 # row CELL...: one TSV row; r FIT FILE COL: a value from a fit's (or the truth's) table.
 row() { (IFS='	' && printf '%s\n' "$*"); }
 r() { tsv_field "$O/$1/$2" "$3"; }
+# paper TABLE MODEL K QUANTITY: a number of MoS's tables from
+# experiments/ptb/paper.tsv ("-" when it has none)
+paper() {
+    awk -F'\t' -v t="$1" -v m="$2" -v k="$3" -v q="$4" '/^#/ { next }
+        !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        $c["paper"] == "Yang et al. 2018" && $c["table"] == t && $c["model"] == m && $c["k"] == k &&
+        $c["quantity"] == q { x = $c["value"] }
+        END { printf "%s", x == "" ? "-" : x }' experiments/ptb/paper.tsv
+}
 {
     say "# MoS Table 6, synthetic: NR rank of log Q (and of the true log P*); bound = D + 2 with a bias"
     row model d k rank rank_float32_eps bound paper_rank
-    row Softmax "$DS" - "$(r "softmax_d$DS" rank.tsv rank)" "$(r "softmax_d$DS" rank_single.tsv rank)" $((DS + 2)) 400
-    row MoC "$DM" "$K6" "$(r "moc_d${DM}_k$K6" rank.tsv rank)" "$(r "moc_d${DM}_k$K6" rank_single.tsv rank)" $((DM + 2)) 280
-    row MoS "$DM" "$K6" "$(r "mos_d${DM}_k$K6" rank.tsv rank)" "$(r "mos_d${DM}_k$K6" rank_single.tsv rank)" "$CEIL" 9981
+    row Softmax "$DS" - "$(r "softmax_d$DS" rank.tsv rank)" "$(r "softmax_d$DS" rank_single.tsv rank)" $((DS + 2)) "$(paper 6 Softmax - rank)"
+    row MoC "$DM" "$K6" "$(r "moc_d${DM}_k$K6" rank.tsv rank)" "$(r "moc_d${DM}_k$K6" rank_single.tsv rank)" $((DM + 2)) "$(paper 6 MoC - rank)"
+    row MoS "$DM" "$K6" "$(r "mos_d${DM}_k$K6" rank.tsv rank)" "$(r "mos_d${DM}_k$K6" rank_single.tsv rank)" "$CEIL" "$(paper 6 MoS - rank)"
     row "true log P*" - - "$(r truth rank.tsv rank)" "$(r truth rank_single.tsv rank)" "$CEIL" -
 } >"$O/table6.tsv"
-paper7() { case $1 in 3) echo 6467 ;; 5) echo 8930 ;; 10) echo 9973 ;; 15 | 20) echo 9981 ;; *) echo - ;; esac; }
 {
     say "# MoS Table 7, synthetic: MoS (D = $DM) rank of log Q and fit against K"
     row model k rank rank_float32_eps kl_mean perplexity paper_rank
     for k in $(echo "$KS" | tr ',' ' '); do
         f="mos_d${DM}_k$k"
         row "MoS D=$DM" "$k" "$(r "$f" rank.tsv rank)" "$(r "$f" rank_single.tsv rank)" "$(r "$f" compare.tsv kl_mean)" \
-            "$(r "$f" compare.tsv perplexity)" "$(paper7 "$k")"
+            "$(r "$f" compare.tsv perplexity)" "$(paper 7 MoS "$k" rank)"
     done
 } >"$O/table7.tsv"
 {
     say "# MoS Table 11, synthetic: expected pairwise KL (nats) of each model and of P*; KL to the truth"
     row model expected_pairwise_kl kl_to_truth perplexity paper_valid paper_test
     row Softmax "$(r "softmax_d$DS" kl.tsv expected_pairwise_kl)" "$(r "softmax_d$DS" compare.tsv kl_mean)" \
-        "$(r "softmax_d$DS" compare.tsv perplexity)" 4.869 4.763
+        "$(r "softmax_d$DS" compare.tsv perplexity)" "$(paper 11 Softmax - kl_valid)" "$(paper 11 Softmax - kl_test)"
     row MoC "$(r "moc_d${DM}_k$K6" kl.tsv expected_pairwise_kl)" "$(r "moc_d${DM}_k$K6" compare.tsv kl_mean)" \
-        "$(r "moc_d${DM}_k$K6" compare.tsv perplexity)" 4.955 4.864
+        "$(r "moc_d${DM}_k$K6" compare.tsv perplexity)" "$(paper 11 MoC - kl_valid)" "$(paper 11 MoC - kl_test)"
     row MoS "$(r "mos_d${DM}_k$K6" kl.tsv expected_pairwise_kl)" "$(r "mos_d${DM}_k$K6" compare.tsv kl_mean)" \
-        "$(r "mos_d${DM}_k$K6" compare.tsv perplexity)" 5.400 5.284
+        "$(r "mos_d${DM}_k$K6" compare.tsv perplexity)" "$(paper 11 MoS - kl_valid)" "$(paper 11 MoS - kl_test)"
     row "true P*" "$(r truth kl.tsv expected_pairwise_kl)" 0 - - -
 } >"$O/table11.tsv"
 
@@ -219,15 +227,9 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 
 # ---- report.md -----------------------------------------------------------------------------
-md() {
-    awk -F'\t' '/^#/ { next }
-        !h { h = 1; line = "|"; sep = "|"; for (i = 1; i <= NF; i++) { line = line " " $i " |"; sep = sep "---|" }
-             print line; print sep; next }
-        { line = "|"; for (i = 1; i <= NF; i++) { v = $i
-              if (v ~ /^-?[0-9]+\.[0-9]+(e[-+]?[0-9]+)?$/) v = sprintf("%.4g", v)
-              line = line " " v " |" }
-          print line }' "$1"
-}
+# md FILE: a table as markdown, numbers with a fraction or exponent to 4
+# significant digits (sbw-plot table; the commands are cited by cmds).
+md() { "$B/sbw-plot" table "$1" --format %.4g --no-cite; }
 cmds() {
     say ""
     say "<details><summary>The commands behind these numbers</summary>"
@@ -239,10 +241,12 @@ cmds() {
 fits="softmax_d$DS moc_d${DM}_k$K6 mos_d${DM}_k$K6"
 verdict() {
     # the checks the paper's tables make, read from the tables themselves
+    # check-recipes: allow not yet in a tool (issue 26 leftover): each rank against its bound
     awk -F'\t' '/^#/ || !h++ { next }
         $1 == "Softmax" { s = ($4 == $6) ? "at its bound" : ($4 < $6 ? "below its bound" : "ABOVE its bound") ; printf "- Softmax: rank %s, bound %s: %s.\n", $4, $6, s }
         $1 == "MoC" { s = ($4 <= $6) ? "within its bound" : "ABOVE its bound"; printf "- MoC: rank %s, bound %s: %s.\n", $4, $6, s }
         $1 == "MoS" { printf "- MoS: rank %s of at most %s.\n", $4, $6 }' "$O/table6.tsv"
+    # check-recipes: allow not yet in a tool (issue 26 leftover): how the MoS rank moves with K
     awk -F'\t' -v ceil="$CEIL" '/^#/ || !h++ { next }
         { if (n && $3 < last) dec = 1; if (n && $3 > last) inc = 1; last = $3; n++; ks = ks (ks ? ", " : "") $2 "→" $3
           if (full == "" && $3 == ceil) full = $2 }
@@ -251,6 +255,7 @@ verdict() {
               full != "" ? sprintf(", full (min(N, M) = %s) from K = %s on", ceil, full) : "" }' "$O/table7.tsv"
     # order COL SIGN: the models sorted by COL, largest first (SIGN 1) or smallest first (-1)
     order() {
+        # check-recipes: allow not yet in a tool (issue 26 leftover): the models ordered by a column
         awk -F'\t' -v c="$1" -v sg="$2" '/^#/ || !h++ { next } $1 != "true P*" { v[++i] = $c; n[i] = $1 }
             END { for (a = 1; a <= i; a++) for (b = a + 1; b <= i; b++) if (sg * v[b] > sg * v[a]) {
                       x = v[a]; v[a] = v[b]; v[b] = x; x = n[a]; n[a] = n[b]; n[b] = x }

@@ -6,6 +6,7 @@
 #include "sbw_plot_kind.h"
 #include "sbw_plot_run.h"
 #include "sbw_plot_sel.h"
+#include "sbw_plot_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +38,9 @@ static const char details[] =
     "                         each folder's map.tsv (f evaluated by the head's kernels\n"
     "                         on a grid when the head was saved), with the identity\n"
     "  rank-k TABLE.tsv...    rank and perplexity (or KL) against K, one line per model\n"
-    "                         (MoS Table 7 as a figure)\n\n"
+    "                         (MoS Table 7 as a figure)\n"
+    "  table TABLE.tsv...     not a figure: a markdown table of the TSVs' columns with\n"
+    "                         the command of every source (sbw-plot table --help)\n\n"
     "Writes NAME.dat (the numbers drawn, one block per series), NAME.gp (a gnuplot\n"
     "script that redraws the figure by itself: edit it and run `gnuplot NAME.gp`) and\n"
     "the figure: NAME.png (pngcairo), NAME.pdf (pdfcairo), NAME.svg, or with --format\n"
@@ -194,6 +197,8 @@ static void strip_ext(char *name)
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
+    if (argc > 1 && strcmp(argv[1], "table") == 0) /* text, not a figure: its own options */
+        return sbw_plot_table_main(argc - 1, argv + 1);
     plot_opts p = {.format = "png"};
     const sbw_cli_opt opts[] = {
         {"--format", "F", SBW_ARG_STRING, &p.format, 0, 0, "png, pdf, svg or tex"},

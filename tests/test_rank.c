@@ -623,6 +623,69 @@ static void test_measures_centred_brute(void **state)
     sbw_rng_free(rng);
 }
 
+/* ---- the rank at float32's roundoff (rank_single) -------------------------- */
+
+/* Brute force: every s_j compared with the NR threshold at FLT_EPSILON for
+ * the scale max(s_0, w0u), no early exit, the threshold in long double. */
+static size_t brute_rank_single(const double *s, size_t k, size_t m, size_t n, double w0u)
+{
+    long double scale = s[0] > w0u ? s[0] : w0u;
+    long double t = 0.5L * sqrtl((long double)(m + n + 1)) * scale * (long double)FLT_EPSILON;
+    size_t r = 0;
+    for (size_t j = 0; j < k; j++)
+        r += (long double)s[j] > t;
+    return r;
+}
+
+/* rank_single against the brute-force count on geometric spectra that fall
+ * through float32's threshold at every position, whatever eps the main rank
+ * uses, with and without an uncentred scale; and on a float64 matrix whose
+ * float32 rank is known: a float32 file's rank (eps single) is rank_single
+ * of its float64 original when the spectrum stands clear of both cuts. */
+static void test_rank_single(void **state)
+{
+    (void)state;
+    const size_t m = 300, n = 40, k = 40;
+    double s[40];
+    for (size_t cut = 0; cut <= k; cut++) {
+        /* s_j = 10 above the cut, 1e-9 (between float32's and float64's
+         * thresholds) below it */
+        for (size_t j = 0; j < k; j++)
+            s[j] = j < cut ? 10.0 * pow(0.9, (double)j) : 1e-9 * pow(0.9, (double)j);
+        if (cut == 0)
+            s[0] = 1e-9;
+        for (int u = 0; u < 2; u++) {
+            double w0u = u ? 40.0 : 0.0;
+            sbw_rank_est e;
+            SBW_ASSERT_OK(sbw_rank_estimate_scaled(s, k, m, n, DBL_EPSILON, w0u, &e));
+            assert_int_equal(e.rank_single, brute_rank_single(s, k, m, n, w0u));
+            if (cut > 0 || u)
+                assert_int_equal(e.rank_single, cut);
+            sbw_rank_est f; /* the same rule as the main rank at --eps single */
+            SBW_ASSERT_OK(sbw_rank_estimate_scaled(s, k, m, n, FLT_EPSILON, w0u, &f));
+            assert_int_equal(e.rank_single, f.rank);
+            SBW_ASSERT_EQ(e.tsh_single, f.tsh);
+            if (cut > 0)
+                assert_int_equal(e.rank, k); /* 1e-9 stands above float64's cut */
+        }
+    }
+    /* a value just above and just below the float32 threshold */
+    for (size_t j = 0; j < k; j++)
+        s[j] = 1.0;
+    double t = 0.5 * sqrt((double)(m + n + 1)) * FLT_EPSILON;
+    s[k - 2] = t * (1 + 1e-12);
+    s[k - 1] = t;
+    sbw_rank_est e;
+    SBW_ASSERT_OK(sbw_rank_estimate(s, k, m, n, DBL_EPSILON, &e));
+    assert_int_equal(e.rank_single, k - 1);
+    assert_int_equal(brute_rank_single(s, k, m, n, 0), k - 1);
+    /* a zero matrix: every rank 0 */
+    for (size_t j = 0; j < k; j++)
+        s[j] = 0;
+    SBW_ASSERT_OK(sbw_rank_estimate(s, k, m, n, DBL_EPSILON, &e));
+    assert_int_equal(e.rank_single, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_uncentred_scale_bounds),
         cmocka_unit_test(test_float32_values),
         cmocka_unit_test(test_measures_centred_brute),
+        cmocka_unit_test(test_rank_single),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 # cell is nan (no extrapolation).
 #
 # usage: awk -v names="a b c" -v step=5 -f kld_at_ppl.awk a/curve.tsv b/curve.tsv c/curve.tsv
+# check-recipes: allow not yet in a tool (issue 26 leftover): KLD interpolated linearly in log perplexity
 function lerp(m, p,    i, lo, hi, t) {
     if (p < pmin[m] || p > pmax[m]) return "nan"
     for (i = 1; i < n[m]; i++) {

@@ -141,6 +141,7 @@ train() {
     echo "== $name: training${resume:+ (resuming)} into $ck"
     rc=0
     # shellcheck disable=SC2046,SC2086 # the option lists split on purpose
+    # check-recipes: allow an option's hours in seconds (timeout's argument), not a result
     into "$out/train.tsv" timeout -s TERM "$(awk -v h="${STEP_HOURS:-2}" 'BEGIN { printf "%d", h * 3600 }')" \
         "$BIN/sbw-lm" train --data "$PTB" $(opts_of "$name") $COMMON --threads "$THREADS" \
         --ckpt "$ck" $resume --log "$out/log.tsv" ${QUIET:+-q} || rc=$?

@@ -50,6 +50,13 @@ expect_eq "$(tsv_field "$T/out" precision)" float64 "promoted to double"
 expect_grep '^# eps_source=float32 data' "$T/out" "float32 eps source"
 expect_exit 0 "f32 --eps double" "$R" -q --eps double "$FIX/rank_ls_f4.npy"
 expect_eq "$(tsv_field "$T/out" rank)" 20 "float32 data at double eps: full rank"
+# rank_single: the NR rank at float32's eps beside the main one, the rank a
+# float32 copy of the matrix has (rank_ls_f4.npy is rank_ls.npy in float32)
+expect_eq "$(tsv_field "$T/out" rank_single)" 4 "float32 data at double eps: rank_single 4"
+expect_exit 0 "rank_ls rank_single" "$R" -q "$FIX/rank_ls.npy"
+expect_eq "$(tsv_field "$T/out" rank_single)" 4 "rank_ls: rank_single"
+expect_exit 0 "rank_ls --eps single" "$R" -q --eps single "$FIX/rank_ls.npy"
+expect_eq "$(tsv_field "$T/out" rank_single)" "$(tsv_field "$T/out" rank)" "rank_single is the rank at --eps single"
 expect_exit 0 "f32 --single" "$R" -q --single "$FIX/rank_ls_f4.npy"
 expect_eq "$(tsv_field "$T/out" rank)" 4 "sgesdd rank"
 expect_eq "$(tsv_field "$T/out" precision)" float32 "computed in float32"
