@@ -121,19 +121,20 @@ static const char *matrix_name(bool exp, sbw_reduce_variant var, bool full)
 static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sbw_spectra *sp,
                     sbw_reduce_variant var, const char *eps_source)
 {
-    int st = sbw_table_meta_str(t, "file", path);
-    st = st ? st : sbw_table_meta_str(t, "matrix", matrix_name(a->exp, var, true));
-    st = st ? st : sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
-    st = st ? st : sbw_table_meta_str(t, "eps_arg", a->eps);
-    st = st ? st : sbw_table_meta_str(t, "eps_source", eps_source);
-    st = st ? st : sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
+    sbw_table_meta_str(t, "file", path);
+    sbw_table_meta_str(t, "matrix", matrix_name(a->exp, var, true));
+    sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
+    sbw_table_meta_str(t, "eps_arg", a->eps);
+    sbw_table_meta_str(t, "eps_source", eps_source);
+    sbw_table_meta_str(t, "method", sbw_reduce_method_name(sp->red.method));
     if (sp->red.method == SBW_METHOD_TSQR) {
-        st = st ? st : sbw_table_meta_int(t, "block_rows", (long long)sp->red.block_rows);
-        st = st ? st : sbw_table_meta_int(t, "workers", sp->red.workers);
+        sbw_table_meta_int(t, "block_rows", (long long)sp->red.block_rows);
+        sbw_table_meta_int(t, "workers", sp->red.workers);
     }
-    st = st ? st : sbw_table_meta_str(t, "spectrum", a->spectrum ? a->spectrum : "");
-    st = st ? st : sbw_table_meta_dbl(t, "seconds_read", sp->seconds_read);
-    return st ? st : sbw_table_meta_dbl(t, "seconds_svd", sp->seconds_svd);
+    sbw_table_meta_str(t, "spectrum", a->spectrum ? a->spectrum : "");
+    sbw_table_meta_dbl(t, "seconds_read", sp->seconds_read);
+    sbw_table_meta_dbl(t, "seconds_svd", sp->seconds_svd);
+    return sbw_table_status(t);
 }
 
 /* The two scales of the thresholds (sbw_rank_estimate_scaled): sigma_1 of
@@ -141,56 +142,58 @@ static int add_meta(sbw_table *t, const char *path, const rank_args *a, const sb
  * larger, which every counting rule multiplies. */
 static int add_scales(sbw_table *t, const sbw_rank_est *e, double w0_uncentred)
 {
-    int st = sbw_table_meta_dbl(t, "w0_analysed", e->w0);
-    st = st ? st : sbw_table_meta_dbl(t, "w0_uncentred", w0_uncentred);
-    st = st ? st : sbw_table_meta_dbl(t, "w0_threshold", e->scale);
-    return st ? st
-              : sbw_table_meta_str(t, "threshold_rule",
-                                   "tsh = 0.5 sqrt(m+n+1) eps max(w0_analysed, w0_uncentred)");
+    sbw_table_meta_dbl(t, "w0_analysed", e->w0);
+    sbw_table_meta_dbl(t, "w0_uncentred", w0_uncentred);
+    sbw_table_meta_dbl(t, "w0_threshold", e->scale);
+    sbw_table_meta_str(t, "threshold_rule",
+                       "tsh = 0.5 sqrt(m+n+1) eps max(w0_analysed, w0_uncentred)");
+    return sbw_table_status(t);
 }
 
 static int add_row(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e)
 {
-    int st = sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_int(t, "rank", (long long)e->rank);
-    st = st ? st : sbw_table_set_int(t, "m", (long long)e->m);
-    st = st ? st : sbw_table_set_int(t, "n", (long long)e->n);
-    st = st ? st : sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_set_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
-    st = st ? st : sbw_table_set_dbl(t, "eps", e->eps);
-    st = st ? st : sbw_table_set_dbl(t, "tsh", e->tsh);
-    st = st ? st : sbw_table_set_dbl(t, "w0", e->w0);
-    st = st ? st : sbw_table_set_dbl(t, "w_min", e->wmin);
-    st = st ? st : sbw_table_set_int(t, "rank_numpy", (long long)e->rank_numpy);
-    st = st ? st : sbw_table_set_dbl(t, "numpy_tol", e->numpy_tol);
-    st = st ? st : sbw_table_set_int(t, "rank_gap", (long long)e->rank_gap);
-    st = st ? st : sbw_table_set_dbl(t, "gap_decades", e->gap_log10);
-    return st ? st : sbw_table_set_int(t, "rank_single", (long long)e->rank_single);
+    sbw_table_columns(t, columns, sizeof columns / sizeof *columns);
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "rank", (long long)e->rank);
+    sbw_table_set_int(t, "m", (long long)e->m);
+    sbw_table_set_int(t, "n", (long long)e->n);
+    sbw_table_set_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    sbw_table_set_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
+    sbw_table_set_dbl(t, "eps", e->eps);
+    sbw_table_set_dbl(t, "tsh", e->tsh);
+    sbw_table_set_dbl(t, "w0", e->w0);
+    sbw_table_set_dbl(t, "w_min", e->wmin);
+    sbw_table_set_int(t, "rank_numpy", (long long)e->rank_numpy);
+    sbw_table_set_dbl(t, "numpy_tol", e->numpy_tol);
+    sbw_table_set_int(t, "rank_gap", (long long)e->rank_gap);
+    sbw_table_set_dbl(t, "gap_decades", e->gap_log10);
+    sbw_table_set_int(t, "rank_single", (long long)e->rank_single);
+    return sbw_table_status(t);
 }
 
-/* --measures: one row per named measure (sbw_rank_measures). */
+/* --measures: one row per named measure (sbw_rank_measures).  Errors: the
+ * table's (sticky; rows stop being added once one call failed). */
 static int add_measures(sbw_table *t, const sbw_spectra *sp, const sbw_rank_est *e,
                         const sbw_rank_measure *ms, const char *matrix)
 {
-    int st = sbw_table_meta_int(t, "m", (long long)e->m);
-    st = st ? st : sbw_table_meta_int(t, "n", (long long)e->n);
-    st = st ? st : sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
-    st = st ? st : sbw_table_meta_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
-    st = st ? st : sbw_table_meta_dbl(t, "eps", e->eps);
-    st = st ? st : sbw_table_meta_dbl(t, "w0", e->w0);
-    st = st ? st : sbw_table_meta_dbl(t, "w_min", e->wmin);
-    st = st ? st : sbw_table_columns(t, measure_columns, 6);
-    for (size_t i = 0; i < SBW_RANK_NMEASURES && !st; i++) {
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_str(t, "measure", ms[i].name);
-        st = st ? st : sbw_table_set_dbl(t, "rank", ms[i].rank);
-        st = st ? st : sbw_table_set_dbl(t, "threshold", ms[i].threshold);
-        st = st ? st : sbw_table_set_str(t, "on", ms[i].on);
-        st = st ? st : sbw_table_set_str(t, "rule", ms[i].rule);
-        st = st ? st : sbw_table_set_str(t, "matrix", matrix);
+    sbw_table_meta_int(t, "m", (long long)e->m);
+    sbw_table_meta_int(t, "n", (long long)e->n);
+    sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(sp->red.dtype));
+    sbw_table_meta_str(t, "precision", sbw_npy_dtype_name(sp->red.prec));
+    sbw_table_meta_dbl(t, "eps", e->eps);
+    sbw_table_meta_dbl(t, "w0", e->w0);
+    sbw_table_meta_dbl(t, "w_min", e->wmin);
+    sbw_table_columns(t, measure_columns, 6);
+    for (size_t i = 0; i < SBW_RANK_NMEASURES && !sbw_table_status(t); i++) {
+        sbw_table_add_row(t);
+        sbw_table_set_str(t, "measure", ms[i].name);
+        sbw_table_set_dbl(t, "rank", ms[i].rank);
+        sbw_table_set_dbl(t, "threshold", ms[i].threshold);
+        sbw_table_set_str(t, "on", ms[i].on);
+        sbw_table_set_str(t, "rule", ms[i].rule);
+        sbw_table_set_str(t, "matrix", matrix);
     }
-    return st;
+    return sbw_table_status(t);
 }
 
 /* The spectrum table: the main table's meta plus the normalisation. */
@@ -207,17 +210,19 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
     st = st ? st : add_scales(t, e, sp->w0_uncentred[var]);
     st = st ? st : sbw_table_meta_str(t, "normalisation", sbw_rank_norm_label(norm));
     st = st ? st : sbw_rank_spectrum(s, k, norm, v, v + k, v + 2 * k, v + 3 * k);
-    st = st ? st : sbw_table_columns(t, spec_columns, 6);
-    for (size_t j = 0; j < k && !st; j++) {
-        st = sbw_table_add_row(t);
-        st = st ? st : sbw_table_set_int(t, "index", (long long)j);
-        st = st ? st : sbw_table_set_dbl(t, "sigma", s[j]);
-        st = st ? st : sbw_table_set_dbl(t, "sigma_rel", v[j]);
-        st = st ? st : sbw_table_set_dbl(t, "log10_sigma", v[k + j]);
-        st = st ? st : sbw_table_set_dbl(t, "normalised", v[2 * k + j]);
-        st = st ? st : sbw_table_set_dbl(t, "cum_pct", v[3 * k + j]);
+    if (!st) {
+        sbw_table_columns(t, spec_columns, 6);
+        for (size_t j = 0; j < k && !sbw_table_status(t); j++) {
+            sbw_table_add_row(t);
+            sbw_table_set_int(t, "index", (long long)j);
+            sbw_table_set_dbl(t, "sigma", s[j]);
+            sbw_table_set_dbl(t, "sigma_rel", v[j]);
+            sbw_table_set_dbl(t, "log10_sigma", v[k + j]);
+            sbw_table_set_dbl(t, "normalised", v[2 * k + j]);
+            sbw_table_set_dbl(t, "cum_pct", v[3 * k + j]);
+        }
+        st = sbw_table_write(t, out, false); /* the table's kept failure, if any */
     }
-    st = st ? st : sbw_table_write(t, out, false);
     sbw_table_free(t);
     free(v);
     return st;
