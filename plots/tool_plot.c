@@ -15,9 +15,9 @@
 
 static const char details[] =
     "KIND is one of:\n"
-    "  spectrum SPEC.tsv...   sbw-rank --spectrum tables (or .npy vectors of singular\n"
-    "                         values): MoS Figure 1's cumulative percentage of normalised\n"
-    "                         singular values, and sigma by index on a log axis with each\n"
+    "  spectrum SPEC.tsv...   sbw-rank --spectrum tables: MoS Figure 1's cumulative\n"
+    "                         percentage of normalised singular values (their normalised\n"
+    "                         and cum_pct columns), and sigma by index on a log axis with each\n"
     "                         matrix's NR threshold when --rank gives sbw-rank's tables\n"
     "  sweep RESULTS.tsv...   a metric (--y, default mode_match or kl_mean) against D,\n"
     "                         one line per head (--series, default model), one panel per\n"

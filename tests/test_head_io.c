@@ -175,10 +175,11 @@ static void check_map(const char *dir, const map_want *w)
     SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "f", &fc));
     SBW_ASSERT_GE(n, (size_t)SBW_HEAD_IO_MAP_N); /* knots on the grid appear once */
     SBW_ASSERT_LE(n, SBW_HEAD_IO_MAP_N + (w->kn ? w->kn + 1 : 0));
-    double *x = malloc(4 * n * sizeof *x), *f = x + n, *want = f + n, *fp = want + n;
+    double *x = malloc(4 * n * sizeof *x);
     double *sig = malloc((2 * w->k + 1) * n * sizeof *sig),
            *cum = malloc((w->kn + 1) * sizeof *cum);
     assert_true(x && sig && cum);
+    double *f = x + n, *want = f + n, *fp = want + n;
     for (size_t i = 0; i < n; i++) {
         SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, xc, &x[i]));
         SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, fc, &f[i]));
