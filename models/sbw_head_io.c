@@ -68,7 +68,12 @@ static int par_alloc(const sbw_head *h, map_par *p)
     double *buf = malloc((3 * k + 2 * kn) * sizeof *buf);
     if (!buf)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    *p = (map_par){buf, buf + k, buf + 2 * k, buf + 3 * k, buf + 3 * k + kn, 0};
+    p->u = buf;
+    p->v = buf + k;
+    p->c = buf + 2 * k;
+    p->s = buf + 3 * k;
+    p->cum = buf + 3 * k + kn;
+    p->lambda = 0;
     return SBW_OK;
 }
 

@@ -486,7 +486,7 @@ static int map_only(const sbw_cli *cli, const sbw_cli_common *c, const char *dir
                               ".npy files";
     if (c->nargs > 0)
         return sbw_cli_usage_error(cli, "unexpected argument '%s': %s", c->args[0], why);
-    for (size_t i = 0; cli->opts[i].name && i < SBW_CLI_MAX_OPTS; i++)
+    for (size_t i = 0; i < SBW_CLI_MAX_OPTS && cli->opts[i].name; i++)
         if (c->given[i] && strcmp(cli->opts[i].name, "--map") != 0)
             return sbw_cli_usage_error(cli, "%s does not apply to --map: %s", cli->opts[i].name,
                                        why);
