@@ -217,9 +217,15 @@ void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, doub
     }
     if (lambda)
         *lambda = h->linear ? sbw_head_softplus(l[3 * k]) : 0.0;
+    for (size_t i = 0; i < h->knots; i++)
+        s[i] = sbw_head_softplus(a[i]);
+    sbw_head_plif_cum(h, s, cum);
+}
+
+void sbw_head_plif_cum(const sbw_head *h, const double *s, double *cum)
+{
     double delta = h->knots ? 2 * h->plif_t / (double)h->knots : 0, acc = 0;
     for (size_t i = 0; i < h->knots; i++) {
-        s[i] = sbw_head_softplus(a[i]);
         cum[i] = delta * acc;
         acc += s[i];
     }

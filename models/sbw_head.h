@@ -126,6 +126,12 @@ double sbw_head_sigmoid(double x);
 void sbw_head_map_params(const sbw_head *h, const double *theta, double *u, double *v, double *c,
                          double *lambda, double *s, double *cum);
 
+/* The PLIF prefix sums of sbw_head_map_params from the slopes s (knots):
+ * cum[i] = delta (s_0 + ... + s_{i-1}), delta = 2T/knots (cum[0] = 0), so
+ * a caller holding the positive slopes (a saved head's plif_slope.npy)
+ * gets the same doubles as one holding theta. */
+void sbw_head_plif_cum(const sbw_head *h, const double *s, double *cum);
+
 /* Chains the gradients of the constrained map parameters (gu, gv, gc,
  * glambda for LMS; gsum, gx for PLIF as sbw_head_kern_plif_back leaves
  * them) into grad (nshared: the lms and plif blocks are overwritten), at

@@ -65,4 +65,28 @@ int sbw_head_io_map_eval(const sbw_head *h, const double *theta, double *x, doub
  * written before a failure stay. */
 int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sbw_table *t);
 
+/* Writes dir/map.tsv again from what sbw_head_io_save left in dir, for a
+ * folder saved before map.tsv existed or whose map.tsv was lost: the head
+ * from params.tsv's meta (model, n, m, d, k, knots, plif_t, bias, linear,
+ * parameters: sbw_head_setup, the count checked), its positive map
+ * parameters from plif_slope.npy (PLIF, MoS+PLIF) or lms_u, lms_v, lms_c
+ * and, with linear, lms_lambda (LMS) -- each of the size the meta sets,
+ * finite, and > 0 except lms_c -- and map.tsv written by the writer
+ * sbw_head_io_save uses, through sbw_file (temporary + rename): the same
+ * bytes as the save wrote, except the "# command=" line, which becomes
+ * command (NULL: params.tsv's is kept).  params.tsv's other meta lines are
+ * copied as they are; its "# warning=" lines are recorded again with
+ * sbw_table_warn (so map.tsv carries them, as does any table the process
+ * prints afterwards).  No raw block (plif_slope_raw.npy, W.npy, ...) is
+ * read: a folder holding only params.tsv and the derived values will do.
+ * Errors, each naming the file: SBW_EIO (params.tsv or a .npy not
+ * readable, map.tsv not writable), SBW_EFORMAT (params.tsv not a head's
+ * listing: a line that is not "# key=value" before the column header, a
+ * head key missing or unparsable, a head sbw_head_setup refuses, a
+ * parameter count that does not match; a malformed .npy), SBW_ESHAPE (a
+ * .npy of another size), SBW_EDATA (a value not finite or not positive;
+ * a head with no learned map), SBW_ENOMEM.  After a failure dir is as it
+ * was (a map.tsv already there stays) except for the warnings recorded. */
+int sbw_head_io_map_regen(const char *dir, const char *command);
+
 #endif

@@ -9,6 +9,7 @@
 #include "sbw_fit_ckpt.h"
 #include "sbw_fit_opts.h"
 #include "sbw_fit_io.h"
+#include "sbw_head_io.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -59,19 +60,27 @@ static const char details[] =
     "kl_mean, mode_match, lr, seconds every --log-every steps (training precision).\n"
     "stdout carries one stream: with -o - (or --log -) that goes to stdout and\n"
     "the table to stderr; -o - with --log - is refused.\n"
-    "--save DIR: H.npy, W.npy, ... and params.tsv.  Checkpoints: every\n"
-    "--checkpoint-every seconds and on SIGINT/SIGTERM into --checkpoint DIR (default\n"
-    "FILE.ckpt beside -o FILE, removed after success); --resume DIR continues bit for\n"
-    "bit (same --threads).  A NaN loss stops the fit (exit 1) naming the step.\n\n"
+    "--save DIR: H.npy, W.npy, ..., the positive map values (plif_slope.npy, lms_u.npy,\n"
+    "...), params.tsv and, for lms, plif and mos+plif, map.tsv: the learned f on a grid\n"
+    "(x, f; what sbw-plot monotone DIR draws).  --map DIR alone (no LOGP.npy, no other\n"
+    "option but -q) writes DIR/map.tsv again from a folder of --save or sbw-lm eval\n"
+    "--export -- params.tsv's meta and the positive values, each checked (size, finite,\n"
+    "> 0) -- the same bytes as the save wrote but its # command= line; nothing else is\n"
+    "read or written, so a folder saved before map.tsv existed can be drawn again.\n"
+    "Checkpoints: every --checkpoint-every seconds and on SIGINT/SIGTERM into\n"
+    "--checkpoint DIR (default FILE.ckpt beside -o FILE, removed after success);\n"
+    "--resume DIR continues bit for bit (same --threads).  A NaN loss stops the fit\n"
+    "(exit 1) naming the step.\n\n"
     "Examples:\n"
     "  sbw-synth lowrank --n 2000 --m 500 --rank 8 -o P.npy\n"
     "  sbw-fit P.npy --model softmax --d 8 --steps 2000 --lr auto -o Q.npy\n"
     "  sbw-fit P.npy --model mos --k 10 --d 20 --log train.tsv --save params/\n"
-    "  sbw-fit P.npy --model lms --k 10 --d 20 --dry-run\n";
+    "  sbw-fit P.npy --model lms --k 10 --d 20 --dry-run\n"
+    "  sbw-fit --map params/\n";
 
 typedef struct tool_args {
     const char *model, *optimizer, *precision, *parallel, *lr, *k, *knots;
-    const char *log, *save, *init, *checkpoint, *resume;
+    const char *log, *save, *init, *checkpoint, *resume, *map;
     size_t log_every;
     double norm_tol;
     bool dry_run;
@@ -468,6 +477,30 @@ static int do_fit(run *r)
     return st;
 }
 
+/* --map DIR: map.tsv written again from the folder (sbw_head_io_map_regen)
+ * and nothing else; LOGP.npy or any other option but -q (which a fit would
+ * use and this ignores) is a usage error naming it. */
+static int map_only(const sbw_cli *cli, const sbw_cli_common *c, const char *dir)
+{
+    static const char why[] = "--map DIR only writes DIR/map.tsv from DIR's params.tsv and "
+                              ".npy files";
+    if (c->nargs > 0)
+        return sbw_cli_usage_error(cli, "unexpected argument '%s': %s", c->args[0], why);
+    for (size_t i = 0; i < SBW_CLI_MAX_OPTS && cli->opts[i].name; i++)
+        if (c->given[i] && strcmp(cli->opts[i].name, "--map") != 0)
+            return sbw_cli_usage_error(cli, "%s does not apply to --map: %s", cli->opts[i].name,
+                                       why);
+    const char *common = c->output       ? "-o"
+                         : c->json       ? "--json"
+                         : c->seed_given ? "--seed"
+                         : c->threads    ? "--threads"
+                                         : NULL;
+    if (common)
+        return sbw_cli_usage_error(cli, "%s does not apply to --map: %s", common, why);
+    int st = sbw_head_io_map_regen(dir, c->cmdline);
+    return st ? sbw_cli_fail("sbw-fit", st) : SBW_EXIT_OK;
+}
+
 /* The run's state: file-scope so that the option table can point into it;
  * main() fills in sbw_fit_opts_init's defaults before parsing. */
 static run R = {.a = {.model = "softmax",
@@ -515,6 +548,8 @@ static const sbw_cli_opt opts[] = {
      "seconds between checkpoints (0 = only on a signal)"},
     {"--resume", "DIR", SBW_ARG_STRING, &R.a.resume, 1, 0, "continue from a checkpoint"},
     {"--dry-run", NULL, SBW_ARG_FLAG, &R.a.dry_run, 1, 0, "print the memory plan and stop"},
+    {"--map", "DIR", SBW_ARG_STRING, &R.a.map, 1, 0,
+     "only write DIR/map.tsv again from a --save or --export folder"},
     {"--norm-tol", "TOL", SBW_ARG_DOUBLE, &R.a.norm_tol, 0, 1,
      "largest |logsumexp| of a row of log P*"},
     {0}};
@@ -526,16 +561,20 @@ int main(int argc, char **argv)
     sbw_fit_opts_init(&r->o);
     r->o.checkpoint_every = 600;
     const sbw_cli cli = {"sbw-fit",
-                         "LOGP.npy",
+                         "LOGP.npy | --map DIR",
                          "Fit a Softmax-family head to a language.",
                          details,
                          opts,
-                         1,
+                         0,
                          1,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     int st = sbw_cli_parse(&cli, argc, argv, &r->c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if (r->a.map)
+        return map_only(&cli, &r->c, r->a.map);
+    if (r->c.nargs < 1)
+        return sbw_cli_usage_error(&cli, "missing argument: LOGP.npy (or --map DIR alone)");
     if ((st = parse_choices(&cli, &r->a, &r->o)))
         return st;
     const sbw_cli_stream data[] = {{"-o", r->c.output}, {"--log", r->a.log}};

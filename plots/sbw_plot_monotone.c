@@ -43,9 +43,10 @@ static int map_read(const char *dir, sbw_plot_tsv *t)
     else
         st = SBW_ERROR(SBW_EDATA,
                        "%s: no map.tsv beside params.tsv (saved before sbw-fit --save and "
-                       "sbw-lm eval --export wrote the learned f as data): save the head again "
-                       "(sbw-fit ... --save DIR, or sbw-lm eval --ckpt CKPT --export DIR)",
-                       dir);
+                       "sbw-lm eval --export wrote the learned f as data): write it from the "
+                       "folder with sbw-fit --map %s, or save the head again (sbw-fit ... "
+                       "--save DIR, or sbw-lm eval --ckpt CKPT --export DIR)",
+                       dir, dir);
     sbw_plot_tsv_free(t);
     return st;
 }

@@ -8,7 +8,10 @@
  * (sbw_head_ref_lms, sbw_head_ref_plif) fed with the brute-force positive
  * parameters, and absent for heads without a map; a missing parent, a
  * target that is a file, and a file that cannot be written fail with a
- * status and leave no params.tsv. */
+ * status and leave no params.tsv; map.tsv written again from a saved
+ * folder (sbw_head_io_map_regen) is the saved one byte for byte but for
+ * its command line, and a folder with a bad value, size, file or meta is
+ * refused naming the file. */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
@@ -348,13 +351,220 @@ static void test_unwritable_file(void **state)
     rmdir(blocker);
 }
 
+/* The whole text of path as a new string. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    assert_non_null(m);
+    for (int c; (c = fgetc(f)) != EOF;)
+        fputc(c, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+/* want and got are the same lines, except that got's "# command=" line is
+ * "# command=" cmd (want's any). */
+static void assert_same_but_command(const char *want, const char *got, const char *cmd)
+{
+    size_t seen = 0, lines = 0;
+    while (*want && *got) {
+        size_t lw = strcspn(want, "\n"), lg = strcspn(got, "\n");
+        if (strncmp(want, "# command=", 10) == 0) {
+            SBW_ASSERT_EQ(strncmp(got, "# command=", 10), 0);
+            SBW_ASSERT_EQ(lg, 10 + strlen(cmd));
+            SBW_ASSERT_EQ(memcmp(got + 10, cmd, strlen(cmd)), 0);
+            seen++;
+        } else {
+            SBW_ASSERT_EQ(lw, lg);
+            SBW_ASSERT_EQ(memcmp(want, got, lw), 0);
+        }
+        want += lw + (want[lw] == '\n');
+        got += lg + (got[lg] == '\n');
+        lines++;
+    }
+    SBW_ASSERT_EQ(*want, '\0');
+    SBW_ASSERT_EQ(*got, '\0');
+    SBW_ASSERT_EQ(seen, (size_t)1);
+    SBW_ASSERT_GT(lines, (size_t)SBW_HEAD_IO_MAP_N);
+}
+
+/* Saves h at theta into dir as a tool would (a command, more meta, a
+ * warning), keeps map.tsv's text, removes it with the raw blocks (as an
+ * old folder holds only params.tsv and the derived values), regenerates
+ * it (warnings forgotten first, as in a new process) and compares. */
+static void check_regen(const sbw_head *h, const double *theta, const char *dir)
+{
+    sbw_table *t = NULL;
+    char map[1024], path[1024];
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "test_head_io", NULL, false));
+    SBW_ASSERT_OK(sbw_table_meta_str(t, "command", "sbw-fit P.npy --save x\twith a tab"));
+    SBW_ASSERT_OK(sbw_table_meta_str(t, "ckpt", "/some/where"));
+    sbw_table_warn("fit_still_improving: a test warning");
+    SBW_ASSERT_OK(sbw_head_io_save(h, theta, dir, t));
+    sbw_table_free(t);
+    sbw_table_warn_clear();
+    snprintf(map, sizeof map, "%s/map.tsv", dir);
+    char *want = slurp(map);
+    assert_non_null(strstr(want, "# warning=fit_still_improving: a test warning\n"));
+    sbw_head_block b[SBW_HEAD_MAX_BLOCKS];
+    size_t nb = sbw_head_blocks(h, b);
+    for (size_t i = 0; i < nb; i++) {
+        snprintf(path, sizeof path, "%s/%s.npy", dir, b[i].name);
+        if (strcmp(b[i].name, "lms_c") != 0)
+            assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(unlink(map), 0);
+    SBW_ASSERT_OK(sbw_head_io_map_regen(dir, "sbw-fit --map DIR"));
+    char *got = slurp(map);
+    assert_same_but_command(want, got, "sbw-fit --map DIR");
+    free(got);
+    sbw_table_warn_clear();
+    SBW_ASSERT_OK(sbw_head_io_map_regen(dir, NULL)); /* NULL: params.tsv's command, every byte */
+    got = slurp(map);
+    assert_string_equal(got, want);
+    sbw_table_warn_clear();
+    free(got);
+    free(want);
+}
+
+/* map.tsv regenerated from a saved folder is the saved one but for its
+ * command line: PLIF (knots on and off the grid), MoS+PLIF with contexts,
+ * LMS with and without the linear term, raw values whose softplus
+ * overflows or nearly vanishes. */
+static void test_map_regen(void **state)
+{
+    (void)state;
+    static const struct {
+        sbw_head_model model;
+        size_t n, k, knots;
+        double t;
+        bool bias, linear;
+    } heads[] = {{SBW_MODEL_PLIF, 0, 0, NRAW, 2.5, true, false},
+                 {SBW_MODEL_PLIF, 0, 0, 100, 10, false, false},
+                 {SBW_MODEL_MOS_PLIF, 3, 2, NRAW, 0.7, true, false},
+                 {SBW_MODEL_LMS, 0, 4, 0, 0, true, true},
+                 {SBW_MODEL_LMS, 2, NRAW, 0, 0, false, false}};
+    for (size_t j = 0; j < sizeof heads / sizeof *heads; j++) {
+        sbw_head h;
+        SBW_ASSERT_OK(sbw_head_setup(&h, heads[j].model, heads[j].n, 9, 2, heads[j].k,
+                                     heads[j].knots, heads[j].t, heads[j].bias, heads[j].linear));
+        double *theta = malloc(h.nparam * sizeof *theta);
+        assert_non_null(theta);
+        SBW_ASSERT_OK(sbw_head_init(&h, theta, 31 + j, 0.5));
+        for (size_t i = 0; i < h.knots; i++)
+            theta[h.off_plif + i] = RAW[i % NRAW] + 0.01 * (double)i;
+        for (size_t i = 0; i < h.lms_len; i++)
+            theta[h.off_lms + i] = RAW[(3 * i) % NRAW] / 3;
+        char name[32];
+        snprintf(name, sizeof name, "regen%zu", j);
+        check_regen(&h, theta, sbw_test_path(name));
+        free(theta);
+    }
+}
+
+/* Writes n float64 values as dir/name.npy (1-D). */
+static void put(const char *dir, const char *name, const double *x, size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    SBW_ASSERT_OK(sbw_npy_save_vector(path, x, n, SBW_F64));
+}
+
+/* Rewrites dir/params.tsv with every occurrence of from replaced by to. */
+static void edit_params(const char *dir, const char *from, const char *to)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/params.tsv", dir);
+    char *text = slurp(path), *at = strstr(text, from);
+    assert_non_null(at);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    fclose(f);
+    free(text);
+}
+
+/* Each bad folder: the status, a reason naming the file, no map.tsv. */
+static void expect_bad(const char *dir, int status, const char *file, const char *words)
+{
+    char map[1024];
+    snprintf(map, sizeof map, "%s/map.tsv", dir);
+    unlink(map);
+    SBW_ASSERT_EQ(sbw_head_io_map_regen(dir, "cmd"), status);
+    assert_non_null(strstr(sbw_error_reason(), file));
+    assert_non_null(strstr(sbw_error_reason(), words));
+    assert_false(exists(map));
+}
+
+/* A slope that is 0, negative or NaN, a c_i that is infinite, a file of
+ * another size, a missing file, a head without a map, a parameter count
+ * that does not match, a missing head key: refused, naming the file. */
+static void test_map_regen_bad(void **state)
+{
+    (void)state;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_PLIF, 0, 5, 2, 0, 3, 1.0, false, false));
+    double theta[64] = {0}, s[3] = {1, 0, 2};
+    assert_true(h.nparam <= 64);
+    const char *dir = sbw_test_path("regen_bad");
+    SBW_ASSERT_OK(save(&h, theta, dir));
+    put(dir, "plif_slope", s, 3);
+    expect_bad(dir, SBW_EDATA, "plif_slope.npy", "entry 1 is 0");
+    s[1] = -1;
+    put(dir, "plif_slope", s, 3);
+    expect_bad(dir, SBW_EDATA, "plif_slope.npy", "entry 1 is -1");
+    s[1] = NAN;
+    put(dir, "plif_slope", s, 3);
+    expect_bad(dir, SBW_EDATA, "plif_slope.npy", "entry 1 is nan");
+    put(dir, "plif_slope", s, 2);
+    expect_bad(dir, SBW_ESHAPE, "plif_slope.npy", "knots=3");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/plif_slope.npy", dir);
+    unlink(path);
+    expect_bad(dir, SBW_EIO, "plif_slope.npy", "cannot open");
+    s[1] = 1;
+    put(dir, "plif_slope", s, 3);
+    SBW_ASSERT_OK(sbw_head_io_map_regen(dir, "cmd")); /* the folder is good again */
+    edit_params(dir, "# parameters=", "# parameters=1");
+    expect_bad(dir, SBW_EFORMAT, "params.tsv", "parameters=1");
+    edit_params(dir, "# parameters=1", "# params=");
+    expect_bad(dir, SBW_EFORMAT, "params.tsv", "no '# parameters=' line");
+    snprintf(path, sizeof path, "%s/params.tsv", dir);
+    unlink(path);
+    expect_bad(dir, SBW_EIO, "params.tsv", "cannot open");
+
+    sbw_head l;
+    SBW_ASSERT_OK(sbw_head_setup(&l, SBW_MODEL_LMS, 0, 5, 2, 2, 0, 0, false, true));
+    assert_true(l.nparam <= 64);
+    double c[2] = {0, INFINITY};
+    SBW_ASSERT_OK(save(&l, theta, dir));
+    put(dir, "lms_c", c, 2);
+    expect_bad(dir, SBW_EDATA, "lms_c.npy", "entry 1 is inf");
+    c[1] = 0;
+    put(dir, "lms_c", c, 2);
+    put(dir, "lms_lambda", c, 1);
+    expect_bad(dir, SBW_EDATA, "lms_lambda.npy", "entry 0 is 0");
+
+    sbw_head m;
+    SBW_ASSERT_OK(sbw_head_setup(&m, SBW_MODEL_MOS, 0, 5, 2, 2, 0, 0, false, false));
+    double *th = calloc(m.nparam, sizeof *th);
+    assert_non_null(th);
+    SBW_ASSERT_OK(save(&m, th, dir));
+    expect_bad(dir, SBW_EDATA, "params.tsv", "a mos head has no learned monotone map");
+    free(th);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plif_slopes),
-        cmocka_unit_test(test_lms_values),
-        cmocka_unit_test(test_bad_dir),
-        cmocka_unit_test(test_unwritable_file),
+        cmocka_unit_test(test_plif_slopes), cmocka_unit_test(test_lms_values),
+        cmocka_unit_test(test_bad_dir),     cmocka_unit_test(test_unwritable_file),
+        cmocka_unit_test(test_map_regen),   cmocka_unit_test(test_map_regen_bad),
     };
     return cmocka_run_group_tests_name("head_io", tests, NULL, NULL);
 }

@@ -248,12 +248,24 @@ evaluate() {
 # map.tsv (f on a grid, all `sbw-plot monotone` needs), plif_slope.npy and
 # params.tsv are copied to $RES/NAME/f/, params.tsv last and through a
 # temporary, so a failure leaves no params.tsv and a rerun tries again (as
-# does a folder copied before exports had map.tsv).
+# does a folder copied before exports had map.tsv).  Such a folder whose
+# checkpoint is gone (the committed results, on another machine) gets its
+# map.tsv from its own params.tsv and plif_slope.npy: sbw-fit --map, the
+# same bytes as an export writes but the command line.
 learned_f() {
     name=$1
     f=$RES/$name/f
     case " $(opts_of "$name") " in *" --head plif "* | *" --head mos+plif "*) ;; *) return 0 ;; esac
     [ -s "$f/params.tsv" ] && [ -s "$f/map.tsv" ] && return 0
+    if [ ! -f "$STATE/$name/checkpoint.tsv" ] && [ -s "$f/params.tsv" ] && [ -s "$f/plif_slope.npy" ]; then
+        if recipe_run "$BIN/sbw-fit" --map "$f" -q; then
+            echo "== $name: learned f's map.tsv written again from $f (no checkpoint to export)"
+        else
+            echo "run.sh: $name: writing map.tsv from $f/params.tsv failed" >&2
+            ffail=1
+        fi
+        return 0
+    fi
     rm -f "$f/params.tsv" # written last: there only when the rest is
     x=$STATE/$name/export
     if ! recipe_run "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --tokens 1 --export "$x" \

@@ -184,3 +184,27 @@ npy '<f8' '(4,)' "$D/argmax_huge_b.npy"
 printf "$P308$M308$ZERO$ONE" >>"$D/argmax_huge_b.npy"
 npy '<f8' '(4, 2)' "$D/argmax_subnormal.npy"
 printf "$TMIN$ZERO$ZERO$TMIN$MTMIN$MTMIN$ZERO$ZERO" >>"$D/argmax_subnormal.npy"
+
+# ---- saved head folders for sbw-fit --map (params.tsv meta + the positive map values) ----------
+# head_dir DIR MODEL K KNOTS PARAMETERS: a params.tsv as sbw-fit --save writes its meta (m = 2,
+# d = 1, no bias), with no rows (--map reads the meta only)
+head_dir() {
+    mkdir -p "$1"
+    printf '# tool=sbw-fit\n# version=0.1.0\n# command=sbw-fit P.npy --save %s\n' "$1" >"$1/params.tsv"
+    printf '# model=%s\n# n=0\n# m=2\n# d=1\n# k=%s\n# knots=%s\n' "$2" "$3" "$4" >>"$1/params.tsv"
+    printf '# plif_t=1\n# bias=false\n# linear=false\n# parameters=%s\n' "$5" >>"$1/params.tsv"
+    printf 'name\tfile\trows\tcols\tmeaning\n' >>"$1/params.tsv"
+}
+slopes() { # slopes DIR N VALUES: DIR/plif_slope.npy of N float64 VALUES (printf escapes)
+    npy '<f8' "($2,)" "$1/plif_slope.npy"
+    printf "$3" >>"$1/plif_slope.npy"
+}
+head_dir "$D/map_ok" plif 0 2 4 && slopes "$D/map_ok" 2 "$ONE$ONE"
+head_dir "$D/map_zero" plif 0 2 4 && slopes "$D/map_zero" 2 "$ONE$ZERO"
+head_dir "$D/map_nan" plif 0 2 4 && slopes "$D/map_nan" 2 "$NAN$ONE"
+head_dir "$D/map_short" plif 0 2 4 && slopes "$D/map_short" 1 "$ONE"
+head_dir "$D/map_noslope" plif 0 2 4
+head_dir "$D/map_count" plif 0 2 5 && slopes "$D/map_count" 2 "$ONE$ONE"
+head_dir "$D/map_mos" mos 2 0 6
+mkdir -p "$D/map_text"
+printf '# model=plif\n#bad line\n' >"$D/map_text/params.tsv"

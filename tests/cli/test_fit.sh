@@ -4,7 +4,9 @@
 # nothing written), a diverging fit (exit 1 naming the step, no bad
 # checkpoint), --dry-run, --lr auto in the header and the log's header,
 # SIGTERM or SIGINT + --resume equal to an uninterrupted run byte for byte,
-# and --resume refusing options that contradict the checkpoint.
+# and --resume refusing options that contradict the checkpoint; --map DIR
+# writing a saved folder's map.tsv again, as --save wrote it but the
+# command line, and refusing a bad folder or other options.
 . tests/cli/lib.sh
 
 FIT=$BIN/sbw-fit
@@ -54,6 +56,40 @@ if cmp -s "$T/Q.npy" "$T/Q0.npy"; then ok; else bad "--init from --save: log Q d
 expect_exit 1 "--init with another head" "$FIT" "$T/P.npy" --model mos --k 3 --d 3 --bias \
     --init "$T/params" --steps 0 -q
 expect_exit 1 "--init from a missing directory" "$FIT" "$T/P.npy" --init "$T/none" --steps 0 -q
+
+# ---- --map DIR: map.tsv written again from a saved folder --------------------------------------
+# a plif and an lms --linear head saved, then their map.tsv and raw blocks removed (as a folder
+# saved before map.tsv existed): --map writes the same bytes but the command line, and reads
+# nothing but params.tsv and the positive values
+for h in "plif --k 7 --plif-t 2" "lms --k 3 --linear"; do
+    name=${h%% *}
+    # shellcheck disable=SC2086
+    expect_exit 0 "$name fit --save" "$FIT" "$T/P.npy" --model $h --d 3 --steps 20 --save "$T/$name" -q
+    cp "$T/$name/map.tsv" "$T/$name.map0"
+    cp "$T/$name/params.tsv" "$T/$name.params0"
+    rm -f "$T/$name/map.tsv" "$T/$name/W.npy" "$T/$name/H.npy" "$T/$name"/*_raw.npy
+    expect_exit 0 "--map $name" "$FIT" --map "$T/$name"
+    expect_lines 0 "$T/out" "--map $name prints nothing on stdout"
+    grep -v '^# command=' "$T/$name.map0" >"$T/want"
+    grep -v '^# command=' "$T/$name/map.tsv" >"$T/got"
+    if cmp -s "$T/want" "$T/got"; then ok; else bad "--map $name: map.tsv differs from --save's"; fi
+    expect_grep "^# command=.*sbw-fit --map $T/$name$" "$T/$name/map.tsv" "--map $name: its command line"
+    if cmp -s "$T/$name.params0" "$T/$name/params.tsv"; then ok; else bad "--map $name changed params.tsv"; fi
+done
+expect_exit 2 "--map with LOGP.npy" "$FIT" --map "$T/plif" "$T/P.npy"
+expect_grep "unexpected argument .*--map DIR only writes DIR/map.tsv" "$T/err" "--map with LOGP.npy: why"
+expect_exit 2 "--map with a fit option" "$FIT" --map "$T/plif" --steps 3
+expect_grep "^sbw-fit: --steps does not apply to --map" "$T/err" "--map with --steps: names it"
+expect_exit 2 "neither LOGP.npy nor --map" "$FIT" -q
+expect_grep "missing argument: LOGP.npy \(or --map DIR alone\)" "$T/err" "no input: names both forms"
+expect_exit 1 "--map on a head without a learned map" "$FIT" --map "$T/params"
+expect_grep "params.tsv: a mos head has no learned monotone map" "$T/err" "--map on mos: why"
+expect_absent "$T/params/map.tsv" "--map on mos writes nothing"
+printf '\000\000\000\000\000\000\000\000' | dd of="$T/plif/plif_slope.npy" bs=1 seek=128 conv=notrunc status=none
+rm -f "$T/plif/map.tsv"
+expect_exit 1 "--map with a slope of 0" "$FIT" --map "$T/plif"
+expect_grep "plif_slope.npy: entry 0 is 0, but PLIF slopes" "$T/err" "--map: the bad slope named"
+expect_absent "$T/plif/map.tsv" "a failed --map writes no map.tsv"
 
 # -o -: log Q on stdout, the table on stderr; P* from stdin
 "$FIT" - --d 3 --steps 5 -q -o - <"$T/P.npy" >"$T/Qs.npy" 2>"$T/tab" || bad "stdin/stdout fit"

@@ -332,7 +332,7 @@ expect_refused 1 "an infinite plif_t" "pinf/map.tsv: '# plif_t=inf' is not a pos
     "$S/bad" "$P" -q monotone "$S/pinf" -o "$S/bad"
 expect_exit 0 "the same map with plif_t 3 draws" "$P" -q monotone "$S/pok" -o "$S/pok"
 mkdir -p "$S/pold" && cp tests/fixtures/monotone_plif/params.tsv "$S/pold/"
-expect_refused 1 "a folder saved before map.tsv" "pold: no map.tsv beside params.tsv .*save the head again" \
+expect_refused 1 "a folder saved before map.tsv" "pold: no map.tsv beside params.tsv .*sbw-fit --map .*/pold, or save the head again" \
     "$S/bad" "$P" -q monotone "$S/pold" -o "$S/bad"
 expect_refused 2 "an infinite --xrange" "--xrange: '-inf:inf' is not A:B with finite A < B" "$S/bad" \
     "$P" -q monotone "$S/pok" --xrange -inf:inf -o "$S/bad"

@@ -3,7 +3,8 @@
 # report and its figures) at toy scale on a generated corpus; the ranks it
 # reports obey the heads' bounds; PLIF's exported f (params.tsv against the
 # folder, sbw-plot monotone, the report's figure and slope range); a rerun
-# redoes nothing; an evaluated model gets its f without a new evaluation;
+# redoes nothing; an evaluated model gets its f without a new evaluation,
+# and without its checkpoint from the folder's own parameters (sbw-fit --map);
 # a model whose results were deleted is finished from its checkpoint, not
 # retrained; a failed or terminated evaluation step leaves no file of its
 # own and no temporary; a snapshot whose sbw-lm eval fails after its rows
@@ -109,6 +110,29 @@ expect_grep "plif: evaluated" "$T/out" "plif not evaluated again"
 expect_grep "plif: learned f exported" "$T/out" "the learned f exported on the rerun"
 if cmp -s "$X/plif_slope.npy" "$R/plif/f/plif_slope.npy"; then ok; else bad "re-exported slopes differ"; fi
 if cmp -s "$X/map.tsv" "$R/plif/f/map.tsv"; then ok; else bad "re-exported map.tsv differs"; fi
+# such a folder whose checkpoint is gone (the committed results on another
+# machine) gets map.tsv from its own params.tsv and slopes (sbw-fit --map):
+# the export's bytes but the command line; a bad slope fails the run naming
+# the file and writes no map.tsv
+mv "$Q/state/plif" "$T/plif-state"
+rm "$R/plif/f/map.tsv"
+expect_exit 0 "rerun of plif without its checkpoint" run eval plif
+expect_grep "plif: learned f's map.tsv written again from .*no checkpoint" "$T/out" "map.tsv from the folder's own params"
+grep -v '^# command=' "$T/plif-state/export/map.tsv" >"$T/want"
+grep -v '^# command=' "$R/plif/f/map.tsv" >"$T/got"
+if cmp -s "$T/want" "$T/got"; then ok; else bad "map.tsv from the folder differs from the export's"; fi
+expect_grep "^# command=.*sbw-fit --map .*/plif/f -q$" "$R/plif/f/map.tsv" "map.tsv names sbw-fit --map"
+cp "$R/plif/f/plif_slope.npy" "$T/slopes.npy"
+printf '\000\000\000\000\000\000\000\000' | dd of="$R/plif/f/plif_slope.npy" bs=1 seek=128 conv=notrunc status=none
+rm "$R/plif/f/map.tsv"
+expect_exit 1 "a bad slope without a checkpoint" run eval plif
+expect_grep "plif_slope.npy: entry 0 is 0" "$T/err" "the bad slope named"
+expect_grep "plif: writing map.tsv from .* failed" "$T/err" "the failed step named"
+expect_absent "$R/plif/f/map.tsv" "no map.tsv from a bad slope"
+mv "$T/slopes.npy" "$R/plif/f/plif_slope.npy"
+mv "$T/plif-state" "$Q/state/plif"
+expect_exit 0 "rerun with the checkpoint back" run eval plif
+if cmp -s "$X/map.tsv" "$R/plif/f/map.tsv"; then ok; else bad "map.tsv re-exported from the checkpoint differs"; fi
 # a deleted result is finished from the checkpoint (no new training steps)
 steps=$(tsv_field "$R/plif/train.tsv" steps)
 rm "$R/plif/train.tsv" "$R/plif/eval.done"
