@@ -385,7 +385,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     if [ -n "$plif_f" ]; then
         echo "PLIF's learned f (LMS Figure 4), drawn by \`sbw-plot monotone\` from \`$(basename "$RES")/plif/f/\`"
-        echo "(params.tsv and plif_slope.npy of \`sbw-lm eval --export\` on the evaluated checkpoint):"
+        echo "(its map.tsv: f on a grid, evaluated by the head's own kernels when \`sbw-lm eval --export\` saved the"
+        echo "evaluated checkpoint's head, or by \`sbw-fit --map\` from that folder's params.tsv and plif_slope.npy):"
         echo "$pk equal intervals of [-T, T] = [-$pt, $pt] (params.tsv's \`# knots=\` and \`# plif_t=\`), and"
         echo "the learned slopes lie between $(awk -v x="$smin" 'BEGIN { printf "%.3g", x }') and $(awk -v x="$smax" 'BEGIN { printf "%.3g", x }') (columns min and max of"
         echo "\`sbw-info $pf/plif_slope.npy\`). f is increasing and its slope varies by a factor of"

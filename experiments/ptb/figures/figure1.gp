@@ -1,11 +1,16 @@
 # figure1.gp -- a figure by sbw-plot spectrum.  Edit freely; `gnuplot figure1.gp` redraws it
 # from any folder: it reads figure1.dat and writes figure1.png beside itself.
-# command: bin/sbw-plot spectrum experiments/ptb/results/softmax/spectrum.tsv experiments/ptb/results/moc/spectrum.tsv experiments/ptb/results/mos-k15/spectrum.tsv --labels softmax,moc,mos-k15 --rank experiments/ptb/results/softmax/rank.tsv,experiments/ptb/results/moc/rank.tsv,experiments/ptb/results/mos-k15/rank.tsv --logx -q -o experiments/ptb/figures/figure1
+# command: /work/main/bin/sbw-plot spectrum softmax/spectrum.tsv moc/spectrum.tsv mos-k15/spectrum.tsv --labels softmax,moc,mos-k15 --rank softmax/rank.tsv,moc/rank.tsv,mos-k15/rank.tsv --logx -q -o /work/main/experiments/ptb/figures/figure1
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
 data = here.'figure1.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
 set terminal pngcairo enhanced size 1200,420 font ',11' linewidth 1.2
-set output here.'figure1.png'
+output = here.'figure1.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
 set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
 set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
 set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
@@ -31,6 +36,7 @@ set xlabel 'normalised singular value (σ/σ₀)' noenhanced
 set ylabel '% of singular values ≤ x' noenhanced
 set logscale x
 set key below
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
@@ -50,6 +56,7 @@ set ylabel 'singular value σ (log scale)' noenhanced
 set logscale x
 set logscale y
 set key below
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq

@@ -1,11 +1,16 @@
 # kld-ppl.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot kld-ppl.gp` redraws it
 # from any folder: it reads kld-ppl.dat and writes kld-ppl.png beside itself.
-# command: bin/sbw-plot train experiments/ptb/results/softmax/curve.tsv experiments/ptb/results/moc/curve.tsv experiments/ptb/results/mos-k15/curve.tsv experiments/ptb/results/sigsoftmax/curve.tsv experiments/ptb/results/plif/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif --title Expected pairwise KL against perplexity along training -q -o experiments/ptb/figures/kld-ppl
+# command: /work/main/bin/sbw-plot train softmax/curve.tsv moc/curve.tsv mos-k15/curve.tsv sigsoftmax/curve.tsv plif/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif --title Expected pairwise KL against perplexity along training -q -o /work/main/experiments/ptb/figures/kld-ppl
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
 data = here.'kld-ppl.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
 set terminal pngcairo enhanced size 600,420 font ',11' linewidth 1.2
-set output here.'kld-ppl.png'
+output = here.'kld-ppl.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
 set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
 set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
 set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
@@ -30,6 +35,7 @@ set title '' noenhanced
 set xlabel 'validation perplexity' noenhanced
 set ylabel 'expected pairwise KL (nats)' noenhanced
 set key below
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq

@@ -1,12 +1,17 @@
 # plif-f.gp -- a figure by sbw-plot monotone.  Edit freely; `gnuplot plif-f.gp` redraws it
 # from any folder: it reads plif-f.dat and writes plif-f.png beside itself.
-# command: bin/sbw-plot monotone experiments/ptb/results/plif/f --labels PLIF (100 intervals) -q -o experiments/ptb/figures/plif-f
-# f is drawn from the saved positive parameters (lms_u, lms_v, lms_c, lms_lambda; plif_slope, plif_t) by the formulas of models/sbw_head.h; its additive constant cancels in the softmax; PLIF: f(-T) = 0
+# command: /work/main/bin/sbw-plot monotone /work/main/experiments/ptb/results/plif/f --labels PLIF (100 intervals) -q -o /work/main/experiments/ptb/figures/plif-f
+# f is drawn from each folder's map.tsv: the head's kernels evaluated on a grid (models/sbw_head_io.h); its additive constant cancels in the softmax; PLIF: f(-T) = 0
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
 data = here.'plif-f.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
 set terminal pngcairo enhanced size 600,420 font ',11' linewidth 1.2
-set output here.'plif-f.png'
+output = here.'plif-f.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
 set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
 set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
 set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
@@ -22,11 +27,6 @@ set grid lc rgb '#d9d9d9' lw 0.6
 set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left
 set datafile separator "\t"
 set samples 500
-sg(t) = t >= 0 ? 1/(1 + exp(-t)) : exp(t)/(1 + exp(t))
-clamp(t, w) = t < 0 ? 0 : (t > w ? w : t)
-array s1[100] = [0.68010747672213101, 0.6923148920380674, 0.69249099544165027, 0.6927695486423282, 0.69321035653398211, 0.69083751721942965, 0.69160813231527252, 0.68455410230272418, 0.68458263636186123, 0.73922217415264091, 0.77996513129191192, 0.78653990905752391, 0.81066777208578944, 0.81970978543188644, 0.82876436809179244, 0.81846088770720482, 0.8095913038837278, 0.79365872143201244, 0.75817678294456103, 0.72527980735854047, 0.7051672139743822, 0.6904818682605518, 0.68244998341972163, 0.6786171537492488, 0.6762687445356258, 0.67723851687795844, 0.6859389708313739, 0.69743858794383085, 0.71222026408492667, 0.73767390163684032, 0.76704070025906268, 0.79435594619983974, 0.82267677977201337, 0.85597116725520683, 0.88981423204385579, 0.92170938080695164, 0.94182239294696779, 0.96562258531361422, 0.99265529539895536, 1.0077151685878774, 1.0246708179318365, 1.0332259610980759, 1.0276925454865335, 1.0145738238694988, 0.9919582140552623, 0.98158447869340548, 0.97658971943121842, 0.97680797325444912, 0.97562900369795003, 0.97716768132370913, 0.96066581821784269, 0.95696399502741336, 0.95295501019036999, 0.94454528859119291, 0.93557537003457703, 0.94132294841756781, 0.93703608919666515, 0.93781822567312978, 0.93789629502313776, 0.93103483153502409, 0.92318573834232942, 0.91438031372428763, 0.90746357196703731, 0.89966114002907904, 0.89407187646745645, 0.88666177326012741, 0.88178126165112325, 0.87631479605239226, 0.87466319081391886, 0.87342890895026903, 0.87045740413010919, 0.85930061789587542, 0.84513086855264263, 0.83884077559178194, 0.82473688512261123, 0.79942312111658809, 0.78021271081803267, 0.76562614550364894, 0.75589509044673209, 0.75498900777462286, 0.74218521353429212, 0.72864591046107818, 0.70669498070801873, 0.69221824733531856, 0.68330167081358828, 0.67380449504212336, 0.66367176605343192, 0.65490976976036741, 0.63958391579925422, 0.63144602023684371, 0.62293399041558983, 0.61138284679966648, 0.6040058571231971, 0.59816336795668168, 0.59619105221443636, 0.59594961341801234, 0.59842384203833754, 0.60711889967342647, 0.6133965092832937, 0.54933815961242127]
-T1 = 10.0; w1 = 2.0*T1/100
-f1(x) = (sum [j=1:100] s1[j]*clamp(x + T1 - (j-1)*w1, w1)) + (x < -T1 ? s1[1]*(x + T1) : 0) + (x > T1 ? s1[100]*(x - T1) : 0)
 set multiplot layout 1,1 title 'Learned monotone functions (cf. LMS Figure 4)' noenhanced
 unset logscale
 set autoscale
@@ -36,12 +36,13 @@ set title '' noenhanced
 set xlabel 'logit x' noenhanced
 set ylabel 'f(x)' noenhanced
 set key inside top left
+set key spacing 1.15 width 2
 set autoscale fix
 set xrange [-12.5:12.5]
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
 set ytics autofreq
-plot f1(x) with lines ls 1 dt 1 title 'PLIF (100 intervals)' noenhanced, \
+plot data index 0 using 1:2 with lines ls 1 dt 1 title 'PLIF (100 intervals)' noenhanced, \
      x with lines ls 99 dt 2 lw 1.2 title 'identity f(x) = x' noenhanced
 unset multiplot
 unset output

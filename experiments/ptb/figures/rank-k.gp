@@ -1,11 +1,16 @@
 # rank-k.gp -- a figure by sbw-plot rank-k.  Edit freely; `gnuplot rank-k.gp` redraws it
 # from any folder: it reads rank-k.dat and writes rank-k.png beside itself.
-# command: bin/sbw-plot rank-k experiments/ptb/results/rank-k.tsv -q -o experiments/ptb/figures/rank-k
+# command: /work/main/bin/sbw-plot rank-k rank-k.tsv -q -o /work/main/experiments/ptb/figures/rank-k
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
 data = here.'rank-k.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
 set terminal pngcairo enhanced size 1200,420 font ',11' linewidth 1.2
-set output here.'rank-k.png'
+output = here.'rank-k.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
 set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
 set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
 set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
@@ -30,6 +35,7 @@ set title '' noenhanced
 set xlabel 'mixture components K' noenhanced
 set ylabel 'numerical rank of log Q (NR threshold)' noenhanced
 set key below
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set xtics (3, 5, 10, 15, 20)
@@ -45,6 +51,7 @@ set title '' noenhanced
 set xlabel 'mixture components K' noenhanced
 set ylabel 'perplexity' noenhanced
 set key below
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 set xtics (3, 5, 10, 15, 20)

@@ -1,11 +1,16 @@
 # training.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot training.gp` redraws it
 # from any folder: it reads training.dat and writes training.png beside itself.
-# command: bin/sbw-plot train experiments/ptb/results/softmax/log.tsv experiments/ptb/results/moc/log.tsv experiments/ptb/results/mos-k15/log.tsv experiments/ptb/results/sigsoftmax/log.tsv experiments/ptb/results/plif/log.tsv --x tokens --y loss -q -o experiments/ptb/figures/training
+# command: /work/main/bin/sbw-plot train softmax/log.tsv moc/log.tsv mos-k15/log.tsv sigsoftmax/log.tsv plif/log.tsv --x tokens --y loss -q -o /work/main/experiments/ptb/figures/training
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
 data = here.'training.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
 set terminal pngcairo enhanced size 600,420 font ',11' linewidth 1.2
-set output here.'training.png'
+output = here.'training.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
 set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
 set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
 set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
@@ -30,6 +35,7 @@ set title '' noenhanced
 set xlabel 'tokens' noenhanced
 set ylabel 'loss (nats)' noenhanced
 set key below
+set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 set xtics autofreq
