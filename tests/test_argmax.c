@@ -5,7 +5,9 @@
  * (d+1) x (d+1) barycentric system; planted interior words in d = 8;
  * duplicates, dominated copies and ties on a hull edge; every certificate
  * re-checked, and corrupted ones caught; the LP-only path against the
- * pre-filter; the same answers for 1 and 2 threads; the error paths. */
+ * pre-filter; the same answers for 1 and 2 threads; the error paths.
+ * Invariances, labels, boundary cases and sbw_maxprob are in
+ * test_argmax_label.c; the shared helpers in argmax_brute.h. */
 #include "argmax_brute.h"
 #include "sbw_argmax_lp.h"
 
