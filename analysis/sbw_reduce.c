@@ -57,31 +57,16 @@ static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, s
     return st;
 }
 
-/* The mean of row[0..m) in two passes: *mu, then *mu2 the mean of what
- * rounding left of row - mu (so row - mu - mu2 sums to zero at the scale
- * of the centred values, not of the mean). */
-static void row_mean(const double *row, size_t m, double *mu, double *mu2)
-{
-    double s = 0, s2 = 0;
-    for (size_t j = 0; j < m; j++)
-        s += row[j];
-    s /= (double)m;
-    for (size_t j = 0; j < m; j++)
-        s2 += row[j] - s;
-    *mu = s;
-    *mu2 = s2 / (double)m;
-}
+/* The centring, double and float (sbw_reduce_tmpl.h). */
+/* defines: row_mean_d(), centre_row_d(), centre_rows_d(), centre_cols_d() */
+#define SBW_PREC 64
+#include "sbw_prec.h"
+#include "sbw_reduce_tmpl.h"
 
-/* Subtracts the mean from row[0..m) (row_mean's two parts, one after the
- * other); returns the mean. */
-static double centre_row(double *row, size_t m)
-{
-    double mu, mu2;
-    row_mean(row, m, &mu, &mu2);
-    for (size_t j = 0; j < m; j++)
-        row[j] = row[j] - mu - mu2;
-    return mu + mu2;
-}
+/* defines: row_mean_f(), centre_row_f(), centre_rows_f(), centre_cols_f() */
+#define SBW_PREC 32
+#include "sbw_prec.h"
+#include "sbw_reduce_tmpl.h"
 
 /* What one pass learns besides the values: sum_i M m_i^2 (m_i the row
  * means of the analysed matrix), and whether every entry is a float32
@@ -143,9 +128,9 @@ static void prep_block(const sbw_reduce_opts *o, double *a, size_t row0, size_t 
     for (size_t i = 0; i < nr; i++) {
         double mu, mu2;
         if (last)
-            mu = centre_row(a + i * cols, cols);
+            mu = centre_row_d(a + i * cols, cols);
         else {
-            row_mean(a + i * cols, cols, &mu, &mu2);
+            row_mean_d(a + i * cols, cols, &mu, &mu2);
             mu += mu2;
         }
         ps->rowmean_sq += (double)cols * mu * mu;
@@ -492,57 +477,7 @@ double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, doub
     return fmax(l, sqrt(n * mu2));
 }
 
-void sbw_reduce_centre_rows(sbw_mat *a)
-{
-    for (size_t i = 0; i < a->rows; i++)
-        centre_row(a->data + i * a->ld, a->cols);
-}
-
-static void centre_rows_f32(sbw_mat_f32 *a)
-{
-    for (size_t i = 0; i < a->rows; i++) {
-        float *row = a->data + i * a->ld;
-        double mu = 0, mu2 = 0;
-        for (size_t j = 0; j < a->cols; j++)
-            mu += row[j];
-        mu /= (double)a->cols;
-        for (size_t j = 0; j < a->cols; j++)
-            mu2 += row[j] - mu;
-        mu2 /= (double)a->cols;
-        for (size_t j = 0; j < a->cols; j++)
-            row[j] = (float)(row[j] - mu - mu2);
-    }
-}
-
-/* Column centring in place, in two passes: subtract the column means
- * (summed into work), then what rounding left of them. */
-static void centre_cols(sbw_mat *a, double *work)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        memset(work, 0, a->cols * sizeof *work);
-        for (size_t i = 0; i < a->rows; i++)
-            for (size_t j = 0; j < a->cols; j++)
-                work[j] += a->data[i * a->ld + j];
-        for (size_t i = 0; i < a->rows; i++)
-            for (size_t j = 0; j < a->cols; j++)
-                a->data[i * a->ld + j] -= work[j] / (double)a->rows;
-    }
-}
-
-static void centre_cols_f32(sbw_mat_f32 *a, double *work)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        memset(work, 0, a->cols * sizeof *work);
-        for (size_t i = 0; i < a->rows; i++)
-            for (size_t j = 0; j < a->cols; j++)
-                work[j] += a->data[i * a->ld + j];
-        for (size_t i = 0; i < a->rows; i++)
-            for (size_t j = 0; j < a->cols; j++) {
-                float *x = a->data + i * a->ld + j;
-                *x = (float)(*x - work[j] / (double)a->rows);
-            }
-    }
-}
+void sbw_reduce_centre_rows(sbw_mat *a) { centre_rows_d(a); }
 
 /* *out = m (steal: the buffer moves) or a copy of it. */
 static int take_or_copy(sbw_mat *m, bool steal, sbw_mat *out)
@@ -604,7 +539,7 @@ int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat
     if (!st && (v & SBW_VAR_ROWS))
         sbw_reduce_centre_rows(out);
     if (!st && (v & SBW_VAR_COLS))
-        centre_cols(out, work);
+        centre_cols_d(out, work);
     free(work);
     return st;
 }
@@ -625,9 +560,9 @@ int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw
     if (!st && !work)
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st && (v & SBW_VAR_ROWS))
-        centre_rows_f32(out);
+        centre_rows_f(out);
     if (!st && (v & SBW_VAR_COLS))
-        centre_cols_f32(out, work);
+        centre_cols_f(out, work);
     free(work);
     if (st)
         sbw_mat_f32_free(out);

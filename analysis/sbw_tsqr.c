@@ -118,31 +118,16 @@ static void column_means(const double *a, size_t rows, size_t na, size_t ld, con
         mu[j] /= (double)rows;
 }
 
-/* dst[j * ldd + i] = src[i * lds + j] - mu[j] (mu may be NULL), tiled so
- * both sides stay in cache; double and float destinations. */
-static void transpose_f64(const double *src, size_t rows, size_t n, size_t lds, const double *mu,
-                          double *dst, size_t ldd)
-{
-    for (size_t i0 = 0; i0 < rows; i0 += TILE)
-        for (size_t j0 = 0; j0 < n; j0 += TILE) {
-            size_t i1 = sbw_num_min_sz(rows, i0 + TILE), j1 = sbw_num_min_sz(n, j0 + TILE);
-            for (size_t i = i0; i < i1; i++)
-                for (size_t j = j0; j < j1; j++)
-                    dst[j * ldd + i] = src[i * lds + j] - (mu ? mu[j] : 0.0);
-        }
-}
+/* The block transpose, double and float (sbw_tsqr_tmpl.h). */
+/* defines: transpose_d() */
+#define SBW_PREC 64
+#include "sbw_prec.h"
+#include "sbw_tsqr_tmpl.h"
 
-static void transpose_f32(const double *src, size_t rows, size_t n, size_t lds, const double *mu,
-                          float *dst, size_t ldd)
-{
-    for (size_t i0 = 0; i0 < rows; i0 += TILE)
-        for (size_t j0 = 0; j0 < n; j0 += TILE) {
-            size_t i1 = sbw_num_min_sz(rows, i0 + TILE), j1 = sbw_num_min_sz(n, j0 + TILE);
-            for (size_t i = i0; i < i1; i++)
-                for (size_t j = j0; j < j1; j++)
-                    dst[j * ldd + i] = (float)(src[i * lds + j] - (mu ? mu[j] : 0.0));
-        }
-}
+/* defines: transpose_f() */
+#define SBW_PREC 32
+#include "sbw_prec.h"
+#include "sbw_tsqr_tmpl.h"
 
 /* The column-major block (ldb) := [A | last] - 1 mu^T, in q's precision. */
 static void load_block(sbw_tsqr *q, const double *a, size_t rows, size_t ld, const double *last,
@@ -150,9 +135,9 @@ static void load_block(sbw_tsqr *q, const double *a, size_t rows, size_t ld, con
 {
     size_t na = q->n - (last ? 1 : 0);
     if (q->prec == SBW_F32)
-        transpose_f32(a, rows, na, ld, mu, q->blk, ldb);
+        transpose_f(a, rows, na, ld, mu, q->blk, ldb);
     else
-        transpose_f64(a, rows, na, ld, mu, q->blk, ldb);
+        transpose_d(a, rows, na, ld, mu, q->blk, ldb);
     for (size_t i = 0; last && i < rows; i++) {
         double v = last[i] - (mu ? mu[na] : 0.0);
         if (q->prec == SBW_F32)

@@ -153,28 +153,31 @@ static int add_columns(sbw_table *t, bool names, const double *R, size_t nr, cha
     return sbw_table_columns(t, cols, n);
 }
 
+/* One row: word w's verdict, and its p_max / p_upper per radius when pm
+ * and pu are given.  After a failure the table has failed (sticky) and
+ * holds a partial row; the status is the table's first failure. */
 static int add_word(sbw_table *t, const sbw_argmax_word *w, char **names, size_t m,
                     const double *pm, const double *pu, size_t nr, char (*cn)[48])
 {
-    int st = sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_int(t, "word", (long long)w->word);
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "word", (long long)w->word);
     if (names)
-        st = st ? st : sbw_table_set_str(t, "name", names[w->word]);
-    st = st ? st : sbw_table_set_int(t, "argmaxable", w->argmaxable);
-    st = st ? st : sbw_table_set_str(t, "reason", sbw_argmax_reason_name(w->reason));
-    st = st ? st : sbw_table_set_dbl(t, "margin", w->margin);
-    st = st ? st : sbw_table_set_dbl(t, "bound", w->bound);
-    st = st ? st : sbw_table_set_dbl(t, "cert_norm", w->cert_norm);
-    st = st ? st : sbw_table_set_int(t, "support", (long long)w->support);
+        sbw_table_set_str(t, "name", names[w->word]);
+    sbw_table_set_int(t, "argmaxable", w->argmaxable);
+    sbw_table_set_str(t, "reason", sbw_argmax_reason_name(w->reason));
+    sbw_table_set_dbl(t, "margin", w->margin);
+    sbw_table_set_dbl(t, "bound", w->bound);
+    sbw_table_set_dbl(t, "cert_norm", w->cert_norm);
+    sbw_table_set_int(t, "support", (long long)w->support);
     if (w->other < m)
-        st = st ? st : sbw_table_set_int(t, "other", (long long)w->other);
-    st = st ? st : sbw_table_set_str(t, "stage", stage_names[w->stage]);
-    st = st ? st : sbw_table_set_int(t, "rounds", w->rounds);
-    for (size_t k = 0; pm && pu && k < nr && !st; k++) {
-        st = sbw_table_set_dbl(t, cn[2 * k], pm[k]);
-        st = st ? st : sbw_table_set_dbl(t, cn[2 * k + 1], pu[k]);
+        sbw_table_set_int(t, "other", (long long)w->other);
+    sbw_table_set_str(t, "stage", stage_names[w->stage]);
+    sbw_table_set_int(t, "rounds", w->rounds);
+    for (size_t k = 0; pm && pu && k < nr; k++) {
+        sbw_table_set_dbl(t, cn[2 * k], pm[k]);
+        sbw_table_set_dbl(t, cn[2 * k + 1], pu[k]);
     }
-    return st;
+    return sbw_table_status(t);
 }
 
 /* What the tool holds: the parsed lists and the run's result. */
@@ -226,6 +229,10 @@ static void warn_incomplete(const run_state *s)
                        (size_t)s->res.unconverged);
 }
 
+/* The table to -o (or stdout).  The table is built by plain sticky calls
+ * and checked once by sbw_table_write: after any failure nothing is
+ * written (no file under the output name) and the status is the first
+ * failure (the allocation's, or the table's). */
 static int report(const char *path, const argmax_args *a, const sbw_cli_common *c,
                   const run_state *s)
 {
@@ -234,19 +241,20 @@ static int report(const char *path, const argmax_args *a, const sbw_cli_common *
     sbw_table *t = NULL;
     char(*cn)[48] = calloc(2 * s->nr + 1, sizeof *cn);
     int st = cn ? sbw_table_alloc(&t, "sbw-argmax", c, false) : SBW_ERROR(SBW_ENOMEM, "no memory");
-    st = st ? st : add_meta(t, path, a, &r->w, &r->sum);
-    if (s->nr) {
-        st = st ? st : sbw_table_meta_str(t, "max_prob", a->max_prob);
-        st = st ? st
-                : sbw_table_meta_str(t, "max_prob_words", a->max_prob_all ? "all" : "unargmaxable");
-        st = st ? st : sbw_table_meta_dbl(t, "prob_tol", a->prob_tol);
-        st = st ? st : sbw_table_meta_int(t, "max_prob_unconverged", (long long)r->unconverged);
+    if (!st) {
+        add_meta(t, path, a, &r->w, &r->sum);
+        if (s->nr) {
+            sbw_table_meta_str(t, "max_prob", a->max_prob);
+            sbw_table_meta_str(t, "max_prob_words", a->max_prob_all ? "all" : "unargmaxable");
+            sbw_table_meta_dbl(t, "prob_tol", a->prob_tol);
+            sbw_table_meta_int(t, "max_prob_unconverged", (long long)r->unconverged);
+        }
+        add_columns(t, r->names != NULL, s->R, s->nr, cn);
+        for (size_t w = 0; w < r->nwords && !sbw_table_status(t); w++)
+            add_word(t, &r->out[w], r->names, r->w.rows, r->pm ? r->pm + w * s->nr : NULL,
+                     r->pu ? r->pu + w * s->nr : NULL, s->nr, cn);
+        st = sbw_table_write(t, c->output ? c->output : "-", c->json);
     }
-    st = st ? st : add_columns(t, r->names != NULL, s->R, s->nr, cn);
-    for (size_t w = 0; w < r->nwords && !st; w++)
-        st = add_word(t, &r->out[w], r->names, r->w.rows, r->pm ? r->pm + w * s->nr : NULL,
-                      r->pu ? r->pu + w * s->nr : NULL, s->nr, cn);
-    st = st ? st : sbw_table_write(t, c->output ? c->output : "-", c->json);
     sbw_table_free(t);
     free(cn);
     return st;

@@ -198,29 +198,35 @@ static int log_push(trainer *t, const double *row)
     return SBW_OK;
 }
 
-/* Rewrites the log file with every row so far (temporary + rename). */
+/* Rewrites the log file with every row so far (temporary + rename).  The
+ * table is built by plain sticky calls, checked once by sbw_table_write:
+ * after a failure no new log reaches log_path and t is unchanged. */
 static int log_write(const trainer *t)
 {
     if (!t->log_path)
         return SBW_OK;
     sbw_table *tab = NULL;
     int st = sbw_table_alloc(&tab, "sbw-lm train", NULL, false);
-    st = st ? st : sbw_table_meta_str(tab, "command", t->cmdline ? t->cmdline : "");
-    st = st ? st : sbw_table_meta_str(tab, "head", sbw_head_model_name(t->o.arch.model));
-    st = st ? st : sbw_table_meta_int(tab, "d", (long long)t->o.arch.d);
-    st = st ? st : sbw_table_meta_int(tab, "batch", (long long)t->o.batch);
-    st = st ? st : sbw_table_meta_int(tab, "bptt", (long long)t->o.bptt);
-    st = st ? st : sbw_table_meta_int(tab, "eval_batch", (long long)t->o.eval_batch);
-    st = st ? st : sbw_table_columns(tab, sbw_lm_train_log_columns, SBW_LM_TRAIN_LOG_COLS);
-    for (size_t r = 0; !st && r < t->k.nlog; r++) {
-        st = sbw_table_add_row(tab);
-        for (size_t j = 0; !st && j < SBW_LM_TRAIN_LOG_COLS; j++) {
-            double v = t->log[r * SBW_LM_TRAIN_LOG_COLS + j];
-            st = j < 3 ? sbw_table_set_int(tab, sbw_lm_train_log_columns[j], (long long)v)
-                       : sbw_table_set_dbl(tab, sbw_lm_train_log_columns[j], v);
+    if (!st) {
+        sbw_table_meta_str(tab, "command", t->cmdline ? t->cmdline : "");
+        sbw_table_meta_str(tab, "head", sbw_head_model_name(t->o.arch.model));
+        sbw_table_meta_int(tab, "d", (long long)t->o.arch.d);
+        sbw_table_meta_int(tab, "batch", (long long)t->o.batch);
+        sbw_table_meta_int(tab, "bptt", (long long)t->o.bptt);
+        sbw_table_meta_int(tab, "eval_batch", (long long)t->o.eval_batch);
+        sbw_table_columns(tab, sbw_lm_train_log_columns, SBW_LM_TRAIN_LOG_COLS);
+        for (size_t r = 0; r < t->k.nlog && !sbw_table_status(tab); r++) {
+            sbw_table_add_row(tab);
+            for (size_t j = 0; j < SBW_LM_TRAIN_LOG_COLS; j++) {
+                double v = t->log[r * SBW_LM_TRAIN_LOG_COLS + j];
+                if (j < 3)
+                    sbw_table_set_int(tab, sbw_lm_train_log_columns[j], (long long)v);
+                else
+                    sbw_table_set_dbl(tab, sbw_lm_train_log_columns[j], v);
+            }
         }
+        st = sbw_table_write(tab, t->log_path, false);
     }
-    st = st ? st : sbw_table_write(tab, t->log_path, false);
     sbw_table_free(tab);
     return st;
 }

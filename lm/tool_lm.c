@@ -290,6 +290,10 @@ static int take_saved(const sbw_cli_common *c)
     return SBW_OK;
 }
 
+/* The training summary as one row on stdout.  The table is built by
+ * plain sticky calls and checked once by sbw_table_print: after any
+ * failure (the model's sizes, the allocation, the table) nothing is
+ * printed and the status is the first failure. */
 static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
                        const sbw_lm_train_result *r)
 {
@@ -300,30 +304,32 @@ static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
     sbw_table *t = NULL;
     int st = sbw_lm_setup(&lm, &TA.o.arch, corpus->nwords);
     st = st ? st : sbw_table_alloc(&t, "sbw-lm train", c, true);
-    st = st ? st : sbw_table_meta_str(t, "data", TA.data);
-    st = st ? st : sbw_table_meta_int(t, "vocab", (long long)corpus->nwords);
+    if (st)
+        return st;
     char hid[64];
     int at = 0;
     for (size_t l = 0; l < TA.o.arch.nlayers && at >= 0 && (size_t)at < sizeof hid; l++)
         at +=
             snprintf(hid + at, sizeof hid - (size_t)at, "%s%zu", l ? "," : "", TA.o.arch.hidden[l]);
-    st = st ? st : sbw_table_meta_str(t, "hidden", hid);
-    st = st ? st : sbw_table_meta_bool(t, "averaging", r->averaging);
-    st = st ? st : sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "head", sbw_head_model_name(TA.o.arch.model));
-    st = st ? st : sbw_table_set_int(t, "d", (long long)TA.o.arch.d);
-    st = st ? st : sbw_table_set_int(t, "k", (long long)(lm.head.k));
-    st = st ? st : sbw_table_set_int(t, "params", (long long)lm.nparam);
-    st = st ? st : sbw_table_set_int(t, "steps", (long long)r->steps);
-    st = st ? st : sbw_table_set_int(t, "epochs", (long long)r->epochs);
-    st = st ? st : sbw_table_set_int(t, "tokens", (long long)r->tokens);
-    st = st ? st : sbw_table_set_dbl(t, "seconds", r->seconds);
-    st = st ? st : sbw_table_set_dbl(t, "tokens_per_s", r->tokens_per_s);
-    st = st ? st : sbw_table_set_dbl(t, "train_ppl", r->train_ppl);
-    st = st ? st : sbw_table_set_dbl(t, "valid_ppl", r->valid_ppl);
-    st = st ? st : sbw_table_set_str(t, "stop", r->stop);
-    st = st ? st : sbw_table_print(t, stdout, c->json);
+    sbw_table_meta_str(t, "data", TA.data);
+    sbw_table_meta_int(t, "vocab", (long long)corpus->nwords);
+    sbw_table_meta_str(t, "hidden", hid);
+    sbw_table_meta_bool(t, "averaging", r->averaging);
+    sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
+    sbw_table_add_row(t);
+    sbw_table_set_str(t, "head", sbw_head_model_name(TA.o.arch.model));
+    sbw_table_set_int(t, "d", (long long)TA.o.arch.d);
+    sbw_table_set_int(t, "k", (long long)(lm.head.k));
+    sbw_table_set_int(t, "params", (long long)lm.nparam);
+    sbw_table_set_int(t, "steps", (long long)r->steps);
+    sbw_table_set_int(t, "epochs", (long long)r->epochs);
+    sbw_table_set_int(t, "tokens", (long long)r->tokens);
+    sbw_table_set_dbl(t, "seconds", r->seconds);
+    sbw_table_set_dbl(t, "tokens_per_s", r->tokens_per_s);
+    sbw_table_set_dbl(t, "train_ppl", r->train_ppl);
+    sbw_table_set_dbl(t, "valid_ppl", r->valid_ppl);
+    sbw_table_set_str(t, "stop", r->stop);
+    st = sbw_table_print(t, stdout, c->json);
     sbw_table_free(t);
     return st;
 }
@@ -469,14 +475,18 @@ static const sbw_cli eval_cli = {"sbw-lm eval",
 
 /* The vocabulary and the head's parameters with params.tsv (under this
  * command's meta and the checkpoint's name) as the folder dir, whole or
- * not at all (sbw_lm_out_export). */
+ * not at all (sbw_lm_out_export).  A failed table (checked before the
+ * export) writes nothing. */
 static int export_head(const sbw_cli_common *c, const char *dir, const sbw_lm *lm,
                        const double *theta, const sbw_corpus *corpus)
 {
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
-    st = st ? st : sbw_table_meta_str(t, "ckpt", EA.ckpt);
-    st = st ? st : sbw_table_meta_str(t, "vocab", "vocab.txt");
+    if (!st) {
+        sbw_table_meta_str(t, "ckpt", EA.ckpt);
+        sbw_table_meta_str(t, "vocab", "vocab.txt");
+        st = sbw_table_status(t);
+    }
     st = st ? st : sbw_lm_out_export(dir, lm, theta, corpus, t);
     sbw_table_free(t);
     return st;
@@ -491,21 +501,25 @@ static int eval_split(enum sbw_corpus_split *s)
     return SBW_OK;
 }
 
+/* The evaluation as one row on EA.table, checked once by
+ * sbw_table_print: after a failure nothing is printed. */
 static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_eval_result *r)
 {
     static const char *const cols[] = {"split", "tokens", "eval_batch", "nll", "ppl", "precision"};
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
-    st = st ? st : sbw_table_meta_str(t, "ckpt", EA.ckpt);
-    st = st ? st : sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "split", split);
-    st = st ? st : sbw_table_set_int(t, "tokens", (long long)r->tokens);
-    st = st ? st : sbw_table_set_int(t, "eval_batch", (long long)EA.eval_batch);
-    st = st ? st : sbw_table_set_dbl(t, "nll", r->nll);
-    st = st ? st : sbw_table_set_dbl(t, "ppl", r->ppl);
-    st = st ? st : sbw_table_set_str(t, "precision", EA.single ? "single" : "double");
-    st = st ? st : sbw_table_print(t, EA.table, c->json);
+    if (!st) {
+        sbw_table_meta_str(t, "ckpt", EA.ckpt);
+        sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
+        sbw_table_add_row(t);
+        sbw_table_set_str(t, "split", split);
+        sbw_table_set_int(t, "tokens", (long long)r->tokens);
+        sbw_table_set_int(t, "eval_batch", (long long)EA.eval_batch);
+        sbw_table_set_dbl(t, "nll", r->nll);
+        sbw_table_set_dbl(t, "ppl", r->ppl);
+        sbw_table_set_str(t, "precision", EA.single ? "single" : "double");
+        st = sbw_table_print(t, EA.table, c->json);
+    }
     sbw_table_free(t);
     return st;
 }

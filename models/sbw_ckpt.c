@@ -508,12 +508,20 @@ uint64_t sbw_ckpt_generation(const sbw_ckpt *c) { return c->gen; }
 
 const char *sbw_ckpt_path(const sbw_ckpt *c) { return c->path; }
 
+/* Opens array stem of c's generation; its file name into path (cap
+ * bytes), for messages.  Errors: those of sbw_npy_open (*r unset). */
+static int open_array(const sbw_ckpt *c, const char *stem, char *path, size_t cap,
+                      sbw_npy_reader **r)
+{
+    array_path(path, cap, c->dir, c->gen, stem);
+    return sbw_npy_open(r, path);
+}
+
 int sbw_ckpt_array_shape(const sbw_ckpt *c, const char *stem, size_t *rows, size_t *cols)
 {
     char path[4400];
-    array_path(path, sizeof path, c->dir, c->gen, stem);
     sbw_npy_reader *r;
-    int st = sbw_npy_open(&r, path);
+    int st = open_array(c, stem, path, sizeof path, &r);
     if (st)
         return st;
     *rows = sbw_npy_reader_info(r)->rows;
@@ -525,9 +533,8 @@ int sbw_ckpt_array_shape(const sbw_ckpt *c, const char *stem, size_t *rows, size
 int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols)
 {
     char path[4400];
-    array_path(path, sizeof path, c->dir, c->gen, stem);
     sbw_npy_reader *r;
-    int st = sbw_npy_open(&r, path);
+    int st = open_array(c, stem, path, sizeof path, &r);
     if (st)
         return st;
     const sbw_npy_info *in = sbw_npy_reader_info(r);

@@ -17,16 +17,17 @@
 
 int sbw_head_io_describe(const sbw_head *h, sbw_table *t)
 {
-    int st = sbw_table_meta_str(t, "model", sbw_head_model_name(h->model));
-    st = st ? st : sbw_table_meta_int(t, "n", (long long)h->n);
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)h->m);
-    st = st ? st : sbw_table_meta_int(t, "d", (long long)h->d);
-    st = st ? st : sbw_table_meta_int(t, "k", (long long)h->k);
-    st = st ? st : sbw_table_meta_int(t, "knots", (long long)h->knots);
-    st = st ? st : sbw_table_meta_dbl(t, "plif_t", h->knots ? h->plif_t : NAN);
-    st = st ? st : sbw_table_meta_bool(t, "bias", h->bias);
-    st = st ? st : sbw_table_meta_bool(t, "linear", h->linear);
-    return st ? st : sbw_table_meta_int(t, "parameters", (long long)h->nparam);
+    sbw_table_meta_str(t, "model", sbw_head_model_name(h->model));
+    sbw_table_meta_int(t, "n", (long long)h->n);
+    sbw_table_meta_int(t, "m", (long long)h->m);
+    sbw_table_meta_int(t, "d", (long long)h->d);
+    sbw_table_meta_int(t, "k", (long long)h->k);
+    sbw_table_meta_int(t, "knots", (long long)h->knots);
+    sbw_table_meta_dbl(t, "plif_t", h->knots ? h->plif_t : NAN);
+    sbw_table_meta_bool(t, "bias", h->bias);
+    sbw_table_meta_bool(t, "linear", h->linear);
+    sbw_table_meta_int(t, "parameters", (long long)h->nparam);
+    return sbw_table_status(t);
 }
 
 /* dir/name.npy as float64: a 1-column block as a 1-D array. */
@@ -40,19 +41,24 @@ static int save_block(const char *dir, const char *name, const double *x, size_t
     return sbw_npy_save(path, &v, SBW_F64);
 }
 
-/* The file and its row of params.tsv. */
+/* The file and its row of params.tsv.  After a failure of the file, t is
+ * untouched (no row); after the table's, the file is written and t has
+ * failed (sticky) with a partial row. */
 static int save_listed(const char *dir, sbw_table *t, const char *name, const double *x,
                        size_t rows, size_t cols, const char *meaning)
 {
     char file[96];
     snprintf(file, sizeof file, "%s.npy", name);
     int st = save_block(dir, name, x, rows, cols);
-    st = st ? st : sbw_table_add_row(t);
-    st = st ? st : sbw_table_set_str(t, "name", name);
-    st = st ? st : sbw_table_set_str(t, "file", file);
-    st = st ? st : sbw_table_set_int(t, "rows", (long long)rows);
-    st = st ? st : sbw_table_set_int(t, "cols", (long long)cols);
-    return st ? st : sbw_table_set_str(t, "meaning", meaning);
+    if (st)
+        return st;
+    sbw_table_add_row(t);
+    sbw_table_set_str(t, "name", name);
+    sbw_table_set_str(t, "file", file);
+    sbw_table_set_int(t, "rows", (long long)rows);
+    sbw_table_set_int(t, "cols", (long long)cols);
+    sbw_table_set_str(t, "meaning", meaning);
+    return sbw_table_status(t);
 }
 
 /* The learned map's positive parameters (sbw_head_map_params's u, v, c,
@@ -156,7 +162,9 @@ int sbw_head_io_map_eval(const sbw_head *h, const double *theta, double *x, doub
 }
 
 /* dir/map.tsv: the learned map on its grid under t's meta, the head's and
- * the grid's. */
+ * the grid's.  The map's table is checked before the map is evaluated
+ * and by sbw_table_write: after any failure no map.tsv is written and t
+ * is unchanged. */
 static int save_map(const sbw_head *h, const map_par *p, const char *dir, const sbw_table *t)
 {
     static const char *const cols[] = {"x", "f"};
@@ -174,24 +182,28 @@ static int save_map(const sbw_head *h, const map_par *p, const char *dir, const 
     snprintf(path, sizeof path, "%s/map.tsv", dir);
     int st = x ? sbw_table_alloc(&m, "sbw_head_io", NULL, false)
                : SBW_ERROR(SBW_ENOMEM, "out of memory");
-    st = st ? st : sbw_table_meta_copy(m, t);
-    st = st ? st : sbw_head_io_describe(h, m);
-    st = st ? st
-            : sbw_table_meta_str(m, "map",
-                                 h->map == SBW_MAP_LMS
-                                     ? "f(x) = sum_i v_i sigma(u_i x + c_i) + lambda x (lambda = 0 "
-                                       "without --linear; the constant of LMS eq. 14 cancels)"
-                                     : "f piecewise linear, slopes s_i on K equal intervals of "
-                                       "[-T, T], f(-T) = 0, extended with the end slopes");
-    st = st ? st : sbw_table_meta_str(m, "grid", grid);
-    st = st ? st : sbw_table_columns(m, cols, 2);
-    st = st ? st : map_eval_par(h, p, x, y, &n);
-    for (size_t i = 0; !st && i < n; i++) {
-        st = sbw_table_add_row(m);
-        st = st ? st : sbw_table_set_dbl(m, "x", x[i]);
-        st = st ? st : sbw_table_set_dbl(m, "f", y[i]);
+    if (!st) {
+        sbw_table_meta_copy(m, t);
+        sbw_head_io_describe(h, m);
+        sbw_table_meta_str(m, "map",
+                           h->map == SBW_MAP_LMS
+                               ? "f(x) = sum_i v_i sigma(u_i x + c_i) + lambda x (lambda = 0 "
+                                 "without --linear; the constant of LMS eq. 14 cancels)"
+                               : "f piecewise linear, slopes s_i on K equal intervals of "
+                                 "[-T, T], f(-T) = 0, extended with the end slopes");
+        sbw_table_meta_str(m, "grid", grid);
+        sbw_table_columns(m, cols, 2);
+        st = sbw_table_status(m);
     }
-    st = st ? st : sbw_table_write(m, path, false);
+    st = st ? st : map_eval_par(h, p, x, y, &n);
+    if (!st) {
+        for (size_t i = 0; i < n; i++) {
+            sbw_table_add_row(m);
+            sbw_table_set_dbl(m, "x", x[i]);
+            sbw_table_set_dbl(m, "f", y[i]);
+        }
+        st = sbw_table_write(m, path, false);
+    }
     sbw_table_free(m);
     free(x);
     return st;
@@ -222,8 +234,13 @@ int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sb
     st = sbw_ckpt_mkdir(dir);
     st = st ? st : remove_listing(path, "listing");
     st = st ? st : remove_listing(map, "map"); /* a head without a map leaves none behind */
-    st = st ? st : sbw_head_io_describe(h, t);
-    st = st ? st : sbw_table_columns(t, cols, 5);
+    if (st) {
+        par_free(&p);
+        return st;
+    }
+    sbw_head_io_describe(h, t);
+    sbw_table_columns(t, cols, 5);
+    st = sbw_table_status(t);
     for (size_t i = 0; !st && i < nb; i++)
         st = save_listed(dir, t, b[i].name, theta + b[i].off, b[i].rows, b[i].cols, b[i].meaning);
     st = st ? st : save_derived(h, &p, dir, t);

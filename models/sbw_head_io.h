@@ -16,7 +16,8 @@
 /* Adds the head's "# key=value" meta to t: model, n, m, d, k, knots,
  * plif_t (nan without knots), bias, linear, parameters (h->nparam).  A key
  * t already holds is replaced in place (same position).  Errors:
- * SBW_ENOMEM. */
+ * SBW_ENOMEM, or t's kept failure: after one t has failed (sticky) and
+ * holds a prefix of these keys. */
 int sbw_head_io_describe(const sbw_head *h, sbw_table *t);
 
 /* map.tsv's grid: SBW_HEAD_IO_MAP_N points evenly spaced on [-X, X],
@@ -60,9 +61,11 @@ int sbw_head_io_map_eval(const sbw_head *h, const double *theta, double *x, doub
  * owned by the caller; this adds meta, sets the columns and adds rows.
  * A params.tsv (and map.tsv) already in dir is removed first and the new
  * params.tsv is written last (temporary + rename), so params.tsv exists
- * only when every file it lists, and map.tsv, were written.  Errors: SBW_EIO (dir not creatable or
- * not a directory, a file not writable), SBW_ENOMEM, SBW_EINVAL (t has rows); the .npy files
- * written before a failure stay. */
+ * only when every file it lists, and map.tsv, were written.  Errors:
+ * SBW_EIO (dir not creatable or not a directory, a file not writable),
+ * SBW_ENOMEM, SBW_EINVAL (t has rows), or t's kept failure.  After a
+ * failure the .npy files written before it stay, no params.tsv is left
+ * in dir, and t may have failed (sticky) holding part of the listing. */
 int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sbw_table *t);
 
 /* Writes dir/map.tsv again from what sbw_head_io_save left in dir, for a

@@ -205,6 +205,9 @@ static int plan(const sbw_fit_opts *o, size_t n, size_t m, double items[6])
     return SBW_OK;
 }
 
+/* --dry-run's table: the plan's items and their total as rows of t.  A
+ * failure of the plan leaves t untouched; after the table's, t has failed
+ * (sticky) and the status is its first failure. */
 static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
 {
     static const char *const cols[] = {"item", "bytes", "gib"};
@@ -219,12 +222,13 @@ static int dry_run(sbw_table *t, const sbw_fit_opts *o, size_t n, size_t m)
                            "final float64 pass",
                            "input read buffer"};
     double total = 0;
-    st = sbw_table_columns(t, cols, 3);
-    for (size_t i = 0; !st && i < 6; i++) {
-        st = plan_row(t, names[i], items[i]);
+    sbw_table_columns(t, cols, 3);
+    for (size_t i = 0; i < 6; i++) {
+        plan_row(t, names[i], items[i]);
         total += items[i];
     }
-    return st ? st : plan_row(t, "total", total);
+    plan_row(t, "total", total);
+    return sbw_table_status(t);
 }
 
 /* ---- the run ----------------------------------------------------------------- */
@@ -351,16 +355,21 @@ static int fit(run *r)
     return st;
 }
 
+/* --log: the fit's settings and its log rows, checked once by
+ * sbw_table_write; after a failure nothing is left under the log's name
+ * and r is unchanged. */
 static int write_log(run *r)
 {
     if (!r->a.log || !r->f)
         return SBW_OK;
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-fit", &r->c, true);
-    st = st ? st : sbw_table_meta_str(t, "input", r->c.args[0]);
-    st = st ? st : sbw_fit_io_describe(r->f, t);
-    st = st ? st : sbw_fit_io_log_table(r->f, t);
-    st = st ? st : sbw_table_write(t, r->a.log, false);
+    if (!st) {
+        sbw_table_meta_str(t, "input", r->c.args[0]);
+        sbw_fit_io_describe(r->f, t);
+        sbw_fit_io_log_table(r->f, t);
+        st = sbw_table_write(t, r->a.log, false);
+    }
     sbw_table_free(t);
     return st;
 }
@@ -377,7 +386,11 @@ static void warn_improving(const sbw_fit *f)
                        f->opt.steps, a.kl, a.step, b.kl, b.step, 100 * (a.kl - b.kl) / a.kl);
 }
 
-/* Everything after a successful fit: float64 log Q, parameters, table. */
+/* Everything after a successful fit: float64 log Q, parameters, table.
+ * A failure of log Q skips the parameters and leaves r->tab untouched;
+ * one of the parameters (the .npy written before it stay) leaves r->tab
+ * untouched; after the table's, r->tab has failed (sticky) and the
+ * status is its first failure. */
 static int outputs(run *r)
 {
     warn_improving(r->f);
@@ -393,23 +406,24 @@ static int outputs(run *r)
         st = st ? st : sbw_fit_io_save(r->f, r->a.save, t);
         sbw_table_free(t);
     }
+    if (st)
+        return st;
     const sbw_fit *f = r->f;
-    st = st ? st : sbw_table_meta_str(r->tab, "input", r->c.args[0]);
-    st = st ? st : sbw_fit_io_describe(f, r->tab);
-    st = st ? st : sbw_table_columns(r->tab, columns, sizeof columns / sizeof *columns);
-    st = st ? st : sbw_table_add_row(r->tab);
-    st = st ? st : sbw_table_set_str(r->tab, "model", sbw_head_model_name(f->head.model));
-    st = st ? st : sbw_table_set_int(r->tab, "d", (long long)f->head.d);
-    st = st ? st
-            : sbw_table_set_int(r->tab, "k", (long long)(f->head.k ? f->head.k : f->head.knots));
-    st = st ? st : sbw_table_set_int(r->tab, "steps", (long long)f->step);
-    st = st ? st : sbw_table_set_str(r->tab, "stop", sbw_fit_stop_name(f->stop));
-    st = st ? st : sbw_table_set_dbl(r->tab, "loss", res.loss);
-    st = st ? st : sbw_table_set_dbl(r->tab, "kl_mean", res.kl);
-    st = st ? st : sbw_table_set_dbl(r->tab, "mode_match", res.mode_match);
-    st = st ? st
-            : sbw_table_set_dbl(r->tab, "lr", f->opt.optimizer == SBW_FIT_ADAM ? f->opt.lr : NAN);
-    return st ? st : sbw_table_set_dbl(r->tab, "seconds", sbw_fit_seconds(f));
+    sbw_table_meta_str(r->tab, "input", r->c.args[0]);
+    sbw_fit_io_describe(f, r->tab);
+    sbw_table_columns(r->tab, columns, sizeof columns / sizeof *columns);
+    sbw_table_add_row(r->tab);
+    sbw_table_set_str(r->tab, "model", sbw_head_model_name(f->head.model));
+    sbw_table_set_int(r->tab, "d", (long long)f->head.d);
+    sbw_table_set_int(r->tab, "k", (long long)(f->head.k ? f->head.k : f->head.knots));
+    sbw_table_set_int(r->tab, "steps", (long long)f->step);
+    sbw_table_set_str(r->tab, "stop", sbw_fit_stop_name(f->stop));
+    sbw_table_set_dbl(r->tab, "loss", res.loss);
+    sbw_table_set_dbl(r->tab, "kl_mean", res.kl);
+    sbw_table_set_dbl(r->tab, "mode_match", res.mode_match);
+    sbw_table_set_dbl(r->tab, "lr", f->opt.optimizer == SBW_FIT_ADAM ? f->opt.lr : NAN);
+    sbw_table_set_dbl(r->tab, "seconds", sbw_fit_seconds(f));
+    return sbw_table_status(r->tab);
 }
 
 /* Removes the default checkpoint directory after a successful fit. */
@@ -419,20 +433,22 @@ static void drop_auto_checkpoint(run *r)
         fprintf(stderr, "sbw-fit: note: could not remove %s: %s\n", r->ckpt, sbw_error_reason());
 }
 
+/* --dry-run: the settings as meta, then the plan (dry_run).  A failed
+ * meta skips the plan; after any failure r->tab may have failed (sticky)
+ * with part of the meta and rows. */
 static int do_dry_run(run *r)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r->in);
     sbw_table *t = r->tab;
-    int st = sbw_table_meta_str(t, "input", r->c.args[0]);
-    st = st ? st : sbw_table_meta_str(t, "model", sbw_head_model_name(r->o.model));
-    st = st ? st : sbw_table_meta_int(t, "n", (long long)in->rows);
-    st = st ? st : sbw_table_meta_int(t, "m", (long long)in->cols);
-    st = st ? st : sbw_table_meta_int(t, "d", (long long)r->o.d);
-    st = st ? st : sbw_table_meta_str(t, "precision", r->o.obj.single ? "single" : "double");
-    st = st ? st
-            : sbw_table_meta_str(t, "optimizer", r->o.optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
-    st = st ? st : dry_run(t, &r->o, in->rows, in->cols);
-    return st;
+    sbw_table_meta_str(t, "input", r->c.args[0]);
+    sbw_table_meta_str(t, "model", sbw_head_model_name(r->o.model));
+    sbw_table_meta_int(t, "n", (long long)in->rows);
+    sbw_table_meta_int(t, "m", (long long)in->cols);
+    sbw_table_meta_int(t, "d", (long long)r->o.d);
+    sbw_table_meta_str(t, "precision", r->o.obj.single ? "single" : "double");
+    sbw_table_meta_str(t, "optimizer", r->o.optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
+    int st = sbw_table_status(t);
+    return st ? st : dry_run(t, &r->o, in->rows, in->cols);
 }
 
 /* More PLIF intervals than the matrix has entries (and than the default)

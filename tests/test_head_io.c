@@ -11,7 +11,7 @@
  * status and leave no params.tsv; map.tsv written again from a saved
  * folder (sbw_head_io_map_regen) is the saved one byte for byte but for
  * its command line, and a folder with a bad value, size, file or meta is
- * refused naming the file. */
+ * refused naming the file; a failed table writes nothing. */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
@@ -559,12 +559,45 @@ static void test_map_regen_bad(void **state)
     free(th);
 }
 
+/* A table that fails (sticky) in sbw_head_io_save, here because it has a
+ * row already, stops the save before any file: the table's failure is
+ * returned with its reason and the folder stays empty (no .npy, no
+ * map.tsv, no params.tsv).  Checks that the table is checked before the
+ * first block is written. */
+static void test_failed_table(void **state)
+{
+    (void)state;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_PLIF, 0, 5, 2, 0, 3, 1.0, true, false));
+    double theta[64] = {0};
+    assert_true(h.nparam <= 64);
+    static const char *const cols[] = {"x"};
+    sbw_table *t = NULL;
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "test_head_io", NULL, false));
+    SBW_ASSERT_OK(sbw_table_columns(t, cols, 1));
+    SBW_ASSERT_OK(sbw_table_add_row(t));
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", sbw_test_path("failed-table"));
+    SBW_ASSERT_EQ(sbw_head_io_save(&h, theta, dir, t), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "columns must be declared before rows"));
+    SBW_ASSERT_EQ(sbw_table_status(t), SBW_EINVAL);
+    sbw_table_free(t);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    SBW_ASSERT_EQ(n, (size_t)0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plif_slopes), cmocka_unit_test(test_lms_values),
         cmocka_unit_test(test_bad_dir),     cmocka_unit_test(test_unwritable_file),
         cmocka_unit_test(test_map_regen),   cmocka_unit_test(test_map_regen_bad),
+        cmocka_unit_test(test_failed_table),
     };
     return cmocka_run_group_tests_name("head_io", tests, NULL, NULL);
 }
