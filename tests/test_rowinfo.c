@@ -87,7 +87,7 @@ static void test_sorted_brute(void **state)
     for (size_t j = 0; j < 40; j++) {
         size_t rank = 0;
         for (size_t i = 0; i < 40; i++)
-            rank += x[i] > x[j] || (x[i] == x[j] && i < j);
+            rank += x[i] > x[j] || (i < j && x[i] == x[j]);
         assert_int_equal(word[rank], j);
         SBW_ASSERT_EQ(prob[rank], exp(x[j]));
     }
@@ -121,7 +121,7 @@ static void test_refusals(void **state)
         sbw_npy_close(r);
     }
     /* a zero probability (-inf) is a distribution: entropy of the rest */
-    double h[16];
+    double h[16] = {0};
     sbw_rowinfo ri = {.entropy = h};
     sbw_npy_reader *r;
     sbw_scan s;
