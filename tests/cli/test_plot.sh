@@ -30,6 +30,23 @@ for m in 30 60; do
     done
 done
 
+# expect_refused CODE WHAT PATTERN NAME cmd...: exit CODE, the reason on the first line,
+# nothing written under NAME (defined before its first use)
+expect_refused() {
+    code=$1
+    what=$2
+    pat=$3
+    name=$4
+    shift 4
+    expect_exit "$code" "$what" "$@"
+    # the reason is the first line; a usage error adds the usage line and a hint
+    head -n 1 "$T/err" >"$T/err1"
+    expect_grep "$pat" "$T/err1" "$what: reason on the first line"
+    expect_lines $([ "$code" = 2 ] && grep -q '^Usage: sbw-plot' "$T/err" && echo 3 || echo 1) "$T/err" "$what: one line (+ usage)"
+    for e in png gp dat; do expect_absent "$name.$e" "$what: no $e"; done
+    if ls -a "$(dirname "$name")" | grep -q '\.plot\.'; then bad "$what: temporary folder left"; else ok; fi
+}
+
 # kind NAME ARGS...: the arguments of each kind
 run_kind() {
     kind=$1
@@ -227,21 +244,6 @@ for g in "$S"/*.gp; do
 done
 
 # ---- bad input: one line, exit 1 or 2, nothing written -----------------------------------
-# expect_refused CODE WHAT PATTERN NAME cmd...
-expect_refused() {
-    code=$1
-    what=$2
-    pat=$3
-    name=$4
-    shift 4
-    expect_exit "$code" "$what" "$@"
-    # the reason is the first line; a usage error adds the usage line and a hint
-    head -n 1 "$T/err" >"$T/err1"
-    expect_grep "$pat" "$T/err1" "$what: reason on the first line"
-    expect_lines $([ "$code" = 2 ] && grep -q '^Usage: sbw-plot' "$T/err" && echo 3 || echo 1) "$T/err" "$what: one line (+ usage)"
-    for e in png gp dat; do expect_absent "$name.$e" "$what: no $e"; done
-    if ls -a "$(dirname "$name")" | grep -q '\.plot\.'; then bad "$what: temporary folder left"; else ok; fi
-}
 mkdir "$T/bad"
 B="$T/bad/fig"
 printf '# tool=x\nmodel\td\tm\tmode_match\n' >"$T/empty.tsv"
