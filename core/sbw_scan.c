@@ -126,6 +126,12 @@ size_t sbw_scan_block_rows(size_t cols, size_t bytes)
 
 int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress)
 {
+    return sbw_scan_reader_each(r, s, progress, NULL, NULL);
+}
+
+int sbw_scan_reader_each(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress,
+                         sbw_scan_each_fn each, void *ctx)
+{
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     s->dtype = in->dtype;
     size_t block = sbw_scan_block_rows(in->cols, (size_t)8 << 20);
@@ -137,9 +143,12 @@ int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress)
     while (!st && sbw_npy_reader_row(r) < in->rows) {
         size_t nr = in->rows - sbw_npy_reader_row(r);
         nr = nr < block ? nr : block;
+        size_t row0 = sbw_npy_reader_row(r);
         st = sbw_npy_read_rows(r, buf, nr, in->cols);
         if (!st)
             sbw_scan_rows(s, buf, nr, in->cols, in->cols);
+        if (!st && each)
+            st = each(ctx, buf, row0, nr, in->cols);
         if (!st && progress)
             sbw_progress_update(progress, (double)sbw_npy_reader_row(r));
     }

@@ -46,6 +46,17 @@ const char *sbw_scan_kind(const sbw_scan *s);
  * sbw_npy_read_rows, SBW_ENOMEM. */
 int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress);
 
+/* What sbw_scan_reader_each calls on each block after scanning it: rows
+ * row0 .. row0 + nr - 1 of the matrix, nr x cols, row-major.  A nonzero
+ * return stops the pass, which returns it. */
+typedef int (*sbw_scan_each_fn)(void *ctx, const double *a, size_t row0, size_t nr, size_t cols);
+
+/* sbw_scan_reader that also hands every block to each (NULL: none), so a
+ * caller computes per-row values in the same single pass (a file on stdin
+ * is read once).  Errors: sbw_scan_reader's, and each's. */
+int sbw_scan_reader_each(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress,
+                         sbw_scan_each_fn each, void *ctx);
+
 /* SBW_EDATA unless the scanned matrix is all finite, with the shared reason
  * of sbw_check_bad_error (path, the counts, the first position and, for
  * -inf, that it is a zero probability). */

@@ -4,6 +4,7 @@
  * holds. */
 #include "sbw.h"
 #include "sbw_check.h"
+#include "sbw_rowinfo.h"
 #include "sbw_safet.h"
 #include "sbw_scan.h"
 
@@ -23,6 +24,8 @@ static const char *const columns[] = {"file",      "rows",
                                       "worst_row", "max_abs_rowsum_dev"};
 
 static const char *const list_columns[] = {"file", "tensor", "dtype", "shape", "bytes", "readable"};
+static const char *const per_row_columns[] = {"row", "entropy"};
+static const char *const sorted_columns[] = {"rank", "word", "log_prob", "prob"};
 
 static const char details[] =
     "Reads each FILE ('-' = stdin) in one streaming pass and prints one row per\n"
@@ -40,8 +43,22 @@ static const char details[] =
     "BF16 or F64, 1-D or 2-D; npy_version is 'safetensors').  A bare\n"
     "FILE.safetensors lists its tensors instead: file tensor dtype shape bytes\n"
     "readable (whether sbw can read it as a matrix); list such files on their own.\n\n"
+    "Single rows of one matrix of log-probabilities (LMS Figure 5, which\n"
+    "`sbw-plot alpha` draws from these two tables), in the same pass:\n"
+    "  --per-row FILE    one line per row: row entropy, the row's entropy\n"
+    "                    H = -sum_j p_j log p_j in nats (p = exp(entry))\n"
+    "  --sorted FILE     row --sorted-row I (0-based, default 0) as probabilities\n"
+    "                    in decreasing order, one line per word: rank (1 = the\n"
+    "                    row's mode) word (its column, 0-based; ties: the lower\n"
+    "                    column first) log_prob prob\n"
+    "They take one FILE whose every row is normalised (|logsumexp| <= TOL, no NaN\n"
+    "or +inf; -inf is a zero probability): otherwise the file and the worst row\n"
+    "are named, exit 1, and no table is written.  stdout carries one stream: with\n"
+    "--per-row - or --sorted - that table goes to stdout and the file's row to\n"
+    "stderr.\n\n"
     "Example:\n  sbw-info logP.npy\n  sbw-info --json logP.npy\n"
-    "  sbw-info model.safetensors\n  sbw-info model.safetensors:lm_head.weight\n";
+    "  sbw-info model.safetensors\n  sbw-info model.safetensors:lm_head.weight\n"
+    "  sbw-info --per-row rows.tsv --sorted row0.tsv logP.npy\n";
 
 /* One row describing the file at path.  Errors: the table's (sticky). */
 static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, const sbw_scan *s)
@@ -76,18 +93,111 @@ static int add_file_row(sbw_table *t, const char *path, const sbw_npy_info *in, 
     return sbw_table_status(t);
 }
 
-static int info_file(sbw_table *t, const char *path, double tol, bool quiet)
+/* What --per-row, --sorted and --sorted-row ask for (NULL: not asked). */
+typedef struct row_outs {
+    const char *per_row, *sorted;
+    size_t pick;
+} row_outs;
+
+/* A table of sbw-info with the file and tolerance as meta.  Errors: the
+ * table's. */
+static int row_table(sbw_table **t, const sbw_cli_common *c, const char *path, double tol)
+{
+    int st = sbw_table_alloc(t, "sbw-info", c, false);
+    if (st)
+        return st;
+    sbw_table_meta_str(*t, "file", path);
+    sbw_table_meta_dbl(*t, "tol", tol);
+    sbw_table_meta_str(*t, "units", "nats");
+    return sbw_table_status(*t);
+}
+
+/* --per-row's table of the n entropies h to path.  Errors: the table's,
+ * the write's (nothing left under path). */
+static int write_per_row(const sbw_cli_common *c, const char *in, double tol, const double *h,
+                         size_t n, const char *path)
+{
+    sbw_table *t = NULL;
+    int st = row_table(&t, c, in, tol);
+    if (!st) {
+        sbw_table_columns(t, per_row_columns, 2);
+        for (size_t i = 0; i < n; i++) {
+            sbw_table_add_row(t);
+            sbw_table_set_int(t, "row", (long long)i);
+            sbw_table_set_dbl(t, "entropy", h[i]);
+        }
+        st = sbw_table_write(t, path, false); /* the table's first failure, if any */
+    }
+    sbw_table_free(t);
+    return st;
+}
+
+/* --sorted's table of row o->pick (m log-probabilities) to o->sorted.
+ * Errors: SBW_ENOMEM, the table's, the write's. */
+static int write_sorted(const sbw_cli_common *c, const char *in, double tol, const double *row,
+                        size_t m, const row_outs *o)
+{
+    size_t *word = malloc((m ? m : 1) * sizeof *word);
+    double *prob = malloc((m ? m : 1) * sizeof *prob);
+    sbw_table *t = NULL;
+    int st = word && prob ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "cannot hold a row of %zu", m);
+    st = st ? st : sbw_rowinfo_sorted(row, m, word, prob);
+    st = st ? st : row_table(&t, c, in, tol);
+    if (!st) {
+        sbw_table_meta_int(t, "row", (long long)o->pick);
+        sbw_table_columns(t, sorted_columns, 4);
+        for (size_t k = 0; k < m; k++) {
+            sbw_table_add_row(t);
+            sbw_table_set_int(t, "rank", (long long)(k + 1));
+            sbw_table_set_int(t, "word", (long long)word[k]);
+            sbw_table_set_dbl(t, "log_prob", row[word[k]]);
+            sbw_table_set_dbl(t, "prob", prob[k]);
+        }
+        st = sbw_table_write(t, o->sorted, false);
+    }
+    sbw_table_free(t);
+    free(word);
+    free(prob);
+    return st;
+}
+
+/* The per-row values o asks for of the scanned file, written (each table
+ * whole or not at all).  Errors: sbw_rowinfo_reader's, the writes'. */
+static int rows_of(sbw_npy_reader *r, sbw_scan *s, sbw_progress *p, const sbw_cli_common *c,
+                   const row_outs *o)
+{
+    const sbw_npy_info *in = sbw_npy_reader_info(r);
+    const char *path = sbw_npy_reader_path(r);
+    sbw_rowinfo ri = {.pick = o->pick};
+    if (o->per_row)
+        ri.entropy = malloc((in->rows ? in->rows : 1) * sizeof *ri.entropy);
+    if (o->sorted)
+        ri.row = malloc((in->cols ? in->cols : 1) * sizeof *ri.row);
+    int st = (o->per_row && !ri.entropy) || (o->sorted && !ri.row)
+                 ? SBW_ERROR(SBW_ENOMEM, "%s: cannot hold the per-row values", path)
+                 : sbw_rowinfo_reader(r, s, p, &ri);
+    if (!st && o->per_row)
+        st = write_per_row(c, path, s->tol, ri.entropy, in->rows, o->per_row);
+    if (!st && o->sorted)
+        st = write_sorted(c, path, s->tol, ri.row, in->cols, o);
+    free(ri.entropy);
+    free(ri.row);
+    return st;
+}
+
+static int info_file(sbw_table *t, const char *path, double tol, const sbw_cli_common *c,
+                     const row_outs *o)
 {
     sbw_npy_reader *r;
-    int st = sbw_check_open(&r, path, SBW_SHAPE_ANY);
+    int st = sbw_check_open(&r, path, o ? SBW_SHAPE_MATRIX : SBW_SHAPE_ANY);
     if (st)
         return st;
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     sbw_scan s;
     sbw_progress p;
     sbw_scan_init(&s, tol);
-    sbw_progress_start(&p, "sbw-info", "rows", (double)in->rows, quiet);
-    st = sbw_scan_reader(r, &s, &p);
+    sbw_progress_start(&p, "sbw-info", "rows", (double)in->rows, c->quiet);
+    st = o ? rows_of(r, &s, &p, c, o) : sbw_scan_reader(r, &s, &p);
     sbw_progress_finish(&p);
     if (!st)
         st = add_file_row(t, path, in, &s);
@@ -120,6 +230,30 @@ static int list_file(sbw_table *t, const char *path)
     return st;
 }
 
+/* The per-row options' usage: one matrix, --sorted-row only with --sorted,
+ * one stream on stdout (*out: where the file's row goes).  Returns 0 or
+ * SBW_EXIT_USAGE (said on stderr). */
+static int check_rows(const sbw_cli *cli, const sbw_cli_common *c, const row_outs *o, int lists,
+                      FILE **out)
+{
+    const sbw_cli_applies applies[] = {{"--sorted-row", o->sorted != NULL, "a run without --sorted",
+                                        "it picks the row --sorted writes"}};
+    int st = sbw_cli_check_applies(cli, c, applies, 1);
+    if (st || !(o->per_row || o->sorted))
+        return st;
+    if (c->nargs != 1 || lists)
+        return sbw_cli_usage_error(cli, "--per-row and --sorted describe the rows of one matrix: "
+                                        "give one FILE.npy");
+    const sbw_cli_stream data[] = {{"--per-row", o->per_row}, {"--sorted", o->sorted}};
+    if ((st = sbw_cli_one_stream(cli, data, 2, NULL, NULL, out)) != 0)
+        return st;
+    const sbw_preflight_out outs[] = {{"--per-row", o->per_row, false},
+                                      {"--sorted", o->sorted, false}};
+    const char *in[] = {c->args[0]};
+    st = sbw_preflight(in, 1, outs, 2);
+    return st ? sbw_cli_fail("sbw-info", st) : 0;
+}
+
 /* How many of the arguments are bare .safetensors files (to list). */
 static int count_lists(const sbw_cli_common *c)
 {
@@ -133,8 +267,14 @@ int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
     double tol = SBW_CHECK_TOL;
+    row_outs o = {0};
     const sbw_cli_opt opts[] = {
-        {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"}, {0}};
+        {"--tol", "TOL", SBW_ARG_DOUBLE, &tol, 0, 1, "row normalisation tolerance"},
+        {"--per-row", "FILE", SBW_ARG_STRING, &o.per_row, 0, 0, "write each row's entropy (TSV)"},
+        {"--sorted", "FILE", SBW_ARG_STRING, &o.sorted, 0, 0,
+         "write one row's probabilities, largest first (TSV)"},
+        {"--sorted-row", "I", SBW_ARG_SIZE, &o.pick, 0, 1e15, "the row --sorted writes"},
+        {0}};
     const sbw_cli cli = {
         "sbw-info", "FILE.npy...", "Describe .npy matrices and .safetensors files.",
         details,    opts,          1,
@@ -147,6 +287,10 @@ int main(int argc, char **argv)
     if (lists > 0 && lists < c.nargs)
         return sbw_cli_usage_error(&cli, "list .safetensors files on their own (or name a tensor, "
                                          "FILE.safetensors:NAME)");
+    bool rows = o.per_row || o.sorted;
+    FILE *out = stdout;
+    if ((st = check_rows(&cli, &c, &o, lists, &out)) != 0)
+        return st;
     sbw_error_gsl_quiet();
     sbw_table *t = NULL;
     st = sbw_table_alloc(&t, "sbw-info", &c, false);
@@ -161,8 +305,11 @@ int main(int argc, char **argv)
     st = sbw_table_status(t);
     int failed = 0, done = 0; /* files refused (each said on stderr), files described */
     for (int i = 0; i < c.nargs && !st; i++) {
-        int fst = lists ? list_file(t, c.args[i]) : info_file(t, c.args[i], tol, c.quiet);
-        if (fst == SBW_ENOMEM)
+        int fst =
+            lists ? list_file(t, c.args[i]) : info_file(t, c.args[i], tol, &c, rows ? &o : NULL);
+        if (rows && fst)
+            st = fst; /* one file: its status is the exit status (2 for a --sorted-row beyond it) */
+        else if (fst == SBW_ENOMEM)
             st = fst; /* the table itself may be short of a row: stop */
         else if (fst) {
             sbw_cli_fail("sbw-info", fst); /* one line; a bad file is bad data, exit 1 */
@@ -171,7 +318,7 @@ int main(int argc, char **argv)
             done++;
     }
     if (!st && done)
-        st = sbw_table_print(t, stdout, c.json);
+        st = sbw_table_print(t, out, c.json);
     sbw_table_free(t);
     if (st)
         return sbw_cli_fail("sbw-info", st);

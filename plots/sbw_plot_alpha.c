@@ -1,9 +1,7 @@
-/* sbw_plot_alpha.c -- the alpha kind: Dirichlet languages (LMS Figure 5). */
+/* sbw_plot_alpha.c -- the alpha kind: Dirichlet languages (LMS Figure 5),
+ * drawn from the tables sbw-info --per-row and --sorted computed. */
 #include "sbw_plot_alpha.h"
-#include "sbw_check.h"
 #include "sbw_error.h"
-#include "sbw_npy.h"
-#include "sbw_num.h"
 #include "sbw_plot_sel.h"
 #include "sbw_plot_shape.h"
 #include "sbw_plot_tsv.h"
@@ -15,67 +13,74 @@
 
 #define NOMEM() SBW_ERROR(SBW_ENOMEM, "out of memory")
 
-/* ---- alpha -------------------------------------------------------------------- */
-
-/* The language an sbw-synth table names: "# output=" as written, or
- * beside the table when that path does not open from here. */
-static int synth_reader(const sbw_plot_tsv *t, sbw_npy_reader **r)
-{
-    const char *out = sbw_plot_tsv_meta(t, "output");
-    if (!out || !*out || !strcmp(out, "-"))
-        return SBW_ERROR(SBW_EDATA,
-                         "%s: no '# output=' file (give sbw-synth's table of a "
-                         "language written with -o FILE)",
-                         t->path);
-    FILE *probe = fopen(out, "rb");
-    if (probe) {
-        fclose(probe);
-        return sbw_check_open(r, out, SBW_SHAPE_MATRIX);
-    }
-    const char *slash = strrchr(t->path, '/'), *base = strrchr(out, '/');
-    char path[4096];
-    snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - t->path + 1) : 0, t->path,
-             base ? base + 1 : out);
-    return sbw_check_open(r, path, SBW_SHAPE_MATRIX);
-}
-
 typedef struct alpha_lang {
     double alpha, mean_h, sd_h;
     char m[32];
 } alpha_lang;
 
-/* Sorted probabilities of the first row into s; entropies of the first
- * rows rows into l. */
-static int alpha_read(const sbw_plot_tsv *t, size_t rows, sbw_plot_fig_series *s, alpha_lang *l)
+/* The last component of path. */
+static const char *base_of(const char *path)
 {
-    sbw_npy_reader *r = NULL;
-    int st = synth_reader(t, &r);
-    if (st)
-        return st;
-    const sbw_npy_info *in = sbw_npy_reader_info(r);
-    size_t m = in->cols, n = rows < in->rows ? rows : in->rows;
-    double *row = malloc(m * sizeof *row), *p = malloc(m * sizeof *p), *h = malloc(n * sizeof *h);
-    st = row && p && h ? SBW_OK : NOMEM();
-    for (size_t i = 0; !st && i < n; i++) {
-        st = sbw_npy_read_rows(r, row, 1, m);
-        if (!st && !sbw_check_all_finite(row, m))
-            st = SBW_ERROR(SBW_EDATA, "%s: row %zu has a non-finite entry", sbw_npy_reader_path(r),
-                           i);
-        if (!st)
-            h[i] = sbw_num_entropy(row, m);
-        if (!st && i == 0) {
-            st = sbw_plot_shape_sorted_probs(row, m, p);
-            for (size_t j = 0; !st && j < m; j++)
-                st = sbw_plot_fig_series_add(s, (double)(j + 1), p[j], NAN);
-        }
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Reads path, an sbw-info table of the language lang (sbw-synth's table)
+ * names as '# output=', into *t.  The join is by file name: a table of
+ * another matrix (inputs given in another order) is SBW_EDATA. */
+static int lang_table(sbw_plot_tsv *t, const char *path, const sbw_plot_tsv *lang, const char *opt)
+{
+    int st = sbw_plot_tsv_read(t, path);
+    const char *of = st ? NULL : sbw_plot_tsv_meta(t, "file");
+    const char *out = st ? NULL : sbw_plot_tsv_meta(lang, "output");
+    if (!st && !of)
+        st = SBW_ERROR(SBW_EDATA, "%s: no '# file=' line (give %s the table of sbw-info %s)", path,
+                       opt, opt);
+    if (!st && out && strcmp(base_of(of), base_of(out)) != 0)
+        st = SBW_ERROR(SBW_EDATA,
+                       "%s: a table of %s, but %s's language is %s (%s lists one "
+                       "table per input, in the same order)",
+                       path, of, lang->path, out, opt);
+    return st;
+}
+
+/* Row --sorted-row's probabilities against rank, from sbw-info --sorted's
+ * table at path, into s. */
+static int alpha_sorted(const char *path, const sbw_plot_tsv *lang, sbw_plot_fig_series *s)
+{
+    sbw_plot_tsv t;
+    size_t cr, cp;
+    int st = lang_table(&t, path, lang, "--sorted");
+    st = st ? st : sbw_plot_tsv_need(&t, "rank", &cr);
+    st = st ? st : sbw_plot_tsv_need(&t, "prob", &cp);
+    for (size_t r = 0; !st && r < t.nrow; r++) {
+        double x, y;
+        st = sbw_plot_sel_value(&t, r, cr, &x);
+        st = st ? st : sbw_plot_sel_value(&t, r, cp, &y);
+        st = st ? st : sbw_plot_fig_series_add(s, x, y, NAN);
     }
-    size_t c;
+    sbw_plot_tsv_free(&t);
+    return st;
+}
+
+/* Mean and sd of the entropies of the first rows rows of sbw-info
+ * --per-row's table at path, into l. */
+static int alpha_entropy_of(const char *path, const sbw_plot_tsv *lang, size_t rows, alpha_lang *l)
+{
+    sbw_plot_tsv t;
+    size_t ch, c;
+    int st = lang_table(&t, path, lang, "--entropy");
+    st = st ? st : sbw_plot_tsv_need(&t, "entropy", &ch);
+    size_t n = st ? 0 : rows < t.nrow ? rows : t.nrow;
+    double *h = st ? NULL : malloc((n ? n : 1) * sizeof *h);
+    if (!st && !h)
+        st = NOMEM();
+    for (size_t r = 0; !st && r < n; r++)
+        st = sbw_plot_sel_value(&t, r, ch, &h[r]);
     if (!st)
         sbw_plot_shape_mean_sd(h, n, &l->mean_h, &l->sd_h, &c);
-    free(row);
-    free(p);
     free(h);
-    sbw_npy_close(r);
+    sbw_plot_tsv_free(&t);
     return st;
 }
 
@@ -107,53 +112,79 @@ static int alpha_entropy(sbw_plot_fig_panel *p, alpha_lang *l, size_t n)
     return st;
 }
 
+/* Language i: its sbw-synth table's alpha and M, its sorted row into
+ * panel pp, its entropies' mean and sd into l. */
+static int alpha_lang_add(const sbw_plot_kind_args *a, size_t i, const char *entropy,
+                          const char *sorted, sbw_plot_fig_panel *pp, alpha_lang *l)
+{
+    sbw_plot_tsv t;
+    int st = sbw_plot_tsv_read(&t, a->inputs[i]);
+    const char *al = st ? NULL : sbw_plot_tsv_meta(&t, "alpha");
+    const char *m = st ? NULL : sbw_plot_tsv_meta(&t, "m");
+    if (!st && (!al || !m))
+        st = SBW_ERROR(SBW_EDATA,
+                       "%s: no '# alpha=' and '# m=' lines (give sbw-synth "
+                       "dirichlet's table)",
+                       a->inputs[i]);
+    char fb[128], lab[256];
+    snprintf(fb, sizeof fb, "α = %s, M = %s", al ? al : "", m ? m : "");
+    st = st ? st : sbw_plot_sel_label_of(a, i, fb, lab, sizeof lab);
+    sbw_plot_fig_series *s;
+    st = st ? st : sbw_plot_fig_add_series(pp, lab, SBW_WITH_LINES, (int)i + 1, &s);
+    if (!st) {
+        l->alpha = strtod(al, NULL);
+        snprintf(l->m, sizeof l->m, "%s", m);
+    }
+    st = st ? st : alpha_sorted(sorted, &t, s);
+    st = st ? st : alpha_entropy_of(entropy, &t, a->rows ? a->rows : 20, l);
+    sbw_plot_tsv_free(&t);
+    return st;
+}
+
+/* The two panels. */
+static int alpha_panels(sbw_plot_fig *f, sbw_plot_fig_panel **pp, sbw_plot_fig_panel **ph)
+{
+    int st = sbw_plot_fig_add_panel(f, "One row of each language", "rank of the word in the row",
+                                    "probability (sorted)", pp);
+    st = st ? st
+            : sbw_plot_fig_add_panel(f, "Row entropy (mean ± sd over rows)", "Dirichlet α",
+                                     "entropy of a row (nats)", ph);
+    if (!st) {
+        (*pp)->logx = (*pp)->logy = (*ph)->logx = true;
+        (*pp)->ymin =
+            1e-16; /* smaller probabilities (alpha = 0.01 reaches 1e-200) leave the axis */
+        (*pp)->ymax = 1;
+        (*ph)->key = "bottom right";
+    }
+    return st;
+}
+
 int sbw_plot_alpha_build(sbw_plot_fig *f, const sbw_plot_kind_args *a)
 {
-    size_t rows = a->rows ? a->rows : 20;
+    char **ent = NULL, **sor = NULL;
+    size_t ne = 0, ns = 0;
     alpha_lang *l = calloc(a->ninputs, sizeof *l);
     sbw_plot_fig_panel *pp, *ph;
     int st = l ? SBW_OK : NOMEM();
-    st = st ? st
-            : sbw_plot_fig_add_panel(f, "One row of each language", "rank of the word in the row",
-                                     "probability (sorted)", &pp);
-    st = st ? st
-            : sbw_plot_fig_add_panel(f, "Row entropy (mean ± sd over rows)", "Dirichlet α",
-                                     "entropy of a row (nats)", &ph);
-    if (!st) {
-        pp->logx = pp->logy = ph->logx = true;
-        pp->ymin = 1e-16; /* smaller probabilities (alpha = 0.01 reaches 1e-200) leave the axis */
-        pp->ymax = 1;
-        ph->key = "bottom right";
-    }
-    for (size_t i = 0; !st && i < a->ninputs; i++) {
-        sbw_plot_tsv t;
-        st = sbw_plot_tsv_read(&t, a->inputs[i]);
-        const char *al = st ? NULL : sbw_plot_tsv_meta(&t, "alpha");
-        const char *m = st ? NULL : sbw_plot_tsv_meta(&t, "m");
-        if (!st && (!al || !m))
-            st = SBW_ERROR(SBW_EDATA,
-                           "%s: no '# alpha=' and '# m=' lines (give sbw-synth "
-                           "dirichlet's table)",
-                           a->inputs[i]);
-        char fb[128], lab[256];
-        snprintf(fb, sizeof fb, "α = %s, M = %s", al ? al : "", m ? m : "");
-        st = st ? st : sbw_plot_sel_label_of(a, i, fb, lab, sizeof lab);
-        sbw_plot_fig_series *s;
-        st = st ? st : sbw_plot_fig_add_series(pp, lab, SBW_WITH_LINES, (int)i + 1, &s);
-        if (!st) {
-            l[i].alpha = strtod(al, NULL);
-            snprintf(l[i].m, sizeof l[i].m, "%s", m);
-        }
-        st = st ? st : alpha_read(&t, rows, s, &l[i]);
-        sbw_plot_tsv_free(&t);
-    }
+    st = st ? st : sbw_plot_sel_split(a->entropy, &ent, &ne);
+    st = st ? st : sbw_plot_sel_split(a->sorted, &sor, &ns);
+    if (!st && (ne != a->ninputs || ns != a->ninputs))
+        st = SBW_ERROR(SBW_EINVAL,
+                       "alpha: --entropy and --sorted give one sbw-info --per-row and --sorted "
+                       "table per language (%zu languages, %zu and %zu tables)",
+                       a->ninputs, ne, ns);
+    st = st ? st : alpha_panels(f, &pp, &ph);
+    for (size_t i = 0; !st && i < a->ninputs; i++)
+        st = alpha_lang_add(a, i, ent[i], sor[i], pp, &l[i]);
     st = st ? st : alpha_entropy(ph, l, a->ninputs);
     st = st ? st
             : sbw_plot_fig_note(f,
                                 "entropy: mean and sd over the first %zu rows; the "
                                 "left panel's y axis stops at 1e-16",
-                                rows);
+                                a->rows ? a->rows : 20);
     free(l);
+    sbw_plot_sel_free_list(ent, ne);
+    sbw_plot_sel_free_list(sor, ns);
     if (!st && !(f->title = strdup("Dirichlet(α) languages (cf. LMS Figure 5)")))
         st = NOMEM();
     return st;

@@ -1,6 +1,9 @@
 /* sbw_plot_alpha.h -- one kind of sbw-plot (sbw_plot_kind.h):
  *   alpha     sbw-synth tables of Dirichlet languages: sorted probabilities
- *             of a row, and row entropy against alpha (LMS Figure 5)
+ *             of a row (sbw-info --sorted's table of each, --sorted), and
+ *             row entropy against alpha (mean and sd of the first --rows
+ *             entropies of sbw-info --per-row's table, --entropy): LMS
+ *             Figure 5
  */
 #ifndef SBW_PLOT_ALPHA_H
 #define SBW_PLOT_ALPHA_H

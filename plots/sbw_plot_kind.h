@@ -12,7 +12,8 @@
  *             log axis with each matrix's NR threshold (--rank tables)
  *   sweep     a results table: a metric against D, one line per head, one
  *             panel per M, mean and sd over the rows of equal keys (seeds)
- *   alpha     sbw-synth tables of Dirichlet languages: sorted probabilities
+ *   alpha     sbw-synth tables of Dirichlet languages with sbw-info's
+ *             --sorted and --per-row tables of each: sorted probabilities
  *             of a row, and row entropy against alpha (LMS Figure 5)
  *   bound     an sbw-bound table, with fits' fit_error as points (--fits)
  *   train     --log TSVs of sbw-fit or sbw-lm: metrics against step/epoch
@@ -37,6 +38,8 @@ typedef struct sbw_plot_kind_args {
     const char *labels;         /* --labels L1,L2,...: one per input */
     const char *rank;           /* spectrum: sbw-rank tables, one per input */
     const char *fits;           /* bound: tables with d and fit_error */
+    const char *entropy;        /* alpha: sbw-info --per-row tables, one per input */
+    const char *sorted;         /* alpha: sbw-info --sorted tables, one per input */
     size_t rows;                /* alpha: rows per language (0: 20) */
     double xmin, xmax;          /* --xrange; NaN: automatic */
 } sbw_plot_kind_args;

@@ -1,25 +1,7 @@
-/* sbw_plot_shape.c -- reshaping for figures; see the header. */
+/* sbw_plot_shape.c -- the mean and sd of error bars; see the header. */
 #include "sbw_plot_shape.h"
 
-#include "sbw_error.h"
-
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int desc(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x < y) - (x > y);
-}
-
-int sbw_plot_shape_sorted_probs(const double *logp, size_t m, double *p)
-{
-    for (size_t j = 0; j < m; j++)
-        p[j] = exp(logp[j]);
-    qsort(p, m, sizeof *p, desc);
-    return SBW_OK;
-}
 
 void sbw_plot_shape_mean_sd(const double *y, size_t n, double *mean, double *sd, size_t *count)
 {

@@ -23,10 +23,11 @@ static const char details[] =
     "                         one line per head (--series, default model), one panel per\n"
     "                         M (--panel, default m); rows of equal keys are seeds: mean\n"
     "                         with sd error bars (LMS Figures 2, 3, 6-8; --where alpha=0.1)\n"
-    "  alpha SYNTH.tsv...     sbw-synth dirichlet tables (the language is their output\n"
-    "                         file): sorted probabilities of a row on log axes, and row\n"
-    "                         entropy (mean +- sd over --rows rows) against alpha (LMS\n"
-    "                         Figure 5)\n"
+    "  alpha SYNTH.tsv...     sbw-synth dirichlet tables, with --sorted and --entropy\n"
+    "                         naming sbw-info's --sorted and --per-row tables of each\n"
+    "                         language (in the same order): the sorted probabilities\n"
+    "                         of a row on log axes, and row entropy (mean +- sd over\n"
+    "                         the first --rows rows) against alpha (LMS Figure 5)\n"
     "  bound BOUND.tsv        an sbw-bound table: LMS Theorem 1 and the shift-aware bound\n"
     "                         against d; --fits FILE,... adds fit_error points (rows with\n"
     "                         d and fit_error, one series per model)\n"
@@ -59,7 +60,10 @@ static const char details[] =
     "  sbw-rank --spectrum s.tsv P.npy > r.tsv; sbw-plot spectrum s.tsv --rank r.tsv -o spec\n"
     "  sbw-plot sweep results.tsv --where alpha=0.01 --y kl_mean --logy -o fig3\n"
     "  sbw-plot bound bound.tsv --fits fits.tsv --format pdf -o bound\n"
-    "  sbw-plot train fit1.log fit2.log --labels softmax,mos -o curves\n";
+    "  sbw-plot train fit1.log fit2.log --labels softmax,mos -o curves\n"
+    "  sbw-synth dirichlet --n 1000 --m 300 --alpha 0.1 -o p.npy > p.tsv\n"
+    "  sbw-info --per-row h.tsv --sorted s.tsv p.npy\n"
+    "  sbw-plot alpha p.tsv --entropy h.tsv --sorted s.tsv -o alpha\n";
 
 typedef struct plot_opts {
     const char *format, *size, *title, *xrange;
@@ -143,39 +147,40 @@ static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_fig_opts *o, cons
     return SBW_EXIT_OK;
 }
 
-/* Every input file (the positional ones, --rank, --fits) against every
- * output: none may be an input; each must be creatable. */
+/* Every input file (the positional ones, --rank, --fits, --entropy,
+ * --sorted) against every output: none may be an input; each must be
+ * creatable. */
 static int preflight(const plot_opts *p, const sbw_plot_fig_opts *o, const char *name)
 {
-    char **rank = NULL, **fits = NULL, *outs[5] = {0};
-    size_t nr = 0, nf = 0, no = 0;
-    int st = sbw_plot_sel_split(p->a.rank, &rank, &nr);
-    st = st ? st : sbw_plot_sel_split(p->a.fits, &fits, &nf);
+    const char *lists[] = {p->a.rank, p->a.fits, p->a.entropy, p->a.sorted};
+    enum { NL = sizeof lists / sizeof *lists };
+    char **v[NL] = {0}, *outs[5] = {0};
+    size_t nv[NL] = {0}, no = 0, total = p->a.ninputs;
+    int st = SBW_OK;
+    for (size_t k = 0; k < NL && !st; k++) {
+        st = sbw_plot_sel_split(lists[k], &v[k], &nv[k]);
+        total += nv[k];
+    }
     st = st ? st : sbw_plot_run_outputs(name, o->format, outs, &no);
-    const char **in = st ? NULL : malloc((p->a.ninputs + nr + nf + 1) * sizeof *in);
+    const char **in = st ? NULL : malloc((total + 1) * sizeof *in);
     if (!st && !in)
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     if (!st) {
         size_t n = 0;
         for (size_t i = 0; i < p->a.ninputs; i++)
             in[n++] = p->a.inputs[i];
-        for (size_t i = 0; i < nr; i++)
-            in[n++] = rank[i];
-        for (size_t i = 0; i < nf; i++)
-            in[n++] = fits[i];
+        for (size_t k = 0; k < NL; k++)
+            for (size_t i = 0; i < nv[k]; i++)
+                in[n++] = v[k][i];
         sbw_preflight_out po[5];
         for (size_t i = 0; i < no; i++)
             po[i] = (sbw_preflight_out){"-o", outs[i], false};
         st = sbw_preflight(in, n, po, no);
     }
-    for (size_t i = 0; i < nr; i++)
-        free(rank[i]);
-    for (size_t i = 0; i < nf; i++)
-        free(fits[i]);
+    for (size_t k = 0; k < NL; k++)
+        sbw_plot_sel_free_list(v[k], nv[k]);
     for (size_t i = 0; i < no; i++)
         free(outs[i]);
-    free(rank);
-    free(fits);
     free(in);
     return st;
 }
@@ -214,6 +219,10 @@ int main(int argc, char **argv)
         {"--labels", "L,...", SBW_ARG_STRING, &p.a.labels, 0, 0, "legend text, one per input"},
         {"--rank", "FILE,...", SBW_ARG_STRING, &p.a.rank, 0, 0, "spectrum: sbw-rank tables"},
         {"--fits", "FILE,...", SBW_ARG_STRING, &p.a.fits, 0, 0, "bound: tables with fit_error"},
+        {"--entropy", "FILE,...", SBW_ARG_STRING, &p.a.entropy, 0, 0,
+         "alpha: sbw-info --per-row tables"},
+        {"--sorted", "FILE,...", SBW_ARG_STRING, &p.a.sorted, 0, 0,
+         "alpha: sbw-info --sorted tables"},
         {"--rows", "R", SBW_ARG_SIZE, &p.a.rows, 1, 1e7, "alpha: rows per language [20]"},
         {"--xrange", "A:B", SBW_ARG_STRING, &p.xrange, 0, 0, "x range (monotone)"},
         {0}};

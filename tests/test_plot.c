@@ -129,29 +129,63 @@ static void test_spectrum_draws_sbw_rank_columns(void **state)
     assert_non_null(strstr(sbw_error_reason(), "sv.npy: sbw-plot draws spectra from sbw-rank"));
 }
 
-static void test_sorted_probs_is_a_sorted_permutation(void **state)
+/* The alpha kind draws sbw-info's tables as they stand: --sorted's
+ * (rank, prob) rows bit for bit, and the mean and sd (the one arithmetic,
+ * against GSL) of the first --rows entropies of --per-row's; a table of
+ * another language (joined by file name) and a missing list are refused. */
+static void test_alpha_draws_sbw_info_tables(void **state)
 {
     (void)state;
-    enum { M = 37 };
-    double logp[M], p[M], used[M] = {0}, sum = 0;
-    for (size_t j = 0; j < M; j++)
-        logp[j] = -1.0 - (double)((j * 17) % M) / 3.0 + (j == 5 ? -300 : 0);
-    SBW_ASSERT_OK(sbw_plot_shape_sorted_probs(logp, M, p));
-    for (size_t j = 0; j < M; j++) {
-        if (j)
-            SBW_ASSERT_GE(p[j - 1], p[j]);
-        size_t i = 0; /* brute force: p[j] is exp of an unused logp entry */
-        while (i < M && (used[i] || exp(logp[i]) != p[j]))
-            i++;
-        SBW_ASSERT_LT(i, (size_t)M);
-        if (i < M)
-            used[i] = 1;
-        sum += p[j];
+    char in0[1024], in1[1024], *in[2] = {in0, in1}; /* write_text reuses 4 slots */
+    snprintf(in0, sizeof in0, "%s",
+             write_text("a1.tsv", "# alpha=0.5\n# m=4\n# output=dir/p1.npy\nrows\n3\n"));
+    snprintf(in1, sizeof in1, "%s",
+             write_text("a2.tsv", "# alpha=0.1\n# m=4\n# output=p2.npy\nrows\n3\n"));
+    char lists[2][2048];
+    snprintf(lists[0], sizeof lists[0], "%s,",
+             write_text("h1.tsv", "# file=p1.npy\nrow\tentropy\n"
+                                  "0\t1.25\n1\t0.5\n2\t7\n"));
+    strcat(lists[0], write_text("h2.tsv", "# file=x/p2.npy\nrow\tentropy\n0\t0.75\n1\t1.5\n"));
+    snprintf(lists[1], sizeof lists[1], "%s,",
+             write_text("s1.tsv", "# file=p1.npy\nrank\tword\tlog_prob\tprob\n1\t3\t-0.1\t0."
+                                  "90483741803595952\n2\t0\t-2.4\t0.090717953289412512\n"));
+    strcat(lists[1], write_text("s2.tsv", "# file=p2.npy\nrank\tword\tlog_prob\tprob\n1\t0\t-"
+                                          "0.5\t0.60653065971263342\n"));
+    sbw_plot_kind_args a = {.inputs = in,
+                            .ninputs = 2,
+                            .entropy = lists[0],
+                            .sorted = lists[1],
+                            .rows = 2,
+                            .xmin = NAN,
+                            .xmax = NAN};
+    sbw_plot_fig *f;
+    SBW_ASSERT_OK(sbw_plot_kind_build("alpha", &a, &f));
+    const sbw_plot_fig_series *s1 = f->panel[0]->series[0], *s2 = f->panel[0]->series[1];
+    assert_int_equal(s1->n, 2);
+    assert_int_equal(s2->n, 1);
+    SBW_ASSERT_EQ(s1->x[1], 2);
+    SBW_ASSERT_EQ(s1->y[1], 0.090717953289412512);
+    SBW_ASSERT_EQ(s2->y[0], 0.60653065971263342);
+    const sbw_plot_fig_series *h = f->panel[1]->series[0]; /* M = 4, by alpha */
+    assert_int_equal(h->n, 2);
+    double first[2][2] = {{0.75, 1.5}, {1.25, 0.5}}; /* alpha 0.1, then 0.5: rows 0 and 1 */
+    for (size_t i = 0; i < 2; i++) {
+        SBW_ASSERT_EQ(h->x[i], i ? 0.5 : 0.1);
+        SBW_ASSERT_NEAR(h->y[i], gsl_stats_mean(first[i], 1, 2), 1e-15);
+        SBW_ASSERT_NEAR(h->err[i], gsl_stats_sd(first[i], 1, 2), 1e-15);
     }
-    double want = 0;
-    for (size_t j = 0; j < M; j++)
-        want += exp(logp[j]);
-    SBW_ASSERT_NEAR(sum, want, 1e-15 * want * M);
+    sbw_plot_fig_free(f);
+    char swapped[2048] = "";
+    char *comma = strchr(lists[1], ',');
+    assert_non_null(comma);
+    *comma = '\0';
+    strcat(strcat(strcat(swapped, comma + 1), ","), lists[1]); /* s2 first: the wrong order */
+    a.sorted = swapped;
+    SBW_ASSERT_EQ(sbw_plot_kind_build("alpha", &a, &f), SBW_EDATA);
+    assert_non_null(strstr(sbw_error_reason(), "s2.tsv: a table of p2.npy, but"));
+    a.sorted = NULL;
+    SBW_ASSERT_EQ(sbw_plot_kind_build("alpha", &a, &f), SBW_EINVAL);
+    assert_non_null(strstr(sbw_error_reason(), "--entropy and --sorted give one sbw-info"));
 }
 
 static void test_mean_sd_matches_gsl(void **state)
@@ -441,7 +475,7 @@ int main(void)
         cmocka_unit_test(test_tsv_reads_meta_columns_cells),
         cmocka_unit_test(test_tsv_refuses_bad_tables),
         cmocka_unit_test(test_spectrum_draws_sbw_rank_columns),
-        cmocka_unit_test(test_sorted_probs_is_a_sorted_permutation),
+        cmocka_unit_test(test_alpha_draws_sbw_info_tables),
         cmocka_unit_test(test_mean_sd_matches_gsl),
         cmocka_unit_test(test_text_escapes_for_tex_and_quotes),
         cmocka_unit_test(test_gp_literals_and_comments_hold_any_bytes),

@@ -137,4 +137,53 @@ expect_eq "$(tsv_field "$T/out" tensor) $(tsv_field "$T/out" dtype) $(tsv_field 
 expect_exit 0 "info safetensors tensor" "$BIN/sbw-info" "$T/s.safetensors:w"
 expect_eq "$(tsv_field "$T/out" dtype) $(tsv_field "$T/out" min) $(tsv_field "$T/out" max)" "bfloat16 -2 1" "BF16 tensor values"
 
+
+# --per-row and --sorted (the values of LMS Figure 5): checked against
+# sbw-compare's per-row entropy and mode of the same rows, and against
+# themselves (a permutation of the row, p = exp(log p), sum 1, the entropy)
+"$BIN/sbw-synth" dirichlet --n 30 --m 25 --alpha 0.3 --seed 2 -q -o "$T/d.npy" >/dev/null
+"$BIN/sbw-compare" -q --per-row "$T/cmp.tsv" "$T/d.npy" "$T/d.npy" >/dev/null
+expect_exit 0 "per-row and sorted" "$BIN/sbw-info" --per-row "$T/rows.tsv" --sorted "$T/sorted.tsv" \
+    --sorted-row 7 "$T/d.npy"
+expect_eq "$(tsv_field "$T/out" kind)" log-probabilities "per-row: the file's row on stdout"
+expect_grep "^# command=.*--per-row" "$T/rows.tsv" "per-row: its command line"
+expect_eq "$(tsv_meta "$T/sorted.tsv" row)" 7 "sorted: the row in the header"
+expect_eq "$(tsv_rows "$T/rows.tsv" | head -1) $(tsv_rows "$T/sorted.tsv" | head -1)" \
+    "$(printf 'row\tentropy rank\tword\tlog_prob\tprob')" "per-row and sorted: columns"
+expect_lines 30 "$(tsv_rows "$T/rows.tsv" | sed 1d >"$T/r"; echo "$T/r")" "per-row: one line a row"
+paste "$T/r" "$(tsv_rows "$T/cmp.tsv" | sed 1d >"$T/c"; echo "$T/c")" >"$T/rc"
+col=$(tsv_rows "$T/cmp.tsv" | head -1 | tr '\t' '\n' | grep -n '^entropy$' | cut -d: -f1)
+expect_eq "$(awk -F'\t' -v c=$((col + 2)) '$1 != $3 || ($2 - $c)^2 > 1e-24 { print "row " $1 ": " $2 " vs " $c }' "$T/rc")" "" \
+    "per-row entropy = sbw-compare's"
+expect_eq "$(tsv_field "$T/sorted.tsv" word)" "$(tsv_field "$T/cmp.tsv" mode_p 8)" "sorted: rank 1 is the row's mode"
+expect_eq "$(tsv_rows "$T/sorted.tsv" | awk -F'\t' 'NR > 1 {
+        if ($1 != NR - 1) print "rank " $1 " at line " NR
+        if (NR > 2 && $3 > last) print "rank " $1 ": log_prob rises"
+        d = $4 - exp($3); if (d * d > 1e-30 * $4 * $4) print "rank " $1 ": prob is not exp(log_prob)"
+        last = $3; s += $4; h -= $4 * $3; seen[$2]++
+    } END {
+        for (j = 0; j < 25; j++) if (seen[j] != 1) print "word " j " seen " seen[j] + 0 " times"
+        if ((s - 1)^2 > 1e-26) print "sum " s
+        printf "%.12f\n", h
+    }')" "$(printf '%.12f' "$(tsv_field "$T/rows.tsv" entropy 8)")" "sorted: a permutation of row 7, p = exp(log p), sum 1, its entropy"
+expect_exit 0 "per-row to stdout" "$BIN/sbw-info" --per-row - "$T/d.npy"
+expect_eq "$(tsv_rows "$T/out" | sed -n 2p)" "$(tsv_rows "$T/rows.tsv" | sed -n 2p)" "per-row -: the rows on stdout"
+expect_grep "log-probabilities" "$T/err" "per-row -: the file's row on stderr"
+for f in probs nonfinite; do
+    expect_exit 1 "per-row of $f" "$BIN/sbw-info" --per-row "$T/bad_rows.tsv" --sorted "$T/bad_s.tsv" "$FIX/$f.npy"
+    expect_lines 1 "$T/err" "per-row of $f: one line"
+    expect_grep "^sbw-info: $FIX/$f.npy: " "$T/err" "per-row of $f: names the file"
+    expect_absent "$T/bad_rows.tsv" "per-row of $f: no table"
+    expect_absent "$T/bad_s.tsv" "per-row of $f: no sorted table"
+done
+expect_exit 2 "sorted row beyond the file" "$BIN/sbw-info" --sorted "$T/bad_s.tsv" --sorted-row 30 "$T/d.npy"
+expect_grep "row 30 asked for, but it has 30 rows" "$T/err" "sorted row beyond: said"
+expect_absent "$T/bad_s.tsv" "sorted row beyond: no table"
+expect_exit 2 "sorted-row without sorted" "$BIN/sbw-info" --sorted-row 3 "$T/d.npy"
+expect_exit 2 "per-row of two files" "$BIN/sbw-info" --per-row "$T/bad_rows.tsv" "$T/d.npy" "$T/d.npy"
+expect_exit 2 "per-row over its input" "$BIN/sbw-info" --per-row "$T/d.npy" "$T/d.npy"
+expect_exit 2 "two tables on stdout" "$BIN/sbw-info" --per-row - --sorted - "$T/d.npy"
+expect_exit 1 "per-row of a vector" "$BIN/sbw-info" --per-row "$T/bad_rows.tsv" "$FIX/vec_f8.npy"
+expect_grep "not a matrix" "$T/err" "per-row of a vector: said"
+
 finish

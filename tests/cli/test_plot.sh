@@ -10,6 +10,8 @@ ABS=$(cd "$BIN" && pwd)
 # ---- inputs made by the tools on a tiny language ------------------------------------------
 "$BIN/sbw-synth" dirichlet --n 40 --m 30 --alpha 0.1 --seed 1 -q -o "$T/p.npy" >"$T/synth.tsv"
 "$BIN/sbw-synth" dirichlet --n 40 --m 30 --alpha 1 --seed 1 -q -o "$T/p1.npy" >"$T/synth1.tsv"
+"$BIN/sbw-info" -q --per-row "$T/h.tsv" --sorted "$T/s.tsv" "$T/p.npy" >/dev/null
+"$BIN/sbw-info" -q --per-row "$T/h1.tsv" --sorted "$T/s1.tsv" "$T/p1.npy" >/dev/null
 "$BIN/sbw-rank" -q --spectrum "$T/spec.tsv" "$T/p.npy" >"$T/rank.tsv"
 "$BIN/sbw-rank" -q --center --spectrum "$T/specc.tsv" "$T/p.npy" >"$T/rankc.tsv"
 "$BIN/sbw-bound" -q --d 1:10 "$T/p.npy" >"$T/bound.tsv"
@@ -28,6 +30,23 @@ for m in 30 60; do
     done
 done
 
+# expect_refused CODE WHAT PATTERN NAME cmd...: exit CODE, the reason on the first line,
+# nothing written under NAME (defined before its first use)
+expect_refused() {
+    code=$1
+    what=$2
+    pat=$3
+    name=$4
+    shift 4
+    expect_exit "$code" "$what" "$@"
+    # the reason is the first line; a usage error adds the usage line and a hint
+    head -n 1 "$T/err" >"$T/err1"
+    expect_grep "$pat" "$T/err1" "$what: reason on the first line"
+    expect_lines $([ "$code" = 2 ] && grep -q '^Usage: sbw-plot' "$T/err" && echo 3 || echo 1) "$T/err" "$what: one line (+ usage)"
+    for e in png gp dat; do expect_absent "$name.$e" "$what: no $e"; done
+    if ls -a "$(dirname "$name")" | grep -q '\.plot\.'; then bad "$what: temporary folder left"; else ok; fi
+}
+
 # kind NAME ARGS...: the arguments of each kind
 run_kind() {
     kind=$1
@@ -36,7 +55,8 @@ run_kind() {
     case $kind in
     spectrum) "$P" -q spectrum "$T/spec.tsv" "$T/specc.tsv" --rank "$T/rank.tsv,$T/rankc.tsv" -o "$out" "$@" ;;
     sweep) "$P" -q sweep "$T/res.tsv" -o "$out" "$@" ;;
-    alpha) "$P" -q alpha "$T/synth.tsv" "$T/synth1.tsv" --rows 5 -o "$out" "$@" ;;
+    alpha) "$P" -q alpha "$T/synth.tsv" "$T/synth1.tsv" --entropy "$T/h.tsv,$T/h1.tsv" \
+        --sorted "$T/s.tsv,$T/s1.tsv" --rows 5 -o "$out" "$@" ;;
     bound) "$P" -q bound "$T/bound.tsv" --fits "$T/res.tsv" -o "$out" "$@" ;;
     train) "$P" -q train "$T/log.tsv" "$T/log2.tsv" -o "$out" "$@" ;;
     monotone) "$P" -q monotone "$T/plif" "$T/lms" -o "$out" "$@" ;;
@@ -264,9 +284,14 @@ expect_refused 1 "not positive on a log axis" "series 'softmax': no point to dra
     "$P" sweep "$T/res.tsv" --where model=softmax --y k --logy -o "$B"
 expect_refused 1 "monotone of a softmax" "model 'softmax' has no learned monotone function" "$B" \
     sh -c "'$BIN/sbw-fit' -q --model softmax --d 2 --steps 1 --save '$T/sm' -o '$T/q3.npy' '$T/p.npy' >/dev/null && '$P' -q monotone '$T/sm' -o '$B'"
-expect_refused 1 "alpha of another table" "bound.tsv: no '# alpha=' and '# m=' lines" "$B" "$P" alpha "$T/bound.tsv" -o "$B"
-grep -v '^# output=' "$T/synth.tsv" >"$T/synth_noout.tsv"
-expect_refused 1 "alpha without a language" "no '# output=' file" "$B" "$P" alpha "$T/synth_noout.tsv" -o "$B"
+expect_refused 1 "alpha of another table" "bound.tsv: no '# alpha=' and '# m=' lines" "$B" "$P" alpha "$T/bound.tsv" \
+    --entropy "$T/h.tsv" --sorted "$T/s.tsv" -o "$B"
+expect_refused 2 "alpha without sbw-info's tables" "--entropy and --sorted give one sbw-info --per-row and --sorted table per language" \
+    "$B" "$P" alpha "$T/synth.tsv" -o "$B"
+expect_refused 1 "alpha, tables in another order" "h1.tsv: a table of .*p1.npy, but .*synth.tsv's language is .*p.npy" \
+    "$B" "$P" alpha "$T/synth.tsv" "$T/synth1.tsv" --entropy "$T/h1.tsv,$T/h.tsv" --sorted "$T/s.tsv,$T/s1.tsv" -o "$B"
+expect_refused 1 "alpha, --entropy not sbw-info's" "res.tsv: no '# file=' line" \
+    "$B" "$P" alpha "$T/synth.tsv" --entropy "$T/res.tsv" --sorted "$T/s.tsv" -o "$B"
 expect_refused 1 "spectrum, --rank without tsh" "rank.tsv: no column 'tsh'|no column 'tsh'" "$B" \
     "$P" spectrum "$T/spec.tsv" --rank "$T/bound.tsv" -o "$B"
 expect_refused 2 "output is an input" "is an input|same file" "$T/res" "$P" sweep "$T/res.dat" -o "$T/res"

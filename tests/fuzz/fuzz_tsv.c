@@ -61,7 +61,9 @@ static FILE *devnull(void)
 static void fuzz_kind(const char *kind, char *path)
 {
     char *inputs[1] = {path};
-    sbw_plot_kind_args a = {.inputs = inputs, .ninputs = 1, .xmin = NAN, .xmax = NAN};
+    /* alpha joins the file with itself as sbw-info's two tables */
+    sbw_plot_kind_args a = {
+        .inputs = inputs, .ninputs = 1, .entropy = path, .sorted = path, .xmin = NAN, .xmax = NAN};
     sbw_plot_fig *f = NULL;
     int st = sbw_plot_kind_build(kind, &a, &f);
     if (st) {

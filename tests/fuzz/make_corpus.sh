@@ -67,6 +67,9 @@ printf '# tool=sbw-fit\nstep\tloss\tkl_mean\tlr\n0\t3.2\t1.5\t0.01\n10\t2.1\t0.9
 printf '# tool=sbw-bound\n# n=8\n# m=6\nd\tbound\tshift_bound\n1\t2.0\t1.5\n2\t1.0\t0.5\n' >"$c/tsv/bound.tsv"
 printf 'k\trank\tppl\n1\t10\t120.5\n2\t20\t110\n' >"$c/tsv/rank_k.tsv"
 printf '# alpha=0.1\nrow\talpha\tentropy\n0\t0.1\t1.2\n' >"$c/tsv/alpha.tsv"
+# sbw-synth's and sbw-info's tables in one (alpha joins the file with itself;
+# 98 bytes: size % 6 = 2 picks the alpha kind)
+printf '###\n# alpha=0.1\n# m=3\n# output=p.npy\n# file=p.npy\nrank\tprob\tentropy\n1\t0.5\t1.0\n2\t0.3\t0.9\n3\t0.2\t1.1\n' >"$c/tsv/alpha_joined.tsv"
 printf 'a\tb\n1\n' >"$c/tsv/ragged.tsv"
 printf 'a\ta\n1\t2\n' >"$c/tsv/dup_col.tsv"
 printf '# only=meta\n' >"$c/tsv/no_header.tsv"
