@@ -122,21 +122,6 @@ tsh=$(tsv_field "$T/rank.tsv" tsh)
 expect_grep " $tsh with lines" "$T/figs/spectrum_png.gp" "spectrum: threshold from --rank"
 expect_eq "$(awk '/^# index 0:/ { b = 1; next } b && !/^#/ { print; exit }' "$T/figs/spectrum_png.dat" | cut -f2)" \
     "$(tsv_rows "$T/spec.tsv" | tail -n 1 | cut -f6)" "spectrum: the smallest value's cum_pct"
-# expect_refused CODE WHAT PATTERN NAME cmd...
-expect_refused() {
-    code=$1
-    what=$2
-    pat=$3
-    name=$4
-    shift 4
-    expect_exit "$code" "$what" "$@"
-    # the reason is the first line; a usage error adds the usage line and a hint
-    head -n 1 "$T/err" >"$T/err1"
-    expect_grep "$pat" "$T/err1" "$what: reason on the first line"
-    expect_lines $([ "$code" = 2 ] && grep -q '^Usage: sbw-plot' "$T/err" && echo 3 || echo 1) "$T/err" "$what: one line (+ usage)"
-    for e in png gp dat; do expect_absent "$name.$e" "$what: no $e"; done
-    if ls -a "$(dirname "$name")" | grep -q '\.plot\.'; then bad "$what: temporary folder left"; else ok; fi
-}
 # a .npy of singular values is refused: the curve is sbw-rank's (one
 # implementation, sbw_rank_normalise), read from its --spectrum table
 . tests/cli/npy.sh
