@@ -33,10 +33,7 @@ typedef struct lstm_dims {
  * (float, OPENBLAS_CORETYPE=SkylakeX): OpenMP every step ~1970 ms with
  * 2 BLAS threads, ~2230 ms with 1; stages serial ~1000 ms with 2 BLAS
  * threads, ~630 ms all on one thread. */
-static int lstm_kern_threads(void)
-{
-    return sbw_blas_threads() > 1 ? 1 : omp_get_max_threads();
-}
+static int lstm_kern_threads(void) { return sbw_blas_threads() > 1 ? 1 : omp_get_max_threads(); }
 
 /* Every size >= 1, every GEMM dimension (I, H, 4H, B, T*B) within int and
  * the workspace's element count within size_t. */

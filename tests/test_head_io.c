@@ -594,9 +594,9 @@ static void test_failed_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plif_slopes), cmocka_unit_test(test_lms_values),
-        cmocka_unit_test(test_bad_dir),     cmocka_unit_test(test_unwritable_file),
-        cmocka_unit_test(test_map_regen),   cmocka_unit_test(test_map_regen_bad),
+        cmocka_unit_test(test_plif_slopes),  cmocka_unit_test(test_lms_values),
+        cmocka_unit_test(test_bad_dir),      cmocka_unit_test(test_unwritable_file),
+        cmocka_unit_test(test_map_regen),    cmocka_unit_test(test_map_regen_bad),
         cmocka_unit_test(test_failed_table),
     };
     return cmocka_run_group_tests_name("head_io", tests, NULL, NULL);
