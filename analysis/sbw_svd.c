@@ -68,7 +68,10 @@ int sbw_svd_values_f32(sbw_mat_f32 *a, float *s) { return svd_values_f(a, s); }
 
 /* dgesdd JOBZ='S' on the column-major view X = A^T (cols x rows): X's left
  * vectors U (cols x k, ldu = cols) are A's right vectors, and read
- * row-major they are exactly vt (k x cols).  X's right vectors go to xvt. */
+ * row-major they are exactly vt (k x cols).  X's right vectors go to xvt.
+ * In place: after a failure of the query or of the workspace allocation
+ * a, s, vt->data and xvt are untouched; after one of the computing call
+ * they hold what LAPACK left (unspecified).  Nothing stays allocated. */
 static int gesdd_vectors(sbw_mat *a, double *s, sbw_mat *vt, double *xvt, lapack_int *iwork)
 {
     lapack_int m = (lapack_int)a->cols, n = (lapack_int)a->rows, lda = (lapack_int)a->ld;
