@@ -35,12 +35,17 @@
  * succeeded reports info N instead (the values stay the converged ones).
  * dgesdd's real failures are too rare and too dependent on the LAPACK
  * build to craft a matrix for, so this is how the tests check what a user
- * sees when it happens.  After any failure A and s hold what LAPACK left
- * (unspecified). */
+ * sees when it happens.
+ * After a failure: A and s are untouched when the error came before the
+ * computing call (the shape checks, the workspace query, SBW_ENOMEM);
+ * after it (SBW_EINVAL from info < 0, SBW_ENUMERIC) they hold what LAPACK
+ * left, unspecified.  Nothing stays allocated. */
 int sbw_svd_values(sbw_mat *a, double *s);
 
 /* The same in float32 with sgesdd: half the memory, about twice the speed,
- * and FLT_EPSILON roundoff.  A is (m, n).  No convergence as above. */
+ * and FLT_EPSILON roundoff.  A is (m, n).  Errors, no convergence, the test
+ * hook and what is left after a failure as above (the same template,
+ * sbw_svd_tmpl.h). */
 int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
 
 /* Singular values s[min(m, n)] and right singular vectors of A: vt is
@@ -49,8 +54,10 @@ int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
  * dgesdd with JOBZ='S' on the column-major view A^T, whose left vectors are
  * A's right ones.  Workspace about 4k^2 + k(m + n) doubles.  Errors and
  * no convergence as for sbw_svd_values (s is then left in LAPACK's order,
- * beside its vectors).  After a failure A and s are unspecified and *vt is
- * untouched (nothing allocated). */
+ * beside its vectors).  After a failure *vt is untouched and nothing stays
+ * allocated; A and s are untouched when the error came before the
+ * computing call (shape checks, allocation, workspace query), else they
+ * hold what LAPACK left, unspecified. */
 int sbw_svd_right(sbw_mat *a, double *s, sbw_mat *vt);
 
 #endif

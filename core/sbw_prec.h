@@ -1,8 +1,8 @@
 /* sbw_prec.h -- the one vocabulary of sbw's float/double templates.
  *
  * Code needed in both precisions (the LSTM, the language model's chunk
- * pass, a head's per-context pass, centring, the TSQR block transpose) is
- * written once, in a template header
+ * pass, a head's per-context pass, centring, the TSQR block transpose,
+ * the gesdd singular values) is written once, in a template header
  * FOLDER/sbw_X_tmpl.h (no include guard, not a public header), against
  * these names:
  *   SBW_PREC_T          the real type: float | double

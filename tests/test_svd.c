@@ -175,6 +175,26 @@ static void test_errors(void **state)
     assert_int_equal(sbw_svd_values(&bad, s), SBW_EINVAL);
 }
 
+/* What is left after a failure before the computing call (sbw_svd.h): A
+ * and s untouched, *vt untouched, in both precisions. */
+static void test_failure_leaves(void **state)
+{
+    (void)state;
+    double buf[6] = {1, 2, 3, 4, 5, 6}, s[2] = {-7, -7};
+    float buff[6] = {1, 2, 3, 4, 5, 6}, sf[2] = {-7, -7};
+    sbw_mat bad = sbw_mat_view(buf, 2, 3, 2), vt = {0}; /* ld < cols */
+    sbw_mat_f32 badf = {.data = buff, .rows = 2, .cols = 3, .ld = 2};
+    assert_int_equal(sbw_svd_values(&bad, s), SBW_EINVAL);
+    assert_int_equal(sbw_svd_values_f32(&badf, sf), SBW_EINVAL);
+    assert_int_equal(sbw_svd_right(&bad, s, &vt), SBW_EINVAL);
+    for (int i = 0; i < 6; i++) {
+        assert_true(buf[i] == i + 1);
+        assert_true(buff[i] == (float)(i + 1));
+    }
+    assert_true(s[0] == -7 && s[1] == -7 && sf[0] == -7 && sf[1] == -7);
+    assert_null(vt.data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_values_f32_vs_jacobi),
         cmocka_unit_test(test_right_vectors),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_failure_leaves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
