@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct sbw_table sbw_table;
+#include "sbw_table.h"
 
 /* One model's curve, sorted by perplexity. */
 typedef struct sbw_lm_curve {
