@@ -685,10 +685,16 @@ static int run_curves(int argc, char **argv)
     size_t m = 0;
     if ((st = split_list(CA.names, ',', &nm, &m)) != 0)
         return sbw_cli_fail("sbw-lm curves", st);
+    for (size_t j = 0; j < m; j++)
+        for (const char *q = nm[j]; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                m = 0; /* a tab or newline would break the table's header */
     if (m != (size_t)c.nargs) {
         free(nm);
-        return sbw_cli_usage_error(&curves_cli, "--names gives %zu names for %d curves", m,
-                                   c.nargs);
+        return sbw_cli_usage_error(&curves_cli,
+                                   m ? "--names gives %zu names for %d curves"
+                                     : "--names: a name with a control character",
+                                   m, c.nargs);
     }
     sbw_lm_curve *cv = calloc(m, sizeof *cv);
     st = cv ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "%zu curves", m);
