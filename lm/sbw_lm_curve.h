@@ -1,8 +1,8 @@
 /* sbw_lm_curve.h -- models compared at equal perplexity: each model's
- * curve.tsv (sbw-lm train --curve: valid_ppl and expected_pairwise_kl along
- * training) interpolated linearly in log perplexity onto one grid of
- * perplexities, and, from such a grid, whether one model's KLD lies above
- * another's where both were measured (the words of experiments/ptb's report).
+ * curve.tsv (valid_ppl and expected_pairwise_kl along training, from the
+ * --eval-every snapshots: experiments/ptb/run.sh) interpolated linearly in log perplexity onto one
+ * grid of perplexities, and, from such a grid, whether one model's KLD lies above another's where
+ * both were measured (the words of experiments/ptb's report).
  *
  * Grid rule: with lo and hi the smallest and largest perplexity of all the
  * curves, the grid is p0, p0 + step, ... while <= hi (each point the sum of

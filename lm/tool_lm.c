@@ -617,9 +617,11 @@ static const sbw_cli_opt curves_opts[] = {
     {0}};
 
 static const char curves_details[] =
-    "Each CURVE.tsv is one model's `sbw-lm train --curve` file: '#' lines, a\n"
-    "header, then rows with valid_ppl and expected_pairwise_kl (other columns\n"
-    "are ignored; rows in any order).  Its points are sorted by perplexity and\n"
+    "Each CURVE.tsv is one model's KLD along training (experiments/ptb/run.sh\n"
+    "writes it from the --eval-every snapshots: sbw-lm eval --logprobs - |\n"
+    "sbw-kl -): '#' lines, a header, then rows with valid_ppl and\n"
+    "expected_pairwise_kl (other columns ignored; rows in any order).  Its points are sorted by "
+    "perplexity and\n"
     "its KLD interpolated linearly in log perplexity onto one grid shared by\n"
     "all: p0, p0 + S, ... up to the largest perplexity of any curve, p0 the\n"
     "first multiple of S at or above the smallest.  Outside a model's own\n"
