@@ -698,7 +698,7 @@ static int run_curves(int argc, char **argv)
                                      : "--names: a name with a control character",
                                    m, c.nargs);
     }
-    sbw_lm_curve *cv = calloc(m, sizeof *cv);
+    sbw_lm_curve *cv = calloc(m ? m : 1, sizeof *cv);
     st = cv ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "%zu curves", m);
     for (size_t j = 0; j < m && !st; j++)
         st = sbw_lm_curve_read(&cv[j], c.args[j]);

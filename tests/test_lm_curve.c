@@ -81,7 +81,8 @@ static void test_brute_unsorted(void **state)
     sbw_lm_curve c = read_curve("u.tsv", ppl, kld, N);
     for (size_t i = 1; i < c.n; i++)
         assert_true(c.ppl[i - 1] <= c.ppl[i]);
-    for (double p = 50; p <= 700; p += 0.37) {
+    for (int k = 0; k <= 1760; k++) {
+        double p = 50 + 0.37 * k;
         double got = sbw_lm_curve_at(&c, p), want = brute_at(ppl, kld, N, p);
         assert_int_equal(isnan(got), isnan(want));
         if (!isnan(want))
