@@ -5,6 +5,7 @@
 #include "sbw.h"
 #include "sbw_corpus.h"
 #include "sbw_head_io.h"
+#include "sbw_lm_curve.h"
 #include "sbw_lm_eval.h"
 #include "sbw_lm_out.h"
 #include "sbw_lm_train.h"
@@ -18,11 +19,15 @@
 static const char top_help[] =
     "Usage: sbw-lm train --data DIR [options]\n"
     "       sbw-lm eval  --data DIR --ckpt DIR [options]\n"
+    "       sbw-lm curves --step S --names LIST CURVE.tsv...\n"
+    "       sbw-lm order --pairs LIST GRID.tsv\n"
     "Word-level LSTM language models with any head of sbw (softmax, sigsoftmax,\n"
     "moc, mos, plif, mos+plif), trained on a corpus such as Penn Treebank, and\n"
     "their perplexity and log-probability matrices for sbw-rank and sbw-kl.\n\n"
     "  sbw-lm train --help     the model, the optimiser, checkpoints, the log\n"
-    "  sbw-lm eval --help      perplexity, --logprobs, --export\n\n"
+    "  sbw-lm eval --help      perplexity, --logprobs, --export\n"
+    "  sbw-lm curves --help    models' KLD at equal perplexity (from --curve)\n"
+    "  sbw-lm order --help     whose KLD is above whose, in words\n\n"
     "Example (a small model, then the rank of its outputs):\n"
     "  sbw-lm train --data ../shared/data/ptb --d 64 --hidden 256 --epochs 1 --ckpt ck\n"
     "  sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 2000 --logprobs - |\n"
@@ -598,6 +603,162 @@ static int run_eval(int argc, char **argv)
     return st ? sbw_cli_fail("sbw-lm eval", st) : SBW_EXIT_OK;
 }
 
+/* ---- curves and order ----------------------------------------------------- */
+
+static struct {
+    double step;
+    const char *names, *pairs, *labels;
+} CA;
+
+static const sbw_cli_opt curves_opts[] = {
+    {"--step", "S", SBW_ARG_DOUBLE, &CA.step, 1e-9, 1e15, "grid spacing in perplexity (required)"},
+    {"--names", "LIST", SBW_ARG_STRING, &CA.names, 1, 0,
+     "one column name per CURVE, comma-separated (required)"},
+    {0}};
+
+static const char curves_details[] =
+    "Each CURVE.tsv is one model's KLD along training (experiments/ptb/run.sh\n"
+    "writes it from the --eval-every snapshots: sbw-lm eval --logprobs - |\n"
+    "sbw-kl -): '#' lines, a header, then rows with valid_ppl and\n"
+    "expected_pairwise_kl (other columns ignored; rows in any order).  Its points are sorted by "
+    "perplexity and\n"
+    "its KLD interpolated linearly in log perplexity onto one grid shared by\n"
+    "all: p0, p0 + S, ... up to the largest perplexity of any curve, p0 the\n"
+    "first multiple of S at or above the smallest.  Outside a model's own\n"
+    "measured range its value is nan: nothing is extrapolated, so two models\n"
+    "are compared only where both were measured (sbw-lm order).\n\n"
+    "Output: a table ppl, then one column per --names entry; values %.4f.\n"
+    "A value that is not a finite number, a perplexity <= 0 or a missing\n"
+    "column is refused naming the file and line (exit 1).\n\n"
+    "Example: sbw-lm curves --step 10 --names softmax,mos sm/curve.tsv \\\n"
+    "            mos/curve.tsv -o kld-at-ppl.tsv\n";
+
+static const sbw_cli curves_cli = {"sbw-lm curves",
+                                   "--step S --names LIST CURVE.tsv...",
+                                   "Several models' KLD on one grid of perplexities.",
+                                   curves_details,
+                                   curves_opts,
+                                   1,
+                                   1 << 20,
+                                   SBW_CLI_OUTPUT | SBW_CLI_JSON};
+
+/* Splits s at sep into a new array of new strings (*out: one allocation,
+ * the strings after the pointers). */
+static int split_list(const char *s, char sep, char ***out, size_t *n)
+{
+    size_t k = 1, len = strlen(s);
+    for (const char *p = s; *p; p++)
+        k += *p == sep;
+    char **v = malloc(k * sizeof *v + len + 1);
+    if (!v)
+        return SBW_ERROR(SBW_ENOMEM, "a list of %zu", k);
+    char *d = memcpy((char *)(v + k), s, len + 1);
+    for (size_t i = 0; i < k; i++) {
+        v[i] = d;
+        d += strcspn(d, (char[]){sep, 0});
+        *d++ = '\0';
+    }
+    *out = v;
+    *n = k;
+    return SBW_OK;
+}
+
+/* The grid table of the m curves (names nm) under c's meta, written. */
+static int curves_table(const sbw_cli_common *c, const sbw_lm_curve *cv, char **nm, size_t m)
+{
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-lm curves", c, false);
+    st = st ? st : sbw_lm_curve_table_fill(t, cv, nm, m, CA.step);
+    st = st ? st : sbw_table_write(t, c->output ? c->output : "-", c->json);
+    sbw_table_free(t);
+    return st;
+}
+
+static int run_curves(int argc, char **argv)
+{
+    sbw_cli_common c;
+    int st = sbw_cli_parse(&curves_cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    sbw_cli_name_command(&c, "sbw-lm");
+    if (!sbw_cli_given(&curves_cli, &c, "--step") || !CA.names)
+        return sbw_cli_usage_error(&curves_cli, "--step S and --names LIST are required");
+    char **nm = NULL;
+    size_t m = 0;
+    if ((st = split_list(CA.names, ',', &nm, &m)) != 0)
+        return sbw_cli_fail("sbw-lm curves", st);
+    for (size_t j = 0; j < m; j++)
+        for (const char *q = nm[j]; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                m = 0; /* a tab or newline would break the table's header */
+    if (m != (size_t)c.nargs) {
+        free(nm);
+        return sbw_cli_usage_error(&curves_cli,
+                                   m ? "--names gives %zu names for %d curves"
+                                     : "--names: a name with a control character",
+                                   m, c.nargs);
+    }
+    sbw_lm_curve *cv = calloc(m ? m : 1, sizeof *cv);
+    st = cv ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "%zu curves", m);
+    for (size_t j = 0; j < m && !st; j++)
+        st = sbw_lm_curve_read(&cv[j], c.args[j]);
+    st = st ? st : curves_table(&c, cv, nm, m);
+    for (size_t j = 0; cv && j < m; j++)
+        sbw_lm_curve_free(&cv[j]);
+    free(cv);
+    free(nm);
+    return st ? sbw_cli_fail("sbw-lm curves", st) : SBW_EXIT_OK;
+}
+
+static const sbw_cli_opt order_opts[] = {{"--pairs", "LIST", SBW_ARG_STRING, &CA.pairs, 1, 0,
+                                          "A:B,... the order to test, highest first (required)"},
+                                         {"--labels", "LIST", SBW_ARG_STRING, &CA.labels, 1, 0,
+                                          "NAME=Label,... names to print instead of column names"},
+                                         {0}};
+
+static const char order_details[] =
+    "GRID.tsv is a table of sbw-lm curves.  For each pair A:B, at the grid\n"
+    "points where neither column is nan, d = A - B (from the values as the\n"
+    "table prints them); one markdown line says whether A is above B at all\n"
+    "of them (with the smallest and largest d), below at all of them, or\n"
+    "above at some, and between which points the sign changes; or that no\n"
+    "perplexity was measured for both (a column missing or all nan).  Then\n"
+    "whether the whole chain holds.  Output: text on stdout.\n\n"
+    "Example: sbw-lm order --pairs mos:moc,moc:softmax \\\n"
+    "            --labels mos=MoS,moc=MoC,softmax=Softmax kld-at-ppl.tsv\n";
+
+static const sbw_cli order_cli = {"sbw-lm order",
+                                  "--pairs LIST GRID.tsv",
+                                  "Whose KLD is above whose at equal perplexity, in words.",
+                                  order_details,
+                                  order_opts,
+                                  1,
+                                  1,
+                                  0};
+
+static int run_order(int argc, char **argv)
+{
+    sbw_cli_common c;
+    int st = sbw_cli_parse(&order_cli, argc, argv, &c);
+    if (st)
+        return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    if (!CA.pairs)
+        return sbw_cli_usage_error(&order_cli, "--pairs LIST is required");
+    char **pr = NULL, **lb = NULL;
+    size_t np = 0, nl = 0;
+    sbw_lm_curve_table t;
+    st = split_list(CA.pairs, ',', &pr, &np);
+    st = st || !CA.labels ? st : split_list(CA.labels, ',', &lb, &nl);
+    st = st ? st : sbw_lm_curve_table_read(&t, c.args[0]);
+    if (!st) {
+        st = sbw_lm_curve_order_print(stdout, &t, pr, np, lb, nl);
+        sbw_lm_curve_table_free(&t);
+    }
+    free(pr);
+    free(lb);
+    return st ? sbw_cli_fail("sbw-lm order", st) : SBW_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
@@ -614,9 +775,15 @@ int main(int argc, char **argv)
         return run_train(argc - 1, argv + 1);
     if (strcmp(cmd, "eval") == 0)
         return run_eval(argc - 1, argv + 1);
+    if (strcmp(cmd, "curves") == 0)
+        return run_curves(argc - 1, argv + 1);
+    if (strcmp(cmd, "order") == 0)
+        return run_order(argc - 1, argv + 1);
     char name[256];
     sbw_error_escape(cmd, name, sizeof name);
-    fprintf(stderr, "sbw-lm: %s '%s'\nUsage: sbw-lm train|eval [options]\nTry 'sbw-lm --help'.\n",
-            *cmd ? "unknown command" : "missing command", name);
+    fprintf(
+        stderr,
+        "sbw-lm: %s '%s'\nUsage: sbw-lm train|eval|curves|order [options]\nTry 'sbw-lm --help'.\n",
+        *cmd ? "unknown command" : "missing command", name);
     return SBW_EXIT_USAGE;
 }

@@ -108,11 +108,8 @@ fi
 # Table 11 at equal perplexity: every curve interpolated onto one grid
 kap=$RES/kld-at-ppl.tsv
 if [ -n "$curves" ]; then
-    {
-        echo "# command=experiments/ptb/report.sh (awk -f experiments/ptb/kld_at_ppl.awk on$curves)"
-        # shellcheck disable=SC2086
-        (cd "$RESA" && awk -v names="$(echo "$clabels" | tr , ' ')" -v step=10 -f "$ROOT/experiments/ptb/kld_at_ppl.awk" $curves)
-    } >"$kap.tmp" && mv "$kap.tmp" "$kap"
+    # shellcheck disable=SC2086
+    (cd "$RESA" && "$BIN/sbw-lm" curves --step 10 --names "$clabels" $curves -o "$(basename "$kap")")
 fi
 # MoS Table 7 as a figure: rank (at float64's and float32's eps) and test
 # perplexity against K, ours beside the paper's
@@ -342,8 +339,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "perplexity onto a grid every 10, between snapshots a quarter epoch apart. At equal perplexity:"
     echo
     if [ -s "$kap" ]; then
-        awk -v pairs="$MOS:$MOC $MOC:$SM $MOS:$SM" -v labels="$MOS=MoS $MOC=MoC $SM=Softmax" \
-            -f experiments/ptb/kld_order.awk "$kap"
+        "$BIN/sbw-lm" order --pairs "$MOS:$MOC,$MOC:$SM,$MOS:$SM" --labels "$MOS=MoS,$MOC=MoC,$SM=Softmax" "$kap"
     else
         echo "(no curve yet)"
     fi

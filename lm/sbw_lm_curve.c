@@ -1,0 +1,474 @@
+/* sbw_lm_curve.c -- models compared at equal perplexity (sbw_lm_curve.h):
+ * a small TSV reader for curve.tsv and the grid table, the interpolation in
+ * log perplexity, and the words of the pairwise order. */
+#include "sbw_lm_curve.h"
+
+#include "sbw_error.h"
+#include "sbw_table.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define GRID_MAX 10000000u
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* Splits line (its '\n' removed) at tabs into at most cap fields; returns
+ * the count (fields past cap are not counted). */
+static size_t split_tabs(char *line, char **field, size_t cap)
+{
+    size_t k = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *s = line;; s++) {
+        if (k < cap)
+            field[k] = s;
+        k++;
+        s = strchr(s, '\t');
+        if (!s)
+            break;
+        *s = '\0';
+    }
+    return k < cap ? k : cap;
+}
+
+/* The next line of f that is not a '#' line into *line; *lineno counts
+ * every line.  Returns 1, 0 at the end, or an SBW_EIO status. */
+static int next_line(FILE *f, const char *path, char **line, size_t *cap, size_t *lineno)
+{
+    for (;;) {
+        ssize_t len = getline(line, cap, f);
+        if (len < 0)
+            return ferror(f) ? -SBW_ERROR(SBW_EIO, "%s: read failed", path) : 0;
+        ++*lineno;
+        if ((*line)[0] != '#')
+            return 1;
+    }
+}
+
+/* Parses s as a finite number (or, when nan_ok, the text "nan" as NAN). */
+static int parse_value(const char *s, bool nan_ok, const char *path, size_t lineno, double *x)
+{
+    if (nan_ok && strcmp(s, "nan") == 0) {
+        *x = NAN;
+        return SBW_OK;
+    }
+    char *end;
+    *x = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(*x))
+        return SBW_ERROR(SBW_EDATA, "%s: line %zu: '%.40s' is not a finite number", path, lineno,
+                         s);
+    return SBW_OK;
+}
+
+/* Appends (p, k) to c, growing its arrays by doubling. */
+static int curve_push(sbw_lm_curve *c, size_t *cap, double p, double k)
+{
+    if (c->n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        double *np = realloc(c->ppl, nc * sizeof *np);
+        if (np)
+            c->ppl = np;
+        double *nk = np ? realloc(c->kld, nc * sizeof *nk) : NULL;
+        if (!nk)
+            return SBW_ERROR(SBW_ENOMEM, "curve of %zu points", nc);
+        c->kld = nk;
+        *cap = nc;
+    }
+    c->ppl[c->n] = p;
+    c->kld[c->n++] = k;
+    return SBW_OK;
+}
+
+/* The columns of valid_ppl and expected_pairwise_kl in header line. */
+static int curve_columns(char *line, const char *path, size_t lineno, size_t *cp, size_t *ck,
+                         size_t *ncol)
+{
+    char *field[256];
+    *ncol = split_tabs(line, field, 256);
+    *cp = *ck = SIZE_MAX;
+    for (size_t i = 0; i < *ncol; i++) {
+        if (strcmp(field[i], "valid_ppl") == 0)
+            *cp = i;
+        if (strcmp(field[i], "expected_pairwise_kl") == 0)
+            *ck = i;
+    }
+    if (*cp == SIZE_MAX || *ck == SIZE_MAX)
+        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: the header has no %s column", path, lineno,
+                         *cp == SIZE_MAX ? "valid_ppl" : "expected_pairwise_kl");
+    return SBW_OK;
+}
+
+/* The rows of f after the header into c. */
+static int curve_rows(FILE *f, const char *path, size_t cp, size_t ck, size_t *lineno,
+                      sbw_lm_curve *c)
+{
+    char *line = NULL, *field[256];
+    size_t cap = 0, pcap = 0, need = (cp > ck ? cp : ck) + 1;
+    int st = SBW_OK, r;
+    while (!st && (r = next_line(f, path, &line, &cap, lineno)) == 1) {
+        double p, k;
+        if (split_tabs(line, field, 256) < need)
+            st = SBW_ERROR(SBW_EFORMAT, "%s: line %zu: fewer than %zu fields", path, *lineno, need);
+        st = st ? st : parse_value(field[cp], false, path, *lineno, &p);
+        st = st ? st : parse_value(field[ck], false, path, *lineno, &k);
+        if (!st && !(p > 0))
+            st = SBW_ERROR(SBW_EDATA, "%s: line %zu: perplexity %g is not > 0", path, *lineno, p);
+        st = st ? st : curve_push(c, &pcap, p, k);
+    }
+    free(line);
+    if (!st && r < 0)
+        st = -r;
+    if (!st && c->n == 0)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: no points after the header", path);
+    return st;
+}
+
+int sbw_lm_curve_read(sbw_lm_curve *c, const char *path)
+{
+    *c = (sbw_lm_curve){0};
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, cp, ck, ncol;
+    int r = next_line(f, path, &line, &cap, &lineno);
+    int st = r < 0 ? -r : r == 0 ? SBW_ERROR(SBW_EFORMAT, "%s: no header line", path) : SBW_OK;
+    st = st ? st : curve_columns(line, path, lineno, &cp, &ck, &ncol);
+    free(line);
+    st = st ? st : curve_rows(f, path, cp, ck, &lineno, c);
+    fclose(f);
+    if (st)
+        sbw_lm_curve_free(c);
+    else
+        sbw_lm_curve_sort(c);
+    return st;
+}
+
+void sbw_lm_curve_free(sbw_lm_curve *c)
+{
+    free(c->ppl);
+    free(c->kld);
+    *c = (sbw_lm_curve){0};
+}
+
+void sbw_lm_curve_sort(sbw_lm_curve *c)
+{
+    for (size_t i = 1; i < c->n; i++) {
+        double p = c->ppl[i], k = c->kld[i];
+        size_t j = i;
+        for (; j > 0 && c->ppl[j - 1] > p; j--) {
+            c->ppl[j] = c->ppl[j - 1];
+            c->kld[j] = c->kld[j - 1];
+        }
+        c->ppl[j] = p;
+        c->kld[j] = k;
+    }
+}
+
+/* ---- interpolation ------------------------------------------------------- */
+
+double sbw_lm_curve_at(const sbw_lm_curve *c, double p)
+{
+    if (c->n == 0 || p < c->ppl[0] || p > c->ppl[c->n - 1])
+        return NAN;
+    for (size_t i = 0; i + 1 < c->n; i++) {
+        double lo = c->ppl[i], hi = c->ppl[i + 1];
+        if (p >= lo && p <= hi) {
+            double t = hi == lo ? 0 : (log(p) - log(lo)) / (log(hi) - log(lo));
+            return c->kld[i] + t * (c->kld[i + 1] - c->kld[i]);
+        }
+    }
+    return c->n == 1 && p == c->ppl[0] ? c->kld[0] : NAN;
+}
+
+int sbw_lm_curve_grid(const sbw_lm_curve *c, size_t m, double step, double **grid, size_t *n)
+{
+    *grid = NULL;
+    *n = 0;
+    if (!(step > 0) || !isfinite(step))
+        return SBW_ERROR(SBW_EINVAL, "--step must be > 0, got %g", step);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < m; j++)
+        if (c[j].n) {
+            lo = fmin(lo, c[j].ppl[0]);
+            hi = fmax(hi, c[j].ppl[c[j].n - 1]);
+        }
+    if (!(lo <= hi))
+        return SBW_OK;
+    double p0 = step * trunc(lo / step);
+    if (p0 < lo)
+        p0 += step;
+    size_t k = 0;
+    for (double p = p0; p <= hi && k <= GRID_MAX; p += step)
+        k++;
+    if (k > GRID_MAX)
+        return SBW_ERROR(SBW_EINVAL, "--step %g makes more than %u grid points from %g to %g", step,
+                         GRID_MAX, lo, hi);
+    if (k && !(*grid = malloc(k * sizeof **grid)))
+        return SBW_ERROR(SBW_ENOMEM, "grid of %zu points", k);
+    double p = p0;
+    for (size_t i = 0; i < k; i++, p += step)
+        (*grid)[i] = p;
+    *n = k;
+    return SBW_OK;
+}
+
+/* The cells of grid row p: "%g" and the m curves' values. */
+static void fill_row(sbw_table *t, const sbw_lm_curve *c, char *const *names, size_t m, double p)
+{
+    char buf[64];
+    sbw_table_add_row(t);
+    snprintf(buf, sizeof buf, "%g", p);
+    sbw_table_set_str(t, "ppl", buf);
+    for (size_t j = 0; j < m; j++) {
+        double v = sbw_lm_curve_at(&c[j], p);
+        if (isnan(v))
+            snprintf(buf, sizeof buf, "nan");
+        else
+            snprintf(buf, sizeof buf, "%.4f", v);
+        sbw_table_set_str(t, names[j], buf);
+    }
+}
+
+int sbw_lm_curve_table_fill(sbw_table *t, const sbw_lm_curve *c, char *const *names, size_t m,
+                            double step)
+{
+    double *grid = NULL;
+    size_t n = 0;
+    int st = sbw_lm_curve_grid(c, m, step, &grid, &n);
+    const char **cols = st ? NULL : malloc((m + 1) * sizeof *cols);
+    if (!st && !cols)
+        st = SBW_ERROR(SBW_ENOMEM, "%zu columns", m + 1);
+    if (!st) {
+        sbw_table_meta_dbl(t, "step", step);
+        cols[0] = "ppl";
+        memcpy(cols + 1, names, m * sizeof *cols);
+        sbw_table_columns(t, cols, m + 1);
+        for (size_t i = 0; i < n; i++)
+            fill_row(t, c, names, m, grid[i]);
+        st = sbw_table_status(t);
+    }
+    free(cols);
+    free(grid);
+    return st;
+}
+
+/* ---- the order of two curves --------------------------------------------- */
+
+void sbw_lm_curve_compare(const double *ppl, const double *a, const double *b, size_t n,
+                          sbw_lm_curve_pair *r)
+{
+    size_t *cross = r->cross;
+    *r = (sbw_lm_curve_pair){.cross = cross};
+    int last = 0;
+    size_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(a[i]) || isnan(b[i]))
+            continue;
+        double d = a[i] - b[i];
+        int s = d > 0 ? 1 : -1;
+        if (r->common++ == 0) {
+            r->plo = ppl[i];
+            r->dmin = r->dmax = d;
+        }
+        r->above += d > 0;
+        r->phi = ppl[i];
+        r->dmin = fmin(r->dmin, d);
+        r->dmax = fmax(r->dmax, d);
+        if (r->common > 1 && s != last) {
+            r->cross[2 * r->ncross] = prev;
+            r->cross[2 * r->ncross++ + 1] = i;
+        }
+        last = s;
+        prev = i;
+    }
+}
+
+/* ---- the grid table read back -------------------------------------------- */
+
+/* The header "ppl NAME..." into t->names. */
+static int table_header(sbw_lm_curve_table *t, char *line, const char *path, size_t lineno)
+{
+    char *field[256];
+    size_t ncol = split_tabs(line, field, 256);
+    if (ncol < 2 || strcmp(field[0], "ppl") != 0)
+        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: the header is not 'ppl NAME...'", path,
+                         lineno);
+    if (!(t->names = calloc(ncol - 1, sizeof *t->names)))
+        return SBW_ERROR(SBW_ENOMEM, "%zu names", ncol - 1);
+    t->m = ncol - 1;
+    for (size_t j = 0; j < t->m; j++)
+        if (!(t->names[j] = strdup(field[j + 1])))
+            return SBW_ERROR(SBW_ENOMEM, "a column name");
+    return SBW_OK;
+}
+
+/* One row of numbers into row t->n of t (grown by doubling in *cap). */
+static int table_row(sbw_lm_curve_table *t, char *line, size_t *cap, const char *path,
+                     size_t lineno)
+{
+    char *field[256];
+    if (split_tabs(line, field, 256) != t->m + 1)
+        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: not %zu fields", path, lineno, t->m + 1);
+    if (t->n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        double *np = realloc(t->ppl, nc * sizeof *np);
+        if (np)
+            t->ppl = np;
+        double *nk = np ? realloc(t->kld, nc * t->m * sizeof *nk) : NULL;
+        if (!nk)
+            return SBW_ERROR(SBW_ENOMEM, "table of %zu rows", nc);
+        t->kld = nk;
+        *cap = nc;
+    }
+    int st = parse_value(field[0], false, path, lineno, &t->ppl[t->n]);
+    for (size_t j = 0; j < t->m && !st; j++)
+        st = parse_value(field[j + 1], true, path, lineno, &t->kld[t->n * t->m + j]);
+    t->n += !st;
+    return st;
+}
+
+int sbw_lm_curve_table_read(sbw_lm_curve_table *t, const char *path)
+{
+    *t = (sbw_lm_curve_table){0};
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, rcap = 0;
+    int r = next_line(f, path, &line, &cap, &lineno);
+    int st = r < 0 ? -r : r == 0 ? SBW_ERROR(SBW_EFORMAT, "%s: no header line", path) : SBW_OK;
+    st = st ? st : table_header(t, line, path, lineno);
+    while (!st && (r = next_line(f, path, &line, &cap, &lineno)) == 1)
+        st = table_row(t, line, &rcap, path, lineno);
+    if (!st && r < 0)
+        st = -r;
+    free(line);
+    fclose(f);
+    if (st)
+        sbw_lm_curve_table_free(t);
+    return st;
+}
+
+void sbw_lm_curve_table_free(sbw_lm_curve_table *t)
+{
+    for (size_t j = 0; t->names && j < t->m; j++)
+        free(t->names[j]);
+    free(t->names);
+    free(t->ppl);
+    free(t->kld);
+    *t = (sbw_lm_curve_table){0};
+}
+
+/* ---- the order in words -------------------------------------------------- */
+
+/* name's label ("name=Label" in labels), or name. */
+static const char *label(const char *name, size_t len, char *const *labels, size_t nl, char *buf,
+                         size_t cap)
+{
+    for (size_t i = 0; i < nl; i++) {
+        const char *eq = strchr(labels[i], '=');
+        if (eq && (size_t)(eq - labels[i]) == len && strncmp(labels[i], name, len) == 0)
+            return eq + 1;
+    }
+    snprintf(buf, cap, "%.*s", (int)len, name);
+    return buf;
+}
+
+/* The column of name (len bytes) in t, or SIZE_MAX. */
+static size_t column(const sbw_lm_curve_table *t, const char *name, size_t len)
+{
+    for (size_t j = 0; j < t->m; j++)
+        if (strlen(t->names[j]) == len && strncmp(t->names[j], name, len) == 0)
+            return j;
+    return SIZE_MAX;
+}
+
+/* One pair's line; *chain becomes 0 when the pair breaks the order, -1
+ * when it cannot be read (awk's rule: the last such pair decides). */
+static void pair_words(FILE *f, const sbw_lm_curve_table *t, const sbw_lm_curve_pair *r,
+                       const char *A, const char *B, int *chain)
+{
+    if (!r->common) {
+        fprintf(f, "- %s against %s: no perplexity measured for both yet.\n", A, B);
+        *chain = -1;
+        return;
+    }
+    char rng[128];
+    snprintf(rng, sizeof rng, "the grid points from %g to %g, where both curves were measured",
+             r->plo, r->phi);
+    if (r->above == r->common) {
+        fprintf(f, "- **%s above %s** at all %zu common perplexities (%s), by %.3f to %.3f nats.\n",
+                A, B, r->common, rng, r->dmin, r->dmax);
+        return;
+    }
+    *chain = 0;
+    if (r->above == 0) {
+        fprintf(f,
+                "- **%s below %s** at all %zu common perplexities (%s), by %.3f to %.3f nats: the "
+                "reverse of the paper's order.\n",
+                A, B, r->common, rng, -r->dmax, -r->dmin);
+        return;
+    }
+    fprintf(f,
+            "- **%s above %s at %zu of %zu** common perplexities (%s); the difference runs from "
+            "%.3f to %.3f nats and changes sign ",
+            A, B, r->above, r->common, rng, r->dmin, r->dmax);
+    for (size_t k = 0; k < r->ncross; k++)
+        fprintf(f, "%sbetween %g and %g", k ? ", " : "", t->ppl[r->cross[2 * k]],
+                t->ppl[r->cross[2 * k + 1]]);
+    fputs(".\n", f);
+}
+
+/* Compares columns ia and ib of t into *r (a, b: workspaces of t->n). */
+static void compare_columns(const sbw_lm_curve_table *t, size_t ia, size_t ib, double *a, double *b,
+                            sbw_lm_curve_pair *r)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        a[i] = ia == SIZE_MAX ? NAN : t->kld[i * t->m + ia];
+        b[i] = ib == SIZE_MAX ? NAN : t->kld[i * t->m + ib];
+    }
+    sbw_lm_curve_compare(t->ppl, a, b, t->n, r);
+}
+
+int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
+                             char *const *labels, size_t nl)
+{
+    for (size_t q = 0; q < np; q++) {
+        const char *c = strchr(pairs[q], ':');
+        if (!c || c == pairs[q] || !c[1] || strchr(c + 1, ':'))
+            return SBW_ERROR(SBW_EINVAL, "--pairs: '%.60s' is not A:B", pairs[q]);
+    }
+    size_t n = t->n ? t->n : 1;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    sbw_lm_curve_pair r = {.cross = malloc(2 * n * sizeof *r.cross)};
+    int st = a && b && r.cross ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "order over %zu points", n);
+    int chain = 1;
+    for (size_t q = 0; q < np && !st; q++) {
+        const char *c = strchr(pairs[q], ':');
+        size_t la = (size_t)(c - pairs[q]), lb = strlen(c + 1);
+        char ba[256], bb[256];
+        const char *A = label(pairs[q], la, labels, nl, ba, sizeof ba);
+        const char *B = label(c + 1, lb, labels, nl, bb, sizeof bb);
+        compare_columns(t, column(t, pairs[q], la), column(t, c + 1, lb), a, b, &r);
+        pair_words(f, t, &r, A, B, &chain);
+    }
+    if (!st)
+        fputs(chain == 1 ? "\nSo the paper's ordering holds at every perplexity the curves share.\n"
+              : chain == 0
+                  ? "\nSo the paper's ordering does not hold at every perplexity the curves "
+                    "share; the lines above say where each pair agrees with it.\n"
+                  : "\nThe ordering of all three cannot be read yet: a curve is missing.\n",
+              f);
+    free(a);
+    free(b);
+    free(r.cross);
+    if (!st && (fflush(f) != 0 || ferror(f)))
+        st = SBW_ERROR(SBW_EIO, "writing the order: %s", strerror(errno));
+    return st;
+}
