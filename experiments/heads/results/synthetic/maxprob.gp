@@ -1,6 +1,6 @@
 # maxprob.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot maxprob.gp` redraws it
 # from any folder: it reads maxprob.dat and writes maxprob.png beside itself.
-# command: /work/wt-heads/bin/sbw-plot -q train maxprob.tsv --x R --y p_max --series name --logx --title Largest attainable probability of the unargmaxable words over ||h|| <= R -o maxprob
+# command: /work/main/bin/sbw-plot -q train maxprob.tsv --x R --y p_max --series name --logx --title Largest attainable probability of the unargmaxable words over ||h|| <= R -o maxprob
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }

@@ -1,6 +1,6 @@
 # spectrum.gp -- a figure by sbw-plot spectrum.  Edit freely; `gnuplot spectrum.gp` redraws it
 # from any folder: it reads spectrum.dat and writes spectrum.png beside itself.
-# command: /work/wt-heads/bin/sbw-plot -q spectrum spectrum.tsv --rank rank.tsv --labels synthetic W --title Singular spectrum of synthetic's W -o spectrum
+# command: /work/main/bin/sbw-plot -q spectrum spectrum.tsv --rank rank.tsv --labels synthetic W --title Singular spectrum of synthetic's W -o spectrum
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }
