@@ -148,7 +148,7 @@ static int write_sorted(const sbw_cli_common *c, const char *in, double tol, con
         sbw_table_columns(t, sorted_columns, 4);
         for (size_t k = 0; k < m; k++) {
             sbw_table_add_row(t);
-            sbw_table_set_int(t, "rank", (long long)(k + 1));
+            sbw_table_set_int(t, "rank", (long long)k + 1);
             sbw_table_set_int(t, "word", (long long)word[k]);
             sbw_table_set_dbl(t, "log_prob", row[word[k]]);
             sbw_table_set_dbl(t, "prob", prob[k]);
@@ -307,10 +307,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < c.nargs && !st; i++) {
         int fst =
             lists ? list_file(t, c.args[i]) : info_file(t, c.args[i], tol, &c, rows ? &o : NULL);
-        if (rows && fst)
-            st = fst; /* one file: its status is the exit status (2 for a --sorted-row beyond it) */
-        else if (fst == SBW_ENOMEM)
-            st = fst; /* the table itself may be short of a row: stop */
+        /* one file (--per-row, --sorted): its status is the exit status (2
+         * for a --sorted-row beyond it); out of memory: the table itself may
+         * be short of a row, stop */
+        if ((rows && fst) || fst == SBW_ENOMEM)
+            st = fst;
         else if (fst) {
             sbw_cli_fail("sbw-info", fst); /* one line; a bad file is bad data, exit 1 */
             failed = SBW_EXIT_DATA;
