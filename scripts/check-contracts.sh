@@ -55,7 +55,7 @@ comment_above() { # FILE LINE
         NR == want {
             for (i = want - 1; i >= 1; i--) {
                 if (line[i] ~ /\*\/[ \t]*$/) break
-                if (line[i] ~ /^(}|#(if|else|endif|include))/) exit
+                if (line[i] ~ /^(}[ \t]*$|#(if|else|endif|include))/) exit
             }
             if (i < 1) exit
             for (j = i; j >= 1; j--) {
