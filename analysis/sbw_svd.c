@@ -53,14 +53,14 @@ static int work_items(double q, size_t *n)
 static lapack_int *alloc_iwork(size_t k) { return malloc(8 * k * sizeof(lapack_int)); }
 
 /* The values path, float and double (sbw_svd_tmpl.h). */
-/* defines: unconverged_f(), values_lwork_f(), values_work_size_f(), svd_values_work_f(),
- * svd_values_f() */
+/* defines: unconverged_f(), values_lwork_f(), values_work_size_f() */
+/* defines: svd_values_work_f(), svd_values_f() */
 #define SBW_PREC 32
 #include "sbw_prec.h"
 #include "sbw_svd_tmpl.h"
 
-/* defines: unconverged_d(), values_lwork_d(), values_work_size_d(), svd_values_work_d(),
- * svd_values_d() */
+/* defines: unconverged_d(), values_lwork_d(), values_work_size_d() */
+/* defines: svd_values_work_d(), svd_values_d() */
 #define SBW_PREC 64
 #include "sbw_prec.h"
 #include "sbw_svd_tmpl.h"
