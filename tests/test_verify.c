@@ -202,7 +202,8 @@ static void test_rank_work(void **state)
         unsigned char *buf = malloc(bytes + 8);
         assert_non_null(buf);
         memset(buf, 0x5a, bytes + 8);
-        for (double scale = 1e-2; scale < 1e17; scale *= 3) {
+        for (int e = 0; e < 40; e++) {
+            double scale = 1e-2 * pow(3.0, e); /* up to 1.2e17 */
             size_t r = 0, rw = 99, rn = 0, rnw = 99;
             SBW_ASSERT_OK(sbw_verify_util_rank(&a, DBL_EPSILON, scale, &r));
             SBW_ASSERT_OK(
