@@ -60,7 +60,7 @@ help:
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS=60 each (FUZZ_TARGET=npy: one)"
-	@echo "make lint       dependency rule, one prefix per file, no numeric routine in plots/, cppcheck and clang-tidy (sources and tests)"
+	@echo "make lint       dependency rule, one prefix per file, failure contracts, no numeric routine in plots/, cppcheck and clang-tidy (sources and tests)"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
 	@echo "make install PREFIX=/usr/local"
@@ -157,6 +157,7 @@ lint: $(PREFIX_OBJ) $(TESTS) $(TOOLS)
 	scripts/check-deps.sh $(SRCDIRS) tests
 	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
 	scripts/check-defs.sh $(BUILD) $(SRCDIRS) tests
+	scripts/check-contracts.sh $(PREFIX_DIRS)
 	scripts/check-recipes.sh
 	scripts/check-plots.sh plots
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \

@@ -100,7 +100,10 @@ double sbw_argmax_bytes(size_t m, size_t d, size_t nwords, bool bias, const sbw_
 /* Decides words[0..nwords) (all m words when words is NULL; then nwords
  * must be m) of the head W, b; out[t] is the answer for words[t].  m >= 2,
  * d >= 1.  Errors: SBW_EINVAL (a word >= m, bad sizes), SBW_ENOMEM,
- * SBW_ENUMERIC (GLPK failed). */
+ * SBW_ENUMERIC (GLPK failed).  On failure *sum is zeroed (argument and
+ * memory errors) or summarises a partial run, and out[] and certs hold
+ * the answers of the words decided before the failure, the rest
+ * unspecified: discard them. */
 int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                    const size_t *words, size_t nwords, const sbw_argmax_opts *o,
                    sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum);
@@ -145,7 +148,8 @@ typedef struct sbw_argmax_file_res {
  * of sbw_maxprob_words for the words it asks for.  *res is zeroed first
  * and holds what was made either way.  Errors: those of the readers and
  * of sbw_argmax_run and sbw_maxprob_words; SBW_EINVAL for a word >= M;
- * SBW_ENOMEM. */
+ * SBW_ENOMEM.  On failure *res holds what was made before it (answers
+ * and ladder incomplete): free it with sbw_argmax_file_free. */
 int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res);
 
 void sbw_argmax_file_free(sbw_argmax_file_res *res);

@@ -15,7 +15,9 @@
 #include <stddef.h>
 
 /* Opens W at path ("-": stdin) and checks its shape: a matrix of >= 2
- * rows; *m, *d its shape.  Errors: those of sbw_check_open, SBW_ESHAPE. */
+ * rows; *m, *d its shape.  Errors: those of sbw_check_open, SBW_ESHAPE.
+ * On failure *r is NULL (nothing open); *m and *d may hold a refused
+ * shape. */
 int sbw_argmax_io_open_w(sbw_npy_reader **r, const char *path, size_t *m, size_t *d);
 
 /* Reads the open r (of path) whole into out (caller frees with
@@ -24,13 +26,15 @@ int sbw_argmax_io_read_w(sbw_npy_reader *r, const char *path, sbw_mat *out);
 
 /* The m biases at path (W's path wpath for the message) into a new array
  * *b (free()).  Errors: a vector of another length (SBW_ESHAPE), non-finite
- * values (SBW_EDATA), the reader's. */
+ * values (SBW_EDATA), the reader's.  *b is NULL on failure (nothing
+ * allocated). */
 int sbw_argmax_io_read_bias(const char *path, size_t m, const char *wpath, double **b);
 
 /* The m names at path, one a line ('\n' or "\r\n" ends a line, a tab
  * becomes a space; the bytes are kept as they are, UTF-8 or not: the
  * table writers escape them) into *names (sbw_argmax_io_names_free).
- * Errors: SBW_EIO, SBW_EDATA (another number of lines, a NUL byte). */
+ * Errors: SBW_EIO, SBW_EDATA (another number of lines, a NUL byte), SBW_ENOMEM.
+ * *names is NULL on failure (nothing allocated). */
 int sbw_argmax_io_read_vocab(const char *path, size_t m, char ***names);
 
 /* Frees m names (NULL is fine). */

@@ -59,7 +59,8 @@ typedef struct sbw_argmax_lp_head {
 double sbw_argmax_lp_bytes(size_t m, size_t d);
 
 /* Allocates a workspace for heads with m words of dimension d (m >= 2,
- * d >= 1).  Errors: SBW_EINVAL, SBW_ENOMEM.  GLPK keeps per-thread state:
+ * d >= 1).  Errors: SBW_EINVAL, SBW_ENOMEM; *lp is NULL on failure
+ * (nothing allocated).  GLPK keeps per-thread state:
  * use a workspace in one thread only and call sbw_argmax_lp_thread_done in
  * each thread that used one, after freeing it. */
 int sbw_argmax_lp_alloc(sbw_argmax_lp **lp, size_t m, size_t d);
@@ -92,7 +93,10 @@ typedef struct sbw_argmax_lp_res {
  * both NULL-b or both not).  h0 (d values) is a guess of a good h for norm
  * (its best rivals seed the columns); scale > 0 the unit of norm's numbers
  * and of tol: a lambda certificate needs residual and gap <= tol * scale *
- * 2^exp2 on orig.  Errors: SBW_ENUMERIC when GLPK fails. */
+ * 2^exp2 on orig.  Errors: SBW_ENUMERIC when GLPK fails.  On failure *res
+ * is an undecided answer (verdict -1, rounds and columns so far, no
+ * certificate) and the workspace stays good for the next word (each call
+ * rebuilds its LP). */
 int sbw_argmax_lp_word(sbw_argmax_lp *lp, const sbw_argmax_lp_head *orig,
                        const sbw_argmax_lp_head *norm, size_t i, const double *h0, double tol,
                        double scale, int exp2, int max_rounds, sbw_argmax_lp_res *res);

@@ -62,10 +62,13 @@ int sbw_bound_fit_open(sbw_bound_fit **f, const char *path, size_t rows, size_t 
 /* An sbw_reduce_hook (ctx = the sbw_bound_fit): reads the same rows of log Q
  * and accumulates the error terms.  Errors: those of sbw_npy_read_rows,
  * SBW_EINVAL (rows out of order), SBW_EDATA (NaN/Inf in log Q; the message
- * gives the count so far and the first position). */
+ * gives the count so far and the first position).  On failure the fit
+ * is good only for sbw_bound_fit_close (its reader may have consumed
+ * rows it did not count). */
 int sbw_bound_fit_rows(void *ctx, const double *a, size_t row0, size_t rows, size_t ld);
 
-/* The accumulated terms; SBW_EINVAL unless every row was seen. */
+/* The accumulated terms; SBW_EINVAL unless every row was seen, SBW_EDATA
+ * for a non-finite log Q.  *e untouched on failure. */
 int sbw_bound_fit_result(const sbw_bound_fit *f, sbw_bound_fit_error *e);
 
 void sbw_bound_fit_close(sbw_bound_fit *f);
@@ -76,13 +79,15 @@ void sbw_bound_fit_close(sbw_bound_fit *f);
  * (sbw_rank_estimate_scaled with sp->w0_uncentred), so a context part small
  * beside the word bias is not read as extra rank.  The variant must have
  * been computed.  Errors: those of sbw_rank_estimate_scaled, SBW_EINVAL
- * when the variant is missing. */
+ * when the variant is missing; *e as sbw_rank_estimate_scaled leaves it
+ * on failure. */
 int sbw_bound_dstar(const sbw_spectra *sp, bool bias, double eps, sbw_rank_est *e);
 
 /* The dimension of a fitted head read off log Q itself: the Numerical
  * Recipes rank of its row-centred (double-centred with bias) matrix, eps
  * from the file's dtype.  o: the reading options (its hook is ignored).
- * Errors: those of sbw_spectra_compute. */
+ * Errors: those of sbw_npy_open, sbw_spectra_compute and sbw_bound_dstar;
+ * *d untouched on failure, nothing stays open. */
 int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, size_t *d);
 
 /* ---- the spectra the bounds need, in one pass --------------------------- */

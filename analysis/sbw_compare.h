@@ -73,7 +73,8 @@ bool sbw_compare_row_fast(const double *lp, const double *lq, size_t m, double *
 
 /* Every row of two finite log-probability matrices P, Q (N, M).
  * rows has N entries.  Errors: SBW_ESHAPE (shapes differ or M == 0),
- * SBW_EDATA (a NaN or +-inf entry), SBW_ENOMEM. */
+ * SBW_EDATA (a NaN or +-inf entry), SBW_ENOMEM.  On failure rows[] holds
+ * the rows before the bad one, the rest unspecified: discard it. */
 int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows);
 
 /* The same from two files read and checked through p and q (sbw_logp.h),
@@ -83,12 +84,14 @@ int sbw_compare_mats(const sbw_mat *p, const sbw_mat *q, sbw_compare_row *rows);
  * of rows in row order -- within a block, a --probs entry that is no
  * probability (P's block, then Q's), else the first row holding a NaN or
  * +-inf (P's entry before Q's in that row), else an unnormalised row (P's,
- * then Q's); read errors, SBW_ENOMEM. */
+ * then Q's); read errors, SBW_ENOMEM.  On failure rows[] is partly
+ * written (discard it) and p and q are good only for sbw_logp_close. */
 int sbw_compare_files(sbw_logp_reader *p, sbw_logp_reader *q, int threads, sbw_progress *pg,
                       sbw_compare_row *rows);
 
 /* The summary over n >= 1 rows of m words (medians by gsl_sort + GSL's
- * median; sums compensated).  Errors: SBW_EINVAL (n == 0), SBW_ENOMEM. */
+ * median; sums compensated).  Errors: SBW_EINVAL (n == 0 or m == 0),
+ * SBW_ENOMEM; *out untouched on failure. */
 int sbw_compare_summarize(const sbw_compare_row *rows, size_t n, size_t m,
                           sbw_compare_summary *out);
 

@@ -61,7 +61,8 @@ typedef struct sbw_kl_opts {
 typedef struct sbw_kl_acc sbw_kl_acc;
 
 /* A new empty accumulator for rows of cols words, in groups of group rows
- * (0: 64).  Errors: SBW_ESHAPE (cols == 0), SBW_ENOMEM. */
+ * (0: 64).  Errors: SBW_ESHAPE (cols == 0), SBW_ENOMEM; *a is NULL on
+ * failure. */
 int sbw_kl_acc_alloc(sbw_kl_acc **a, size_t cols, size_t group);
 void sbw_kl_acc_free(sbw_kl_acc *a);
 
@@ -72,20 +73,24 @@ void sbw_kl_acc_reset(sbw_kl_acc *a);
  * dimension ld >= cols, as the next rows.  sums (nr, may be NULL) receives
  * sum_x exp(L[i][x]) of each row, for sbw_logp_check_sums.
  * Errors: SBW_EINVAL (ld < cols); SBW_EDATA when an entry is NaN or +-inf
- * (the kernel counts them as it goes; a stays unusable until reset). */
+ * (the kernel counts them as it goes).  On failure: after SBW_EINVAL
+ * nothing has changed; after SBW_EDATA a holds the groups before the bad
+ * one and part of it, unusable until sbw_kl_acc_reset, and sums the
+ * earlier groups' values. */
 int sbw_kl_acc_add(sbw_kl_acc *a, const double *l, size_t nr, size_t ld, double *sums);
 
 /* Folds b's rows into a as if they had been added after a's (Chan's
  * update); b is left with its compensations folded in, then reset.
- * Errors: SBW_ESHAPE when the column counts differ. */
+ * Errors: SBW_ESHAPE when the column counts differ (a and b untouched on
+ * failure). */
 int sbw_kl_acc_merge(sbw_kl_acc *a, sbw_kl_acc *b);
 
 /* The results for the rows added so far.  Errors: SBW_ESHAPE when fewer
- * than 2 rows were added (no pairs). */
+ * than 2 rows were added (no pairs; *out untouched on failure). */
 int sbw_kl_acc_result(const sbw_kl_acc *a, sbw_kl_exact *out);
 
 /* The whole computation on an in-memory matrix of finite log-probabilities,
- * L is (T, M).  Errors: as above, SBW_ENOMEM. */
+ * L is (T, M).  Errors: as above, SBW_ENOMEM; *out untouched on failure. */
 int sbw_kl_exact_mat(const sbw_mat *l, const sbw_kl_opts *o, sbw_kl_exact *out);
 
 /* The same on the selected rows of a file, read and checked through r
@@ -94,7 +99,8 @@ int sbw_kl_exact_mat(const sbw_mat *l, const sbw_kl_opts *o, sbw_kl_exact *out);
  * do not depend on the thread count.  pg (may be NULL) counts rows.
  * Errors: SBW_EDATA for the first bad block of rows in file order (within
  * a block, a non-finite entry is reported before an unnormalised row),
- * SBW_ESHAPE (fewer than 2 rows), read errors, SBW_ENOMEM. */
+ * SBW_ESHAPE (fewer than 2 rows), read errors, SBW_ENOMEM.  On failure
+ * *out is untouched and r is good only for sbw_logp_close. */
 int sbw_kl_exact_file(sbw_logp_reader *r, const sbw_logp_sel *s, const sbw_kl_opts *o,
                       sbw_progress *pg, sbw_kl_exact *out);
 

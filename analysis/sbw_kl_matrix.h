@@ -21,11 +21,13 @@
 
 /* Rows i0 .. i0+nb-1 of K for the finite log-probability matrix L (T, M):
  * out is (nb, T) with leading dimension T, pws (nb, M) workspace.
- * Errors: SBW_EINVAL when i0 + nb > T. */
+ * Errors: SBW_EINVAL when i0 + nb > T, SBW_ENOMEM; out and pws untouched
+ * on failure. */
 int sbw_kl_matrix_block(const sbw_mat *l, size_t i0, size_t nb, double *pws, double *out);
 
 /* The whole of K as a new T x T matrix (caller frees *out with
- * sbw_mat_free).  Errors: SBW_ENOMEM. */
+ * sbw_mat_free).  Errors: SBW_ENOMEM, SBW_ESHAPE (a size beyond BLAS's
+ * int sizes); *out untouched and nothing allocated on failure. */
 int sbw_kl_matrix_mat(const sbw_mat *l, sbw_mat *out);
 
 /* K of the selected rows of a file (read and checked through r, which must

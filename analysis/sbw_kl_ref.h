@@ -10,7 +10,7 @@
 /* The definition, brute force: O(T^2 M) double loop of sbw_num_kl over all
  * ordered pairs, sbw_num_entropy per row, pbar by plain sums.  Handles -inf
  * entries as zero probabilities.  L is (T, M), T >= 2.  Errors: SBW_ESHAPE,
- * SBW_ENOMEM. */
+ * SBW_ENOMEM; *out untouched on failure. */
 int sbw_kl_ref_exact(const sbw_mat *l, sbw_kl_exact *out);
 
 /* Plain-loop twins of sbw_kl_kern_group / _exp / _pair (same contracts;

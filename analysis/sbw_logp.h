@@ -63,7 +63,8 @@ typedef struct sbw_logp_sel {
 int sbw_logp_open(sbw_logp_reader **r, const char *path, const sbw_logp_opts *opts);
 
 /* A second reader of the same regular file with the same options (its
- * statistics start empty).  Errors: SBW_EINVAL for stdin or a pipe. */
+ * statistics start empty).  Errors: SBW_EINVAL for stdin or a pipe, those
+ * of sbw_logp_open.  *out is NULL on failure. */
 int sbw_logp_reopen(const sbw_logp_reader *r, sbw_logp_reader **out);
 
 /* Closes and frees; NULL is a no-op. */
@@ -80,14 +81,17 @@ bool sbw_logp_seekable(const sbw_logp_reader *r);
  * non-finite entry, renormalises when asked.  A range selection read in
  * order streams (pipes work); a list or an out-of-order read seeks.
  * Errors: SBW_EDATA with the row, column and value; SBW_EINVAL when k0+nr
- * exceeds s->n or a pipe would have to move backwards; read errors. */
+ * exceeds s->n or a pipe would have to move backwards; read errors.  On
+ * failure dst may hold part of the rows (discard them) and the reader is
+ * good only for sbw_logp_close (its stream position is unspecified). */
 int sbw_logp_read(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr, double *dst);
 
 /* sbw_logp_read for a caller whose kernel notices non-finite entries as it
  * goes (one pass less over the rows): the finiteness test is left out when
  * the reader has nothing to convert or renormalise (neither opts.probs nor
  * opts.normalize), and the caller must then run sbw_logp_check_finite on
- * rows its kernel flags before it uses them. */
+ * rows its kernel flags before it uses them.  Errors, and what is left on
+ * failure, as sbw_logp_read. */
 int sbw_logp_read_deferred(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
                            double *dst);
 
@@ -112,7 +116,8 @@ int sbw_logp_check_finite(const sbw_logp_reader *r, const sbw_logp_sel *s, size_
  * that does not has its logsumexp recomputed exactly (max-shifted) and
  * passes still when within sbw_check_row_tol (float32 rounding), else is
  * the failure.  Updates the largest |logsumexp| seen.
- * Errors: SBW_EDATA naming the row and the amount. */
+ * Errors: SBW_EDATA naming the row and the amount; on failure the largest
+ * |logsumexp| counts the rows before the bad one. */
 int sbw_logp_check_sums(sbw_logp_reader *r, const sbw_logp_sel *s, size_t k0, size_t nr,
                         const double *rows, const double *sums);
 
@@ -127,7 +132,8 @@ void sbw_logp_sel_range(sbw_logp_sel *s, size_t begin, size_t end);
 
 /* k distinct rows drawn uniformly without replacement from [begin, end),
  * sorted (gsl_ran_choose on the MT19937 stream (seed, 0)).
- * Errors: SBW_EINVAL when k > end - begin, SBW_ENOMEM. */
+ * Errors: SBW_EINVAL when k > end - begin, SBW_ENOMEM; *s untouched and
+ * nothing allocated on failure. */
 int sbw_logp_sel_sample(sbw_logp_sel *s, size_t begin, size_t end, size_t k, uint64_t seed);
 
 /* Frees the list (a range needs nothing); the struct becomes empty. */
@@ -140,7 +146,9 @@ size_t sbw_logp_sel_row(const sbw_logp_sel *s, size_t k);
 
 /* team[0] = r and, when r is seekable, up to want-1 reopened readers
  * (*n of them in all; want <= 0 means one per OpenMP thread).  A pipe gets a
- * team of one.  Errors: those of sbw_logp_reopen, SBW_ENOMEM. */
+ * team of one.  Errors: those of sbw_logp_reopen, SBW_ENOMEM.  On failure
+ * *team and *n are untouched, every reader opened here is closed, and r
+ * stays the caller's, open. */
 int sbw_logp_team_open(sbw_logp_reader *r, int want, sbw_logp_reader ***team, int *n);
 
 /* Folds the statistics of team[1..n) into team[0], closes them and frees

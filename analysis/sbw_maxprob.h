@@ -33,7 +33,8 @@ size_t sbw_maxprob_ws_size(size_t m, size_t d);
 /* p*(R) for word i < m, R >= 0, to a gap of tol (> 0) in log-probability
  * or max_iter iterations.  h (d values) is the start on entry (projected
  * onto the ball; zeros are fine) and the maximiser on exit.  ws has
- * sbw_maxprob_ws_size(m, d) doubles.  Errors: SBW_EINVAL. */
+ * sbw_maxprob_ws_size(m, d) doubles.  Errors: SBW_EINVAL (every argument
+ * is checked first: h, ws and *res untouched on failure). */
 int sbw_maxprob_word(const double *w, size_t m, size_t d, size_t ldw, const double *b, size_t i,
                      double R, double tol, int max_iter, double *h, double *ws,
                      sbw_maxprob_res *res);
@@ -56,7 +57,9 @@ typedef struct sbw_maxprob_ladder {
  * l->quiet, first one line on stderr with the worst case ("LABEL: N
  * word(s) x K radius(es); each pair at most I iterations of ~8 M D flops,
  * ..."), then progress (sbw_progress) over the pairs.  Errors: SBW_ENOMEM,
- * those of sbw_maxprob_word. */
+ * those of sbw_maxprob_word.  On failure pm and pu hold the pairs before
+ * it (nan from the failed pair on in that word; later words unwritten) and
+ * *unconverged counts those: discard them. */
 int sbw_maxprob_words(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                       const size_t *words, const bool *want, size_t n, const sbw_maxprob_ladder *l,
                       double *pm, double *pu, size_t *unconverged);

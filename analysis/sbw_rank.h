@@ -47,7 +47,9 @@ typedef struct sbw_rank_est {
 /* All three estimators for the spectrum s[k] (descending, k = min(m, n)),
  * and the NR rank at float32's roundoff (rank_single: the same rule and
  * scale with eps = FLT_EPSILON, whatever eps is).  A zero matrix (w_0 = 0) has every rank 0.
- * Errors: SBW_EINVAL (k != min(m, n), k = 0, eps not in (0, 1), s not descending or negative). */
+ * Errors: SBW_EINVAL (k != min(m, n), k = 0, eps not in (0, 1), s not
+ * descending or negative).  *e untouched on failure (every check comes
+ * first). */
 int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps, sbw_rank_est *e);
 
 /* The same for a centred matrix whose entries were centred from an
@@ -62,7 +64,7 @@ int sbw_rank_estimate(const double *s, size_t k, size_t m, size_t n, double eps,
  * the uncentred matrix's roundoff: never a lower threshold than w0 alone,
  * never a higher one than the NR rule gives A.  w0_uncentred = 0 is
  * sbw_rank_estimate.  Errors: as sbw_rank_estimate, SBW_EINVAL for a
- * negative or non-finite w0_uncentred. */
+ * negative or non-finite w0_uncentred; *e untouched on failure. */
 int sbw_rank_estimate_scaled(const double *s, size_t k, size_t m, size_t n, double eps,
                              double w0_uncentred, sbw_rank_est *e);
 
@@ -70,7 +72,9 @@ int sbw_rank_estimate_scaled(const double *s, size_t k, size_t m, size_t n, doub
  * (FLT_EPSILON), a number in (0, 1), or "auto"/NULL: FLT_EPSILON when the
  * file or the computation is float32, DBL_EPSILON otherwise.  *source is
  * set to a static description ("float64 data", "float32 data",
- * "float32 computation", "--eps").  Errors: SBW_EINVAL naming the choices. */
+ * "float32 computation", "--eps").  Errors: SBW_EINVAL naming the choices;
+ * on failure *source is "--eps" and *eps may hold 0 or 1 (the bounds of a
+ * number refused): use neither. */
 int sbw_rank_eps(const char *arg, sbw_npy_dtype data, sbw_npy_dtype prec, double *eps,
                  const char **source);
 
@@ -108,14 +112,16 @@ typedef struct sbw_rank_measure {
 
 /* Fills out[SBW_RANK_NMEASURES] in the order above for s[k] (descending,
  * k = min(m, n)); atol >= 0 is PyTorch's absolute tolerance (0 for its
- * default).  Errors: those of sbw_rank_estimate, SBW_EINVAL for atol < 0. */
+ * default).  Errors: those of sbw_rank_estimate, SBW_EINVAL for atol < 0;
+ * out[] untouched on failure. */
 int sbw_rank_measures(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
                       sbw_rank_measure *out);
 
 /* The same with the counting rules' w0 (nr, numpy, pytorch, julia, and
  * gap's floor) replaced by max(w0, w0_uncentred), as
  * sbw_rank_estimate_scaled; the energy measures (eps_eff, stable,
- * entropy) are those of s itself. */
+ * entropy) are those of s itself.  Errors, and what is left on failure, as
+ * sbw_rank_measures. */
 int sbw_rank_measures_scaled(const double *s, size_t k, size_t m, size_t n, double eps, double atol,
                              double w0_uncentred, sbw_rank_measure *out);
 
@@ -159,7 +165,7 @@ typedef enum sbw_rank_norm {
 } sbw_rank_norm;
 
 /* "sigma/sigma0", "(sigma-sigma_min)/(sigma0-sigma_min)"; and from "max",
- * "minmax" (SBW_EINVAL otherwise). */
+ * "minmax" (SBW_EINVAL otherwise; *norm untouched on failure). */
 const char *sbw_rank_norm_label(sbw_rank_norm norm);
 int sbw_rank_norm_parse(const char *s, sbw_rank_norm *norm);
 
@@ -167,13 +173,13 @@ int sbw_rank_norm_parse(const char *s, sbw_rank_norm *norm);
  * value in [0, 1] and cum[j] the percentage of normalised values <= v[j]
  * (ties counted together), so (v, cum) is the empirical CDF the figure
  * plots.  A zero spectrum normalises to 0; a constant non-zero one to 1.
- * Errors: SBW_EINVAL (k = 0). */
+ * Errors: SBW_EINVAL (k = 0; v and cum untouched on failure). */
 int sbw_rank_normalise(const double *s, size_t k, sbw_rank_norm norm, double *v, double *cum);
 
 /* The columns of sbw-rank's --spectrum table for s[k] (descending), each
  * k values: rel[j] = s_j / s_0 (0 when s_0 = 0), lg[j] = log10 s_j (nan
  * for an exact 0, the tables' blank), and v, cum as sbw_rank_normalise
- * gives them.  Errors: SBW_EINVAL (k = 0). */
+ * gives them.  Errors: SBW_EINVAL (k = 0; nothing written on failure). */
 int sbw_rank_spectrum(const double *s, size_t k, sbw_rank_norm norm, double *rel, double *lg,
                       double *v, double *cum);
 

@@ -62,7 +62,8 @@ typedef enum sbw_reduce_method {
     SBW_METHOD_TSQR
 } sbw_reduce_method;
 
-/* "auto", "direct", "tsqr"; and back (SBW_EINVAL naming the choices). */
+/* "auto", "direct", "tsqr"; and back (SBW_EINVAL naming the choices; *m
+ * untouched on failure). */
 const char *sbw_reduce_method_name(sbw_reduce_method m);
 int sbw_reduce_method_parse(const char *s, sbw_reduce_method *m);
 
@@ -124,7 +125,8 @@ void sbw_reduce_free(sbw_reduce *red);
  * (M+1 or M+2 rows, M+1 columns, or its first M columns with ld M+1).  steal: take red's buffer
  * instead of copying it (red must not be used for another variant afterwards).  Errors: SBW_EINVAL
  * (a cols variant from a TSQR reduction made without center_cols; a direct float32 reduction, which
- * sbw_reduce_matrix_f32 handles), SBW_ENOMEM. */
+ * sbw_reduce_matrix_f32 handles), SBW_ENOMEM.  On failure *out is zeroed
+ * (nothing to free) and red is unchanged. */
 int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat *out);
 
 /* A lower bound on sigma_1 of the analysed matrix before centring, from
@@ -153,7 +155,8 @@ void sbw_reduce_centre_rows(sbw_mat *a);
 /* The same for a direct float32 reduction: variant v as a new float
  * matrix *out (N x M, caller frees with sbw_mat_f32_free), centred in double
  * accumulation.  Errors: SBW_EINVAL (not a direct float32 reduction, or
- * released), SBW_ENOMEM. */
+ * released), SBW_ENOMEM.  On failure *out is zeroed; with steal red's
+ * float32 buffer is then gone (freed), without it red is unchanged. */
 int sbw_reduce_matrix_f32(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat_f32 *out);
 
 #endif

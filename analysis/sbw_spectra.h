@@ -11,8 +11,10 @@
 #include <stddef.h>
 
 /* Singular values of variant v, descending, into s[min(N, M)], in the
- * reduction's precision.  Errors: those of sbw_reduce_matrix, SBW_ENUMERIC.  steal: as for
- * sbw_reduce_matrix. */
+ * reduction's precision.  Errors: those of sbw_reduce_matrix and the SVD
+ * (sbw_svd_values), SBW_ENOMEM.  steal: as for sbw_reduce_matrix (with
+ * it, red's buffer is gone even on failure).  On failure s is untouched
+ * or holds what LAPACK left (unspecified): discard it. */
 int sbw_spectra_values(sbw_reduce *red, sbw_reduce_variant v, bool steal, double *s);
 
 /* Singular values of several variants of one matrix. */
@@ -35,8 +37,9 @@ int sbw_spectra_compute(sbw_npy_reader *r, const sbw_reduce_opts *o, unsigned wa
 /* Variant v of sp from sp->red: sp->s[v] allocated (sp->k values) and
  * filled by sbw_spectra_values, and sp->w0_uncentred[v] set, so that every
  * spectrum carries the roundoff scale its rank needs.  sp->k must be set.
- * Errors: those of sbw_spectra_values, SBW_ENOMEM; sp->s[v] stays owned by
- * sp either way (sbw_spectra_free). */
+ * Errors: those of sbw_spectra_values, SBW_ENOMEM.  On failure sp->s[v]
+ * (NULL, or allocated with unspecified values) stays owned by sp
+ * (sbw_spectra_free) and must not be read. */
 int sbw_spectra_variant(sbw_spectra *sp, sbw_reduce_variant v, bool steal);
 
 void sbw_spectra_free(sbw_spectra *sp);

@@ -13,6 +13,7 @@
 #include <lapacke.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,12 +53,14 @@ static int work_items(double q, size_t *n)
 static lapack_int *alloc_iwork(size_t k) { return malloc(8 * k * sizeof(lapack_int)); }
 
 /* The values path, float and double (sbw_svd_tmpl.h). */
-/* defines: unconverged_f(), svd_values_f() */
+/* defines: unconverged_f(), values_lwork_f(), values_work_size_f() */
+/* defines: svd_values_work_f(), svd_values_f() */
 #define SBW_PREC 32
 #include "sbw_prec.h"
 #include "sbw_svd_tmpl.h"
 
-/* defines: unconverged_d(), svd_values_d() */
+/* defines: unconverged_d(), values_lwork_d(), values_work_size_d() */
+/* defines: svd_values_work_d(), svd_values_d() */
 #define SBW_PREC 64
 #include "sbw_prec.h"
 #include "sbw_svd_tmpl.h"
@@ -65,6 +68,26 @@ static lapack_int *alloc_iwork(size_t k) { return malloc(8 * k * sizeof(lapack_i
 int sbw_svd_values(sbw_mat *a, double *s) { return svd_values_d(a, s); }
 
 int sbw_svd_values_f32(sbw_mat_f32 *a, float *s) { return svd_values_f(a, s); }
+
+int sbw_svd_values_work_size(size_t rows, size_t cols, size_t *bytes)
+{
+    return values_work_size_d(rows, cols, bytes);
+}
+
+int sbw_svd_values_work(sbw_mat *a, double *s, void *work, size_t bytes)
+{
+    return svd_values_work_d(a, s, work, bytes);
+}
+
+int sbw_svd_values_f32_work_size(size_t rows, size_t cols, size_t *bytes)
+{
+    return values_work_size_f(rows, cols, bytes);
+}
+
+int sbw_svd_values_f32_work(sbw_mat_f32 *a, float *s, void *work, size_t bytes)
+{
+    return svd_values_work_f(a, s, work, bytes);
+}
 
 /* dgesdd JOBZ='S' on the column-major view X = A^T (cols x rows): X's left
  * vectors U (cols x k, ldu = cols) are A's right vectors, and read

@@ -48,6 +48,27 @@ int sbw_svd_values(sbw_mat *a, double *s);
  * sbw_svd_tmpl.h). */
 int sbw_svd_values_f32(sbw_mat_f32 *a, float *s);
 
+/* The values paths with a caller-owned workspace, for callers that take
+ * the singular values of many matrices of one shape (LAPACK's lwork
+ * query, as LAPACKE's _work functions): sbw_svd_values_work_size puts in
+ * *bytes what sbw_svd_values_work needs for a (rows, cols) matrix
+ * (gesdd's optimal work plus its integer scratch; errors: the shape and
+ * workspace-query errors of sbw_svd_values, SBW_ENOMEM when the size
+ * overflows; *bytes untouched on failure).  sbw_svd_values_work then
+ * computes exactly what sbw_svd_values computes (the same LAPACK call
+ * with the same lwork, so the same bits: sbw_svd_values is this pair
+ * around one malloc) in work, bytes of memory from malloc (or aligned at
+ * least as well), and allocates nothing.  Errors: those of
+ * sbw_svd_values, SBW_EINVAL for a workspace smaller than the query's.
+ * On failure: as sbw_svd_values (A and s untouched when the error came
+ * before the computing call, else unspecified); work's contents are
+ * unspecified after any call.  The _f32 pair is the same for
+ * sbw_svd_values_f32. */
+int sbw_svd_values_work_size(size_t rows, size_t cols, size_t *bytes);
+int sbw_svd_values_work(sbw_mat *a, double *s, void *work, size_t bytes);
+int sbw_svd_values_f32_work_size(size_t rows, size_t cols, size_t *bytes);
+int sbw_svd_values_f32_work(sbw_mat_f32 *a, float *s, void *work, size_t bytes);
+
 /* Singular values s[min(m, n)] and right singular vectors of A: vt is
  * allocated here as (k, n), k = min(m, n), row j the right singular vector
  * of s[j] (caller frees with sbw_mat_free).  A is (m, n), overwritten.

@@ -12,7 +12,8 @@
  * the twin's own error is ~1e-19 relative and a comparison measures the
  * fast path's); A is not modified.  O(min^2 max) per sweep; for tests on
  * small matrices.  Errors: SBW_ESHAPE, SBW_ENOMEM,
- * SBW_ENUMERIC (no convergence in 100 sweeps). */
+ * SBW_ENUMERIC (no convergence in 100 sweeps).  On failure s is untouched,
+ * but after SBW_ENUMERIC it holds the unconverged column norms, unsorted. */
 int sbw_svd_ref_jacobi(const sbw_mat *a, double *s);
 
 #endif

@@ -46,13 +46,15 @@ void sbw_tsqr_free(sbw_tsqr *q);
  * under the accumulated matrix; or, when last is not NULL, the rows of
  * [A | last] with A (rows, n - 1) and last (rows) its final column.
  * Nothing is modified.  Errors: SBW_EINVAL (rows > block_rows, ld too
- * small), SBW_ENUMERIC (LAPACK info != 0). */
+ * small: q untouched on failure), SBW_ENUMERIC (LAPACK info != 0: the factor is then
+ * unspecified, q good only for sbw_tsqr_free). */
 int sbw_tsqr_add(sbw_tsqr *q, const double *a, size_t rows, size_t ld, const double *last);
 
 /* Stacks src's rows under dst's (both accumulators of the same n, center
  * and precision): dst becomes the factor of the union, src is left
  * holding garbage (free it).  One dtpqrt of triangle on triangle,
- * (2/3) n^3 flops.  Errors: SBW_EINVAL (mismatch), SBW_ENUMERIC. */
+ * (2/3) n^3 flops.  Errors: SBW_EINVAL (mismatch: both untouched),
+ * SBW_ENUMERIC (after a failure dst is good only for sbw_tsqr_free). */
 int sbw_tsqr_merge(sbw_tsqr *dst, sbw_tsqr *src);
 
 /* Rows stacked so far. */
@@ -67,7 +69,7 @@ void sbw_tsqr_means(const sbw_tsqr *q, double *mean);
  * precision: in float64 the buffer itself changes hands (transposed in
  * place, no copy), in float32 it is converted.  q is then empty of its
  * factor: only sbw_tsqr_free may follow.  Errors: SBW_EINVAL (taken
- * already), SBW_ENOMEM. */
+ * already), SBW_ENOMEM; on failure *r and q are untouched. */
 int sbw_tsqr_take(sbw_tsqr *q, sbw_mat *r);
 
 #endif

@@ -78,7 +78,9 @@ typedef struct sbw_cli_common {
  * the opts' dst and *c (which it initialises first).  Returns 0 to go on,
  * SBW_CLI_DONE after printing help or version (exit 0), or SBW_EXIT_USAGE
  * after printing the problem and the usage line on stderr.  "--name=value"
- * and "--name value" both work; "--" ends options. */
+ * and "--name value" both work; "--" ends options.  On failure (and after
+ * help) the opts' dst and *c hold what was parsed before the problem:
+ * the tool exits with the status, using none of it. */
 int sbw_cli_parse(const sbw_cli *cli, int argc, char **argv, sbw_cli_common *c);
 
 /* True when the option called name ("--d", or the common "--seed") was
@@ -126,9 +128,9 @@ typedef struct sbw_cli_stream {
  * output is "-", the table goes to stderr.  Two data outputs on "-", or one
  * and the table sent to "-" explicitly, are a usage error: one line on
  * stderr naming both options, returns SBW_EXIT_USAGE.  Otherwise returns 0
- * and sets
- * *table to the stream for the table (stdout or stderr) -- unless the table
- * goes to a file, which the tool writes itself. */
+ * and sets *table to the stream for the table (stdout or stderr) -- unless
+ * the table goes to a file, which the tool writes itself.  On failure
+ * *table is untouched. */
 int sbw_cli_one_stream(const sbw_cli *cli, const sbw_cli_stream *data, size_t n,
                        const char *table_opt, const char *table_path, FILE **table);
 
@@ -154,14 +156,16 @@ const char *sbw_cli_blas(void);
 
 /* Checked conversions used by the parser, exposed for tools and tests:
  * the whole string must be a number in [min, max] (no range if min > max).
- * Return SBW_OK or SBW_EINVAL with a reason naming what. */
+ * Return SBW_OK or SBW_EINVAL with a reason naming what; *out untouched on
+ * failure. */
 int sbw_cli_parse_size(const char *s, const char *what, double min, double max, size_t *out);
 int sbw_cli_parse_long(const char *s, const char *what, double min, double max, long *out);
 int sbw_cli_parse_double(const char *s, const char *what, double min, double max, double *out);
 int sbw_cli_parse_u64(const char *s, const char *what, uint64_t *out);
 
 /* Parses a comma list of sizes and ranges "1,2,5:10" / "2:100:2" into a
- * new array (caller frees).  Errors: SBW_EINVAL, SBW_ENOMEM. */
+ * new array (caller frees).  Errors: SBW_EINVAL, SBW_ENOMEM; *out and *n
+ * untouched and nothing allocated on failure. */
 int sbw_cli_parse_size_list(const char *s, const char *what, size_t **out, size_t *n);
 
 #endif

@@ -41,12 +41,15 @@ typedef struct sbw_file {
  * zeroed and nothing is created.  Errors: SBW_EINVAL (empty path), SBW_EIO, SBW_ENOMEM. */
 int sbw_file_create(sbw_file *f, const char *path);
 
-/* fwrite of bytes with the error checked (SBW_EIO naming the path). */
+/* fwrite of bytes with the error checked (SBW_EIO naming the path).  On
+ * failure part of buf may have reached the temporary: the file is good
+ * only for sbw_file_abort. */
 int sbw_file_write(sbw_file *f, const void *buf, size_t bytes);
 
 /* Flushes and closes, then renames the temporary over the final name.  On
- * any failure the temporary is removed and SBW_EIO returned.  *f is zeroed
- * either way (stdout is flushed, not closed). */
+ * failure (any) the temporary is removed, the final name untouched and
+ * SBW_EIO returned.  *f is zeroed either way (stdout is flushed, not
+ * closed). */
 int sbw_file_commit(sbw_file *f);
 
 /* Closes and removes the temporary; the final name is untouched.  Safe on a
@@ -74,7 +77,8 @@ typedef enum sbw_file_kind {
  * For something that does not exist yet (a name written later); what is
  * created first and tracked after goes through _reserve and _set below.
  * Errors: SBW_EIO when the table is full or the name too long (nothing
- * added, *slot = 0).  sbw_file_create tracks its temporaries itself. */
+ * added, *slot = 0 on failure).  sbw_file_create tracks its temporaries
+ * itself. */
 int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot);
 
 /* Tracking what must exist before its name is known (mkstemp, mkdtemp,
@@ -87,7 +91,7 @@ int sbw_file_track(sbw_file_kind kind, const char *path, long pid, int *slot);
  * Once a cleanup that ends the tool has begun (sbw_file_dying), reserve
  * waits for the end instead of returning, and set removes what it was
  * given (SIGKILL and reap, unlink, rmdir) and waits for the end.
- * Errors of reserve: as sbw_file_track (*slot = 0). */
+ * Errors of reserve: as sbw_file_track (*slot = 0 on failure). */
 int sbw_file_track_reserve(const char *path, int *slot);
 
 /* Fills a reserved entry and makes it LIVE.  path no longer than the one

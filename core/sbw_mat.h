@@ -29,7 +29,8 @@ typedef struct sbw_mat_f32 {
 #define SBW_MAT_AT(m, i, j) ((m)->data[(size_t)(i) * (m)->ld + (size_t)(j)])
 
 /* Checked rows * cols * size: SBW_OK and *bytes set, or SBW_ENOMEM when the
- * product overflows size_t or exceeds PTRDIFF_MAX. */
+ * product overflows size_t or exceeds PTRDIFF_MAX; *bytes untouched on
+ * failure. */
 int sbw_mat_bytes(size_t rows, size_t cols, size_t size, size_t *bytes);
 
 /* Allocates a zero-filled rows x cols matrix with ld = cols (64-byte
@@ -37,7 +38,7 @@ int sbw_mat_bytes(size_t rows, size_t cols, size_t size, size_t *bytes);
  * checked against the machine's memory (sbw_preflight_memory: refused
  * with the size and the SBW_MAX_MEMORY override).  Errors: SBW_ENOMEM
  * (also a size that overflows); SBW_EINVAL (a bad SBW_MAX_MEMORY); *m
- * untouched. */
+ * untouched on failure. */
 int sbw_mat_alloc(sbw_mat *m, size_t rows, size_t cols);
 int sbw_mat_f32_alloc(sbw_mat_f32 *m, size_t rows, size_t cols);
 
@@ -60,7 +61,7 @@ int sbw_mat_f32_grow(sbw_mat_f32 *m, size_t rows);
  *           so a short stream fails at its truncation having held about
  *           twice what was sent, and a full one is copied O(log) times.
  * sbw_mat_next_rows is the rule as a number (have when need <= have).
- * Errors of reserve: those of sbw_mat_grow. */
+ * Errors of reserve: those of sbw_mat_grow; m untouched on failure. */
 #define SBW_MAT_STREAM_BYTES ((size_t)16 << 20)
 size_t sbw_mat_stream_rows(size_t rows, size_t cols, size_t size);
 size_t sbw_mat_next_rows(size_t have, size_t need, size_t limit);
@@ -77,14 +78,17 @@ sbw_mat sbw_mat_view(double *data, size_t rows, size_t cols, size_t ld);
 /* A view of rows [r0, r0 + nr) of m.  The caller keeps r0 + nr <= rows. */
 sbw_mat sbw_mat_rows(const sbw_mat *m, size_t r0, size_t nr);
 
-/* dst = src elementwise; shapes must match (SBW_ESHAPE otherwise). */
+/* dst = src elementwise; shapes must match (SBW_ESHAPE otherwise; dst
+ * untouched on failure).  dst may overlap src row for row (memmove). */
 int sbw_mat_copy(sbw_mat *dst, const sbw_mat *src);
 
-/* Conversions between double and float storage; shapes must match. */
+/* Conversions between double and float storage; shapes must match
+ * (SBW_ESHAPE otherwise; dst untouched on failure). */
 int sbw_mat_to_float(sbw_mat_f32 *dst, const sbw_mat *src);
 int sbw_mat_f32_to_double(sbw_mat *dst, const sbw_mat_f32 *src);
 
-/* Largest |a_ij - b_ij| over two same-shaped matrices (SBW_ESHAPE if not). */
+/* Largest |a_ij - b_ij| over two same-shaped matrices (NaN when a
+ * difference is NaN; SBW_ESHAPE if not, *out untouched on failure). */
 int sbw_mat_max_abs_diff(const sbw_mat *a, const sbw_mat *b, double *out);
 
 #endif

@@ -68,7 +68,11 @@ const char *sbw_npy_reader_path(const sbw_npy_reader *r);
 
 /* Reads the next nr rows into dst (nr x cols, leading dimension ld >= cols),
  * converting to double (or float).  Errors: SBW_EINVAL (nr beyond the last
- * row, ld < cols), SBW_EFORMAT (payload ends early: truncated), SBW_EIO. */
+ * row, ld < cols), SBW_EFORMAT (payload ends early: truncated; or bytes
+ * after the payload of a stream), SBW_EIO.  On failure: after SBW_EINVAL
+ * nothing has changed; after any other error dst may hold part of the rows
+ * (discard them) and the reader, whose stream may have been consumed past
+ * its recorded row, is good only for sbw_npy_close. */
 int sbw_npy_read_rows(sbw_npy_reader *r, double *dst, size_t nr, size_t ld);
 int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld);
 
@@ -81,7 +85,9 @@ size_t sbw_npy_reader_row(const sbw_npy_reader *r);
 bool sbw_npy_reader_seekable(const sbw_npy_reader *r);
 
 /* Moves to row (0 <= row <= rows).  Regular files only; a pipe that is
- * asked to move backwards gives SBW_EINVAL (forward moves skip data). */
+ * asked to move backwards gives SBW_EINVAL (forward moves skip data).  On
+ * failure: SBW_EINVAL changes nothing; a forward skip that fails
+ * (SBW_EIO, SBW_EFORMAT) leaves the reader good only for sbw_npy_close. */
 int sbw_npy_seek_row(sbw_npy_reader *r, size_t row);
 
 /* A read-only view of rows [row, row + nr) mapped from the page cache
@@ -120,7 +126,9 @@ int sbw_npy_read_all(sbw_npy_reader *r, sbw_mat *m);
 int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m);
 
 /* Whole-file helpers: a new rows x cols matrix (caller frees with
- * sbw_mat_free / sbw_mat_f32_free); info may be NULL. */
+ * sbw_mat_free / sbw_mat_f32_free); info may be NULL.  Errors: those of
+ * sbw_npy_open and sbw_npy_read_all; on failure *m and *info are untouched
+ * and nothing stays open or allocated. */
 int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info);
 int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info);
 
@@ -131,7 +139,11 @@ int sbw_npy_create(sbw_npy_writer **w, const char *path, size_t rows, size_t col
                    sbw_npy_dtype dtype);
 
 /* Appends nr rows from src (nr x cols, leading dimension ld), converting
- * to the file's dtype.  Writing more rows than declared is SBW_EINVAL. */
+ * to the file's dtype.  Writing more rows than declared is SBW_EINVAL.
+ * Errors: SBW_EINVAL (rows, ld < cols: nothing written), SBW_EIO,
+ * SBW_ENOMEM.  On failure the rows may be written in part: the writer is
+ * good only for sbw_npy_abort (sbw_npy_finish would fail on the row
+ * count); nothing appears under the final name either way. */
 int sbw_npy_write_rows(sbw_npy_writer *w, const double *src, size_t nr, size_t ld);
 int sbw_npy_write_rows_f32(sbw_npy_writer *w, const float *src, size_t nr, size_t ld);
 
@@ -143,7 +155,9 @@ int sbw_npy_finish(sbw_npy_writer *w);
 /* Abandons the file (temporary removed) and frees w; NULL is a no-op. */
 void sbw_npy_abort(sbw_npy_writer *w);
 
-/* One-call writers for a matrix and for a vector of n doubles (shape (n,)). */
+/* One-call writers for a matrix and for a vector of n doubles (shape (n,)).
+ * Errors: those of sbw_npy_create, _write_rows and _finish; on failure
+ * nothing is left under path nor a temporary beside it. */
 int sbw_npy_save(const char *path, const sbw_mat *m, sbw_npy_dtype dtype);
 int sbw_npy_save_f32(const char *path, const sbw_mat_f32 *m);
 int sbw_npy_save_vector(const char *path, const double *v, size_t n, sbw_npy_dtype dtype);

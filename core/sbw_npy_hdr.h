@@ -26,7 +26,8 @@
  * ndim, rows, cols, fortran, data_bytes; the rest untouched).  Errors, each
  * naming path: SBW_EFORMAT (not such a dict, junk after it, a shape that
  * overflows), SBW_EDTYPE (a dtype other than f4/f8 in either byte order, a
- * structured dtype, 0-d or more than 2-d). */
+ * structured dtype, 0-d or more than 2-d).  On failure info may hold some
+ * of those fields: discard it. */
 int sbw_npy_hdr_parse(const char *text, size_t len, const char *path, sbw_npy_info *info);
 
 /* The version 1 header of a C-order rows x cols array (ndim 1: (rows,),

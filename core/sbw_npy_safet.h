@@ -15,7 +15,8 @@
  * itemsize, swap, ndim, rows, cols, data_offset, data_bytes, safetensors).
  * Errors: SBW_EINVAL (an empty name), SBW_EFORMAT (a malformed header, no
  * tensor of that name: the message lists up to four), SBW_EDTYPE (another
- * dtype, 0-d or more than 2-d), those of sbw_safet_load. */
+ * dtype, 0-d or more than 2-d), those of sbw_safet_load.  On failure info
+ * may hold some of those fields (discard it); nothing stays allocated. */
 int sbw_npy_safet_info(const char *spec, const char *file, const char *name, sbw_npy_info *info);
 
 #endif

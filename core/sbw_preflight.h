@@ -64,7 +64,7 @@ void sbw_preflight_split(const char *path, char *dir, size_t dcap, char *base, s
 
 /* The limit in bytes that sbw_preflight_memory applies (INFINITY for
  * "any").  Errors: SBW_EINVAL when SBW_MAX_MEMORY is set but is not a size
- * or "any" (the reason quotes it). */
+ * or "any" (the reason quotes it); *limit untouched on failure. */
 int sbw_preflight_memory_limit(double *limit);
 
 /* SBW_OK when an allocation of bytes fits under the limit above; else

@@ -17,7 +17,8 @@
 /* The seed used when the user gives none; printed in every output header. */
 #define SBW_RNG_DEFAULT_SEED UINT64_C(20180101)
 
-/* Allocates a generator for (seed, stream).  Errors: SBW_ENOMEM. */
+/* Allocates a generator for (seed, stream).  Errors: SBW_ENOMEM; *r is NULL
+ * on failure. */
 int sbw_rng_alloc(gsl_rng **r, uint64_t seed, uint64_t stream);
 
 /* Re-seeds an existing generator to (seed, stream). */

@@ -35,7 +35,8 @@ int sbw_rowinfo_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress, s
 /* The m log-probabilities logp as sorted probabilities: word[k] is the
  * column of the k-th largest (ties: the lower column first) and
  * prob[k] = exp(logp[word[k]]), so prob decreases from the row's mode.
- * logp holds no NaN.  Errors: SBW_ENOMEM (word and prob untouched). */
+ * logp holds no NaN.  Errors: SBW_ENOMEM; word and prob untouched on
+ * failure. */
 int sbw_rowinfo_sorted(const double *logp, size_t m, size_t *word, double *prob);
 
 #endif

@@ -61,7 +61,8 @@ int sbw_safet_parse(const unsigned char *buf, size_t len, uint64_t file_size, co
 
 /* Reads the header of the file at path (a regular file) and parses it with
  * sbw_safet_parse.  Errors: SBW_EIO (cannot open, read, not a regular
- * file), those of sbw_safet_parse.  Free *h with sbw_safet_header_free. */
+ * file), those of sbw_safet_parse.  Free *h with sbw_safet_header_free;
+ * on failure *h is zeroed (nothing to free). */
 int sbw_safet_load(const char *path, sbw_safet_header *h);
 
 /* Frees what sbw_safet_parse allocated and zeroes *h; a zeroed header is a

@@ -42,8 +42,10 @@ void sbw_scan_rows(sbw_scan *s, const double *a, size_t rows, size_t cols, size_
 const char *sbw_scan_kind(const sbw_scan *s);
 
 /* Scans the whole of an open reader from its current row, in blocks of
- * about 8 MB, judging rows at the file's dtype; progress may be NULL.  Errors: those of
- * sbw_npy_read_rows, SBW_ENOMEM. */
+ * about 8 MB, judging rows at the file's dtype; progress may be NULL.
+ * Errors: those of sbw_npy_read_rows, SBW_ENOMEM.  On failure s holds the
+ * rows scanned so far (a partial scan: discard it) and the reader is good
+ * only for sbw_npy_close. */
 int sbw_scan_reader(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress);
 
 /* What sbw_scan_reader_each calls on each block after scanning it: rows
@@ -53,7 +55,8 @@ typedef int (*sbw_scan_each_fn)(void *ctx, const double *a, size_t row0, size_t 
 
 /* sbw_scan_reader that also hands every block to each (NULL: none), so a
  * caller computes per-row values in the same single pass (a file on stdin
- * is read once).  Errors: sbw_scan_reader's, and each's. */
+ * is read once).  Errors: sbw_scan_reader's, and each's; on failure as
+ * sbw_scan_reader (each has seen the blocks before the failure). */
 int sbw_scan_reader_each(sbw_npy_reader *r, sbw_scan *s, sbw_progress *progress,
                          sbw_scan_each_fn each, void *ctx);
 

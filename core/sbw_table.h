@@ -43,7 +43,8 @@ struct sbw_cli_common;
 
 /* A new table whose meta starts with tool, version, blas and threads (the
  * current OpenMP thread count), and, when c is given, the command line and
- * seed (if the tool takes one: pass with_seed).  Errors: SBW_ENOMEM. */
+ * seed (if the tool takes one: pass with_seed).  Errors: SBW_ENOMEM; *t
+ * untouched and nothing allocated on failure. */
 int sbw_table_alloc(sbw_table **t, const char *tool, const struct sbw_cli_common *c,
                     bool with_seed);
 void sbw_table_free(sbw_table *t);
@@ -58,13 +59,14 @@ int sbw_table_meta_bool(sbw_table *t, const char *key, bool value);
 
 /* Adds (or replaces, in place) every meta entry of src to dst, in src's
  * order: a second file written beside a table carries the same command
- * and settings.  Errors: SBW_ENOMEM, kept in dst (sticky; dst then holds a
- * prefix of them, the failed entry empty), or dst's kept failure. */
+ * and settings.  Errors: SBW_ENOMEM, kept in dst (sticky), or dst's kept
+ * failure.  On failure dst holds a prefix of them, the failed entry
+ * empty. */
 int sbw_table_meta_copy(sbw_table *dst, const sbw_table *src);
 
 /* Declares the columns (before the first row).  Errors: SBW_EINVAL when
- * rows exist already, SBW_ENOMEM; after one the old columns are unchanged
- * and the table has failed. */
+ * rows exist already, SBW_ENOMEM; after a failure the old columns are
+ * unchanged and the table has failed. */
 int sbw_table_columns(sbw_table *t, const char *const *names, size_t n);
 
 /* Starts a new row with every cell empty (printed as nan / null).  After a
@@ -86,7 +88,8 @@ int sbw_table_status(const sbw_table *t);
 
 /* Prints the table to f as TSV with its header lines, or as JSON.  A failed
  * table prints nothing and returns its first failure; SBW_EIO when f
- * cannot be written (what reached f is left there; the table is unchanged). */
+ * cannot be written (on failure what reached f is left there; the table is
+ * unchanged). */
 int sbw_table_print(const sbw_table *t, FILE *f, bool json);
 
 /* Prints to path through sbw_file (temporary + rename; "-" = stdout).  A

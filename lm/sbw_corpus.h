@@ -67,7 +67,9 @@ int sbw_corpus_load(sbw_corpus **out, const char *dir);
 /* sbw_corpus_load that polls *stop (NULL: never) between blocks read and
  * every 2^20 tokens split: once it is set (sbw-lm train's graceful SIGINT
  * flag), the load ends with SBW_EINTR "FILE: interrupted while reading the
- * corpus" and frees what it read. */
+ * corpus" and frees what it read.  Errors: those of sbw_corpus_load,
+ * SBW_EINTR, SBW_EINVAL (no out pointer, an empty dir); *out is NULL on
+ * failure. */
 int sbw_corpus_load_stop(sbw_corpus **out, const char *dir, const volatile sig_atomic_t *stop);
 
 /* Frees; NULL is a no-op. */
@@ -75,7 +77,7 @@ void sbw_corpus_free(sbw_corpus *c);
 
 /* The id of word (NUL-terminated) into *id.  Errors: SBW_EINVAL when the
  * word is not in the vocabulary (no reason recorded is fine too: the
- * caller words the message). */
+ * caller words the message); *id untouched on failure. */
 int sbw_corpus_lookup(const sbw_corpus *c, const char *word, size_t *id);
 
 /* Writes the vocabulary, one word a line in id order, to path ("-" is

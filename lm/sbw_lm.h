@@ -74,7 +74,8 @@ typedef struct sbw_lm_dropout {
 /* Checks the architecture and lays out theta for a vocabulary of m words.
  * Errors (SBW_EINVAL, naming the option): m < 2, nlayers outside 1..3, a
  * size 0, tied with emb != d, d > m, the head's own checks
- * (sbw_head_setup), a parameter count that overflows. */
+ * (sbw_head_setup), a parameter count that overflows.  On failure *lm is
+ * zeroed or holds part of the layout: set it up again before use. */
 int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m);
 
 /* Documented initialisation of theta (lm->nparam), deterministic in seed:
@@ -84,7 +85,8 @@ int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m);
  * 1/D), b = 0, maps at the identity-like start), then for MoC and MoS each
  * component map U_k = I + SBW_LM_MIX_NOISE G_k, G_k ~ N(0, 1/D): a mixture
  * starts near a Softmax head and leaves the unigram plateau as fast.
- * Errors: SBW_ENOMEM. */
+ * Errors: SBW_ENOMEM (a generator); on failure theta holds part of the
+ * initialisation: discard it. */
 int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed);
 
 /* Parameters that are weights (decayed) rather than biases: every block
@@ -107,7 +109,8 @@ typedef struct sbw_lm_ws_opts {
 
 /* Allocates a workspace for lm and opts (the head pass's too).  The
  * carried state starts at zero.  Errors: SBW_EINVAL (naming
- * opts->batch_opt and --bptt), SBW_ENOMEM. */
+ * opts->batch_opt and --bptt), SBW_ENOMEM.  *ws is NULL on failure
+ * (nothing allocated). */
 int sbw_lm_ws_alloc(sbw_lm_ws **ws, const sbw_lm *lm, const sbw_lm_ws_opts *opts);
 
 /* The checks of sbw_lm_ws_alloc on opts alone (B, T >= 1; a chunk's gate
@@ -154,14 +157,18 @@ typedef struct sbw_lm_chunk {
  * gradient.  Dropout masks come from (seed, stream) through sbw_rng, so a
  * step is a pure function of its arguments and the carried state, which
  * is advanced to the chunk's last step.  drop NULL: no dropout.
- * Errors: SBW_EINVAL (ids >= M, steps 0 or > T), the pass's. */
+ * Errors: SBW_EINVAL (ids >= M, steps 0 or > T), the pass's.  On failure:
+ * after the chunk's checks nothing has changed; a later error (the
+ * layers' or the pass's) leaves res and grad unspecified and the carried
+ * state not advanced. */
 int sbw_lm_loss(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch,
                 const sbw_lm_dropout *drop, uint64_t seed, uint64_t stream, sbw_pass_result *res,
                 double *grad);
 
 /* Evaluation forward (no dropout): the latent l_t of every step of the
  * chunk into lat (steps*B x D, leading dim D, time-major), advancing the
- * carried state.  Only ch->x is read.  Errors: as sbw_lm_loss. */
+ * carried state.  Only ch->x is read.  Errors: as sbw_lm_loss; on failure
+ * lat is untouched or unspecified and the carried state not advanced. */
 int sbw_lm_latent(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch, double *lat);
 
 /* The head pass of the workspace (for log Q of latent rows). */

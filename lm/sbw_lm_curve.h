@@ -50,7 +50,8 @@ double sbw_lm_curve_at(const sbw_lm_curve *c, double p);
 
 /* The grid over m curves (m >= 1) every step (> 0, finite) as a new array
  * *grid of *n points (the caller frees it; NULL when *n = 0).  Errors:
- * SBW_EINVAL (step not > 0, or more than 10^7 points), SBW_ENOMEM. */
+ * SBW_EINVAL (step not > 0, or more than 10^7 points), SBW_ENOMEM.  On
+ * failure *grid is NULL and *n 0. */
 int sbw_lm_curve_grid(const sbw_lm_curve *c, size_t m, double step, double **grid, size_t *n);
 
 /* One pair A:B compared on a grid: at the points where neither is nan,
@@ -72,8 +73,9 @@ void sbw_lm_curve_compare(const double *ppl, const double *a, const double *b, s
 
 /* Fills t (under its meta: "step" is added) with the grid table of the m
  * curves: columns ppl and names[0..m), one row per grid point, values as
- * "%.4f" text or nan.  Errors: sbw_lm_curve_grid's, the table's (sticky:
- * also left in t). */
+ * "%.4f" text or nan.  Errors: sbw_lm_curve_grid's, the table's; on
+ * failure t has failed (sticky: kept in it) or, for a grid error, holds
+ * its meta and no rows. */
 int sbw_lm_curve_table_fill(sbw_table *t, const sbw_lm_curve *c, char *const *names, size_t m,
                             double step);
 
@@ -96,7 +98,8 @@ void sbw_lm_curve_table_free(sbw_lm_curve_table *t);
  * is above B at every common perplexity, below, or crossing (where), or
  * that no perplexity was measured for both; then a blank line and whether
  * the whole chain of pairs holds.  Errors: SBW_EINVAL (a pair not "A:B"),
- * SBW_ENOMEM, SBW_EIO (writing f). */
+ * SBW_ENOMEM, SBW_EIO (writing f).  On failure f may hold the lines
+ * before the error. */
 int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
                              char *const *labels, size_t nl);
 

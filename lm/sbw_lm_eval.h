@@ -36,7 +36,8 @@ typedef struct sbw_lm_eval_result {
 /* Perplexity of the n - 1 predictions of ids (n >= 2) under theta with
  * ws's columns, precision and head (ws's state is reset first and left
  * advanced).  p may be NULL (no progress).  Errors: SBW_EINVAL (n < 2, an
- * id out of range), the model's. */
+ * id out of range), the model's.  On failure *res is untouched and ws's
+ * carried state unspecified (it is reset by the next evaluation). */
 int sbw_lm_eval_nll(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t n,
                     sbw_progress *p, sbw_lm_eval_result *res);
 
@@ -44,7 +45,9 @@ int sbw_lm_eval_nll(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_
  * whose header the caller created for rows x M, in token order, and
  * reports their perplexity.  Only the first rows + 1 tokens are read
  * (rows <= n - 1).  Errors: SBW_EINVAL, SBW_ENOMEM (rows x D latents),
- * SBW_EIO (writing), the model's. */
+ * SBW_EIO (writing), the model's.  On failure *res is untouched and out
+ * holds part of the rows: the caller aborts it (sbw_npy_abort: nothing
+ * under the final name). */
 int sbw_lm_eval_logprobs(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,
                          sbw_npy_writer *out, sbw_progress *p, sbw_lm_eval_result *res);
 

@@ -79,7 +79,10 @@ typedef struct sbw_lm_train_result {
  * norm, a parameter beyond SBW_LM_TRAIN_PARAM_MAX; the step and the last good
  * checkpoint are named, and none is written of the diverged parameters),
  * SBW_EDATA (the checkpoint is of other data, or damaged), SBW_EFORMAT,
- * SBW_EIO, SBW_ENOMEM (the memory preflight too), SBW_EINVAL. */
+ * SBW_EIO, SBW_ENOMEM (the memory preflight too), SBW_EINVAL.  On failure
+ * *res is untouched, except after SBW_EINTR (filled: the run so far); the
+ * folder keeps the last checkpoint written (each is atomic) and log_path
+ * its last complete rewrite. */
 int sbw_lm_train(const sbw_corpus *c, const sbw_lm_opts *o, bool resume, const char *log_path,
                  const char *cmdline, sbw_lm_train_result *res);
 
@@ -92,7 +95,8 @@ double sbw_lm_train_bytes(const sbw_lm *lm, const sbw_lm_opts *o);
 /* The settings stored in checkpoint directory dir into saved, every row of
  * the table (saved starts as a copy of o, so the plumbing is o's; the
  * caller then takes the free rows the user gave from o).  Errors: those
- * of sbw_ckpt_open/get. */
+ * of sbw_ckpt_open/get; on failure *saved holds o with the rows before the
+ * bad one replaced: discard it. */
 int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved);
 
 /* The evaluation parameters of a checkpoint or snapshot directory for
@@ -103,7 +107,8 @@ int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *
  * before that key); the parameters must be finite and within
  * SBW_LM_TRAIN_PARAM_MAX.  Errors: SBW_EIO (a missing array, named), SBW_EFORMAT,
  * SBW_EDATA (trained on other data; a damaged array, named), SBW_ENOMEM
- * (the memory preflight too). */
+ * (the memory preflight too).  On failure *theta is NULL (nothing
+ * allocated) and *o and *lm hold what was read before: discard them. */
 int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
                       double **theta);
 

@@ -42,7 +42,8 @@ size_t sbw_lstm_work_len(const sbw_lstm_shape *s);
  *   out: hs (T*B x H) the outputs h_t, cs (T*B x H) the cells c_t,
  *   gates (T*B x 4H) the activated gates [i f g o] (kept for backward).
  * The state to carry into the next chunk is the last B rows of hs and cs.
- * Errors: SBW_EINVAL (a size 0, a GEMM dimension beyond INT_MAX). */
+ * Errors: SBW_EINVAL (a size 0, a GEMM dimension beyond INT_MAX), found
+ * before anything is written: the outputs are untouched on failure. */
 int sbw_lstm_forward_f(const sbw_lstm_shape *s, const float *wx, const float *wh, const float *b,
                        const float *x, const float *h0, const float *c0, float *hs, float *cs,
                        float *gates);
@@ -57,7 +58,7 @@ int sbw_lstm_forward_d(const sbw_lstm_shape *s, const double *wx, const double *
  *   out: dx (T*B x I) overwritten with dL/dx (NULL: not formed);
  *   dwx, dwh, db accumulated (+=) with the parameter gradients;
  *   work: sbw_lstm_work_len(s) elements, caller-owned scratch.
- * Errors: as forward. */
+ * Errors: as forward; on failure nothing is written or accumulated. */
 int sbw_lstm_backward_f(const sbw_lstm_shape *s, const float *wx, const float *wh, const float *x,
                         const float *h0, const float *c0, const float *hs, const float *cs,
                         const float *gates, float *dhs, float *dx, float *dwx, float *dwh,

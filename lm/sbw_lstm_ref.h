@@ -9,13 +9,16 @@
  * recurrent gradient, and uses at most sbw_lstm_work_len(s) elements of
  * work).  Backward computes every gradient step by step, inside the time
  * loop, instead of by the fast path's chunk-wide GEMMs.
- * Errors: SBW_EINVAL for a size 0 or a NULL array (dx excepted).
+ * Errors: SBW_EINVAL for a size 0 or a NULL array (dx excepted), checked
+ * before anything is written.
  */
 #ifndef SBW_LSTM_REF_H
 #define SBW_LSTM_REF_H
 
 #include "sbw_lstm.h"
 
+/* The contracts of sbw_lstm_forward_d / _backward_d (above for the
+ * errors); on failure nothing is written or accumulated. */
 int sbw_lstm_ref_forward(const sbw_lstm_shape *s, const double *wx, const double *wh,
                          const double *b, const double *x, const double *h0, const double *c0,
                          double *hs, double *cs, double *gates);

@@ -132,15 +132,18 @@ uint64_t sbw_ckpt_generation(const sbw_ckpt *c);
 /* Reads every row of table from c into base, each checked: present, a
  * number of its type written in full (no sign on integers), inside its
  * range, an enum name known to the row.  Errors: SBW_EFORMAT naming the
- * file, key and value; base may be partly written then. */
+ * file, key and value; on failure base may be partly written (the rows
+ * before the bad one): discard it. */
 int sbw_ckpt_get(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n, void *base);
 
 /* The shape of array stem of c's generation, from its header alone.
- * Errors: those of sbw_npy_open. */
+ * Errors: those of sbw_npy_open; *rows and *cols untouched on failure. */
 int sbw_ckpt_array_shape(const sbw_ckpt *c, const char *stem, size_t *rows, size_t *cols);
 
 /* Loads array stem of c's generation into x, which holds rows x cols
- * doubles.  Errors: SBW_EIO, SBW_EFORMAT (other shape), SBW_EDTYPE. */
+ * doubles.  Errors: SBW_EIO, SBW_EFORMAT (other shape, truncated),
+ * SBW_EDTYPE.  On failure x is untouched (open and shape errors) or holds
+ * part of the array (read errors): discard it. */
 int sbw_ckpt_load(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols);
 
 /* The path of c's checkpoint.tsv (for messages). */
@@ -157,7 +160,8 @@ int sbw_ckpt_check_values(const sbw_ckpt *c, const char *stem, const double *x, 
                           double maxabs);
 
 /* sbw_ckpt_load, then sbw_ckpt_check_values with maxabs (INFINITY: only
- * finiteness).  Errors: those of both. */
+ * finiteness).  Errors: those of both; on failure x holds what
+ * sbw_ckpt_load left or the whole array with its bad value: discard it. */
 int sbw_ckpt_load_checked(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols,
                           double maxabs);
 
@@ -213,7 +217,8 @@ size_t sbw_ckpt_conflicts(const sbw_ckpt_field *table, size_t nrows, const void 
  * formed, it asks what the checkpoint cannot give) and the reason
  * "--resume DIR: the command line contradicts the checkpoint (drop these
  * options or start afresh): --d 5 given, 4 in the checkpoint; ...".
- * SBW_OK when nothing conflicts. */
+ * SBW_OK when nothing conflicts.  Changes nothing, on failure either (ctx
+ * is only handed to given). */
 int sbw_ckpt_resume_check(const sbw_ckpt_field *table, size_t nrows, const void *asked,
                           const void *saved, bool (*given)(void *ctx, const sbw_ckpt_field *row),
                           void *ctx, const char *dir);

@@ -115,7 +115,12 @@ void sbw_fit_free(sbw_fit *f);
  * due checkpoint's evaluation (the reason names the step; the last
  * checkpoint, if any, is left as it was); errors of checkpoint writing
  * (SBW_EIO).  f->last is then the evaluation at the final theta (for
- * L-BFGS, at the accepted point, never a rejected line-search trial). */
+ * L-BFGS, at the accepted point, never a rejected line-search trial).  On
+ * failure f stays whole (free it with sbw_fit_free, or resume from its
+ * checkpoint): theta holds the parameters where the run stopped (after
+ * SBW_ENUMERIC the step whose loss was not finite), the log the rows
+ * before; f->stop is "signal" or "nan" for those stops, "running" after
+ * any other error. */
 int sbw_fit_run(sbw_fit *f);
 
 /* Whether a fit that stopped at its step limit was still improving: the
@@ -139,7 +144,8 @@ double sbw_fit_seconds(const sbw_fit *f);
 /* The log interval in use (opts.log_every resolved). */
 size_t sbw_fit_log_every(const sbw_fit *f);
 
-/* Appends a log row for the current state from res.  Errors: SBW_ENOMEM. */
+/* Appends a log row for the current state from res.  Errors: SBW_ENOMEM;
+ * the log is unchanged on failure. */
 int sbw_fit_log_append(sbw_fit *f, const sbw_obj_result *res);
 
 /* A fingerprint of P*: the sum of the rows' entropies. */

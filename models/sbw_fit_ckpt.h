@@ -20,7 +20,9 @@ int sbw_fit_ckpt_write(sbw_fit *f, const char *dir);
 /* *saved = *opts with every row of sbw_fit_opts_table taken from the
  * checkpoint in dir, each checked against its range.  Errors: SBW_EIO
  * (no checkpoint), SBW_EFORMAT (damaged, other format version, a value out
- * of range: the reason names the key and the value). */
+ * of range: the reason names the key and the value).  On failure *saved
+ * is untouched (no checkpoint) or holds *opts with the rows before the bad
+ * one replaced: discard it. */
 int sbw_fit_ckpt_saved_opts(const char *dir, const sbw_fit_opts *opts, sbw_fit_opts *saved);
 
 /* A fit continued from the checkpoint in dir, on target t (which must be

@@ -13,12 +13,13 @@
 /* Adds every setting of f to t's "# key=value" header: head, sizes,
  * initialisation, optimiser, learning rate (and the --lr auto grid with
  * each rate's KL), stopping rule in words, precision, threads, block,
- * where the fit stopped.  Errors: SBW_ENOMEM, the table's first failure
- * (sticky: a failed table is good only for sbw_table_free). */
+ * where the fit stopped.  Errors: SBW_ENOMEM, the table's first failure;
+ * on failure t has failed (sticky: good only for sbw_table_free). */
 int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t);
 
 /* The training log as t's rows: step, epoch, loss, kl_mean, mode_match,
- * lr, seconds.  Errors: SBW_ENOMEM, the table's first failure (sticky). */
+ * lr, seconds.  Errors: SBW_ENOMEM, the table's first failure; on failure
+ * t has failed (sticky). */
 int sbw_fit_io_log_table(const sbw_fit *f, sbw_table *t);
 
 /* The final pass: log Q of every context at f's parameters, with double
@@ -36,12 +37,15 @@ int sbw_fit_io_logq(const sbw_fit *f, const char *out, sbw_npy_reader *exact, sb
  * block of theta, H included; the derived positive values; params.tsv)
  * with the fit's settings (sbw_fit_io_describe) in params.tsv's header
  * after t's (t: a fresh table with the tool's meta; this adds columns and
- * rows and writes it).  Errors: those of sbw_head_io_save. */
+ * rows and writes it).  Errors: those of sbw_fit_io_describe and
+ * sbw_head_io_save; on failure dir and t are as sbw_head_io_save leaves
+ * them (no params.tsv; the .npy files written before the failure stay). */
 int sbw_fit_io_save(const sbw_fit *f, const char *dir, sbw_table *t);
 
 /* Loads parameters written by sbw_fit_io_save from dir into f's theta
  * (every block of f's head must be there with its shape).  Errors:
- * SBW_EIO, SBW_EFORMAT (shape), SBW_EDTYPE. */
+ * SBW_EIO, SBW_EFORMAT (shape), SBW_EDTYPE.  On failure f's theta holds
+ * the blocks before the failing one and part of it: load again or free f. */
 int sbw_fit_io_load(sbw_fit *f, const char *dir);
 
 #endif

@@ -83,7 +83,8 @@ typedef struct sbw_head_block {
 #define SBW_HEAD_MAX_BLOCKS 10
 
 /* Model name ("softmax", "sigsoftmax", "moc", "mos", "lms", "plif",
- * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model. */
+ * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model;
+ * *model untouched on failure. */
 int sbw_head_model_parse(const char *name, sbw_head_model *model);
 
 /* The enum's name as above. */
@@ -94,7 +95,8 @@ const char *sbw_head_model_name(sbw_head_model model);
  * mos+plif, linear for lms only.  n may be 0 (no H in theta).  Errors
  * (SBW_EINVAL): m or d < 1,
  * d > m, k < 1, knots < 1, plif_t not finite and > 0, linear on a head
- * other than lms, or sizes whose parameter count overflows. */
+ * other than lms, or sizes whose parameter count overflows.  *h untouched
+ * on failure. */
 int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t d, size_t k,
                    size_t knots, double plif_t, bool bias, bool linear);
 
@@ -104,7 +106,8 @@ int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t
  *   lms: u_i = 1, c_i evenly spaced on [-4, 4] (0 when K = 1), v_i equal to
  *   that spacing (8/(K-1), or 4 when K = 1) so that f'(0) is about 1, and
  *   lambda = 1 with --linear;  plif: every slope 1 (f(x) = x + T inside).
- * Errors: SBW_ENOMEM (generator), SBW_EINVAL (scale not finite or < 0). */
+ * Errors: SBW_ENOMEM (generator), SBW_EINVAL (scale not finite or < 0);
+ * both come before anything is written: theta untouched on failure. */
 int sbw_head_init(const sbw_head *h, double *theta, uint64_t seed, double scale);
 
 /* Lists the blocks of theta that the head uses (at most

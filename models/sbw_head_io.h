@@ -16,8 +16,8 @@
 /* Adds the head's "# key=value" meta to t: model, n, m, d, k, knots,
  * plif_t (nan without knots), bias, linear, parameters (h->nparam).  A key
  * t already holds is replaced in place (same position).  Errors:
- * SBW_ENOMEM, or t's kept failure: after one t has failed (sticky) and
- * holds a prefix of these keys. */
+ * SBW_ENOMEM, or t's kept failure: after a failure t has failed (sticky)
+ * and holds a prefix of these keys. */
 int sbw_head_io_describe(const sbw_head *h, sbw_table *t);
 
 /* map.tsv's grid: SBW_HEAD_IO_MAP_N points evenly spaced on [-X, X],

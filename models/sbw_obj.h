@@ -38,7 +38,8 @@ double sbw_obj_workspace_bytes(const sbw_head *h, const sbw_obj_opts *opts);
 
 /* Allocates the objective of head h (h->n contexts) on target t (which
  * must stay alive and unchanged).  Errors: SBW_ESHAPE (sizes differ),
- * SBW_EINVAL (a GEMM dimension beyond INT_MAX), SBW_ENOMEM. */
+ * SBW_EINVAL (a GEMM dimension beyond INT_MAX), SBW_ENOMEM.  *o is NULL on
+ * failure (nothing allocated). */
 int sbw_obj_alloc(sbw_obj **o, const sbw_head *h, const sbw_target *t, const sbw_obj_opts *opts);
 
 /* Frees; NULL is a no-op. */
@@ -56,7 +57,8 @@ int sbw_obj_threads(const sbw_obj *o);
  * and its rows, and zeroing all of dH, 80 MB at N = 1e5, D = 100, every
  * step would cost as much as a small batch's step).  Rows must be
  * distinct.  Errors: SBW_EINVAL (nrows 0, a row >= N, a repeated row),
- * SBW_ENOMEM. */
+ * SBW_ENOMEM.  Every error comes before anything is written: res and grad
+ * untouched on failure. */
 int sbw_obj_eval(sbw_obj *o, const double *theta, const size_t *rows, size_t nrows,
                  sbw_obj_result *res, double *grad);
 
@@ -64,7 +66,8 @@ int sbw_obj_eval(sbw_obj *o, const double *theta, const size_t *rows, size_t nro
  * with the metrics of those rows in res.  When logp (nr x M, exact log
  * P*) is given, loss and KL are taken against it rather than the stored
  * P.  sbw-fit exports from a double-precision objective.  Errors:
- * SBW_EINVAL (range). */
+ * SBW_EINVAL (range), those of sbw_pass_logq; lq and res untouched on
+ * failure. */
 int sbw_obj_logq(sbw_obj *o, const double *theta, size_t r0, size_t nr, double *lq,
                  const double *logp, sbw_obj_result *res);
 

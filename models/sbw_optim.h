@@ -36,7 +36,7 @@ typedef struct sbw_optim_range {
 
 /* Allocates Adam's state for n parameters (moments zero, t = 0).  Errors:
  * SBW_EINVAL (lr <= 0, betas outside [0, 1), eps < 0, decay outside
- * (0, 1]), SBW_ENOMEM. */
+ * (0, 1]), SBW_ENOMEM.  *a is zeroed on failure (nothing to free). */
 int sbw_optim_adam_alloc(sbw_optim_adam *a, size_t n, double lr, double beta1, double beta2,
                          double eps, double decay);
 void sbw_optim_adam_free(sbw_optim_adam *a);
@@ -65,7 +65,8 @@ typedef struct sbw_optim_lbfgs {
 } sbw_optim_lbfgs;
 
 /* Allocates L-BFGS state for n parameters with mem >= 1 pairs.  Errors:
- * SBW_EINVAL, SBW_ENOMEM. */
+ * SBW_EINVAL, SBW_ENOMEM; on failure *l holds no memory (every buffer
+ * NULL, n and mem set or zeroed: sbw_optim_lbfgs_free is safe). */
 int sbw_optim_lbfgs_alloc(sbw_optim_lbfgs *l, size_t n, size_t mem);
 void sbw_optim_lbfgs_free(sbw_optim_lbfgs *l);
 
@@ -74,7 +75,9 @@ void sbw_optim_lbfgs_free(sbw_optim_lbfgs *l);
  * search along the quasi-Newton direction fails, the history is dropped
  * and steepest descent is tried.  Errors: SBW_ENUMERIC when no step
  * decreases f (converged to roundoff, or f is not smooth there), or a
- * status returned by fn (x, f, g then hold the last accepted point). */
+ * status returned by fn.  On failure x, f and g are untouched (the last
+ * accepted point: every trial is made in l's own buffers) and the history
+ * may have been dropped. */
 int sbw_optim_lbfgs_iter(sbw_optim_lbfgs *l, double *x, double *f, double *g, sbw_optim_fn fn,
                          void *ctx);
 

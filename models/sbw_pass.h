@@ -96,7 +96,8 @@ sbw_pass_opts sbw_pass_ws_opts(const sbw_pass_ws *ws);
  * One call at a time per process: the BLAS thread count is process-wide.
  * Errors: SBW_EINVAL (rows 0, tg NULL or not exactly one of p and ids, a
  * P* row or an id out of range, ld < D, dH without dtheta), SBW_ESHAPE
- * (P* does not have the head's M words). */
+ * (P* does not have the head's M words).  Every error is found before
+ * anything is written: res, dH and dtheta untouched on failure. */
 int sbw_pass_loss(sbw_pass_ws *ws, const double *theta, const double *H, size_t rows, size_t ldh,
                   const sbw_pass_target *tg, sbw_pass_result *res, double *dH, size_t lddh,
                   double *dtheta);
@@ -109,7 +110,8 @@ int sbw_pass_loss(sbw_pass_ws *ws, const double *theta, const double *H, size_t 
  * the exact log P* logp (rows x M, leading dim ldp) is also given,
  * cross-entropy and entropy come from it rather than from the stored
  * probabilities.  Errors: SBW_EINVAL (rows 0, a target out of range, ld
- * too small), SBW_ESHAPE. */
+ * too small), SBW_ESHAPE.  Every error is found before anything is
+ * written: lq and res untouched on failure. */
 int sbw_pass_logq(sbw_pass_ws *ws, const double *theta, const double *H, size_t rows, size_t ldh,
                   double *lq, size_t ldq, const sbw_pass_target *tg, const double *logp, size_t ldp,
                   sbw_pass_result *res);

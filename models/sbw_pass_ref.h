@@ -16,13 +16,14 @@
  * x D, leading dim ldh) against tg; when dH is not NULL, dH (rows x D,
  * leading dim lddh) and dtheta (nshared) are overwritten with the
  * gradients of the mean loss.  Errors: SBW_EINVAL (rows 0, a target out
- * of range), SBW_ESHAPE, SBW_ENOMEM. */
+ * of range), SBW_ESHAPE, SBW_ENOMEM; res, dH and dtheta untouched on
+ * failure. */
 int sbw_pass_ref_loss(const sbw_head *h, const double *theta, const double *H, size_t rows,
                       size_t ldh, const sbw_pass_target *tg, sbw_pass_result *res, double *dH,
                       size_t lddh, double *dtheta);
 
 /* log Q (M, into lq) of one context vector hv (D) at theta, naively.
- * Errors: SBW_ENOMEM. */
+ * Errors: SBW_ENOMEM; lq untouched on failure. */
 int sbw_pass_ref_logq(const sbw_head *h, const double *theta, const double *hv, double *lq);
 
 #endif

@@ -34,8 +34,10 @@ int sbw_target_alloc(sbw_target *t, size_t n, size_t m, bool single)
     sbw_mat pd = {0};
     sbw_mat_f32 pf = {0};
     int st = single ? sbw_mat_f32_alloc(&pf, n, m) : sbw_mat_alloc(&pd, n, m);
-    if (st)
+    if (st) {
+        *t = (sbw_target){0}; /* zeroed on failure, as promised: no sizes without data */
         return st;
+    }
     t->pf = pf.data;
     t->pd = pd.data;
     t->psum = calloc(n ? n : 1, sizeof *t->psum);

@@ -46,23 +46,26 @@ double sbw_target_bytes(size_t n, size_t m, bool single);
  * what names the source in messages ("P.npy").  Errors: SBW_EDATA with the
  * shared reasons ("row 3 (0-based) is not normalised: logsumexp = 0.12";
  * a row that looks like probabilities says so), SBW_EINVAL (rows out of
- * range). */
+ * range).  On failure the rows before the bad one are stored, the rest
+ * as they were: the target is not to be used. */
 int sbw_target_set_rows(sbw_target *t, size_t r0, const double *logp, size_t nr, size_t ld,
                         const char *what);
 
 /* Reads a whole log P* file from r (from its current row) into a new
  * target, judged at the file's dtype; tol is the normalisation tolerance.  Errors: those of
  * sbw_npy_read_rows and sbw_target_set_rows, SBW_ENOMEM.  progress may be
- * NULL. */
+ * NULL.  *t is zeroed on failure (nothing to free); r is then good only
+ * for sbw_npy_close. */
 int sbw_target_load(sbw_target *t, sbw_npy_reader *r, bool single, double tol,
                     sbw_progress *progress);
 
-/* The same from an in-memory log P* (N x M). */
+/* The same from an in-memory log P* (N x M).  Errors: those of
+ * sbw_target_alloc and sbw_target_set_rows; *t zeroed on failure. */
 int sbw_target_from_logp(sbw_target *t, const sbw_mat *logp, bool single, double tol);
 
 /* A new target holding rows[0..n) of t (copies of the stored P and the
  * row constants), for fits on a subsample.  Errors: SBW_EINVAL (a row
- * >= N, n == 0), SBW_ENOMEM. */
+ * >= N, n == 0), SBW_ENOMEM; *sub zeroed on failure. */
 int sbw_target_subset(sbw_target *sub, const sbw_target *t, const size_t *rows, size_t n);
 
 /* Row r of the stored P as doubles into out (M); a copy for float storage,

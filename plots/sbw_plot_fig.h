@@ -73,43 +73,47 @@ typedef struct sbw_plot_fig_opts {
 } sbw_plot_fig_opts;
 
 /* A new empty figure of kind.  Errors: SBW_ENOMEM.  Free with
- * sbw_plot_fig_free (NULL is fine). */
+ * sbw_plot_fig_free (NULL is fine); *f is NULL on failure. */
 int sbw_plot_fig_alloc(sbw_plot_fig **f, const char *kind);
 void sbw_plot_fig_free(sbw_plot_fig *f);
 
 /* Appends a panel (strings copied; NULL labels allowed) and returns it in
- * *p, owned by f.  Errors: SBW_ENOMEM. */
+ * *p, owned by f.  Errors: SBW_ENOMEM; on failure f's panels and *p are
+ * unchanged (only spare capacity may have grown). */
 int sbw_plot_fig_add_panel(sbw_plot_fig *f, const char *title, const char *xlabel,
                            const char *ylabel, sbw_plot_fig_panel **p);
 
 /* Appends a series to p and returns it in *s, owned by p.  Errors:
- * SBW_ENOMEM. */
+ * SBW_ENOMEM; on failure p's series and *s are unchanged. */
 int sbw_plot_fig_add_series(sbw_plot_fig_panel *p, const char *label, sbw_plot_fig_with with,
                             int style, sbw_plot_fig_series **s);
 
 /* Appends the point (x, y) with error half-width err (NaN: none).
- * Errors: SBW_ENOMEM. */
+ * Errors: SBW_ENOMEM; s's points unchanged on failure. */
 int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double err);
 
 /* Draws the gnuplot expression expr (in x) instead of points: "x", a finite
  * number, or NAME(x) of a function defined with sbw_plot_fig_def
- * (sbw_plot_gp_expr_ok).  Errors: SBW_EINVAL (anything else), SBW_ENOMEM. */
+ * (sbw_plot_gp_expr_ok).  Errors: SBW_EINVAL (anything else), SBW_ENOMEM;
+ * s unchanged on failure. */
 int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr);
 
 /* Appends a printf-formatted note to the figure's notes: one comment line
- * in the script's head each, whatever it holds (sbw_plot_gp_comment).  Errors:
- * SBW_ENOMEM. */
+ * in the script's head each, whatever it holds (sbw_plot_gp_comment).
+ * Errors: SBW_ENOMEM; the notes unchanged on failure. */
 int sbw_plot_fig_note(sbw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends a line of gnuplot code to the figure's definitions (run before
  * plotting).  fmt may convert numbers only (sbw_plot_gp_numeric_fmt): a
- * string never becomes code.  Errors: SBW_EINVAL (a %s or %c), SBW_ENOMEM. */
+ * string never becomes code.  Errors: SBW_EINVAL (a %s or %c), SBW_ENOMEM;
+ * the definitions unchanged on failure. */
 int sbw_plot_fig_def(sbw_plot_fig *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends "name = x" (x finite) or "array name[n] = [v...]" (every v
  * finite) to the definitions; name is an identifier (sbw_plot_gp_ident).
  * Errors: SBW_EINVAL (a bad name, a non-finite value: callers check and
- * name the file first), SBW_ENOMEM. */
+ * name the file first), SBW_ENOMEM; the definitions unchanged on failure
+ * (a name and every value are checked first). */
 int sbw_plot_fig_def_num(sbw_plot_fig *f, const char *name, double x);
 int sbw_plot_fig_def_array(sbw_plot_fig *f, const char *name, const double *v, size_t n);
 
@@ -121,13 +125,15 @@ int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o);
 
 /* Writes the data file: a comment head, then one block per data series (in
  * panel order; gnuplot's `index`), "x<TAB>y<TAB>err" rows, blocks separated
- * by two blank lines.  Errors: SBW_EIO. */
+ * by two blank lines.  Errors: SBW_EIO; on failure out holds part of the
+ * file (the caller writes to a temporary and discards it). */
 int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out);
 
 /* Whether (x, y) can be drawn: both finite, and positive on a log axis. */
 bool sbw_plot_fig_drawable(double x, double y, bool logx, bool logy);
 
-/* "png", "pdf", "svg", "tex" to the format.  Errors: SBW_EINVAL. */
+/* "png", "pdf", "svg", "tex" to the format.  Errors: SBW_EINVAL; *f
+ * untouched on failure. */
 int sbw_plot_fig_format_parse(const char *s, sbw_plot_fig_format *f);
 
 /* The file extension of the figure ("png", ..., "tex"). */

@@ -14,7 +14,8 @@
 #include "sbw_plot_kind.h"
 
 /* Build the figure of a's inputs into f (sbw_plot_kind_build's
- * contract: errors name the file and what is wrong). */
+ * contract: errors name the file and what is wrong).  On failure f holds
+ * a partial figure, which sbw_plot_kind_build frees. */
 int sbw_plot_group_sweep(sbw_plot_fig *f, const sbw_plot_kind_args *a);
 int sbw_plot_group_train(sbw_plot_fig *f, const sbw_plot_kind_args *a);
 int sbw_plot_group_rank_k(sbw_plot_fig *f, const sbw_plot_kind_args *a);

@@ -8,7 +8,8 @@
 #include "sbw_plot_kind.h"
 
 /* Builds the monotone figure of a's inputs into f (sbw_plot_kind_build's
- * contract: errors name the file and what is wrong). */
+ * contract: errors name the file and what is wrong).  On failure f holds
+ * a partial figure, which sbw_plot_kind_build frees. */
 int sbw_plot_monotone_build(sbw_plot_fig *f, const sbw_plot_kind_args *a);
 
 #endif

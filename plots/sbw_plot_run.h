@@ -15,7 +15,8 @@
 /* The files the figure NAME produces in format fmt, in the order they are
  * put in place: out[0..*n) get malloc'd paths "NAME.dat", "NAME.gp",
  * "NAME.png" (tex: "NAME.pdf", "NAME.tex").  At most 5.  Errors:
- * SBW_ENOMEM (nothing left allocated). */
+ * SBW_ENOMEM (on failure nothing is left allocated: the entries made are
+ * freed and NULL again, *n untouched). */
 int sbw_plot_run_outputs(const char *name, sbw_plot_fig_format fmt, char **out, size_t *n);
 
 /* Checks f (sbw_plot_fig_check), writes and draws it as described above.

@@ -17,7 +17,9 @@
  * bare file name.  The script is the template's statements only: every
  * string (stem, titles, labels, notes, the command) enters it as a
  * '...' literal or a comment line (sbw_plot_gp.h), whatever its bytes;
- * legend entries are wrapped to fit under their panel.  Errors: SBW_EIO. */
+ * legend entries are wrapped to fit under their panel.  Errors: SBW_EIO;
+ * on failure out holds part of the script (the caller writes
+ * to a temporary and discards it). */
 int sbw_plot_script_write(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
                           FILE *out);
 

@@ -17,7 +17,8 @@
 const char *sbw_plot_sel_label(const char *col);
 
 /* Splits a comma list into n new strings (free with
- * sbw_plot_sel_free_list).  "" or NULL gives n = 0.  Errors: SBW_ENOMEM. */
+ * sbw_plot_sel_free_list).  "" or NULL gives n = 0.  Errors: SBW_ENOMEM;
+ * on failure *out is NULL and *n 0 (nothing allocated). */
 int sbw_plot_sel_split(const char *s, char ***out, size_t *n);
 
 /* Frees the n strings of v and v (NULL is fine). */
@@ -28,7 +29,8 @@ void sbw_plot_sel_free_list(char **v, size_t n);
 void sbw_plot_sel_stem(const char *path, char *buf, size_t cap);
 
 /* Label i of --labels into buf, or fallback when --labels is not given.
- * Errors: SBW_EINVAL (as many labels as inputs are needed), SBW_ENOMEM. */
+ * Errors: SBW_EINVAL (as many labels as inputs are needed), SBW_ENOMEM;
+ * buf untouched on failure. */
 int sbw_plot_sel_label_of(const sbw_plot_kind_args *a, size_t i, const char *fallback, char *buf,
                           size_t cap);
 
@@ -47,7 +49,9 @@ int sbw_plot_sel_where_parse(const char *s, sbw_plot_sel_where *w);
 void sbw_plot_sel_where_free(sbw_plot_sel_where *w);
 
 /* Resolves w's columns in t once (a table may have 100,000 columns and as
- * many rows).  Errors: SBW_EDATA naming the file and the missing column. */
+ * many rows).  Errors: SBW_EDATA naming the file and the missing column;
+ * on failure w's positions are bound up to the missing column (do not
+ * match with it). */
 int sbw_plot_sel_where_bind(const sbw_plot_tsv *t, sbw_plot_sel_where *w);
 
 /* Whether row of t matches w (bound to t): every value equal as text, or
@@ -60,7 +64,8 @@ typedef struct sbw_plot_sel_keys {
     size_t n;
 } sbw_plot_sel_keys;
 
-/* The index of s in k, added at the end when new.  Errors: SBW_ENOMEM. */
+/* The index of s in k, added at the end when new.  Errors: SBW_ENOMEM; on
+ * failure k's keys and *idx are unchanged. */
 int sbw_plot_sel_key(sbw_plot_sel_keys *k, const char *s, size_t *idx);
 
 /* The series key of row r into buf: the series column sc's value (with
@@ -72,12 +77,14 @@ void sbw_plot_sel_series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc,
 /* The cell at (r, c) as a number to draw: finite, or nan for a value the
  * tool did not measure there (sbw-lm's valid_ppl between validations);
  * an infinite one (a diverged run) is SBW_EDATA naming the file, row and
- * column, never a point silently left out. */
+ * column, never a point silently left out; on failure *x is untouched
+ * (not a number) or holds the infinity. */
 int sbw_plot_sel_value(const sbw_plot_tsv *t, size_t r, size_t c, double *x);
 
 /* Column name of t into x (t->nrow values), every one finite (a spectrum
  * or a map has no missing values).  Errors: SBW_EDATA naming the file,
- * and the column or the row and value. */
+ * and the column or the row and value; on failure x holds the rows
+ * before the bad one (and it): discard it. */
 int sbw_plot_sel_column(const sbw_plot_tsv *t, const char *name, double *x);
 
 #endif

@@ -56,11 +56,13 @@ typedef struct sbw_plot_table_spec {
 } sbw_plot_table_spec;
 
 /* Escapes s for a markdown table cell as described above into a new
- * string (*out, caller frees).  Errors: SBW_ENOMEM. */
+ * string (*out, caller frees).  Errors: SBW_ENOMEM; *out is NULL on
+ * failure. */
 int sbw_plot_table_cell(const char *s, char **out);
 
 /* s as a markdown code span (fence, content, fence) into a new string,
- * controls escaped as in sbw_plot_table_cell.  Errors: SBW_ENOMEM. */
+ * controls escaped as in sbw_plot_table_cell.  Errors: SBW_ENOMEM; *out is
+ * NULL on failure. */
 int sbw_plot_table_code(const char *s, char **out);
 
 /* Checks a number format: "%", optional "+" or " ", an optional width of
@@ -75,18 +77,21 @@ int sbw_plot_table_format_check(const char *fmt);
  * ranks, sizes), nan, inf and words are shown as written.  Errors:
  * SBW_EDATA (a column or key no input has, a key repeated in a joined
  * input, no row left after --where: each naming the file), SBW_EIO,
- * SBW_ENOMEM. */
+ * SBW_ENOMEM.  On failure out may hold the lines before it (the caller
+ * writes through sbw_file and aborts). */
 int sbw_plot_table_render(const sbw_plot_table_spec *spec, const sbw_plot_tsv *t, size_t n,
                           FILE *out);
 
 /* The citation below a table: for one source "\n<sub>From `NAME`: `CMD`</sub>\n",
  * for several a <details> block with one "- `NAME`: `CMD`" line each; CMD
  * is the source's "# command=" (a source without one says so).  Errors:
- * SBW_EIO, SBW_ENOMEM. */
+ * SBW_EIO, SBW_ENOMEM; on failure out may hold part of it. */
 int sbw_plot_table_cite(const sbw_plot_tsv *t, size_t n, FILE *out);
 
 /* `sbw-plot table ...` as a command: argv[0] is "table".  Returns the exit
- * status (0, 1 bad data, 2 bad usage). */
+ * status (0, 1 bad data, 2 bad usage).  The table goes to -o through
+ * sbw_file: on error nothing is left under its name (on stdout what was
+ * printed stays). */
 int sbw_plot_table_main(int argc, char **argv);
 
 #endif

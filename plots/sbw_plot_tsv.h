@@ -35,7 +35,7 @@ void sbw_plot_tsv_free(sbw_plot_tsv *t);
 long sbw_plot_tsv_col(const sbw_plot_tsv *t, const char *name);
 
 /* Index of the column named as given; SBW_EDATA naming the file, the column
- * and the columns there are when it is absent. */
+ * and the columns there are when it is absent; *col untouched on failure. */
 int sbw_plot_tsv_need(const sbw_plot_tsv *t, const char *name, size_t *col);
 
 /* The cell at (row, col) as text. */
@@ -43,7 +43,7 @@ const char *sbw_plot_tsv_str(const sbw_plot_tsv *t, size_t row, size_t col);
 
 /* The cell at (row, col) as a number: the whole cell must parse (nan, inf
  * accepted); otherwise SBW_EDATA naming file, line-free row number, column
- * and text. */
+ * and text; *x untouched on failure. */
 int sbw_plot_tsv_num(const sbw_plot_tsv *t, size_t row, size_t col, double *x);
 
 /* The value of "# key=value", or NULL when absent (the last one wins). */

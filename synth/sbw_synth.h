@@ -120,16 +120,19 @@ size_t sbw_synth_group_rows(const sbw_synth *g);
  * (block->rows x M, any ld >= M).  r0 must be a multiple of
  * sbw_synth_group_rows(g) and r0 + rows <= N.  Parallel over groups, with
  * the generator's workspaces: one fill at a time per generator.
- * Errors: SBW_ESHAPE (cols != M), SBW_EINVAL (r0 misaligned, rows past N). */
+ * Errors: SBW_ESHAPE (cols != M), SBW_EINVAL (r0 misaligned, rows past N);
+ * both are found before anything is written: block untouched on failure. */
 int sbw_synth_fill(sbw_synth *g, size_t r0, sbw_mat *block);
 
 /* topics: the shared log topic-word matrix log phi (K x M), as a view into
- * the generator; lowrank: W (M x R).  SBW_EINVAL for other kinds. */
+ * the generator; lowrank: W (M x R).  SBW_EINVAL for other kinds (*view
+ * untouched on failure). */
 int sbw_synth_topics_logphi(const sbw_synth *g, sbw_mat *view);
 int sbw_synth_lowrank_w(const sbw_synth *g, sbw_mat *view);
 
 /* The whole language into a preallocated logp (N x M taken from its shape;
- * p->n and p->m are ignored).  Errors: as sbw_synth_alloc. */
+ * p->n and p->m are ignored).  Errors: as sbw_synth_alloc; logp untouched
+ * on failure (every error comes before the first row is written). */
 int sbw_synth_generate(const sbw_synth_params *p, sbw_mat *logp);
 
 /* Fill a preallocated logp (N x M, N = logp->rows, M = logp->cols) with the
@@ -137,7 +140,8 @@ int sbw_synth_generate(const sbw_synth_params *p, sbw_mat *logp);
    dirichlet: symmetric Dirichlet(alpha) rows.
    lowrank: rank R logits of standard deviation scale, with_ones as above.
    topics: K topics ~ Dirichlet_M(alpha), mixture weights ~ Dirichlet_K(1).
-   Errors: SBW_EINVAL for a bad parameter (see sbw_synth_check), SBW_ENOMEM. */
+   Errors: SBW_EINVAL for a bad parameter (see sbw_synth_check), SBW_ENOMEM;
+   logp untouched on failure (sbw_synth_generate). */
 int sbw_synth_dirichlet(sbw_mat *logp, double alpha, uint64_t seed);
 int sbw_synth_lowrank(sbw_mat *logp, size_t rank, double scale, bool with_ones, uint64_t seed);
 int sbw_synth_topics(sbw_mat *logp, size_t k, double alpha, uint64_t seed);

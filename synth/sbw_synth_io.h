@@ -40,7 +40,8 @@ int sbw_synth_io_write(const sbw_synth_params *p, const char *logp_path, const c
  * sbw_npy_load, SBW_ESHAPE (not a vector, or empty: the shared reasons of
  * sbw_check_shape), SBW_EDATA (an entry non-finite
  * or outside [SBW_SYNTH_ALPHA_MIN, SBW_SYNTH_ALPHA_MAX]); each reason
- * starts with the path. */
+ * starts with the path.  On failure *alpha is NULL, *m untouched and
+ * nothing stays allocated. */
 int sbw_synth_io_load_alpha(const char *path, double **alpha, size_t *m);
 
 #endif

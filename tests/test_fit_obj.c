@@ -292,6 +292,39 @@ static void test_errors(void **state)
     free(theta), free(g);
 }
 
+/* What is left after a failure (sbw_target.h, sbw_obj.h): a target whose
+ * allocation fails is zeroed, not left with sizes and no data (it was:
+ * n and m stayed set); a refused evaluation writes neither res nor the
+ * gradient. */
+static void test_failure_leaves(void **state)
+{
+    const fixture *f = *state;
+    sbw_target t;
+    memset(&t, 0x5a, sizeof t);
+    assert_int_equal(sbw_target_alloc(&t, SIZE_MAX / 4, 16, false), SBW_ENOMEM);
+    assert_true(t.n == 0 && t.m == 0 && !t.pd && !t.pf && !t.psum);
+    memset(&t, 0x5a, sizeof t);
+    assert_int_equal(sbw_target_alloc(&t, SIZE_MAX / 4, 16, true), SBW_ENOMEM);
+    assert_true(t.n == 0 && t.m == 0 && !t.pd && !t.pf && !t.psum);
+    sbw_target_free(&t); /* zeroed: freeing it again is harmless */
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, N, M, D, 0, 0, 0, false, false));
+    double *theta = make_theta(&h, 3), *g = malloc(h.nparam * sizeof *g);
+    for (size_t i = 0; i < h.nparam; i++)
+        g[i] = -7;
+    sbw_obj_opts opt = {false, 1, 0, SBW_PASS_PAR_BLOCKS};
+    sbw_obj *o;
+    sbw_obj_result r = {.loss = -7};
+    SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t64, &opt));
+    size_t rep[] = {1, 2, 1};
+    assert_int_equal(sbw_obj_eval(o, theta, rep, 3, &r, g), SBW_EINVAL);
+    assert_true(r.loss == -7);
+    for (size_t i = 0; i < h.nparam; i++)
+        assert_true(g[i] == -7);
+    sbw_obj_free(o);
+    free(theta), free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_logq_matches_naive),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_failure_leaves),
     };
     return cmocka_run_group_tests_name("fit_obj", tests, setup, teardown);
 }

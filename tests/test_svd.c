@@ -17,6 +17,7 @@
 
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SV_TOL 8.0
@@ -195,6 +196,75 @@ static void test_failure_leaves(void **state)
     assert_null(vt.data);
 }
 
+/* The _work paths (sbw_svd.h) give the same bits as the allocating ones,
+ * in a workspace reused across calls of one shape, with a few larger
+ * shapes (where gesdd blocks and reduces by QR/LQ first); a workspace one
+ * byte short is SBW_EINVAL with A and s untouched. */
+static void work_same_bits(const sbw_mat *a)
+{
+    size_t k = a->rows < a->cols ? a->rows : a->cols, bytes = 0, bf = 0;
+    double *s = malloc(k * sizeof *s), *sw = malloc(k * sizeof *sw);
+    float *sf = malloc(k * sizeof *sf), *swf = malloc(k * sizeof *swf);
+    sbw_mat c = {0};
+    sbw_mat_f32 f = {0}, g = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&c, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&f, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_mat_f32_alloc(&g, a->rows, a->cols));
+    SBW_ASSERT_OK(sbw_svd_values_work_size(a->rows, a->cols, &bytes));
+    SBW_ASSERT_OK(sbw_svd_values_f32_work_size(a->rows, a->cols, &bf));
+    void *w = malloc(bytes), *wf = malloc(bf);
+    assert_non_null(w);
+    assert_non_null(wf);
+    for (int rep = 0; rep < 2; rep++) { /* the second call reuses a dirty workspace */
+        SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+        SBW_ASSERT_OK(sbw_svd_values(&c, s));
+        SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+        SBW_ASSERT_OK(sbw_svd_values_work(&c, sw, w, bytes));
+        assert_memory_equal(s, sw, k * sizeof *s);
+        SBW_ASSERT_OK(sbw_mat_to_float(&f, a));
+        SBW_ASSERT_OK(sbw_svd_values_f32(&f, sf));
+        SBW_ASSERT_OK(sbw_mat_to_float(&g, a));
+        SBW_ASSERT_OK(sbw_svd_values_f32_work(&g, swf, wf, bf));
+        assert_memory_equal(sf, swf, k * sizeof *sf);
+    }
+    SBW_ASSERT_OK(sbw_mat_copy(&c, a));
+    sw[0] = -7;
+    assert_int_equal(sbw_svd_values_work(&c, sw, w, bytes - 1), SBW_EINVAL);
+    assert_int_equal(sbw_svd_values_work(&c, sw, NULL, bytes), SBW_EINVAL);
+    assert_true(sw[0] == -7);
+    double diff = 0;
+    SBW_ASSERT_OK(sbw_mat_max_abs_diff(&c, a, &diff));
+    assert_true(diff == 0);
+    free(w);
+    free(wf);
+    free(s);
+    free(sw);
+    free(sf);
+    free(swf);
+    sbw_mat_free(&c);
+    sbw_mat_f32_free(&f);
+    sbw_mat_f32_free(&g);
+}
+
+static void test_values_work(void **state)
+{
+    (void)state;
+    gsl_rng *rng = rng_for(5);
+    const size_t big[][2] = {{300, 200}, {200, 300}, {400, 30}, {30, 400}};
+    for (size_t i = 0; i < NSHAPES + 4; i++) {
+        const size_t *sh = i < NSHAPES ? shapes[i] : big[i - NSHAPES];
+        sbw_mat a = {0};
+        SBW_ASSERT_OK(tm_gauss(&a, sh[0], sh[1], rng));
+        work_same_bits(&a);
+        sbw_mat_free(&a);
+    }
+    size_t bytes = 0;
+    assert_int_equal(sbw_svd_values_work_size(0, 3, &bytes), SBW_ESHAPE);
+    assert_int_equal(sbw_svd_values_f32_work_size(3, 0, &bytes), SBW_ESHAPE);
+    assert_true(bytes == 0);
+    sbw_rng_free(rng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_right_vectors),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_failure_leaves),
+        cmocka_unit_test(test_values_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

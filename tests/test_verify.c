@@ -183,6 +183,46 @@ static void test_relations(void **state)
 }
 
 /* The helpers on matrices whose ranks are known by construction. */
+/* sbw_verify_util_rank_work (the claims' repeated ranks) answers as the
+ * allocating rules do, for both rules over thresholds swept across the
+ * whole spectrum (scale 10^-2 .. 10^17 puts the cut between every pair of
+ * values of this rank-5 matrix and the roundoff tail), in one dirty
+ * workspace at a misaligned start; one byte short is SBW_EINVAL with
+ * *rank untouched. */
+static void test_rank_work(void **state)
+{
+    (void)state;
+    const size_t shapes[][2] = {{70, 30}, {30, 70}, {60, 40}};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = shapes[i][0], m = shapes[i][1], bytes = 0;
+        sbw_mat a = {0};
+        SBW_ASSERT_OK(sbw_mat_alloc(&a, n, m));
+        SBW_ASSERT_OK(sbw_synth_lowrank(&a, 4, 1.0, false, 3 + i));
+        SBW_ASSERT_OK(sbw_verify_util_rank_work_size(n, m, &bytes));
+        unsigned char *buf = malloc(bytes + 8);
+        assert_non_null(buf);
+        memset(buf, 0x5a, bytes + 8);
+        for (int e = 0; e < 40; e++) {
+            double scale = 1e-2 * pow(3.0, e); /* up to 1.2e17 */
+            size_t r = 0, rw = 99, rn = 0, rnw = 99;
+            SBW_ASSERT_OK(sbw_verify_util_rank(&a, DBL_EPSILON, scale, &r));
+            SBW_ASSERT_OK(
+                sbw_verify_util_rank_work(&a, DBL_EPSILON, scale, false, buf + 8, bytes, &rw));
+            SBW_ASSERT_EQ(rw, r);
+            SBW_ASSERT_OK(sbw_verify_util_rank_numpy(&a, scale, &rn));
+            SBW_ASSERT_OK(sbw_verify_util_rank_work(&a, 0, scale, true, buf + 8, bytes, &rnw));
+            SBW_ASSERT_EQ(rnw, rn);
+        }
+        size_t keep = 77;
+        assert_int_equal(
+            sbw_verify_util_rank_work(&a, DBL_EPSILON, 1, false, buf, bytes - 1, &keep),
+            SBW_EINVAL);
+        SBW_ASSERT_EQ(keep, (size_t)77);
+        free(buf);
+        sbw_mat_free(&a);
+    }
+}
+
 static void test_helpers(void **state)
 {
     (void)state;
@@ -381,7 +421,7 @@ int main(void)
         cmocka_unit_test(test_helpers),         cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_all_claims_pass), cmocka_unit_test(test_every_claim_can_fail),
         cmocka_unit_test(test_argmax_mixture),  cmocka_unit_test(test_argmax_jensen_tol),
-        cmocka_unit_test(test_frob_fit),
+        cmocka_unit_test(test_frob_fit),        cmocka_unit_test(test_rank_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

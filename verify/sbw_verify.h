@@ -71,7 +71,8 @@ typedef struct sbw_verify_list {
 } sbw_verify_list;
 
 /* Appends a result, pass = (value rel limit) (NaN never passes).  The
- * setting is printf-formatted (truncated to fit).  Errors: SBW_ENOMEM. */
+ * setting is printf-formatted (truncated to fit).  Errors: SBW_ENOMEM; the
+ * list is unchanged on failure. */
 int sbw_verify_add(sbw_verify_list *l, const char *claim, const char *quantity, double value,
                    sbw_verify_rel rel, double limit, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
@@ -81,7 +82,8 @@ void sbw_verify_list_free(sbw_verify_list *l);
 
 /* A claim's checks: append results for every setting to out.  Errors
  * (a failed computation, SBW_ENOMEM) are statuses with reasons; a claim
- * that does not hold is a result with pass = false, not an error. */
+ * that does not hold is a result with pass = false, not an error.  On
+ * failure out keeps the results appended before it (a valid list). */
 typedef int (*sbw_verify_fn)(const sbw_verify_opts *o, sbw_verify_list *out);
 
 typedef struct sbw_verify_claim {
@@ -105,11 +107,13 @@ const char *sbw_verify_names(void);
 
 /* Parses a comma list of claim names into sel[sbw_verify_nclaims] (all
  * false first).  NULL or "" selects every claim.  Errors: SBW_EINVAL
- * naming the unknown claim and listing the valid names. */
+ * naming the unknown claim and listing the valid names; on failure sel
+ * holds the claims named before the unknown one. */
 int sbw_verify_select(const char *list, bool *sel);
 
 /* Runs claim c with o, appending to out; progress (may be NULL) is
- * advanced by one when it is done.  Errors: those of the claim. */
+ * advanced by one when it is done (also on failure).  Errors: those of the
+ * claim; on failure out keeps the results appended before it. */
 int sbw_verify_run(const sbw_verify_claim *c, const sbw_verify_opts *o, sbw_verify_list *out,
                    sbw_progress *progress);
 

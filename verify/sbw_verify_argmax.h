@@ -60,7 +60,9 @@ double sbw_verify_argmax_jensen_tol(double rounding, double residual, double gap
 void sbw_verify_argmax_mixture(const double *w, size_t stride, size_t m, size_t d, const double *b,
                                const double *h, const double *pi, size_t nc, double *z, double *p);
 
-/* The claims. */
+/* The claims, each an sbw_verify_fn (sbw_verify.h): results appended to
+ * out; on failure out keeps the results appended before it (a valid list:
+ * sbw_verify_list_free). */
 int sbw_verify_argmax_monotone(const sbw_verify_opts *o, sbw_verify_list *out);
 int sbw_verify_argmax_mos(const sbw_verify_opts *o, sbw_verify_list *out);
 

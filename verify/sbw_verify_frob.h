@@ -28,7 +28,7 @@ typedef enum sbw_verify_frob_shift {
  * iterations, or until the gradient's norm is below 1e-10 ||A||_F or the
  * line search makes no progress.  A is N x M, not modified.  The error
  * ||A - L||_F of the last iterate into *err.  Errors: SBW_EINVAL (d = 0,
- * an empty A), SBW_ENOMEM. */
+ * an empty A), SBW_ENOMEM; *err is NaN on failure. */
 int sbw_verify_frob_fit(const sbw_mat *a, size_t d, sbw_verify_frob_shift shift, size_t iters,
                         uint64_t seed, double *err);
 

@@ -174,12 +174,17 @@ static int t5_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, un
 {
     uint64_t seed = sbw_verify_seed(o, T5, i);
     sbw_mat g1 = {0}, g2 = {0}, a = {0}, ap = {0};
+    size_t rank_bytes = 0;
+    void *rank_ws = NULL; /* one workspace for the five ranks */
     int st = sbw_mat_alloc(&g1, n, d);
     st = st ? st : sbw_mat_alloc(&g2, m, d);
     st = st ? st : sbw_mat_alloc(&a, n, m);
     st = st ? st : sbw_mat_alloc(&ap, n, m);
     st = st ? st : sbw_verify_util_gauss(&g1, 1.0, seed, 1);
     st = st ? st : sbw_verify_util_gauss(&g2, 1.0 / sqrt((double)d), seed, 2);
+    st = st ? st : sbw_verify_util_rank_work_size(n, m, &rank_bytes);
+    if (!st && !(rank_ws = malloc(rank_bytes)))
+        st = SBW_ERROR(SBW_ENOMEM, "%s: no memory for %zu bytes", T5, rank_bytes);
     if (!st)
         mul_nt(&g1, &g2, &a);
     for (unsigned p = 1; p <= 5 && !st; p++) {
@@ -188,7 +193,7 @@ static int t5_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, un
         size_t rank = 0;
         double c = gsl_sf_choose((unsigned)(d + p - 1), p);
         double lim = fmin(fmin((double)n, (double)m), c) + (double)o->offset;
-        st = sbw_verify_util_rank(&ap, EPS, o->tol_scale, &rank);
+        st = sbw_verify_util_rank_work(&ap, EPS, o->tol_scale, false, rank_ws, rank_bytes, &rank);
         st = st ? st
                 : sbw_verify_add(out, T5, "NR rank(A^p) = min(N, M, C(d+p-1,p))", (double)rank,
                                  SBW_VERIFY_EQ, lim, "%zux%zu rank d=%zu, p=%u, seed=%llu", n, m, d,
@@ -197,6 +202,7 @@ static int t5_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, un
     sbw_mat mm[4] = {g1, g2, a, ap};
     for (size_t k = 0; k < 4; k++)
         sbw_mat_free(&mm[k]);
+    free(rank_ws);
     return st;
 }
 

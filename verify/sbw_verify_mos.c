@@ -167,6 +167,8 @@ typedef struct p2_ctx {
     const sbw_verify_opts *o;
     const sbw_mat *a; /* the language A */
     sbw_mat work, g, u, v;
+    void *rank_ws; /* sbw_verify_util_rank_work's, for A's shape */
+    size_t rank_bytes;
     uint64_t seed;
 } p2_ctx;
 
@@ -187,7 +189,9 @@ static int p2_rank(p2_ctx *c, double centre, double shift, size_t col, bool brok
         for (size_t j = 0; j < a->cols; j++)
             SBW_MAT_AT(&c->work, i, j) += lam + uu * SBW_MAT_AT(&c->v, col, j);
     }
-    return st ? st : sbw_verify_util_rank(&c->work, EPS, c->o->tol_scale, rank);
+    return st ? st
+              : sbw_verify_util_rank_work(&c->work, EPS, c->o->tol_scale, false, c->rank_ws,
+                                          c->rank_bytes, rank);
 }
 
 /* Many random members of F(A): each pair (A1, A2) has Lambda_k = -c_k
@@ -223,6 +227,9 @@ static int p2_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t r, si
     st = st ? st : sbw_verify_util_gauss(&c.g, 3.0, c.seed, 1);
     st = st ? st : sbw_verify_util_gauss(&c.u, 1.0, c.seed, 2);
     st = st ? st : sbw_verify_util_gauss(&c.v, 1.0, c.seed, 3);
+    st = st ? st : sbw_verify_util_rank_work_size(n, m, &c.rank_bytes);
+    if (!st && !(c.rank_ws = malloc(c.rank_bytes)))
+        st = SBW_ERROR(SBW_ENOMEM, "%s: no memory for %zu bytes", P2, c.rank_bytes);
     c.a = &a;
     size_t worst = 0, r_c = 0, r_cs = 0, r_a = 0, r_ac = 0;
     st = st ? st : p2_pairs(&c, pairs, &worst);
@@ -248,6 +255,7 @@ static int p2_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t r, si
                   -1, "ones in the row space of A: -1 (ranks %zu, %zu), seed=%llu", r_a, r_ac, sd);
     sbw_mat mm[5] = {a, c.work, c.g, c.u, c.v};
     free_mats(mm, 5);
+    free(c.rank_ws);
     return st;
 }
 

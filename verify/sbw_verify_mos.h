@@ -6,6 +6,9 @@
 
 #include "sbw_verify.h"
 
+/* The claims, each an sbw_verify_fn (sbw_verify.h): results appended to
+ * out; on failure out keeps the results appended before it (a valid list:
+ * sbw_verify_list_free). */
 int sbw_verify_mos_property1(const sbw_verify_opts *o, sbw_verify_list *out);
 int sbw_verify_mos_property2(const sbw_verify_opts *o, sbw_verify_list *out);
 int sbw_verify_mos_proposition1(const sbw_verify_opts *o, sbw_verify_list *out);

@@ -11,6 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 int sbw_verify_util_svals(const sbw_mat *a, double *s)
@@ -23,15 +24,43 @@ int sbw_verify_util_svals(const sbw_mat *a, double *s)
     return st;
 }
 
-static int rank_rule(const sbw_mat *a, double eps, double scale, bool numpy, size_t *rank)
+/* The workspace of the rank rule, carved from the caller's bytes: A's
+ * copy (64-byte aligned, as sbw_mat_alloc's), its k singular values, then
+ * sbw_svd_values_work's part (aligned again). */
+#define RANK_ALIGN ((size_t)64)
+
+static size_t round_up(size_t n) { return (n + RANK_ALIGN - 1) / RANK_ALIGN * RANK_ALIGN; }
+
+int sbw_verify_util_rank_work_size(size_t rows, size_t cols, size_t *bytes)
 {
-    size_t k = a->rows < a->cols ? a->rows : a->cols;
-    double *s = malloc(k * sizeof *s);
-    if (!s)
-        return SBW_ERROR(SBW_ENOMEM, "no memory for %zu singular values", k);
+    size_t mat = 0, svd = 0, k = sbw_num_min_sz(rows, cols);
+    int st = sbw_mat_bytes(rows, cols, sizeof(double), &mat);
+    st = st ? st : sbw_svd_values_work_size(rows, cols, &svd);
+    if (!st && (mat > SIZE_MAX / 4 || svd > SIZE_MAX / 4 || k > SIZE_MAX / 32))
+        st = SBW_ERROR(SBW_ENOMEM, "rank of %zu x %zu: workspace size overflows", rows, cols);
+    if (!st)
+        *bytes = RANK_ALIGN + round_up(mat) + round_up(k * sizeof(double)) + svd;
+    return st;
+}
+
+int sbw_verify_util_rank_work(const sbw_mat *a, double eps, double scale, bool numpy, void *work,
+                              size_t bytes, size_t *rank)
+{
+    size_t need = 0, k = sbw_num_min_sz(a->rows, a->cols);
+    int st = sbw_verify_util_rank_work_size(a->rows, a->cols, &need);
+    if (st)
+        return st;
+    if (!work || bytes < need)
+        return SBW_ERROR(SBW_EINVAL, "rank: workspace of %zu bytes, %zu needed", bytes, need);
+    uintptr_t p = ((uintptr_t)work + RANK_ALIGN - 1) / RANK_ALIGN * RANK_ALIGN;
+    sbw_mat c = sbw_mat_view((double *)p, a->rows, a->cols, a->cols);
+    double *s = (double *)(p + round_up(a->rows * a->cols * sizeof(double)));
+    unsigned char *svd = (unsigned char *)s + round_up(k * sizeof(double));
+    size_t svd_bytes = bytes - (size_t)(svd - (unsigned char *)work);
     sbw_rank_est e;
-    int st = sbw_verify_util_svals(a, s);
-    st = st ? st : sbw_rank_estimate(s, k, a->rows, a->cols, eps, &e);
+    st = sbw_mat_copy(&c, a);
+    st = st ? st : sbw_svd_values_work(&c, s, svd, svd_bytes);
+    st = st ? st : sbw_rank_estimate(s, k, a->rows, a->cols, numpy ? DBL_EPSILON : eps, &e);
     if (!st) {
         double tsh = (numpy ? e.numpy_tol : e.tsh) * scale;
         size_t r = 0;
@@ -39,7 +68,22 @@ static int rank_rule(const sbw_mat *a, double eps, double scale, bool numpy, siz
             r++;
         *rank = e.w0 > 0 ? r : 0;
     }
-    free(s);
+    return st;
+}
+
+/* The allocating form: the size query, one malloc, the _work call. */
+static int rank_rule(const sbw_mat *a, double eps, double scale, bool numpy, size_t *rank)
+{
+    size_t bytes = 0;
+    int st = sbw_verify_util_rank_work_size(a->rows, a->cols, &bytes);
+    if (st)
+        return st;
+    void *work = malloc(bytes);
+    if (!work)
+        return SBW_ERROR(SBW_ENOMEM, "rank of %zu x %zu: no memory for %zu bytes", a->rows, a->cols,
+                         bytes);
+    st = sbw_verify_util_rank_work(a, eps, scale, numpy, work, bytes, rank);
+    free(work);
     return st;
 }
 

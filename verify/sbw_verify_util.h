@@ -15,22 +15,41 @@
 #include <stdint.h>
 
 /* Singular values of A (rows x cols, not modified) into s[min(rows, cols)],
- * descending (LAPACK dgesdd on a copy).  Errors: those of sbw_svd_values. */
+ * descending (LAPACK dgesdd on a copy).  Errors: those of sbw_svd_values,
+ * SBW_ENOMEM; on failure s is untouched or holds what LAPACK left
+ * (unspecified). */
 int sbw_verify_util_svals(const sbw_mat *a, double *s);
 
 /* Numerical Recipes rank of A (not modified), eps the data's roundoff,
  * its threshold 0.5 sqrt(m + n + 1) w0 eps multiplied by scale.  Errors:
- * those of sbw_verify_util_svals, SBW_ENOMEM. */
+ * those of sbw_svd_values, SBW_ENOMEM; *rank untouched on failure. */
 int sbw_verify_util_rank(const sbw_mat *a, double eps, double scale, size_t *rank);
 
 /* The same with NumPy's rule, tol = w0 max(m, n) DBL_EPSILON times scale:
  * for tiny exact matrices (2 x 2, 3 x 3), where LAPACK's own rounding of
  * an exactly singular matrix reaches 1.24 eps w0, above NR's threshold
- * 0.5 sqrt(m + n + 1) eps w0 (1.12 eps w0 at 2 x 2). */
+ * 0.5 sqrt(m + n + 1) eps w0 (1.12 eps w0 at 2 x 2).  Errors as
+ * sbw_verify_util_rank; *rank untouched on failure. */
 int sbw_verify_util_rank_numpy(const sbw_mat *a, double scale, size_t *rank);
 
+/* The two rank rules in a caller-owned workspace, for the claims that take
+ * the rank of many matrices of one shape (Property 2's pairs, Theorem 5's
+ * powers): sbw_verify_util_rank_work_size puts in *bytes what a (rows,
+ * cols) matrix needs (A's copy, its singular values and
+ * sbw_svd_values_work's workspace; errors: those of
+ * sbw_svd_values_work_size; *bytes untouched on failure).
+ * sbw_verify_util_rank_work is sbw_verify_util_rank (numpy false, eps) or
+ * sbw_verify_util_rank_numpy (numpy true, eps ignored) with work, bytes
+ * of it, allocating nothing; the same bits (the two allocating forms are
+ * this pair around one malloc).  Errors: those of the rank rules,
+ * SBW_EINVAL for a workspace smaller than the query's.  On failure *rank
+ * is untouched; work's contents are unspecified after any call. */
+int sbw_verify_util_rank_work_size(size_t rows, size_t cols, size_t *bytes);
+int sbw_verify_util_rank_work(const sbw_mat *a, double eps, double scale, bool numpy, void *work,
+                              size_t bytes, size_t *rank);
+
 /* Fills A with independent N(0, sd^2) from the sbw_rng stream (seed, stream).
- * Errors: SBW_ENOMEM. */
+ * Errors: SBW_ENOMEM (the generator: A untouched on failure). */
 int sbw_verify_util_gauss(sbw_mat *a, double sd, uint64_t seed, uint64_t stream);
 
 /* Largest |a_ij| and sqrt(sum a_ij^2). */
