@@ -19,7 +19,7 @@
 #include "sbw_head_io.h"
 #include "sbw_head_ref.h"
 #include "sbw_npy.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 #include "sbw_table.h"
 
 #include <dirent.h>
@@ -98,22 +98,22 @@ static void check_listing(const char *dir, const char *model, size_t knots)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/params.tsv", dir);
-    sbw_plot_tsv t;
+    sbw_tsv t;
     size_t cf, cr, cc;
-    SBW_ASSERT_OK(sbw_plot_tsv_read(&t, path));
-    assert_string_equal(sbw_plot_tsv_meta(&t, "model"), model);
-    SBW_ASSERT_EQ(strtoul(sbw_plot_tsv_meta(&t, "knots"), NULL, 10), (unsigned long)knots);
-    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "file", &cf));
-    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "rows", &cr));
-    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "cols", &cc));
+    SBW_ASSERT_OK(sbw_tsv_read(&t, path));
+    assert_string_equal(sbw_tsv_meta(&t, "model"), model);
+    SBW_ASSERT_EQ(strtoul(sbw_tsv_meta(&t, "knots"), NULL, 10), (unsigned long)knots);
+    SBW_ASSERT_OK(sbw_tsv_need(&t, "file", &cf));
+    SBW_ASSERT_OK(sbw_tsv_need(&t, "rows", &cr));
+    SBW_ASSERT_OK(sbw_tsv_need(&t, "cols", &cc));
     for (size_t i = 0; i < t.nrow; i++) {
         double r, c;
         sbw_npy_info in;
         sbw_mat m = {0};
-        snprintf(path, sizeof path, "%s/%s", dir, sbw_plot_tsv_str(&t, i, cf));
+        snprintf(path, sizeof path, "%s/%s", dir, sbw_tsv_str(&t, i, cf));
         SBW_ASSERT_OK(sbw_npy_load(path, &m, &in));
-        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, cr, &r));
-        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, cc, &c));
+        SBW_ASSERT_OK(sbw_tsv_num(&t, i, cr, &r));
+        SBW_ASSERT_OK(sbw_tsv_num(&t, i, cc, &c));
         SBW_ASSERT_EQ((double)in.rows, r);
         SBW_ASSERT_EQ((double)in.cols, c);
         SBW_ASSERT_EQ(in.ndim, c == 1 ? 1 : 2);
@@ -128,7 +128,7 @@ static void check_listing(const char *dir, const char *model, size_t knots)
     }
     closedir(d);
     SBW_ASSERT_EQ(npy, t.nrow);
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
 }
 
 static int save(const sbw_head *h, const double *theta, const char *dir)
@@ -168,14 +168,14 @@ static void check_map(const char *dir, const map_want *w)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/map.tsv", dir);
-    sbw_plot_tsv t;
-    SBW_ASSERT_OK(sbw_plot_tsv_read(&t, path));
-    assert_string_equal(sbw_plot_tsv_meta(&t, "tool"), "test_head_io");
-    assert_string_equal(sbw_plot_tsv_meta(&t, "model"), w->model);
-    assert_non_null(sbw_plot_tsv_meta(&t, "grid"));
+    sbw_tsv t;
+    SBW_ASSERT_OK(sbw_tsv_read(&t, path));
+    assert_string_equal(sbw_tsv_meta(&t, "tool"), "test_head_io");
+    assert_string_equal(sbw_tsv_meta(&t, "model"), w->model);
+    assert_non_null(sbw_tsv_meta(&t, "grid"));
     size_t n = t.nrow, xc, fc;
-    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "x", &xc));
-    SBW_ASSERT_OK(sbw_plot_tsv_need(&t, "f", &fc));
+    SBW_ASSERT_OK(sbw_tsv_need(&t, "x", &xc));
+    SBW_ASSERT_OK(sbw_tsv_need(&t, "f", &fc));
     SBW_ASSERT_GE(n, (size_t)SBW_HEAD_IO_MAP_N); /* knots on the grid appear once */
     SBW_ASSERT_LE(n, SBW_HEAD_IO_MAP_N + (w->kn ? w->kn + 1 : 0));
     double *x = malloc(4 * n * sizeof *x);
@@ -184,8 +184,8 @@ static void check_map(const char *dir, const map_want *w)
     assert_true(x && sig && cum);
     double *f = x + n, *want = f + n, *fp = want + n;
     for (size_t i = 0; i < n; i++) {
-        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, xc, &x[i]));
-        SBW_ASSERT_OK(sbw_plot_tsv_num(&t, i, fc, &f[i]));
+        SBW_ASSERT_OK(sbw_tsv_num(&t, i, xc, &x[i]));
+        SBW_ASSERT_OK(sbw_tsv_num(&t, i, fc, &f[i]));
         if (i)
             SBW_ASSERT_LT(x[i - 1], x[i]);
     }
@@ -212,7 +212,7 @@ static void check_map(const char *dir, const map_want *w)
     free(x);
     free(sig);
     free(cum);
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
 }
 
 /* PLIF and MoS+PLIF: plif_slope = softplus(plif_slope_raw). */

@@ -1,4 +1,4 @@
-/* fuzz_tsv.c -- the table reader of plots/ (sbw_plot_tsv: "# key=value"
+/* fuzz_tsv.c -- the table reader of plots/ (sbw_tsv: "# key=value"
  * meta lines, a column-name line, tab-separated rows) on fuzzed text, then
  * sbw-plot's kinds (sbw_plot_kind_build: spectrum, sweep, alpha, bound,
  * train, rank-k) on the same file as their input, the figure checked and
@@ -16,14 +16,14 @@
 #include "sbw_plot_fig.h"
 #include "sbw_plot_script.h"
 #include "sbw_plot_kind.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <math.h>
 
 static void fuzz_table(const char *path)
 {
-    sbw_plot_tsv t;
-    int st = sbw_plot_tsv_read(&t, path);
+    sbw_tsv t;
+    int st = sbw_tsv_read(&t, path);
     if (st) {
         FUZZ_REQUIRE(sbw_error_reason()[0] != '\0');
         FUZZ_REQUIRE(t.ncol == 0 && t.nrow == 0 && t.cell == NULL && t.path == NULL);
@@ -31,21 +31,21 @@ static void fuzz_table(const char *path)
     }
     FUZZ_REQUIRE(t.ncol > 0 && t.nrow > 0);
     for (size_t i = 0; i < t.nmeta; i++)
-        FUZZ_REQUIRE(sbw_plot_tsv_meta(&t, t.key[i]) != NULL);
+        FUZZ_REQUIRE(sbw_tsv_meta(&t, t.key[i]) != NULL);
     for (size_t j = 0; j < t.ncol; j++) {
         size_t col = 0;
-        FUZZ_REQUIRE(sbw_plot_tsv_need(&t, t.col[j], &col) == SBW_OK && col <= j);
+        FUZZ_REQUIRE(sbw_tsv_need(&t, t.col[j], &col) == SBW_OK && col <= j);
         for (size_t i = 0; i < t.nrow; i++) {
             double x;
-            FUZZ_REQUIRE(sbw_plot_tsv_str(&t, i, j) != NULL);
-            if (sbw_plot_tsv_num(&t, i, j, &x) != SBW_OK)
+            FUZZ_REQUIRE(sbw_tsv_str(&t, i, j) != NULL);
+            if (sbw_tsv_num(&t, i, j, &x) != SBW_OK)
                 FUZZ_REQUIRE(sbw_error_reason()[0] != '\0');
         }
     }
     size_t col;
-    if (sbw_plot_tsv_need(&t, "no such column", &col) == SBW_OK)
-        FUZZ_REQUIRE(sbw_plot_tsv_col(&t, "no such column") >= 0);
-    sbw_plot_tsv_free(&t);
+    if (sbw_tsv_need(&t, "no such column", &col) == SBW_OK)
+        FUZZ_REQUIRE(sbw_tsv_col(&t, "no such column") >= 0);
+    sbw_tsv_free(&t);
 }
 
 static FILE *devnull(void)
