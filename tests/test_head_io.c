@@ -468,6 +468,48 @@ static void test_map_regen(void **state)
     }
 }
 
+/* params.tsv with CRLF line ends and a blank line among its meta (as an
+ * editor on another system may leave it) reads as the LF original: the
+ * regenerated map.tsv is the saved one byte for byte (read through
+ * core/sbw_tsv, which strips '\r'; the hand-written reader before it took
+ * "plif\r" for the model and refused the folder). */
+static void test_map_regen_crlf(void **state)
+{
+    (void)state;
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_PLIF, 0, 5, 2, 0, 4, 1.5, true, false));
+    double theta[64];
+    assert_true(h.nparam <= 64);
+    SBW_ASSERT_OK(sbw_head_init(&h, theta, 7, 0.5));
+    const char *dir = sbw_test_path("regen_crlf");
+    sbw_table *t = NULL;
+    SBW_ASSERT_OK(sbw_table_alloc(&t, "test_head_io", NULL, false));
+    SBW_ASSERT_OK(sbw_table_meta_str(t, "command", "sbw-fit P.npy --save x"));
+    SBW_ASSERT_OK(sbw_head_io_save(&h, theta, dir, t));
+    sbw_table_free(t);
+    char map[1024], params[1024];
+    snprintf(map, sizeof map, "%s/map.tsv", dir);
+    snprintf(params, sizeof params, "%s/params.tsv", dir);
+    char *want = slurp(map), *lf = slurp(params);
+    FILE *f = fopen(params, "w");
+    assert_non_null(f);
+    for (const char *c = lf; *c; c++) {
+        if (*c == '\n')
+            fputc('\r', f);
+        fputc(*c, f);
+        if (*c == '\n' && c - lf < 40 && strchr(c + 1, '\n') && c[1] == '#')
+            fputs("\r\n", f); /* a blank line early in the meta */
+    }
+    assert_int_equal(fclose(f), 0);
+    SBW_ASSERT_OK(sbw_head_io_map_regen(dir, NULL));
+    char *got = slurp(map);
+    assert_string_equal(got, want);
+    sbw_table_warn_clear();
+    free(got);
+    free(lf);
+    free(want);
+}
+
 /* Writes n float64 values as dir/name.npy (1-D). */
 static void put(const char *dir, const char *name, const double *x, size_t n)
 {
@@ -595,10 +637,10 @@ static void test_failed_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plif_slopes),  cmocka_unit_test(test_lms_values),
-        cmocka_unit_test(test_bad_dir),      cmocka_unit_test(test_unwritable_file),
-        cmocka_unit_test(test_map_regen),    cmocka_unit_test(test_map_regen_bad),
-        cmocka_unit_test(test_failed_table),
+        cmocka_unit_test(test_plif_slopes),    cmocka_unit_test(test_lms_values),
+        cmocka_unit_test(test_bad_dir),        cmocka_unit_test(test_unwritable_file),
+        cmocka_unit_test(test_map_regen),      cmocka_unit_test(test_map_regen_bad),
+        cmocka_unit_test(test_map_regen_crlf), cmocka_unit_test(test_failed_table),
     };
     return cmocka_run_group_tests_name("head_io", tests, NULL, NULL);
 }
