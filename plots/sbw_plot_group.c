@@ -152,12 +152,10 @@ static int add_group_series(sbw_plot_fig_panel *p, const group *g, const group_s
 
 static bool all_numeric(const sbw_plot_sel_keys *k)
 {
-    for (size_t i = 0; i < k->n; i++) {
-        char *e;
-        strtod(k->s[i], &e);
-        if (e == k->s[i] || *e)
+    double x;
+    for (size_t i = 0; i < k->n; i++)
+        if (!sbw_tsv_parse(k->s[i], &x))
             return false;
-    }
     return true;
 }
 

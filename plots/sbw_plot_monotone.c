@@ -56,7 +56,7 @@ static int map_label(const sbw_tsv *t, const char *dir, char *buf, size_t cap, d
 {
     const char *model = sbw_tsv_meta(t, "model"), *k = sbw_tsv_meta(t, "k"),
                *kn = sbw_tsv_meta(t, "knots"), *tt = sbw_tsv_meta(t, "plif_t");
-    char name[128], *end = NULL;
+    char name[128];
     sbw_plot_sel_stem(dir, name, sizeof name);
     *plif_t = 0;
     if (!model)
@@ -73,8 +73,8 @@ static int map_label(const sbw_tsv *t, const char *dir, char *buf, size_t cap, d
                          "%s: model '%s' has no learned monotone function (lms, plif, "
                          "mos+plif do)",
                          t->path, model);
-    *plif_t = tt ? strtod(tt, &end) : NAN;
-    if (!tt || !(*plif_t > 0) || !isfinite(*plif_t) || *end)
+    *plif_t = NAN;
+    if (!tt || !sbw_tsv_parse(tt, plif_t) || !(*plif_t > 0) || !isfinite(*plif_t))
         return SBW_ERROR(SBW_EDATA, "%s: '# plif_t=%s' is not a positive finite number", t->path,
                          tt ? tt : "");
     snprintf(buf, cap, "%s, %s intervals (%s)", model, kn ? kn : "?", name);

@@ -151,9 +151,8 @@ int sbw_plot_sel_where_parse(const char *s, sbw_plot_sel_where *w)
 /* Equal as text, or as numbers when both read as numbers. */
 static bool same_value(const char *a, const char *b)
 {
-    char *ea, *eb;
-    double x = strtod(a, &ea), y = strtod(b, &eb);
-    if (ea != a && !*ea && eb != b && !*eb)
+    double x, y;
+    if (sbw_tsv_parse(a, &x) && sbw_tsv_parse(b, &y))
         return x == y;
     return !strcmp(a, b);
 }

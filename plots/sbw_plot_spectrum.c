@@ -72,8 +72,7 @@ static int spectrum_tsv(const char *path, spectrum *s)
     st = st ? st : sbw_plot_sel_column(&t, "cum_pct", s->pct);
     const char *n = sbw_tsv_meta(&t, "normalisation"), *tsh = sbw_tsv_meta(&t, "tsh");
     snprintf(s->xnorm, sizeof s->xnorm, "%s", !n || !strcmp(n, "sigma/sigma0") ? "σ/σ₀" : n);
-    char *end = NULL;
-    if (tsh && (s->tsh = strtod(tsh, &end), !isfinite(s->tsh) || end == tsh || *end))
+    if (tsh && (!sbw_tsv_parse(tsh, &s->tsh) || !isfinite(s->tsh)))
         st = st ? st : SBW_ERROR(SBW_EDATA, "%s: '# tsh=%s' is not a finite threshold", path, tsh);
     spectrum_label(&t, s->label, sizeof s->label);
     sbw_tsv_free(&t);
