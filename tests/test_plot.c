@@ -23,15 +23,7 @@
 
 static const char *write_text(const char *name, const char *text)
 {
-    static char path[4][1024];
-    static int slot = 0;
-    char *p = path[slot++ % 4];
-    snprintf(p, 1024, "%s", sbw_test_path(name));
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
+    return sbw_test_write(name, text, strlen(text));
 }
 
 /* ---- reshaping --------------------------------------------------------------- */

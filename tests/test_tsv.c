@@ -16,23 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* text written to name in the test's folder; its path (4 slots). */
-static const char *write_bytes(const char *name, const char *text, size_t len)
-{
-    static char path[4][1024];
-    static int slot = 0;
-    char *p = path[slot++ % 4];
-    snprintf(p, 1024, "%s", sbw_test_path(name));
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-    return p;
-}
-
 static const char *write_text(const char *name, const char *text)
 {
-    return write_bytes(name, text, strlen(text));
+    return sbw_test_write(name, text, strlen(text));
 }
 
 /* ---- what a table holds -------------------------------------------------- */
@@ -135,7 +121,7 @@ static void test_long_lines(void **state)
     o += big;
     o += (size_t)sprintf(text + o, "\n");
     sbw_tsv t;
-    SBW_ASSERT_OK(sbw_tsv_read(&t, write_bytes("long.tsv", text, o)));
+    SBW_ASSERT_OK(sbw_tsv_read(&t, sbw_test_write("long.tsv", text, o)));
     SBW_ASSERT_EQ(strlen(sbw_tsv_str(&t, 0, 1)), big);
     sbw_tsv_free(&t);
     free(text);
@@ -146,7 +132,7 @@ static void test_long_lines(void **state)
     for (int row = 0; row < 2; row++)
         for (size_t j = 0; j < ncol; j++)
             o += (size_t)sprintf(text + o, row ? "%zu%c" : "c%zu%c", j, j + 1 < ncol ? '\t' : '\n');
-    SBW_ASSERT_OK(sbw_tsv_read(&t, write_bytes("wide.tsv", text, o)));
+    SBW_ASSERT_OK(sbw_tsv_read(&t, sbw_test_write("wide.tsv", text, o)));
     SBW_ASSERT_EQ(t.ncol, ncol);
     SBW_ASSERT_EQ(sbw_tsv_col(&t, "c99999"), 99999L);
     assert_string_equal(sbw_tsv_str(&t, 0, 99999), "99999");
@@ -220,7 +206,7 @@ static void test_nul_ends_a_line(void **state)
     (void)state;
     static const char text[] = "a\tb\n1\0x\t2\n";
     sbw_tsv t;
-    SBW_ASSERT_EQ(sbw_tsv_read(&t, write_bytes("nul.tsv", text, sizeof text - 1)), SBW_EFORMAT);
+    SBW_ASSERT_EQ(sbw_tsv_read(&t, sbw_test_write("nul.tsv", text, sizeof text - 1)), SBW_EFORMAT);
     assert_non_null(strstr(sbw_error_reason(), "line 2 has 1 cells"));
 }
 
@@ -388,7 +374,7 @@ static void test_random_tables(void **state)
         model m;
         size_t len;
         char *text = random_table(&m, &len);
-        const char *p = write_bytes("rnd.tsv", text, len);
+        const char *p = sbw_test_write("rnd.tsv", text, len);
         sbw_tsv a, b;
         int st = sbw_tsv_read(&a, p);
         if (m.nrow == 0) {
