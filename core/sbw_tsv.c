@@ -41,6 +41,7 @@ static int push(char ***v, size_t *n, size_t *cap, const char *s, size_t len)
     return SBW_OK;
 }
 
+/* Frees the n strings of v, then v; v may be NULL. */
 static void free_strings(char **v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++)
@@ -95,11 +96,13 @@ static int hash_line(sbw_tsv *t, const char *line)
     return SBW_OK;
 }
 
+/* A column name and its position in the header. */
 typedef struct named {
     const char *name;
     size_t at;
 } named;
 
+/* qsort's order of named: by name, then by position. */
 static int by_name(const void *a, const void *b)
 {
     const named *x = a, *y = b;
