@@ -83,11 +83,12 @@ static int hash_line(sbw_tsv *t, const char *line)
             t->comment_line = t->in.lineno;
         return SBW_OK;
     }
-    size_t nk = t->nmeta, nv = t->nmeta;
-    int st = push(&t->key, &nk, &t->in.keycap, k, (size_t)(eq - k));
+    size_t n = t->nmeta; /* key and val share the count: each push advances a copy */
+    int st = push(&t->key, &n, &t->in.keycap, k, (size_t)(eq - k));
     if (st)
         return st;
-    st = push(&t->val, &nv, &t->in.valcap, eq + 1, strlen(eq + 1));
+    n = t->nmeta;
+    st = push(&t->val, &n, &t->in.valcap, eq + 1, strlen(eq + 1));
     if (st) {
         free(t->key[t->nmeta]); /* the key pushed, its value not */
         return st;

@@ -32,20 +32,34 @@ static int parse_value(const char *s, bool nan_ok, const char *path, size_t line
     return SBW_OK;
 }
 
+/* Room for one more point in the parallel arrays *p (one double a point)
+ * and *k (width doubles a point), n used of *cap: both doubled (from 16)
+ * when full.  SBW_ENOMEM (what: the message) with *cap unchanged, and
+ * each array still valid, when they cannot grow. */
+static int grow_points(double **p, double **k, size_t width, size_t n, size_t *cap,
+                       const char *what)
+{
+    if (n < *cap)
+        return SBW_OK;
+    size_t nc = *cap ? 2 * *cap : 16;
+    double *np =
+        nc <= SIZE_MAX / sizeof *np / (width ? width : 1) ? realloc(*p, nc * sizeof *np) : NULL;
+    if (np)
+        *p = np;
+    double *nk = np ? realloc(*k, nc * width * sizeof *nk) : NULL;
+    if (!nk)
+        return SBW_ERROR(SBW_ENOMEM, "%s of %zu points", what, nc);
+    *k = nk;
+    *cap = nc;
+    return SBW_OK;
+}
+
 /* Appends (p, k) to c, growing its arrays by doubling. */
 static int curve_push(sbw_lm_curve *c, size_t *cap, double p, double k)
 {
-    if (c->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        double *np = realloc(c->ppl, nc * sizeof *np);
-        if (np)
-            c->ppl = np;
-        double *nk = np ? realloc(c->kld, nc * sizeof *nk) : NULL;
-        if (!nk)
-            return SBW_ERROR(SBW_ENOMEM, "curve of %zu points", nc);
-        c->kld = nk;
-        *cap = nc;
-    }
+    int st = grow_points(&c->ppl, &c->kld, 1, c->n, cap, "curve");
+    if (st)
+        return st;
     c->ppl[c->n] = p;
     c->kld[c->n++] = k;
     return SBW_OK;
@@ -266,19 +280,11 @@ static int table_header(sbw_lm_curve_table *t, const sbw_tsv *in)
  * (grown by doubling in *cap). */
 static int table_row(sbw_lm_curve_table *t, const sbw_tsv *in, size_t r, size_t *cap)
 {
-    if (t->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 64;
-        double *np = realloc(t->ppl, nc * sizeof *np);
-        if (np)
-            t->ppl = np;
-        double *nk = np ? realloc(t->kld, nc * t->m * sizeof *nk) : NULL;
-        if (!nk)
-            return SBW_ERROR(SBW_ENOMEM, "table of %zu rows", nc);
-        t->kld = nk;
-        *cap = nc;
-    }
+    int st = grow_points(&t->ppl, &t->kld, t->m, t->n, cap, "grid table");
+    if (st)
+        return st;
     size_t line = in->line[r];
-    int st = parse_value(sbw_tsv_str(in, r, 0), false, in->path, line, &t->ppl[t->n]);
+    st = parse_value(sbw_tsv_str(in, r, 0), false, in->path, line, &t->ppl[t->n]);
     for (size_t j = 0; j < t->m && !st; j++)
         st = parse_value(sbw_tsv_str(in, r, j + 1), true, in->path, line, &t->kld[t->n * t->m + j]);
     t->n += !st;
