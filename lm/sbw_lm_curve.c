@@ -1,10 +1,11 @@
 /* sbw_lm_curve.c -- models compared at equal perplexity (sbw_lm_curve.h):
- * a small TSV reader for curve.tsv and the grid table, the interpolation in
- * log perplexity, and the words of the pairwise order. */
+ * curve.tsv and the grid table read through core's sbw_tsv, the
+ * interpolation in log perplexity, and the words of the pairwise order. */
 #include "sbw_lm_curve.h"
 
 #include "sbw_error.h"
 #include "sbw_table.h"
+#include "sbw_tsv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,136 +13,103 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #define GRID_MAX 10000000u
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* Splits line (its '\n' removed) at tabs into at most cap fields; returns
- * the count (fields past cap are not counted). */
-static size_t split_tabs(char *line, char **field, size_t cap)
-{
-    size_t k = 0;
-    line[strcspn(line, "\r\n")] = '\0';
-    for (char *s = line;; s++) {
-        if (k < cap)
-            field[k] = s;
-        k++;
-        s = strchr(s, '\t');
-        if (!s)
-            break;
-        *s = '\0';
-    }
-    return k < cap ? k : cap;
-}
-
-/* The next line of f that is not a '#' line into *line; *lineno counts
- * every line.  Returns 1, 0 at the end, or an SBW_EIO status. */
-static int next_line(FILE *f, const char *path, char **line, size_t *cap, size_t *lineno)
-{
-    for (;;) {
-        ssize_t len = getline(line, cap, f);
-        if (len < 0)
-            return ferror(f) ? -SBW_ERROR(SBW_EIO, "%s: read failed", path) : 0;
-        ++*lineno;
-        if ((*line)[0] != '#')
-            return 1;
-    }
-}
-
-/* Parses s as a finite number (or, when nan_ok, the text "nan" as NAN). */
+/* s, cell of the row at line lineno of path, as a finite number (or,
+ * when nan_ok, the text "nan" as NAN). */
 static int parse_value(const char *s, bool nan_ok, const char *path, size_t lineno, double *x)
 {
     if (nan_ok && strcmp(s, "nan") == 0) {
         *x = NAN;
         return SBW_OK;
     }
-    char *end;
-    *x = strtod(s, &end);
-    if (end == s || *end != '\0' || !isfinite(*x))
+    if (!sbw_tsv_parse(s, x) || !isfinite(*x))
         return SBW_ERROR(SBW_EDATA, "%s: line %zu: '%.40s' is not a finite number", path, lineno,
                          s);
+    return SBW_OK;
+}
+
+/* Room for one more point in the parallel arrays *p (one double a point)
+ * and *k (width doubles a point), n used of *cap: both doubled (from 16)
+ * when full.  SBW_ENOMEM (what: the message) with *cap unchanged, and
+ * each array still valid, when they cannot grow. */
+static int grow_points(double **p, double **k, size_t width, size_t n, size_t *cap,
+                       const char *what)
+{
+    if (n < *cap)
+        return SBW_OK;
+    size_t nc = *cap ? 2 * *cap : 16;
+    double *np =
+        nc <= SIZE_MAX / sizeof *np / (width ? width : 1) ? realloc(*p, nc * sizeof *np) : NULL;
+    if (np)
+        *p = np;
+    double *nk = np ? realloc(*k, nc * width * sizeof *nk) : NULL;
+    if (!nk)
+        return SBW_ERROR(SBW_ENOMEM, "%s of %zu points", what, nc);
+    *k = nk;
+    *cap = nc;
     return SBW_OK;
 }
 
 /* Appends (p, k) to c, growing its arrays by doubling. */
 static int curve_push(sbw_lm_curve *c, size_t *cap, double p, double k)
 {
-    if (c->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        double *np = realloc(c->ppl, nc * sizeof *np);
-        if (np)
-            c->ppl = np;
-        double *nk = np ? realloc(c->kld, nc * sizeof *nk) : NULL;
-        if (!nk)
-            return SBW_ERROR(SBW_ENOMEM, "curve of %zu points", nc);
-        c->kld = nk;
-        *cap = nc;
-    }
+    int st = grow_points(&c->ppl, &c->kld, 1, c->n, cap, "curve");
+    if (st)
+        return st;
     c->ppl[c->n] = p;
     c->kld[c->n++] = k;
     return SBW_OK;
 }
 
-/* The columns of valid_ppl and expected_pairwise_kl in header line. */
-static int curve_columns(char *line, const char *path, size_t lineno, size_t *cp, size_t *ck,
-                         size_t *ncol)
+/* The columns of valid_ppl and expected_pairwise_kl in t's header. */
+static int curve_columns(const sbw_tsv *t, size_t *cp, size_t *ck)
 {
-    char *field[256];
-    *ncol = split_tabs(line, field, 256);
-    *cp = *ck = SIZE_MAX;
-    for (size_t i = 0; i < *ncol; i++) {
-        if (strcmp(field[i], "valid_ppl") == 0)
-            *cp = i;
-        if (strcmp(field[i], "expected_pairwise_kl") == 0)
-            *ck = i;
-    }
-    if (*cp == SIZE_MAX || *ck == SIZE_MAX)
-        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: the header has no %s column", path, lineno,
-                         *cp == SIZE_MAX ? "valid_ppl" : "expected_pairwise_kl");
+    long p = sbw_tsv_col(t, "valid_ppl"), k = sbw_tsv_col(t, "expected_pairwise_kl");
+    if (!t->ncol)
+        return SBW_ERROR(SBW_EFORMAT, "%s: no header line", t->path);
+    if (p < 0 || k < 0)
+        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: the header has no %s column", t->path,
+                         t->header_line, p < 0 ? "valid_ppl" : "expected_pairwise_kl");
+    *cp = (size_t)p;
+    *ck = (size_t)k;
     return SBW_OK;
 }
 
-/* The rows of f after the header into c. */
-static int curve_rows(FILE *f, const char *path, size_t cp, size_t ck, size_t *lineno,
-                      sbw_lm_curve *c)
+/* The rows of t after its header into c, one by one. */
+static int curve_rows(sbw_tsv *t, size_t cp, size_t ck, sbw_lm_curve *c)
 {
-    char *line = NULL, *field[256];
-    size_t cap = 0, pcap = 0, need = (cp > ck ? cp : ck) + 1;
-    int st = SBW_OK, r;
-    while (!st && (r = next_line(f, path, &line, &cap, lineno)) == 1) {
+    size_t pcap = 0;
+    bool got = true;
+    int st = SBW_OK;
+    while (!st && (st = sbw_tsv_next(t, &got)) == SBW_OK && got) {
+        size_t r = t->nrow - 1, line = t->line[r];
         double p, k;
-        if (split_tabs(line, field, 256) < need)
-            st = SBW_ERROR(SBW_EFORMAT, "%s: line %zu: fewer than %zu fields", path, *lineno, need);
-        st = st ? st : parse_value(field[cp], false, path, *lineno, &p);
-        st = st ? st : parse_value(field[ck], false, path, *lineno, &k);
+        st = parse_value(sbw_tsv_str(t, r, cp), false, t->path, line, &p);
+        st = st ? st : parse_value(sbw_tsv_str(t, r, ck), false, t->path, line, &k);
         if (!st && !(p > 0))
-            st = SBW_ERROR(SBW_EDATA, "%s: line %zu: perplexity %g is not > 0", path, *lineno, p);
+            st = SBW_ERROR(SBW_EDATA, "%s: line %zu: perplexity %g is not > 0", t->path, line, p);
         st = st ? st : curve_push(c, &pcap, p, k);
     }
-    free(line);
-    if (!st && r < 0)
-        st = -r;
     if (!st && c->n == 0)
-        st = SBW_ERROR(SBW_EFORMAT, "%s: no points after the header", path);
+        st = SBW_ERROR(SBW_EFORMAT, "%s: no points after the header", t->path);
     return st;
 }
 
 int sbw_lm_curve_read(sbw_lm_curve *c, const char *path)
 {
     *c = (sbw_lm_curve){0};
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0, lineno = 0, cp, ck, ncol;
-    int r = next_line(f, path, &line, &cap, &lineno);
-    int st = r < 0 ? -r : r == 0 ? SBW_ERROR(SBW_EFORMAT, "%s: no header line", path) : SBW_OK;
-    st = st ? st : curve_columns(line, path, lineno, &cp, &ck, &ncol);
-    free(line);
-    st = st ? st : curve_rows(f, path, cp, ck, &lineno, c);
-    fclose(f);
+    sbw_tsv t;
+    size_t cp, ck;
+    int st = sbw_tsv_open(&t, path);
+    if (st)
+        return st;
+    st = curve_columns(&t, &cp, &ck);
+    st = st ? st : curve_rows(&t, cp, ck, c);
+    sbw_tsv_free(&t);
     if (st)
         sbw_lm_curve_free(c);
     else
@@ -291,44 +259,34 @@ void sbw_lm_curve_compare(const double *ppl, const double *a, const double *b, s
 
 /* ---- the grid table read back -------------------------------------------- */
 
-/* The header "ppl NAME..." into t->names. */
-static int table_header(sbw_lm_curve_table *t, char *line, const char *path, size_t lineno)
+/* The header "ppl NAME..." of in into t->names. */
+static int table_header(sbw_lm_curve_table *t, const sbw_tsv *in)
 {
-    char *field[256];
-    size_t ncol = split_tabs(line, field, 256);
-    if (ncol < 2 || strcmp(field[0], "ppl") != 0)
-        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: the header is not 'ppl NAME...'", path,
-                         lineno);
-    if (!(t->names = calloc(ncol - 1, sizeof *t->names)))
-        return SBW_ERROR(SBW_ENOMEM, "%zu names", ncol - 1);
-    t->m = ncol - 1;
+    if (!in->ncol)
+        return SBW_ERROR(SBW_EFORMAT, "%s: no header line", in->path);
+    if (in->ncol < 2 || strcmp(in->col[0], "ppl") != 0)
+        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: the header is not 'ppl NAME...'", in->path,
+                         in->header_line);
+    if (!(t->names = calloc(in->ncol - 1, sizeof *t->names)))
+        return SBW_ERROR(SBW_ENOMEM, "%zu names", in->ncol - 1);
+    t->m = in->ncol - 1;
     for (size_t j = 0; j < t->m; j++)
-        if (!(t->names[j] = strdup(field[j + 1])))
+        if (!(t->names[j] = strdup(in->col[j + 1])))
             return SBW_ERROR(SBW_ENOMEM, "a column name");
     return SBW_OK;
 }
 
-/* One row of numbers into row t->n of t (grown by doubling in *cap). */
-static int table_row(sbw_lm_curve_table *t, char *line, size_t *cap, const char *path,
-                     size_t lineno)
+/* Row r of in (numbers; nan past the first column) into row t->n of t
+ * (grown by doubling in *cap). */
+static int table_row(sbw_lm_curve_table *t, const sbw_tsv *in, size_t r, size_t *cap)
 {
-    char *field[256];
-    if (split_tabs(line, field, 256) != t->m + 1)
-        return SBW_ERROR(SBW_EFORMAT, "%s: line %zu: not %zu fields", path, lineno, t->m + 1);
-    if (t->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 64;
-        double *np = realloc(t->ppl, nc * sizeof *np);
-        if (np)
-            t->ppl = np;
-        double *nk = np ? realloc(t->kld, nc * t->m * sizeof *nk) : NULL;
-        if (!nk)
-            return SBW_ERROR(SBW_ENOMEM, "table of %zu rows", nc);
-        t->kld = nk;
-        *cap = nc;
-    }
-    int st = parse_value(field[0], false, path, lineno, &t->ppl[t->n]);
+    int st = grow_points(&t->ppl, &t->kld, t->m, t->n, cap, "grid table");
+    if (st)
+        return st;
+    size_t line = in->line[r];
+    st = parse_value(sbw_tsv_str(in, r, 0), false, in->path, line, &t->ppl[t->n]);
     for (size_t j = 0; j < t->m && !st; j++)
-        st = parse_value(field[j + 1], true, path, lineno, &t->kld[t->n * t->m + j]);
+        st = parse_value(sbw_tsv_str(in, r, j + 1), true, in->path, line, &t->kld[t->n * t->m + j]);
     t->n += !st;
     return st;
 }
@@ -336,20 +294,16 @@ static int table_row(sbw_lm_curve_table *t, char *line, size_t *cap, const char 
 int sbw_lm_curve_table_read(sbw_lm_curve_table *t, const char *path)
 {
     *t = (sbw_lm_curve_table){0};
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0, lineno = 0, rcap = 0;
-    int r = next_line(f, path, &line, &cap, &lineno);
-    int st = r < 0 ? -r : r == 0 ? SBW_ERROR(SBW_EFORMAT, "%s: no header line", path) : SBW_OK;
-    st = st ? st : table_header(t, line, path, lineno);
-    while (!st && (r = next_line(f, path, &line, &cap, &lineno)) == 1)
-        st = table_row(t, line, &rcap, path, lineno);
-    if (!st && r < 0)
-        st = -r;
-    free(line);
-    fclose(f);
+    sbw_tsv in;
+    size_t rcap = 0;
+    bool got = true;
+    int st = sbw_tsv_open(&in, path);
+    if (st)
+        return st;
+    st = table_header(t, &in);
+    while (!st && (st = sbw_tsv_next(&in, &got)) == SBW_OK && got)
+        st = table_row(t, &in, in.nrow - 1, &rcap);
+    sbw_tsv_free(&in);
     if (st)
         sbw_lm_curve_table_free(t);
     return st;

@@ -30,12 +30,14 @@ typedef struct sbw_lm_curve {
     double *kld; /* n expected pairwise KLDs, finite */
 } sbw_lm_curve;
 
-/* Reads path (a TSV: '#' lines skipped, then a header naming the columns
- * valid_ppl and expected_pairwise_kl, then one row per point) into *c,
- * sorted by perplexity.  On failure *c is empty (nothing to free).
- * Errors: SBW_EIO (cannot read), SBW_EFORMAT (no header, a column missing,
- * a row too short, no rows), SBW_EDATA (a value not a finite number, a
- * perplexity <= 0), SBW_ENOMEM; each names path and the line. */
+/* Reads path (a TSV read by core/sbw_tsv: '#' lines and blank lines
+ * skipped, then a header naming the columns valid_ppl and
+ * expected_pairwise_kl, then one row per point) into *c, sorted by
+ * perplexity.  On failure *c is empty (nothing to free).  Errors: SBW_EIO
+ * (cannot read), SBW_EFORMAT (no header, a column missing, a column name
+ * empty or repeated, a row whose cell count is not the header's, no rows),
+ * SBW_EDATA (a value not a finite number, a perplexity <= 0), SBW_ENOMEM;
+ * each names path and, where there is one, the line. */
 int sbw_lm_curve_read(sbw_lm_curve *c, const char *path);
 
 /* Frees c's arrays and empties it; an empty c is fine. */
@@ -87,8 +89,9 @@ typedef struct sbw_lm_curve_table {
     double *kld;  /* n x m, row-major; NAN for "nan" */
 } sbw_lm_curve_table;
 
-/* Reads path (a TSV: '#' lines skipped, a header "ppl NAME...", rows of
- * numbers or nan) into *t.  On failure *t is empty.  Errors as
+/* Reads path (a TSV read by core/sbw_tsv: '#' lines and blank lines
+ * skipped, a header "ppl NAME...", rows of numbers or nan, none at all
+ * allowed) into *t.  On failure *t is empty.  Errors as
  * sbw_lm_curve_read's. */
 int sbw_lm_curve_table_read(sbw_lm_curve_table *t, const char *path);
 void sbw_lm_curve_table_free(sbw_lm_curve_table *t);

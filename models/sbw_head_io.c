@@ -7,6 +7,7 @@
 #include "sbw_head_kern.h"
 #include "sbw_mat.h"
 #include "sbw_npy.h"
+#include "sbw_tsv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -269,46 +270,23 @@ enum {
 static const char *const head_keys[HM_COUNT] = {"model", "n",      "m",    "d",      "k",
                                                 "knots", "plif_t", "bias", "linear", "parameters"};
 
-/* "# key=value" (key [A-Za-z0-9_]+) split in place; false for any other
- * line. */
-static bool meta_line(char *line, char **key, char **value)
-{
-    if (line[0] != '#' || line[1] != ' ')
-        return false;
-    char *k = line + 2, *e = k;
-    while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9') ||
-           *e == '_')
-        e++;
-    if (e == k || *e != '=')
-        return false;
-    *e = '\0';
-    *key = k;
-    *value = e + 1;
-    return true;
-}
-
-/* The "# key=value" lines of path (params.tsv) up to its column header:
- * every one but warning= into t as a string (a later one with the same
- * key replaces it), each warning recorded again (sbw_table_warn), and the
- * head's keys copied into hm (strings the caller frees).  Errors: SBW_EIO,
- * SBW_ENOMEM, SBW_EFORMAT (a line that is neither, a head key missing). */
+/* The "# key=value" lines of path (params.tsv) up to its column header
+ * (read by sbw_tsv): every one but warning= into t as a string (a later one
+ * with the same key replaces it), each warning recorded again
+ * (sbw_table_warn), and the head's keys copied into hm (strings the caller
+ * frees).  Errors: SBW_EIO, SBW_ENOMEM, SBW_EFORMAT (a "#" line that is not
+ * "# key=value", a head key missing, a header sbw_tsv refuses). */
 static int read_meta(const char *path, sbw_table *t, char *hm[HM_COUNT])
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return SBW_ERROR(SBW_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *line = NULL, *key, *value;
-    size_t cap = 0, no = 0;
-    ssize_t len;
-    int st = SBW_OK;
-    while (!st && (len = getline(&line, &cap, fp)) > 0 && line[0] == '#') {
-        no++;
-        if (line[len - 1] == '\n')
-            line[len - 1] = '\0';
-        if (!meta_line(line, &key, &value)) {
-            st = SBW_ERROR(SBW_EFORMAT, "%s: line %zu is not a '# key=value' line", path, no);
-            break;
-        }
+    sbw_tsv in;
+    int st = sbw_tsv_open(&in, path);
+    if (st)
+        return st;
+    if (in.comment_line)
+        st = SBW_ERROR(SBW_EFORMAT, "%s: line %zu is not a '# key=value' line", path,
+                       in.comment_line);
+    for (size_t m = 0; !st && m < in.nmeta; m++) {
+        const char *key = in.key[m], *value = in.val[m];
         if (strcmp(key, "warning") == 0) {
             sbw_table_warn("%s", value);
             continue;
@@ -321,16 +299,13 @@ static int read_meta(const char *path, sbw_table *t, char *hm[HM_COUNT])
                     st = SBW_ERROR(SBW_ENOMEM, "out of memory");
             }
     }
-    if (!st && ferror(fp))
-        st = SBW_ERROR(SBW_EIO, "%s: read failed: %s", path, strerror(errno));
     for (size_t i = 0; !st && i < HM_COUNT; i++)
         if (!hm[i])
             st = SBW_ERROR(SBW_EFORMAT,
                            "%s: no '# %s=' line (not the params.tsv of sbw-fit --save or "
                            "sbw-lm eval --export)",
                            path, head_keys[i]);
-    free(line);
-    fclose(fp);
+    sbw_tsv_free(&in);
     return st;
 }
 

@@ -84,8 +84,9 @@ int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sb
  * read: a folder holding only params.tsv and the derived values will do.
  * Errors, each naming the file: SBW_EIO (params.tsv or a .npy not
  * readable, map.tsv not writable), SBW_EFORMAT (params.tsv not a head's
- * listing: a line that is not "# key=value" before the column header, a
- * head key missing or unparsable, a head sbw_head_setup refuses, a
+ * listing, as core/sbw_tsv reads it: a "#" line that is not "# key=value"
+ * before the column header, a column header sbw_tsv refuses, a head key
+ * missing or unparsable, a head sbw_head_setup refuses, a
  * parameter count that does not match; a malformed .npy), SBW_ESHAPE (a
  * .npy of another size), SBW_EDATA (a value not finite or not positive;
  * a head with no learned map), SBW_ENOMEM.  After a failure dir is as it

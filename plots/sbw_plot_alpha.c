@@ -4,7 +4,7 @@
 #include "sbw_error.h"
 #include "sbw_plot_sel.h"
 #include "sbw_plot_shape.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,11 +28,11 @@ static const char *base_of(const char *path)
 /* Reads path, an sbw-info table of the language lang (sbw-synth's table)
  * names as '# output=', into *t.  The join is by file name: a table of
  * another matrix (inputs given in another order) is SBW_EDATA. */
-static int lang_table(sbw_plot_tsv *t, const char *path, const sbw_plot_tsv *lang, const char *opt)
+static int lang_table(sbw_tsv *t, const char *path, const sbw_tsv *lang, const char *opt)
 {
-    int st = sbw_plot_tsv_read(t, path);
-    const char *of = st ? NULL : sbw_plot_tsv_meta(t, "file");
-    const char *out = st ? NULL : sbw_plot_tsv_meta(lang, "output");
+    int st = sbw_tsv_read(t, path);
+    const char *of = st ? NULL : sbw_tsv_meta(t, "file");
+    const char *out = st ? NULL : sbw_tsv_meta(lang, "output");
     if (!st && !of)
         st = SBW_ERROR(SBW_EDATA, "%s: no '# file=' line (give %s the table of sbw-info %s)", path,
                        opt, opt);
@@ -46,31 +46,31 @@ static int lang_table(sbw_plot_tsv *t, const char *path, const sbw_plot_tsv *lan
 
 /* Row --sorted-row's probabilities against rank, from sbw-info --sorted's
  * table at path, into s. */
-static int alpha_sorted(const char *path, const sbw_plot_tsv *lang, sbw_plot_fig_series *s)
+static int alpha_sorted(const char *path, const sbw_tsv *lang, sbw_plot_fig_series *s)
 {
-    sbw_plot_tsv t;
+    sbw_tsv t;
     size_t cr, cp;
     int st = lang_table(&t, path, lang, "--sorted");
-    st = st ? st : sbw_plot_tsv_need(&t, "rank", &cr);
-    st = st ? st : sbw_plot_tsv_need(&t, "prob", &cp);
+    st = st ? st : sbw_tsv_need(&t, "rank", &cr);
+    st = st ? st : sbw_tsv_need(&t, "prob", &cp);
     for (size_t r = 0; !st && r < t.nrow; r++) {
         double x, y;
         st = sbw_plot_sel_value(&t, r, cr, &x);
         st = st ? st : sbw_plot_sel_value(&t, r, cp, &y);
         st = st ? st : sbw_plot_fig_series_add(s, x, y, NAN);
     }
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
     return st;
 }
 
 /* Mean and sd of the entropies of the first rows rows of sbw-info
  * --per-row's table at path, into l. */
-static int alpha_entropy_of(const char *path, const sbw_plot_tsv *lang, size_t rows, alpha_lang *l)
+static int alpha_entropy_of(const char *path, const sbw_tsv *lang, size_t rows, alpha_lang *l)
 {
-    sbw_plot_tsv t;
+    sbw_tsv t;
     size_t ch, c;
     int st = lang_table(&t, path, lang, "--entropy");
-    st = st ? st : sbw_plot_tsv_need(&t, "entropy", &ch);
+    st = st ? st : sbw_tsv_need(&t, "entropy", &ch);
     size_t n = st ? 0 : rows < t.nrow ? rows : t.nrow;
     double *h = st ? NULL : malloc((n ? n : 1) * sizeof *h);
     if (!st && !h)
@@ -80,7 +80,7 @@ static int alpha_entropy_of(const char *path, const sbw_plot_tsv *lang, size_t r
     if (!st)
         sbw_plot_shape_mean_sd(h, n, &l->mean_h, &l->sd_h, &c);
     free(h);
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
     return st;
 }
 
@@ -117,10 +117,10 @@ static int alpha_entropy(sbw_plot_fig_panel *p, alpha_lang *l, size_t n)
 static int alpha_lang_add(const sbw_plot_kind_args *a, size_t i, const char *entropy,
                           const char *sorted, sbw_plot_fig_panel *pp, alpha_lang *l)
 {
-    sbw_plot_tsv t;
-    int st = sbw_plot_tsv_read(&t, a->inputs[i]);
-    const char *al = st ? NULL : sbw_plot_tsv_meta(&t, "alpha");
-    const char *m = st ? NULL : sbw_plot_tsv_meta(&t, "m");
+    sbw_tsv t;
+    int st = sbw_tsv_read(&t, a->inputs[i]);
+    const char *al = st ? NULL : sbw_tsv_meta(&t, "alpha");
+    const char *m = st ? NULL : sbw_tsv_meta(&t, "m");
     if (!st && (!al || !m))
         st = SBW_ERROR(SBW_EDATA,
                        "%s: no '# alpha=' and '# m=' lines (give sbw-synth "
@@ -137,7 +137,7 @@ static int alpha_lang_add(const sbw_plot_kind_args *a, size_t i, const char *ent
     }
     st = st ? st : alpha_sorted(sorted, &t, s);
     st = st ? st : alpha_entropy_of(entropy, &t, a->rows ? a->rows : 20, l);
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
     return st;
 }
 

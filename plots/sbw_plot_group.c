@@ -5,7 +5,7 @@
 #include "sbw_error.h"
 #include "sbw_plot_sel.h"
 #include "sbw_plot_shape.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,12 +61,12 @@ static int push_rec(group *g, rec r)
 }
 
 /* The legend of a file's rows when it has no series column. */
-static int file_label(const sbw_plot_kind_args *a, size_t i, const sbw_plot_tsv *t, char *buf,
+static int file_label(const sbw_plot_kind_args *a, size_t i, const sbw_tsv *t, char *buf,
                       size_t cap)
 {
     char fb[256], stem[128];
-    const char *model = sbw_plot_tsv_meta(t, "model"), *d = sbw_plot_tsv_meta(t, "d"),
-               *k = sbw_plot_tsv_meta(t, "k");
+    const char *model = sbw_tsv_meta(t, "model"), *d = sbw_tsv_meta(t, "d"),
+               *k = sbw_tsv_meta(t, "k");
     sbw_plot_sel_stem(t->path, stem, sizeof stem);
     if (model && d)
         snprintf(fb, sizeof fb, "%s D=%s%s%s (%s)", model, d, k && strcmp(k, "0") != 0 ? " K=" : "",
@@ -76,19 +76,19 @@ static int file_label(const sbw_plot_kind_args *a, size_t i, const sbw_plot_tsv 
     return sbw_plot_sel_label_of(a, i, fb, buf, cap);
 }
 
-static int table_recs(const sbw_plot_kind_args *a, size_t fi, const sbw_plot_tsv *t,
+static int table_recs(const sbw_plot_kind_args *a, size_t fi, const sbw_tsv *t,
                       const group_spec *gs, sbw_plot_sel_where *w, group *g)
 {
     size_t xc, yc[16], dummy;
-    long pc = gs->panel ? sbw_plot_tsv_col(t, gs->panel) : -1;
-    long sc = gs->series ? sbw_plot_tsv_col(t, gs->series) : -1;
-    long kc = gs->with_k ? sbw_plot_tsv_col(t, "k") : -1;
+    long pc = gs->panel ? sbw_tsv_col(t, gs->panel) : -1;
+    long sc = gs->series ? sbw_tsv_col(t, gs->series) : -1;
+    long kc = gs->with_k ? sbw_tsv_col(t, "k") : -1;
     char lab[256], key[300];
-    int st = sbw_plot_tsv_need(t, gs->x, &xc);
+    int st = sbw_tsv_need(t, gs->x, &xc);
     for (size_t j = 0; !st && j < gs->ny; j++)
-        st = sbw_plot_tsv_need(t, gs->y[j], &yc[j]);
+        st = sbw_tsv_need(t, gs->y[j], &yc[j]);
     if (!st && gs->panel && pc < 0 && gs->panel_needed)
-        st = sbw_plot_tsv_need(t, gs->panel, &dummy);
+        st = sbw_tsv_need(t, gs->panel, &dummy);
     st = st ? st : file_label(a, fi, t, lab, sizeof lab);
     st = st ? st : sbw_plot_sel_where_bind(t, w);
     for (size_t r = 0; !st && r < t->nrow; r++) {
@@ -98,8 +98,7 @@ static int table_recs(const sbw_plot_kind_args *a, size_t fi, const sbw_plot_tsv
             continue;
         st = sbw_plot_sel_value(t, r, xc, &x);
         st = st ? st
-                : sbw_plot_sel_key(&g->panels, pc >= 0 ? sbw_plot_tsv_str(t, r, (size_t)pc) : "",
-                                   &pi);
+                : sbw_plot_sel_key(&g->panels, pc >= 0 ? sbw_tsv_str(t, r, (size_t)pc) : "", &pi);
         sbw_plot_sel_series_key(t, r, sc, kc, lab, key, sizeof key);
         st = st ? st : sbw_plot_sel_key(&g->series, key, &si);
         for (size_t j = 0; !st && j < gs->ny; j++) {
@@ -153,12 +152,10 @@ static int add_group_series(sbw_plot_fig_panel *p, const group *g, const group_s
 
 static bool all_numeric(const sbw_plot_sel_keys *k)
 {
-    for (size_t i = 0; i < k->n; i++) {
-        char *e;
-        strtod(k->s[i], &e);
-        if (e == k->s[i] || *e)
+    double x;
+    for (size_t i = 0; i < k->n; i++)
+        if (!sbw_tsv_parse(k->s[i], &x))
             return false;
-    }
     return true;
 }
 
@@ -212,10 +209,10 @@ static int grouped(sbw_plot_fig *f, const sbw_plot_kind_args *a, char *const *fi
     group g = {0};
     int st = sbw_plot_sel_where_parse(a->where, &w);
     for (size_t i = 0; !st && i < nfiles; i++) {
-        sbw_plot_tsv t;
-        st = sbw_plot_tsv_read(&t, files[i]);
+        sbw_tsv t;
+        st = sbw_tsv_read(&t, files[i]);
         st = st ? st : table_recs(a, i, &t, gs, &w, &g);
-        sbw_plot_tsv_free(&t);
+        sbw_tsv_free(&t);
     }
     if (!st && !g.n)
         st = SBW_ERROR(SBW_EDATA, "%s: no row with finite %s and %s%s%s", files[0], gs->x, gs->y[0],
@@ -231,18 +228,18 @@ static int grouped(sbw_plot_fig *f, const sbw_plot_kind_args *a, char *const *fi
 /* The first of the candidate columns that the table at path has. */
 static int pick_column(const char *path, const char *const *cand, size_t n, const char **out)
 {
-    sbw_plot_tsv t;
-    int st = sbw_plot_tsv_read(&t, path);
+    sbw_tsv t;
+    int st = sbw_tsv_read(&t, path);
     if (st)
         return st;
     *out = NULL;
     for (size_t i = 0; i < n && !*out; i++)
-        if (sbw_plot_tsv_col(&t, cand[i]) >= 0)
+        if (sbw_tsv_col(&t, cand[i]) >= 0)
             *out = cand[i];
     if (!*out)
         st = SBW_ERROR(SBW_EDATA, "%s: none of the columns %s%s%s (name one with --y)", path,
                        cand[0], n > 1 ? " or " : "", n > 1 ? cand[n - 1] : "");
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
     return st;
 }
 
@@ -294,14 +291,14 @@ int sbw_plot_group_train(sbw_plot_fig *f, const sbw_plot_kind_args *a)
     char def[64] = "";
     if (!st && !a->y) {
         /* sbw-fit --log: kl_mean, mode_match; sbw-lm --log: loss, valid_ppl */
-        sbw_plot_tsv t;
-        st = sbw_plot_tsv_read(&t, a->inputs[0]);
-        bool fit = !st && sbw_plot_tsv_col(&t, "kl_mean") >= 0;
-        bool lm = !st && sbw_plot_tsv_col(&t, "valid_ppl") >= 0;
+        sbw_tsv t;
+        st = sbw_tsv_read(&t, a->inputs[0]);
+        bool fit = !st && sbw_tsv_col(&t, "kl_mean") >= 0;
+        bool lm = !st && sbw_tsv_col(&t, "valid_ppl") >= 0;
         snprintf(def, sizeof def, "%s", fit ? "kl_mean" : lm ? "loss,valid_ppl" : "loss");
-        if (fit && sbw_plot_tsv_col(&t, "mode_match") >= 0)
+        if (fit && sbw_tsv_col(&t, "mode_match") >= 0)
             strcat(def, ",mode_match");
-        sbw_plot_tsv_free(&t);
+        sbw_tsv_free(&t);
     }
     group_spec gs = {.x = x,
                      .series = a->series,

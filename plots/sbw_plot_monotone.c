@@ -6,7 +6,7 @@
 
 #include "sbw_error.h"
 #include "sbw_plot_sel.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,16 +25,16 @@ static bool has_map(const char *model)
 /* DIR/map.tsv into t.  A folder with params.tsv but no map.tsv is
  * SBW_EDATA: a head without a learned f (params.tsv's model says), or a
  * save older than map.tsv (saying how to get one). */
-static int map_read(const char *dir, sbw_plot_tsv *t)
+static int map_read(const char *dir, sbw_tsv *t)
 {
     char path[4096], params[4096];
     struct stat sb;
     snprintf(path, sizeof path, "%s/map.tsv", dir);
     snprintf(params, sizeof params, "%s/params.tsv", dir);
     if (stat(path, &sb) == 0 || stat(params, &sb) != 0)
-        return sbw_plot_tsv_read(t, path);
-    int st = sbw_plot_tsv_read(t, params); /* for its model; unreadable: as an old save */
-    const char *model = st ? NULL : sbw_plot_tsv_meta(t, "model");
+        return sbw_tsv_read(t, path);
+    int st = sbw_tsv_read(t, params); /* for its model; unreadable: as an old save */
+    const char *model = st ? NULL : sbw_tsv_meta(t, "model");
     if (model && !has_map(model))
         st = SBW_ERROR(SBW_EDATA,
                        "%s: model '%s' has no learned monotone function (lms, plif, "
@@ -47,16 +47,16 @@ static int map_read(const char *dir, sbw_plot_tsv *t)
                        "folder with sbw-fit --map %s, or save the head again (sbw-fit ... "
                        "--save DIR, or sbw-lm eval --ckpt CKPT --export DIR)",
                        dir, dir);
-    sbw_plot_tsv_free(t);
+    sbw_tsv_free(t);
     return st;
 }
 
 /* The legend of map.tsv's head; *plif_t its knots' span (0 for LMS). */
-static int map_label(const sbw_plot_tsv *t, const char *dir, char *buf, size_t cap, double *plif_t)
+static int map_label(const sbw_tsv *t, const char *dir, char *buf, size_t cap, double *plif_t)
 {
-    const char *model = sbw_plot_tsv_meta(t, "model"), *k = sbw_plot_tsv_meta(t, "k"),
-               *kn = sbw_plot_tsv_meta(t, "knots"), *tt = sbw_plot_tsv_meta(t, "plif_t");
-    char name[128], *end = NULL;
+    const char *model = sbw_tsv_meta(t, "model"), *k = sbw_tsv_meta(t, "k"),
+               *kn = sbw_tsv_meta(t, "knots"), *tt = sbw_tsv_meta(t, "plif_t");
+    char name[128];
     sbw_plot_sel_stem(dir, name, sizeof name);
     *plif_t = 0;
     if (!model)
@@ -73,8 +73,8 @@ static int map_label(const sbw_plot_tsv *t, const char *dir, char *buf, size_t c
                          "%s: model '%s' has no learned monotone function (lms, plif, "
                          "mos+plif do)",
                          t->path, model);
-    *plif_t = tt ? strtod(tt, &end) : NAN;
-    if (!tt || !(*plif_t > 0) || !isfinite(*plif_t) || *end)
+    *plif_t = NAN;
+    if (!tt || !sbw_tsv_parse(tt, plif_t) || !(*plif_t > 0) || !isfinite(*plif_t))
         return SBW_ERROR(SBW_EDATA, "%s: '# plif_t=%s' is not a positive finite number", t->path,
                          tt ? tt : "");
     snprintf(buf, cap, "%s, %s intervals (%s)", model, kn ? kn : "?", name);
@@ -82,7 +82,7 @@ static int map_label(const sbw_plot_tsv *t, const char *dir, char *buf, size_t c
 }
 
 /* The points of map.tsv (columns x and f, every value finite) into s. */
-static int map_points(const sbw_plot_tsv *t, sbw_plot_fig_series *s)
+static int map_points(const sbw_tsv *t, sbw_plot_fig_series *s)
 {
     double *x = malloc((t->nrow + 1) * 2 * sizeof *x), *y = x ? x + t->nrow + 1 : NULL;
     int st = x ? SBW_OK : NOMEM();
@@ -100,7 +100,7 @@ static int monotone_one(sbw_plot_fig_panel *p, const sbw_plot_kind_args *a, size
 {
     char fb[256], lab[256];
     double t_i;
-    sbw_plot_tsv t;
+    sbw_tsv t;
     int st = map_read(a->inputs[i], &t);
     if (st)
         return st;
@@ -111,7 +111,7 @@ static int monotone_one(sbw_plot_fig_panel *p, const sbw_plot_kind_args *a, size
     st = st ? st : map_points(&t, s);
     if (!st && t_i > *tmax)
         *tmax = t_i;
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
     return st;
 }
 

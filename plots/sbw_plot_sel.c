@@ -151,28 +151,27 @@ int sbw_plot_sel_where_parse(const char *s, sbw_plot_sel_where *w)
 /* Equal as text, or as numbers when both read as numbers. */
 static bool same_value(const char *a, const char *b)
 {
-    char *ea, *eb;
-    double x = strtod(a, &ea), y = strtod(b, &eb);
-    if (ea != a && !*ea && eb != b && !*eb)
+    double x, y;
+    if (sbw_tsv_parse(a, &x) && sbw_tsv_parse(b, &y))
         return x == y;
     return !strcmp(a, b);
 }
 
 /* Resolves the clause's columns in t once (a table may have 100,000
  * columns and as many rows): w->at[i] for w->col[i]. */
-int sbw_plot_sel_where_bind(const sbw_plot_tsv *t, sbw_plot_sel_where *w)
+int sbw_plot_sel_where_bind(const sbw_tsv *t, sbw_plot_sel_where *w)
 {
     int st = SBW_OK;
     for (size_t i = 0; !st && i < w->n; i++)
-        st = sbw_plot_tsv_need(t, w->col[i], &w->at[i]);
+        st = sbw_tsv_need(t, w->col[i], &w->at[i]);
     return st;
 }
 
 /* Whether row matches the clause bound to t by sbw_plot_sel_where_bind. */
-bool sbw_plot_sel_where_match(const sbw_plot_tsv *t, size_t row, const sbw_plot_sel_where *w)
+bool sbw_plot_sel_where_match(const sbw_tsv *t, size_t row, const sbw_plot_sel_where *w)
 {
     for (size_t i = 0; i < w->n; i++)
-        if (!same_value(sbw_plot_tsv_str(t, row, w->at[i]), w->val[i]))
+        if (!same_value(sbw_tsv_str(t, row, w->at[i]), w->val[i]))
             return false;
     return true;
 }
@@ -195,15 +194,15 @@ int sbw_plot_sel_key(sbw_plot_sel_keys *k, const char *s, size_t *idx)
 }
 
 /* The series key of row r. */
-void sbw_plot_sel_series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc,
-                             const char *file_lab, char *buf, size_t cap)
+void sbw_plot_sel_series_key(const sbw_tsv *t, size_t r, long sc, long kc, const char *file_lab,
+                             char *buf, size_t cap)
 {
     if (sc < 0) {
         snprintf(buf, cap, "%s", file_lab);
         return;
     }
-    const char *s = sbw_plot_tsv_str(t, r, (size_t)sc);
-    const char *k = kc >= 0 ? sbw_plot_tsv_str(t, r, (size_t)kc) : "";
+    const char *s = sbw_tsv_str(t, r, (size_t)sc);
+    const char *k = kc >= 0 ? sbw_tsv_str(t, r, (size_t)kc) : "";
     bool showk = *k && strcmp(k, "0") != 0 && strcmp(k, "nan") != 0;
     snprintf(buf, cap, "%s%s%s", s, showk ? " K=" : "", showk ? k : "");
 }
@@ -212,28 +211,28 @@ void sbw_plot_sel_series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc,
  * tool did not measure there (sbw-lm's valid_ppl between validations);
  * an infinite one (a diverged run) is SBW_EDATA naming the file, row and
  * column, never a point silently left out. */
-int sbw_plot_sel_value(const sbw_plot_tsv *t, size_t r, size_t c, double *x)
+int sbw_plot_sel_value(const sbw_tsv *t, size_t r, size_t c, double *x)
 {
-    int st = sbw_plot_tsv_num(t, r, c, x);
+    int st = sbw_tsv_num(t, r, c, x);
     if (!st && isinf(*x))
         st = SBW_ERROR(SBW_EDATA,
                        "%s: row %zu, column '%s' is %s: sbw-plot draws finite values (nan marks "
                        "one not measured)",
-                       t->path, r + 1, t->col[c], sbw_plot_tsv_str(t, r, c));
+                       t->path, r + 1, t->col[c], sbw_tsv_str(t, r, c));
     return st;
 }
 
 /* Column c of t into x (k rows): every value finite (a spectrum has no
  * missing values), SBW_EDATA naming the file, row and column otherwise. */
-int sbw_plot_sel_column(const sbw_plot_tsv *t, const char *name, double *x)
+int sbw_plot_sel_column(const sbw_tsv *t, const char *name, double *x)
 {
     size_t c;
-    int st = sbw_plot_tsv_need(t, name, &c);
+    int st = sbw_tsv_need(t, name, &c);
     for (size_t r = 0; !st && r < t->nrow; r++) {
-        st = sbw_plot_tsv_num(t, r, c, &x[r]);
+        st = sbw_tsv_num(t, r, c, &x[r]);
         if (!st && !isfinite(x[r]))
             st = SBW_ERROR(SBW_EDATA, "%s: row %zu, column '%s' is %s, not a finite number",
-                           t->path, r + 1, name, sbw_plot_tsv_str(t, r, c));
+                           t->path, r + 1, name, sbw_tsv_str(t, r, c));
     }
     return st;
 }

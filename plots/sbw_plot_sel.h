@@ -7,7 +7,7 @@
 #define SBW_PLOT_SEL_H
 
 #include "sbw_plot_kind.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,11 +52,11 @@ void sbw_plot_sel_where_free(sbw_plot_sel_where *w);
  * many rows).  Errors: SBW_EDATA naming the file and the missing column;
  * on failure w's positions are bound up to the missing column (do not
  * match with it). */
-int sbw_plot_sel_where_bind(const sbw_plot_tsv *t, sbw_plot_sel_where *w);
+int sbw_plot_sel_where_bind(const sbw_tsv *t, sbw_plot_sel_where *w);
 
 /* Whether row of t matches w (bound to t): every value equal as text, or
  * as numbers when both read as numbers. */
-bool sbw_plot_sel_where_match(const sbw_plot_tsv *t, size_t row, const sbw_plot_sel_where *w);
+bool sbw_plot_sel_where_match(const sbw_tsv *t, size_t row, const sbw_plot_sel_where *w);
 
 /* A set of strings in first-seen order: series and panel keys. */
 typedef struct sbw_plot_sel_keys {
@@ -71,20 +71,20 @@ int sbw_plot_sel_key(sbw_plot_sel_keys *k, const char *s, size_t *idx);
 /* The series key of row r into buf: the series column sc's value (with
  * " K=k" from column kc when that is not 0 or nan), or file_lab when
  * sc < 0. */
-void sbw_plot_sel_series_key(const sbw_plot_tsv *t, size_t r, long sc, long kc,
-                             const char *file_lab, char *buf, size_t cap);
+void sbw_plot_sel_series_key(const sbw_tsv *t, size_t r, long sc, long kc, const char *file_lab,
+                             char *buf, size_t cap);
 
 /* The cell at (r, c) as a number to draw: finite, or nan for a value the
  * tool did not measure there (sbw-lm's valid_ppl between validations);
  * an infinite one (a diverged run) is SBW_EDATA naming the file, row and
  * column, never a point silently left out; on failure *x is untouched
  * (not a number) or holds the infinity. */
-int sbw_plot_sel_value(const sbw_plot_tsv *t, size_t r, size_t c, double *x);
+int sbw_plot_sel_value(const sbw_tsv *t, size_t r, size_t c, double *x);
 
 /* Column name of t into x (t->nrow values), every one finite (a spectrum
  * or a map has no missing values).  Errors: SBW_EDATA naming the file,
  * and the column or the row and value; on failure x holds the rows
  * before the bad one (and it): discard it. */
-int sbw_plot_sel_column(const sbw_plot_tsv *t, const char *name, double *x);
+int sbw_plot_sel_column(const sbw_tsv *t, const char *name, double *x);
 
 #endif

@@ -2,7 +2,7 @@
 #include "sbw_plot_spectrum.h"
 #include "sbw_error.h"
 #include "sbw_plot_sel.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,9 +40,9 @@ static int spectrum_alloc(spectrum *s, size_t k)
     return s->index && s->sigma && s->norm && s->pct ? SBW_OK : NOMEM();
 }
 
-static void spectrum_label(const sbw_plot_tsv *t, char *buf, size_t cap)
+static void spectrum_label(const sbw_tsv *t, char *buf, size_t cap)
 {
-    const char *file = sbw_plot_tsv_meta(t, "file"), *c = sbw_plot_tsv_meta(t, "center");
+    const char *file = sbw_tsv_meta(t, "file"), *c = sbw_tsv_meta(t, "center");
     char stem[128];
     sbw_plot_sel_stem(file ? file : t->path, stem, sizeof stem);
     const char *what = !c || !strcmp(c, "none") ? "A"
@@ -55,43 +55,42 @@ static void spectrum_label(const sbw_plot_tsv *t, char *buf, size_t cap)
  * sbw-rank computed it (normalised, cum_pct: sbw_rank_normalise). */
 static int spectrum_tsv(const char *path, spectrum *s)
 {
-    sbw_plot_tsv t;
-    int st = sbw_plot_tsv_read(&t, path);
+    sbw_tsv t;
+    int st = sbw_tsv_read(&t, path);
     if (st)
         return st;
     st = spectrum_alloc(s, t.nrow);
     st = st ? st : sbw_plot_sel_column(&t, "sigma", s->sigma);
-    if (!st && (sbw_plot_tsv_col(&t, "normalised") < 0 || sbw_plot_tsv_col(&t, "cum_pct") < 0))
+    if (!st && (sbw_tsv_col(&t, "normalised") < 0 || sbw_tsv_col(&t, "cum_pct") < 0))
         st = SBW_ERROR(SBW_EDATA,
                        "%s: no 'normalised' and 'cum_pct' columns (give the table sbw-rank "
                        "--spectrum writes)",
                        path);
-    if (!st && sbw_plot_tsv_col(&t, "index") >= 0)
+    if (!st && sbw_tsv_col(&t, "index") >= 0)
         st = sbw_plot_sel_column(&t, "index", s->index);
     st = st ? st : sbw_plot_sel_column(&t, "normalised", s->norm);
     st = st ? st : sbw_plot_sel_column(&t, "cum_pct", s->pct);
-    const char *n = sbw_plot_tsv_meta(&t, "normalisation"), *tsh = sbw_plot_tsv_meta(&t, "tsh");
+    const char *n = sbw_tsv_meta(&t, "normalisation"), *tsh = sbw_tsv_meta(&t, "tsh");
     snprintf(s->xnorm, sizeof s->xnorm, "%s", !n || !strcmp(n, "sigma/sigma0") ? "σ/σ₀" : n);
-    char *end = NULL;
-    if (tsh && (s->tsh = strtod(tsh, &end), !isfinite(s->tsh) || end == tsh || *end))
+    if (tsh && (!sbw_tsv_parse(tsh, &s->tsh) || !isfinite(s->tsh)))
         st = st ? st : SBW_ERROR(SBW_EDATA, "%s: '# tsh=%s' is not a finite threshold", path, tsh);
     spectrum_label(&t, s->label, sizeof s->label);
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
     return st;
 }
 
 /* The NR threshold from an sbw-rank table (its tsh column). */
 static int rank_tsh(const char *path, double *tsh)
 {
-    sbw_plot_tsv t;
+    sbw_tsv t;
     size_t c;
-    int st = sbw_plot_tsv_read(&t, path);
-    st = st ? st : sbw_plot_tsv_need(&t, "tsh", &c);
-    st = st ? st : sbw_plot_tsv_num(&t, 0, c, tsh);
+    int st = sbw_tsv_read(&t, path);
+    st = st ? st : sbw_tsv_need(&t, "tsh", &c);
+    st = st ? st : sbw_tsv_num(&t, 0, c, tsh);
     if (!st && !isfinite(*tsh))
         st = SBW_ERROR(SBW_EDATA, "%s: row 1, column 'tsh' is %s, not a finite threshold", path,
-                       sbw_plot_tsv_str(&t, 0, c));
-    sbw_plot_tsv_free(&t);
+                       sbw_tsv_str(&t, 0, c));
+    sbw_tsv_free(&t);
     return st;
 }
 

@@ -162,12 +162,11 @@ static bool is_real(const char *s)
 
 /* The input (0-based) and column of (input, name) for a joined table: the
  * given input, or the first that has it; -1 in *ti when none does. */
-static void find_col(const sbw_plot_tsv *t, size_t n, size_t input, const char *name, long *ti,
-                     long *ci)
+static void find_col(const sbw_tsv *t, size_t n, size_t input, const char *name, long *ti, long *ci)
 {
     *ti = *ci = -1;
     for (size_t i = input ? input - 1 : 0; i < n && (input == 0 || i == input - 1); i++) {
-        long c = sbw_plot_tsv_col(&t[i], name);
+        long c = sbw_tsv_col(&t[i], name);
         if (c >= 0) {
             *ti = (long)i;
             *ci = c;
@@ -176,7 +175,7 @@ static void find_col(const sbw_plot_tsv *t, size_t n, size_t input, const char *
     }
 }
 
-static int no_column(const sbw_plot_tsv *t, size_t n, size_t input, const char *name)
+static int no_column(const sbw_tsv *t, size_t n, size_t input, const char *name)
 {
     if (input > n)
         return SBW_ERROR(SBW_EDATA, "table: column %zu:%s: there are only %zu inputs", input, name,
@@ -188,7 +187,7 @@ static int no_column(const sbw_plot_tsv *t, size_t n, size_t input, const char *
 /* Whether row q of input i (0-based) passes the --where conditions aimed at
  * that input by an explicit I: prefix (in a join, those choose the rows of
  * input I that may meet the first input's rows). */
-static bool candidate(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_t i, size_t q)
+static bool candidate(const sbw_plot_table_spec *sp, const sbw_tsv *t, size_t i, size_t q)
 {
     for (size_t a = 0; a < sp->nwhere; a++) {
         const sbw_plot_table_cond *c = &sp->where[a];
@@ -197,9 +196,9 @@ static bool candidate(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size
         bool any = false; /* alternatives: the conditions on the same column */
         for (size_t b = 0; b < sp->nwhere; b++) {
             const sbw_plot_table_cond *d = &sp->where[b];
-            long col = sbw_plot_tsv_col(&t[i], d->name);
+            long col = sbw_tsv_col(&t[i], d->name);
             if (d->input == c->input && strcmp(d->name, c->name) == 0 && col >= 0)
-                any = any || strcmp(sbw_plot_tsv_str(&t[i], q, (size_t)col), d->value) == 0;
+                any = any || strcmp(sbw_tsv_str(&t[i], q, (size_t)col), d->value) == 0;
         }
         if (!any)
             return false;
@@ -211,26 +210,26 @@ static bool candidate(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size
  * key among its candidate rows (-1 when none), in match[i] for every i.
  * Errors: SBW_EDATA for a missing key column or a key on two candidate rows
  * of input i > 0. */
-static int join_rows(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_t n, size_t r,
+static int join_rows(const sbw_plot_table_spec *sp, const sbw_tsv *t, size_t n, size_t r,
                      long *match)
 {
     size_t k0;
     const char *key = sp->join;
-    int st = sbw_plot_tsv_need(&t[0], key, &k0);
+    int st = sbw_tsv_need(&t[0], key, &k0);
     match[0] = (long)r;
     for (size_t i = 1; i < n && !st; i++) {
         size_t ki;
-        st = sbw_plot_tsv_need(&t[i], key, &ki);
+        st = sbw_tsv_need(&t[i], key, &ki);
         match[i] = -1;
         for (size_t q = 0; q < t[i].nrow && !st; q++) {
-            if (strcmp(sbw_plot_tsv_str(&t[i], q, ki), sbw_plot_tsv_str(&t[0], r, k0)) != 0 ||
+            if (strcmp(sbw_tsv_str(&t[i], q, ki), sbw_tsv_str(&t[0], r, k0)) != 0 ||
                 !candidate(sp, t, i, q))
                 continue;
             if (match[i] >= 0)
                 st = SBW_ERROR(SBW_EDATA,
                                "%s: key %s '%s' on more than one row (--join needs one; "
                                "--where %zu:COL=VALUE narrows them)",
-                               t[i].path, key, sbw_plot_tsv_str(&t[0], r, k0), i + 1);
+                               t[i].path, key, sbw_tsv_str(&t[0], r, k0), i + 1);
             match[i] = (long)q;
         }
     }
@@ -240,20 +239,19 @@ static int join_rows(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_
 /* The text of (input, name) in the current row: match[i] is the row of
  * input i (-1: none); the first input (or the given one) that has the
  * column and a row; NULL when none has. */
-static const char *cell_of(const sbw_plot_tsv *t, size_t n, const long *match, size_t input,
+static const char *cell_of(const sbw_tsv *t, size_t n, const long *match, size_t input,
                            const char *name)
 {
     for (size_t i = input ? input - 1 : 0; i < n && (input == 0 || i == input - 1); i++) {
-        long c = sbw_plot_tsv_col(&t[i], name);
+        long c = sbw_tsv_col(&t[i], name);
         if (c >= 0 && match[i] >= 0)
-            return sbw_plot_tsv_str(&t[i], (size_t)match[i], (size_t)c);
+            return sbw_tsv_str(&t[i], (size_t)match[i], (size_t)c);
     }
     return NULL;
 }
 
 /* Whether the current row passes every --where condition. */
-static bool row_kept(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_t n,
-                     const long *match)
+static bool row_kept(const sbw_plot_table_spec *sp, const sbw_tsv *t, size_t n, const long *match)
 {
     for (size_t i = 0; i < sp->nwhere; i++) {
         if (sp->join && sp->where[i].input > 1)
@@ -293,8 +291,7 @@ static int put_cell(FILE *out, const char *text, const char *format)
 }
 
 /* Every column of input 1 when the spec names none. */
-static int default_cols(const sbw_plot_tsv *t, const char *format, sbw_plot_table_col **cols,
-                        size_t *nc)
+static int default_cols(const sbw_tsv *t, const char *format, sbw_plot_table_col **cols, size_t *nc)
 {
     *cols = calloc(t[0].ncol ? t[0].ncol : 1, sizeof **cols);
     if (!*cols)
@@ -318,7 +315,7 @@ static int put_header(FILE *out, const sbw_plot_table_col *cols, size_t nc)
 }
 
 static int put_row(FILE *out, const sbw_plot_table_spec *sp, const sbw_plot_table_col *cols,
-                   size_t nc, const sbw_plot_tsv *t, size_t n, const long *match)
+                   size_t nc, const sbw_tsv *t, size_t n, const long *match)
 {
     int st = fputc('|', out) == EOF ? SBW_ERROR(SBW_EIO, "table: cannot write") : SBW_OK;
     for (size_t j = 0; j < nc && !st; j++) {
@@ -330,7 +327,7 @@ static int put_row(FILE *out, const sbw_plot_table_spec *sp, const sbw_plot_tabl
 
 /* Every named column and condition exists in some input. */
 static int check_names(const sbw_plot_table_spec *sp, const sbw_plot_table_col *cols, size_t nc,
-                       const sbw_plot_tsv *t, size_t n)
+                       const sbw_tsv *t, size_t n)
 {
     long ti, ci;
     for (size_t j = 0; j < nc; j++) {
@@ -348,7 +345,7 @@ static int check_names(const sbw_plot_table_spec *sp, const sbw_plot_table_col *
 
 /* The rows: input 0's joined with the others, or every input's in turn. */
 static int put_rows(FILE *out, const sbw_plot_table_spec *sp, const sbw_plot_table_col *cols,
-                    size_t nc, const sbw_plot_tsv *t, size_t n, long *match, size_t *kept)
+                    size_t nc, const sbw_tsv *t, size_t n, long *match, size_t *kept)
 {
     int st = SBW_OK;
     size_t nin = sp->join ? 1 : n;
@@ -366,7 +363,7 @@ static int put_rows(FILE *out, const sbw_plot_table_spec *sp, const sbw_plot_tab
     return st;
 }
 
-int sbw_plot_table_render(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, size_t n, FILE *out)
+int sbw_plot_table_render(const sbw_plot_table_spec *sp, const sbw_tsv *t, size_t n, FILE *out)
 {
     sbw_plot_table_col *own = NULL;
     const sbw_plot_table_col *cols = sp->cols;
@@ -388,9 +385,9 @@ int sbw_plot_table_render(const sbw_plot_table_spec *sp, const sbw_plot_tsv *t, 
 }
 
 /* "`NAME`: `CMD`" for source t. */
-static int put_source(FILE *out, const sbw_plot_tsv *t)
+static int put_source(FILE *out, const sbw_tsv *t)
 {
-    const char *cmd = sbw_plot_tsv_meta(t, "command");
+    const char *cmd = sbw_tsv_meta(t, "command");
     char *name = NULL, *code = NULL;
     int st = sbw_plot_table_code(t->path, &name);
     st = st ? st : sbw_plot_table_code(cmd ? cmd : "", &code);
@@ -402,7 +399,7 @@ static int put_source(FILE *out, const sbw_plot_tsv *t)
     return st;
 }
 
-int sbw_plot_table_cite(const sbw_plot_tsv *t, size_t n, FILE *out)
+int sbw_plot_table_cite(const sbw_tsv *t, size_t n, FILE *out)
 {
     int st = SBW_OK;
     if (n == 1) {
@@ -567,7 +564,7 @@ typedef struct table_run {
     size_t nit[4];
     sbw_plot_table_col *cols;
     sbw_plot_table_cond *where;
-    sbw_plot_tsv *tabs, *cited;
+    sbw_tsv *tabs, *cited;
     size_t ntab, ncited;
 } table_run;
 
@@ -578,9 +575,9 @@ static void run_free(table_run *r)
         free(r->it[i]);
     }
     for (size_t i = 0; i < r->ntab; i++)
-        sbw_plot_tsv_free(&r->tabs[i]);
+        sbw_tsv_free(&r->tabs[i]);
     for (size_t i = 0; i < r->ncited; i++)
-        sbw_plot_tsv_free(&r->cited[i]);
+        sbw_tsv_free(&r->cited[i]);
     free(r->tabs);
     free(r->cited);
     free(r->cols);
@@ -608,14 +605,14 @@ static int build_spec(const table_args *a, size_t n, table_run *r, sbw_plot_tabl
 }
 
 /* Reads paths[0..n) into a new array *t. */
-static int read_all(char **paths, size_t n, sbw_plot_tsv **t, size_t *nread)
+static int read_all(char **paths, size_t n, sbw_tsv **t, size_t *nread)
 {
     *t = calloc(n ? n : 1, sizeof **t);
     *nread = 0;
     if (!*t)
         return SBW_ERROR(SBW_ENOMEM, "table: out of memory");
     for (size_t i = 0; i < n; i++) {
-        int st = sbw_plot_tsv_read(&(*t)[i], paths[i]);
+        int st = sbw_tsv_read(&(*t)[i], paths[i]);
         if (st)
             return st;
         (*nread)++;

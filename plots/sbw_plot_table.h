@@ -19,7 +19,7 @@
 #ifndef SBW_PLOT_TABLE_H
 #define SBW_PLOT_TABLE_H
 
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,14 +79,13 @@ int sbw_plot_table_format_check(const char *fmt);
  * input, no row left after --where: each naming the file), SBW_EIO,
  * SBW_ENOMEM.  On failure out may hold the lines before it (the caller
  * writes through sbw_file and aborts). */
-int sbw_plot_table_render(const sbw_plot_table_spec *spec, const sbw_plot_tsv *t, size_t n,
-                          FILE *out);
+int sbw_plot_table_render(const sbw_plot_table_spec *spec, const sbw_tsv *t, size_t n, FILE *out);
 
 /* The citation below a table: for one source "\n<sub>From `NAME`: `CMD`</sub>\n",
  * for several a <details> block with one "- `NAME`: `CMD`" line each; CMD
  * is the source's "# command=" (a source without one says so).  Errors:
  * SBW_EIO, SBW_ENOMEM; on failure out may hold part of it. */
-int sbw_plot_table_cite(const sbw_plot_tsv *t, size_t n, FILE *out);
+int sbw_plot_table_cite(const sbw_tsv *t, size_t n, FILE *out);
 
 /* `sbw-plot table ...` as a command: argv[0] is "table".  Returns the exit
  * status (0, 1 bad data, 2 bad usage).  The table goes to -o through

@@ -181,6 +181,23 @@ const char *sbw_test_path(const char *name)
     return path;
 }
 
+const char *sbw_test_write(const char *name, const char *text, size_t len)
+{
+    static char path[4][512];
+    static unsigned slot;
+    char *p = path[slot++ % 4];
+    snprintf(p, sizeof path[0], "%s", sbw_test_path(name));
+    FILE *f = fopen(p, "wb");
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        print_error("cannot write %s: %s\n", p, strerror(errno));
+        _fail(__FILE__, __LINE__);
+    }
+    return p;
+}
+
 const char *sbw_test_fixture(const char *name)
 {
     static char path[512];

@@ -106,6 +106,11 @@ _Noreturn void sbw_test_fail_status(int status, const char *what, const char *fi
  * path inside it; the returned string is static storage, copy it. */
 const char *sbw_test_path(const char *name);
 
+/* Writes len bytes of text to name in the temporary directory and returns
+ * its path (static storage, four slots in turn: copy a path kept across
+ * more calls); the test fails when the file cannot be written. */
+const char *sbw_test_write(const char *name, const char *text, size_t len);
+
 /* Directory of the committed fixtures (tests/fixtures, or $SBW_FIXTURES). */
 const char *sbw_test_fixture(const char *name);
 

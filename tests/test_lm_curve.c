@@ -200,6 +200,79 @@ static void test_refusals(void **state)
     assert_non_null(strstr(sbw_error_reason(), "short.tsv: line 2"));
 }
 
+/* The readers' layout is core/sbw_tsv's: blank lines skipped, a row of
+ * another width than the header refused (it was read when longer), an
+ * empty or repeated column name refused (the last one was taken), a grid
+ * table of 300 models read whole (the hand-written reader kept 255 of
+ * them, silently), a curve whose columns stand past the 256th found. */
+static void test_layout_is_sbw_tsv(void **state)
+{
+    (void)state;
+    sbw_lm_curve c;
+    const char *p = sbw_test_path("blank.tsv");
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("# command=x\n\nvalid_ppl\texpected_pairwise_kl\n200\t1\n\n100\t2\n\n", f);
+    assert_int_equal(fclose(f), 0);
+    SBW_ASSERT_OK(sbw_lm_curve_read(&c, p));
+    assert_true(c.n == 2 && c.ppl[0] == 100 && c.kld[0] == 2 && c.kld[1] == 1);
+    sbw_lm_curve_free(&c);
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"valid_ppl\texpected_pairwise_kl\n200\t1\t9\n", "line 2 has 3 cells, the header line 2"},
+        {"valid_ppl\texpected_pairwise_kl\tvalid_ppl\n200\t1\t9\n",
+         "column 'valid_ppl' appears twice"},
+        {"valid_ppl\t\texpected_pairwise_kl\n200\t1\t9\n",
+         "column 2 of the header line has no name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f = fopen(p, "w");
+        assert_non_null(f);
+        fputs(bad[i].text, f);
+        assert_int_equal(fclose(f), 0);
+        SBW_ASSERT_EQ(sbw_lm_curve_read(&c, p), SBW_EFORMAT);
+        assert_non_null(strstr(sbw_error_reason(), bad[i].why));
+        assert_true(c.n == 0 && c.ppl == NULL);
+    }
+
+    size_t m = 300;
+    p = sbw_test_path("wide.tsv");
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("ppl", f);
+    for (size_t j = 0; j < m; j++)
+        fprintf(f, "\tm%zu", j);
+    for (size_t r = 0; r < 2; r++) {
+        fprintf(f, "\n%zu", 100 + r);
+        for (size_t j = 0; j < m; j++)
+            fprintf(f, "\t%zu.5", j + r);
+    }
+    fputc('\n', f);
+    assert_int_equal(fclose(f), 0);
+    sbw_lm_curve_table t;
+    SBW_ASSERT_OK(sbw_lm_curve_table_read(&t, p));
+    SBW_ASSERT_EQ(t.m, m);
+    SBW_ASSERT_EQ(t.n, (size_t)2);
+    assert_string_equal(t.names[m - 1], "m299");
+    SBW_ASSERT_EQ(t.kld[1 * m + m - 1], 300.5);
+    sbw_lm_curve_table_free(&t);
+
+    p = sbw_test_path("late.tsv");
+    f = fopen(p, "w");
+    assert_non_null(f);
+    for (size_t j = 0; j < 299; j++)
+        fprintf(f, "x%zu\t", j);
+    fputs("valid_ppl\texpected_pairwise_kl\n", f);
+    for (size_t j = 0; j < 299; j++)
+        fputs("0\t", f);
+    fputs("150\t0.25\n", f);
+    assert_int_equal(fclose(f), 0);
+    SBW_ASSERT_OK(sbw_lm_curve_read(&c, p));
+    assert_true(c.n == 1 && c.ppl[0] == 150 && c.kld[0] == 0.25);
+    sbw_lm_curve_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_order_words),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_layout_is_sbw_tsv),
     };
     return cmocka_run_group_tests_name("lm_curve", tests, NULL, NULL);
 }

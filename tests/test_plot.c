@@ -1,4 +1,4 @@
-/* test_plot.c -- plots/: reading tables, the reshaping arithmetic against
+/* test_plot.c -- plots/: the reshaping arithmetic against
  * brute force and GSL, label escaping, the figure checks and data file,
  * and the monotone kind drawing map.tsv as it stands (the map's values
  * are sbw_head_io's, tested against the naive twins in test_head_io). */
@@ -11,7 +11,7 @@
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_shape.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 #include "sbw_rank.h"
 
 #include <gsl/gsl_statistics_double.h>
@@ -23,74 +23,7 @@
 
 static const char *write_text(const char *name, const char *text)
 {
-    static char path[4][1024];
-    static int slot = 0;
-    char *p = path[slot++ % 4];
-    snprintf(p, 1024, "%s", sbw_test_path(name));
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
-
-/* ---- tables ---------------------------------------------------------------- */
-
-static void test_tsv_reads_meta_columns_cells(void **state)
-{
-    (void)state;
-    const char *p = write_text("t.tsv", "# tool=sbw-x\n# alpha=0.1\n#  a comment = not meta\n"
-                                        "# alpha=0.2\n\nd\tkl_mean\tmodel\r\n1\t0.5\tmos\n"
-                                        "\n2\tnan\tsoftmax\n");
-    sbw_plot_tsv t;
-    SBW_ASSERT_OK(sbw_plot_tsv_read(&t, p));
-    SBW_ASSERT_EQ(t.ncol, (size_t)3);
-    SBW_ASSERT_EQ(t.nrow, (size_t)2);
-    SBW_ASSERT_EQ(t.nmeta, (size_t)3);
-    assert_string_equal(sbw_plot_tsv_meta(&t, "alpha"), "0.2"); /* the last one wins */
-    assert_string_equal(sbw_plot_tsv_meta(&t, "tool"), "sbw-x");
-    assert_null(sbw_plot_tsv_meta(&t, "a"));
-    SBW_ASSERT_EQ(sbw_plot_tsv_col(&t, "model"), 2L); /* \r stripped */
-    SBW_ASSERT_EQ(sbw_plot_tsv_col(&t, "nope"), -1L);
-    double x;
-    SBW_ASSERT_OK(sbw_plot_tsv_num(&t, 0, 1, &x));
-    SBW_ASSERT_EQ(x, 0.5);
-    SBW_ASSERT_OK(sbw_plot_tsv_num(&t, 1, 1, &x));
-    assert_true(isnan(x));
-    assert_string_equal(sbw_plot_tsv_str(&t, 1, 2), "softmax");
-    SBW_ASSERT_EQ(sbw_plot_tsv_num(&t, 1, 2, &x), SBW_EDATA);
-    assert_non_null(strstr(sbw_error_reason(), "'softmax' is not a number"));
-    size_t c;
-    SBW_ASSERT_EQ(sbw_plot_tsv_need(&t, "rank", &c), SBW_EDATA);
-    assert_non_null(strstr(sbw_error_reason(), "no column 'rank' (columns: d kl_mean model)"));
-    sbw_plot_tsv_free(&t);
-    sbw_plot_tsv_free(&t); /* zeroed: fine twice */
-}
-
-static void test_tsv_refuses_bad_tables(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *text, *reason;
-        int status;
-    } cases[] = {
-        {"a\tb\n1\t2\n3\n", "line 3 has 1 cells, the header line 2", SBW_EFORMAT},
-        {"# x=1\n", "no column-name line", SBW_EFORMAT},
-        {"", "no column-name line", SBW_EFORMAT},
-        {"# x=1\na\tb\n", "no data rows", SBW_EDATA},
-        {"a\ta\n1\t2\n", "column 'a' appears twice", SBW_EFORMAT},
-        {"a\t\tb\n1\t2\t3\n", "column 2 of the header line has no name", SBW_EFORMAT},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        sbw_plot_tsv t;
-        const char *p = write_text("bad.tsv", cases[i].text);
-        SBW_ASSERT_EQ(sbw_plot_tsv_read(&t, p), cases[i].status);
-        assert_non_null(strstr(sbw_error_reason(), cases[i].reason));
-        assert_non_null(strstr(sbw_error_reason(), p));
-        assert_null(t.path);
-    }
-    sbw_plot_tsv t;
-    SBW_ASSERT_EQ(sbw_plot_tsv_read(&t, sbw_test_path("missing.tsv")), SBW_EIO);
+    return sbw_test_write(name, text, strlen(text));
 }
 
 /* ---- reshaping --------------------------------------------------------------- */
@@ -472,8 +405,6 @@ static void test_kind_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tsv_reads_meta_columns_cells),
-        cmocka_unit_test(test_tsv_refuses_bad_tables),
         cmocka_unit_test(test_spectrum_draws_sbw_rank_columns),
         cmocka_unit_test(test_alpha_draws_sbw_info_tables),
         cmocka_unit_test(test_mean_sd_matches_gsl),

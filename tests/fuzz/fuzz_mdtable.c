@@ -16,7 +16,7 @@
 
 #include "sbw_error.h"
 #include "sbw_plot_table.h"
-#include "sbw_plot_tsv.h"
+#include "sbw_tsv.h"
 #include "sbw_utf8.h"
 
 static void check_text(const char *e)
@@ -73,8 +73,8 @@ static void fuzz_code(const char *s)
 
 static void fuzz_render(const char *path)
 {
-    sbw_plot_tsv t;
-    if (sbw_plot_tsv_read(&t, path) != SBW_OK)
+    sbw_tsv t;
+    if (sbw_tsv_read(&t, path) != SBW_OK)
         return;
     char *buf = NULL;
     size_t len = 0;
@@ -103,7 +103,7 @@ static void fuzz_render(const char *path)
     FUZZ_REQUIRE(out != NULL);
     FUZZ_REQUIRE(sbw_plot_table_cite(&t, 1, out) == SBW_OK);
     fclose(out);
-    sbw_plot_tsv_free(&t);
+    sbw_tsv_free(&t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -74,6 +74,13 @@ printf 'a\tb\n1\n' >"$c/tsv/ragged.tsv"
 printf 'a\ta\n1\t2\n' >"$c/tsv/dup_col.tsv"
 printf '# only=meta\n' >"$c/tsv/no_header.tsv"
 printf 'a\tb\r\n1e999\tnan\r\n' >"$c/tsv/crlf.tsv"
+# sbw-lm's curve.tsv and grid table, and a saved PLIF head's params.tsv (read as a table and
+# by sbw_head_io_map_regen)
+printf '# command=run.sh eval plif\ntokens\tvalid_ppl\texpected_pairwise_kl\n1\t200\t0.5\n2\t100\t0.7\n' >"$c/tsv/curve.tsv"
+printf '# step=10\nppl\tplif\tsoftmax\n100\t0.5000\tnan\n110\t0.6000\t0.7000\n' >"$c/tsv/grid.tsv"
+{ printf '# tool=sbw-fit\n# command=sbw-fit P.npy --save d\n# warning=fit_still_improving: x\n# model=plif\n'
+  printf '# n=0\n# m=2\n# d=1\n# k=0\n# knots=2\n# plif_t=1\n# bias=false\n# linear=false\n# parameters=4\n'
+  printf 'name\tfile\trows\tcols\tmeaning\nplif_slope\tplif_slope.npy\t2\t1\tPLIF slopes s_i > 0\n'; } >"$c/tsv/params.tsv"
 
 # ---- cli: argv items separated by NUL bytes
 cli() { printf -- "$2" >"$c/cli/$1"; }
