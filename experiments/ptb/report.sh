@@ -66,11 +66,18 @@ paper() {
         $c["table"] == t && $c["model"] == m && $c["k"] == k && $c["quantity"] == q { x = $c["value"] }
         END { printf "%s", x == "" ? "—" : x }' "$PAPER"
 }
-# in_order SORT SEP EMPTY: "value<TAB>name" lines on stdin as one sentence,
-# "name value SEP name value." in `sort SORT` order; EMPTY when none
+# in_order DIR FORMAT EMPTY: "name<TAB>value" lines on stdin as one
+# sentence, "name value > name value." ordered by sbw-series --order DIR
+# (desc or asc; equal values joined by "="), each value printed with
+# FORMAT; EMPTY when none
 in_order() {
-    sort "$1" | awk -F'\t' -v sep="$2" -v none="$3" '
-        { printf "%s%s %s", (NR > 1 ? sep : ""), $2, $1 } END { print NR ? "." : none }'
+    cat >"$TAB/order"
+    if [ -s "$TAB/order" ]; then
+        "$BIN/sbw-series" -q --order "$1" "$TAB/order" | tsv_rows /dev/stdin |
+            awk -F'\t' -v fmt="$2" 'NR > 1 { printf "%s%s " fmt, (NR > 2 ? " " $3 " " : ""), $1, $2 } END { print "." }'
+    else
+        echo "$3"
+    fi
 }
 # bound MODEL: the head's rank bound (D + 2 for a Softmax or MoC head with
 # a bias), sbw-lm train's rank_bound
@@ -241,8 +248,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     for d in "$RES"/*/; do
         m=$(basename "$d")
         x=$(v "$m/eval-test.tsv" ppl %.1f)
-        [ "$x" != — ] && printf '%s\t%s\n' "$x" "$m"
-    done | in_order -n " < " "(none yet)."
+        [ "$x" != — ] && printf '%s\t%s\n' "$m" "$x"
+    done | in_order asc %.1f "(none yet)."
     echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
     printf -- "- MoS rank by K (Table 7), at float64's eps / at float32's:"
     printf '%s' "$kranks" | awk -F'\t' '{ printf "%s K = %s: %s / %s", (NR > 1 ? ";" : ""), $1, $2, $3 }
@@ -351,8 +358,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "The paper's ordering is MoS > MoC > Softmax; ours at the end of training, on the whole valid set:"
     for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
         x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl %.3f)
-        [ "$x" != — ] && printf '%s\t%s\n' "$x" "${m#* }"
-    done | in_order -rn " > " "(none evaluated yet)."
+        [ "$x" != — ] && printf '%s\t%s\n' "${m#* }" "$x"
+    done | in_order desc %.3f "(none evaluated yet)."
     echo "Our final models differ in perplexity, so the"
     echo "table compares them at different points of training. The KLD-against-perplexity figure"
     echo "measures KLD along training instead (the snapshots sbw-lm kept every --eval-every tokens, a quarter epoch here, on"
