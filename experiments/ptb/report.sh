@@ -298,7 +298,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         n=$(sf "$h" n)
         printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h." "$n" "$([ "$n" = 1 ] || echo s)" "$(sf "$h" sum)"
     fi
-    if [ "$QUICK" != 1 ] && [ -s "$TAB/train-seconds" ]; then
+    if [ "$QUICK" != 1 ] && { [ -s "$TAB/train-seconds" ] || [ -s "$TAB/eval-seconds" ]; }; then
         cat "$TAB/train-seconds" "$TAB/eval-seconds" >"$TAB/all-seconds"
         printf " Together %.2f h summed over the runs; the runs two at a time overlapped, so the machine was busy for between half of that (%.2f h) and all of it, against the issue's budget of about 8 h." \
             "$(sf "$(series --scale 1/3600 "$TAB/all-seconds")" sum)" "$(sf "$(series --scale 1/7200 "$TAB/all-seconds")" sum)"
