@@ -183,10 +183,12 @@ paper() {
         END { printf "%s", x == "" ? "-" : x }' experiments/ptb/paper.tsv
 }
 {
-    say "# MoS Table 6, synthetic: NR rank of log Q (and of the true log P*); bound = D + 2 with a bias"
+    say "# MoS Table 6, synthetic: NR rank of log Q (and of the true log P*); bound: sbw-fit's rank_bound (D + 2 with a bias), min(N, M) for MoS and P*"
     row model d k rank rank_float32_eps bound paper_rank
-    row Softmax "$DS" - "$(r "softmax_d$DS" rank.tsv rank)" "$(r "softmax_d$DS" rank_single.tsv rank)" $((DS + 2)) "$(paper 6 Softmax - rank)"
-    row MoC "$DM" "$K6" "$(r "moc_d${DM}_k$K6" rank.tsv rank)" "$(r "moc_d${DM}_k$K6" rank_single.tsv rank)" $((DM + 2)) "$(paper 6 MoC - rank)"
+    row Softmax "$DS" - "$(r "softmax_d$DS" rank.tsv rank)" "$(r "softmax_d$DS" rank_single.tsv rank)" \
+        "$(tsv_meta "$O/softmax_d$DS/fit.tsv" rank_bound)" "$(paper 6 Softmax - rank)"
+    row MoC "$DM" "$K6" "$(r "moc_d${DM}_k$K6" rank.tsv rank)" "$(r "moc_d${DM}_k$K6" rank_single.tsv rank)" \
+        "$(tsv_meta "$O/moc_d${DM}_k$K6/fit.tsv" rank_bound)" "$(paper 6 MoC - rank)"
     row MoS "$DM" "$K6" "$(r "mos_d${DM}_k$K6" rank.tsv rank)" "$(r "mos_d${DM}_k$K6" rank_single.tsv rank)" "$CEIL" "$(paper 6 MoS - rank)"
     row "true log P*" - - "$(r truth rank.tsv rank)" "$(r truth rank_single.tsv rank)" "$CEIL" -
 } >"$O/table6.tsv"
@@ -239,31 +241,49 @@ cmds() {
     say "</details>"
 }
 fits="softmax_d$DS moc_d${DM}_k$K6 mos_d${DM}_k$K6"
+# series ARG...: sbw-series ARG... on stdin's "LABEL<TAB>VALUE" lines (the
+# verdicts are computed there); sf TABLE COLUMN: a column of its one row
+series() { "$B/sbw-series" -q "$@"; }
+sf() { printf '%s\n' "$1" | tsv_field /dev/stdin "$2"; }
 verdict() {
-    # the checks the paper's tables make, read from the tables themselves
-    # check-recipes: allow not yet in a tool (issue 26 leftover): each rank against its bound
-    awk -F'\t' '/^#/ || !h++ { next }
-        $1 == "Softmax" { s = ($4 == $6) ? "at its bound" : ($4 < $6 ? "below its bound" : "ABOVE its bound") ; printf "- Softmax: rank %s, bound %s: %s.\n", $4, $6, s }
-        $1 == "MoC" { s = ($4 <= $6) ? "within its bound" : "ABOVE its bound"; printf "- MoC: rank %s, bound %s: %s.\n", $4, $6, s }
-        $1 == "MoS" { printf "- MoS: rank %s of at most %s.\n", $4, $6 }' "$O/table6.tsv"
-    # check-recipes: allow not yet in a tool (issue 26 leftover): how the MoS rank moves with K
-    awk -F'\t' -v ceil="$CEIL" '/^#/ || !h++ { next }
-        { if (n && $3 < last) dec = 1; if (n && $3 > last) inc = 1; last = $3; n++; ks = ks (ks ? ", " : "") $2 "→" $3
-          if (full == "" && $3 == ceil) full = $2 }
-        END { printf "- MoS rank against K (K→rank: %s): %s%s.\n", ks,
-              dec ? "falls somewhere as K grows" : (inc ? "grows with K" : "the same at every K"),
-              full != "" ? sprintf(", full (min(N, M) = %s) from K = %s on", ceil, full) : "" }' "$O/table7.tsv"
-    # order COL SIGN: the models sorted by COL, largest first (SIGN 1) or smallest first (-1)
+    # the checks the paper's tables make, read from the tables themselves:
+    # each rank against its bound (sbw-fit's rank_bound), by sbw-series
+    for m in Softmax MoC MoS; do
+        rk=$(awk -F'\t' -v m="$m" '$1 == m { print $4 }' "$O/table6.tsv")
+        bd=$(awk -F'\t' -v m="$m" '$1 == m { print $6 }' "$O/table6.tsv")
+        if [ "$m" = MoS ]; then
+            say "- MoS: rank $rk of at most $bd."
+            continue
+        fi
+        v=$(printf '%s\t%s\n' "$m" "$rk" | series --against "$bd")
+        case $m:$(sf "$v" below)$(sf "$v" equal) in
+        Softmax:01) s="at its bound" ;;
+        Softmax:10) s="below its bound" ;;
+        MoC:10 | MoC:01) s="within its bound" ;;
+        *) s="ABOVE its bound" ;;
+        esac
+        say "- $m: rank $rk, bound $bd: $s."
+    done
+    # how the MoS rank moves with K, and from which K it is min(N, M)
+    v=$(tsv_rows "$O/table7.tsv" | awk -F'\t' 'NR > 1 { print $2 "\t" $3 }' | series --against "$CEIL")
+    case $(sf "$v" trend) in
+    falling | nonincreasing | mixed) s="falls somewhere as K grows" ;;
+    rising | nondecreasing) s="grows with K" ;;
+    *) s="the same at every K" ;;
+    esac
+    full=$(sf "$v" first_equal)
+    [ "$full" = none ] || s="$s, full (min(N, M) = $CEIL) from K = $full on"
+    say "- MoS rank against K (K→rank: $(tsv_rows "$O/table7.tsv" | awk -F'\t' 'NR > 1 { printf "%s%s→%s", (NR > 2 ? ", " : ""), $2, $3 }')): $s."
+    # order COL DIR: the models by table11's column COL, largest first (desc)
+    # or smallest first (asc), ties as "=" (sbw-series --order)
     order() {
-        # check-recipes: allow not yet in a tool (issue 26 leftover): the models ordered by a column
-        awk -F'\t' -v c="$1" -v sg="$2" '/^#/ || !h++ { next } $1 != "true P*" { v[++i] = $c; n[i] = $1 }
-            END { for (a = 1; a <= i; a++) for (b = a + 1; b <= i; b++) if (sg * v[b] > sg * v[a]) {
-                      x = v[a]; v[a] = v[b]; v[b] = x; x = n[a]; n[a] = n[b]; n[b] = x }
-                  for (a = 1; a <= i; a++) printf "%s%s %.4g", (a > 1 ? (sg > 0 ? " > " : " < ") : ""), n[a], v[a] }' "$O/table11.tsv"
+        tsv_rows "$O/table11.tsv" | awk -F'\t' -v c="$1" 'NR > 1 && $1 != "true P*" { print $1 "\t" $c }' |
+            series --order "$2" | tsv_rows /dev/stdin |
+            awk -F'\t' 'NR > 1 { printf "%s%s %.4g", (NR > 2 ? " " $3 " " : ""), $1, $2 }'
     }
-    say "- Expected pairwise KL: $(order 2 1); the truth P*: $(awk -F'\t' '$1 == "true P*" { printf "%.4g", $2 }' "$O/table11.tsv")." \
+    say "- Expected pairwise KL: $(order 2 desc); the truth P*: $(awk -F'\t' '$1 == "true P*" { printf "%.4g", $2 }' "$O/table11.tsv")." \
         "The paper: MoS > MoC > Softmax."
-    say "- KL to the truth: $(order 3 -1)."
+    say "- KL to the truth: $(order 3 asc)."
 }
 {
     say "# MoS Tables 6, 7 and 11 on a synthetic language"

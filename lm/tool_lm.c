@@ -302,9 +302,10 @@ static int take_saved(const sbw_cli_common *c)
 static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
                        const sbw_lm_train_result *r)
 {
-    static const char *const cols[] = {"head",         "d",         "k",         "params",
-                                       "steps",        "epochs",    "tokens",    "seconds",
-                                       "tokens_per_s", "train_ppl", "valid_ppl", "stop"};
+    static const char *const cols[] = {
+        "head",      "d",         "k",      "rank_bound", "params",
+        "steps",     "epochs",    "tokens", "seconds",    "tokens_per_s",
+        "train_ppl", "valid_ppl", "stop"};
     sbw_lm lm;
     sbw_table *t = NULL;
     int st = sbw_lm_setup(&lm, &TA.o.arch, corpus->nwords);
@@ -325,6 +326,11 @@ static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
     sbw_table_set_str(t, "head", sbw_head_model_name(TA.o.arch.model));
     sbw_table_set_int(t, "d", (long long)TA.o.arch.d);
     sbw_table_set_int(t, "k", (long long)(lm.head.k));
+    size_t bound = sbw_head_rank_bound(&lm.head);
+    if (bound)
+        sbw_table_set_int(t, "rank_bound", (long long)bound);
+    else
+        sbw_table_set_str(t, "rank_bound", "none");
     sbw_table_set_int(t, "params", (long long)lm.nparam);
     sbw_table_set_int(t, "steps", (long long)r->steps);
     sbw_table_set_int(t, "epochs", (long long)r->epochs);

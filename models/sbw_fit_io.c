@@ -27,6 +27,11 @@ static void grid_string(const double *x, size_t n, char *buf, size_t cap)
 static int describe_head(const sbw_fit *f, sbw_table *t)
 {
     int st = sbw_head_io_describe(&f->head, t);
+    size_t bound = sbw_head_rank_bound(&f->head);
+    if (bound)
+        sbw_table_meta_int(t, "rank_bound", (long long)bound);
+    else
+        sbw_table_meta_str(t, "rank_bound", "none");
     sbw_table_meta_dbl(t, "init_scale", f->opt.init_scale);
     sbw_table_meta_str(t, "init",
                        "H,W,V ~ N(0,init_scale^2); U ~ N(0,1/D); b=0; lms "

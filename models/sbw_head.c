@@ -30,6 +30,17 @@ const char *sbw_head_model_name(sbw_head_model model)
     return (unsigned)model < SBW_NMODEL ? model_names[model] : "?";
 }
 
+size_t sbw_head_rank_bound(const sbw_head *h)
+{
+    bool one_softmax = h->model == SBW_MODEL_SOFTMAX || h->model == SBW_MODEL_MOC ||
+                       (h->model == SBW_MODEL_MOS && h->k == 1);
+    if (!one_softmax)
+        return 0;
+    size_t r = h->d + 1 + (h->bias ? 1 : 0);
+    r = r < h->m ? r : h->m;
+    return h->n > 0 && h->n < r ? h->n : r;
+}
+
 double sbw_head_softplus(double x) { return fmax(x, 0.0) + log1p(exp(-fabs(x))); }
 
 double sbw_head_softplus_inv(double y) { return y + log(-expm1(-y)); }

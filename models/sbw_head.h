@@ -90,6 +90,17 @@ int sbw_head_model_parse(const char *name, sbw_head_model *model);
 /* The enum's name as above. */
 const char *sbw_head_model_name(sbw_head_model model);
 
+/* The head's theoretical bound on the rank of log Q (any parameters, any
+ * contexts), or 0 when it has none.  Softmax, MoC and MoS with K = 1:
+ * log Q = Z - log Z 1^T with Z = X W^T (+ 1 b^T), so rank <= D + 1
+ * without a word bias and D + 2 with one (MoS Property 2; MoC mixes the
+ * contexts before its one softmax, MoS K = 1 is a softmax of tanh
+ * features), capped at M and, when the head stores contexts (n > 0), at
+ * N.  Sigsoftmax, MoS (K > 1), LMS, PLIF and MoS+PLIF apply a nonlinear
+ * map or mix after the softmax: no bound below min(N, M), 0.  What
+ * sbw-lm train writes as rank_bound and sbw-fit as # rank_bound=. */
+size_t sbw_head_rank_bound(const sbw_head *h);
+
 /* Checks the sizes and fills in map, flags and the theta layout.  k is
  * read for moc, mos, mos+plif and lms, knots and plif_t for plif and
  * mos+plif, linear for lms only.  n may be 0 (no H in theta).  Errors

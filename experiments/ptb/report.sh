@@ -66,15 +66,27 @@ paper() {
         $c["table"] == t && $c["model"] == m && $c["k"] == k && $c["quantity"] == q { x = $c["value"] }
         END { printf "%s", x == "" ? "—" : x }' "$PAPER"
 }
-# in_order SORT SEP EMPTY: "value<TAB>name" lines on stdin as one sentence,
-# "name value SEP name value." in `sort SORT` order; EMPTY when none
+# in_order DIR FORMAT EMPTY: "name<TAB>value" lines on stdin as one
+# sentence, "name value > name value." ordered by sbw-series --order DIR
+# (desc or asc; equal values joined by "="), each value printed with
+# FORMAT; EMPTY when none
 in_order() {
-    sort "$1" | awk -F'\t' -v sep="$2" -v none="$3" '
-        { printf "%s%s %s", (NR > 1 ? sep : ""), $2, $1 } END { print NR ? "." : none }'
+    cat >"$TAB/order"
+    if [ -s "$TAB/order" ]; then
+        "$BIN/sbw-series" -q --order "$1" "$TAB/order" | tsv_rows /dev/stdin |
+            awk -F'\t' -v fmt="$2" 'NR > 1 { printf "%s%s " fmt, (NR > 2 ? " " $3 " " : ""), $1, $2 } END { print "." }'
+    else
+        echo "$3"
+    fi
 }
-# bound MODEL: D + 2, the rank bound of a Softmax or MoC head with a bias
-# check-recipes: allow not yet a tool's column (issue 26 leftover): the bound D + 2 from train.tsv's d
-bound() { v "$1/train.tsv" d | awk '{ print ($1 == "—") ? "—" : $1 + 2 }'; }
+# bound MODEL: the head's rank bound (D + 2 for a Softmax or MoC head with
+# a bias), sbw-lm train's rank_bound
+bound() { v "$1/train.tsv" rank_bound; }
+# series ARG...: sbw-series ARG... on stdin's "LABEL<TAB>VALUE" lines (sums,
+# changes, ratios, trends and orders are computed there); sf TABLE COLUMN:
+# a column of its one row
+series() { "$BIN/sbw-series" -q "$@"; }
+sf() { printf '%s\n' "$1" | tsv_field /dev/stdin "$2"; }
 mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
 
 spectra=""
@@ -236,8 +248,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     for d in "$RES"/*/; do
         m=$(basename "$d")
         x=$(v "$m/eval-test.tsv" ppl %.1f)
-        [ "$x" != — ] && printf '%s\t%s\n' "$x" "$m"
-    done | in_order -n " < " "(none yet)."
+        [ "$x" != — ] && printf '%s\t%s\n' "$m" "$x"
+    done | in_order asc %.1f "(none yet)."
     echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
     printf -- "- MoS rank by K (Table 7), at float64's eps / at float32's:"
     printf '%s' "$kranks" | awk -F'\t' '{ printf "%s K = %s: %s / %s", (NR > 1 ? ";" : ""), $1, $2, $3 }
@@ -263,20 +275,34 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     else
         echo "(none trained yet)"
     fi
-    # the runs' time: training (MODEL/train.tsv) and recorded evaluation
-    # (MODEL/eval.done) as "count seconds" each, against the issue's budget
-    # check-recipes: allow not yet a tool's column (issue 26 leftover): the training seconds summed over the models
-    tt=$(awk -F'\t' 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; h = 1; next }
-        { t += $c; n++ } END { print n + 0, t + 0 }' "$RES"/*/train.tsv 2>/dev/null || echo 0 0)
-    # check-recipes: allow not yet a tool's column (issue 26 leftover): the evaluation seconds summed over the models
-    te=$(awk -F= '$1 == "seconds" { t += $2; n++ } END { print n + 0, t + 0 }' "$RES"/*/eval.done 2>/dev/null || echo 0 0)
-    # check-recipes: allow not yet a tool's column (issue 26 leftover): hours from those sums
-    echo "$tt $te" | awk -v quick="$QUICK" '{
-        if ($1) printf "\nTraining time, all %d model%s trained: %.2f h on this machine (wall time; some runs shared the cores with other work; threads: the run'"'"'s BLAS and OpenMP threads, of its last leg when resumed).", $1, ($1 > 1 ? "s" : ""), $2 / 3600
-        if (!quick) printf " MoS K = 3, 5, 10 and 20 were trained two at a time, one thread each (see run.sh)."
-        if ($3) printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h.", $3, ($3 > 1 ? "s" : ""), $4 / 3600
-        t = $2 + $4
-        if (!quick && t) printf " Together %.2f h summed over the runs; the runs two at a time overlapped, so the machine was busy for between half of that (%.2f h) and all of it, against the issue'"'"'s budget of about 8 h.", t / 3600, t / 7200 }'
+    # the runs' time: training (MODEL/train.tsv's seconds) and recorded
+    # evaluation (MODEL/eval.done's seconds=) as "MODEL<TAB>seconds" lines,
+    # summed in hours by sbw-series, against the issue's budget
+    for d in "$RES"/*/; do
+        m=$(basename "$d")
+        [ -s "$RES/$m/train.tsv" ] && printf '%s\t%s\n' "$m" "$(v "$m/train.tsv" seconds)"
+    done | grep -v '	—$' >"$TAB/train-seconds" || true
+    for d in "$RES"/*/; do
+        m=$(basename "$d")
+        [ -s "$RES/$m/eval.done" ] && awk -F= -v m="$m" '$1 == "seconds" { print m "\t" $2 }' "$RES/$m/eval.done"
+    done >"$TAB/eval-seconds" || true
+    if [ -s "$TAB/train-seconds" ]; then
+        h=$(series --scale 1/3600 "$TAB/train-seconds")
+        n=$(sf "$h" n)
+        printf "\nTraining time, all %d model%s trained: %.2f h on this machine (wall time; some runs shared the cores with other work; threads: the run's BLAS and OpenMP threads, of its last leg when resumed)." \
+            "$n" "$([ "$n" = 1 ] || echo s)" "$(sf "$h" sum)"
+    fi
+    [ "$QUICK" = 1 ] || printf " MoS K = 3, 5, 10 and 20 were trained two at a time, one thread each (see run.sh)."
+    if [ -s "$TAB/eval-seconds" ]; then
+        h=$(series --scale 1/3600 "$TAB/eval-seconds")
+        n=$(sf "$h" n)
+        printf " Evaluation time, recorded for %d model%s (eval.done): %.2f h." "$n" "$([ "$n" = 1 ] || echo s)" "$(sf "$h" sum)"
+    fi
+    if [ "$QUICK" != 1 ] && { [ -s "$TAB/train-seconds" ] || [ -s "$TAB/eval-seconds" ]; }; then
+        cat "$TAB/train-seconds" "$TAB/eval-seconds" >"$TAB/all-seconds"
+        printf " Together %.2f h summed over the runs; the runs two at a time overlapped, so the machine was busy for between half of that (%.2f h) and all of it, against the issue's budget of about 8 h." \
+            "$(sf "$(series --scale 1/3600 "$TAB/all-seconds")" sum)" "$(sf "$(series --scale 1/7200 "$TAB/all-seconds")" sum)"
+    fi
     echo
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
@@ -302,22 +328,25 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         --where "2:table=7,2:quantity=rank,3:table=supp. 4,3:quantity=rank,4:table=7,4:quantity=test_ppl" \
         --columns "k=K,1:rank=rank (ours),2:value=rank (paper),3:value=rank (Parthiban supp. T4),1:rank_single=rank at float32's eps (ours),1:ppl=test ppl (ours),4:value=test ppl (paper)" \
         --format ppl=%.2f
-    # in words: each K's two ranks, whether the float32 one rises with K
-    # check-recipes: allow not yet in a tool (issue 26 leftover): whether the float32 rank rises with K
-    printf '%s' "$kranks" | awk -F'\t' '$3 != "—" { N++; k[N] = $1; r64[N] = $2; r32[N] = $3; m = $4 }
-        END {
-            if (N < 2) exit
-            full = 1; up = 1
-            for (i = 1; i <= N; i++) {
-                if (r64[i] != m) full = 0
-                if (i > 1 && r32[i] <= r32[i - 1]) up = 0
-                l = l (i > 1 ? (i < N ? ", " : " and ") : "") "K = " k[i] ": " r32[i]
-            }
-            printf "\nAt float64'"'"'s eps %s. At float32'"'"'s eps (%s) the rank %s with K", \
-                full ? "every K measured gives the full rank " m : "the ranks are those of the table", l,
-                up ? "rises" : "does not rise steadily"
-            print up ? ", as the paper'"'"'s does (the paper does not say in which precision it computed its ranks)." : "."
-        }'
+    # in words: each K's two ranks; whether every float64 rank is the full
+    # rank (sbw-series --against the column count) and whether the float32
+    # one rises with K (sbw-series' trend)
+    printf '%s' "$kranks" | awk -F'\t' '$3 != "—"' >"$TAB/kranks"
+    if [ "$(grep -c . "$TAB/kranks")" -gt 1 ]; then
+        m=$(tail -n 1 "$TAB/kranks" | cut -f 4)
+        full=$(awk -F'\t' '{ print $1 "\t" $2 }' "$TAB/kranks" | series --against "$m")
+        up=$(sf "$(awk -F'\t' '{ print $1 "\t" $3 }' "$TAB/kranks" | series)" trend)
+        l=$(awk -F'\t' '{ k[NR] = $1; r[NR] = $3 } END {
+                for (i = 1; i <= NR; i++) printf "%s", (i == 1 ? "" : i == NR ? " and " : ", ") "K = " k[i] ": " r[i] }' "$TAB/kranks")
+        printf "\nAt float64's eps %s. At float32's eps (%s) the rank %s with K" \
+            "$(if [ "$(sf "$full" equal)" = "$(sf "$full" n)" ]; then echo "every K measured gives the full rank $m"; else echo "the ranks are those of the table"; fi)" \
+            "$l" "$([ "$up" = rising ] && echo rises || echo "does not rise steadily")"
+        if [ "$up" = rising ]; then
+            echo ", as the paper's does (the paper does not say in which precision it computed its ranks)."
+        else
+            echo "."
+        fi
+    fi
     echo
     echo "## Table 11: expected pairwise KL divergence (nats), valid / test"
     echo
@@ -329,8 +358,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "The paper's ordering is MoS > MoC > Softmax; ours at the end of training, on the whole valid set:"
     for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
         x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl %.3f)
-        [ "$x" != — ] && printf '%s\t%s\n' "$x" "${m#* }"
-    done | in_order -rn " > " "(none evaluated yet)."
+        [ "$x" != — ] && printf '%s\t%s\n' "${m#* }" "$x"
+    done | in_order desc %.3f "(none evaluated yet)."
     echo "Our final models differ in perplexity, so the"
     echo "table compares them at different points of training. The KLD-against-perplexity figure"
     echo "measures KLD along training instead (the snapshots sbw-lm kept every --eval-every tokens, a quarter epoch here, on"
@@ -355,16 +384,17 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     for d in "$RES"/*/; do
         m=$(basename "$d")
         [ -s "$RES/$m/curve.tsv" ] && [ -s "$RES/$m/train.tsv" ] || continue
-        # check-recipes: allow not yet in a tool (issue 26 leftover): the last quarter epoch's change in perplexity
-        row=$(tsv_rows "$RES/$m/curve.tsv" | awk -F'\t' -v m="$m" -v stop="$(v "$m/train.tsv" stop)" '
-            NR == 2 { k1 = $3 }
-            NR > 1 { t0 = t; p0 = p; t = $1; p = $2; k = $3 }
-            END { if (NR > 2) printf "| %s | %s | %s | %.1f | %.1f | %+.1f%% | %.3f | %.3f |", m, stop, t, p0, p, 100 * (p / p0 - 1), k1, k }')
-        [ -n "$row" ] || continue
-        echo "$row"
+        # the curve's rows (tokens, valid_ppl, expected_pairwise_kl): the last
+        # two perplexities and the first and last KLD, their change by sbw-series
+        tsv_rows "$RES/$m/curve.tsv" | tail -n +2 >"$TAB/curve"
+        [ "$(grep -c . "$TAB/curve")" -gt 1 ] || continue
+        pc=$(tail -n 2 "$TAB/curve" | cut -f 2 | series)
+        kc=$(sed -n '1p;$p' "$TAB/curve" | cut -f 3 | series)
+        printf '| %s | %s | %s | %.1f | %.1f | %+.1f%% | %.3f | %.3f |\n' "$m" "$(v "$m/train.tsv" stop)" \
+            "$(tail -n 1 "$TAB/curve" | cut -f 1)" "$(sf "$pc" first)" "$(sf "$pc" last)" "$(sf "$pc" change_pct)" \
+            "$(sf "$kc" first)" "$(sf "$kc" last)"
         nc=$((nc + 1))
-        # check-recipes: allow not yet in a tool (issue 26 leftover): whether KLD grew along training
-        echo "$row" | awk -F'|' '{ exit !($9 + 0 > $8 + 0) }' && grew=$((grew + 1))
+        [ "$(sf "$kc" trend)" = rising ] && grew=$((grew + 1))
     done
     echo
     echo "The papers' models reached a test perplexity near 56 after about 1000 epochs; ours stop at"
@@ -386,8 +416,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         echo "$pk equal intervals of [-T, T] = [-$pt, $pt] (params.tsv's \`# knots=\` and \`# plif_t=\`), and"
         echo "the learned slopes lie between $(awk -v x="$smin" 'BEGIN { printf "%.3g", x }') and $(awk -v x="$smax" 'BEGIN { printf "%.3g", x }') (columns min and max of"
         echo "\`sbw-info $pf/plif_slope.npy\`). f is increasing and its slope varies by a factor of"
-        # check-recipes: allow not yet in a tool (issue 26 leftover): the ratio of PLIF's largest to smallest slope
-        echo "$(awk -v a="$smin" -v b="$smax" 'BEGIN { if (a > 0) printf "%.3g", b / a; else printf "inf" }') over the span, so f is not affine: f(XWᵀ) does not keep the rank D + 1 of XWᵀ"
+        ratio=$(sf "$(printf 'min\t%s\nmax\t%s\n' "$smin" "$smax" | series)" max_over_min)
+        echo "$(awk -v x="$ratio" 'BEGIN { printf "%.3g", x }') over the span, so f is not affine: f(XWᵀ) does not keep the rank D + 1 of XWᵀ"
         echo "(with its bias), and nothing bounds its rank."
         echo
         echo "![plif-f]($FIGREL/plif-f.png)"

@@ -31,4 +31,10 @@ expect_grep "ok.sh:3: allowed \(the mean over seeds\)" "$T/out" "--list shows th
 f=far.sh; w '#!/bin/sh' '# check-recipes: allow the mean over seeds' 'echo other' "awk ${q}{ s += \$2 }${q} x.tsv"
 expect_exit 1 "an allowance not directly above does not count" sh "$C" "$T/far.sh"
 expect_exit 0 "the committed recipes and plots" sh "$C"
+# issue 26: every computation the reports state is a tool's (sbw-series,
+# rank_bound); what is still allowed is not a result (run.sh's --hours)
+expect_exit 0 "--list of the tree" sh "$C" --list
+expect_eq "$(grep -c . "$T/out")" 1 "one allowance left in the tree"
+expect_grep "^experiments/ptb/run.sh:[0-9]+: allowed \(an option's hours in seconds" "$T/out" \
+    "the one left is run.sh's --hours, not a result"
 finish

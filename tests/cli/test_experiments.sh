@@ -37,6 +37,14 @@ if [ -n "$rmoc" ] && [ "$rmoc" -le $((DM + 2)) ]; then ok; else bad "Table 6: Mo
 rmos=$(cell MoS rank "$O/table6.tsv")
 if [ -n "$rmos" ] && [ "$rmos" -gt $((DM + 2)) ]; then ok; else bad "Table 6: MoS rank '$rmos' not above D + 2"; fi
 expect_eq "$(cell "true log P*" rank "$O/table6.tsv")" 100 "Table 6: the truth is full rank"
+# the bounds are sbw-fit's # rank_bound= (D + 2 with the bias), and the
+# verdicts on them (sbw-series --against) say so
+expect_eq "$(cell Softmax bound "$O/table6.tsv")" $((DS + 2)) "Table 6: Softmax bound D + 2 from sbw-fit"
+expect_eq "$(cell MoC bound "$O/table6.tsv")" $((DM + 2)) "Table 6: MoC bound D + 2 from sbw-fit"
+expect_grep "^- Softmax: rank $((DS + 2)), bound $((DS + 2)): at its bound\.$" "$O/report.md" \
+    "report: the Softmax rank at its bound"
+expect_grep "^- MoC: rank $rmoc, bound $((DM + 2)): within its bound\.$" "$O/report.md" \
+    "report: the MoC rank within its bound"
 # Table 7: the MoS ranks by K, as the paper's Table 7
 ranks=$(awk -F'\t' '/^#/ || !h++ { next } { printf "%s ", $3 }' "$O/table7.tsv")
 # shellcheck disable=SC2086
@@ -46,6 +54,15 @@ expect_eq "$1" $((DM + 2)) "Table 7: MoS K=1 is at the Softmax bound"
 if [ "$2" -ge "$1" ] && [ "$3" -ge "$2" ] && [ "$3" -gt $((DM + 2)) ]; then ok; else
     bad "Table 7: MoS ranks $ranks do not grow with K past D + 2"
 fi
+# in words: K -> rank, grows (sbw-series' trend), full from the first K at 100
+full=none # the first K whose rank is min(N, M) = 100
+[ "$3" = 100 ] && full=4
+[ "$2" = 100 ] && full=2
+[ "$1" = 100 ] && full=1
+w="grows with K"
+[ "$full" = none ] || w="$w, full \\(min\\(N, M\\) = 100\\) from K = $full on"
+expect_grep "^- MoS rank against K \(K→rank: 1→$1, 2→$2, 4→$3\): $w\.$" "$O/report.md" \
+    "report: how the MoS rank moves with K"
 expect_grep '^\| MoS \| 6 \| 4 \| [0-9]+ \| [0-9]+ \| 100 \| 9981 \|$' "$O/report.md" "report: Table 6 beside the paper"
 expect_grep '^\| Softmax \| [0-9.e-]+ \| [0-9.e-]+ \| [0-9.e+]+ \| 4.869 \| 4.763 \|$' "$O/report.md" "report: Table 11 beside the paper"
 expect_grep '^- Expected pairwise KL: ' "$O/report.md" "report: says how the KLD ordering came out"

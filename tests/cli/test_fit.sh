@@ -25,6 +25,7 @@ expect_exit 0 "--version" "$FIT" --version
 expect_exit 0 "fit" "$FIT" "$T/P.npy" --model mos --k 2 --d 3 --steps 30 --bias \
     -o "$T/Q.npy" --log "$T/train.tsv" --save "$T/params" -q
 expect_grep "^# model=mos$" "$T/out" "header: model"
+expect_grep "^# rank_bound=none$" "$T/out" "header: a MoS of K = 2 has no rank bound"
 expect_grep "^# convergence=30 steps$" "$T/out" "header: convergence criterion"
 expect_grep "^# lr_mode=fixed$" "$T/out" "header: lr mode"
 expect_eq "$(tsv_field "$T/out" steps)" 30 "steps done"
@@ -48,6 +49,8 @@ expect_absent "$T/Q.npy.ckpt" "the default checkpoint is removed after success"
 expect_exit 0 "softmax fit" "$FIT" "$T/P.npy" --d 2 --steps 30 -o "$T/Qsoft.npy" -q
 "$BIN/sbw-rank" "$T/Qsoft.npy" >"$T/rank" 2>/dev/null || bad "sbw-rank of the fitted log Q failed"
 expect_eq "$(tsv_field "$T/rank" rank)" 3 "softmax --d 2: log Q has rank D+1 = 3"
+expect_eq "$(tsv_meta "$T/out" rank_bound)" "$(tsv_field "$T/rank" rank)" \
+    "softmax --d 2: # rank_bound= is the rank sbw-rank measures"
 
 # --init DIR: the saved parameters reproduce the fit's log Q exactly
 expect_exit 0 "--init" "$FIT" "$T/P.npy" --model mos --k 2 --d 3 --bias --init "$T/params" \

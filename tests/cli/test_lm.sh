@@ -15,7 +15,7 @@ expect_exit 0 "quick softmax" "$LM" train --data "$C" --quick --epochs 4 --log "
     --ckpt "$T/sm" -q
 cp "$T/out" "$T/train.tsv"
 expect_grep "^# command=sbw-lm train --data" "$T/train.tsv" "table names the command"
-expect_grep "^head	d	k	params	steps	epochs	tokens	seconds	tokens_per_s	train_ppl	valid_ppl	stop$" \
+expect_grep "^head	d	k	rank_bound	params	steps	epochs	tokens	seconds	tokens_per_s	train_ppl	valid_ppl	stop$" \
     "$T/train.tsv" "table columns"
 ppl=$(tsv_field "$T/train.tsv" valid_ppl)
 # 200 words; the chain's successors make it far better than uniform
@@ -52,19 +52,24 @@ rank_of() {
     tsv_field "$T/rank.tsv" rank
 }
 expect_eq "$(rank_of "$T/sm")" 18 "softmax D=16 with a bias: rank D+2"
+expect_eq "$(tsv_field "$T/train.tsv" rank_bound)" "$(tsv_field "$T/rank.tsv" rank)" \
+    "train's rank_bound is the rank sbw-rank measures (softmax with a bias)"
 expect_eq "$(rank_of "$T/sm" --center)" 17 "--center recovers D+1 with a bias"
-"$LM" train --data "$C" --quick --max-steps 40 --no-bias --ckpt "$T/nb" -q >/dev/null 2>"$T/run.err" ||
+"$LM" train --data "$C" --quick --max-steps 40 --no-bias --ckpt "$T/nb" -q >"$T/nb.tsv" 2>"$T/run.err" ||
     bad "softmax --no-bias training failed (exit $?): $(tail -n 3 "$T/run.err")"
 expect_eq "$(rank_of "$T/nb")" 17 "softmax D=16 without a bias: rank D+1"
+expect_eq "$(tsv_field "$T/nb.tsv" rank_bound)" "$(tsv_field "$T/rank.tsv" rank)" \
+    "train's rank_bound is the rank sbw-rank measures (softmax --no-bias)"
 expect_eq "$(rank_of "$T/nb" --center)" 16 "--center recovers D without a bias"
 "$LM" train --data "$C" --quick --head moc --k 3 --max-steps 40 --ckpt "$T/moc" -q >/dev/null 2>"$T/run.err" ||
     bad "moc training failed (exit $?): $(tail -n 3 "$T/run.err")"
 r=$(rank_of "$T/moc")
 if [ -n "$r" ] && [ "$r" -le 18 ]; then ok; else bad "moc K=3 D=16: rank '$r' above D+2"; fi
-"$LM" train --data "$C" --quick --head mos --k 3 --epochs 2 --ckpt "$T/mos" -q >/dev/null 2>"$T/run.err" ||
+"$LM" train --data "$C" --quick --head mos --k 3 --epochs 2 --ckpt "$T/mos" -q >"$T/mos.tsv" 2>"$T/run.err" ||
     bad "mos training failed (exit $?): $(tail -n 3 "$T/run.err")"
 r=$(rank_of "$T/mos")
 if [ -n "$r" ] && [ "$r" -gt 18 ]; then ok; else bad "trained mos K=3 D=16: rank '$r' not above D+2"; fi
+expect_eq "$(tsv_field "$T/mos.tsv" rank_bound)" none "mos K=3: train's rank_bound is none"
 
 # ---- --export -------------------------------------------------------------------------------
 expect_exit 0 "eval --export" "$LM" eval --data "$C" --ckpt "$T/mos" --export "$T/exp" --threads 1 -q
