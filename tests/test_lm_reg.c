@@ -329,6 +329,25 @@ static void test_masks_follow_the_stream(void **state)
     teardown(&f);
 }
 
+/* The memory preflight counts the weight-drop flags: what the workspace
+ * allocates, and more than without them. */
+static void test_ws_bytes_with_masks(void **state)
+{
+    (void)state;
+    reg_setup f;
+    setup(&f, &head_cases[5], true, &WD);
+    for (int single = 0; single < 2; single++) {
+        sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, true}, n = o;
+        n.wdrop = false;
+        sbw_lm_ws *ws = NULL;
+        SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &f.lm, &o));
+        SBW_ASSERT_EQ(sbw_lm_ws_bytes(&f.lm, &o), sbw_lm_ws_allocated(ws));
+        SBW_ASSERT_GE(sbw_lm_ws_bytes(&f.lm, &o) - sbw_lm_ws_bytes(&f.lm, &n), 4.0 * (16 + 9));
+        sbw_lm_ws_free(ws);
+    }
+    teardown(&f);
+}
+
 static bool given_none(void *ctx, const char *opt)
 {
     (void)ctx, (void)opt;
@@ -387,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_float_matches_double),
         cmocka_unit_test(test_off_is_unchanged),
         cmocka_unit_test(test_masks_follow_the_stream),
+        cmocka_unit_test(test_ws_bytes_with_masks),
         cmocka_unit_test(test_presets),
     };
     if (getenv("SBW_TEST_FILTER"))
