@@ -14,7 +14,8 @@
  * emb drops whole words of E for a chunk (Gal & Ghahramani 2016);
  * in, layer, latent are "locked" masks, one per sequence and feature for
  * the whole chunk, on the first layer's input, on each LSTM layer's
- * output, and on the latent.
+ * output (the last one's with its own probability when last >= 0), and on
+ * the latent; weight drop, AR and TAR: sbw_lm_dropout below.
  *
  * theta layout (doubles): [ E (M*E; absent when tied) | per layer l:
  * Wx_l (4H_l x I_l), Wh_l (4H_l x H_l), b_l (4H_l) | P (D x H_L) | p0 (D)

@@ -76,7 +76,7 @@ static const sbw_cli_opt train_opts[] = {
     {"--dropout-emb", "P", SBW_ARG_DOUBLE, &TA.o.drop.emb, 0, 0.99, "word dropout (0.1)"},
     {"--dropout-in", "P", SBW_ARG_DOUBLE, &TA.o.drop.in, 0, 0.99, "first layer's input (0.4)"},
     {"--dropout-layer", "P", SBW_ARG_DOUBLE, &TA.o.drop.layer, 0, 0.99,
-     "each LSTM layer's output (0.25)"},
+     "each LSTM layer's output, the last's too by default (0.25)"},
     {"--dropout-last", "P", SBW_ARG_DOUBLE, &TA.o.drop.last, 0, 0.99,
      "the last LSTM layer's output (default: --dropout-layer's)"},
     {"--dropout-latent", "P", SBW_ARG_DOUBLE, &TA.o.drop.latent, 0, 0.99, "the latent (0.4)"},
