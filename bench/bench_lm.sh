@@ -177,4 +177,37 @@ for head in softmax mos; do
     bench_note "lm eval --logprobs $head D=$d: $((2 * EVAL_T)) rows in $4 s = $rows rows/s ($(($6 / 1048576)) MB written); peak RSS $(($2 / 1024)) MB at $EVAL_T rows, $(($5 / 1024)) MB at $((2 * EVAL_T)) (T x M float64: $full MB); growth $grow MB where holding the matrix would add >= $held MB (target < $((held / 2)) MB: $v)"
 done
 rm -rf "$dir/log.tsv" "$dir/train.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes*
+# ---- issue 28 (wt-reg): the papers' regularisation, on against off ----------------------------
+# The MoS bench model above (emb $EMB, LSTM $HIDDEN, batch $B, BPTT $T, D=280,
+# K=15), training tokens per second (log_rates: median per step after two
+# warm-up rows) three ways: no dropout; the locked and word dropouts at
+# --preset mos's values; and those plus --preset mos's weight drop 0.5, AR
+# alpha 2, TAR beta 1 and variable BPTT.  Information, no target: what the
+# regularisers cost.  LM_REG_STEPS steps each (default 8).
+REG_STEPS=${LM_REG_STEPS:-8}
+reg_drop="--dropout-emb 0.1 --dropout-in 0.4 --dropout-layer 0.225 --dropout-last 0.4 --dropout-latent 0.29"
+reg_new="--wdrop 0.5 --alpha 2 --beta 1 --var-bptt"
+for reg in off dropouts all; do
+    case $reg in
+    off) opts="--no-dropout" ;;
+    dropouts) opts=$reg_drop ;;
+    all) opts="$reg_drop $reg_new" ;;
+    esac
+    # shellcheck disable=SC2086 # opts are options, split on purpose
+    "$BIN/sbw-lm" train --data "$PTB" --head mos --k $K --d 280 --emb "$EMB" --hidden "$HIDDEN" \
+        --batch "$B" --bptt "$T" $opts --seed 1 --max-steps $((REG_STEPS + 2)) --log-every 1 \
+        --log "$dir/reg.tsv" -q --threads 2 >/dev/null 2>"$dir/sbw.err" ||
+        { cat "$dir/sbw.err"; bench_note "lm regularisation $reg: FAIL: sbw-lm train"; status=1; continue; }
+    # shellcheck disable=SC2046
+    set -- $(log_rates "$dir/reg.tsv" 1)
+    case $reg in
+    off) reg_off=$1 ;;
+    dropouts) reg_dropouts=$1 ;;
+    all) reg_all=$1 ;;
+    esac
+    bench_note "lm mos D=280 K=15, regularisation $reg: sbw $1 tok/s (median of $REG_STEPS steps)"
+done
+bench_note "lm mos regularisation cost: dropouts $(ratio "${reg_dropouts:-0}" "${reg_off:-0}")x, all $(ratio "${reg_all:-0}" "${reg_off:-0}")x the tokens/s without (information)"
+rm -f "$dir/reg.tsv"
+# ---- end of issue 28's block ------------------------------------------------------------------
 exit $status

@@ -40,8 +40,11 @@ struct sbw_lm_ws {
     double *H, *dH; /* (B*T, D) the head's input and its gradient */
     void *bufs;     /* lm_bufs_f or _d */
     double head_seconds;
-    int nt;            /* OpenMP threads of the pointwise stages */
-    sbw_ledger ledger; /* every buffer but the head's workspace */
+    double wkeep;       /* this step's weight-drop scale (0: none; draw_masks) */
+    double alpha, beta; /* this step's AR and TAR weights (0: none) */
+    double ar, tar;     /* their values (reg_back) */
+    int nt;             /* OpenMP threads of the pointwise stages */
+    sbw_ledger ledger;  /* every buffer but the head's workspace */
 };
 
 /* Pointwise stages go parallel only above this many elements: below it a
@@ -52,6 +55,7 @@ struct sbw_lm_ws {
 /* defines: alloc_bufs_f(), from_double_f(), to_double_f(), load_params_f(), draw_mask_f() */
 /* defines: draw_masks_f(), embed_f(), apply_mask_f(), forward_f(), carry_f(), latent_back_f() */
 /* defines: embed_back_f(), backward_f(), state_get_f(), state_set_f(), state_reset_f() */
+/* defines: from_double_dropped_f(), draw_keep_f(), reg_back_f(), wh_grad_f() */
 #define SBW_PREC 32
 #include "sbw_prec.h"
 #include "sbw_lm_tmpl.h"
@@ -59,6 +63,7 @@ struct sbw_lm_ws {
 /* defines: alloc_bufs_d(), from_double_d(), to_double_d(), load_params_d(), draw_mask_d() */
 /* defines: draw_masks_d(), embed_d(), apply_mask_d(), forward_d(), carry_d(), latent_back_d() */
 /* defines: embed_back_d(), backward_d(), state_get_d(), state_set_d(), state_reset_d() */
+/* defines: from_double_dropped_d(), draw_keep_d(), reg_back_d(), wh_grad_d() */
 #define SBW_PREC 64
 #include "sbw_prec.h"
 #include "sbw_lm_tmpl.h"
@@ -240,6 +245,7 @@ static double bufs_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, double z)
         double H = (double)lm->a.hidden[l], in = (double)lm->in[l];
         sbw_lstm_shape s = {lm->in[l], lm->a.hidden[l], o->batch, o->steps};
         e += 2 * (4 * H * in + 4 * H * H + 4 * H) + N * in + 2 * N * H + N * 4 * H + 3 * B * H;
+        e += o->wdrop ? 4 * H * H / z : 0; /* the weight-drop flags, a byte each */
         work = sbw_lstm_work_len(&s) > work ? sbw_lstm_work_len(&s) : work;
         wide = lm->a.hidden[l] > wide ? lm->a.hidden[l] : lm->in[l] > wide ? lm->in[l] : wide;
     }
@@ -307,6 +313,12 @@ void sbw_lm_ws_free(sbw_lm_ws *w)
 
 void sbw_lm_ws_reset(sbw_lm_ws *w) { w->k->state_reset(w); }
 
+void sbw_lm_ws_reg(const sbw_lm_ws *w, double *ar, double *tar)
+{
+    *ar = w->ar;
+    *tar = w->tar;
+}
+
 size_t sbw_lm_state_len(const sbw_lm_ws *w)
 {
     size_t n = 0;
@@ -352,8 +364,12 @@ int sbw_lm_loss(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch,
                 double *grad)
 {
     int st = check_chunk(w, ch, true);
+    if (!st && drop && drop->wdrop > 0 && !w->opt.wdrop)
+        st = SBW_ERROR(SBW_EINVAL, "weight drop %g: the workspace was made without its masks",
+                       drop->wdrop);
     if (st)
         return st;
+    w->alpha = drop ? drop->alpha : 0, w->beta = drop ? drop->beta : 0;
     sbw_rng_reseed(w->rng, seed, stream);
     w->k->draw_masks(w, drop ? w->rng : NULL, drop);
     st = w->k->forward(w, theta, ch, w->H);
@@ -376,6 +392,7 @@ int sbw_lm_latent(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch, dou
     if (st)
         return st;
     w->k->draw_masks(w, NULL, NULL);
+    w->alpha = w->beta = 0;
     st = w->k->forward(w, theta, ch, lat);
     if (!st)
         w->k->carry(w, ch->steps);

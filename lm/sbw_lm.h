@@ -14,7 +14,8 @@
  * emb drops whole words of E for a chunk (Gal & Ghahramani 2016);
  * in, layer, latent are "locked" masks, one per sequence and feature for
  * the whole chunk, on the first layer's input, on each LSTM layer's
- * output, and on the latent.
+ * output (the last one's with its own probability when last >= 0), and on
+ * the latent; weight drop, AR and TAR: sbw_lm_dropout below.
  *
  * theta layout (doubles): [ E (M*E; absent when tied) | per layer l:
  * Wx_l (4H_l x I_l), Wh_l (4H_l x H_l), b_l (4H_l) | P (D x H_L) | p0 (D)
@@ -66,9 +67,28 @@ typedef struct sbw_lm {
     size_t nparam;                    /* doubles in theta */
 } sbw_lm;
 
-/* Dropout probabilities, each in [0, 1). */
+/* The training-only regularisation of a step (AWD-LSTM, Merity et al.
+ * 2018; MoS's code): dropout probabilities, each in [0, 1), and the
+ * activation regularisers' weights.
+ *   emb, in, layer, latent  as above; last < 0: the last LSTM layer's
+ *           output takes layer's probability, else last (MoS's and
+ *           AWD-LSTM's "dropout", 0.4, beside "dropouth" between layers).
+ *   wdrop   weight drop (DropConnect) on each layer's Wh: one mask of
+ *           4H_l x H_l entries per chunk, kept entries scaled by
+ *           1/(1-wdrop) (AWD-LSTM's WeightDrop: F.dropout on the raw
+ *           weight); the gradient reaches the raw Wh through the mask.
+ *   alpha   AR: alpha * mean over the chunk's N x H_L entries of xl^2,
+ *           xl = the last LSTM layer's output after its dropout (the
+ *           latent's input; AWD: dropped_rnn_hs[-1]).
+ *   beta    TAR: beta * mean over (T-1) x B x H_L entries of
+ *           (h^L_t - h^L_{t-1})^2, the last LSTM layer's output before
+ *           dropout, within the chunk (0 when T = 1; AWD: rnn_hs[-1]).
+ * AR and TAR enter the gradient only: the loss sbw_lm_loss reports is the
+ * cross-entropy (AWD logs raw_loss); sbw_lm_ws_reg gives their values. */
 typedef struct sbw_lm_dropout {
     double emb, in, layer, latent;
+    double last; /* < 0: as layer */
+    double wdrop, alpha, beta;
 } sbw_lm_dropout;
 
 /* Checks the architecture and lays out theta for a vocabulary of m words.
@@ -105,6 +125,7 @@ typedef struct sbw_lm_ws_opts {
      * and what follows each value in a message (" (set by --quick)"; NULL:
      * nothing) */
     const char *batch_opt, *batch_note, *steps_note;
+    bool wdrop; /* the workspace holds weight-drop masks (sbw_lm_dropout.wdrop > 0) */
 } sbw_lm_ws_opts;
 
 /* Allocates a workspace for lm and opts (the head pass's too).  The
@@ -156,14 +177,20 @@ typedef struct sbw_lm_chunk {
  * chunk's steps*B targets into res; grad (nparam) overwritten with its
  * gradient.  Dropout masks come from (seed, stream) through sbw_rng, so a
  * step is a pure function of its arguments and the carried state, which
- * is advanced to the chunk's last step.  drop NULL: no dropout.
- * Errors: SBW_EINVAL (ids >= M, steps 0 or > T), the pass's.  On failure:
- * after the chunk's checks nothing has changed; a later error (the
- * layers' or the pass's) leaves res and grad unspecified and the carried
- * state not advanced. */
+ * is advanced to the chunk's last step.  drop NULL: no dropout, no AR or
+ * TAR.  The gradient is that of the loss plus AR and TAR; with drop->wdrop
+ * > 0 the workspace must have been made with opts.wdrop.
+ * Errors: SBW_EINVAL (ids >= M, steps 0 or > T, weight drop without the
+ * workspace's masks), the pass's.  On failure: after the chunk's checks
+ * nothing has changed; a later error (the layers' or the pass's) leaves
+ * res and grad unspecified and the carried state not advanced. */
 int sbw_lm_loss(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch,
                 const sbw_lm_dropout *drop, uint64_t seed, uint64_t stream, sbw_pass_result *res,
                 double *grad);
+
+/* The AR and TAR terms (sbw_lm_dropout.alpha, .beta) of the last
+ * sbw_lm_loss, each 0 when its weight is 0 or drop was NULL. */
+void sbw_lm_ws_reg(const sbw_lm_ws *ws, double *ar, double *tar);
 
 /* Evaluation forward (no dropout): the latent l_t of every step of the
  * chunk into lat (steps*B x D, leading dim D, time-major), advancing the

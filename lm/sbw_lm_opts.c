@@ -3,7 +3,10 @@
 
 #include "sbw_fit_opts.h"
 
+#include "sbw_error.h"
 #include "sbw_rng.h"
+
+#include <stdio.h>
 
 #include <string.h>
 
@@ -65,6 +68,13 @@ const sbw_ckpt_field sbw_lm_opts_table[] = {
     {"eval_every", AT(eval_every), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, FREE, "--eval-every"},
     {"ckpt_every", AT(ckpt_every), SBW_CKPT_DOUBLE, 0, 1e9, 600, NULL, FREE, "--ckpt-every"},
     {"threads", AT(threads), SBW_CKPT_INT, 0, 4096, 0, NULL, FREE, "--threads"},
+    /* issue 28's rows, last: a checkpoint written before them has none and
+     * reads as these defaults, which are the behaviour it was trained with */
+    {"dropout_last", AT(drop.last), SBW_CKPT_DOUBLE, -1, 0.99, -1, NULL, SHAPES, "--dropout-last"},
+    {"wdrop", AT(drop.wdrop), SBW_CKPT_DOUBLE, 0, 0.99, 0, NULL, SHAPES, "--wdrop"},
+    {"alpha", AT(drop.alpha), SBW_CKPT_DOUBLE, 0, 1e6, 0, NULL, SHAPES, "--alpha"},
+    {"beta", AT(drop.beta), SBW_CKPT_DOUBLE, 0, 1e6, 0, NULL, SHAPES, "--beta"},
+    {"var_bptt", AT(var_bptt), SBW_CKPT_BOOL, 0, 1, 0, NULL, SHAPES, "--var-bptt"},
 };
 
 const size_t sbw_lm_opts_nrows = sizeof sbw_lm_opts_table / sizeof *sbw_lm_opts_table;
@@ -75,6 +85,16 @@ void sbw_lm_opts_init(sbw_lm_opts *o)
     sbw_ckpt_defaults(sbw_lm_opts_table, sbw_lm_opts_nrows, o);
 }
 
+int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o)
+{
+    size_t n = sbw_lm_opts_nrows;
+    if (!sbw_ckpt_value(c, sbw_lm_opts_table[n - SBW_LM_OPTS_NEW].key)) {
+        n -= SBW_LM_OPTS_NEW; /* written before issue 28: the new rows keep their defaults */
+        sbw_ckpt_defaults(sbw_lm_opts_table + n, SBW_LM_OPTS_NEW, o);
+    }
+    return sbw_ckpt_get(c, sbw_lm_opts_table, n, o);
+}
+
 const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt)
 {
     size_t n = strlen(opt);
@@ -82,4 +102,152 @@ const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt)
         if ((p == o->quick || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
             return " (set by --quick)";
     return "";
+}
+
+void sbw_lm_opts_quick(sbw_lm_opts *o, sbw_lm_opts_given given, void *ctx, char *note, size_t cap)
+{
+    struct {
+        const char *opt;
+        size_t *dst, v;
+    } q[] = {{"--d", &o->arch.d, 16},
+             {"--batch", &o->batch, 8},
+             {"--bptt", &o->bptt, 20},
+             {"--train-tokens", &o->train_tokens, 20000},
+             {"--valid-tokens", &o->valid_tokens, 4000},
+             {"--k", &o->arch.k, 3},
+             {"--knots", &o->arch.knots, 20},
+             {"--log-every", &o->log_every, 5},
+             {"--eval-batch", &o->eval_batch, 4}};
+    size_t at = 0;
+    note[0] = '\0';
+    for (size_t i = 0; i <= sizeof q / sizeof *q; i++) {
+        const char *opt = i < sizeof q / sizeof *q ? q[i].opt : "--hidden";
+        if (given(ctx, opt))
+            continue;
+        if (i < sizeof q / sizeof *q)
+            *q[i].dst = q[i].v;
+        else
+            o->arch.nlayers = 1, o->arch.hidden[0] = 32;
+        int k = snprintf(note + at, cap - at, "%s%s", at ? " " : "", opt);
+        at += k > 0 && (size_t)k < cap - at ? (size_t)k : 0;
+    }
+    o->quick = note;
+    struct {
+        const char *opt;
+        double *dst;
+    } p[] = {{"--dropout-emb", &o->drop.emb},
+             {"--dropout-in", &o->drop.in},
+             {"--dropout-layer", &o->drop.layer},
+             {"--dropout-latent", &o->drop.latent}};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) /* a tiny model underfits already */
+        if (!given(ctx, p[i].opt))
+            *p[i].dst = 0;
+    if (!given(ctx, "--dropout-last"))
+        o->drop.last = -1; /* as --dropout-layer (a preset's 0.4 too) */
+}
+
+/* The papers' recipes (sbw_lm_opts.h: sbw_lm_opts_preset). */
+typedef struct lm_preset {
+    const char *name, *what;
+    sbw_head_model model;
+    size_t k, d, nlayers, hidden[SBW_LM_MAX_LAYERS], batch;
+    double lr;
+    sbw_lm_dropout drop;
+} lm_preset;
+
+static const lm_preset presets[] = {
+    {"mos",
+     "MoS (Yang et al. 2018; zihangdai/mos, PTB)",
+     SBW_MODEL_MOS,
+     15,
+     280,
+     3,
+     {960, 960, 620},
+     12,
+     20,
+     {.emb = 0.1,
+      .in = 0.4,
+      .layer = 0.225,
+      .last = 0.4,
+      .latent = 0.29,
+      .wdrop = 0.5,
+      .alpha = 2,
+      .beta = 1}},
+    {"awd",
+     "AWD-LSTM (Merity et al. 2018; salesforce/awd-lstm-lm, PTB)",
+     SBW_MODEL_SOFTMAX,
+     15,
+     400,
+     3,
+     {1150, 1150, 400},
+     20,
+     30,
+     {.emb = 0.1,
+      .in = 0.4,
+      .layer = 0.25,
+      .last = 0.4,
+      .latent = 0,
+      .wdrop = 0.5,
+      .alpha = 2,
+      .beta = 1}},
+};
+#define NPRESETS (sizeof presets / sizeof *presets)
+
+int sbw_lm_opts_preset(sbw_lm_opts *o, const char *name, sbw_lm_opts_given given, void *ctx)
+{
+    const lm_preset *p = NULL;
+    for (size_t i = 0; i < NPRESETS; i++)
+        p = strcmp(presets[i].name, name) == 0 ? &presets[i] : p;
+    if (!p)
+        return SBW_ERROR(SBW_EINVAL, "--preset '%s': mos or awd", name);
+#define SET(opt, lhs, v)                                                                           \
+    do {                                                                                           \
+        if (!given(ctx, opt))                                                                      \
+            lhs = v;                                                                               \
+    } while (0)
+    SET("--head", o->arch.model, p->model);
+    SET("--k", o->arch.k, p->k);
+    SET("--d", o->arch.d, p->d);
+    if (!given(ctx, "--hidden")) {
+        o->arch.nlayers = p->nlayers;
+        memcpy(o->arch.hidden, p->hidden, sizeof o->arch.hidden);
+    }
+    o->arch.tied = true; /* --tied is a flag: the papers' models are all tied */
+    SET("--batch", o->batch, p->batch);
+    SET("--bptt", o->bptt, 70);
+    SET("--lr", o->lr, p->lr);
+    SET("--clip", o->clip, 0.25);
+    SET("--wdecay", o->wdecay, 1.2e-6);
+    SET("--nonmono", o->nonmono, 5);
+    SET("--dropout-emb", o->drop.emb, p->drop.emb);
+    SET("--dropout-in", o->drop.in, p->drop.in);
+    SET("--dropout-layer", o->drop.layer, p->drop.layer);
+    SET("--dropout-last", o->drop.last, p->drop.last);
+    SET("--dropout-latent", o->drop.latent, p->drop.latent);
+    SET("--wdrop", o->drop.wdrop, p->drop.wdrop);
+    SET("--alpha", o->drop.alpha, p->drop.alpha);
+    SET("--beta", o->drop.beta, p->drop.beta);
+    o->var_bptt = true; /* a flag too */
+#undef SET
+    return SBW_OK;
+}
+
+void sbw_lm_opts_preset_help(char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NPRESETS && at < cap; i++) {
+        const lm_preset *p = &presets[i];
+        int k = snprintf(buf + at, cap - at,
+                         "--preset %s: %s:\n  --head %s%s%.0zu --d %zu --hidden %zu,%zu,%zu --tied "
+                         "--batch %zu --bptt 70 --var-bptt\n  --lr %g --clip 0.25 --wdecay 1.2e-6 "
+                         "--nonmono 5 --dropout-emb %g --dropout-in %g\n  --dropout-layer %g "
+                         "--dropout-last %g --dropout-latent %g --wdrop %g --alpha %g --beta %g\n",
+                         p->name, p->what, sbw_head_model_name(p->model),
+                         p->model == SBW_MODEL_MOS ? " --k " : "",
+                         p->model == SBW_MODEL_MOS ? p->k : 0, p->d, p->hidden[0], p->hidden[1],
+                         p->hidden[2], p->batch, p->lr, p->drop.emb, p->drop.in, p->drop.layer,
+                         p->drop.last, p->drop.latent, p->drop.wdrop, p->drop.alpha, p->drop.beta);
+        at += k > 0 ? (size_t)k : 0;
+    }
 }

@@ -30,8 +30,9 @@ typedef struct sbw_lm_opts {
     double beta1, beta2, eps; /* Adam */
     bool asgd;                /* SGD switches to averaging when validation stalls */
     size_t nonmono;           /* ... worse than the best of all but the last nonmono */
-    sbw_lm_dropout drop;
-    bool single; /* float training path */
+    sbw_lm_dropout drop;      /* dropouts, weight drop, AR and TAR (sbw_lm.h) */
+    bool var_bptt;            /* AWD-LSTM's random chunk lengths, lr scaled by length/bptt */
+    bool single;              /* float training path */
     /* may change on resume */
     size_t epochs;     /* stop after this many epochs */
     size_t max_steps;  /* and after this many steps (0: no limit) */
@@ -49,17 +50,50 @@ typedef struct sbw_lm_opts {
 extern const sbw_ckpt_field sbw_lm_opts_table[];
 extern const size_t sbw_lm_opts_nrows;
 
+/* The table's last rows (dropout_last, wdrop, alpha, beta, var_bptt),
+ * which checkpoints written before them lack. */
+#define SBW_LM_OPTS_NEW 5
+
+/* Every row of the table from checkpoint c into o; a checkpoint without
+ * the last SBW_LM_OPTS_NEW rows (written before they existed, so trained
+ * without them) gets their defaults, which are off.  Errors: those of
+ * sbw_ckpt_get; on failure o holds the rows read before the bad one
+ * (discard it). */
+int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o);
+
 /* The table's defaults: softmax head, D = 400, E = D, LSTM 1150,1150,400
  * (AWD-LSTM's sizes), word bias, K = 15, 100 PLIF intervals on [-10, 10],
  * batch 20, BPTT 70, eval batch 10, SGD lr 20 with clipping 0.25, weight
  * decay 1.2e-6, averaging after 5 stalled validations, dropouts 0.1
- * (emb), 0.4 (in), 0.25 (layer), 0.4 (latent), float, 1 epoch, a log row
+ * (emb), 0.4 (in), 0.25 (layer, the last layer too), 0.4 (latent); no weight
+ * drop, AR, TAR or variable BPTT; float, 1 epoch, a log row
  * every 10 steps, checkpoints every 600 s. */
 void sbw_lm_opts_init(sbw_lm_opts *o);
 
 /* What a message puts after the value of option opt: " (set by --quick)"
  * when o->quick lists opt, else "". */
 const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt);
+
+/* Whether the user gave option opt (a tool's sbw_cli_given over its own
+ * context): presets and --quick set only what was not given. */
+typedef bool (*sbw_lm_opts_given)(void *ctx, const char *opt);
+
+/* --quick: small sizes (D 16, LSTM 32, B 8, T 20, K 3, 20 knots, 20k/4k
+ * tokens, a log row every 5 steps, eval batch 4) and no dropout (the four
+ * locked/word dropouts; the last layer's as the others') for whatever was not given; note (cap
+ * bytes) receives the options it set, blank-separated, and o->quick points to it
+ * (sbw_lm_opts_note). */
+void sbw_lm_opts_quick(sbw_lm_opts *o, sbw_lm_opts_given given, void *ctx, char *note, size_t cap);
+
+/* --preset NAME ("mos", "awd"): the paper's recipe (sbw_lm_opts_preset_help
+ * lists the values) for every option not given; the flags --tied and
+ * --var-bptt are always set.  Errors: SBW_EINVAL (an unknown name); o
+ * untouched on failure. */
+int sbw_lm_opts_preset(sbw_lm_opts *o, const char *name, sbw_lm_opts_given given, void *ctx);
+
+/* Every preset's options as --help text into buf (cap bytes; truncated
+ * to fit). */
+void sbw_lm_opts_preset_help(char *buf, size_t cap);
 
 /* The name of an optimizer ("sgd", "adam"), NULL past the last. */
 const char *sbw_lm_opts_optimizer_name(int v);

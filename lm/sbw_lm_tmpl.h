@@ -20,9 +20,10 @@ typedef struct SBW_PREC_FN(lm_bufs) {
     SBW_PREC_T *lat;                   /* (N, D) tanh(xl P^T + p0) before its dropout */
     SBW_PREC_T *h0[SBW_LM_MAX_LAYERS]; /* (B, H_l) carried state */
     SBW_PREC_T *c0[SBW_LM_MAX_LAYERS];
-    SBW_PREC_T *min, *mlat;              /* (B, E), (B, D) locked masks */
-    SBW_PREC_T *mlay[SBW_LM_MAX_LAYERS]; /* (B, H_l) */
-    SBW_PREC_T *memb;                    /* (M) the embedding's word mask */
+    SBW_PREC_T *min, *mlat;                /* (B, E), (B, D) locked masks */
+    SBW_PREC_T *mlay[SBW_LM_MAX_LAYERS];   /* (B, H_l) */
+    SBW_PREC_T *memb;                      /* (M) the embedding's word mask */
+    unsigned char *mwh[SBW_LM_MAX_LAYERS]; /* (4H_l x H_l) weight-drop keep flags (opt.wdrop) */
     SBW_PREC_T *dwx[SBW_LM_MAX_LAYERS], *dwh[SBW_LM_MAX_LAYERS], *db[SBW_LM_MAX_LAYERS];
     SBW_PREC_T *dp, *dp0; /* (D x H_L), (D) */
     SBW_PREC_T *dh;       /* (N, max width) gradient into a layer's outputs */
@@ -53,6 +54,8 @@ static void SBW_PREC_FN(alloc_bufs)(sbw_lm_ws *w, int *st)
         r->h0[l] = sbw_ledger_alloc(&w->ledger, B * H, z, st);
         r->c0[l] = sbw_ledger_alloc(&w->ledger, B * H, z, st);
         r->mlay[l] = sbw_ledger_alloc(&w->ledger, B * H, z, st);
+        if (w->opt.wdrop)
+            r->mwh[l] = sbw_ledger_alloc(&w->ledger, 4 * H * H, 1, st);
         work = sbw_lstm_work_len(&s) > work ? sbw_lstm_work_len(&s) : work;
         wide = H > wide ? H : in > wide ? in : wide;
     }
@@ -82,14 +85,28 @@ static void SBW_PREC_FN(to_double)(double *dst, const SBW_PREC_T *src, size_t n)
         dst[i] = (double)src[i];
 }
 
-/* The network's parameters from theta in this precision. */
+/* Wh with its weight-drop mask: dst = (T)src * keep where mask[i], else
+ * 0 (keep = (T)(1/(1-p)), as the locked masks scale). */
+static void SBW_PREC_FN(from_double_dropped)(SBW_PREC_T *dst, const double *src,
+                                             const unsigned char *mask, SBW_PREC_T keep, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = mask[i] ? (SBW_PREC_T)src[i] * keep : 0;
+}
+
+/* The network's parameters from theta in this precision; each Wh through
+ * its weight-drop mask when wkeep > 0 (the step drops weights). */
 static void SBW_PREC_FN(load_params)(const sbw_lm *lm, SBW_PREC_FN(lm_bufs) * r,
-                                     const double *theta)
+                                     const double *theta, SBW_PREC_T wkeep)
 {
     for (size_t l = 0; l < lm->a.nlayers; l++) {
         size_t H = lm->a.hidden[l], in = lm->in[l];
         SBW_PREC_FN(from_double)(r->wx[l], theta + lm->off_wx[l], 4 * H * in);
-        SBW_PREC_FN(from_double)(r->wh[l], theta + lm->off_wh[l], 4 * H * H);
+        if (wkeep > 0)
+            SBW_PREC_FN(from_double_dropped)
+            (r->wh[l], theta + lm->off_wh[l], r->mwh[l], wkeep, 4 * H * H);
+        else
+            SBW_PREC_FN(from_double)(r->wh[l], theta + lm->off_wh[l], 4 * H * H);
         SBW_PREC_FN(from_double)(r->b[l], theta + lm->off_b[l], 4 * H);
     }
     SBW_PREC_FN(from_double)(r->p, theta + lm->off_p, lm->a.d * lm->a.hidden[lm->a.nlayers - 1]);
@@ -105,18 +122,36 @@ static void SBW_PREC_FN(draw_mask)(gsl_rng *rng, double p, SBW_PREC_T *mask, siz
         mask[i] = (!rng || p == 0 || gsl_rng_uniform(rng) >= p) ? (rng && p > 0 ? keep : 1) : 0;
 }
 
-/* Every locked mask of the chunk (drop NULL or rng NULL: all ones). */
+/* Weight drop's keep flags (n): 1 with probability 1-p. */
+static void SBW_PREC_FN(draw_keep)(gsl_rng *rng, double p, unsigned char *keep, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        keep[i] = gsl_rng_uniform(rng) >= p;
+}
+
+/* Every mask of the chunk (drop NULL or rng NULL: all ones, no weight
+ * drop): the locked masks in their original order, then (wdrop > 0) each
+ * layer's weight-drop flags, so runs without weight drop draw the same
+ * masks as before it existed.  w->wkeep: the kept weights' scale (0: no
+ * weight drop this step). */
 static void SBW_PREC_FN(draw_masks)(sbw_lm_ws *w, gsl_rng *rng, const sbw_lm_dropout *drop)
 {
     SBW_PREC_FN(lm_bufs) *r = w->bufs;
     const sbw_lm *lm = &w->lm;
-    size_t B = w->opt.batch;
-    sbw_lm_dropout none = {0, 0, 0, 0}, p = drop ? *drop : none;
+    size_t B = w->opt.batch, L = lm->a.nlayers;
+    sbw_lm_dropout none = {0}, p = drop ? *drop : none;
     SBW_PREC_FN(draw_mask)(rng, p.emb, r->memb, lm->m);
     SBW_PREC_FN(draw_mask)(rng, p.in, r->min, B * lm->a.emb);
-    for (size_t l = 0; l < lm->a.nlayers; l++)
-        SBW_PREC_FN(draw_mask)(rng, p.layer, r->mlay[l], B * lm->a.hidden[l]);
+    for (size_t l = 0; l < L; l++)
+        SBW_PREC_FN(draw_mask)
+    (rng, l + 1 == L && p.last >= 0 ? p.last : p.layer, r->mlay[l], B * lm->a.hidden[l]);
     SBW_PREC_FN(draw_mask)(rng, p.latent, r->mlat, B * lm->a.d);
+    w->wkeep = 0;
+    if (rng && p.wdrop > 0) {
+        for (size_t l = 0; l < L; l++)
+            SBW_PREC_FN(draw_keep)(rng, p.wdrop, r->mwh[l], 4 * lm->a.hidden[l] * lm->a.hidden[l]);
+        w->wkeep = (double)(SBW_PREC_T)(1.0 / (1.0 - p.wdrop));
+    }
 }
 
 /* x_0 = E[w] * memb[w] * min (row t*B + j uses min's row j). */
@@ -159,7 +194,7 @@ static int SBW_PREC_FN(forward)(sbw_lm_ws *w, const double *theta, const sbw_lm_
     size_t B = w->opt.batch, N = ch->steps * B, L = lm->a.nlayers, D = lm->a.d;
     size_t hl = lm->a.hidden[L - 1];
     int nt = w->nt;
-    SBW_PREC_FN(load_params)(lm, r, theta);
+    SBW_PREC_FN(load_params)(lm, r, theta, (SBW_PREC_T)w->wkeep);
     SBW_PREC_FN(embed)(lm, r, theta, ch->x, N, B, nt);
     int st = SBW_OK;
     for (size_t l = 0; !st && l < L; l++) {
@@ -229,6 +264,55 @@ static void SBW_PREC_FN(latent_back)(sbw_lm_ws *w, SBW_PREC_FN(lm_bufs) * r, con
     SBW_PREC_FN(apply_mask)(r->dh, r->dh, r->mlay[L - 1], N, B, hl, nt);
 }
 
+/* AR and TAR (sbw_lm.h: sbw_lm_dropout) of the chunk's N = T*B rows of
+ * the last layer (H_L wide): their values into w->ar, w->tar, their
+ * gradients added to r->dh (with respect to h^L, before its dropout):
+ * AR's 2 alpha xl mlay / (N H_L), TAR's 2 beta (d_t - d_{t+1}) /
+ * ((T-1) B H_L), d_t = h_t - h_{t-1} for 1 <= t < T, else 0.  Serial and
+ * in this order, so the bits do not depend on threads. */
+static void SBW_PREC_FN(reg_back)(sbw_lm_ws *w, SBW_PREC_FN(lm_bufs) * r, size_t T)
+{
+    const sbw_lm *lm = &w->lm;
+    size_t B = w->opt.batch, L = lm->a.nlayers, H = lm->a.hidden[L - 1], N = T * B;
+    const SBW_PREC_T *hs = r->hs[L - 1], *mk = r->mlay[L - 1];
+    double ss = 0, ca = 2 * w->alpha / ((double)N * (double)H);
+    w->ar = 0, w->tar = 0;
+    if (w->alpha > 0) {
+        for (size_t i = 0; i < N; i++)
+            for (size_t c = 0; c < H; c++) {
+                double x = (double)r->xl[i * H + c];
+                ss += x * x;
+                r->dh[i * H + c] += (SBW_PREC_T)(ca * x * (double)mk[(i % B) * H + c]);
+            }
+        w->ar = w->alpha * ss / ((double)N * (double)H);
+    }
+    if (w->beta <= 0 || T < 2)
+        return;
+    double ct = 2 * w->beta / ((double)(N - B) * (double)H);
+    ss = 0;
+    for (size_t i = B; i < N; i++) /* row i at step >= 1 and row i - B one step before */
+        for (size_t c = 0; c < H; c++) {
+            double d = (double)hs[i * H + c] - (double)hs[(i - B) * H + c];
+            ss += d * d;
+            r->dh[i * H + c] += (SBW_PREC_T)(ct * d);
+            r->dh[(i - B) * H + c] -= (SBW_PREC_T)(ct * d);
+        }
+    w->tar = w->beta * ss / ((double)(N - B) * (double)H);
+}
+
+/* Wh's gradient into g: through the weight-drop mask when wkeep > 0
+ * (g = dWh_eff * wkeep where kept, else 0). */
+static void SBW_PREC_FN(wh_grad)(double *g, const SBW_PREC_T *dwh, const unsigned char *mask,
+                                 double wkeep, size_t n)
+{
+    if (wkeep <= 0) {
+        SBW_PREC_FN(to_double)(g, dwh, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        g[i] = mask[i] ? (double)dwh[i] * wkeep : 0.0;
+}
+
 /* The embedding's gradient into g (M x E, zeroed here unless tied, when
  * it is the head's dW and is added to). */
 static void SBW_PREC_FN(embed_back)(const sbw_lm *lm, SBW_PREC_FN(lm_bufs) * r, const size_t *ids,
@@ -256,6 +340,7 @@ static int SBW_PREC_FN(backward)(sbw_lm_ws *w, const double *theta, const sbw_lm
     size_t B = w->opt.batch, N = ch->steps * B, L = lm->a.nlayers, D = lm->a.d;
     size_t hl = lm->a.hidden[L - 1];
     SBW_PREC_FN(latent_back)(w, r, dH, N);
+    SBW_PREC_FN(reg_back)(w, r, ch->steps);
     SBW_PREC_FN(to_double)(grad + lm->off_p, r->dp, D * hl);
     SBW_PREC_FN(to_double)(grad + lm->off_p0, r->dp0, D);
     int st = SBW_OK;
@@ -269,7 +354,7 @@ static int SBW_PREC_FN(backward)(sbw_lm_ws *w, const double *theta, const sbw_lm
                                             r->hs[l], r->cs[l], r->gates[l], r->dh, r->dx,
                                             r->dwx[l], r->dwh[l], r->db[l], r->work);
         SBW_PREC_FN(to_double)(grad + lm->off_wx[l], r->dwx[l], 4 * Hh * in);
-        SBW_PREC_FN(to_double)(grad + lm->off_wh[l], r->dwh[l], 4 * Hh * Hh);
+        SBW_PREC_FN(wh_grad)(grad + lm->off_wh[l], r->dwh[l], r->mwh[l], w->wkeep, 4 * Hh * Hh);
         SBW_PREC_FN(to_double)(grad + lm->off_b[l], r->db[l], 4 * Hh);
         if (l > 0)
             SBW_PREC_FN(apply_mask)(r->dh, r->dx, r->mlay[l - 1], N, B, in, w->nt);

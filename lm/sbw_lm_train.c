@@ -2,13 +2,17 @@
  * (see sbw_lm_train.h). */
 #include "sbw_lm_train.h"
 
+#include "sbw_lm_train_ckpt.h"
+
 #include "sbw_error.h"
 #include "sbw_lm_eval.h"
 #include "sbw_optim.h"
 #include "sbw_preflight.h"
 #include "sbw_progress.h"
+#include "sbw_rng.h"
 #include "sbw_table.h"
 
+#include <gsl/gsl_randist.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,44 +22,14 @@
 const char *const sbw_lm_train_log_columns[SBW_LM_TRAIN_LOG_COLS] = {
     "step", "epoch", "tokens", "seconds", "lr", "loss", "ppl", "valid_ppl", "head_seconds"};
 
-/* Where a run stands: the second table of a checkpoint. */
-typedef struct counters {
-    size_t step, epoch, pos, tokens; /* steps done, epochs done, chunk in the epoch, tokens */
-    size_t nvalid, nlog, avg_count;  /* validations, log rows, iterates averaged */
-    double seconds, head_seconds;    /* wall time so far, and in the head pass */
-    bool averaging;                  /* NT-ASGD switched */
-    uint64_t hash;                   /* the corpus's fingerprint */
-    uint64_t adam_t;                 /* Adam's step count */
-    double run_loss;                 /* sum of loss x tokens since the last log row */
-    size_t run_tokens;               /* and their tokens */
-} counters;
-
-#define CT(member) offsetof(counters, member)
-static const sbw_ckpt_field counter_table[] = {
-    {"step", CT(step), SBW_CKPT_SIZE, 1, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"epoch", CT(epoch), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"pos", CT(pos), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"tokens", CT(tokens), SBW_CKPT_SIZE, 0, 1e18, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"nvalid", CT(nvalid), SBW_CKPT_SIZE, 0, 1e9, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"nlog", CT(nlog), SBW_CKPT_SIZE, 0, 1e12, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"avg_count", CT(avg_count), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"seconds", CT(seconds), SBW_CKPT_DOUBLE, 0, 1e12, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"head_seconds", CT(head_seconds), SBW_CKPT_DOUBLE, 0, 1e12, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"averaging", CT(averaging), SBW_CKPT_BOOL, 0, 1, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"corpus_hash", CT(hash), SBW_CKPT_U64, 0, 2e19, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"adam_t", CT(adam_t), SBW_CKPT_U64, 0, 2e19, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"run_loss", CT(run_loss), SBW_CKPT_DOUBLE, 0, 1e300, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    {"run_tokens", CT(run_tokens), SBW_CKPT_SIZE, 0, 1e18, 0, NULL, SBW_CKPT_SHAPES, NULL},
-};
-#define NCOUNTERS (sizeof counter_table / sizeof *counter_table)
-
 typedef struct trainer {
     sbw_lm_opts o;
     sbw_lm lm;
     const sbw_corpus *c;
-    counters k;
+    sbw_lm_train_counters k;
     double *theta, *grad, *avg, *state; /* (nparam) x3, (state_len) */
     double *valid, *log;                /* (epochs + 1) validations, (cap x 9) log rows */
+    gsl_rng *len_rng;                   /* variable BPTT's lengths, reseeded each step */
     size_t log_cap;
     unsigned char *decay; /* (nparam) 1 for a weight */
     sbw_optim_adam adam;
@@ -96,6 +70,7 @@ static void trainer_free(trainer *t)
     sbw_optim_adam_free(&t->adam);
     sbw_lm_ws_free(t->ws);
     sbw_lm_ws_free(t->evws);
+    sbw_rng_free(t->len_rng);
 }
 
 /* The columns of the training split. */
@@ -117,13 +92,27 @@ static int batchify(trainer *t)
     return SBW_OK;
 }
 
+/* The longest chunk of a step: --bptt, or with variable BPTT its cap
+ * (MoS's max_seq_len_delta; AWD-LSTM has none, and N(bptt, 5) reaches
+ * bptt + 40 with probability below 1e-15). */
+static size_t max_chunk(const sbw_lm_opts *o)
+{
+    return o->bptt + (o->var_bptt ? SBW_LM_TRAIN_VAR_BPTT_DELTA : 0);
+}
+
 /* The workspaces of the training steps and of validation. */
 static void ws_options(const sbw_lm_opts *o, sbw_lm_ws_opts *wo, sbw_lm_ws_opts *eo)
 {
     const char *bptt = sbw_lm_opts_note(o, "--bptt");
-    *wo = (sbw_lm_ws_opts){
-        o->batch, o->bptt, o->single, o->threads, 0, "--batch", sbw_lm_opts_note(o, "--batch"),
-        bptt};
+    *wo = (sbw_lm_ws_opts){o->batch,
+                           max_chunk(o),
+                           o->single,
+                           o->threads,
+                           0,
+                           "--batch",
+                           sbw_lm_opts_note(o, "--batch"),
+                           bptt,
+                           o->drop.wdrop > 0};
     *eo = (sbw_lm_ws_opts){o->eval_batch,
                            o->bptt,
                            o->single,
@@ -131,14 +120,15 @@ static void ws_options(const sbw_lm_opts *o, sbw_lm_ws_opts *wo, sbw_lm_ws_opts 
                            0,
                            "--eval-batch",
                            sbw_lm_opts_note(o, "--eval-batch"),
-                           bptt};
+                           bptt,
+                           false};
 }
 
 double sbw_lm_train_bytes(const sbw_lm *lm, const sbw_lm_opts *o)
 {
     sbw_lm_ws_opts wo, eo;
     ws_options(o, &wo, &eo);
-    double n = (double)lm->nparam, BT = (double)o->batch * (double)o->bptt;
+    double n = (double)lm->nparam, BT = (double)o->batch * (double)max_chunk(o);
     double state = 0;
     for (size_t l = 0; l < lm->a.nlayers; l++)
         state += 2.0 * (double)o->batch * (double)lm->a.hidden[l];
@@ -163,7 +153,7 @@ static int trainer_alloc(trainer *t)
     st = st ? st : sbw_preflight_memory(sbw_lm_train_bytes(&t->lm, &t->o), what);
     if (st)
         return st;
-    size_t n = t->lm.nparam, BT = t->o.batch * t->o.bptt;
+    size_t n = t->lm.nparam, BT = t->o.batch * max_chunk(&t->o);
     t->theta = dalloc(n, &st);
     t->grad = dalloc(n, &st);
     t->avg = dalloc(n, &st);
@@ -175,6 +165,7 @@ static int trainer_alloc(trainer *t)
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : sbw_lm_ws_alloc(&t->ws, &t->lm, &wo);
     st = st ? st : sbw_lm_ws_alloc(&t->evws, &t->lm, &eo);
+    st = st || !t->o.var_bptt ? st : sbw_rng_alloc(&t->len_rng, t->o.seed, 0);
     t->state = st ? NULL : dalloc(sbw_lm_state_len(t->ws), &st);
     if (!st && t->o.optimizer == SBW_LM_ADAM)
         st = sbw_optim_adam_alloc(&t->adam, n, t->o.lr, t->o.beta1, t->o.beta2, t->o.eps, 1.0);
@@ -325,25 +316,15 @@ static int valid_nll(trainer *t, bool full, sbw_lm_eval_result *r)
 
 /* ---- checkpoints --------------------------------------------------------- */
 
-/* What a folder holds: a full checkpoint (0) or a snapshot (1, theta =
- * the evaluation parameters).  Folders written before this row existed
- * lack it: a snapshot is then recognised by having no state array. */
-typedef struct kind_row {
-    bool snapshot;
-} kind_row;
-static const sbw_ckpt_field kind_table[] = {
-    {"snapshot", offsetof(kind_row, snapshot), SBW_CKPT_BOOL, 0, 1, 0, NULL, SBW_CKPT_SHAPES, NULL},
-};
-
 static int write_dir(trainer *t, const char *dir, bool snapshot)
 {
     t->k.seconds = elapsed(t);
     t->k.head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws);
     t->k.adam_t = t->adam.t;
-    kind_row kind = {snapshot};
+    sbw_lm_train_kind kind = {snapshot};
     sbw_ckpt_group g[3] = {{sbw_lm_opts_table, sbw_lm_opts_nrows, &t->o},
-                           {counter_table, NCOUNTERS, &t->k},
-                           {kind_table, 1, &kind}};
+                           {sbw_lm_train_counter_table, SBW_LM_TRAIN_NCOUNTERS, &t->k},
+                           {sbw_lm_train_kind_table, 1, &kind}};
     sbw_ckpt_array a[7];
     size_t na = 0, n = t->lm.nparam;
     if (snapshot) {
@@ -403,26 +384,6 @@ static int snapshot(trainer *t, size_t before)
     return st ? st : write_dir(t, dir, true);
 }
 
-int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved)
-{
-    sbw_ckpt *c = NULL;
-    *saved = *o;
-    int st = sbw_ckpt_open(&c, dir);
-    st = st ? st : sbw_ckpt_get(c, sbw_lm_opts_table, sbw_lm_opts_nrows, saved);
-    sbw_ckpt_close(c);
-    return st;
-}
-
-static int check_hash(const sbw_ckpt *c, uint64_t saved, uint64_t hash)
-{
-    if (saved != hash)
-        return SBW_ERROR(SBW_EDATA,
-                         "%s: the checkpoint was trained on other data (corpus fingerprint "
-                         "%016" PRIx64 ", --data gives %016" PRIx64 ")",
-                         sbw_ckpt_path(c), saved, hash);
-    return SBW_OK;
-}
-
 static int load_array(const sbw_ckpt *c, const char *stem, double *x, size_t rows, size_t cols)
 {
     return rows ? sbw_ckpt_load(c, stem, x, rows, cols) : SBW_OK;
@@ -433,8 +394,8 @@ static int resume(trainer *t)
     sbw_ckpt *c = NULL;
     int st = sbw_ckpt_open(&c, t->o.ckpt_dir);
     st = st ? st : sbw_ckpt_tidy(c); /* what a kill -9 left of a later write */
-    st = st ? st : sbw_ckpt_get(c, counter_table, NCOUNTERS, &t->k);
-    st = st ? st : check_hash(c, t->k.hash, t->c->hash);
+    st = st ? st : sbw_lm_train_counters_get(c, &t->k, t->o.bptt);
+    st = st ? st : sbw_lm_train_check_hash(c, t->k.hash, t->c->hash);
     if (!st && t->k.nvalid > t->o.epochs + 1) {
         double *v = realloc(t->valid, t->k.nvalid * sizeof *v);
         if (v)
@@ -462,9 +423,9 @@ static int resume(trainer *t)
     st = st ? st : load_array(c, "valid", t->valid, t->k.nvalid, 1);
     st = st ? st : sbw_ckpt_check_values(c, "valid", t->valid, t->k.nvalid, INFINITY);
     st = st ? st : load_array(c, "log", t->log, t->k.nlog, SBW_LM_TRAIN_LOG_COLS);
-    if (!st && t->k.pos > t->per_epoch)
-        st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu is beyond an epoch of %zu steps", sbw_ckpt_path(c),
-                       t->k.pos, t->per_epoch);
+    if (!st && ((!t->o.var_bptt && t->k.pos > t->per_epoch) || t->k.offset > t->L - 1))
+        st = SBW_ERROR(SBW_EFORMAT, "%s: pos=%zu, offset=%zu is beyond an epoch of %zu steps",
+                       sbw_ckpt_path(c), t->k.pos, t->k.offset, t->per_epoch);
     sbw_ckpt_close(c);
     if (!st) {
         sbw_lm_state_set(t->ws, t->state);
@@ -473,78 +434,14 @@ static int resume(trainer *t)
     return st;
 }
 
-/* Whether c's generation has array stem (a snapshot keeps only theta). */
-static bool has_array(const sbw_ckpt *c, const char *stem)
-{
-    size_t r, k;
-    bool yes = sbw_ckpt_array_shape(c, stem, &r, &k) == SBW_OK;
-    sbw_error_clear();
-    return yes;
-}
-
-/* Whether c is a snapshot (its theta is the evaluation parameters) or a
- * full checkpoint (whose mean, when averaging, is array avg). */
-static int is_snapshot(const sbw_ckpt *c, bool *snap)
-{
-    if (!sbw_ckpt_value(c, "snapshot")) {
-        *snap = !has_array(c, "state"); /* written before the row existed */
-        return SBW_OK;
-    }
-    kind_row k = {false};
-    int st = sbw_ckpt_get(c, kind_table, 1, &k);
-    *snap = !st && k.snapshot;
-    return st;
-}
-
-/* The array eval uses: theta, or avg when a full checkpoint says it is
- * averaging (required then: a missing or damaged avg is an error, never a
- * silent fall back to the last iterate). */
-static int eval_stem(const sbw_ckpt *c, bool averaging, const char **stem)
-{
-    bool snap = false;
-    int st = is_snapshot(c, &snap);
-    *stem = averaging && !snap ? "avg" : "theta";
-    return st;
-}
-
-int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
-                      double **theta)
-{
-    *theta = NULL;
-    sbw_ckpt *c = NULL;
-    counters k;
-    sbw_lm_opts_init(o);
-    int st = sbw_ckpt_open(&c, dir);
-    st = st ? st : sbw_ckpt_get(c, sbw_lm_opts_table, sbw_lm_opts_nrows, o);
-    st = st ? st : sbw_ckpt_get(c, counter_table, NCOUNTERS, &k);
-    st = st ? st : check_hash(c, k.hash, corpus->hash);
-    st = st ? st : sbw_lm_setup(lm, &o->arch, corpus->nwords);
-    const char *stem = "theta";
-    st = st ? st : eval_stem(c, k.averaging, &stem);
-    char what[160] = "";
-    if (!st)
-        snprintf(what, sizeof what, "the model's %zu parameters", lm->nparam);
-    st = st ? st : sbw_preflight_memory(8.0 * (double)lm->nparam, what);
-    double *x = st ? NULL : dalloc(lm->nparam, &st);
-    if (!st && (st = sbw_ckpt_load_checked(c, stem, x, lm->nparam, 1, SBW_LM_TRAIN_PARAM_MAX)) &&
-        strcmp(stem, "avg") == 0)
-        st = SBW_ERROR(st, "%s (%s says NT-ASGD is averaging: eval uses those parameters)",
-                       sbw_error_reason(), sbw_ckpt_path(c));
-    sbw_ckpt_close(c);
-    if (st)
-        free(x);
-    else
-        *theta = x;
-    return st;
-}
-
 /* ---- a step -------------------------------------------------------------- */
 
-/* The chunk at position pos of the epoch, into t->x, t->y; its steps. */
-static size_t make_chunk(trainer *t, size_t pos)
+/* The chunk of up to T steps from step s of the columns into t->x, t->y;
+ * its steps. */
+static size_t make_chunk(trainer *t, size_t s, size_t T)
 {
     const size_t *ids = t->c->ids[SBW_CORPUS_TRAIN];
-    size_t B = t->o.batch, T = t->o.bptt, s = pos * T;
+    size_t B = t->o.batch;
     size_t steps = t->L - 1 - s < T ? t->L - 1 - s : T;
     for (size_t k = 0; k < steps; k++)
         for (size_t j = 0; j < B; j++) {
@@ -569,15 +466,20 @@ static double regularise(trainer *t)
     return norm;
 }
 
-static void update(trainer *t)
+/* The step's update with the learning rate times scale (variable BPTT's
+ * length / bptt; 1 otherwise). */
+static void update(trainer *t, double scale)
 {
     size_t n = t->lm.nparam;
     if (t->o.optimizer == SBW_LM_ADAM) {
         sbw_optim_range all = {0, n};
+        double lr0 = t->adam.lr;
+        t->adam.lr = lr0 * scale;
         sbw_optim_adam_step(&t->adam, t->theta, t->grad, &all, 1);
+        t->adam.lr = lr0;
         return;
     }
-    double lr = t->o.lr;
+    double lr = t->o.lr * scale;
     for (size_t i = 0; i < n; i++)
         t->theta[i] -= lr * t->grad[i];
     if (t->k.averaging) {
@@ -587,9 +489,24 @@ static void update(trainer *t)
     }
 }
 
+/* Variable BPTT's length of step (AWD-LSTM's rule, a pure function of
+ * (seed, step) so a resumed run draws the same): base bptt with
+ * probability 0.95, else bptt/2; the length int(N(base, 5)) truncated
+ * toward zero, at least 5 and at most bptt + SBW_LM_TRAIN_VAR_BPTT_DELTA
+ * (MoS's cap). */
+static size_t var_length(trainer *t, size_t step)
+{
+    sbw_rng_reseed(t->len_rng, t->o.seed, SBW_LM_TRAIN_VAR_BPTT_STREAM + step);
+    double T = (double)t->o.bptt, base = gsl_rng_uniform(t->len_rng) < 0.95 ? T : T / 2;
+    double len = trunc(base + gsl_ran_gaussian(t->len_rng, 5.0));
+    double hi = (double)max_chunk(&t->o);
+    return (size_t)(len < 5 ? 5 : len > hi ? hi : len);
+}
+
 static int step(trainer *t)
 {
-    sbw_lm_chunk ch = {t->x, t->y, make_chunk(t, t->k.pos)};
+    size_t len = t->o.var_bptt ? var_length(t, t->k.step) : t->o.bptt;
+    sbw_lm_chunk ch = {t->x, t->y, make_chunk(t, t->k.offset, len)};
     if (t->k.pos == 0)
         sbw_lm_ws_reset(t->ws);
     sbw_pass_result r;
@@ -608,9 +525,9 @@ static int step(trainer *t)
         snprintf(why, sizeof why, "the gradient's norm is %g", norm);
         return diverged(t, t->k.step + 1, why);
     }
-    update(t);
+    update(t, t->o.var_bptt ? (double)len / (double)t->o.bptt : 1.0);
     size_t ntok = ch.steps * t->o.batch;
-    t->k.step++, t->k.pos++, t->k.tokens += ntok;
+    t->k.step++, t->k.pos++, t->k.tokens += ntok, t->k.offset += ch.steps;
     t->k.run_loss += r.loss * (double)ntok, t->k.run_tokens += ntok;
     return check_params(t);
 }
@@ -653,7 +570,7 @@ static int validate(trainer *t)
 
 static int end_epoch(trainer *t)
 {
-    t->k.pos = 0;
+    t->k.pos = 0, t->k.offset = 0;
     t->k.epoch++;
     int st = validate(t);
     return st ? st : log_row(t, t->last_valid);
@@ -685,7 +602,7 @@ static const char *run_loop(trainer *t, int *st)
         *st = step(t);
         if (!*st && t->k.step % t->o.log_every == 0)
             *st = log_row(t, NAN);
-        if (!*st && t->k.pos == t->per_epoch)
+        if (!*st && t->k.offset == t->L - 1)
             *st = end_epoch(t);
         *st = *st ? *st : snapshot(t, before);
         sbw_progress_update(&t->prog, (double)(t->k.tokens - t->tokens0));

@@ -50,6 +50,13 @@
  * within it cannot overflow. */
 #define SBW_LM_TRAIN_PARAM_MAX 1e15
 
+/* Variable BPTT (sbw_lm_opts.var_bptt): a chunk is at most bptt + this
+ * many steps (MoS's max_seq_len_delta), and the lengths come from sbw_rng
+ * stream SBW_LM_TRAIN_VAR_BPTT_STREAM + step (the dropout masks use
+ * 1000 + step). */
+#define SBW_LM_TRAIN_VAR_BPTT_DELTA  40
+#define SBW_LM_TRAIN_VAR_BPTT_STREAM ((uint64_t)1 << 31)
+
 /* The log's columns, in order. */
 #define SBW_LM_TRAIN_LOG_COLS 9
 extern const char *const sbw_lm_train_log_columns[SBW_LM_TRAIN_LOG_COLS];

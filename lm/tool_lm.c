@@ -36,8 +36,8 @@ static const char top_help[] =
 /* ---- train --------------------------------------------------------------- */
 
 typedef struct train_args {
-    const char *data, *head, *hidden, *optim, *log, *ckpt;
-    bool no_bias, no_asgd, no_dropout, dbl, resume, quick;
+    const char *data, *head, *hidden, *optim, *log, *ckpt, *preset;
+    bool no_bias, no_asgd, no_dropout, dbl, resume, quick, var_bptt;
     sbw_lm_opts o;
 } train_args;
 
@@ -76,9 +76,21 @@ static const sbw_cli_opt train_opts[] = {
     {"--dropout-emb", "P", SBW_ARG_DOUBLE, &TA.o.drop.emb, 0, 0.99, "word dropout (0.1)"},
     {"--dropout-in", "P", SBW_ARG_DOUBLE, &TA.o.drop.in, 0, 0.99, "first layer's input (0.4)"},
     {"--dropout-layer", "P", SBW_ARG_DOUBLE, &TA.o.drop.layer, 0, 0.99,
-     "each LSTM layer's output (0.25)"},
+     "each LSTM layer's output, the last's too by default (0.25)"},
+    {"--dropout-last", "P", SBW_ARG_DOUBLE, &TA.o.drop.last, 0, 0.99,
+     "the last LSTM layer's output (default: --dropout-layer's)"},
     {"--dropout-latent", "P", SBW_ARG_DOUBLE, &TA.o.drop.latent, 0, 0.99, "the latent (0.4)"},
-    {"--no-dropout", NULL, SBW_ARG_FLAG, &TA.no_dropout, 1, 0, "all four dropouts 0"},
+    {"--wdrop", "P", SBW_ARG_DOUBLE, &TA.o.drop.wdrop, 0, 0.99,
+     "weight drop on each LSTM's hidden-to-hidden matrix (0)"},
+    {"--alpha", "A", SBW_ARG_DOUBLE, &TA.o.drop.alpha, 0, 1e6,
+     "AR: A * mean(x^2), x the last LSTM output after dropout (0)"},
+    {"--beta", "B", SBW_ARG_DOUBLE, &TA.o.drop.beta, 0, 1e6,
+     "TAR: B * mean((h_t - h_t-1)^2), h before dropout (0)"},
+    {"--var-bptt", NULL, SBW_ARG_FLAG, &TA.var_bptt, 1, 0,
+     "AWD-LSTM's random chunk lengths, lr x length/--bptt"},
+    {"--no-dropout", NULL, SBW_ARG_FLAG, &TA.no_dropout, 1, 0, "all five dropouts and --wdrop 0"},
+    {"--preset", "NAME", SBW_ARG_STRING, &TA.preset, 1, 0,
+     "mos or awd: the paper's recipe (below); given options win"},
     {"--double", NULL, SBW_ARG_FLAG, &TA.dbl, 1, 0, "train in double (slow; float default)"},
     {"--epochs", "N", SBW_ARG_SIZE, &TA.o.epochs, 1, 1e6, "epochs (default 1)"},
     {"--max-steps", "N", SBW_ARG_SIZE, &TA.o.max_steps, 1, 1e15, "stop after N steps in all"},
@@ -110,14 +122,27 @@ static const char train_details[] =
     "Output (stdout): one row: head, d, k, params, steps, epochs, tokens, seconds,\n"
     "tokens_per_s, train_ppl (last log interval), valid_ppl (last epoch), stop.\n"
     "--log: step epoch tokens seconds lr loss ppl valid_ppl head_seconds (valid_ppl\n"
-    "on epoch rows, nan elsewhere); plot it with sbw-plot train.\n\n"
+    "on epoch rows, nan elsewhere); plot it with sbw-plot train.  loss and ppl\n"
+    "are the cross-entropy alone: AR and TAR change the gradient, not the log\n"
+    "(as AWD-LSTM's raw_loss).\n\n"
+    "Regularisation (AWD-LSTM; MoS's code): --wdrop drops entries of each\n"
+    "layer's Wh (one mask per chunk, kept ones x 1/(1-P)); --alpha's AR acts on\n"
+    "the last LSTM layer's output after --dropout-last (the latent's input),\n"
+    "--beta's TAR on that output before it, consecutive steps within a chunk;\n"
+    "--var-bptt draws each chunk's length: BPTT w.p. 0.95 else BPTT/2, plus\n"
+    "N(0, 5), truncated, in [5, BPTT + 40], and scales lr by length/BPTT.\n"
+    "The locked dropouts (one mask per sequence and feature for a chunk) and\n"
+    "the word dropout (whole rows of E) are AWD-LSTM's kinds.\n\n"
     "Example: sbw-lm train --data ../shared/data/ptb --head mos --k 15 --d 280 \\\n"
     "           --hidden 960,960,620 --batch 12 --ckpt /var/tmp/mos --log mos.tsv\n";
+
+/* train_details and the presets' values (filled by run_train). */
+static char train_help[4096];
 
 static const sbw_cli train_cli = {"sbw-lm train",
                                   "--data DIR",
                                   "Train an LSTM language model with any head.",
-                                  train_details,
+                                  train_help,
                                   train_opts,
                                   0,
                                   0,
@@ -131,48 +156,7 @@ static bool given(const sbw_cli_common *c, const char *name)
 /* The options --quick set (sbw_lm_opts.quick: messages say so). */
 static char quick_set[512];
 
-static void quick_note(const char *opt)
-{
-    size_t at = strlen(quick_set);
-    snprintf(quick_set + at, sizeof quick_set - at, "%s%s", at ? " " : "", opt);
-}
-
-/* --quick: small sizes for whatever was not given. */
-static void quick(const sbw_cli_common *c, sbw_lm_opts *o)
-{
-    struct {
-        const char *opt;
-        size_t *dst, v;
-    } q[] = {{"--d", &o->arch.d, 16},
-             {"--batch", &o->batch, 8},
-             {"--bptt", &o->bptt, 20},
-             {"--train-tokens", &o->train_tokens, 20000},
-             {"--valid-tokens", &o->valid_tokens, 4000},
-             {"--k", &o->arch.k, 3},
-             {"--knots", &o->arch.knots, 20},
-             {"--log-every", &o->log_every, 5},
-             {"--eval-batch", &o->eval_batch, 4}};
-    for (size_t i = 0; i < sizeof q / sizeof *q; i++)
-        if (!given(c, q[i].opt)) {
-            *q[i].dst = q[i].v;
-            quick_note(q[i].opt);
-        }
-    if (!given(c, "--hidden")) {
-        o->arch.nlayers = 1, o->arch.hidden[0] = 32;
-        quick_note("--hidden");
-    }
-    o->quick = quick_set;
-    struct {
-        const char *opt;
-        double *dst;
-    } p[] = {{"--dropout-emb", &o->drop.emb},
-             {"--dropout-in", &o->drop.in},
-             {"--dropout-layer", &o->drop.layer},
-             {"--dropout-latent", &o->drop.latent}};
-    for (size_t i = 0; i < sizeof p / sizeof *p; i++) /* a tiny model underfits already */
-        if (!given(c, p[i].opt))
-            *p[i].dst = 0;
-}
+static bool given_opt(void *ctx, const char *opt) { return given(ctx, opt); }
 
 static int parse_hidden(const char *s, sbw_lm_arch *a)
 {
@@ -216,11 +200,12 @@ static int check_applies(const sbw_cli_common *c, const sbw_lm_opts *o)
     return sbw_cli_check_applies(&train_cli, c, rows, sizeof rows / sizeof *rows);
 }
 
-/* --data, --head and --optim into TA.o. */
-static int resolve_choices(void)
+/* --data, --preset, --head and --optim into TA.o. */
+static int resolve_choices(const sbw_cli_common *c)
 {
     sbw_lm_opts *o = &TA.o;
     int st = TA.data ? SBW_OK : SBW_ERROR(SBW_EINVAL, "--data DIR is required");
+    st = st || !TA.preset ? st : sbw_lm_opts_preset(o, TA.preset, given_opt, (void *)c);
     st = st || !TA.head ? st : sbw_head_model_parse(TA.head, &o->arch.model);
     if (!st && o->arch.model == SBW_MODEL_LMS)
         st = SBW_ERROR(SBW_EINVAL, "--head lms: not offered by sbw-lm (use plif)");
@@ -239,7 +224,7 @@ static int resolve_train(const sbw_cli_common *c)
     sbw_lm_opts *o = &TA.o;
     int st = !TA.hidden ? SBW_OK : parse_hidden(TA.hidden, &o->arch);
     if (!st && TA.quick)
-        quick(c, o);
+        sbw_lm_opts_quick(o, given_opt, (void *)c, quick_set, sizeof quick_set);
     if (st)
         return st;
     if (o->optimizer == SBW_LM_ADAM && !given(c, "--lr"))
@@ -249,8 +234,10 @@ static int resolve_train(const sbw_cli_common *c)
     o->arch.bias = !TA.no_bias;
     o->asgd = !TA.no_asgd;
     o->single = !TA.dbl;
+    o->var_bptt = o->var_bptt || TA.var_bptt;
     if (TA.no_dropout)
-        o->drop = (sbw_lm_dropout){0, 0, 0, 0};
+        o->drop.emb = o->drop.in = o->drop.layer = o->drop.last = o->drop.latent = o->drop.wdrop =
+            0;
     o->seed = c->seed;
     o->threads = sbw_cli_threads(c->threads);
     o->quiet = c->quiet;
@@ -268,7 +255,7 @@ typedef struct given_ctx {
 static bool row_given(void *vctx, const sbw_ckpt_field *row)
 {
     const given_ctx *g = vctx;
-    if (TA.no_dropout && strncmp(row->key, "dropout_", 8) == 0)
+    if (TA.no_dropout && (strncmp(row->key, "dropout_", 8) == 0 || strcmp(row->key, "wdrop") == 0))
         return true;
     return row->option && given(g->c, row->option);
 }
@@ -381,6 +368,8 @@ static int run_train(int argc, char **argv)
     sbw_cli_common c;
     sbw_lm_opts_init(&TA.o);
     TA.o.ckpt_every = 600;
+    size_t at = (size_t)snprintf(train_help, sizeof train_help, "%s\n", train_details);
+    sbw_lm_opts_preset_help(train_help + at, sizeof train_help - at);
     int st = sbw_cli_parse(&train_cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
@@ -389,7 +378,7 @@ static int run_train(int argc, char **argv)
         return sbw_cli_usage_error(&train_cli, "--log -: the log is rewritten as it grows, "
                                                "so it needs a file name");
     sbw_error_gsl_quiet();
-    st = resolve_choices();
+    st = resolve_choices(&c);
     if (!st && !TA.resume && (st = check_applies(&c, &TA.o)))
         return st; /* reported, with the usage hint */
     st = st ? st : resolve_train(&c);
@@ -546,7 +535,8 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
                          0,
                          "--eval-batch",
                          NULL,
-                         EA.bptt ? NULL : " (the checkpoint's)"};
+                         EA.bptt ? NULL : " (the checkpoint's)",
+                         false};
     size_t n = corpus->len[s], rows = EA.tokens && EA.tokens < n - 1 ? EA.tokens : n - 1;
     sbw_lm_ws *ws = NULL;
     sbw_npy_writer *w = NULL;

@@ -86,7 +86,7 @@ static void fd_alloc(fd_setup *f, const head_case *hc, bool tied, bool single)
 {
     memset(f, 0, sizeof *f);
     tiny(&f->lm, hc, 7, tied);
-    sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL};
+    sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, false};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
     f->theta = malloc(f->lm.nparam * sizeof *f->theta);
     f->grad = malloc(f->lm.nparam * sizeof *f->grad);
@@ -98,7 +98,7 @@ static void fd_alloc(fd_setup *f, const head_case *hc, bool tied, bool single)
     for (size_t i = 0; i < sbw_lm_state_len(f->ws); i++)
         f->state0[i] = 0.8 * (gsl_rng_uniform(r) - 0.5); /* a carried state, not zero */
     gsl_rng_free(r);
-    f->drop = (sbw_lm_dropout){0.3, 0.3, 0.3, 0.3};
+    f->drop = (sbw_lm_dropout){.emb = 0.3, .in = 0.3, .layer = 0.3, .latent = 0.3, .last = -1};
 }
 
 static void fd_free(fd_setup *f)
@@ -233,7 +233,8 @@ static void test_eval_matches_export(void **state)
         size_t ids[N];
         random_ids(ids, N, M, 10);
         sbw_lm_ws *ws = NULL;
-        sbw_lm_ws_opts o = {3, 4, false, 1, 0, NULL, NULL, NULL}; /* 3 columns of 13, chunks of 4 */
+        sbw_lm_ws_opts o = {3,    4,    false, 1,    0,
+                            NULL, NULL, NULL,  false}; /* 3 columns of 13, chunks of 4 */
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         sbw_lm_eval_result re, rn;
         double *lq = export_rows(ws, theta, ids, N - 1, M, &re);
@@ -269,8 +270,8 @@ static void test_eval_one_column_is_sequential(void **state)
     size_t ids[N];
     random_ids(ids, N, M, 22);
     sbw_lm_ws *w1 = NULL, *w7 = NULL;
-    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0, NULL, NULL, NULL},
-                   o7 = {1, 7, false, 1, 0, NULL, NULL, NULL};
+    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0, NULL, NULL, NULL, false},
+                   o7 = {1, 7, false, 1, 0, NULL, NULL, NULL, false};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w7, &lm, &o7));
     sbw_lm_eval_result r1, r7;
@@ -299,8 +300,8 @@ static void test_eval_columns_twin(void **state)
     size_t ids[N];
     random_ids(ids, N, M, 52);
     sbw_lm_ws *wb = NULL, *w1 = NULL;
-    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0, NULL, NULL, NULL},
-                   o1 = {1, 4, false, 1, 0, NULL, NULL, NULL};
+    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0, NULL, NULL, NULL, false},
+                   o1 = {1, 4, false, 1, 0, NULL, NULL, NULL, false};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&wb, &lm, &ob));
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
     sbw_lm_eval_result r;
@@ -351,7 +352,7 @@ static void test_export_rank_bounds(void **state)
         size_t ids[N];
         random_ids(ids, N, M, 32);
         sbw_lm_ws *ws = NULL;
-        sbw_lm_ws_opts o = {2, 8, false, 1, 0, NULL, NULL, NULL};
+        sbw_lm_ws_opts o = {2, 8, false, 1, 0, NULL, NULL, NULL, false};
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         sbw_lm_eval_result r;
         double *lq = export_rows(ws, theta, ids, N - 1, M, &r);
@@ -423,7 +424,7 @@ static void test_overfits_200_tokens(void **state)
                            .nlayers = 1,
                            .hidden = {64, 0, 0}};
     o.batch = 1, o.bptt = 20, o.eval_batch = 1, o.optimizer = SBW_LM_ADAM, o.lr = 0.01;
-    o.clip = 1, o.wdecay = 0, o.drop = (sbw_lm_dropout){0, 0, 0, 0}, o.epochs = 150;
+    o.clip = 1, o.wdecay = 0, o.drop = (sbw_lm_dropout){0}, o.epochs = 150;
     o.log_every = 10, o.threads = 1, o.quiet = true, o.ckpt_dir = NULL;
     sbw_lm_train_result r;
     SBW_ASSERT_OK(sbw_lm_train(c, &o, false, NULL, "test", &r));
@@ -502,7 +503,7 @@ static void test_errors(void **state)
     a.d = 3;
     SBW_ASSERT_OK(sbw_lm_setup(&lm, &a, 10));
     sbw_lm_ws *ws = NULL;
-    sbw_lm_ws_opts o = {0, 3, false, 1, 0, NULL, NULL, NULL};
+    sbw_lm_ws_opts o = {0, 3, false, 1, 0, NULL, NULL, NULL, false};
     assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
     assert_null(ws);
     o.batch = 2;
@@ -534,7 +535,7 @@ static void test_ws_bytes_match_allocations(void **state)
         sbw_lm lm;
         tiny(&lm, &head_cases[c], 9, false);
         for (int single = 0; single < 2; single++) {
-            sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL};
+            sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, false};
             sbw_lm_ws *ws = NULL;
             SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
             SBW_ASSERT_EQ(sbw_lm_ws_bytes(&lm, &o), sbw_lm_ws_allocated(ws));
@@ -552,7 +553,8 @@ static void test_messages_name_the_option(void **state)
     sbw_lm lm;
     tiny(&lm, &head_cases[0], 9, false);
     sbw_lm_ws *ws = NULL;
-    sbw_lm_ws_opts o = {1000000, 100000, false, 1, 0, "--eval-batch", NULL, " (set by --quick)"};
+    sbw_lm_ws_opts o = {1000000, 100000, false, 1, 0, "--eval-batch", NULL, " (set by --quick)",
+                        false};
     assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
     assert_non_null(
         strstr(sbw_error_reason(), "--eval-batch 1000000 x --bptt 100000 (set by --quick)"));
