@@ -104,9 +104,8 @@ static void SBW_PREC_FN(load_params)(const sbw_lm *lm, SBW_PREC_FN(lm_bufs) * r,
         SBW_PREC_FN(from_double)(r->wx[l], theta + lm->off_wx[l], 4 * H * in);
         if (wkeep > 0)
             SBW_PREC_FN(from_double_dropped)
-            (r->wh[l], theta + lm->off_wh[l], r->mwh[l], wkeep, 4 * H * H);
-        else
-            SBW_PREC_FN(from_double)(r->wh[l], theta + lm->off_wh[l], 4 * H * H);
+        (r->wh[l], theta + lm->off_wh[l], r->mwh[l], wkeep, 4 * H * H);
+        else SBW_PREC_FN(from_double)(r->wh[l], theta + lm->off_wh[l], 4 * H * H);
         SBW_PREC_FN(from_double)(r->b[l], theta + lm->off_b[l], 4 * H);
     }
     SBW_PREC_FN(from_double)(r->p, theta + lm->off_p, lm->a.d * lm->a.hidden[lm->a.nlayers - 1]);

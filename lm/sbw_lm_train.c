@@ -623,8 +623,22 @@ static double last_train_ppl(const trainer *t)
     return NAN;
 }
 
+/* A last validation perplexity above the vocabulary size is worse than
+ * a uniform guess over the words: the run has not learnt (or has
+ * diverged without overflowing), so the result carries a warning. */
+static void warn_uniform(const trainer *t)
+{
+    double ppl = t->k.nvalid ? exp(t->valid[t->k.nvalid - 1]) : NAN;
+    if (ppl > (double)t->c->nwords)
+        sbw_table_warn("worse_than_uniform: the last validation perplexity %.6g exceeds the "
+                       "vocabulary size %zu (a uniform guess): the run has not learnt or has "
+                       "diverged; lower --lr or clip harder",
+                       ppl, t->c->nwords);
+}
+
 static void result(const trainer *t, const char *stop, sbw_lm_train_result *res)
 {
+    warn_uniform(t);
     double s = sbw_progress_now() - t->t0;
     *res = (sbw_lm_train_result){.steps = t->k.step,
                                  .epochs = t->k.epoch,

@@ -469,15 +469,19 @@ static int read_file(sbw_ckpt *c)
 static int read_header(sbw_ckpt *c)
 {
     const char *v = find(c, "sbw_checkpoint");
-    char want[16];
-    snprintf(want, sizeof want, "%d", SBW_CKPT_VERSION);
     if (!v)
         return SBW_ERROR(SBW_EFORMAT, "%s: no format version (key 'sbw_checkpoint')", c->path);
-    if (strcmp(v, want) != 0)
+    bool known = false;
+    for (int k = SBW_CKPT_VERSION_MIN; k <= SBW_CKPT_VERSION; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "%d", k);
+        known = known || strcmp(v, want) == 0;
+    }
+    if (!known)
         return SBW_ERROR(SBW_EFORMAT,
                          "%s: sbw_checkpoint=%s: unknown checkpoint format version (this sbw "
-                         "reads version %d)",
-                         c->path, v, SBW_CKPT_VERSION);
+                         "reads versions %d to %d)",
+                         c->path, v, SBW_CKPT_VERSION_MIN, SBW_CKPT_VERSION);
     const sbw_ckpt_field gen = {"generation", 0, SBW_CKPT_U64, 1, CKPT_MAX_GEN, 0, NULL, 0, NULL};
     return sbw_ckpt_get(c, &gen, 1, &c->gen);
 }

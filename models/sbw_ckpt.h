@@ -34,8 +34,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The format written; a checkpoint of another version is refused. */
-#define SBW_CKPT_VERSION 2
+/* The format written, and the oldest one read; a checkpoint of another
+ * version is refused.  Version 3 (issue 28) adds sbw-lm's regulariser rows
+ * (dropout_last, wdrop, alpha, beta, var_bptt, offset); the bump is there
+ * so that an sbw-lm from before them, which ignores rows it does not know,
+ * refuses such a checkpoint instead of resuming it without weight drop,
+ * AR/TAR or variable BPTT.  A version-2 checkpoint lacks those rows and
+ * reads with their defaults (off), which is how it was trained. */
+#define SBW_CKPT_VERSION     3
+#define SBW_CKPT_VERSION_MIN 2
 
 /* How a row's value is stored at base + off. */
 typedef enum sbw_ckpt_type {
@@ -111,7 +118,7 @@ int sbw_ckpt_write(const char *dir, uint64_t gen, const sbw_ckpt_group *groups, 
                    const sbw_ckpt_array *arrays, size_t narrays);
 
 /* Reads dir/checkpoint.tsv: every line "key=value", the format version
- * SBW_CKPT_VERSION, a generation in [1, 1e15].  Errors: SBW_EIO (no such
+ * SBW_CKPT_VERSION_MIN to SBW_CKPT_VERSION, a generation in [1, 1e15].  Errors: SBW_EIO (no such
  * file), SBW_EFORMAT (malformed, unknown version), SBW_ENOMEM.  *c is NULL
  * on failure. */
 int sbw_ckpt_open(sbw_ckpt **c, const char *dir);

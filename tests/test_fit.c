@@ -331,6 +331,7 @@ static void test_ckpt_range_checks(void **state)
         /* key, value, expected in the reason */
         {"sbw_checkpoint", "1", "sbw_checkpoint=1: unknown checkpoint format version"},
         {"sbw_checkpoint", "x", "sbw_checkpoint=x: unknown checkpoint format version"},
+        {"sbw_checkpoint", "4", "sbw_checkpoint=4: unknown checkpoint format version"},
         {"step", "-1", "step=-1: not an unsigned integer"},
         {"step", "5000000000000000", "step=5000000000000000: outside"},
         {"step", "6", "step=6: beyond the checkpointed run's steps 5"},
@@ -382,6 +383,16 @@ static void test_ckpt_range_checks(void **state)
                      cases[i][1], st, sbw_error_reason(), cases[i][2]);
         assert_null(f);
     }
+    /* written as the current version; the one before it (no rows were
+     * removed since) still reads */
+    char cur[32];
+    snprintf(cur, sizeof cur, "sbw_checkpoint=%d\n", SBW_CKPT_VERSION);
+    assert_non_null(strstr(text, cur));
+    assert_true(SBW_CKPT_VERSION_MIN < SBW_CKPT_VERSION);
+    write_edited(path, text, "sbw_checkpoint", "2");
+    SBW_ASSERT_OK(sbw_fit_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
+    assert_int_equal(f->step, 4);
+    sbw_fit_free(f);
     write_edited(path, text, "step", "4");
     SBW_ASSERT_OK(sbw_fit_ckpt_resume(&f, &t, o.checkpoint_dir, &o, NULL));
     assert_int_equal(f->step, 4);

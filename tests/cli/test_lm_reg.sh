@@ -21,6 +21,15 @@ ppl=$(tsv_field "$T/out" valid_ppl)
 if awk -v p="$ppl" 'BEGIN { exit !(p > 1 && p < 120) }'; then ok; else
     bad "--preset mos at quick scale: valid_ppl '$ppl' not well below uniform's 201"
 fi
+if grep -q worse_than_uniform "$T/out"; then bad "a run that learnt carries a worse-than-uniform warning"; else ok; fi
+# a run that blows up without overflowing (SGD at lr 100: validation
+# perplexity ~1e9 against 201 words) still exits 0 but says so, in the
+# table and on stderr
+# shellcheck disable=SC2086
+expect_exit 0 "quick --preset mos, SGD lr 100" "$LM" train $Q --preset mos --lr 100 --epochs 1
+expect_grep "^# warning=worse_than_uniform: the last validation perplexity .* exceeds the vocabulary size 201" \
+    "$T/out" "a perplexity above the vocabulary size is a warning in the table"
+expect_grep "warning: worse_than_uniform" "$T/err" "and on stderr"
 # shellcheck disable=SC2086
 expect_exit 0 "quick --preset mos" "$LM" train $Q --preset mos --epochs 1 --log "$T/mos.tsv" \
     --log-every 1 --ckpt "$T/mos" --ckpt-every 0
