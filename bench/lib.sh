@@ -105,11 +105,11 @@ bench_missed() {
 # from a log or a JSON file, so that an empty or "nan" result fails the
 # bench instead of printing a blank.
 bench_num() {
-    label=$1
+    _bn_label=$1 # sh has no local variables: names the callers do not use
     shift
-    for v in "$@"; do
-        if ! printf '%s\n' "$v" | grep -Eq '^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$'; then
-            bench_fail "$label: no figure (got '$v')"
+    for _bn_v in "$@"; do
+        if ! printf '%s\n' "$_bn_v" | grep -Eq '^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$'; then
+            bench_fail "$_bn_label: no figure (got '$_bn_v')"
             return 1
         fi
     done
@@ -118,9 +118,9 @@ bench_num() {
 # have_py MODULE...: true if $PY imports every MODULE; else notes that the
 # reference needing them is skipped (the sbw side still runs) and false.
 have_py() {
-    mods=$(echo "$*" | tr ' ' ',')
-    "$PY" -c "import $mods" 2>/dev/null && return 0
-    bench_note "NOTE: $PY cannot import $mods (apt-get install python3-{numpy,scipy,torch}; scripts/deps.sh --bench): the reference that needs it is skipped"
+    _hp_mods=$(echo "$*" | tr ' ' ',')
+    "$PY" -c "import $_hp_mods" 2>/dev/null && return 0
+    bench_note "NOTE: $PY cannot import $_hp_mods (apt-get install python3-{numpy,scipy,torch}; scripts/deps.sh --bench): the reference that needs it is skipped"
     return 1
 }
 

@@ -10,7 +10,7 @@
 # BENCH_QUICK=1 (make bench-smoke) runs every bench at tiny sizes: that
 # each still runs and prints its figures, in about a minute.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 : >"$BENCH_OUT/report.txt"
 : >"$BENCH_OUT/figures.txt"
@@ -38,7 +38,7 @@ for b in bench/bench_*.sh; do
     rc=$?
     why=""
     [ $rc = 0 ] || why="exit $rc"
-    if tail -n +$((start + 1)) "$BENCH_OUT/report.txt" | grep -q '^ *FAIL'; then
+    if tail -n +$((start + 1)) "$BENCH_OUT/report.txt" | grep -qw FAIL; then
         why="${why:+$why, }a FAIL line"
     fi
     grep -qx "$name" "$BENCH_OUT/figures.txt" || grep -qx "$name" "$BENCH_OUT/skipped.txt" ||
