@@ -118,10 +118,11 @@ bench_num() {
 # have_py MODULE...: true if $PY imports every MODULE; else notes that the
 # reference needing them is skipped (the sbw side still runs) and false.
 have_py() {
-    _hp_mods=$(echo "$*" | tr ' ' ',')
-    "$PY" -c "import $_hp_mods" 2>/dev/null && return 0
-    bench_note "NOTE: $PY cannot import $_hp_mods (apt-get install python3-{numpy,scipy,torch}; scripts/deps.sh --bench): the reference that needs it is skipped"
-    return 1
+    for _hp_mod in "$@"; do
+        "$PY" -c "import $_hp_mod" 2>/dev/null && continue
+        bench_note "NOTE: $PY cannot import $_hp_mod (apt-get install python3-$_hp_mod; scripts/deps.sh --bench): the reference that needs it is skipped"
+        return 1
+    done
 }
 
 # sgemm_peak_build DIR: compiles bench/sgemm_peak.c into DIR/sgemm_peak.
