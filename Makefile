@@ -44,7 +44,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPER := $(BUILD)/tests/sbw_test.o
 
-.PHONY: all tests check check-run asan bench demo ptb ptb-quick install clean lint format format-check deps help
+.PHONY: all tests check check-run asan bench bench-smoke demo ptb ptb-quick install clean lint format format-check deps help
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -57,7 +57,8 @@ help:
 	@echo "make ptb        MoS Tables 6/7/11 on Penn Treebank (hours; resumable)"
 	@echo "make ptb-quick  the same pipeline at toy scale (seconds)"
 	@echo "make readme-figures  make demo, then copy its two README figures to docs/figures/"
-	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them)"
+	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them); exit 1 if a bench fails"
+	@echo "make bench-smoke  every bench at tiny sizes (about a minute; .ci/run runs it)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS=60 each (FUZZ_TARGET=npy: one)"
 	@echo "make lint       dependency rule, one prefix per file, failure contracts, no numeric routine in plots/, cppcheck and clang-tidy (sources and tests)"
@@ -100,10 +101,20 @@ check-run: tests
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin SAN=1 WERROR=-Werror check-run
 
+# make bench: every bench/bench_*.sh (bench/run.sh); exit 1 if a bench
+# failed or printed no figure (missed speed targets are listed, not failed;
+# BENCH_STRICT=1 fails them too).  bench-smoke: the same scripts at tiny
+# sizes (BENCH_QUICK=1), with NumPy and SciPy but not PyTorch installed by
+# default (scripts/deps.sh --bench-smoke; the torch lines are then skipped).
 bench:
 	@scripts/deps.sh --bench
 	@$(MAKE) --no-print-directory all
-	@bench/run.sh
+	@SBW_BIN=$(BIN) BUILD=$(BUILD) bench/run.sh
+
+bench-smoke:
+	@scripts/deps.sh --bench-smoke
+	@$(MAKE) --no-print-directory all
+	@SBW_BIN=$(BIN) BUILD=$(BUILD) BENCH_QUICK=1 BENCH_OUT=$${BENCH_OUT:-out/bench-smoke} bench/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -15,36 +15,67 @@
 #    the GEMM rate it implies (3 GEMMs of 2NMD flops per step) as a fraction
 #    of the machine's sgemm peak measured here (bench/sgemm_peak.c, same
 #    OpenBLAS, 2 threads), peak memory.  FIT_BIG=0 skips it (an 8 GB file).
+# 3. The parallel scheme: seconds per step with --parallel blocks and
+#    --parallel blas, softmax and mos, one run each.
 # Everything runs with the environment's OpenBLAS kernel choice
 # (OPENBLAS_CORETYPE); when that variable forces one, softmax and the sgemm
 # peak are also measured with OpenBLAS's own choice, for information.
+# Without torch (or numpy) the PyTorch lines and the KL self-check are
+# skipped with a note; sbw's figures are still printed.
+# BENCH_QUICK=1: N=300 M=100 D=5, 5 steps, the big size N=2000 M=500 D=10.
+# Exit 1 when a run fails or a figure is missing; a missed target is noted
+# (bench/lib.sh: bench_missed).
 set -u
 . bench/lib.sh
-N=${FIT_N:-10000}
-M=${FIT_M:-1000}
-D=${FIT_D:-20}
+N=${FIT_N:-$(quick 10000 300)}
+M=${FIT_M:-$(quick 1000 100)}
+D=${FIT_D:-$(quick 20 5)}
 K=10
-STEPS=${FIT_STEPS:-30}
+STEPS=${FIT_STEPS:-$(quick 30 5)}
 LR=0.01
-status=0
 dir=$BENCH_TMP/fit
 mkdir -p "$dir"
 P=$dir/P.npy
 
-if ! $PY -c 'import torch' 2>/dev/null; then
-    bench_note "fit: $PY has no torch (apt-get install python3-torch); bench skipped"
-    exit 1
-fi
-cc -O2 -o "$dir/sgemm_peak" bench/sgemm_peak.c -lopenblas || exit 1
+torch=0
+have_py torch numpy && torch=1
+sgemm_peak_build "$dir" || { bench_fail "fit: cannot compile bench/sgemm_peak.c"; exit 1; }
+
+# kopt MODEL: the --k option MODEL takes (sbw-fit refuses --k for softmax,
+# which has no components)
+kopt() {
+    case $1 in
+    softmax) ;;
+    *) echo "--k $K" ;;
+    esac
+}
 
 # Median step interval from a --log-every 1 training log: differences of
 # the seconds column, without the first two (warm-up) and the last (the
-# final evaluation has no backward pass).
+# final evaluation has no backward pass).  Prints nothing when the log is
+# missing or too short (bench_num then fails the figure).
 step_median() {
-    awk -F'\t' '/^#/ || $1 == "step" { next } { t[n++] = $7 }
+    [ -f "$1" ] || return 1
+    awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        { t[n++] = $c["seconds"] }
         END { m = 0; for (i = 3; i < n - 1; i++) v[m++] = t[i] - t[i - 1]
               for (i = 0; i < m; i++) for (j = i + 1; j < m; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
-              printf "%.6f\n", m ? v[int((m - 1) / 2)] : 0 }' "$1"
+              if (m) printf "%.6f\n", v[int((m - 1) / 2)] }' "$1"
+}
+
+# fit_log MODEL LOG [OPTION...]: one sbw-fit training run of $STEPS steps
+# on $P with a --log-every 1 log (removed first, so that a failed run
+# leaves no stale log); its table goes to $dir/out.tsv.
+fit_log() {
+    model=$1 log=$2
+    shift 2
+    rm -f "$log"
+    # shellcheck disable=SC2046 # kopt: words, split on purpose
+    "$BIN/sbw-fit" "$P" --model "$model" $(kopt "$model") --d "$D" --steps "$STEPS" --lr $LR \
+        --log-every 1 --log "$log" -q "$@" >"$dir/out.tsv" 2>"$dir/err" || {
+        cat "$dir/err"
+        return 1
+    }
 }
 
 # tsv_col FILE COLUMN: the first data row's value of COLUMN
@@ -56,38 +87,62 @@ median3() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int
 
 json_field() { $PY -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
-"$BIN/sbw-synth" dirichlet --n "$N" --m "$M" --alpha 0.1 --seed 1 -q -o "$P" >/dev/null || exit 1
-bench_note "sbw-fit vs PyTorch $($PY -c 'import torch; print(torch.__version__)') (float32, 2 threads), N=$N M=$M D=$D, Adam lr $LR, $STEPS steps, median of $BENCH_REPS"
-for model in softmax mos lms; do
+"$BIN/sbw-synth" dirichlet --n "$N" --m "$M" --alpha 0.1 --seed 1 -q -o "$P" >/dev/null || {
+    bench_fail "fit: sbw-synth dirichlet"
+    exit 1
+}
+tv=""
+[ $torch = 1 ] && tv=" vs PyTorch $($PY -c 'import torch; print(torch.__version__)')"
+bench_note "sbw-fit$tv (float32, 2 threads), N=$N M=$M D=$D, Adam lr $LR, $STEPS steps, median of $BENCH_REPS"
+
+# versus MODEL: sbw-fit and torch from the same initial parameters,
+# $BENCH_REPS runs each; seconds per step and final KLs.
+versus() {
+    model=$1
     init=$dir/init_$model
-    kopt="--k $K" # sbw-fit refuses --k for softmax, which has no components
-    [ $model = softmax ] && kopt=""
-    "$BIN/sbw-fit" "$P" --model $model $kopt --d "$D" --steps 0 --save "$init" -q >/dev/null ||
-        { status=1; continue; }
+    rm -rf "$init"
+    # shellcheck disable=SC2046 # kopt: words, split on purpose
+    "$BIN/sbw-fit" "$P" --model "$model" $(kopt "$model") --d "$D" --steps 0 --save "$init" -q \
+        >/dev/null || { bench_fail "$model: sbw-fit --steps 0 --save"; return 1; }
     sbw_t="" torch_t=""
     i=0
     while [ $i -lt "$BENCH_REPS" ]; do
-        "$BIN/sbw-fit" "$P" --model $model $kopt --d "$D" --steps "$STEPS" --lr $LR \
-            --log-every 1 --log "$dir/log.tsv" -q >"$dir/out.tsv" || { status=1; break; }
-        sbw_t="$sbw_t $(step_median "$dir/log.tsv")"
-        $PY bench/ref_fit_torch.py "$P" "$init" $model $K "$STEPS" $LR >"$dir/torch.json" ||
-            { status=1; break; }
-        torch_t="$torch_t $(json_field "$dir/torch.json" sec_per_step)"
+        fit_log "$model" "$dir/log.tsv" || { bench_fail "$model: sbw-fit"; return 1; }
+        st=$(step_median "$dir/log.tsv")
+        bench_num "$model: sbw seconds per step" "$st" || return 1
+        sbw_t="$sbw_t $st"
+        if [ $torch = 1 ]; then
+            $PY bench/ref_fit_torch.py "$P" "$init" "$model" $K "$STEPS" $LR >"$dir/torch.json" ||
+                { bench_fail "$model: torch run"; return 1; }
+            tt=$(json_field "$dir/torch.json" sec_per_step)
+            bench_num "$model: torch seconds per step" "$tt" || return 1
+            torch_t="$torch_t $tt"
+        fi
         i=$((i + 1))
     done
-    [ $i -eq "$BENCH_REPS" ] || { bench_note "$model: FAIL: a run failed"; continue; }
     # shellcheck disable=SC2086
-    s=$(median3 $sbw_t) t=$(median3 $torch_t)
+    s=$(median3 $sbw_t)
     kl_sbw=$(tsv_col "$dir/out.tsv" kl_mean)
+    bench_num "$model: sbw final KL" "$kl_sbw" || return 1
+    if [ $torch = 0 ]; then
+        bench_fig "$model: sbw ${s}s/step (no torch: speedup not measured); final mean KL after $STEPS steps: $kl_sbw"
+        return 0
+    fi
+    # shellcheck disable=SC2086
+    t=$(median3 $torch_t)
     kl_torch=$(json_field "$dir/torch.json" kl)
+    bench_num "$model: torch final KL" "$kl_torch" || return 1
     r=$(ratio "$t" "$s")
     met=$(awk -v r="$r" 'BEGIN { print (r >= 8) ? "met" : "NOT met" }')
-    bench_note "$model: sbw ${s}s/step, torch ${t}s/step: speedup torch/sbw = ${r}x (target 8x: $met)"
-    bench_note "$model: final mean KL after $STEPS steps: sbw $kl_sbw, torch $kl_torch"
+    [ "$met" = met ] || bench_missed "fit $model: speedup torch/sbw ${r}x < 8x"
+    bench_fig "$model: sbw ${s}s/step, torch ${t}s/step: speedup torch/sbw = ${r}x (target 8x: $met)"
+    bench_fig "$model: final mean KL after $STEPS steps: sbw $kl_sbw, torch $kl_torch"
     if ! awk -v a="$kl_sbw" -v b="$kl_torch" 'BEGIN { exit !(a <= b * (1 + 1e-4) + 1e-9) }'; then
-        bench_note "$model: FAIL: sbw's final KL is worse than torch's"
-        status=1
+        bench_fail "$model: sbw's final KL is worse than torch's"
     fi
+}
+for model in softmax mos lms; do
+    versus $model
 done
 
 # The parallel scheme, measured: OpenMP over blocks with single-threaded
@@ -96,49 +151,73 @@ done
 for model in softmax mos; do
     line="$model, seconds per step (one run each):"
     for par in blocks blas; do
-        "$BIN/sbw-fit" "$P" --model $model $kopt --d "$D" --steps "$STEPS" --lr $LR \
-            --parallel $par --log-every 1 --log "$dir/log.tsv" -q >/dev/null || status=1
-        line="$line --parallel $par $(step_median "$dir/log.tsv")"
+        if fit_log "$model" "$dir/log_$par.tsv" --parallel $par &&
+            st=$(step_median "$dir/log_$par.tsv") && bench_num "$model --parallel $par" "$st"; then
+            line="$line --parallel $par $st"
+        else
+            bench_fail "$model --parallel $par: sbw-fit or its log"
+            line=""
+            break
+        fi
     done
-    bench_note "$line"
+    [ -z "$line" ] || bench_fig "$line"
 done
 
 # Information: the GEMM kernels OpenBLAS uses come from OPENBLAS_CORETYPE
 # when it is set, else from its own CPU detection.  When the environment
 # forces a kernel set, softmax (the head whose step is mostly GEMM) is rerun
 # once on both sides with OpenBLAS's own choice (torch links the same
-# libopenblas), in a subshell so that nothing after it is affected.
+# libopenblas), in a subshell so that nothing after it is affected but the
+# exit status.
 if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
     (
         unset OPENBLAS_CORETYPE
         core=$("$dir/sgemm_peak" 200 1 | cut -d' ' -f2)
-        "$BIN/sbw-fit" "$P" --d "$D" --steps "$STEPS" --lr $LR --log-every 1 \
-            --log "$dir/log.tsv" -q >/dev/null && s=$(step_median "$dir/log.tsv")
-        $PY bench/ref_fit_torch.py "$P" "$dir/init_softmax" softmax $K "$STEPS" $LR \
-            >"$dir/torch.json" && t=$(json_field "$dir/torch.json" sec_per_step)
-        bench_note "softmax with OPENBLAS_CORETYPE unset (OpenBLAS chooses $core; one run, information): sbw ${s}s/step, torch ${t}s/step: speedup $(ratio "$t" "$s")x"
-    )
+        fit_log softmax "$dir/log.tsv" && s=$(step_median "$dir/log.tsv") &&
+            bench_num "softmax, OPENBLAS_CORETYPE unset" "$s" || { bench_fail "softmax, OPENBLAS_CORETYPE unset: sbw-fit"; exit 1; }
+        if [ $torch = 1 ]; then
+            $PY bench/ref_fit_torch.py "$P" "$dir/init_softmax" softmax $K "$STEPS" $LR \
+                >"$dir/torch.json" && t=$(json_field "$dir/torch.json" sec_per_step) &&
+                bench_num "softmax torch, OPENBLAS_CORETYPE unset" "$t" || { bench_fail "softmax, OPENBLAS_CORETYPE unset: torch"; exit 1; }
+            bench_fig "softmax with OPENBLAS_CORETYPE unset (OpenBLAS chooses $core; one run, information): sbw ${s}s/step, torch ${t}s/step: speedup $(ratio "$t" "$s")x"
+        else
+            bench_fig "softmax with OPENBLAS_CORETYPE unset (OpenBLAS chooses $core; one run, information): sbw ${s}s/step"
+        fi
+    ) || status=1
 fi
-rm -f "$P" "$dir/log.tsv" "$dir/out.tsv" "$dir/torch.json"
+rm -rf "$P" "$dir"/log*.tsv "$dir/out.tsv" "$dir/torch.json" "$dir"/init_*
 
-set -- $("$dir/sgemm_peak" 4000 2)
-peak=$1
-bench_note "sgemm peak (n=4000, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)"), kernels $2, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}): $peak GFLOPS"
+# shellcheck disable=SC2046 # "GFLOPS CORENAME", split on purpose
+set -- $("$dir/sgemm_peak" "$BENCH_PEAK_N" 2) || true
+peak=${1:-}
+if bench_num "fit: sgemm peak" "$peak"; then
+    bench_fig "sgemm peak (n=$BENCH_PEAK_N, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)"), kernels ${2:-}, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}): $peak GFLOPS"
+fi
 if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
-    bench_note "sgemm peak with OPENBLAS_CORETYPE unset: $(env -u OPENBLAS_CORETYPE "$dir/sgemm_peak" 4000 2) (information)"
+    bench_note "sgemm peak with OPENBLAS_CORETYPE unset: $(env -u OPENBLAS_CORETYPE "$dir/sgemm_peak" "$BENCH_PEAK_N" 2) (information)"
 fi
 
+# The paper's scale (N=100000, M=10000, D=100; FIT_BIG_N, FIT_BIG_M,
+# FIT_BIG_D change it, the quick mode shrinks it), softmax.
 if [ "${FIT_BIG:-1}" != 0 ]; then
-    BN=100000 BM=10000 BD=100 BS=${FIT_BIG_STEPS:-6}
+    BN=${FIT_BIG_N:-$(quick 100000 2000)} BM=${FIT_BIG_M:-$(quick 10000 500)}
+    BD=${FIT_BIG_D:-$(quick 100 10)} BS=${FIT_BIG_STEPS:-6}
     BP=$dir/P_big.npy
-    "$BIN/sbw-synth" dirichlet --n $BN --m $BM --alpha 0.1 --seed 2 -q -o "$BP" >/dev/null ||
-        exit 1
-    set -- $(run_once "$BIN/sbw-fit" "$BP" --model softmax --d $BD --steps "$BS" --lr $LR \
-        --log-every 1 --log "$dir/big.tsv" -q) || { status=1; set -- 0 0; }
-    kb=$2
-    s=$(step_median "$dir/big.tsv")
-    gflops=$(awk -v s="$s" 'BEGIN { printf "%.1f", 6 * 1e5 * 1e4 * 100 / s / 1e9 }')
-    bench_note "paper scale N=$BN M=$BM D=$BD softmax: ${s}s/step (median of $((BS - 2)) steps), $gflops GFLOPS in the step = $(ratio "$gflops" "$peak") of the sgemm peak; peak memory $((kb / 1024)) MB (P* alone: $((BN * BM * 4 / 1048576)) MB in float32)"
+    rm -f "$dir/big.tsv"
+    if ! "$BIN/sbw-synth" dirichlet --n "$BN" --m "$BM" --alpha 0.1 --seed 2 -q -o "$BP" >/dev/null; then
+        bench_fail "big size: sbw-synth dirichlet"
+    elif ! tk=$(run_once "$BIN/sbw-fit" "$BP" --model softmax --d "$BD" --steps "$BS" --lr $LR \
+        --log-every 1 --log "$dir/big.tsv" -q); then
+        cat "$BENCH_OUT/last.err"
+        bench_fail "big size: sbw-fit"
+    else
+        kb=${tk#* }
+        s=$(step_median "$dir/big.tsv")
+        if bench_num "big size: seconds per step, peak KB" "$s" "$kb"; then
+            gflops=$(awk -v s="$s" -v n="$BN" -v m="$BM" -v d="$BD" 'BEGIN { printf "%.1f", 6 * n * m * d / s / 1e9 }')
+            bench_fig "N=$BN M=$BM D=$BD softmax$([ "$BN.$BM.$BD" = 100000.10000.100 ] && echo ' (the paper scale)'): ${s}s/step (median of $((BS - 2)) steps), $gflops GFLOPS in the step = $(ratio "$gflops" "${peak:-0}") of the sgemm peak; peak memory $((kb / 1024)) MB (P* alone: $((BN * BM * 4 / 1048576)) MB in float32)"
+        fi
+    fi
     rm -f "$BP" "$dir/big.tsv"
 fi
 exit $status

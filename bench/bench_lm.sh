@@ -29,34 +29,55 @@
 # (OPENBLAS_CORETYPE or OpenBLAS's detection), the same for both sides:
 # Debian's torch links the system libblas.so.3 (OpenBLAS), noted below.
 # PTB: $SBW_PTB (default /work/shared/data/ptb, else ../shared/data/ptb);
-# without it the bench is skipped.  Exit 1 when a run fails or a target
-# is missed.
+# without it the bench is skipped.  Without torch the PyTorch lines are
+# skipped with a note and sbw's figures are still printed.
+# BENCH_QUICK=1: a generated corpus (tests/fixtures/make_lm_corpus.sh, 201
+# words) instead of PTB, emb 16, LSTM 32, batch 4, BPTT 10, Softmax D=16 and
+# MoS D=12 K=3, 3 steps: seconds.
+# Exit 1 when a run fails or a figure is missing; a missed target is noted
+# (bench/lib.sh: bench_missed).
+#
+# The models are the `model` calls below; a new line (another head, or
+# sbw-lm options such as a regulariser, passed after the step count) adds
+# its row of figures and its eval row.  head_opts gives each head the
+# options it takes: sbw-lm refuses --k for a head without components.
 set -u
 . bench/lib.sh
-EMB=${LM_EMB:-400}
-HIDDEN=${LM_HIDDEN:-960}
-B=${LM_BATCH:-12}
-T=${LM_BPTT:-70}
-K=15
-SM_STEPS=${LM_SOFTMAX_STEPS:-30}
-MOS_STEPS=${LM_MOS_STEPS:-8}
-HEAD_STEPS=${LM_HEAD_STEPS:-10}
-EVAL_T=${LM_EVAL_TOKENS:-5000}
-status=0
+EMB=${LM_EMB:-$(quick 400 16)}
+HIDDEN=${LM_HIDDEN:-$(quick 960 32)}
+B=${LM_BATCH:-$(quick 12 4)}
+T=${LM_BPTT:-$(quick 70 10)}
+K=${LM_K:-$(quick 15 3)}
+SM_D=${LM_SOFTMAX_D:-$(quick 400 16)}
+MOS_D=${LM_MOS_D:-$(quick 280 12)}
+SM_STEPS=${LM_SOFTMAX_STEPS:-$(quick 30 3)}
+MOS_STEPS=${LM_MOS_STEPS:-$(quick 8 3)}
+HEAD_STEPS=${LM_HEAD_STEPS:-$(quick 10 2)}
+EVAL_T=${LM_EVAL_TOKENS:-$(quick 5000 200)}
 dir=$BENCH_TMP/lm
 mkdir -p "$dir"
 
-PTB=${SBW_PTB:-/work/shared/data/ptb}
-[ -n "${SBW_PTB:-}" ] || [ -d "$PTB" ] || PTB=../shared/data/ptb
-if [ ! -f "$PTB/ptb.train.txt" ] && [ ! -f "$PTB/train.txt" ]; then
-    bench_note "lm: no Penn Treebank under $PTB (set SBW_PTB); bench skipped"
-    exit 0
+if [ "$BENCH_QUICK" = 1 ]; then
+    PTB=$dir/corpus
+    sh tests/fixtures/make_lm_corpus.sh "$PTB" 1000 || { bench_fail "lm: corpus"; exit 1; }
+else
+    PTB=${SBW_PTB:-/work/shared/data/ptb}
+    [ -n "${SBW_PTB:-}" ] || [ -d "$PTB" ] || PTB=../shared/data/ptb
+    if [ ! -f "$PTB/ptb.train.txt" ] && [ ! -f "$PTB/train.txt" ]; then
+        bench_skip "lm: no Penn Treebank under $PTB (set SBW_PTB)"
+        exit 0
+    fi
 fi
-if ! $PY -c 'import torch' 2>/dev/null; then
-    bench_note "lm: $PY has no torch (apt-get install python3-torch); bench skipped"
-    exit 1
-fi
-cc -O2 -o "$dir/sgemm_peak" bench/sgemm_peak.c -lopenblas || exit 1
+torch=0
+have_py torch numpy && torch=1
+sgemm_peak_build "$dir" || { bench_fail "lm: cannot compile bench/sgemm_peak.c"; exit 1; }
+
+# head_opts HEAD: the sbw-lm options that HEAD takes beyond --d
+head_opts() {
+    case $1 in
+    moc | mos | mos+plif) echo "--k $K" ;;
+    esac
+}
 
 json_field() { $PY -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
@@ -82,32 +103,41 @@ log_rates() {
 
 met() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? "met" : "NOT met" }'; }
 
-ver=$($PY -c 'import torch; print(torch.__version__)')
-lib=$($PY -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))')
-tblas=$(ldd "$lib" | awk '$1 ~ /^lib(open)?blas/ { printf "%s%s -> %s", s, $1, $3; s = ", " }')
-bench_note "PyTorch $ver (float32, 2 threads): libtorch_cpu.so links $tblas ($(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3))"
+if [ $torch = 1 ]; then
+    ver=$($PY -c 'import torch; print(torch.__version__)')
+    lib=$($PY -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))')
+    tblas=$(ldd "$lib" | awk '$1 ~ /^lib(open)?blas/ { printf "%s%s -> %s", s, $1, $3; s = ", " }')
+    bench_note "PyTorch $ver (float32, 2 threads): libtorch_cpu.so links $tblas ($(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3))"
+fi
 # shellcheck disable=SC2046 # "GFLOPS CORENAME", split on purpose
-set -- $("$dir/sgemm_peak" 4000 2)
-peak=$1 core=$2
-bench_note "sgemm peak (n=4000, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)"), kernels $core, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}): $peak GFLOPS"
+set -- $("$dir/sgemm_peak" "$BENCH_PEAK_N" 2) || true
+peak=${1:-} core=${2:-}
+if bench_num "lm: sgemm peak" "$peak"; then
+    bench_fig "sgemm peak (n=$BENCH_PEAK_N, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)"), kernels $core, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}): $peak GFLOPS"
+fi
 if [ "$core" = Prescott ] && grep -q avx512f /proc/cpuinfo; then
     bench_note "  (OpenBLAS chose Prescott kernels on an AVX-512 CPU, a misdetection: OPENBLAS_CORETYPE=SkylakeX gives the real peak)"
 fi
 lstm="emb $EMB, LSTM $HIDDEN, batch $B, BPTT $T"
-bench_note "sbw-lm vs PyTorch on PTB ($PTB): $lstm, SGD, clip 0.25, no dropout"
+bench_note "sbw-lm$([ $torch = 1 ] && echo ' vs PyTorch') on $PTB: $lstm, SGD, clip 0.25, no dropout"
 
-# model NAME HEAD D STEPS: one training run on each side; sets $m and the
-# MoS head's GFLOPS ($sbw_gf) for the caller.
+# model NAME HEAD D STEPS [SBW-LM OPTION...]: one training run on each side
+# (the options after STEPS go to sbw-lm only); sets $m (the vocabulary) and
+# $sbw_gf (the head's GEMM GFLOPS) for the caller.  False if a run failed.
 model() {
     name=$1 head=$2 d=$3 steps=$4
-    $PY bench/ref_lm_torch.py --data "$PTB" --head "$head" --k $K --d "$d" --emb "$EMB" \
-        --hidden "$HIDDEN" --batch "$B" --bptt "$T" --steps "$steps" >"$dir/torch.json" \
-        2>"$dir/torch.err" || { cat "$dir/torch.err"; bench_note "lm $name: FAIL: torch run"; status=1; return 1; }
-    m=$(json_field "$dir/torch.json" m)
-    "$BIN/sbw-lm" train --data "$PTB" --head "$head" --k $K --d "$d" --emb "$EMB" \
+    shift 4
+    rm -f "$dir/log.tsv" "$dir/train.tsv" "$dir/torch.json"
+    # shellcheck disable=SC2046 # head_opts: words, split on purpose
+    "$BIN/sbw-lm" train --data "$PTB" --head "$head" $(head_opts "$head") --d "$d" --emb "$EMB" \
         --hidden "$HIDDEN" --batch "$B" --bptt "$T" --no-dropout --seed 1 \
-        --max-steps $((steps + 2)) --log-every 1 --log "$dir/log.tsv" -q --threads 2 \
-        >"$dir/train.tsv" 2>"$dir/sbw.err" || { cat "$dir/sbw.err"; bench_note "lm $name: FAIL: sbw-lm train"; status=1; return 1; }
+        --max-steps $((steps + 2)) --log-every 1 --log "$dir/log.tsv" -q --threads 2 "$@" \
+        >"$dir/train.tsv" 2>"$dir/sbw.err" || {
+        cat "$dir/sbw.err"
+        bench_fail "lm $name: sbw-lm train"
+        return 1
+    }
+    m=$(tsv_meta "$dir/train.tsv" vocab)
     if [ "$head" = mos ]; then
         fpt=$((6 * K * d * (m + d + 1)))
     else
@@ -115,29 +145,54 @@ model() {
     fi
     # shellcheck disable=SC2046
     set -- $(log_rates "$dir/log.tsv" "$fpt")
-    s=$1 sbw_gf=$2
+    s=${1:-} sbw_gf=${2:-}
+    rows=$(tsv_rows "$dir/log.tsv" | wc -l)
+    loss=$(tsv_field "$dir/log.tsv" loss $((rows - 1)))
+    bench_num "lm $name: sbw tokens/s, head GFLOPS, loss" "$s" "$sbw_gf" "$loss" || return 1
+    if [ $torch = 0 ]; then
+        bench_fig "lm $name: sbw $s tok/s (median of $steps steps; no torch: speedup not measured); last step's loss $loss"
+        return 0
+    fi
+    $PY bench/ref_lm_torch.py --data "$PTB" --head "$head" --k "$K" --d "$d" --emb "$EMB" \
+        --hidden "$HIDDEN" --batch "$B" --bptt "$T" --steps "$steps" >"$dir/torch.json" \
+        2>"$dir/torch.err" || {
+        cat "$dir/torch.err"
+        bench_fail "lm $name: torch run"
+        return 1
+    }
     t=$(json_field "$dir/torch.json" tokens_per_s | awk '{ printf "%.1f", $1 }')
+    tloss=$(json_field "$dir/torch.json" loss)
+    tm=$(json_field "$dir/torch.json" m)
+    bench_num "lm $name: torch tokens/s, loss" "$t" "$tloss" || return 1
+    [ "$tm" = "$m" ] || bench_fail "lm $name: vocabulary: sbw-lm $m words, torch $tm"
     r=$(ratio "$s" "$t")
     v=$(met "$r" 2)
-    [ "$v" = met ] || status=1
-    bench_note "lm $name: sbw $s tok/s, torch $t tok/s: speedup ${r}x (target >= 2x: $v; median of $steps steps)"
-    rows=$(tsv_rows "$dir/log.tsv" | wc -l)
-    bench_note "lm $name: last step's loss: sbw $(tsv_field "$dir/log.tsv" loss $((rows - 1))), torch $(json_field "$dir/torch.json" loss) (information: different initial values)"
+    [ "$v" = met ] || bench_missed "lm $name: speedup ${r}x < 2x"
+    bench_fig "lm $name: sbw $s tok/s, torch $t tok/s: speedup ${r}x (target >= 2x: $v; median of $steps steps)"
+    bench_note "lm $name: last step's loss: sbw $loss, torch $tloss (information: different initial values)"
 }
 
-model "softmax D=400" softmax 400 "$SM_STEPS"
-model "mos D=280 K=15" mos 280 "$MOS_STEPS" && {
-    $PY bench/ref_lm_torch.py --data "$PTB" --head mos --k $K --d 280 --batch "$B" --bptt "$T" \
+# mos_head NAME: the MoS head's GEMM rate (after `model ... mos`) against
+# the sgemm peak, and torch's head alone.
+mos_head() {
+    p=$(awk -v a="$sbw_gf" -v b="$peak" 'BEGIN { printf "%.0f", 100 * a / b }')
+    v=$(met "$p" 60)
+    [ "$v" = met ] || bench_missed "lm mos head GEMMs: $p% < 60% of the sgemm peak"
+    line="lm $1 head GEMMs (N=$((B * T)), K=$K, D=$MOS_D, M=$m): sbw $sbw_gf GFLOPS = $p% of sgemm peak (target >= 60%: $v)"
+    if [ $torch = 0 ]; then
+        bench_fig "$line"
+        return 0
+    fi
+    $PY bench/ref_lm_torch.py --data "$PTB" --head mos --k "$K" --d "$MOS_D" --batch "$B" --bptt "$T" \
         --steps "$HEAD_STEPS" --head-only >"$dir/head.json" 2>"$dir/torch.err" || {
         cat "$dir/torch.err"
-        status=1
+        bench_fail "lm $1: torch --head-only"
+        return 1
     }
     tg=$(json_field "$dir/head.json" head_gflops | awk '{ printf "%.1f", $1 }')
-    p=$(awk -v a="$sbw_gf" -v b="$peak" 'BEGIN { printf "%.0f", 100 * a / b }')
+    bench_num "lm $1: torch head GFLOPS" "$tg" || return 1
     q=$(awk -v a="$tg" -v b="$peak" 'BEGIN { printf "%.0f", 100 * a / b }')
-    v=$(met "$p" 60)
-    [ "$v" = met ] || status=1
-    bench_note "lm mos head GEMMs (N=$((B * T)), K=$K, D=280, M=$m): sbw $sbw_gf GFLOPS = $p% of sgemm peak (target >= 60%: $v); torch head alone: $tg GFLOPS = $q%"
+    bench_fig "$line; torch head alone: $tg GFLOPS = $q%"
 }
 
 # eval_peak CKPT ROWS: "SECONDS PEAK_KB BYTES" of eval --logprobs - into a
@@ -150,64 +205,77 @@ eval_peak() {
     echo "$@"
 }
 
-for head in softmax mos; do
-    d=400
-    [ $head = mos ] && d=280
+# eval_mem HEAD D: sbw-lm eval --logprobs - of a one-step checkpoint, for
+# $EVAL_T and twice as many rows: rows per second and peak RSS.
+eval_mem() {
+    head=$1 d=$2
     ck=$dir/ckpt_$head
     rm -rf "$ck"
-    "$BIN/sbw-lm" train --data "$PTB" --head $head --k $K --d $d --emb "$EMB" --hidden "$HIDDEN" \
-        --batch "$B" --bptt "$T" --no-dropout --max-steps 1 --ckpt "$ck" -q --threads 2 \
-        >/dev/null 2>"$dir/sbw.err" || { cat "$dir/sbw.err"; bench_note "lm eval $head: FAIL: checkpoint"; status=1; continue; }
+    # shellcheck disable=SC2046 # head_opts: words, split on purpose
+    "$BIN/sbw-lm" train --data "$PTB" --head "$head" $(head_opts "$head") --d "$d" --emb "$EMB" \
+        --hidden "$HIDDEN" --batch "$B" --bptt "$T" --no-dropout --max-steps 1 --ckpt "$ck" -q \
+        --threads 2 >"$dir/ck.tsv" 2>"$dir/sbw.err" || {
+        cat "$dir/sbw.err"
+        bench_fail "lm eval $head: checkpoint"
+        return 1
+    }
+    mv=$(tsv_meta "$dir/ck.tsv" vocab)
     if ! r1=$(eval_peak "$ck" "$EVAL_T") || ! r2=$(eval_peak "$ck" $((2 * EVAL_T))); then
-        bench_note "lm eval $head: FAIL: sbw-lm eval"
-        status=1
-        continue
+        bench_fail "lm eval $head: sbw-lm eval"
+        return 1
     fi
     # shellcheck disable=SC2086 # six numbers: seconds, peak KB, bytes of each run
     set -- $r1 $r2
+    bench_num "lm eval $head: seconds, peak KB, bytes" "$@" "$mv" || return 1
+    [ "$6" = $((128 + 2 * EVAL_T * mv * 8)) ] ||
+        bench_fail "lm eval $head: $6 bytes written, want $((128 + 2 * EVAL_T * mv * 8)) (a $((2 * EVAL_T)) x $mv float64 .npy)"
     rows=$(awk -v n=$((2 * EVAL_T)) -v s="$4" 'BEGIN { printf "%.0f", (s > 0) ? n / s : 0 }')
     grow=$((($5 - $2) / 1024))
-    held=$((EVAL_T * ${m:-10000} * 4 / 1048576))
-    full=$((2 * EVAL_T * ${m:-10000} * 8 / 1048576))
+    held=$((EVAL_T * mv * 4 / 1048576))
+    full=$((2 * EVAL_T * mv * 8 / 1048576))
     v=met
     if [ $((grow * 2)) -ge "$held" ] || [ $(($5 / 1024)) -ge "$full" ]; then
         v="NOT met"
-        status=1
+        bench_missed "lm eval $head: peak RSS growth $grow MB (limit $((held / 2)) MB) or peak $(($5 / 1024)) MB (limit $full MB)"
     fi
-    bench_note "lm eval --logprobs $head D=$d: $((2 * EVAL_T)) rows in $4 s = $rows rows/s ($(($6 / 1048576)) MB written); peak RSS $(($2 / 1024)) MB at $EVAL_T rows, $(($5 / 1024)) MB at $((2 * EVAL_T)) (T x M float64: $full MB); growth $grow MB where holding the matrix would add >= $held MB (target < $((held / 2)) MB: $v)"
-done
-rm -rf "$dir/log.tsv" "$dir/train.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes*
-# ---- issue 28 (wt-reg): the papers' regularisation, on against off ----------------------------
-# The MoS bench model above (emb $EMB, LSTM $HIDDEN, batch $B, BPTT $T, D=280,
-# K=15), training tokens per second (log_rates: median per step after two
-# warm-up rows) three ways: no dropout; the locked and word dropouts at
-# --preset mos's values; and those plus --preset mos's weight drop 0.5, AR
-# alpha 2, TAR beta 1 and variable BPTT.  Information, no target: what the
-# regularisers cost.  LM_REG_STEPS steps each (default 8).
-REG_STEPS=${LM_REG_STEPS:-8}
+    bench_fig "lm eval --logprobs $head D=$d: $((2 * EVAL_T)) rows in $4 s = $rows rows/s ($(($6 / 1048576)) MB written); peak RSS $(($2 / 1024)) MB at $EVAL_T rows, $(($5 / 1024)) MB at $((2 * EVAL_T)) (T x M float64: $full MB); growth $grow MB where holding the matrix would add >= $held MB (target < $((held / 2)) MB: $v)"
+}
+
+model "softmax D=$SM_D" softmax "$SM_D" "$SM_STEPS"
+model "mos D=$MOS_D K=$K" mos "$MOS_D" "$MOS_STEPS" && mos_head mos
+eval_mem softmax "$SM_D"
+eval_mem mos "$MOS_D"
+
+# The papers' regularisation (issue 28), on against off: the MoS model above,
+# training tokens per second (log_rates: median per step after two warm-up
+# rows) three ways: no dropout; the locked and word dropouts at --preset
+# mos's values; those plus its weight drop 0.5, AR alpha 2, TAR beta 1 and
+# variable BPTT.  Information, no target: what the regularisers cost.
+REG_STEPS=${LM_REG_STEPS:-$(quick 8 3)}
 reg_drop="--dropout-emb 0.1 --dropout-in 0.4 --dropout-layer 0.225 --dropout-last 0.4 --dropout-latent 0.29"
 reg_new="--wdrop 0.5 --alpha 2 --beta 1 --var-bptt"
+reg_off=0 reg_dropouts=0 reg_all=0
 for reg in off dropouts all; do
     case $reg in
     off) opts="--no-dropout" ;;
     dropouts) opts=$reg_drop ;;
     all) opts="$reg_drop $reg_new" ;;
     esac
+    rm -f "$dir/reg.tsv"
     # shellcheck disable=SC2086 # opts are options, split on purpose
-    "$BIN/sbw-lm" train --data "$PTB" --head mos --k $K --d 280 --emb "$EMB" --hidden "$HIDDEN" \
+    "$BIN/sbw-lm" train --data "$PTB" --head mos --k "$K" --d "$MOS_D" --emb "$EMB" --hidden "$HIDDEN" \
         --batch "$B" --bptt "$T" $opts --seed 1 --max-steps $((REG_STEPS + 2)) --log-every 1 \
-        --log "$dir/reg.tsv" -q --threads 2 >/dev/null 2>"$dir/sbw.err" ||
-        { cat "$dir/sbw.err"; bench_note "lm regularisation $reg: FAIL: sbw-lm train"; status=1; continue; }
+        --log "$dir/reg.tsv" -q --threads 2 >/dev/null 2>"$dir/sbw.err" || {
+        cat "$dir/sbw.err"
+        bench_fail "lm regularisation $reg: sbw-lm train"
+        continue
+    }
     # shellcheck disable=SC2046
     set -- $(log_rates "$dir/reg.tsv" 1)
-    case $reg in
-    off) reg_off=$1 ;;
-    dropouts) reg_dropouts=$1 ;;
-    all) reg_all=$1 ;;
-    esac
-    bench_note "lm mos D=280 K=15, regularisation $reg: sbw $1 tok/s (median of $REG_STEPS steps)"
+    bench_num "lm regularisation $reg: tokens/s" "${1:-}" || continue
+    eval "reg_$reg=\$1"
+    bench_fig "lm mos D=$MOS_D K=$K, regularisation $reg: sbw $1 tok/s (median of $REG_STEPS steps)"
 done
-bench_note "lm mos regularisation cost: dropouts $(ratio "${reg_dropouts:-0}" "${reg_off:-0}")x, all $(ratio "${reg_all:-0}" "${reg_off:-0}")x the tokens/s without (information)"
-rm -f "$dir/reg.tsv"
-# ---- end of issue 28's block ------------------------------------------------------------------
+bench_note "lm mos regularisation cost: dropouts $(ratio "$reg_dropouts" "$reg_off")x, all $(ratio "$reg_all" "$reg_off")x the tokens/s without (information)"
+rm -rf "$dir/reg.tsv" "$dir/log.tsv" "$dir/train.tsv" "$dir/ck.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes* "$dir/corpus"
 exit $status

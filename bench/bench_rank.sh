@@ -30,33 +30,44 @@
 # (typically a few); the 6.6 GB matrix -- log-softmax of rank-400 logits,
 # as a Softmax LM with d = 400 would give -- has rank 401 (centred 400),
 # and the 8 GB one, of rank-200 logits, rank 201.  Exit 1 if a check or a
-# target fails.  Sizes can be shrunk to check the script's logic
+# run fails or a figure is missing; a missed target is noted (bench/lib.sh:
+# bench_missed).  Sizes can be shrunk to check the script's logic
 # (SQ_N, TALL_N TALL_M, T8_N T8_M T8_D, BIG_N BIG_M BIG_D; the targets are
-# meant for the default sizes).  Serialise with other heavy jobs:
+# meant for the default sizes; BENCH_QUICK=1 shrinks them all to about a
+# second).  Without numpy the matrices come from sbw-synth (dirichlet for
+# the full-rank ones, lowrank --rank D for the others) and without scipy
+# the reference is skipped with a note: sbw-rank's times and ranks are
+# still printed and checked.  Serialise with other heavy jobs:
 # flock /tmp/sbw-bench.lock sh bench/bench_rank.sh
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 D=$BENCH_TMP/rank
 mkdir -p "$D"
 trap 'rm -rf "$D"' EXIT INT TERM
-status=0
 R="$BIN/sbw-rank"
-SQ_N=${SQ_N:-5000}
-TALL_N=${TALL_N:-100000} TALL_M=${TALL_M:-2000}
-T8_N=${T8_N:-200000} T8_M=${T8_M:-5000} T8_D=${T8_D:-200}
-BIG_N=${BIG_N:-82430} BIG_M=${BIG_M:-10000} BIG_D=${BIG_D:-400}
+SQ_N=${SQ_N:-$(quick 5000 100)}
+TALL_N=${TALL_N:-$(quick 100000 2000)} TALL_M=${TALL_M:-$(quick 2000 50)}
+T8_N=${T8_N:-$(quick 200000 1000)} T8_M=${T8_M:-$(quick 5000 60)} T8_D=${T8_D:-$(quick 200 10)}
+BIG_N=${BIG_N:-$(quick 82430 1000)} BIG_M=${BIG_M:-$(quick 10000 80)} BIG_D=${BIG_D:-$(quick 400 20)}
+np=0 sp=0
+have_py numpy && np=1
+[ $np = 1 ] && have_py scipy && sp=1
 BIG_PEAK_GB=${BIG_PEAK_GB:-16}
 
 gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k / 1048576 }'; }
 
-# check VALUE OP LIMIT: sets $ok to PASS or MISS (OP: <= < >= =), and
-# status to 1 on a miss; call it outside $(...) so the status sticks.
+# check VALUE OP LIMIT [WHAT]: sets $ok to PASS or, for a target (WHAT
+# given: bench_missed WHAT), MISS; for a self-check (no WHAT), FAIL and
+# status=1.  OP: <= < >= =.  Call it outside $(...) so the status sticks.
 check() {
     if [ -n "$1" ] && awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { exit !(op == "<=" ? v <= l : op == "<" ? v < l : op == ">=" ? v >= l : v == l) }'; then
         ok=PASS
-    else
+    elif [ $# -ge 4 ]; then
         ok=MISS
+        bench_missed "rank: $4 = $1, target $2 $3"
+    else
+        ok=FAIL
         status=1
     fi
 }
@@ -79,7 +90,8 @@ median() {
 }
 
 # compare NAME FILE: sbw-rank and the reference run alternately (so load
-# from other jobs falls on both alike), then the agreement check
+# from other jobs falls on both alike), then the agreement check; without
+# scipy, sbw-rank alone.  False if a run failed or scipy is missing.
 compare() {
     name=$1 f=$2
     cat "$f" >/dev/null # warm the page cache
@@ -87,41 +99,70 @@ compare() {
     : >"$D/tr.txt"
     i=0
     while [ $i -lt "$BENCH_REPS" ]; do
-        run_once "$R" -q --spectrum "$D/ours.tsv" "$f" >>"$D/ts.txt" || { cat "$BENCH_OUT/last.err"; status=1; return 1; }
-        run_once "$PY" bench/ref_svdvals.py "$f" "$D/ref.npy" >>"$D/tr.txt" || { cat "$BENCH_OUT/last.err"; status=1; return 1; }
+        run_once "$R" -q --spectrum "$D/ours.tsv" "$f" >>"$D/ts.txt" || {
+            cat "$BENCH_OUT/last.err"
+            bench_fail "$name: sbw-rank"
+            return 1
+        }
+        if [ $sp = 1 ]; then
+            run_once "$PY" bench/ref_svdvals.py "$f" "$D/ref.npy" >>"$D/tr.txt" || {
+                cat "$BENCH_OUT/last.err"
+                bench_fail "$name: ref_svdvals.py"
+                return 1
+            }
+        fi
         i=$((i + 1))
     done
     set -- $(median "$D/ts.txt")
-    ts=$1 ms=$2
+    ts=${1:-} ms=${2:-}
+    bench_num "$name: sbw-rank seconds, peak" "$ts" "$ms" || return 1
+    if [ $sp = 0 ]; then
+        bench_fig "$name: sbw-rank $ts s, $(gb "$ms") GB peak (no scipy: reference and agreement skipped)"
+        return 1
+    fi
     set -- $(median "$D/tr.txt")
-    tr=$1 mr=$2
+    tr=${1:-} mr=${2:-}
     dev=$(agree "$D/ours.tsv" "$D/ref.npy")
+    bench_num "$name: scipy seconds, peak, agreement" "$tr" "$mr" "$dev" || return 1
     check "$dev" "<=" 1000
-    bench_note "$name: sbw-rank $ts s, $(gb "$ms") GB peak; np.load+scipy.linalg.svdvals $tr s, $(gb "$mr") GB peak"
+    bench_fig "$name: sbw-rank $ts s, $(gb "$ms") GB peak; np.load+scipy.linalg.svdvals $tr s, $(gb "$mr") GB peak"
     bench_note "  agreement: max |sigma_sbw - sigma_scipy| = $dev eps sigma_0 ($ok)"
+}
+
+# gen_matrix ROWS COLS KIND SEED OUT: bench/gen_matrix.py, or without numpy
+# sbw-synth (KIND full: dirichlet; lowrank:D: lowrank --rank D)
+gen_matrix() {
+    if [ $np = 1 ]; then
+        $PY bench/gen_matrix.py "$@"
+    else
+        case $3 in
+        full) "$BIN/sbw-synth" dirichlet --n "$1" --m "$2" --alpha 0.1 --seed "$4" -q -o "$5" >/dev/null ;;
+        lowrank:*) "$BIN/sbw-synth" lowrank --n "$1" --m "$2" --rank "${3#lowrank:}" --scale 2 --seed "$4" -q -o "$5" >/dev/null ;;
+        esac
+    fi
 }
 
 bench_note "sbw-rank: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), reps $BENCH_REPS"
 
-$PY bench/gen_matrix.py "$SQ_N" "$SQ_N" full 1 "$D/sq.npy" || exit 1
+gen_matrix "$SQ_N" "$SQ_N" full 1 "$D/sq.npy" || { bench_fail "generating $D/sq.npy"; exit 1; }
 if compare "$SQ_N x $SQ_N float64" "$D/sq.npy"; then
     rt=$(ratio "$ts" "$tr")
     rm_=$(ratio "$ms" "$mr")
-    check "$rt" "<=" 1.10
+    check "$rt" "<=" 1.10 "square: time sbw/scipy"
     ok1=$ok
-    check "$rm_" "<" 1
-    bench_note "  time sbw/scipy = $rt (target <= 1.10: $ok1); peak sbw/scipy = $rm_ (target < 1: $ok)"
+    check "$rm_" "<" 1 "square: peak sbw/scipy"
+    bench_fig "  time sbw/scipy = $rt (target <= 1.10: $ok1); peak sbw/scipy = $rm_ (target < 1: $ok)"
 fi
 rm -f "$D/sq.npy"
 
-$PY bench/gen_matrix.py "$TALL_N" "$TALL_M" full 2 "$D/tall.npy" || exit 1
+gen_matrix "$TALL_N" "$TALL_M" full 2 "$D/tall.npy" || { bench_fail "generating $D/tall.npy"; exit 1; }
 if compare "$TALL_N x $TALL_M float64 (tall: streaming TSQR)" "$D/tall.npy"; then
-    sp=$(ratio "$tr" "$ts")
+    sp_=$(ratio "$tr" "$ts")
     rm_=$(ratio "$ms" "$mr")
-    check "$sp" ">=" 1.20
+    check "$sp_" ">=" 1.20 "tall: speed-up scipy/sbw"
     ok1=$ok
-    check "$rm_" "<" 0.40
-    bench_note "  speed-up scipy/sbw = $sp (target >= 1.20: $ok1); peak sbw/scipy = $rm_ (target < 0.40: $ok)"
+    check "$rm_" "<" 0.40 "tall: peak sbw/scipy"
+    bench_fig "  speed-up scipy/sbw = $sp_ (target >= 1.20: $ok1); peak sbw/scipy = $rm_ (target < 0.40: $ok)"
 fi
 rm -f "$D/tall.npy"
 
@@ -134,19 +175,25 @@ rm -f "$D/tall.npy"
 one_run() {
     label=$1 want=$2 lim=$3
     shift 3
-    /usr/bin/time -f "%e %M" -o "$D/t.txt" "$@" >"$D/out.tsv" 2>"$D/err" || { cat "$D/err"; status=1; }
+    rm -f "$D/out.tsv" "$D/t.txt"
+    /usr/bin/time -f "%e %M" -o "$D/t.txt" "$@" >"$D/out.tsv" 2>"$D/err" || {
+        cat "$D/err"
+        bench_fail "$label: sbw-rank"
+        return 1
+    }
     set -- $(tail -n 1 "$D/t.txt")
     rk=$(tsv_field "$D/out.tsv" rank)
+    bench_num "$label: seconds, peak, rank" "${1:-}" "${2:-}" "$rk" || return 1
     check "$rk" = "$want"
     okr=$ok
-    check "$2" "<" "$(awk -v g="$lim" 'BEGIN { printf "%d", g * 1e9 / 1024 }')" # KB vs 10^9-byte GB
-    bench_note "  $label: $1 s, $(gb "$2") GB peak (limit < $lim GB: $ok); rank $rk (want $want: $okr)"
+    check "$2" "<" "$(awk -v g="$lim" 'BEGIN { printf "%d", g * 1e9 / 1024 }')" "$label: peak KB" # KB vs 10^9-byte GB
+    bench_fig "  $label: $1 s, $(gb "$2") GB peak (limit < $lim GB: $ok); rank $rk (want $want: $okr)"
 }
 
 # gen NAME ROWS COLS D SEED: a log-softmax of rank-D logits under $D
 gen() {
     t0=$(date +%s)
-    $PY bench/gen_matrix.py "$2" "$3" "lowrank:$4" "$5" "$D/$1" || exit 1
+    gen_matrix "$2" "$3" "lowrank:$4" "$5" "$D/$1" || { bench_fail "generating $D/$1"; exit 1; }
     bench_note "$2 x $3 float64 ($(stat -c %s "$D/$1" | awk '{ printf "%.1f", $1 / 1e9 }') GB, log-softmax of rank-$4 logits; generated in $(($(date +%s) - t0)) s)"
     cat "$D/$1" >/dev/null # warm what the page cache can hold
 }

@@ -2,18 +2,26 @@
 # Installs what sbw needs when it is missing, and says what it does.
 #   scripts/deps.sh          build + test dependencies (make check, make demo)
 #   scripts/deps.sh --bench  also the Python references used by make bench
+#   scripts/deps.sh --bench-smoke  what make bench-smoke needs (CI): NumPy,
+#                            SciPy, GNU time and CLP (together 65 MB to
+#                            download); not PyTorch (215 MB to download,
+#                            894 MB and ~290 packages installed: a minute or
+#                            two of CI time for the torch lines of two
+#                            benches, which the smoke mode skips with a note)
 #   scripts/deps.sh --fuzz   also clang, its libFuzzer runtime and libomp
 #                            (make fuzz only; make check replays with gcc)
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
 BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libgmp-dev libcmocka-dev libjansson-dev gnuplot-nox"
-BENCH_PKGS="python3 python3-numpy python3-scipy python3-torch time coinor-libclp-dev"
+BENCH_SMOKE_PKGS="python3 python3-numpy python3-scipy time coinor-libclp-dev"
+BENCH_PKGS="$BENCH_SMOKE_PKGS python3-torch"
 FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
 
 want_bench=0
 want_fuzz=0
 [ "${1:-}" = "--bench" ] && want_bench=1
+[ "${1:-}" = "--bench-smoke" ] && want_bench=1 BENCH_PKGS=$BENCH_SMOKE_PKGS
 [ "${1:-}" = "--fuzz" ] && want_fuzz=1
 
 missing=""
