@@ -26,7 +26,7 @@ typedef struct trainer {
     sbw_lm_opts o;
     sbw_lm lm;
     const sbw_corpus *c;
-    sbw_lm_train_counters k;
+    sbw_lm_train_ckpt_counters k;
     double *theta, *grad, *avg, *state; /* (nparam) x3, (state_len) */
     double *valid, *log;                /* (epochs + 1) validations, (cap x 9) log rows */
     gsl_rng *len_rng;                   /* variable BPTT's lengths, reseeded each step */
@@ -321,10 +321,10 @@ static int write_dir(trainer *t, const char *dir, bool snapshot)
     t->k.seconds = elapsed(t);
     t->k.head_seconds = t->head0 + sbw_lm_ws_head_seconds(t->ws);
     t->k.adam_t = t->adam.t;
-    sbw_lm_train_kind kind = {snapshot};
+    sbw_lm_train_ckpt_kind kind = {snapshot};
     sbw_ckpt_group g[3] = {{sbw_lm_opts_table, sbw_lm_opts_nrows, &t->o},
-                           {sbw_lm_train_counter_table, SBW_LM_TRAIN_NCOUNTERS, &t->k},
-                           {sbw_lm_train_kind_table, 1, &kind}};
+                           {sbw_lm_train_ckpt_counter_table, SBW_LM_TRAIN_CKPT_NCOUNTERS, &t->k},
+                           {sbw_lm_train_ckpt_kind_table, 1, &kind}};
     sbw_ckpt_array a[7];
     size_t na = 0, n = t->lm.nparam;
     if (snapshot) {
@@ -394,8 +394,8 @@ static int resume(trainer *t)
     sbw_ckpt *c = NULL;
     int st = sbw_ckpt_open(&c, t->o.ckpt_dir);
     st = st ? st : sbw_ckpt_tidy(c); /* what a kill -9 left of a later write */
-    st = st ? st : sbw_lm_train_counters_get(c, &t->k, t->o.bptt);
-    st = st ? st : sbw_lm_train_check_hash(c, t->k.hash, t->c->hash);
+    st = st ? st : sbw_lm_train_ckpt_counters_get(c, &t->k, t->o.bptt);
+    st = st ? st : sbw_lm_train_ckpt_check_hash(c, t->k.hash, t->c->hash);
     if (!st && t->k.nvalid > t->o.epochs + 1) {
         double *v = realloc(t->valid, t->k.nvalid * sizeof *v);
         if (v)

@@ -74,7 +74,7 @@ typedef struct sbw_lm_train_result {
 /* Trains on c with o (o->arch.emb resolved, >= 1).  With resume, the run
  * in o->ckpt_dir continues: the settings that shape the trajectory come
  * from the checkpoint (given ones that differ are refused by the caller
- * through sbw_lm_train_saved_opts), the free ones from o.  log_path (NULL:
+ * through sbw_lm_train_ckpt_saved_opts), the free ones from o.  log_path (NULL:
  * none) is rewritten with every row so far at each log row; cmdline goes
  * into its header.  The caller holds the checkpoint folder's lock
  * (sbw_ckpt_lock_take).  Before allocating, the run's bytes
@@ -104,7 +104,7 @@ double sbw_lm_train_bytes(const sbw_lm *lm, const sbw_lm_opts *o);
  * caller then takes the free rows the user gave from o).  Errors: those
  * of sbw_ckpt_open/get; on failure *saved holds o with the rows before the
  * bad one replaced: discard it. */
-int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved);
+int sbw_lm_train_ckpt_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved);
 
 /* The evaluation parameters of a checkpoint or snapshot directory for
  * corpus: its settings into *o, the model into *lm and a malloc'd theta
@@ -116,7 +116,7 @@ int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *
  * SBW_EDATA (trained on other data; a damaged array, named), SBW_ENOMEM
  * (the memory preflight too).  On failure *theta is NULL (nothing
  * allocated) and *o and *lm hold what was read before: discard them. */
-int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
-                      double **theta);
+int sbw_lm_train_ckpt_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
+                           double **theta);
 
 #endif

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CT(member) offsetof(sbw_lm_train_counters, member)
-const sbw_ckpt_field sbw_lm_train_counter_table[] = {
+#define CT(member) offsetof(sbw_lm_train_ckpt_counters, member)
+const sbw_ckpt_field sbw_lm_train_ckpt_counter_table[] = {
     {"step", CT(step), SBW_CKPT_SIZE, 1, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
     {"epoch", CT(epoch), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
     {"pos", CT(pos), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
@@ -27,30 +27,30 @@ const sbw_ckpt_field sbw_lm_train_counter_table[] = {
     {"adam_t", CT(adam_t), SBW_CKPT_U64, 0, 2e19, 0, NULL, SBW_CKPT_SHAPES, NULL},
     {"run_loss", CT(run_loss), SBW_CKPT_DOUBLE, 0, 1e300, 0, NULL, SBW_CKPT_SHAPES, NULL},
     {"run_tokens", CT(run_tokens), SBW_CKPT_SIZE, 0, 1e18, 0, NULL, SBW_CKPT_SHAPES, NULL},
-    /* last: checkpoints written before it lack it (sbw_lm_train_counters_get) */
+    /* last: checkpoints written before it lack it (sbw_lm_train_ckpt_counters_get) */
     {"offset", CT(offset), SBW_CKPT_SIZE, 0, 1e15, 0, NULL, SBW_CKPT_SHAPES, NULL},
 };
 
-_Static_assert(sizeof sbw_lm_train_counter_table / sizeof *sbw_lm_train_counter_table ==
-                   SBW_LM_TRAIN_NCOUNTERS,
-               "SBW_LM_TRAIN_NCOUNTERS counts the table");
+_Static_assert(sizeof sbw_lm_train_ckpt_counter_table / sizeof *sbw_lm_train_ckpt_counter_table ==
+                   SBW_LM_TRAIN_CKPT_NCOUNTERS,
+               "SBW_LM_TRAIN_CKPT_NCOUNTERS counts the table");
 
-const sbw_ckpt_field sbw_lm_train_kind_table[] = {
-    {"snapshot", offsetof(sbw_lm_train_kind, snapshot), SBW_CKPT_BOOL, 0, 1, 0, NULL,
+const sbw_ckpt_field sbw_lm_train_ckpt_kind_table[] = {
+    {"snapshot", offsetof(sbw_lm_train_ckpt_kind, snapshot), SBW_CKPT_BOOL, 0, 1, 0, NULL,
      SBW_CKPT_SHAPES, NULL},
 };
 
-int sbw_lm_train_counters_get(const sbw_ckpt *c, sbw_lm_train_counters *k, size_t bptt)
+int sbw_lm_train_ckpt_counters_get(const sbw_ckpt *c, sbw_lm_train_ckpt_counters *k, size_t bptt)
 {
-    size_t n = SBW_LM_TRAIN_NCOUNTERS;
-    bool old = !sbw_ckpt_value(c, sbw_lm_train_counter_table[n - 1].key);
-    int st = sbw_ckpt_get(c, sbw_lm_train_counter_table, old ? n - 1 : n, k);
+    size_t n = SBW_LM_TRAIN_CKPT_NCOUNTERS;
+    bool old = !sbw_ckpt_value(c, sbw_lm_train_ckpt_counter_table[n - 1].key);
+    int st = sbw_ckpt_get(c, sbw_lm_train_ckpt_counter_table, old ? n - 1 : n, k);
     if (!st && old)
         k->offset = k->pos * bptt; /* fixed-length chunks (the caller checks the range) */
     return st;
 }
 
-int sbw_lm_train_check_hash(const sbw_ckpt *c, uint64_t saved, uint64_t hash)
+int sbw_lm_train_ckpt_check_hash(const sbw_ckpt *c, uint64_t saved, uint64_t hash)
 {
     if (saved != hash)
         return SBW_ERROR(SBW_EDATA,
@@ -60,7 +60,7 @@ int sbw_lm_train_check_hash(const sbw_ckpt *c, uint64_t saved, uint64_t hash)
     return SBW_OK;
 }
 
-int sbw_lm_train_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved)
+int sbw_lm_train_ckpt_saved_opts(const char *dir, const sbw_lm_opts *o, sbw_lm_opts *saved)
 {
     sbw_ckpt *c = NULL;
     *saved = *o;
@@ -87,8 +87,8 @@ static int is_snapshot(const sbw_ckpt *c, bool *snap)
         *snap = !has_array(c, "state"); /* written before the row existed */
         return SBW_OK;
     }
-    sbw_lm_train_kind k = {false};
-    int st = sbw_ckpt_get(c, sbw_lm_train_kind_table, 1, &k);
+    sbw_lm_train_ckpt_kind k = {false};
+    int st = sbw_ckpt_get(c, sbw_lm_train_ckpt_kind_table, 1, &k);
     *snap = !st && k.snapshot;
     return st;
 }
@@ -104,17 +104,17 @@ static int eval_stem(const sbw_ckpt *c, bool averaging, const char **stem)
     return st;
 }
 
-int sbw_lm_train_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
-                      double **theta)
+int sbw_lm_train_ckpt_load(const char *dir, const sbw_corpus *corpus, sbw_lm_opts *o, sbw_lm *lm,
+                           double **theta)
 {
     *theta = NULL;
     sbw_ckpt *c = NULL;
-    sbw_lm_train_counters k;
+    sbw_lm_train_ckpt_counters k;
     sbw_lm_opts_init(o);
     int st = sbw_ckpt_open(&c, dir);
     st = st ? st : sbw_lm_opts_get(c, o);
-    st = st ? st : sbw_lm_train_counters_get(c, &k, 1);
-    st = st ? st : sbw_lm_train_check_hash(c, k.hash, corpus->hash);
+    st = st ? st : sbw_lm_train_ckpt_counters_get(c, &k, 1);
+    st = st ? st : sbw_lm_train_ckpt_check_hash(c, k.hash, corpus->hash);
     st = st ? st : sbw_lm_setup(lm, &o->arch, corpus->nwords);
     const char *stem = "theta";
     st = st ? st : eval_stem(c, k.averaging, &stem);

@@ -266,7 +266,7 @@ static bool row_given(void *vctx, const sbw_ckpt_field *row)
 static int take_saved(const sbw_cli_common *c)
 {
     sbw_lm_opts saved;
-    int st = sbw_lm_train_saved_opts(TA.ckpt, &TA.o, &saved);
+    int st = sbw_lm_train_ckpt_saved_opts(TA.ckpt, &TA.o, &saved);
     if (st)
         return st;
     given_ctx g = {c};
@@ -593,7 +593,7 @@ static int run_eval(int argc, char **argv)
     sbw_lm lm;
     double *theta = NULL;
     st = sbw_corpus_load(&corpus, EA.data);
-    st = st ? st : sbw_lm_train_load(EA.ckpt, corpus, &o, &lm, &theta);
+    st = st ? st : sbw_lm_train_ckpt_load(EA.ckpt, corpus, &o, &lm, &theta);
     st = st || !EA.export ? st : export_head(&c, EA.export, &lm, theta, corpus);
     st = st ? st : evaluate(&c, corpus, s, &lm, &o, theta);
     free(theta);

@@ -8,14 +8,14 @@
  *
  * The array is also read through sbw_ckpt_load_checked with a finite
  * bound (sbw-lm's SBW_LM_TRAIN_PARAM_MAX), and sbw-lm's eval loader
- * (sbw_lm_train_load) reads the whole folder against a fixed two-word
+ * (sbw_lm_train_ckpt_load) reads the whole folder against a fixed two-word
  * corpus.
  *
  * Properties: a failure leaves a reason; the generation is in [1, 1e15];
  * a value read lies in its row's range (doubles never NaN); a loaded
  * array has the shape its header claims; the checked load succeeds
  * exactly when the plain one does and every value is finite and within
- * the bound; parameters sbw_lm_train_load returns are finite and within
+ * the bound; parameters sbw_lm_train_ckpt_load returns are finite and within
  * SBW_LM_TRAIN_PARAM_MAX.
  */
 #include "fuzz_util.h"
@@ -132,7 +132,7 @@ static void fuzz_lm_load(const uint8_t *npy, size_t n)
     sbw_lm_opts o;
     sbw_lm lm;
     double *theta = NULL;
-    if (sbw_lm_train_load(fuzz_dir(), &corpus, &o, &lm, &theta) == SBW_OK) {
+    if (sbw_lm_train_ckpt_load(fuzz_dir(), &corpus, &o, &lm, &theta) == SBW_OK) {
         for (size_t i = 0; i < lm.nparam; i++)
             FUZZ_REQUIRE(isfinite(theta[i]) && fabs(theta[i]) <= SBW_LM_TRAIN_PARAM_MAX);
     } else {
