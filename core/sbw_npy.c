@@ -583,16 +583,16 @@ int sbw_npy_read_all_f32(sbw_npy_reader *r, sbw_mat_f32 *m)
     return st;
 }
 
-/* Opens path, reads all of it into m's one destination (sbw_npy_read_all
- * or _f32: m untouched on failure), copies the header into *info when
- * given, closes. */
-static int load(const char *path, read_all_dst m, sbw_npy_info *info)
+/* Opens path, reads all of it into m (an sbw_mat_f32 when f32, else an
+ * sbw_mat: sbw_npy_read_all or _f32, m untouched on failure), copies the
+ * header into *info when given, closes. */
+static int load(const char *path, bool f32, void *m, sbw_npy_info *info)
 {
     sbw_npy_reader *r;
     int st = sbw_npy_open(&r, path);
     if (st)
         return st;
-    st = m.d ? sbw_npy_read_all(r, m.d) : sbw_npy_read_all_f32(r, m.f);
+    st = f32 ? sbw_npy_read_all_f32(r, m) : sbw_npy_read_all(r, m);
     if (!st && info)
         *info = *sbw_npy_reader_info(r);
     sbw_npy_close(r);
@@ -601,12 +601,12 @@ static int load(const char *path, read_all_dst m, sbw_npy_info *info)
 
 int sbw_npy_load(const char *path, sbw_mat *m, sbw_npy_info *info)
 {
-    return load(path, (read_all_dst){.d = m}, info);
+    return load(path, false, m, info);
 }
 
 int sbw_npy_load_f32(const char *path, sbw_mat_f32 *m, sbw_npy_info *info)
 {
-    return load(path, (read_all_dst){.f = m}, info);
+    return load(path, true, m, info);
 }
 
 /* ---- writing ------------------------------------------------------------ */

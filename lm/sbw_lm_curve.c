@@ -46,7 +46,7 @@ static int grow_points(double **p, double **k, size_t width, size_t n, size_t *c
         nc <= SIZE_MAX / sizeof *np / (width ? width : 1) ? realloc(*p, nc * sizeof *np) : NULL;
     if (np)
         *p = np;
-    double *nk = np ? realloc(*k, nc * width * sizeof *nk) : NULL;
+    double *nk = np ? realloc(*k, nc * (width ? width : 1) * sizeof *nk) : NULL;
     if (!nk)
         return SBW_ERROR(SBW_ENOMEM, "%s of %zu points", what, nc);
     *k = nk;

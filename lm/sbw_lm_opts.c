@@ -203,7 +203,7 @@ int sbw_lm_opts_preset(sbw_lm_opts *o, const char *name, sbw_lm_opts_given given
 #define SET(opt, lhs, v)                                                                           \
     do {                                                                                           \
         if (!given(ctx, opt))                                                                      \
-            lhs = v;                                                                               \
+            (lhs) = (v);                                                                           \
     } while (0)
     SET("--head", o->arch.model, p->model);
     SET("--k", o->arch.k, p->k);

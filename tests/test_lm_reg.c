@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { B = 2, T = 4, M = 7, SEED = 7, STREAM = 11 };
+enum { M = 7, SEED = 7, STREAM = 11 };
+#define B ((size_t)2) /* sequences */
+#define T ((size_t)4) /* steps */
 
 typedef struct reg_setup {
     sbw_lm lm;

@@ -18,7 +18,7 @@
 
 static void check_order(const sbw_series *s, bool desc)
 {
-    size_t *idx = malloc(2 * s->n * sizeof *idx);
+    size_t *idx = malloc((2 * s->n + 1) * sizeof *idx);
     FUZZ_REQUIRE(idx != NULL);
     sbw_series_order(s->value, s->n, desc, idx, idx + s->n);
     for (size_t i = 1; i < s->n; i++) {
