@@ -34,12 +34,26 @@ static void format_secs(double s, char *buf, size_t cap)
         snprintf(buf, cap, "%.1fh", s / 3600);
 }
 
+/* What the line ends with: "ETA 4m10s" while running, "ETA 0s" on the
+ * final line of finished work, "stopped" on the final line of work that
+ * ended before its total (an interrupted run: no time is left to wait). */
+static void format_eta(const sbw_progress *p, double rate, bool final, char *buf, size_t cap)
+{
+    char t[32];
+    if (final) {
+        snprintf(buf, cap, "%s", p->done < p->total ? "stopped" : "ETA 0s");
+        return;
+    }
+    format_secs(rate > 0 && p->total > 0 ? (p->total - p->done) / rate : -1, t, sizeof t);
+    snprintf(buf, cap, "ETA %s", t);
+}
+
 static void draw(sbw_progress *p, double now, bool final)
 {
     double el = now - p->t_start, rate = el > 0 ? p->done / el : 0;
     double frac = p->total > 0 ? p->done / p->total : 0;
-    char eta[32], elapsed[32];
-    format_secs(rate > 0 && p->total > 0 ? (p->total - p->done) / rate : -1, eta, sizeof eta);
+    char eta[48], elapsed[32];
+    format_eta(p, rate, final, eta, sizeof eta);
     format_secs(el, elapsed, sizeof elapsed);
     if (p->tty) {
         char bar[31];
@@ -47,12 +61,12 @@ static void draw(sbw_progress *p, double now, bool final)
         for (int i = 0; i < 30; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[30] = '\0';
-        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s ETA %s%s%s   ", p->label, bar, 100 * frac, rate,
+        fprintf(p->f, "\r%s [%s] %5.1f%% %.4g %s/s %s%s%s   ", p->label, bar, 100 * frac, rate,
                 p->unit, eta, p->note[0] ? " " : "", p->note);
     } else {
-        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s ETA %s%s%s\n", p->label,
-                p->done, p->total, p->unit, 100 * frac, rate, p->unit, elapsed, final ? "0s" : eta,
-                p->note[0] ? " " : "", p->note);
+        fprintf(p->f, "%s: %.0f/%.0f %s (%.1f%%) %.4g %s/s elapsed %s %s%s%s\n", p->label, p->done,
+                p->total, p->unit, 100 * frac, rate, p->unit, elapsed, eta, p->note[0] ? " " : "",
+                p->note);
     }
     if (final && p->tty)
         fprintf(p->f, "\n");

@@ -77,6 +77,37 @@ static void test_bar_on_a_terminal(void **state)
     assert_int_equal(run_as(true, true, 0.0, buf, sizeof buf), 0); /* quiet */
 }
 
+/* Work that ends before its total (a run stopped by a signal) ends with
+ * "stopped", never an ETA of 0s, on a terminal and in log lines. */
+static void test_stopped_early(void **state)
+{
+    (void)state;
+    for (int tty = 0; tty < 2; tty++) {
+        char buf[8192] = {0};
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        sbw_progress p;
+        sbw_progress_start(&p, "sbw-test", "rows", 300, false);
+        p.f = f;
+        p.tty = tty;
+        p.interval = 0.0;
+        for (int k = 1; k <= 100; k++)
+            sbw_progress_update(&p, k);
+        sbw_progress_finish(&p);
+        fclose(f);
+        /* the final line: after the last '\r' (terminal) or '\n' (log) */
+        size_t len = strlen(buf);
+        SBW_ASSERT_GT(len, 1);
+        const char *last = buf;
+        for (size_t i = 0; i + 1 < len; i++)
+            if (buf[i] == (tty ? '\r' : '\n'))
+                last = buf + i + 1;
+        assert_non_null(strstr(last, tty ? " 33.3% " : "100/300 rows (33.3%)"));
+        assert_non_null(strstr(last, "stopped"));
+        assert_null(strstr(last, "ETA"));
+        assert_int_equal(buf[strlen(buf) - 1], '\n');
+    }
+}
+
 static void test_quiet_and_short_jobs(void **state)
 {
     (void)state;
@@ -117,6 +148,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_when_not_a_terminal),
         cmocka_unit_test(test_bar_on_a_terminal),
+        cmocka_unit_test(test_stopped_early),
         cmocka_unit_test(test_quiet_and_short_jobs),
         cmocka_unit_test(test_stage),
     };
