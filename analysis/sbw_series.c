@@ -3,6 +3,7 @@
 #include "sbw_series.h"
 
 #include "sbw_error.h"
+#include "sbw_tsv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,6 +90,48 @@ int sbw_series_read(sbw_series *s, FILE *f, const char *path)
         st = SBW_ERROR(SBW_EIO, "%s: read failed", path);
     if (!st && s->n == 0)
         st = SBW_ERROR(SBW_EDATA, "%s: no values", path);
+    if (st)
+        sbw_series_free(s);
+    return st;
+}
+
+/* Row r of table t into s: the value of column vc, the label of column lc
+ * (lc < 0: the row's count). */
+static int read_row(sbw_series *s, const sbw_tsv *t, size_t r, size_t vc, long lc)
+{
+    double x;
+    int st = sbw_tsv_num(t, r, vc, &x);
+    if (!st && !isfinite(x))
+        st = SBW_ERROR(SBW_EDATA, "%s: row %zu, column '%s': '%.40s' is not a finite number",
+                       t->path, r + 1, t->col[vc], sbw_tsv_str(t, r, vc));
+    if (st)
+        return st;
+    char buf[32];
+    const char *text = buf;
+    if (lc >= 0)
+        text = sbw_tsv_str(t, r, (size_t)lc);
+    else
+        snprintf(buf, sizeof buf, "%zu", r + 1);
+    if (!text[0])
+        return SBW_ERROR(SBW_EDATA, "%s: row %zu, column '%s': an empty label", t->path, r + 1,
+                         t->col[lc]);
+    char *label = strdup(text);
+    if (!label)
+        return SBW_ERROR(SBW_ENOMEM, "%s: row %zu: label", t->path, r + 1);
+    return push(s, label, x);
+}
+
+int sbw_series_read_tsv(sbw_series *s, const char *path, const char *column, const char *label)
+{
+    memset(s, 0, sizeof *s);
+    sbw_tsv t;
+    size_t vc = 0, lcol = 0;
+    int st = sbw_tsv_read(&t, path);
+    st = st ? st : sbw_tsv_need(&t, column, &vc);
+    st = st || !label ? st : sbw_tsv_need(&t, label, &lcol);
+    for (size_t r = 0; !st && r < t.nrow; r++)
+        st = read_row(s, &t, r, vc, label ? (long)lcol : -1);
+    sbw_tsv_free(&t);
     if (st)
         sbw_series_free(s);
     return st;

@@ -30,6 +30,16 @@ typedef struct sbw_series {
  * or no value at all), SBW_EIO, SBW_ENOMEM.  On failure s holds nothing. */
 int sbw_series_read(sbw_series *s, FILE *f, const char *path);
 
+/* Reads s (zeroed first) from a table the tools write (sbw_tsv.h): the
+ * values from column `column`, the labels from column `label` (NULL: each
+ * row's 1-based count), in row order; what a recipe would otherwise cut
+ * out of the table before piping it in.  Errors, each naming the file:
+ * SBW_EDATA (a column absent, listing those there; a value that is not a
+ * finite number, naming its row and column; an empty label), and those of
+ * sbw_tsv_read (no header, no rows, SBW_EIO, ...); SBW_ENOMEM.  On failure
+ * s holds nothing. */
+int sbw_series_read_tsv(sbw_series *s, const char *path, const char *column, const char *label);
+
 /* Frees what s holds and zeroes it; a zeroed series is fine. */
 void sbw_series_free(sbw_series *s);
 

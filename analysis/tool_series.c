@@ -36,16 +36,21 @@ static const char details[] =
     "label, value (scaled), relation: how the row before compares with this\n"
     "one (>, < or =; - on the first row), so that 'MoS 2.14 > Softmax 1.92 =\n"
     "MoC 1.92' is read off the rows without comparing anything again.\n\n"
+    "--column NAME reads FILE as a table the tools write instead ('#' lines,\n"
+    "a line of column names, tab-separated rows): the values of column NAME\n"
+    "in row order, labelled by column --label's cells (or their count), so\n"
+    "a recipe passes a table's column without cutting it out first.\n\n"
     "A line with more than two fields, an empty label, a value that is not a\n"
     "finite number, or no value at all: the file and line named, exit 1.\n\n"
     "Examples:\n"
     "  printf 'K=3\\t6467\\nK=5\\t8930\\n' | sbw-series        (trend rising)\n"
     "  sbw-series --against 42 ranks.txt\n"
     "  sbw-series --scale 1/3600 seconds.txt                (sum in hours)\n"
-    "  sbw-series --order desc kl.txt\n";
+    "  sbw-series --order desc kl.txt\n"
+    "  sbw-series --column rank --label epoch traj.tsv     (a table's column)\n";
 
 typedef struct series_args {
-    const char *order, *scale;
+    const char *order, *scale, *column, *label;
     double against;
 } series_args;
 
@@ -109,11 +114,14 @@ static int order_table(sbw_table *t, const sbw_series *s, bool descending, doubl
     return sbw_table_status(t);
 }
 
-/* Reads the series named by c's argument (or stdin) into *s. */
-static int read_input(const sbw_cli_common *c, sbw_series *s)
+/* Reads the series named by c's argument (or stdin) into *s: a table's
+ * column with --column, else the series format. */
+static int read_input(const sbw_cli_common *c, const series_args *a, sbw_series *s)
 {
     const char *path = c->nargs ? c->args[0] : "-";
     bool in = strcmp(path, "-") == 0;
+    if (a->column)
+        return sbw_series_read_tsv(s, in ? "/dev/stdin" : path, a->column, a->label);
     FILE *f = in ? stdin : fopen(path, "r");
     if (!f)
         return SBW_ERROR(SBW_EIO, "%s: cannot open", path);
@@ -133,6 +141,10 @@ int main(int argc, char **argv)
                                  "desc or asc: the values ordered, one row each"},
                                 {"--scale", "A[/B]", SBW_ARG_STRING, &a.scale, 1, 0,
                                  "multiply sums and values by A/B (1/3600: s to h)"},
+                                {"--column", "NAME", SBW_ARG_STRING, &a.column, 1, 0,
+                                 "FILE is a table: the values of its column NAME"},
+                                {"--label", "NAME", SBW_ARG_STRING, &a.label, 1, 0,
+                                 "with --column: the labels of column NAME (default: 1, 2, ...)"},
                                 {0}};
     const sbw_cli cli = {"sbw-series",
                          "[FILE]",
@@ -151,6 +163,8 @@ int main(int argc, char **argv)
         return sbw_cli_usage_error(&cli, "--order: '%s' is not desc or asc", a.order);
     if (a.order && against)
         return sbw_cli_usage_error(&cli, "--against does not apply to --order (one row a value)");
+    if (a.label && !a.column)
+        return sbw_cli_usage_error(&cli, "--label needs --column (it names a table's column)");
     double num = 1, den = 1;
     if (a.scale && sbw_series_scale_parse(a.scale, &num, &den))
         return sbw_cli_usage_error(&cli, "%s", sbw_error_reason());
@@ -160,7 +174,7 @@ int main(int argc, char **argv)
         return sbw_cli_fail("sbw-series", st);
     sbw_series s;
     sbw_table *t = NULL;
-    st = read_input(&c, &s);
+    st = read_input(&c, &a, &s);
     if (st)
         return sbw_cli_fail("sbw-series", st);
     st = sbw_table_alloc(&t, "sbw-series", &c, false);

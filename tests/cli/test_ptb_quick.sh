@@ -147,7 +147,7 @@ FB=$T/fakebin
 mkdir "$FB"
 for t in "$BINA"/sbw-*; do ln -s "$t" "$FB/"; done
 runf() { (cd "$T" && OUTQ="ptb q,1" QUIET=1 BIN=fakebin sh "$ROOT/experiments/ptb/run.sh" --quick "$@"); }
-temporaries() { find "$R/softmax" -name '*.tmp' -o -name '.curve-*' | wc -l; }
+temporaries() { find "$R/softmax" -name '*.tmp' -o -name '.curve-*' -o -name '.traj-*' | wc -l; }
 (cd "$R/softmax" && rm eval.done rank.tsv eval-rank-rows.tsv kl-valid.tsv kl-test.tsv)
 rm "$FB/sbw-rank"
 printf '#!/bin/sh\necho "sbw-rank: -: made to fail" >&2\nexit 1\n' >"$FB/sbw-rank"
@@ -205,6 +205,25 @@ expect_eq "$(temporaries)" 0 "a failed curve snapshot leaves no temporary"
 expect_exit 0 "the rerun finishes the curve" run eval softmax
 expect_eq "$(grep -vc '^#' "$R/softmax/curve.tsv")" "$nc0" "the rerun: every snapshot in the curve"
 if [ -s "$R/softmax/eval.done" ]; then ok; else bad "the rerun wrote no eval.done"; fi
+# issue 28's per-snapshot trajectory: one row per snapshot, Softmax D=16
+# with a bias at its bound (rank D+2, d* D+1) at every snapshot, the
+# float32 rank never above the float64 one, the KL positive; a rerun
+# measures nothing again; a failing measurement adds no row and fails
+expect_exit 0 "traj" run traj softmax mos-k3
+TJ=$R/softmax/traj.tsv
+expect_eq "$(grep -vc '^#' "$TJ")" "$(($(ls -d "$Q"/state/softmax/snap-* | wc -l) + 1))" "traj: a row per snapshot"
+expect_eq "$(awk -F'\t' '!/^#/ && NR > 2 && ($5 != 18 || $7 != 17 || $6 > $5 || !($8 > 0) || $4 != 300)' "$TJ" | wc -l)" 0 \
+    "traj: Softmax rank 18, d* 17, float32 rank <= float64 rank, KL > 0, 300 rows"
+expect_grep "^# command=experiments/ptb/run.sh --quick traj softmax" "$TJ" "traj.tsv names its command"
+expect_exit 0 "traj rerun" run traj softmax
+expect_eq "$(grep -c 'measuring' "$T/out")" 0 "traj rerun: nothing measured again"
+for t in sbw-lm sbw-rank; do rm -f "$FB/$t" && ln -s "$BINA/$t" "$FB/"; done
+rm -f "$FB/sbw-kl" && printf '#!/bin/sh\necho "sbw-kl: -: made to fail" >&2\nexit 1\n' >"$FB/sbw-kl" && chmod +x "$FB/sbw-kl"
+nt=$(grep -vc '^#' "$TJ")
+sed -i '$d' "$TJ"
+expect_exit 1 "traj with a failing sbw-kl" runf traj softmax
+expect_eq "$(grep -vc '^#' "$TJ")" "$((nt - 1))" "traj: a failed measurement adds no row"
+expect_eq "$(temporaries)" 0 "traj: a failed measurement leaves no temporary"
 expect_exit 2 "unknown step" run fly
 expect_exit 2 "unknown model" run train gpt
 expect_exit 2 "unknown model (eval)" run eval gpt

@@ -57,6 +57,26 @@ expect_eq "$(tsv_rows "$T/out" | awk -F'\t' 'NR > 1 { printf "%s%s%s ", $3, $1, 
 expect_exit 0 "--order asc" "$S" --order asc "$T/o.txt"
 expect_eq "$(tsv_rows "$T/out" | awk -F'\t' 'NR > 1 { printf "%s%s ", $3, $1 }')" \
     "-MoC <Softmax =MoC2 <MoS " "--order asc"
+# --column: a table's column, labelled by another, gives the same row as
+# the column cut out and piped in (the twin); absent columns, a cell that
+# is not a number and --label alone are refused with one line
+printf '# command=x\nepoch\trank\tkl\n1\t400\t2.5\n2\t402\t2.9\n# note\n3\t402\t3.1\n' >"$T/tj.tsv"
+"$S" --column rank --label epoch "$T/tj.tsv" >"$T/col.tsv"
+grep -v '^#' "$T/tj.tsv" | awk -F'\t' 'NR > 1 { print $1 "\t" $2 }' | "$S" >"$T/cut.tsv"
+expect_eq "$(tsv_rows "$T/col.tsv")" "$(tsv_rows "$T/cut.tsv")" "--column --label: as the cut-out column"
+expect_eq "$(tsv_field "$T/col.tsv" argmax)" 2 "--label names the rows"
+"$S" --column kl <"$T/tj.tsv" >"$T/col.tsv"
+expect_eq "$(tsv_field "$T/col.tsv" argmax)/$(tsv_field "$T/col.tsv" trend)" 3/rising \
+    "--column from stdin, rows counted"
+expect_exit 1 "--column absent" "$S" --column nope "$T/tj.tsv"
+expect_grep "tj.tsv: no column 'nope'" "$T/err" "the absent column is named"
+expect_exit 1 "--label absent" "$S" --column rank --label K "$T/tj.tsv"
+printf 'epoch\trank\n1\tabc\n' >"$T/bad.tsv"
+expect_exit 1 "--column: not a number" "$S" --column rank "$T/bad.tsv"
+expect_grep "bad.tsv: row 1, column 'rank'" "$T/err" "the bad cell is named"
+printf 'epoch\trank\n1\tinf\n' >"$T/bad.tsv"
+expect_exit 1 "--column: not finite" "$S" --column rank "$T/bad.tsv"
+expect_exit 2 "--label without --column" "$S" --label epoch "$T/tj.tsv"
 expect_exit 0 "--json" "$S" --json "$T/k.txt"
 expect_grep '"trend": *"nondecreasing"' "$T/out" "--json carries the trend"
 finish
