@@ -121,6 +121,17 @@ fi
 lstm="emb $EMB, LSTM $HIDDEN, batch $B, BPTT $T"
 bench_note "sbw-lm$([ $torch = 1 ] && echo ' vs PyTorch') on $PTB: $lstm, SGD, clip 0.25, no dropout"
 
+# sbw_train LOG STEPS SBW-LM-OPTION...: sbw-lm train on the bench's network
+# (embedding, LSTM, batch, BPTT, seed 1, two threads) for STEPS steps after
+# two warm-up steps, a log row each into LOG; the options given choose the
+# head and the regularisation.  sbw-lm's status; its stdout is the caller's.
+sbw_train() {
+    slog=$1 ssteps=$2
+    shift 2
+    "$BIN/sbw-lm" train --data "$PTB" --emb "$EMB" --hidden "$HIDDEN" --batch "$B" --bptt "$T" \
+        --seed 1 --max-steps $((ssteps + 2)) --log-every 1 --log "$slog" -q --threads 2 "$@"
+}
+
 # model NAME HEAD D STEPS [SBW-LM OPTION...]: one training run on each side
 # (the options after STEPS go to sbw-lm only); sets $m (the vocabulary) and
 # $sbw_gf (the head's GEMM GFLOPS) for the caller.  False if a run failed.
@@ -129,9 +140,7 @@ model() {
     shift 4
     rm -f "$dir/log.tsv" "$dir/train.tsv" "$dir/torch.json"
     # shellcheck disable=SC2046 # head_opts: words, split on purpose
-    "$BIN/sbw-lm" train --data "$PTB" --head "$head" $(head_opts "$head") --d "$d" --emb "$EMB" \
-        --hidden "$HIDDEN" --batch "$B" --bptt "$T" --no-dropout --seed 1 \
-        --max-steps $((steps + 2)) --log-every 1 --log "$dir/log.tsv" -q --threads 2 "$@" \
+    sbw_train "$dir/log.tsv" "$steps" --head "$head" $(head_opts "$head") --d "$d" --no-dropout "$@" \
         >"$dir/train.tsv" 2>"$dir/sbw.err" || {
         cat "$dir/sbw.err"
         bench_fail "lm $name: sbw-lm train"
@@ -263,9 +272,7 @@ for reg in off dropouts all; do
     esac
     rm -f "$dir/reg.tsv"
     # shellcheck disable=SC2086 # opts are options, split on purpose
-    "$BIN/sbw-lm" train --data "$PTB" --head mos --k "$K" --d "$MOS_D" --emb "$EMB" --hidden "$HIDDEN" \
-        --batch "$B" --bptt "$T" $opts --seed 1 --max-steps $((REG_STEPS + 2)) --log-every 1 \
-        --log "$dir/reg.tsv" -q --threads 2 >/dev/null 2>"$dir/sbw.err" || {
+    sbw_train "$dir/reg.tsv" "$REG_STEPS" --head mos --k "$K" --d "$MOS_D" $opts >/dev/null 2>"$dir/sbw.err" || {
         cat "$dir/sbw.err"
         bench_fail "lm regularisation $reg: sbw-lm train"
         continue
