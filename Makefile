@@ -263,12 +263,20 @@ uninstall:
 
 # make deb: a binary package of everything make install ships, under /usr
 # (the library in the multiarch folder), built with dpkg-deb
-# (scripts/mkdeb.sh; packaging/debian/ holds its control files).
+# (scripts/mkdeb.sh; packaging/debian/ holds its control files) from a
+# build of its own: Debian's hardening flags (dpkg-buildflags) and kernels
+# for the architecture's baseline instead of -march=native, so the package
+# runs on any machine of its architecture.
 DEB_DIR := $(BUILD)/deb
-deb: all $(INSTALL_LIB) shared man completion
+DEB_KERN_CFLAGS := -O3 -ffast-math
+deb:
 	@scripts/deps.sh --deb
 	rm -rf $(DEB_DIR)/root
-	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DEB_DIR))/root PREFIX=/usr \
+	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	$(MAKE) --no-print-directory BUILD=$(DEB_DIR)/build BIN=$(DEB_DIR)/build/bin \
+	  KERN_CFLAGS='$(DEB_KERN_CFLAGS)' CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
+	  CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+	  install DESTDIR=$(abspath $(DEB_DIR))/root PREFIX=/usr \
 	  LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 	scripts/mkdeb.sh $(DEB_DIR)/root $(VERSION) $(DEB_DIR)
 
