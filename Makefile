@@ -64,7 +64,9 @@ help:
 	@echo "make lint       dependency rule, one prefix per file, failure contracts, no numeric routine in plots/, cppcheck and clang-tidy (sources and tests)"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
-	@echo "make install PREFIX=/usr/local"
+	@echo "make install PREFIX=/usr/local [DESTDIR=...]  tools, libsbw.so/.a, headers, sbw.pc, man pages, completion"
+	@echo "make uninstall  remove what make install put there (same PREFIX, DESTDIR)"
+	@echo "make deb        a Debian package of the same (dpkg-deb; checked by lintian when installed)"
 
 $(BUILD)/%_kern.o: SBW_KERN_CFLAGS = $(KERN_CFLAGS)
 
@@ -134,25 +136,149 @@ readme-figures: demo
 	cp out/quickstart/spectrum.png docs/figures/quickstart-spectrum.png
 	cp out/quickstart/fits.png docs/figures/quickstart-fits.png
 
-# What `make install` ships: the tools, the library without the naive twins
-# (*_ref: test oracles that production never calls), and the public headers
-# (not the twins' nor the template headers that a .c includes to instantiate
-# code: *_tmpl.h and their vocabulary core/sbw_prec.h).  tests/cli/test_install.sh
-# checks it.
-NOT_PUBLIC_H := %_ref.h %_tmpl.h core/sbw_prec.h
+# ---- install, uninstall, man pages, completion, make deb (issue 30) ----
+# What `make install` ships (docs/DESIGN.md, "Installing"): the tools
+# (linked with the static library, as `make` builds them), libsbw.a and
+# libsbw.so.$(SO_VERSION) (soname libsbw.so.$(SO_MAJOR)), both without the
+# naive twins (*_ref: test oracles that production never calls), the public
+# headers under include/sbw/, sbw.pc, a man page per tool and sbw(7), bash
+# completion per tool.  Public headers: every header of a source folder but
+# the twins' (*_ref.h), the templates a .c includes to instantiate code
+# (*_tmpl.h and their vocabulary sbw_prec.h) and the kernels' (*_kern.h,
+# sbw_vexp.h: compiled with -ffast-math for finite data, called by their
+# modules).  The .so is built from -fPIC objects of their own
+# ($(BUILD)/pic/); the tools and tests keep the objects they always had.
+# Man pages and completion are generated from the built tools' --help
+# (scripts/helpdoc.sh).  tests/cli/test_install.sh, test_man.sh and
+# test_deb.sh check all of it.
+VERSION := $(shell sed -n 's/^\#define SBW_CLI_VERSION "\(.*\)"$$/\1/p' core/sbw_cli.h)
+SO_VERSION := 0.1.0
+SO_MAJOR := $(firstword $(subst ., ,$(SO_VERSION)))
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+NOT_PUBLIC_H := %_ref.h %_tmpl.h core/sbw_prec.h %_kern.h core/sbw_vexp.h
 PUBLIC_H := $(filter-out $(NOT_PUBLIC_H),$(wildcard $(addsuffix /*.h,$(SRCDIRS))))
+INSTALL_OBJ := $(filter-out %_ref.o,$(LIB_OBJ))
 INSTALL_LIB := $(BUILD)/install/libsbw.a
+PIC_OBJ := $(INSTALL_OBJ:$(BUILD)/%=$(BUILD)/pic/%)
+SHLIB := $(BUILD)/install/libsbw.so.$(SO_VERSION)
+SHLIB_LINKS := $(BUILD)/install/libsbw.so.$(SO_MAJOR) $(BUILD)/install/libsbw.so
+TOOL_NAMES := $(notdir $(TOOLS))
+MAN1 := $(TOOL_NAMES:%=$(BUILD)/man/%.1)
+MAN7 := $(BUILD)/man/sbw.7
+COMPLETIONS := $(TOOL_NAMES:%=$(BUILD)/completion/%)
+# -z defs: every symbol the library uses comes from a library it names
+# (not with sanitizers, whose runtime the executable brings).
+SHLIB_LDFLAGS := -shared -Wl,-soname,libsbw.so.$(SO_MAJOR) $(if $(SAN),,-Wl,-z,defs)
 
-$(INSTALL_LIB): $(filter-out %_ref.o,$(LIB_OBJ))
+.PHONY: shared man completion uninstall deb
+shared: $(SHLIB) $(SHLIB_LINKS)
+man: $(MAN1) $(MAN7)
+completion: $(COMPLETIONS)
+# make check builds them with the tests, so the install tests only copy.
+ifeq ($(SAN),)
+tests: shared man completion $(INSTALL_LIB)
+endif
+
+$(INSTALL_LIB): $(INSTALL_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-install: all $(INSTALL_LIB)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/sbw
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(SBW_CPPFLAGS) $(CPPFLAGS) $(SBW_CFLAGS) $(CFLAGS) $(SBW_KERN_CFLAGS) -fPIC -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(SHLIB_LDFLAGS) $(SBW_LDFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(SHLIB_LINKS): $(SHLIB)
+	ln -sf $(if $(filter %.so,$@),libsbw.so.$(SO_MAJOR),$(notdir $<)) $@
+
+$(BUILD)/man/%.1: $(BIN)/% scripts/helpdoc.sh
+	@mkdir -p $(@D)
+	scripts/helpdoc.sh man $< >$@.tmp && mv $@.tmp $@
+
+$(MAN7): $(TOOLS) docs/sbw.7.in scripts/helpdoc.sh
+	@mkdir -p $(@D)
+	scripts/helpdoc.sh overview docs/sbw.7.in $(TOOLS) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/completion/%: $(BIN)/% scripts/helpdoc.sh
+	@mkdir -p $(@D)
+	scripts/helpdoc.sh completion $< >$@.tmp && mv $@.tmp $@
+
+# sbw.pc for the install's own prefix.  Requires.private: gsl, whose header
+# core/sbw_rng.h includes (its Cflags); Libs.private: what the library
+# links, as the tools do (a static link needs them all).
+define SBW_PC
+prefix=$(PREFIX)
+libdir=$(LIBDIR)
+includedir=$(INCLUDEDIR)
+
+Name: sbw
+Description: Softmax Bottleneck Workbench: rank, spectra, pairwise KL, heads
+Version: $(VERSION)
+Requires.private: gsl
+Cflags: -I$${includedir}/sbw
+Libs: -L$${libdir} -lsbw
+Libs.private: $(SBW_LDFLAGS) $(LDLIBS)
+endef
+export SBW_PC
+
+# Directories install fills, deepest first (uninstall removes those left
+# empty, never PREFIX itself).
+INSTALL_DIRS := $(BASHCOMPDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(PKGCONFIGDIR) \
+  $(INCLUDEDIR)/sbw $(LIBDIR) $(PREFIX)/bin
+install: all $(INSTALL_LIB) shared man completion
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin
-	install -m 644 $(INSTALL_LIB) $(DESTDIR)$(PREFIX)/lib
-	install -m 644 $(PUBLIC_H) $(DESTDIR)$(PREFIX)/include/sbw
+	install -m 644 $(INSTALL_LIB) $(DESTDIR)$(LIBDIR)
+	install -m 644 $(SHLIB) $(DESTDIR)$(LIBDIR)
+	ln -sf libsbw.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libsbw.so.$(SO_MAJOR)
+	ln -sf libsbw.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libsbw.so
+	install -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/sbw
+	printf '%s\n' "$$SBW_PC" >$(DESTDIR)$(PKGCONFIGDIR)/sbw.pc
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)
+	@# The Python module (issue 30's binding) goes here when it exists.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(TOOL_NAMES))
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libsbw.a libsbw.so libsbw.so.$(SO_MAJOR) libsbw.so.$(SO_VERSION))
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/sbw/,$(notdir $(PUBLIC_H)))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/sbw.pc
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) $(DESTDIR)$(MANDIR)/man7/sbw.7
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(TOOL_NAMES))
+	@for d in $(INSTALL_DIRS); do \
+	  while [ "$$d" != "$(PREFIX)" ] && [ "$$d" != / ] && [ -d "$(DESTDIR)$$d" ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
+	    d=$${d%/*}; \
+	  done; \
+	done
+
+# make deb: a binary package of everything make install ships, under /usr
+# (the library in the multiarch folder), built with dpkg-deb
+# (scripts/mkdeb.sh; packaging/debian/ holds its control files) from a
+# build of its own: Debian's hardening flags (dpkg-buildflags) and kernels
+# for the architecture's baseline instead of -march=native, so the package
+# runs on any machine of its architecture.
+DEB_DIR := $(BUILD)/deb
+DEB_KERN_CFLAGS := -O3 -ffast-math
+deb:
+	@scripts/deps.sh --deb
+	rm -rf $(DEB_DIR)/root
+	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	$(MAKE) --no-print-directory BUILD=$(DEB_DIR)/build BIN=$(DEB_DIR)/build/bin \
+	  KERN_CFLAGS='$(DEB_KERN_CFLAGS)' CFLAGS="$$(dpkg-buildflags --get CFLAGS)" \
+	  CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+	  install DESTDIR=$(abspath $(DEB_DIR))/root PREFIX=/usr \
+	  LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	scripts/mkdeb.sh $(DEB_DIR)/root $(VERSION) $(DEB_DIR)
 
 ALL_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS)) tests/*.c)
 ALL_H := $(wildcard $(addsuffix /*.h,$(SRCDIRS)) tests/*.h)
@@ -188,4 +314,4 @@ clean:
 # libFuzzer targets and their replay under make check (make fuzz).
 include tests/fuzz/fuzz.mk
 
--include $(LIB_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(PIC_OBJ:.o=.d)

@@ -8,7 +8,6 @@
 #include "sbw_cli.h"
 #include "sbw_error.h"
 #include "sbw_file.h"
-#include "sbw_kern.h"
 #include "sbw_mat.h"
 #include "sbw_npy.h"
 #include "sbw_num.h"

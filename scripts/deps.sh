@@ -10,19 +10,26 @@
 #                            benches, which the smoke mode skips with a note)
 #   scripts/deps.sh --fuzz   also clang, its libFuzzer runtime and libomp
 #                            (make fuzz only; make check replays with gcc)
+#   scripts/deps.sh --deb    also dpkg-dev and lintian (make deb: the
+#                            package's dependencies, its checks; lintian
+#                            is about 130 packages, so not in the build list;
+#                            .ci/run installs it so make check runs it)
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
-BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libgmp-dev libcmocka-dev libjansson-dev gnuplot-nox"
+BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libgmp-dev libcmocka-dev libjansson-dev gnuplot-nox pkg-config man-db"
 BENCH_SMOKE_PKGS="python3 python3-numpy python3-scipy time coinor-libclp-dev"
 BENCH_PKGS="$BENCH_SMOKE_PKGS python3-torch"
 FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
+DEB_PKGS="dpkg-dev lintian"
 
 want_bench=0
 want_fuzz=0
+want_deb=0
 [ "${1:-}" = "--bench" ] && want_bench=1
 [ "${1:-}" = "--bench-smoke" ] && want_bench=1 BENCH_PKGS=$BENCH_SMOKE_PKGS
 [ "${1:-}" = "--fuzz" ] && want_fuzz=1
+[ "${1:-}" = "--deb" ] && want_deb=1
 
 missing=""
 have_pkg() {
@@ -33,7 +40,13 @@ headers_ok() {
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <lapacke.h>\n#include <cblas.h>\n#include <gsl/gsl_rng.h>\n#include <glpk.h>\n#include <gmp.h>\n#include <cmocka.h>\n#include <jansson.h>\nint main(void){return 0;}\n' |
         ${CC:-cc} -x c -o /dev/null - -lgsl -lglpk -lgmp -llapacke -lopenblas -lcmocka -ljansson -lm >/dev/null 2>&1
 }
-if ! headers_ok || ! command -v gnuplot >/dev/null 2>&1; then
+# pkg-config, man (man-db) and groff: make install's and its tests' tools.
+tools_ok() {
+    for c in gnuplot pkg-config man groff; do
+        command -v $c >/dev/null 2>&1 || return 1
+    done
+}
+if ! headers_ok || ! tools_ok; then
     for p in $BUILD_PKGS; do have_pkg "$p" || missing="$missing $p"; done
     [ -n "$missing" ] || missing="$BUILD_PKGS"
 fi
@@ -49,12 +62,20 @@ fuzz_ok() {
 if [ $want_fuzz = 1 ] && ! fuzz_ok; then
     for p in $FUZZ_PKGS; do have_pkg "$p" || missing="$missing $p"; done
 fi
+deb_ok() {
+    for c in dpkg-deb dpkg-shlibdeps dpkg-architecture lintian; do
+        command -v $c >/dev/null 2>&1 || return 1
+    done
+}
+if [ $want_deb = 1 ] && ! deb_ok; then
+    for p in $DEB_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+fi
 [ -z "$missing" ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "sbw: missing dependencies and no apt-get on this machine." >&2
     echo "sbw: install (Debian names):$missing" >&2
-    echo "sbw: i.e. LAPACKE, OpenBLAS (with CBLAS), GSL, GLPK, cmocka, Jansson, gnuplot; then rerun make." >&2
+    echo "sbw: i.e. LAPACKE, OpenBLAS (with CBLAS), GSL, GLPK, cmocka, Jansson, gnuplot, pkg-config, man; then rerun make." >&2
     exit 1
 fi
 SUDO=""
