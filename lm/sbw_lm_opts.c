@@ -134,8 +134,8 @@ void sbw_lm_opts_quick(sbw_lm_opts *o, sbw_lm_opts_given given, void *ctx, char 
             continue;
         if (i < sizeof q / sizeof *q)
             *q[i].dst = q[i].v;
-        else
-            o->arch.nlayers = 1, o->arch.hidden[0] = 32;
+        else /* --latent none with a softmax-like head: its one layer D wide */
+            o->arch.nlayers = 1, o->arch.hidden[0] = sbw_lm_latent_drops(&o->arch) ? 32 : o->arch.d;
         int k = snprintf(note + at, cap - at, "%s%s", at ? " " : "", opt);
         at += k > 0 && (size_t)k < cap - at ? (size_t)k : 0;
     }
@@ -252,11 +252,11 @@ void sbw_lm_opts_preset_help(char *buf, size_t cap)
         const lm_preset *p = &presets[i];
         int k =
             snprintf(buf + at, cap - at,
-                     "--preset %s: %s:\n  --head %s%s%.0zu --latent %s --d %zu --hidden "
-                     "%zu,%zu,%zu --tied\n  --batch %zu --bptt 70 --var-bptt"
-                     " --lr %g --clip 0.25 --wdecay 1.2e-6 --nonmono 5\n  --dropout-emb %g "
-                     "--dropout-in %g --dropout-layer %g --dropout-last %g\n  "
-                     "--dropout-latent %g --wdrop %g --alpha %g --beta %g\n",
+                     "--preset %s: %s:\n  --head %s%s%.0zu --latent %s --d %zu\n  --hidden "
+                     "%zu,%zu,%zu --tied --batch %zu --bptt 70 --var-bptt\n  --lr %g --clip "
+                     "0.25 --wdecay 1.2e-6 --nonmono 5 --dropout-emb %g --dropout-in %g\n  "
+                     "--dropout-layer %g --dropout-last %g --dropout-latent %g --wdrop %g "
+                     "--alpha %g --beta %g\n",
                      p->name, p->what, sbw_head_model_name(p->model),
                      p->model == SBW_MODEL_MOS ? " --k " : "", p->model == SBW_MODEL_MOS ? p->k : 0,
                      sbw_lm_latent_name(p->latent), p->d, p->hidden[0], p->hidden[1], p->hidden[2],

@@ -82,7 +82,9 @@ const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt);
  * context): presets and --quick set only what was not given. */
 typedef bool (*sbw_lm_opts_given)(void *ctx, const char *opt);
 
-/* --quick: small sizes (D 16, LSTM 32, B 8, T 20, K 3, 20 knots, 20k/4k
+/* --quick: small sizes (D 16, LSTM 32 -- D with --latent none and a head
+ * without components, whose last layer must be D wide -- B 8, T 20, K 3,
+ * 20 knots, 20k/4k
  * tokens, a log row every 5 steps, eval batch 4) and no dropout (the four
  * locked/word dropouts; the last layer's as the others') for whatever was not given; note (cap
  * bytes) receives the options it set, blank-separated, and o->quick points to it
