@@ -3,7 +3,8 @@
  * bias and its dropout on g_k.  Gradients of loss + AR + TAR against
  * central differences in double with every mask fixed (softmax with H_L
  * = D; moc and mos with H_L > D and < D), float against double, the
- * layout (no P, p0; the head's context width H_L), the documented
+ * layout (no P, p0; the head's context width H_L; the workspace's bytes
+ * as the preflight counts them), the documented
  * initialisation, the refusals, and the presets' architecture. */
 #include "sbw_test.h"
 
@@ -198,6 +199,13 @@ static void test_layout_and_init(void **state)
     SBW_ASSERT_EQ(lm.head.c, (size_t)5);
     assert_true(lm.head.cbias);
     SBW_ASSERT_EQ(lm.nparam, lm.off_head + lm.head.nshared);
+    for (int single = 0; single <= 1; single++) { /* the preflight counts H, dH and the g mask */
+        sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, true};
+        sbw_lm_ws *ws = NULL;
+        SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
+        SBW_ASSERT_EQ(sbw_lm_ws_bytes(&lm, &o), sbw_lm_ws_allocated(ws));
+        sbw_lm_ws_free(ws);
+    }
     double *th = malloc(lm.nparam * sizeof *th);
     SBW_ASSERT_OK(sbw_lm_init(&lm, th, 9));
     const sbw_head *h = &lm.head;
