@@ -37,7 +37,9 @@ struct sbw_lm_ws {
     const lm_prec *k; /* lm_prec_f or lm_prec_d */
     sbw_pass_ws *pass;
     gsl_rng *rng;
-    double *H, *dH; /* (B*T, D) the head's input and its gradient */
+    double *H, *dH; /* (B*T, C) the head's input and its gradient */
+    double *gmask;  /* (B, K D) --latent none: the locked mask on g_k (mixing heads) */
+    bool gmasked;   /* this step drops g_k (draw_masks) */
     void *bufs;     /* lm_bufs_f or _d */
     double head_seconds;
     double wkeep;       /* this step's weight-drop scale (0: none; draw_masks) */
@@ -51,6 +53,23 @@ struct sbw_lm_ws {
  * parallel region costs more than it saves (and meets OpenBLAS's spinning
  * threads right after a multithreaded GEMM). */
 #define LM_PAR_MIN ((size_t)1 << 18)
+
+/* Whether --latent none drops the head's component vectors: a
+ * context-mixing head (the others have none; sbw_lm_loss refuses
+ * --dropout-latent for them). */
+static bool drops_g(const sbw_lm *lm)
+{
+    return lm->a.latent == SBW_LM_LATENT_NONE && lm->head.context_mix;
+}
+
+/* The g_k mask (B x K D) in double, drawn as the locked masks are: 1/(1-p)
+ * with probability 1-p, else 0. */
+static void draw_gmask(gsl_rng *rng, double p, double *mask, size_t len)
+{
+    double keep = 1.0 / (1.0 - p);
+    for (size_t i = 0; i < len; i++)
+        mask[i] = gsl_rng_uniform(rng) >= p ? keep : 0;
+}
 
 /* defines: alloc_bufs_f(), from_double_f(), to_double_f(), load_params_f(), draw_mask_f() */
 /* defines: draw_masks_f(), embed_f(), apply_mask_f(), forward_f(), carry_f(), latent_back_f() */
@@ -75,6 +94,29 @@ static const lm_prec *prec_of(const sbw_lm_ws_opts *o)
 }
 
 /* ---- architecture -------------------------------------------------------- */
+
+bool sbw_lm_latent_drops(const sbw_lm_arch *a)
+{
+    sbw_head_model m = a->model;
+    return a->latent == SBW_LM_LATENT_TANH || m == SBW_MODEL_MOC || m == SBW_MODEL_MOS ||
+           m == SBW_MODEL_MOS_PLIF;
+}
+
+const char *sbw_lm_latent_name(int v)
+{
+    static const char *const names[] = {"tanh", "none"};
+    return v >= 0 && v < 2 ? names[v] : NULL;
+}
+
+int sbw_lm_latent_parse(const char *name, sbw_lm_latent_kind *kind)
+{
+    for (int i = 0; sbw_lm_latent_name(i); i++)
+        if (strcmp(name, sbw_lm_latent_name(i)) == 0) {
+            *kind = (sbw_lm_latent_kind)i;
+            return SBW_OK;
+        }
+    return SBW_ERROR(SBW_EINVAL, "--latent '%s': tanh or none", name);
+}
 
 /* *at += n with overflow checked; the block's offset into *off. */
 static int place(size_t *at, size_t *off, size_t n)
@@ -101,16 +143,33 @@ static int check_arch(const sbw_lm_arch *a, size_t m)
     if (a->tied && a->emb != a->d)
         return SBW_ERROR(SBW_EINVAL, "--tied needs --emb equal to --d (got %zu and %zu)", a->emb,
                          a->d);
+    if ((unsigned)a->latent > SBW_LM_LATENT_NONE)
+        return SBW_ERROR(SBW_EINVAL, "--latent %d: tanh or none", (int)a->latent);
     return SBW_OK;
+}
+
+/* The head of a: D, or with --latent none the last layer's width as its
+ * context (with the component bias for a mixing head). */
+static int setup_head(sbw_head *h, const sbw_lm_arch *a, size_t m)
+{
+    int st = sbw_head_setup(h, a->model, 0, m, a->d, a->k, a->knots, a->plif_t, a->bias, false);
+    if (st || a->latent == SBW_LM_LATENT_TANH)
+        return st;
+    size_t hl = a->hidden[a->nlayers - 1];
+    if (!h->context_mix && hl != a->d)
+        return SBW_ERROR(SBW_EINVAL,
+                         "--latent none feeds the last LSTM layer (%zu wide, --hidden) to the %s "
+                         "head's logits: it must equal --d %zu (or use --latent tanh, or a "
+                         "mixing head: moc, mos, mos+plif)",
+                         hl, sbw_head_model_name(a->model), a->d);
+    return sbw_head_set_context(h, hl, h->context_mix);
 }
 
 int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m)
 {
     memset(lm, 0, sizeof *lm);
     int st = check_arch(a, m);
-    st = st ? st
-            : sbw_head_setup(&lm->head, a->model, 0, m, a->d, a->k, a->knots, a->plif_t, a->bias,
-                             false);
+    st = st ? st : setup_head(&lm->head, a, m);
     if (st)
         return st;
     lm->a = *a, lm->m = m;
@@ -123,8 +182,9 @@ int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m)
         st = st ? st : place(&at, &lm->off_wh[l], 4 * H * H);
         st = st ? st : place(&at, &lm->off_b[l], 4 * H);
     }
-    st = st ? st : place(&at, &lm->off_p, a->d * a->hidden[L - 1]);
-    st = st ? st : place(&at, &lm->off_p0, a->d);
+    bool lat = a->latent == SBW_LM_LATENT_TANH;
+    st = st ? st : place(&at, &lm->off_p, lat ? a->d * a->hidden[L - 1] : 0);
+    st = st ? st : place(&at, &lm->off_p0, lat ? a->d : 0);
     st = st ? st : place(&at, &lm->off_head, lm->head.nshared);
     if (st)
         return st;
@@ -159,16 +219,34 @@ static void mix_near_identity(const sbw_head *h, double *U)
         }
 }
 
+/* --latent none's head, as the MoS code starts it: W ~ U(-0.1, 0.1), U
+ * and V ~ U(-1/sqrt(C), 1/sqrt(C)), the biases 0 (each block its own
+ * stream). */
+static void init_head_direct(const sbw_head *h, double *theta, gsl_rng *r, uint64_t seed)
+{
+    memset(theta, 0, h->nshared * sizeof *theta);
+    sbw_rng_reseed(r, seed, 111);
+    fill_uniform(r, theta + h->off_w, h->m * h->d, 0.1);
+    double a = 1 / sqrt((double)h->c);
+    sbw_rng_reseed(r, seed, 112);
+    fill_uniform(r, theta + h->off_u, h->off_v - h->off_u, a);
+    sbw_rng_reseed(r, seed, 113);
+    fill_uniform(r, theta + h->off_v, h->off_ub - h->off_v, a);
+}
+
 int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed)
 {
     memset(theta, 0, lm->nparam * sizeof *theta);
     int st = sbw_head_init(&lm->head, theta + lm->off_head, seed, 0.1);
-    if (!st && lm->head.context_mix)
+    bool direct = lm->a.latent == SBW_LM_LATENT_NONE;
+    if (!st && lm->head.context_mix && !direct)
         mix_near_identity(&lm->head, theta + lm->off_head + lm->head.off_u);
     gsl_rng *r = NULL;
     st = st ? st : sbw_rng_alloc(&r, seed, 101);
     if (st)
         return st;
+    if (direct)
+        init_head_direct(&lm->head, theta + lm->off_head, r, seed);
     if (!lm->a.tied)
         fill_uniform(r, theta + lm->off_emb, lm->m * lm->a.emb, 0.1);
     for (size_t l = 0; l < lm->a.nlayers; l++) {
@@ -178,7 +256,7 @@ int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed)
     }
     size_t hl = lm->a.hidden[lm->a.nlayers - 1];
     sbw_rng_reseed(r, seed, 110);
-    fill_uniform(r, theta + lm->off_p, lm->a.d * hl, 1 / sqrt((double)hl));
+    fill_uniform(r, theta + lm->off_p, lm->off_p0 - lm->off_p, 1 / sqrt((double)hl));
     sbw_rng_free(r);
     return SBW_OK;
 }
@@ -188,9 +266,10 @@ void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask)
     memset(mask, 1, lm->nparam);
     for (size_t l = 0; l < lm->a.nlayers; l++)
         memset(mask + lm->off_b[l], 0, 4 * lm->a.hidden[l]);
-    memset(mask + lm->off_p0, 0, lm->a.d);
+    memset(mask + lm->off_p0, 0, lm->off_head - lm->off_p0);
     if (lm->a.bias)
         memset(mask + lm->off_head + lm->head.off_b, 0, lm->m);
+    memset(mask + lm->off_head + lm->head.off_ub, 0, lm->head.off_lms - lm->head.off_ub);
 }
 
 /* ---- workspace ----------------------------------------------------------- */
@@ -256,10 +335,11 @@ static double bufs_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, double z)
 
 double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
-    double N = (double)o->batch * (double)o->steps, D = (double)lm->a.d;
+    double N = (double)o->batch * (double)o->steps, C = (double)lm->head.c;
     double z = o->single ? (double)sizeof(float) : (double)sizeof(double);
-    double own =
-        2 * N * D * (double)sizeof(double) + (double)prec_of(o)->bufs_size + bufs_bytes(lm, o, z);
+    double gm = drops_g(lm) ? (double)o->batch * (double)(lm->head.k * lm->a.d) : 0;
+    double own = (2 * N * C + gm) * (double)sizeof(double) + (double)prec_of(o)->bufs_size +
+                 bufs_bytes(lm, o, z);
     if (o->batch * o->steps == 0 || o->batch > SIZE_MAX / o->steps)
         return INFINITY;
     sbw_pass_opts po = pass_opts(lm, o);
@@ -285,8 +365,11 @@ int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opt
     w->nt = opts->threads > 0 ? opts->threads : omp_get_max_threads();
     w->ledger.what = "the model's workspace";
     size_t N = opts->batch * opts->steps;
-    w->H = sbw_ledger_alloc(&w->ledger, N * lm->a.d, sizeof(double), &st);
-    w->dH = sbw_ledger_alloc(&w->ledger, N * lm->a.d, sizeof(double), &st);
+    w->H = sbw_ledger_alloc(&w->ledger, N * lm->head.c, sizeof(double), &st);
+    w->dH = sbw_ledger_alloc(&w->ledger, N * lm->head.c, sizeof(double), &st);
+    if (drops_g(lm))
+        w->gmask =
+            sbw_ledger_alloc(&w->ledger, opts->batch * lm->head.k * lm->a.d, sizeof(double), &st);
     w->bufs = sbw_ledger_alloc(&w->ledger, 1, w->k->bufs_size, &st);
     if (!st)
         w->k->alloc_bufs(w, &st);
@@ -367,18 +450,26 @@ int sbw_lm_loss(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch,
     if (!st && drop && drop->wdrop > 0 && !w->opt.wdrop)
         st = SBW_ERROR(SBW_EINVAL, "weight drop %g: the workspace was made without its masks",
                        drop->wdrop);
+    if (!st && drop && drop->latent > 0 && w->lm.a.latent == SBW_LM_LATENT_NONE &&
+        !w->lm.head.context_mix)
+        st = SBW_ERROR(SBW_EINVAL,
+                       "--dropout-latent %g: with --latent none the %s head has no latent or "
+                       "component vectors to drop (give --dropout-latent 0)",
+                       drop->latent, sbw_head_model_name(w->lm.a.model));
     if (st)
         return st;
     w->alpha = drop ? drop->alpha : 0, w->beta = drop ? drop->beta : 0;
     sbw_rng_reseed(w->rng, seed, stream);
     w->k->draw_masks(w, drop ? w->rng : NULL, drop);
     st = w->k->forward(w, theta, ch, w->H);
-    size_t N = ch->steps * w->opt.batch, D = w->lm.a.d;
+    size_t N = ch->steps * w->opt.batch, C = w->lm.head.c;
     sbw_pass_target tg = {.ids = ch->y};
+    sbw_pass_mask gm = {w->gmask, w->opt.batch};
     double t0 = sbw_progress_now();
     st = st ? st
-            : sbw_pass_loss(w->pass, theta + w->lm.off_head, w->H, N, D, &tg, res, w->dH, D,
-                            grad + w->lm.off_head);
+            : sbw_pass_loss_masked(w->pass, theta + w->lm.off_head, w->H, N, C,
+                                   w->gmasked ? &gm : NULL, &tg, res, w->dH, C,
+                                   grad + w->lm.off_head);
     w->head_seconds += sbw_progress_now() - t0;
     st = st ? st : w->k->backward(w, theta, ch, w->dH, grad);
     if (!st)
@@ -392,7 +483,7 @@ int sbw_lm_latent(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch, dou
     if (st)
         return st;
     w->k->draw_masks(w, NULL, NULL);
-    w->alpha = w->beta = 0;
+    w->alpha = w->beta = 0, w->gmasked = false;
     st = w->k->forward(w, theta, ch, lat);
     if (!st)
         w->k->carry(w, ch->steps);

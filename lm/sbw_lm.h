@@ -10,16 +10,27 @@
  *   h^1..h^L = LSTM layers          sbw_lstm.h, sizes hidden[0..L-1]
  *   l_t = tanh(P h^L_t + p0)        the latent (D), P (D x H_L), p0 (D)
  *   Q_t = head(l_t)                 sbw_head.h / sbw_pass.h, N = 0
+ * That is --latent tanh (the default).  --latent none (the MoS code's and
+ * AWD-LSTM's own networks) has no P, p0: the head's context is h^L_t
+ * after its dropout, of width C = H_L (sbw_head_set_context), a
+ * context-mixing head with the component bias (MoS code: latent =
+ * tanh(Linear(H_L, K D, bias)(h)), prior = Linear(H_L, K, no bias)(h)),
+ * a head that takes logits from h itself (softmax, sigsoftmax, lms, plif)
+ * with H_L = D (AWD-LSTM: logits = W h + b).
  * Dropout (training only, scaled by 1/(1-p) so evaluation needs none):
  * emb drops whole words of E for a chunk (Gal & Ghahramani 2016);
  * in, layer, latent are "locked" masks, one per sequence and feature for
  * the whole chunk, on the first layer's input, on each LSTM layer's
  * output (the last one's with its own probability when last >= 0), and on
- * the latent; weight drop, AR and TAR: sbw_lm_dropout below.
+ * the latent -- with --latent none on the head's component vectors g_k
+ * instead (K D features per sequence, the MoS code's dropoutl; a head
+ * without them takes no latent dropout); weight drop, AR and TAR:
+ * sbw_lm_dropout below.
  *
  * theta layout (doubles): [ E (M*E; absent when tied) | per layer l:
  * Wx_l (4H_l x I_l), Wh_l (4H_l x H_l), b_l (4H_l) | P (D x H_L) | p0 (D)
- * | the head's nshared block (W, b, U, V, map) ].
+ * | the head's nshared block (W, b, U, V, U_bias, map) ]; P and p0 have
+ * length 0 with --latent none.
  *
  * Precision: single runs the LSTM, the latent and the head's GEMMs in
  * float (parameters converted per chunk from the double theta), double runs
@@ -41,8 +52,19 @@
 /* The random part of a mixture head's starting component maps (sbw_lm_init). */
 #define SBW_LM_MIX_NOISE 0.5
 
+/* Between the last LSTM layer and the head (see above). */
+typedef enum sbw_lm_latent_kind { SBW_LM_LATENT_TANH = 0, SBW_LM_LATENT_NONE } sbw_lm_latent_kind;
+
+/* "tanh", "none"; NULL past the last. */
+const char *sbw_lm_latent_name(int v);
+
+/* --latent's name into *kind.  Errors: SBW_EINVAL naming the value and
+ * the choices; *kind untouched on failure. */
+int sbw_lm_latent_parse(const char *name, sbw_lm_latent_kind *kind);
+
 /* What a model is: every member shapes theta. */
-typedef struct sbw_lm_arch {
+typedef struct sbw_lm_arch sbw_lm_arch;
+struct sbw_lm_arch {
     sbw_head_model model; /* the head */
     size_t k, knots;      /* components (moc, mos, mos+plif); PLIF intervals */
     double plif_t;        /* PLIF knots span [-T, T] */
@@ -51,13 +73,18 @@ typedef struct sbw_lm_arch {
     size_t emb;           /* embedding size E (= d when tied) */
     size_t nlayers;       /* 1..SBW_LM_MAX_LAYERS */
     size_t hidden[SBW_LM_MAX_LAYERS];
-    bool tied; /* the embedding is the head's W */
-} sbw_lm_arch;
+    bool tied;                 /* the embedding is the head's W */
+    sbw_lm_latent_kind latent; /* tanh(P h + p0) of size D, or none (h^L itself) */
+};
+
+/* Whether a's --dropout-latent has something to drop: the tanh latent, or
+ * with --latent none a context-mixing head's g_k (moc, mos, mos+plif). */
+bool sbw_lm_latent_drops(const sbw_lm_arch *a);
 
 typedef struct sbw_lm {
     sbw_lm_arch a;
     size_t m;                         /* vocabulary */
-    sbw_head head;                    /* N = 0 */
+    sbw_head head;                    /* N = 0; context width head.c: D, or H_L (--latent none) */
     size_t in[SBW_LM_MAX_LAYERS];     /* input size of each layer */
     size_t off_emb;                   /* E, or the head's W when tied */
     size_t off_wx[SBW_LM_MAX_LAYERS]; /* Wx_l */
@@ -94,7 +121,8 @@ typedef struct sbw_lm_dropout {
 /* Checks the architecture and lays out theta for a vocabulary of m words.
  * Errors (SBW_EINVAL, naming the option): m < 2, nlayers outside 1..3, a
  * size 0, tied with emb != d, d > m, the head's own checks
- * (sbw_head_setup), a parameter count that overflows.  On failure *lm is
+ * (sbw_head_setup), --latent none with a head that takes its logits from
+ * h itself and H_L != D, a parameter count that overflows.  On failure *lm is
  * zeroed or holds part of the layout: set it up again before use. */
 int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m);
 
@@ -105,12 +133,17 @@ int sbw_lm_setup(sbw_lm *lm, const sbw_lm_arch *a, size_t m);
  * 1/D), b = 0, maps at the identity-like start), then for MoC and MoS each
  * component map U_k = I + SBW_LM_MIX_NOISE G_k, G_k ~ N(0, 1/D): a mixture
  * starts near a Softmax head and leaves the unigram plateau as fast.
+ * --latent none initialises the head as the MoS code does (its
+ * init_weights and PyTorch's Linear default): W (the tied embedding) ~
+ * U(-0.1, 0.1), U_k and V ~ U(-1/sqrt(C), 1/sqrt(C)) with C = H_L, the
+ * component bias and b 0; the LSTM as above.
  * Errors: SBW_ENOMEM (a generator); on failure theta holds part of the
  * initialisation: discard it. */
 int sbw_lm_init(const sbw_lm *lm, double *theta, uint64_t seed);
 
 /* Parameters that are weights (decayed) rather than biases: every block
- * but the biases b_l, p0 and the head's b.  mask[i] = 1 for a weight. */
+ * but the biases b_l, p0, the head's b and its component bias.  mask[i] =
+ * 1 for a weight. */
 void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask);
 
 /* One chunk of T steps of B sequences: workspace, carried state, masks. */
@@ -192,8 +225,9 @@ int sbw_lm_loss(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch,
  * sbw_lm_loss, each 0 when its weight is 0 or drop was NULL. */
 void sbw_lm_ws_reg(const sbw_lm_ws *ws, double *ar, double *tar);
 
-/* Evaluation forward (no dropout): the latent l_t of every step of the
- * chunk into lat (steps*B x D, leading dim D, time-major), advancing the
+/* Evaluation forward (no dropout): the head's context (the latent l_t, or
+ * h^L_t with --latent none) of every step of the chunk into lat (steps*B
+ * x C, leading dim C = lm->head.c, time-major), advancing the
  * carried state.  Only ch->x is read.  Errors: as sbw_lm_loss; on failure
  * lat is untouched or unspecified and the carried state not advanced. */
 int sbw_lm_latent(sbw_lm_ws *ws, const double *theta, const sbw_lm_chunk *ch, double *lat);

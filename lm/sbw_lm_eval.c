@@ -27,7 +27,7 @@ static int run_columns(sbw_lm_ws *ws, const double *theta, const size_t *ids, si
                        sbw_progress *p, chunk_fn each, void *ctx)
 {
     sbw_lm_ws_opts o = sbw_lm_ws_options(ws);
-    size_t B = o.batch, T = o.steps, D = sbw_lm_ws_model(ws)->a.d;
+    size_t B = o.batch, T = o.steps, D = sbw_lm_ws_model(ws)->head.c;
     cols c = {B, npred / B, npred % B};
     size_t S = c.base + (c.rem > 0);
     size_t *x = malloc(2 * B * T * sizeof *x);
@@ -70,7 +70,7 @@ static int nll_chunk(void *vctx, const double *lat, const sbw_lm_chunk *ch, cons
 {
     nll_ctx *n = vctx;
     const sbw_lm *lm = sbw_lm_ws_model(n->ws);
-    size_t D = lm->a.d, k = 0;
+    size_t D = lm->head.c, k = 0;
     for (size_t t = 0; t < ch->steps; t++)
         for (size_t j = 0; j < c->B; j++)
             if (t0 + t < col_len(c, j)) {
@@ -109,7 +109,7 @@ int sbw_lm_eval_nll(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_
     if (st)
         return st;
     sbw_lm_ws_opts o = sbw_lm_ws_options(ws);
-    size_t rows = o.batch * o.steps, D = sbw_lm_ws_model(ws)->a.d;
+    size_t rows = o.batch * o.steps, D = sbw_lm_ws_model(ws)->head.c;
     nll_ctx c = {ws, theta, malloc(rows * D * sizeof(double)), malloc(rows * sizeof(size_t)), 0, 0};
     st = c.hc && c.yc ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     st = st ? st : run_columns(ws, theta, ids, n - 1, p, nll_chunk, &c);
@@ -148,7 +148,7 @@ static int keep_chunk(void *vctx, const double *lat, const sbw_lm_chunk *ch, con
 
 double sbw_lm_eval_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, size_t rows, bool logprobs)
 {
-    double BT = (double)o->batch * (double)o->steps, D = (double)lm->a.d;
+    double BT = (double)o->batch * (double)o->steps, D = (double)lm->head.c;
     double chunk = 2 * BT * sizeof(size_t) + BT * D * sizeof(double); /* run_columns */
     double pass = logprobs ? (double)rows * D * sizeof(double) +
                                  (double)LOGQ_BLOCK * (double)lm->m * sizeof(double)
@@ -183,7 +183,7 @@ int sbw_lm_eval_logprobs(sbw_lm_ws *ws, const double *theta, const size_t *ids, 
     int st = check_ids(ws, ids, rows + 1);
     if (st)
         return st;
-    size_t D = sbw_lm_ws_model(ws)->a.d;
+    size_t D = sbw_lm_ws_model(ws)->head.c;
     keep_ctx k = {D, rows, malloc(rows * D * sizeof(double))};
     if (!k.hall)
         return SBW_ERROR(SBW_ENOMEM, "out of memory for the %zu x %zu latent vectors", rows, D);

@@ -75,6 +75,10 @@ const sbw_ckpt_field sbw_lm_opts_table[] = {
     {"alpha", AT(drop.alpha), SBW_CKPT_DOUBLE, 0, 1e6, 0, NULL, SHAPES, "--alpha"},
     {"beta", AT(drop.beta), SBW_CKPT_DOUBLE, 0, 1e6, 0, NULL, SHAPES, "--beta"},
     {"var_bptt", AT(var_bptt), SBW_CKPT_BOOL, 0, 1, 0, NULL, SHAPES, "--var-bptt"},
+    /* the architecture's latent (issue 28, later): absent from older
+     * checkpoints, which were all trained with tanh */
+    {"latent", AT(arch.latent), SBW_CKPT_ENUM, 0, 1, SBW_LM_LATENT_TANH, sbw_lm_latent_name, SHAPES,
+     "--latent"},
 };
 
 const size_t sbw_lm_opts_nrows = sizeof sbw_lm_opts_table / sizeof *sbw_lm_opts_table;
@@ -88,6 +92,10 @@ void sbw_lm_opts_init(sbw_lm_opts *o)
 int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o)
 {
     size_t n = sbw_lm_opts_nrows;
+    if (sbw_ckpt_value(c, sbw_lm_opts_table[n - 1].key))
+        return sbw_ckpt_get(c, sbw_lm_opts_table, n, o);
+    n -= SBW_LM_OPTS_LATENT; /* written before --latent: tanh */
+    sbw_ckpt_defaults(sbw_lm_opts_table + n, SBW_LM_OPTS_LATENT, o);
     if (!sbw_ckpt_value(c, sbw_lm_opts_table[n - SBW_LM_OPTS_NEW].key)) {
         n -= SBW_LM_OPTS_NEW; /* written before issue 28: the new rows keep their defaults */
         sbw_ckpt_defaults(sbw_lm_opts_table + n, SBW_LM_OPTS_NEW, o);
@@ -126,8 +134,8 @@ void sbw_lm_opts_quick(sbw_lm_opts *o, sbw_lm_opts_given given, void *ctx, char 
             continue;
         if (i < sizeof q / sizeof *q)
             *q[i].dst = q[i].v;
-        else
-            o->arch.nlayers = 1, o->arch.hidden[0] = 32;
+        else /* --latent none with a softmax-like head: its one layer D wide */
+            o->arch.nlayers = 1, o->arch.hidden[0] = sbw_lm_latent_drops(&o->arch) ? 32 : o->arch.d;
         int k = snprintf(note + at, cap - at, "%s%s", at ? " " : "", opt);
         at += k > 0 && (size_t)k < cap - at ? (size_t)k : 0;
     }
@@ -150,6 +158,7 @@ void sbw_lm_opts_quick(sbw_lm_opts *o, sbw_lm_opts_given given, void *ctx, char 
 typedef struct lm_preset {
     const char *name, *what;
     sbw_head_model model;
+    sbw_lm_latent_kind latent;
     size_t k, d, nlayers, hidden[SBW_LM_MAX_LAYERS], batch;
     double lr;
     sbw_lm_dropout drop;
@@ -159,6 +168,7 @@ static const lm_preset presets[] = {
     {"mos",
      "MoS (Yang et al. 2018; zihangdai/mos, PTB)",
      SBW_MODEL_MOS,
+     SBW_LM_LATENT_NONE,
      15,
      280,
      3,
@@ -176,6 +186,7 @@ static const lm_preset presets[] = {
     {"awd",
      "AWD-LSTM (Merity et al. 2018; salesforce/awd-lstm-lm, PTB)",
      SBW_MODEL_SOFTMAX,
+     SBW_LM_LATENT_NONE,
      15,
      400,
      3,
@@ -207,6 +218,7 @@ int sbw_lm_opts_preset(sbw_lm_opts *o, const char *name, sbw_lm_opts_given given
     } while (0)
     SET("--head", o->arch.model, p->model);
     SET("--k", o->arch.k, p->k);
+    SET("--latent", o->arch.latent, p->latent);
     SET("--d", o->arch.d, p->d);
     if (!given(ctx, "--hidden")) {
         o->arch.nlayers = p->nlayers;
@@ -238,16 +250,18 @@ void sbw_lm_opts_preset_help(char *buf, size_t cap)
     buf[0] = '\0';
     for (size_t i = 0; i < NPRESETS && at < cap; i++) {
         const lm_preset *p = &presets[i];
-        int k = snprintf(buf + at, cap - at,
-                         "--preset %s: %s:\n  --head %s%s%.0zu --d %zu --hidden %zu,%zu,%zu --tied "
-                         "--batch %zu --bptt 70 --var-bptt\n  --lr %g --clip 0.25 --wdecay 1.2e-6 "
-                         "--nonmono 5 --dropout-emb %g --dropout-in %g\n  --dropout-layer %g "
-                         "--dropout-last %g --dropout-latent %g --wdrop %g --alpha %g --beta %g\n",
-                         p->name, p->what, sbw_head_model_name(p->model),
-                         p->model == SBW_MODEL_MOS ? " --k " : "",
-                         p->model == SBW_MODEL_MOS ? p->k : 0, p->d, p->hidden[0], p->hidden[1],
-                         p->hidden[2], p->batch, p->lr, p->drop.emb, p->drop.in, p->drop.layer,
-                         p->drop.last, p->drop.latent, p->drop.wdrop, p->drop.alpha, p->drop.beta);
+        int k =
+            snprintf(buf + at, cap - at,
+                     "--preset %s: %s:\n  --head %s%s%.0zu --latent %s --d %zu\n  --hidden "
+                     "%zu,%zu,%zu --tied --batch %zu --bptt 70 --var-bptt\n  --lr %g --clip "
+                     "0.25 --wdecay 1.2e-6 --nonmono 5 --dropout-emb %g --dropout-in %g\n  "
+                     "--dropout-layer %g --dropout-last %g --dropout-latent %g --wdrop %g "
+                     "--alpha %g --beta %g\n",
+                     p->name, p->what, sbw_head_model_name(p->model),
+                     p->model == SBW_MODEL_MOS ? " --k " : "", p->model == SBW_MODEL_MOS ? p->k : 0,
+                     sbw_lm_latent_name(p->latent), p->d, p->hidden[0], p->hidden[1], p->hidden[2],
+                     p->batch, p->lr, p->drop.emb, p->drop.in, p->drop.layer, p->drop.last,
+                     p->drop.latent, p->drop.wdrop, p->drop.alpha, p->drop.beta);
         at += k > 0 ? (size_t)k : 0;
     }
 }

@@ -50,13 +50,17 @@ typedef struct sbw_lm_opts {
 extern const sbw_ckpt_field sbw_lm_opts_table[];
 extern const size_t sbw_lm_opts_nrows;
 
-/* The table's last rows (dropout_last, wdrop, alpha, beta, var_bptt),
- * which checkpoints written before them lack. */
-#define SBW_LM_OPTS_NEW 5
+/* The table's last rows, by generation: latent (SBW_LM_OPTS_LATENT, the
+ * very last), and before it dropout_last, wdrop, alpha, beta, var_bptt
+ * (SBW_LM_OPTS_NEW); checkpoints written before a generation lack its
+ * rows. */
+#define SBW_LM_OPTS_NEW    5
+#define SBW_LM_OPTS_LATENT 1
 
 /* Every row of the table from checkpoint c into o; a checkpoint without
- * the last SBW_LM_OPTS_NEW rows (written before they existed, so trained
- * without them) gets their defaults, which are off.  Errors: those of
+ * the last SBW_LM_OPTS_LATENT row, or without it and the SBW_LM_OPTS_NEW
+ * before it (written before they existed, so trained without them), gets
+ * their defaults: --latent tanh, and the regularisers off.  Errors: those of
  * sbw_ckpt_get; on failure o holds the rows read before the bad one
  * (discard it). */
 int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o);
@@ -78,14 +82,16 @@ const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt);
  * context): presets and --quick set only what was not given. */
 typedef bool (*sbw_lm_opts_given)(void *ctx, const char *opt);
 
-/* --quick: small sizes (D 16, LSTM 32, B 8, T 20, K 3, 20 knots, 20k/4k
+/* --quick: small sizes (D 16, LSTM 32 -- D with --latent none and a head
+ * without components, whose last layer must be D wide -- B 8, T 20, K 3,
+ * 20 knots, 20k/4k
  * tokens, a log row every 5 steps, eval batch 4) and no dropout (the four
  * locked/word dropouts; the last layer's as the others') for whatever was not given; note (cap
  * bytes) receives the options it set, blank-separated, and o->quick points to it
  * (sbw_lm_opts_note). */
 void sbw_lm_opts_quick(sbw_lm_opts *o, sbw_lm_opts_given given, void *ctx, char *note, size_t cap);
 
-/* --preset NAME ("mos", "awd"): the paper's recipe (sbw_lm_opts_preset_help
+/* --preset NAME ("mos", "awd"): the paper's network and recipe (sbw_lm_opts_preset_help
  * lists the values) for every option not given; the flags --tied and
  * --var-bptt are always set.  Errors: SBW_EINVAL (an unknown name); o
  * untouched on failure. */

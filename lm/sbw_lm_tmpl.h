@@ -108,8 +108,8 @@ static void SBW_PREC_FN(load_params)(const sbw_lm *lm, SBW_PREC_FN(lm_bufs) * r,
         else SBW_PREC_FN(from_double)(r->wh[l], theta + lm->off_wh[l], 4 * H * H);
         SBW_PREC_FN(from_double)(r->b[l], theta + lm->off_b[l], 4 * H);
     }
-    SBW_PREC_FN(from_double)(r->p, theta + lm->off_p, lm->a.d * lm->a.hidden[lm->a.nlayers - 1]);
-    SBW_PREC_FN(from_double)(r->p0, theta + lm->off_p0, lm->a.d);
+    SBW_PREC_FN(from_double)(r->p, theta + lm->off_p, lm->off_p0 - lm->off_p); /* 0: none */
+    SBW_PREC_FN(from_double)(r->p0, theta + lm->off_p0, lm->off_head - lm->off_p0);
 }
 
 /* A locked mask (B x n): 1/(1-p) with probability 1-p, else 0; all ones
@@ -144,7 +144,11 @@ static void SBW_PREC_FN(draw_masks)(sbw_lm_ws *w, gsl_rng *rng, const sbw_lm_dro
     for (size_t l = 0; l < L; l++)
         SBW_PREC_FN(draw_mask)
     (rng, l + 1 == L && p.last >= 0 ? p.last : p.layer, r->mlay[l], B * lm->a.hidden[l]);
-    SBW_PREC_FN(draw_mask)(rng, p.latent, r->mlat, B * lm->a.d);
+    w->gmasked = drops_g(lm) && rng && p.latent > 0; /* --latent none: on g_k, K D wide */
+    if (w->gmasked)
+        draw_gmask(rng, p.latent, w->gmask, B * lm->head.k * lm->a.d);
+    else
+        SBW_PREC_FN(draw_mask)(rng, p.latent, r->mlat, B * lm->a.d);
     w->wkeep = 0;
     if (rng && p.wdrop > 0) {
         for (size_t l = 0; l < L; l++)
@@ -184,7 +188,7 @@ static void SBW_PREC_FN(apply_mask)(SBW_PREC_T *dst, const SBW_PREC_T *src, cons
 
 /* The forward pass of ch (masks drawn): theta in this precision, the
  * embedding, every LSTM layer, the latent, and H (double, N x D, leading
- * dim D) = lat * mlat for the head. */
+ * dim D) = lat * mlat for the head; with --latent none H (N x H_L) = xl. */
 static int SBW_PREC_FN(forward)(sbw_lm_ws *w, const double *theta, const sbw_lm_chunk *ch,
                                 double *H)
 {
@@ -206,6 +210,10 @@ static int SBW_PREC_FN(forward)(sbw_lm_ws *w, const double *theta, const sbw_lm_
     }
     if (st)
         return st;
+    if (lm->a.latent == SBW_LM_LATENT_NONE) {
+        SBW_PREC_FN(to_double)(H, r->xl, N * hl);
+        return SBW_OK;
+    }
     SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)N, (int)D, (int)hl, 1, r->xl,
                   (int)hl, r->p, (int)hl, 0, r->lat, (int)D);
 #pragma omp parallel for schedule(static) num_threads(nt) if (N * D > LM_PAR_MIN)
@@ -235,7 +243,8 @@ static void SBW_PREC_FN(carry)(sbw_lm_ws *w, size_t steps)
 }
 
 /* Through the latent: dz = dH * mlat * (1 - lat^2); dP = dz^T xl,
- * dp0 = column sums of dz; r->dh (N x H_L) = (dz P) * mlay[L-1]. */
+ * dp0 = column sums of dz; r->dh (N x H_L) = (dz P) * mlay[L-1].  With
+ * --latent none: r->dh = dH * mlay[L-1]. */
 static void SBW_PREC_FN(latent_back)(sbw_lm_ws *w, SBW_PREC_FN(lm_bufs) * r, const double *dH,
                                      size_t N)
 {
@@ -243,6 +252,11 @@ static void SBW_PREC_FN(latent_back)(sbw_lm_ws *w, SBW_PREC_FN(lm_bufs) * r, con
     size_t B = w->opt.batch, D = lm->a.d, L = lm->a.nlayers, hl = lm->a.hidden[L - 1];
     SBW_PREC_T *dz = r->dx; /* (N, D) */
     int nt = w->nt;
+    if (lm->a.latent == SBW_LM_LATENT_NONE) { /* dH is the gradient of xl (N x H_L) */
+        SBW_PREC_FN(from_double)(r->dh, dH, N * hl);
+        SBW_PREC_FN(apply_mask)(r->dh, r->dh, r->mlay[L - 1], N, B, hl, nt);
+        return;
+    }
 #pragma omp parallel for schedule(static) num_threads(nt) if (N * D > LM_PAR_MIN)
     for (size_t i = 0; i < N; i++) {
         const SBW_PREC_T *z = r->lat + i * D, *mk = r->mlat + (i % B) * D;
@@ -336,12 +350,11 @@ static int SBW_PREC_FN(backward)(sbw_lm_ws *w, const double *theta, const sbw_lm
 {
     SBW_PREC_FN(lm_bufs) *r = w->bufs;
     const sbw_lm *lm = &w->lm;
-    size_t B = w->opt.batch, N = ch->steps * B, L = lm->a.nlayers, D = lm->a.d;
-    size_t hl = lm->a.hidden[L - 1];
+    size_t B = w->opt.batch, N = ch->steps * B, L = lm->a.nlayers;
     SBW_PREC_FN(latent_back)(w, r, dH, N);
     SBW_PREC_FN(reg_back)(w, r, ch->steps);
-    SBW_PREC_FN(to_double)(grad + lm->off_p, r->dp, D * hl);
-    SBW_PREC_FN(to_double)(grad + lm->off_p0, r->dp0, D);
+    SBW_PREC_FN(to_double)(grad + lm->off_p, r->dp, lm->off_p0 - lm->off_p); /* 0: none */
+    SBW_PREC_FN(to_double)(grad + lm->off_p0, r->dp0, lm->off_head - lm->off_p0);
     int st = SBW_OK;
     for (size_t l = L; !st && l-- > 0;) {
         size_t Hh = lm->a.hidden[l], in = lm->in[l];

@@ -202,6 +202,8 @@ static int log_write(const trainer *t)
         sbw_table_meta_str(tab, "command", t->cmdline ? t->cmdline : "");
         sbw_table_meta_str(tab, "head", sbw_head_model_name(t->o.arch.model));
         sbw_table_meta_int(tab, "d", (long long)t->o.arch.d);
+        if (t->o.arch.latent != SBW_LM_LATENT_TANH) /* the default's header as it was */
+            sbw_table_meta_str(tab, "latent", sbw_lm_latent_name(t->o.arch.latent));
         sbw_table_meta_int(tab, "batch", (long long)t->o.batch);
         sbw_table_meta_int(tab, "bptt", (long long)t->o.bptt);
         sbw_table_meta_int(tab, "eval_batch", (long long)t->o.eval_batch);

@@ -36,7 +36,7 @@ static const char top_help[] =
 /* ---- train --------------------------------------------------------------- */
 
 typedef struct train_args {
-    const char *data, *head, *hidden, *optim, *log, *ckpt, *preset;
+    const char *data, *head, *hidden, *optim, *log, *ckpt, *preset, *latent;
     bool no_bias, no_asgd, no_dropout, dbl, resume, quick, var_bptt;
     sbw_lm_opts o;
 } train_args;
@@ -53,6 +53,8 @@ static const sbw_cli_opt train_opts[] = {
     {"--plif-t", "T", SBW_ARG_DOUBLE, &TA.o.arch.plif_t, 1e-9, 1e9,
      "PLIF knots on [-T, T] (default 10)"},
     {"--d", "D", SBW_ARG_SIZE, &TA.o.arch.d, 1, 1e6, "the head's dimension (default 400)"},
+    {"--latent", "KIND", SBW_ARG_STRING, &TA.latent, 1, 0,
+     "tanh (default: tanh(P h + p0) of size D) or none (h^L to the head)"},
     {"--emb", "E", SBW_ARG_SIZE, &TA.o.arch.emb, 1, 1e6, "embedding size (default D)"},
     {"--hidden", "LIST", SBW_ARG_STRING, &TA.hidden, 1, 0,
      "LSTM sizes, 1-3 layers (default 1150,1150,400)"},
@@ -79,7 +81,8 @@ static const sbw_cli_opt train_opts[] = {
      "each LSTM layer's output, the last's too by default (0.25)"},
     {"--dropout-last", "P", SBW_ARG_DOUBLE, &TA.o.drop.last, 0, 0.99,
      "the last LSTM layer's output (default: --dropout-layer's)"},
-    {"--dropout-latent", "P", SBW_ARG_DOUBLE, &TA.o.drop.latent, 0, 0.99, "the latent (0.4)"},
+    {"--dropout-latent", "P", SBW_ARG_DOUBLE, &TA.o.drop.latent, 0, 0.99,
+     "the latent (0.4); --latent none: the mixture's g_k"},
     {"--wdrop", "P", SBW_ARG_DOUBLE, &TA.o.drop.wdrop, 0, 0.99,
      "weight drop on each LSTM's hidden-to-hidden matrix (0)"},
     {"--alpha", "A", SBW_ARG_DOUBLE, &TA.o.drop.alpha, 0, 1e6,
@@ -109,6 +112,9 @@ static const sbw_cli_opt train_opts[] = {
 static const char train_details[] =
     "The model: embedding -> 1-3 LSTM layers -> latent tanh(P h + p0) of size D\n"
     "-> the head, with a word bias unless --no-bias (MoS paper section 3).\n"
+    "--latent none: the last layer's h feeds the head (MoS's code, AWD-LSTM):\n"
+    "g_k = tanh(U_k h + c_k), pi = softmax(V h), --dropout-latent on g_k; a\n"
+    "softmax head needs h's width = --d.\n"
     "Training: truncated BPTT over --batch columns of the training text, SGD\n"
     "with gradient-norm clipping that switches to averaged SGD when validation\n"
     "stalls (AWD-LSTM's NT-ASGD), or Adam; AWD-style dropout.  Deterministic:\n"
@@ -196,6 +202,8 @@ static int check_applies(const sbw_cli_common *c, const sbw_lm_opts *o)
         {"--k", mix, head, "it sets the components of moc, mos and mos+plif"},
         {"--knots", plif, head, plif_only},
         {"--plif-t", plif, head, plif_only},
+        {"--dropout-latent", sbw_lm_latent_drops(&o->arch), "--latent none",
+         "only a mixture's g_k is dropped there"},
         {"--no-asgd", sgd, "--optim adam", sgd_only},
         {"--nonmono", sgd, "--optim adam", sgd_only},
     };
@@ -211,6 +219,7 @@ static int resolve_choices(const sbw_cli_common *c)
     st = st || !TA.head ? st : sbw_head_model_parse(TA.head, &o->arch.model);
     if (!st && o->arch.model == SBW_MODEL_LMS)
         st = SBW_ERROR(SBW_EINVAL, "--head lms: not offered by sbw-lm (use plif)");
+    st = st || !TA.latent ? st : sbw_lm_latent_parse(TA.latent, &o->arch.latent);
     if (!st && TA.optim) {
         if (strcmp(TA.optim, "sgd") == 0 || strcmp(TA.optim, "adam") == 0)
             o->optimizer = strcmp(TA.optim, "adam") == 0 ? SBW_LM_ADAM : SBW_LM_SGD;
@@ -237,9 +246,10 @@ static int resolve_train(const sbw_cli_common *c)
     o->asgd = !TA.no_asgd;
     o->single = !TA.dbl;
     o->var_bptt = o->var_bptt || TA.var_bptt;
+    if (TA.no_dropout || !sbw_lm_latent_drops(&o->arch)) /* only 0 was given (check_applies) */
+        o->drop.latent = 0;
     if (TA.no_dropout)
-        o->drop.emb = o->drop.in = o->drop.layer = o->drop.last = o->drop.latent = o->drop.wdrop =
-            0;
+        o->drop.emb = o->drop.in = o->drop.layer = o->drop.last = o->drop.wdrop = 0;
     o->seed = c->seed;
     o->threads = sbw_cli_threads(c->threads);
     o->quiet = c->quiet;
@@ -309,6 +319,8 @@ static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
     sbw_table_meta_str(t, "data", TA.data);
     sbw_table_meta_int(t, "vocab", (long long)corpus->nwords);
     sbw_table_meta_str(t, "hidden", hid);
+    if (TA.o.arch.latent != SBW_LM_LATENT_TANH) /* the default's header as it was */
+        sbw_table_meta_str(t, "latent", sbw_lm_latent_name(TA.o.arch.latent));
     sbw_table_meta_bool(t, "averaging", r->averaging);
     sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
     sbw_table_add_row(t);

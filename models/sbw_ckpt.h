@@ -40,8 +40,12 @@
  * so that an sbw-lm from before them, which ignores rows it does not know,
  * refuses such a checkpoint instead of resuming it without weight drop,
  * AR/TAR or variable BPTT.  A version-2 checkpoint lacks those rows and
- * reads with their defaults (off), which is how it was trained. */
-#define SBW_CKPT_VERSION     3
+ * reads with their defaults (off), which is how it was trained.  Version 4
+ * adds sbw-lm's latent row (--latent tanh|none): an sbw-lm from before
+ * it would rebuild a --latent none model with a latent layer it never
+ * had; a version 2 or 3 checkpoint reads as --latent tanh, which is what
+ * it was. */
+#define SBW_CKPT_VERSION     4
 #define SBW_CKPT_VERSION_MIN 2
 
 /* How a row's value is stored at base + off. */

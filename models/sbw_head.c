@@ -103,6 +103,28 @@ static void set_flags(sbw_head *h)
     h->lms_len = h->model == SBW_MODEL_LMS ? 3 * h->k + (h->linear ? 1 : 0) : 0;
 }
 
+/* theta's layout of s (sizes, flags, c and cbias set) into its offsets;
+ * false when the count overflows. */
+static bool layout(sbw_head *s)
+{
+    size_t ku = s->context_mix ? s->k : 0, kd, at = 0;
+    bool ok = mul_add(s->m, s->d, 0, &at);
+    s->off_b = at;
+    ok = ok && mul_add(s->bias ? s->m : 0, 1, at, &at);
+    s->off_u = at;
+    ok = ok && mul_add(ku, s->d, 0, &kd) && mul_add(kd, s->c, at, &at);
+    s->off_v = at;
+    ok = ok && mul_add(ku, s->c, at, &at);
+    s->off_ub = at;
+    ok = ok && mul_add(s->cbias ? kd : 0, 1, at, &at);
+    s->off_lms = at;
+    ok = ok && mul_add(s->lms_len, 1, at, &at);
+    s->off_plif = at;
+    ok = ok && mul_add(s->knots, 1, at, &at);
+    s->off_h = s->nshared = at;
+    return ok && mul_add(s->n, s->c, at, &s->nparam);
+}
+
 int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t d, size_t k,
                    size_t knots, double plif_t, bool bias, bool linear)
 {
@@ -117,25 +139,35 @@ int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t
                   .knots = knots,
                   .plif_t = plif_t,
                   .bias = bias,
-                  .linear = linear};
+                  .linear = linear,
+                  .c = d};
     set_flags(&s);
-    size_t ku = s.context_mix ? s.k : 0, kd, at = 0;
-    bool ok = mul_add(m, d, 0, &at);
-    s.off_b = at;
-    ok = ok && mul_add(bias ? m : 0, 1, at, &at);
-    s.off_u = at;
-    ok = ok && mul_add(ku, d, 0, &kd) && mul_add(kd, d, at, &at);
-    s.off_v = at;
-    ok = ok && mul_add(ku, d, at, &at);
-    s.off_lms = at;
-    ok = ok && mul_add(s.lms_len, 1, at, &at);
-    s.off_plif = at;
-    ok = ok && mul_add(s.knots, 1, at, &at);
-    s.off_h = s.nshared = at;
-    ok = ok && mul_add(n, d, at, &s.nparam);
-    if (!ok)
+    if (!layout(&s))
         return SBW_ERROR(SBW_EINVAL, "the parameter count of N=%zu M=%zu D=%zu K=%zu overflows", n,
                          m, d, k);
+    *h = s;
+    return SBW_OK;
+}
+
+int sbw_head_set_context(sbw_head *h, size_t c, bool cbias)
+{
+    sbw_head s = *h;
+    s.c = c ? c : s.d;
+    s.cbias = cbias;
+    if (!s.context_mix && s.c != s.d)
+        return SBW_ERROR(SBW_EINVAL,
+                         "the %s head takes its logits from the context itself (W h): its "
+                         "context width %zu must equal --d %zu (moc, mos, mos+plif map the "
+                         "context and take any width)",
+                         model_names[s.model], s.c, s.d);
+    if (!s.context_mix && cbias)
+        return SBW_ERROR(SBW_EINVAL,
+                         "a component bias belongs to moc, mos and mos+plif (g_k = tanh(U_k h "
+                         "+ c_k)), not to %s",
+                         model_names[s.model]);
+    if (!layout(&s))
+        return SBW_ERROR(SBW_EINVAL, "the parameter count of M=%zu D=%zu C=%zu K=%zu overflows",
+                         s.m, s.d, s.c, s.k);
     *h = s;
     return SBW_OK;
 }
@@ -171,11 +203,11 @@ int sbw_head_init(const sbw_head *h, double *theta, uint64_t seed, double scale)
     memset(theta, 0, h->nparam * sizeof *theta);
     fill_gaussian(r, theta + h->off_w, h->m * h->d, scale);
     sbw_rng_reseed(r, seed, 2);
-    fill_gaussian(r, theta + h->off_u, h->off_v - h->off_u, 1.0 / sqrt((double)h->d));
+    fill_gaussian(r, theta + h->off_u, h->off_v - h->off_u, 1.0 / sqrt((double)h->c));
     sbw_rng_reseed(r, seed, 3);
-    fill_gaussian(r, theta + h->off_v, h->off_lms - h->off_v, scale);
+    fill_gaussian(r, theta + h->off_v, h->off_ub - h->off_v, scale);
     sbw_rng_reseed(r, seed, 4);
-    fill_gaussian(r, theta + h->off_h, h->n * h->d, scale);
+    fill_gaussian(r, theta + h->off_h, h->n * h->c, scale);
     sbw_rng_free(r);
     if (h->model == SBW_MODEL_LMS)
         init_lms(h, theta + h->off_lms);
@@ -197,13 +229,17 @@ static size_t add_block(sbw_head_block *b, size_t nb, const char *name, size_t o
 size_t sbw_head_blocks(const sbw_head *h, sbw_head_block *b)
 {
     size_t n = 0, k = h->k, kd = h->context_mix ? h->k * h->d : 0;
-    n = add_block(b, n, "H", h->off_h, h->n, h->d, "context embeddings, one row per context");
+    n = add_block(b, n, "H", h->off_h, h->n, h->c, "context embeddings, one row per context");
     n = add_block(b, n, "W", h->off_w, h->m, h->d, "word embeddings, one row per word");
     n = add_block(b, n, "b", h->off_b, h->bias ? h->m : 0, 1, "word bias added to the logits");
-    n = add_block(b, n, "U", h->off_u, kd, h->d,
-                  "mixture projections: rows k*D..k*D+D-1 are U_k, g_k = tanh(U_k h)");
-    n = add_block(b, n, "V", h->off_v, h->context_mix ? k : 0, h->d,
+    n = add_block(b, n, "U", h->off_u, kd, h->c,
+                  h->cbias
+                      ? "mixture projections: rows k*D..k*D+D-1 are U_k, g_k = tanh(U_k h + c_k)"
+                      : "mixture projections: rows k*D..k*D+D-1 are U_k, g_k = tanh(U_k h)");
+    n = add_block(b, n, "V", h->off_v, h->context_mix ? k : 0, h->c,
                   "mixture prior: pi = softmax(V h)");
+    n = add_block(b, n, "U_bias", h->off_ub, h->cbias ? k : 0, h->d,
+                  "component biases: row k is c_k in g_k = tanh(U_k h + c_k)");
     if (h->model == SBW_MODEL_LMS) {
         n = add_block(b, n, "lms_u_raw", h->off_lms, k, 1, "u_i = softplus(raw)");
         n = add_block(b, n, "lms_v_raw", h->off_lms + k, k, 1, "v_i = softplus(raw)");

@@ -2,16 +2,21 @@
  * parameter lives in the one flat parameter vector theta.  How a head is
  * evaluated on context vectors is sbw_pass.h; its kernels sbw_head_kern.h.
  *
- * Every head maps per-context vectors h_j (rows of H, N x D) and shared
+ * Every head maps per-context vectors h_j (rows of H, N x C) and shared
  * word vectors w_i (rows of W, M x D), plus an optional word bias b (M), to
  * next-word distributions Q_j over M words.  z = W x + b are the logits of
- * a context vector x.
+ * a context vector x.  C, the context width, is D unless
+ * sbw_head_set_context sets it: only the context-mixing heads (moc, mos,
+ * mos+plif) map h through U_k and V and may take C != D; the others use h
+ * as x and need C = D.
  *
  *   softmax     Q = softmax(z),                  x = h
  *   sigsoftmax  Q = softmax(ss(z)), ss(z) = 2z - softplus(z)  (Kanai 2018)
  *   moc (K)     Q = softmax(W hbar + b), hbar = sum_k pi_k g_k  (MoS 2.5)
  *   mos (K)     Q = sum_k pi_k softmax(W g_k + b)          (MoS eq. 2; LMS 11)
- *               pi = softmax(V h), g_k = tanh(U_k h), U_k D x D, V K x D
+ *               pi = softmax(V h), g_k = tanh(U_k h [+ c_k]), U_k D x C,
+ *               V K x C, c_k (D) the optional component bias (cbias; MoS
+ *               code's latent Linear has one)
  *   lms (K)     Q = softmax(f(z)), f(x) = sum_i v_i sigma(u_i x + c_i)
  *               [+ lambda x with --linear]  (LMS eq. 14; u, v, lambda > 0
  *               through softplus; the constant of eq. 14 cancels in the
@@ -22,8 +27,10 @@
  *               (LMS section 4; f(-T) = 0, the free offset cancels)
  *   mos+plif    Q = sum_k pi_k softmax(f(W g_k + b))   (LMS 5.2)
  *
- * theta layout (doubles): [ W (M*D) | b (M) | U (K*D*D) | V (K*D) |
- * lms (3K [+1]) | plif (knots) | H (N*D) ], absent blocks have length 0.
+ * theta layout (doubles): [ W (M*D) | b (M) | U (K*D*C) | V (K*C) |
+ * U_bias (K*D, with cbias) | lms (3K [+1]) | plif (knots) | H (N*C) ],
+ * absent blocks have length 0 (so with C = D and no cbias the layout is
+ * the one every saved head and checkpoint has).
  * Everything before H is the head's own (the "shared prefix", nshared
  * doubles, what sbw_pass takes as theta); H is stored after it only by a
  * caller that owns the context vectors as free parameters (sbw-fit, N =
@@ -63,14 +70,16 @@ typedef struct sbw_head {
     double plif_t;  /* PLIF knots span [-T, T] */
     bool bias;      /* word bias b */
     bool linear;    /* lms: the positive linear term lambda x */
+    size_t c;       /* context width C: rows of H, columns of U_k and V (= d by default) */
+    bool cbias;     /* context-mixing heads: component bias c_k in g_k = tanh(U_k h + c_k) */
     /* derived by sbw_head_setup */
     sbw_head_map map; /* pointwise map of the logits */
     bool mixture;     /* mos, mos+plif: K softmaxes mixed by pi */
     bool context_mix; /* moc, mos, mos+plif: pi and g_k = tanh(U_k h) */
     size_t lms_len;   /* 3K (+1 with linear) */
-    size_t off_w, off_b, off_u, off_v, off_lms, off_plif, off_h;
+    size_t off_w, off_b, off_u, off_v, off_ub, off_lms, off_plif, off_h;
     size_t nshared; /* = off_h: parameters shared by all contexts */
-    size_t nparam;  /* = off_h + N*D */
+    size_t nparam;  /* = off_h + N*C */
 } sbw_head;
 
 /* A named block of theta, for --save and for messages. */
@@ -111,9 +120,18 @@ size_t sbw_head_rank_bound(const sbw_head *h);
 int sbw_head_setup(sbw_head *h, sbw_head_model model, size_t n, size_t m, size_t d, size_t k,
                    size_t knots, double plif_t, bool bias, bool linear);
 
+/* Sets the context width C (0: C = D) and the component bias of a head
+ * sbw_head_setup made, and lays theta out again (the default head has C
+ * = D and no component bias).  Errors (SBW_EINVAL): C != D or cbias on a
+ * head that is not context-mixing (softmax, sigsoftmax, lms, plif take
+ * their logits from h itself), a parameter count that overflows.  *h
+ * untouched on failure. */
+int sbw_head_set_context(sbw_head *h, size_t c, bool cbias);
+
 /* Documented initialisation of theta (nparam doubles), deterministic in
  * seed; each block draws from its own sbw_rng stream:
- *   H, W, V entries ~ N(0, scale^2); b = 0; U entries ~ N(0, 1/D);
+ *   H, W, V entries ~ N(0, scale^2); b = 0; U entries ~ N(0, 1/C); the
+ *   component bias 0;
  *   lms: u_i = 1, c_i evenly spaced on [-4, 4] (0 when K = 1), v_i equal to
  *   that spacing (8/(K-1), or 4 when K = 1) so that f'(0) is about 1, and
  *   lambda = 1 with --linear;  plif: every slope 1 (f(x) = x + T inside).

@@ -28,6 +28,10 @@ int sbw_head_io_describe(const sbw_head *h, sbw_table *t)
     sbw_table_meta_bool(t, "bias", h->bias);
     sbw_table_meta_bool(t, "linear", h->linear);
     sbw_table_meta_int(t, "parameters", (long long)h->nparam);
+    if (h->c != h->d || h->cbias) { /* only then: every default head's listing is unchanged */
+        sbw_table_meta_int(t, "c", (long long)h->c);
+        sbw_table_meta_bool(t, "cbias", h->cbias);
+    }
     return sbw_table_status(t);
 }
 
@@ -265,10 +269,13 @@ enum {
     HM_BIAS,
     HM_LINEAR,
     HM_PARAMS,
+    HM_C, /* optional from here: written for C != D or a component bias */
+    HM_CBIAS,
     HM_COUNT
 };
-static const char *const head_keys[HM_COUNT] = {"model", "n",      "m",    "d",      "k",
-                                                "knots", "plif_t", "bias", "linear", "parameters"};
+#define HM_REQUIRED HM_C
+static const char *const head_keys[HM_COUNT] = {
+    "model", "n", "m", "d", "k", "knots", "plif_t", "bias", "linear", "parameters", "c", "cbias"};
 
 /* The "# key=value" lines of path (params.tsv) up to its column header
  * (read by sbw_tsv): every one but warning= into t as a string (a later one
@@ -299,7 +306,7 @@ static int read_meta(const char *path, sbw_table *t, char *hm[HM_COUNT])
                     st = SBW_ERROR(SBW_ENOMEM, "out of memory");
             }
     }
-    for (size_t i = 0; !st && i < HM_COUNT; i++)
+    for (size_t i = 0; !st && i < HM_REQUIRED; i++)
         if (!hm[i])
             st = SBW_ERROR(SBW_EFORMAT,
                            "%s: no '# %s=' line (not the params.tsv of sbw-fit --save or "
@@ -324,7 +331,7 @@ static int head_from_meta(const char *path, char *const hm[HM_COUNT], sbw_head *
     static const int sizes[] = {HM_N, HM_M, HM_D, HM_K, HM_KNOTS, HM_PARAMS};
     size_t v[HM_COUNT] = {0};
     double t = NAN;
-    bool bias, linear;
+    bool bias, linear, cbias = false;
     sbw_head_model model;
     char why[512];
     int st = sbw_head_model_parse(hm[HM_MODEL], &model);
@@ -336,9 +343,14 @@ static int head_from_meta(const char *path, char *const hm[HM_COUNT], sbw_head *
         st = SBW_ERROR(SBW_EINVAL, "bias must be true or false, got '%s'", hm[HM_BIAS]);
     if (!st && !parse_bool(hm[HM_LINEAR], &linear))
         st = SBW_ERROR(SBW_EINVAL, "linear must be true or false, got '%s'", hm[HM_LINEAR]);
+    if (!st && hm[HM_C])
+        st = sbw_cli_parse_size(hm[HM_C], "c", 1, 1e18, &v[HM_C]);
+    if (!st && hm[HM_CBIAS] && !parse_bool(hm[HM_CBIAS], &cbias))
+        st = SBW_ERROR(SBW_EINVAL, "cbias must be true or false, got '%s'", hm[HM_CBIAS]);
     st = st ? st
             : sbw_head_setup(h, model, v[HM_N], v[HM_M], v[HM_D], v[HM_K], v[HM_KNOTS], t, bias,
                              linear);
+    st = st ? st : sbw_head_set_context(h, v[HM_C], cbias);
     if (!st && h->nparam != v[HM_PARAMS])
         st = SBW_ERROR(SBW_EINVAL, "parameters=%zu, but the head it describes has %zu",
                        v[HM_PARAMS], h->nparam);

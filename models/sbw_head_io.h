@@ -14,7 +14,8 @@
 #include "sbw_table.h"
 
 /* Adds the head's "# key=value" meta to t: model, n, m, d, k, knots,
- * plif_t (nan without knots), bias, linear, parameters (h->nparam).  A key
+ * plif_t (nan without knots), bias, linear, parameters (h->nparam), and
+ * for a head with C != D or a component bias also c and cbias.  A key
  * t already holds is replaced in place (same position).  Errors:
  * SBW_ENOMEM, or t's kept failure: after a failure t has failed (sticky)
  * and holds a prefix of these keys. */
@@ -71,7 +72,8 @@ int sbw_head_io_save(const sbw_head *h, const double *theta, const char *dir, sb
 /* Writes dir/map.tsv again from what sbw_head_io_save left in dir, for a
  * folder saved before map.tsv existed or whose map.tsv was lost: the head
  * from params.tsv's meta (model, n, m, d, k, knots, plif_t, bias, linear,
- * parameters: sbw_head_setup, the count checked), its positive map
+ * parameters, and c and cbias when present: sbw_head_setup and
+ * sbw_head_set_context, the count checked), its positive map
  * parameters from plif_slope.npy (PLIF, MoS+PLIF) or lms_u, lms_v, lms_c
  * and, with linear, lms_lambda (LMS) -- each of the size the meta sets,
  * finite, and > 0 except lms_c -- and map.tsv written by the writer

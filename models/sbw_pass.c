@@ -33,10 +33,11 @@ typedef struct pass_rows {
 typedef struct pass_block {
     float *xf, *zf, *dxf, *dwf; /* single: (B nx, D), (B nx, M), (B nx, D), (M, D) */
     double *xd, *zd, *dxd;      /* double: the same three */
-    double *hb, *dhb;           /* (B, D) gathered H rows and their gradient */
-    double *g, *logpi, *dalpha; /* (B, K D) tanh(U h), (B, K), (B, K) */
+    double *hb, *dhb;           /* (B, C) gathered H rows and their gradient */
+    double *g, *logpi, *dalpha; /* (B, K D) tanh(U h + c), (B, K), (B, K) */
+    double *gm;                 /* (B, K D) g times the call's mask (with a mask) */
     double *dg;                 /* (B, K D) */
-    double *dw, *du, *dv;       /* (M, D), (K D, D), (K, D) accumulators */
+    double *dw, *du, *dv, *dub; /* (M, D), (K D, C), (K, C), (K D) accumulators */
 } pass_block;
 
 typedef struct pass_prec pass_prec;
@@ -62,11 +63,12 @@ struct sbw_pass_ws {
  * in the workspace but scratch. */
 typedef struct pass_call {
     const double *theta; /* (nshared) */
-    const double *H;     /* (nrows, D), leading dim ldh */
+    const double *H;     /* (nrows, C), leading dim ldh */
     size_t ldh, nrows;
+    const sbw_pass_mask *mask; /* on g_k (context-mixing heads), or NULL */
     const sbw_pass_target *tg;
     double scale; /* 1 / nrows */
-    double *dH;   /* (nrows, D), leading dim lddh; NULL: no gradient */
+    double *dH;   /* (nrows, C), leading dim lddh; NULL: no gradient */
     size_t lddh;
     double *lq; /* export: (nrows, M), leading dim ldq */
     size_t ldq;
@@ -108,11 +110,12 @@ static double rows_bytes(const sbw_head *h, bool single)
 
 static double block_bytes(const sbw_head *h, size_t b, bool single)
 {
-    double m = (double)h->m, d = (double)h->d, k = (double)(h->k ? h->k : 1);
+    double m = (double)h->m, d = (double)h->d, c = (double)h->c, k = (double)(h->k ? h->k : 1);
     double nx = h->mixture ? k : 1, bx = (double)b * nx, item = single ? 4 : 8;
     double gemm = item * (2 * bx * d + bx * m) + (single ? 4 * m * d : 0);
-    double ctx = h->context_mix ? 8 * ((double)b * (2 * k * d + 2 * k) + k * d * d + k * d) : 0;
-    return gemm + ctx + 8 * (2 * (double)b * d + m * d);
+    double ctx =
+        h->context_mix ? 8 * ((double)b * (3 * k * d + 2 * k) + k * d * c + k * c + k * d) : 0;
+    return gemm + ctx + 8 * (2 * (double)b * c + m * d);
 }
 
 double sbw_pass_ws_bytes(const sbw_head *h, const sbw_pass_opts *opts)
@@ -157,17 +160,19 @@ static void alloc_block(sbw_pass_ws *o, pass_block *b, int *st)
     b->xd = sbw_ledger_alloc(&o->ledger, bx * d, sizeof(double), st);
     b->zd = sbw_ledger_alloc(&o->ledger, ds * bx * m, sizeof(double), st);
     b->dxd = sbw_ledger_alloc(&o->ledger, bx * d, sizeof(double), st);
-    b->hb = sbw_ledger_alloc(&o->ledger, o->opt.block * d, sizeof(double), st);
-    b->dhb = sbw_ledger_alloc(&o->ledger, o->opt.block * d, sizeof(double), st);
+    b->hb = sbw_ledger_alloc(&o->ledger, o->opt.block * o->h.c, sizeof(double), st);
+    b->dhb = sbw_ledger_alloc(&o->ledger, o->opt.block * o->h.c, sizeof(double), st);
     b->dw = sbw_ledger_alloc(&o->ledger, m * d, sizeof(double), st);
     if (!o->h.context_mix)
         return;
     b->g = sbw_ledger_alloc(&o->ledger, o->opt.block * kd, sizeof(double), st);
+    b->gm = sbw_ledger_alloc(&o->ledger, o->opt.block * kd, sizeof(double), st);
     b->dg = sbw_ledger_alloc(&o->ledger, o->opt.block * kd, sizeof(double), st);
     b->logpi = sbw_ledger_alloc(&o->ledger, o->opt.block * k, sizeof(double), st);
     b->dalpha = sbw_ledger_alloc(&o->ledger, o->opt.block * k, sizeof(double), st);
-    b->du = sbw_ledger_alloc(&o->ledger, kd * d, sizeof(double), st);
-    b->dv = sbw_ledger_alloc(&o->ledger, kd, sizeof(double), st);
+    b->du = sbw_ledger_alloc(&o->ledger, kd * o->h.c, sizeof(double), st);
+    b->dv = sbw_ledger_alloc(&o->ledger, k * o->h.c, sizeof(double), st);
+    b->dub = sbw_ledger_alloc(&o->ledger, kd, sizeof(double), st);
 }
 
 static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
@@ -175,7 +180,7 @@ static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
     if (opts->block == 0)
         return SBW_ERROR(SBW_EINVAL, "the block size must be >= 1");
     size_t lim = (size_t)INT_MAX;
-    if (h->m > lim || opts->block > lim / nx || h->k * h->d > lim)
+    if (h->m > lim || opts->block > lim / nx || h->k * h->d > lim || h->c > lim)
         return SBW_ERROR(SBW_EINVAL, "M = %zu or a block of %zu is beyond BLAS's int range", h->m,
                          opts->block);
     return SBW_OK;
@@ -270,32 +275,67 @@ static void prefetch_row(const void *x, size_t bytes)
 
 /* ---- one block ----------------------------------------------------------- */
 
+/* The mask row of call position pos (K D entries). */
+static const double *mask_row(const sbw_pass_mask *mk, size_t pos, size_t kd)
+{
+    return mk->m + (pos % mk->period) * kd;
+}
+
+/* The component vectors the logits see: g itself, or (with the call's
+ * mask) gm = g * mask, row i of the block using call position p0 + i. */
+static const double *masked_g(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
+                              size_t nb)
+{
+    size_t kd = o->h.k * o->h.d;
+    if (!c->mask)
+        return b->g;
+    for (size_t i = 0; i < nb; i++) {
+        const double *mk = mask_row(c->mask, p0 + i, kd), *g = b->g + i * kd;
+        double *gm = b->gm + i * kd;
+        for (size_t j = 0; j < kd; j++)
+            gm[j] = g[j] * mk[j];
+    }
+    return b->gm;
+}
+
+/* A context-mixing head's g_k = tanh(U_k h + c_k) (nb x K D, in b->g)
+ * and log pi = log softmax(V h) (nb x K) from the block's rows hb. */
+static void mix_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
+    const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)cw, 1.0, b->hb,
+                (int)cw, U, (int)cw, 0.0, b->g, (int)kd);
+    for (size_t i = 0; o->h.cbias && i < nb; i++)
+        sbw_head_kern_axpy(1.0, c->theta + o->h.off_ub, b->g + i * kd, kd);
+    sbw_head_kern_tanh(b->g, nb * kd);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)cw, 1.0, b->hb,
+                (int)cw, V, (int)cw, 0.0, b->logpi, (int)k);
+    sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
+}
+
 /* X of the block (double, in xd): the rows of H, or MoC's hbar, or MoS's
- * g_k = tanh(U_k h) (nb K rows); plus log pi. */
+ * g_k (nb K rows), g_k through the call's mask when it has one; plus
+ * log pi. */
 static void context_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
                             size_t nb)
 {
-    size_t d = o->h.d, k = o->h.k, kd = k * d;
+    size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
     for (size_t i = 0; i < nb; i++)
-        memcpy(b->hb + i * d, c->H + (p0 + i) * c->ldh, d * sizeof(double));
+        memcpy(b->hb + i * cw, c->H + (p0 + i) * c->ldh, cw * sizeof(double));
     if (!o->h.context_mix) {
         memcpy(b->xd, b->hb, nb * d * sizeof(double));
     } else {
-        const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)d, 1.0, b->hb,
-                    (int)d, U, (int)d, 0.0, b->g, (int)kd);
-        sbw_head_kern_tanh(b->g, nb * kd);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)d, 1.0, b->hb,
-                    (int)d, V, (int)d, 0.0, b->logpi, (int)k);
-        sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
+        mix_forward(o, c, b, nb);
+        const double *g = masked_g(o, c, b, p0, nb);
         if (o->h.mixture)
-            memcpy(b->xd, b->g, nb * kd * sizeof(double));
+            memcpy(b->xd, g, nb * kd * sizeof(double));
         else
             for (size_t i = 0; i < nb; i++) {
                 double *x = b->xd + i * d;
                 memset(x, 0, d * sizeof *x);
                 for (size_t j = 0; j < k; j++)
-                    sbw_head_kern_axpy(exp(b->logpi[i * k + j]), b->g + i * kd + j * d, x, d);
+                    sbw_head_kern_axpy(exp(b->logpi[i * k + j]), g + i * kd + j * d, x, d);
             }
     }
 }
@@ -332,15 +372,16 @@ static void logq_result(const pass_call *c, pass_rows *w, size_t pos, const doub
 #include "sbw_prec.h"
 #include "sbw_pass_tmpl.h"
 
-/* MoC: from dhbar (dxd) to dalpha and dg_k = pi_k dhbar. */
-static void moc_backward(const sbw_pass_ws *o, pass_block *b, size_t nb)
+/* MoC: from dhbar (dxd) to dalpha and dg_k = pi_k dhbar; gsrc is the
+ * (masked) g the forward mixed. */
+static void moc_backward(const sbw_pass_ws *o, pass_block *b, const double *gsrc, size_t nb)
 {
     size_t d = o->h.d, k = o->h.k, kd = k * d;
     for (size_t i = 0; i < nb; i++) {
         const double *dx = b->dxd + i * d, *lp = b->logpi + i * k;
         double *da = b->dalpha + i * k, mean = 0;
         for (size_t c = 0; c < k; c++) {
-            const double *g = b->g + i * kd + c * d;
+            const double *g = gsrc + i * kd + c * d;
             da[c] = 0;
             for (size_t j = 0; j < d; j++)
                 da[c] += dx[j] * g[j];
@@ -355,31 +396,48 @@ static void moc_backward(const sbw_pass_ws *o, pass_block *b, size_t nb)
     }
 }
 
-/* From dX (and dalpha) to the block's rows of dH (overwritten), dU, dV. */
+/* A context-mixing head's backward: from dX (and dalpha) to dg (through
+ * the mask, then tanh), dhb, and the dU, dV, dub accumulators. */
+static void mix_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
+                         size_t nb)
+{
+    size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
+    const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
+    if (o->h.mixture)
+        memcpy(b->dg, b->dxd, nb * kd * sizeof(double));
+    else
+        moc_backward(o, b, c->mask ? b->gm : b->g, nb);
+    for (size_t i = 0; c->mask && i < nb; i++) {
+        const double *mk = mask_row(c->mask, p0 + i, kd);
+        for (size_t j = 0; j < kd; j++)
+            b->dg[i * kd + j] *= mk[j];
+    }
+    sbw_head_kern_tanh_back(b->g, b->dg, nb * kd);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)kd, 1.0, b->dg,
+                (int)kd, U, (int)cw, 0.0, b->dhb, (int)cw);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)k, 1.0, b->dalpha,
+                (int)k, V, (int)cw, 1.0, b->dhb, (int)cw);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)cw, (int)nb, 1.0, b->dg,
+                (int)kd, b->hb, (int)cw, 1.0, b->du, (int)cw);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)cw, (int)nb, 1.0, b->dalpha,
+                (int)k, b->hb, (int)cw, 1.0, b->dv, (int)cw);
+    if (o->h.cbias)
+        sbw_head_kern_colsum(b->dg, nb, kd, kd, b->dub);
+}
+
+/* From dX (and dalpha) to the block's rows of dH (overwritten), dU, dV,
+ * and the component bias's gradient. */
 static void context_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
                              size_t nb)
 {
-    size_t d = o->h.d, k = o->h.k, kd = k * d;
+    size_t cw = o->h.c;
     const double *dh = b->dxd;
     if (o->h.context_mix) {
-        const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
-        if (o->h.mixture)
-            memcpy(b->dg, b->dxd, nb * kd * sizeof(double));
-        else
-            moc_backward(o, b, nb);
-        sbw_head_kern_tanh_back(b->g, b->dg, nb * kd);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)kd, 1.0, b->dg,
-                    (int)kd, U, (int)d, 0.0, b->dhb, (int)d);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)d, (int)k, 1.0,
-                    b->dalpha, (int)k, V, (int)d, 1.0, b->dhb, (int)d);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)d, (int)nb, 1.0, b->dg,
-                    (int)kd, b->hb, (int)d, 1.0, b->du, (int)d);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)d, (int)nb, 1.0,
-                    b->dalpha, (int)k, b->hb, (int)d, 1.0, b->dv, (int)d);
+        mix_backward(o, c, b, p0, nb);
         dh = b->dhb;
     }
     for (size_t i = 0; i < nb; i++)
-        memcpy(c->dH + (p0 + i) * c->lddh, dh + i * d, d * sizeof(double));
+        memcpy(c->dH + (p0 + i) * c->lddh, dh + i * cw, cw * sizeof(double));
 }
 
 /* Block blk: contexts at positions [blk B, blk B + nb).  tid >= 0: the
@@ -429,7 +487,7 @@ static void run_blocks(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows)
 
 static void reset_accumulators(sbw_pass_ws *o)
 {
-    size_t m = o->h.m, d = o->h.d, kd = o->h.k * o->h.d;
+    size_t m = o->h.m, d = o->h.d, kd = o->h.k * o->h.d, kc = o->h.k * o->h.c;
     for (int i = 0; i < o->opt.threads; i++) {
         pass_rows *w = &o->rows[i];
         w->loss = w->ent = w->hits = 0;
@@ -439,8 +497,9 @@ static void reset_accumulators(sbw_pass_ws *o)
     for (int i = 0; i < o->nblockws; i++) {
         memset(o->blocks[i].dw, 0, m * d * sizeof(double));
         if (o->h.context_mix) {
-            memset(o->blocks[i].du, 0, kd * d * sizeof(double));
-            memset(o->blocks[i].dv, 0, kd * sizeof(double));
+            memset(o->blocks[i].du, 0, kd * o->h.c * sizeof(double));
+            memset(o->blocks[i].dv, 0, kc * sizeof(double));
+            memset(o->blocks[i].dub, 0, kd * sizeof(double));
         }
     }
 }
@@ -470,8 +529,10 @@ static void reduce_grad(sbw_pass_ws *o, const pass_call *c, double *dtheta)
     for (int i = 0; i < o->nblockws; i++) {
         sbw_head_kern_axpy(1.0, o->blocks[i].dw, dtheta + h->off_w, h->m * h->d);
         if (h->context_mix) {
-            sbw_head_kern_axpy(1.0, o->blocks[i].du, dtheta + h->off_u, kd * h->d);
-            sbw_head_kern_axpy(1.0, o->blocks[i].dv, dtheta + h->off_v, kd);
+            sbw_head_kern_axpy(1.0, o->blocks[i].du, dtheta + h->off_u, kd * h->c);
+            sbw_head_kern_axpy(1.0, o->blocks[i].dv, dtheta + h->off_v, h->k * h->c);
+            if (h->cbias)
+                sbw_head_kern_axpy(1.0, o->blocks[i].dub, dtheta + h->off_ub, kd);
         }
     }
     for (int i = 1; i < o->opt.threads; i++) {
@@ -515,9 +576,9 @@ static int check_call(const sbw_pass_ws *o, size_t rows, size_t ldh, size_t ld_o
 {
     if (rows == 0)
         return SBW_ERROR(SBW_EINVAL, "no contexts to evaluate");
-    if (ldh < o->h.d || ld_out < ld_min)
+    if (ldh < o->h.c || ld_out < ld_min)
         return SBW_ERROR(SBW_EINVAL, "leading dimension %zu below the row length %zu",
-                         ldh < o->h.d ? ldh : ld_out, ldh < o->h.d ? o->h.d : ld_min);
+                         ldh < o->h.c ? ldh : ld_out, ldh < o->h.c ? o->h.c : ld_min);
     return SBW_OK;
 }
 
@@ -531,11 +592,34 @@ static void prepare(sbw_pass_ws *o, const double *theta)
     reset_accumulators(o);
 }
 
+/* The mask of a call: NULL, or on a context-mixing head with a period. */
+static int check_mask(const sbw_pass_ws *o, const sbw_pass_mask *mk)
+{
+    if (!mk)
+        return SBW_OK;
+    if (!o->h.context_mix)
+        return SBW_ERROR(SBW_EINVAL,
+                         "a mask on g_k needs a context-mixing head (moc, mos, "
+                         "mos+plif), not %s",
+                         sbw_head_model_name(o->h.model));
+    if (!mk->m || mk->period == 0)
+        return SBW_ERROR(SBW_EINVAL, "the mask on g_k needs its rows and a period >= 1");
+    return SBW_OK;
+}
+
 int sbw_pass_loss(sbw_pass_ws *o, const double *theta, const double *H, size_t rows, size_t ldh,
                   const sbw_pass_target *tg, sbw_pass_result *res, double *dH, size_t lddh,
                   double *dtheta)
 {
-    int st = check_call(o, rows, ldh, dH ? lddh : o->h.d, o->h.d);
+    return sbw_pass_loss_masked(o, theta, H, rows, ldh, NULL, tg, res, dH, lddh, dtheta);
+}
+
+int sbw_pass_loss_masked(sbw_pass_ws *o, const double *theta, const double *H, size_t rows,
+                         size_t ldh, const sbw_pass_mask *mask, const sbw_pass_target *tg,
+                         sbw_pass_result *res, double *dH, size_t lddh, double *dtheta)
+{
+    int st = check_call(o, rows, ldh, dH ? lddh : o->h.c, o->h.c);
+    st = st ? st : check_mask(o, mask);
     st = st ? st : check_target(o, tg, rows);
     if (!st && dH && !dtheta)
         st = SBW_ERROR(SBW_EINVAL, "dH without dtheta: the head's gradient needs a place");
@@ -545,6 +629,7 @@ int sbw_pass_loss(sbw_pass_ws *o, const double *theta, const double *H, size_t r
                    .H = H,
                    .ldh = ldh,
                    .nrows = rows,
+                   .mask = mask,
                    .tg = tg,
                    .scale = 1.0 / (double)rows,
                    .dH = dH,

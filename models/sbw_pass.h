@@ -88,8 +88,9 @@ void sbw_pass_ws_free(sbw_pass_ws *ws);
 sbw_pass_opts sbw_pass_ws_opts(const sbw_pass_ws *ws);
 
 /* Mean loss, KL and mode match of the head at theta (h->nshared) over the
- * rows of H (rows x D, leading dim ldh >= D) against tg, into res.  When
- * dH is not NULL: dH (rows x D, leading dim lddh >= D) is overwritten
+ * rows of H (rows x C, leading dim ldh >= C; C = the head's context
+ * width, D by default) against tg, into res.  When
+ * dH is not NULL: dH (rows x C, leading dim lddh >= C) is overwritten
  * with the gradient of the mean loss with respect to H, and dtheta
  * (h->nshared, not NULL) with its gradient with respect to theta.  dH may
  * alias H only when ldh == lddh (each row is read before it is written).
@@ -102,7 +103,27 @@ int sbw_pass_loss(sbw_pass_ws *ws, const double *theta, const double *H, size_t 
                   const sbw_pass_target *tg, sbw_pass_result *res, double *dH, size_t lddh,
                   double *dtheta);
 
-/* log Q of the rows of H into lq (rows x M, leading dim ldq >= M), in the
+/* A fixed multiplicative mask on a context-mixing head's component
+ * vectors (MoS code's dropoutl, "locked": one row per sequence): the
+ * logits see g_k * mask instead of g_k.  Row r of the call (position r
+ * of H) uses row r % period of m (period x K D, leading dim K D; row k*D
+ * .. k*D+D-1 of a mask row scales g_k).  Entries are 0 or the kept
+ * scale 1/(1-p); the backward passes the gradient through the same
+ * mask.  Read-only, owned by the caller. */
+typedef struct sbw_pass_mask {
+    const double *m;
+    size_t period;
+} sbw_pass_mask;
+
+/* sbw_pass_loss with the mask (NULL: none, exactly sbw_pass_loss).
+ * Errors: sbw_pass_loss's, and SBW_EINVAL for a mask on a head that is
+ * not context-mixing or with period 0; res, dH and dtheta untouched on
+ * failure. */
+int sbw_pass_loss_masked(sbw_pass_ws *ws, const double *theta, const double *H, size_t rows,
+                         size_t ldh, const sbw_pass_mask *mask, const sbw_pass_target *tg,
+                         sbw_pass_result *res, double *dH, size_t lddh, double *dtheta);
+
+/* log Q of the rows of H (rows x C) into lq (rows x M, leading dim ldq >= M), in the
  * workspace's precision up to the logits and their map, normalised in
  * double.  An export for rank analysis wants a double workspace (a
  * float32 log Q has full numerical rank from its rounding alone).  When

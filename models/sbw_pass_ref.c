@@ -16,7 +16,9 @@ typedef struct ref_ws {
     double *x, *dx, *g, *logpi;       /* (nx, D), (nx, D), (K, D), (K) */
     double *dalpha, *z, *y, *fp;      /* (K), (nx, M) x 3 */
     double *sig, *lq, *p, *kbuf;      /* (2K, M), (M), (M), (4K) */
-    double *hv;                       /* (D) a copy of the context vector */
+    double *hv;                       /* (C) a copy of the context vector */
+    double *gm;                       /* (K, D) g times the row's mask (g without one) */
+    const double *mask;               /* (K, D) the row's mask on g, or NULL */
     double *u, *v, *c, *s, *cum;      /* map parameters: (K) x 3, (knots) x 2 */
     double *gu, *gv, *gc, *gsum, *gx; /* their gradient accumulators */
     double lambda, glambda;
@@ -25,15 +27,15 @@ typedef struct ref_ws {
 
 static int ref_ws_alloc(ref_ws *w, const sbw_head *h)
 {
-    size_t k = h->k ? h->k : 1, d = h->d, m = h->m, kn = h->knots;
+    size_t k = h->k ? h->k : 1, d = h->d, m = h->m, kn = h->knots, c = h->c;
     *w = (ref_ws){.nx = h->mixture ? h->k : 1};
     size_t nx = w->nx;
     size_t sizes[] = {nx * d,    nx * d, k * d, k,     k,  nx * m, nx * m, nx * m,
                       2 * k * m, m,      m,     4 * k, k,  k,      k,      kn,
-                      kn,        k,      k,     k,     kn, kn,     d};
-    double **dst[] = {&w->x,   &w->dx, &w->g,  &w->logpi, &w->dalpha, &w->z,  &w->y, &w->fp,
-                      &w->sig, &w->lq, &w->p,  &w->kbuf,  &w->u,      &w->v,  &w->c, &w->s,
-                      &w->cum, &w->gu, &w->gv, &w->gc,    &w->gsum,   &w->gx, &w->hv};
+                      kn,        k,      k,     k,     kn, kn,     c,      k * d};
+    double **dst[] = {&w->x,   &w->dx, &w->g,  &w->logpi, &w->dalpha, &w->z,  &w->y,  &w->fp,
+                      &w->sig, &w->lq, &w->p,  &w->kbuf,  &w->u,      &w->v,  &w->c,  &w->s,
+                      &w->cum, &w->gu, &w->gv, &w->gc,    &w->gsum,   &w->gx, &w->hv, &w->gm};
     size_t total = 0, n = sizeof sizes / sizeof *sizes;
     for (size_t i = 0; i < n; i++)
         total += sizes[i] + 1;
@@ -47,34 +49,36 @@ static int ref_ws_alloc(ref_ws *w, const sbw_head *h)
     return SBW_OK;
 }
 
-/* Context vectors of context hv (D): x = h, or the mixture's g_k and pi. */
+/* Context vectors of context hv (C): x = h, or the mixture's g_k =
+ * tanh(U_k h + c_k) (times the row's mask: gm) and pi. */
 static void ref_context(const sbw_head *h, const double *theta, const double *hv, ref_ws *w)
 {
-    size_t d = h->d, k = h->k;
+    size_t d = h->d, k = h->k, cw = h->c;
     if (!h->context_mix) {
         memcpy(w->x, hv, d * sizeof *hv);
         return;
     }
-    const double *U = theta + h->off_u, *V = theta + h->off_v;
+    const double *U = theta + h->off_u, *V = theta + h->off_v, *cb = theta + h->off_ub;
     for (size_t c = 0; c < k; c++) {
         w->logpi[c] = 0;
-        for (size_t j = 0; j < d; j++)
-            w->logpi[c] += V[c * d + j] * hv[j];
+        for (size_t j = 0; j < cw; j++)
+            w->logpi[c] += V[c * cw + j] * hv[j];
         for (size_t i = 0; i < d; i++) {
-            double a = 0;
-            for (size_t j = 0; j < d; j++)
-                a += U[(c * d + i) * d + j] * hv[j];
+            double a = h->cbias ? cb[c * d + i] : 0;
+            for (size_t j = 0; j < cw; j++)
+                a += U[(c * d + i) * cw + j] * hv[j];
             w->g[c * d + i] = tanh(a);
+            w->gm[c * d + i] = w->g[c * d + i] * (w->mask ? w->mask[c * d + i] : 1);
         }
     }
     double lse = sbw_num_logsumexp(w->logpi, k);
     for (size_t c = 0; c < k; c++)
         w->logpi[c] -= lse;
     for (size_t i = 0; i < w->nx * d; i++)
-        w->x[i] = h->mixture ? w->g[i] : 0;
+        w->x[i] = h->mixture ? w->gm[i] : 0;
     for (size_t c = 0; !h->mixture && c < k; c++)
         for (size_t i = 0; i < d; i++)
-            w->x[i] += exp(w->logpi[c]) * w->g[c * d + i];
+            w->x[i] += exp(w->logpi[c]) * w->gm[c * d + i];
 }
 
 /* z_c = W x_c + b, then y_c = f(z_c) with fp_c = f'(z_c). */
@@ -136,22 +140,23 @@ static void ref_logits_back(const sbw_head *h, const double *theta, ref_ws *w, d
     }
 }
 
-/* From dx (and dalpha for mixtures) to dh (D, added to), dU, dV. */
+/* From dx (and dalpha for mixtures) to dh (C, added to), dU, dV and the
+ * component bias's gradient. */
 static void ref_context_back(const sbw_head *h, const double *theta, const double *hv, ref_ws *w,
                              double *dh, double *grad)
 {
-    size_t d = h->d, k = h->k;
+    size_t d = h->d, k = h->k, cw = h->c;
     if (!h->context_mix) {
         for (size_t j = 0; j < d; j++)
             dh[j] += w->dx[j];
         return;
     }
     const double *U = theta + h->off_u, *V = theta + h->off_v;
-    double *dU = grad + h->off_u, *dV = grad + h->off_v, mean = 0;
+    double *dU = grad + h->off_u, *dV = grad + h->off_v, *dcb = grad + h->off_ub, mean = 0;
     for (size_t c = 0; !h->mixture && c < k; c++) { /* moc: dalpha from dhbar */
         w->dalpha[c] = 0;
         for (size_t i = 0; i < d; i++)
-            w->dalpha[c] += w->dx[i] * w->g[c * d + i];
+            w->dalpha[c] += w->dx[i] * w->gm[c * d + i];
         mean += exp(w->logpi[c]) * w->dalpha[c];
     }
     for (size_t c = 0; !h->mixture && c < k; c++)
@@ -159,16 +164,19 @@ static void ref_context_back(const sbw_head *h, const double *theta, const doubl
     for (size_t c = 0; c < k; c++)
         for (size_t i = 0; i < d; i++) {
             double dg = h->mixture ? w->dx[c * d + i] : exp(w->logpi[c]) * w->dx[i];
+            dg *= w->mask ? w->mask[c * d + i] : 1;
             double g = w->g[c * d + i], da = dg * (1 - g * g);
-            for (size_t j = 0; j < d; j++) {
-                dU[(c * d + i) * d + j] += da * hv[j];
-                dh[j] += U[(c * d + i) * d + j] * da;
+            if (h->cbias)
+                dcb[c * d + i] += da;
+            for (size_t j = 0; j < cw; j++) {
+                dU[(c * d + i) * cw + j] += da * hv[j];
+                dh[j] += U[(c * d + i) * cw + j] * da;
             }
         }
     for (size_t c = 0; c < k; c++)
-        for (size_t j = 0; j < d; j++) {
-            dV[c * d + j] += w->dalpha[c] * hv[j];
-            dh[j] += V[c * d + j] * w->dalpha[c];
+        for (size_t j = 0; j < cw; j++) {
+            dV[c * cw + j] += w->dalpha[c] * hv[j];
+            dh[j] += V[c * cw + j] * w->dalpha[c];
         }
 }
 
@@ -188,13 +196,13 @@ static const double *ref_target(const sbw_pass_target *tg, size_t i, size_t m, r
     return sbw_target_row(tg->p, r, w->p);
 }
 
-/* Loss of one context hv (D) against p (and, when dtheta, its gradient,
- * scaled: dh (D) overwritten, dtheta accumulated). */
+/* Loss of one context hv (C) against p (and, when dtheta, its gradient,
+ * scaled: dh (C) overwritten, dtheta accumulated). */
 static double ref_row(const sbw_head *h, const double *theta, const double *hv, const double *p,
                       double psum, double scale, ref_ws *w, double *dh, double *dtheta,
                       size_t *argmax)
 {
-    memcpy(w->hv, hv, h->d * sizeof *hv); /* dh may alias hv */
+    memcpy(w->hv, hv, h->c * sizeof *hv); /* dh may alias hv */
     hv = w->hv;
     ref_context(h, theta, hv, w);
     ref_logits_map(h, theta, w);
@@ -208,7 +216,7 @@ static double ref_row(const sbw_head *h, const double *theta, const double *hv, 
         return loss;
     ref_map_back(h, w);
     ref_logits_back(h, theta, w, dtheta);
-    memset(dh, 0, h->d * sizeof *dh);
+    memset(dh, 0, h->c * sizeof *dh);
     ref_context_back(h, theta, hv, w, dh, dtheta);
     return loss;
 }
@@ -240,7 +248,16 @@ int sbw_pass_ref_loss(const sbw_head *h, const double *theta, const double *H, s
                       size_t ldh, const sbw_pass_target *tg, sbw_pass_result *res, double *dH,
                       size_t lddh, double *dtheta)
 {
+    return sbw_pass_ref_loss_masked(h, theta, H, rows, ldh, NULL, tg, res, dH, lddh, dtheta);
+}
+
+int sbw_pass_ref_loss_masked(const sbw_head *h, const double *theta, const double *H, size_t rows,
+                             size_t ldh, const sbw_pass_mask *mask, const sbw_pass_target *tg,
+                             sbw_pass_result *res, double *dH, size_t lddh, double *dtheta)
+{
     int st = ref_check(h, tg, rows, dH != NULL, dtheta != NULL);
+    if (!st && mask && (!h->context_mix || !mask->m || mask->period == 0))
+        st = SBW_ERROR(SBW_EINVAL, "a mask on g_k needs a context-mixing head and a period");
     ref_ws w;
     if (st || (st = ref_ws_alloc(&w, h)))
         return st;
@@ -252,6 +269,7 @@ int sbw_pass_ref_loss(const sbw_head *h, const double *theta, const double *H, s
         size_t am = 0, mode;
         double psum, e;
         const double *p = ref_target(tg, i, h->m, &w, &psum, &e, &mode);
+        w.mask = mask ? mask->m + (i % mask->period) * h->k * h->d : NULL;
         loss += ref_row(h, theta, H + i * ldh, p, psum, scale, &w, dH ? dH + i * lddh : NULL,
                         dH ? dtheta : NULL, &am);
         ent += e;

@@ -79,7 +79,7 @@ expect_eq "$(sed -n 's/^offset=//p' "$T/part/checkpoint.tsv")" \
     "$(sed -n 's/^offset=//p' "$T/ref/checkpoint.tsv")" "the same place in the epoch"
 
 # ---- SIGINT, then --resume: bit for bit -------------------------------------------------------
-R="$Q --preset awd --d 8 --hidden 24,16 --epochs 100"
+R="$Q --preset awd --d 8 --hidden 24,8 --epochs 100" # --latent none: the last layer D wide
 # shellcheck disable=SC2086
 "$LM" train $R --max-steps 1500 --ckpt "$T/ref3" >/dev/null 2>"$T/run.err" ||
     bad "reference run failed: $(tail -n 2 "$T/run.err")"
@@ -110,7 +110,7 @@ O="$Q --d 8 --hidden 24 --dropout-layer 0.2 --epochs 100"
 "$LM" train $O --max-steps 60 --ckpt "$T/oref" >/dev/null 2>&1 || bad "old-style reference failed"
 # shellcheck disable=SC2086
 "$LM" train $O --max-steps 25 --ckpt "$T/old" >/dev/null 2>&1 || bad "old-style part failed"
-grep -Ev '^(dropout_last|wdrop|alpha|beta|var_bptt|offset)=' "$T/old/checkpoint.tsv" >"$T/ck.tsv"
+grep -Ev '^(dropout_last|wdrop|alpha|beta|var_bptt|offset|latent)=' "$T/old/checkpoint.tsv" >"$T/ck.tsv"
 mv "$T/ck.tsv" "$T/old/checkpoint.tsv"
 expect_exit 0 "--resume of a checkpoint without the new rows" "$LM" train --data "$C" --ckpt "$T/old" \
     --resume --max-steps 60 --threads 2 -q
