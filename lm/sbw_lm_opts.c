@@ -3,10 +3,12 @@
 
 #include "sbw_fit_opts.h"
 
+#include "sbw_cli.h"
 #include "sbw_error.h"
 #include "sbw_rng.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -79,6 +81,9 @@ const sbw_ckpt_field sbw_lm_opts_table[] = {
      * checkpoints, which were all trained with tanh */
     {"latent", AT(arch.latent), SBW_CKPT_ENUM, 0, 1, SBW_LM_LATENT_TANH, sbw_lm_latent_name, SHAPES,
      "--latent"},
+    /* when a run keeps snapshots and stops (issue 28's long runs) */
+    {"snap_epochs", AT(snap_epochs), SBW_CKPT_BOOL, 0, 1, 0, NULL, FREE, "--snap-epochs"},
+    {"stop_ppl", AT(stop_ppl), SBW_CKPT_DOUBLE, 0, 1e15, 0, NULL, FREE, "--stop-ppl"},
 };
 
 const size_t sbw_lm_opts_nrows = sizeof sbw_lm_opts_table / sizeof *sbw_lm_opts_table;
@@ -91,16 +96,35 @@ void sbw_lm_opts_init(sbw_lm_opts *o)
 
 int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o)
 {
-    size_t n = sbw_lm_opts_nrows;
-    if (sbw_ckpt_value(c, sbw_lm_opts_table[n - 1].key))
-        return sbw_ckpt_get(c, sbw_lm_opts_table, n, o);
-    n -= SBW_LM_OPTS_LATENT; /* written before --latent: tanh */
-    sbw_ckpt_defaults(sbw_lm_opts_table + n, SBW_LM_OPTS_LATENT, o);
-    if (!sbw_ckpt_value(c, sbw_lm_opts_table[n - SBW_LM_OPTS_NEW].key)) {
-        n -= SBW_LM_OPTS_NEW; /* written before issue 28: the new rows keep their defaults */
-        sbw_ckpt_defaults(sbw_lm_opts_table + n, SBW_LM_OPTS_NEW, o);
+    static const size_t gen[] = {SBW_LM_OPTS_NEW, SBW_LM_OPTS_LATENT, SBW_LM_OPTS_STOP};
+    size_t at = sbw_lm_opts_nrows - SBW_LM_OPTS_NEW - SBW_LM_OPTS_LATENT - SBW_LM_OPTS_STOP;
+    int st = sbw_ckpt_get(c, sbw_lm_opts_table, at, o);
+    for (size_t g = 0; !st && g < sizeof gen / sizeof *gen; at += gen[g++]) {
+        if (sbw_ckpt_value(c, sbw_lm_opts_table[at].key))
+            st = sbw_ckpt_get(c, sbw_lm_opts_table + at, gen[g], o);
+        else /* written before this generation: run without it */
+            sbw_ckpt_defaults(sbw_lm_opts_table + at, gen[g], o);
     }
-    return sbw_ckpt_get(c, sbw_lm_opts_table, n, o);
+    return st;
+}
+
+int sbw_lm_opts_hidden(const char *s, sbw_lm_arch *a)
+{
+    size_t *v = NULL, n = 0;
+    int st = sbw_cli_parse_size_list(s, "--hidden", &v, &n);
+    if (!st && (n < 1 || n > SBW_LM_MAX_LAYERS))
+        st = SBW_ERROR(SBW_EINVAL, "--hidden %s: %zu layers; sbw-lm takes 1 to %d", s, n,
+                       SBW_LM_MAX_LAYERS);
+    for (size_t i = 0; !st && i < n; i++)
+        if (v[i] < 1 || v[i] > 1000000)
+            st = SBW_ERROR(SBW_EINVAL, "--hidden %s: sizes must be in [1, 1e6]", s);
+    if (!st) {
+        a->nlayers = n;
+        for (size_t i = 0; i < SBW_LM_MAX_LAYERS; i++)
+            a->hidden[i] = i < n ? v[i] : 0;
+    }
+    free(v);
+    return st;
 }
 
 const char *sbw_lm_opts_note(const sbw_lm_opts *o, const char *opt)

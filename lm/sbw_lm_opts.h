@@ -38,6 +38,8 @@ typedef struct sbw_lm_opts {
     size_t max_steps;  /* and after this many steps (0: no limit) */
     size_t log_every;  /* steps between log rows */
     size_t eval_every; /* training tokens between kept snapshots (0: none) */
+    bool snap_epochs;  /* also keep a snapshot at the end of every epoch */
+    double stop_ppl;   /* stop after a validation perplexity <= this (0: never) */
     double ckpt_every; /* seconds between checkpoints (0: only at the end and on a signal) */
     int threads;       /* 0: every core */
     /* plumbing, never saved */
@@ -50,19 +52,20 @@ typedef struct sbw_lm_opts {
 extern const sbw_ckpt_field sbw_lm_opts_table[];
 extern const size_t sbw_lm_opts_nrows;
 
-/* The table's last rows, by generation: latent (SBW_LM_OPTS_LATENT, the
- * very last), and before it dropout_last, wdrop, alpha, beta, var_bptt
- * (SBW_LM_OPTS_NEW); checkpoints written before a generation lack its
- * rows. */
+/* The table's last rows, by generation, newest last: dropout_last,
+ * wdrop, alpha, beta, var_bptt (SBW_LM_OPTS_NEW); latent
+ * (SBW_LM_OPTS_LATENT); snap_epochs, stop_ppl (SBW_LM_OPTS_STOP).
+ * Checkpoints written before a generation lack its rows. */
 #define SBW_LM_OPTS_NEW    5
 #define SBW_LM_OPTS_LATENT 1
+#define SBW_LM_OPTS_STOP   2
 
 /* Every row of the table from checkpoint c into o; a checkpoint without
- * the last SBW_LM_OPTS_LATENT row, or without it and the SBW_LM_OPTS_NEW
- * before it (written before they existed, so trained without them), gets
- * their defaults: --latent tanh, and the regularisers off.  Errors: those of
- * sbw_ckpt_get; on failure o holds the rows read before the bad one
- * (discard it). */
+ * a generation's first row (written before it existed, so run without it)
+ * gets that generation's defaults: the regularisers off, --latent tanh,
+ * no epoch snapshots and no perplexity stop.
+ * Errors: those of sbw_ckpt_get; on failure o holds the rows read before
+ * the bad one (discard it). */
 int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o);
 
 /* The table's defaults: softmax head, D = 400, E = D, LSTM 1150,1150,400
@@ -73,6 +76,11 @@ int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o);
  * drop, AR, TAR or variable BPTT; float, 1 epoch, a log row
  * every 10 steps, checkpoints every 600 s. */
 void sbw_lm_opts_init(sbw_lm_opts *o);
+
+/* --hidden's text, 1 to SBW_LM_MAX_LAYERS comma-separated sizes in [1,
+ * 1e6], into a->nlayers and a->hidden (unused entries 0).  Errors:
+ * SBW_EINVAL naming --hidden and the text; a untouched on failure. */
+int sbw_lm_opts_hidden(const char *s, sbw_lm_arch *a);
 
 /* What a message puts after the value of option opt: " (set by --quick)"
  * when o->quick lists opt, else "". */

@@ -372,11 +372,13 @@ static int checkpoint(trainer *t)
     return st;
 }
 
-/* A snapshot when the tokens crossed a multiple of eval_every. */
-static int snapshot(trainer *t, size_t before)
+/* A snapshot when the tokens crossed a multiple of eval_every, or at the
+ * end of an epoch (epoch_end) with snap_epochs; one either way. */
+static int snapshot(trainer *t, size_t before, bool epoch_end)
 {
     size_t e = t->o.eval_every;
-    if (!e || !t->o.ckpt_dir || before / e == t->k.tokens / e)
+    bool due = (e && before / e != t->k.tokens / e) || (epoch_end && t->o.snap_epochs);
+    if (!due || !t->o.ckpt_dir)
         return SBW_OK;
     char dir[4096];
     int k = snprintf(dir, sizeof dir, "%s/snap-%012zu", t->o.ckpt_dir, t->k.tokens);
@@ -598,15 +600,18 @@ static const char *run_loop(trainer *t, int *st)
             return "epochs";
         if (t->o.max_steps && t->k.step >= t->o.max_steps)
             return "max-steps";
+        if (t->o.stop_ppl > 0 && t->k.nvalid && exp(t->valid[t->k.nvalid - 1]) <= t->o.stop_ppl)
+            return "stop-ppl";
         if (t->o.stop && *t->o.stop)
             return "signal";
         size_t before = t->k.tokens;
         *st = step(t);
         if (!*st && t->k.step % t->o.log_every == 0)
             *st = log_row(t, NAN);
-        if (!*st && t->k.offset == t->L - 1)
+        bool epoch_end = !*st && t->k.offset == t->L - 1;
+        if (epoch_end)
             *st = end_epoch(t);
-        *st = *st ? *st : snapshot(t, before);
+        *st = *st ? *st : snapshot(t, before, epoch_end);
         sbw_progress_update(&t->prog, (double)(t->k.tokens - t->tokens0));
         if (!*st && t->o.ckpt_every > 0 && sbw_progress_now() - t->last_ckpt >= t->o.ckpt_every)
             *st = checkpoint(t);

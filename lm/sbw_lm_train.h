@@ -68,7 +68,7 @@ typedef struct sbw_lm_train_result {
     double valid_ppl;             /* last validation (NAN: none yet) */
     double tokens_per_s;          /* this session's training tokens per second */
     bool averaging;               /* NT-ASGD switched to the mean */
-    const char *stop;             /* "epochs", "max-steps", "signal" */
+    const char *stop;             /* "epochs", "max-steps", "stop-ppl", "signal" */
 } sbw_lm_train_result;
 
 /* Trains on c with o (o->arch.emb resolved, >= 1).  With resume, the run

@@ -105,6 +105,10 @@ static const sbw_cli_opt train_opts[] = {
      "seconds between checkpoints (600; 0 = end and signal only)"},
     {"--eval-every", "N", SBW_ARG_SIZE, &TA.o.eval_every, 1, 1e15,
      "keep DIR/snap-TOKENS/ every N training tokens"},
+    {"--snap-epochs", NULL, SBW_ARG_FLAG, &TA.o.snap_epochs, 1, 0,
+     "also keep DIR/snap-TOKENS/ at the end of every epoch"},
+    {"--stop-ppl", "X", SBW_ARG_DOUBLE, &TA.o.stop_ppl, 1, 1e15,
+     "stop after an epoch whose validation perplexity is <= X"},
     {"--quick", NULL, SBW_ARG_FLAG, &TA.quick, 1, 0,
      "D 16, LSTM 32, B 8, T 20, no dropout, 20k/4k tokens (tests, demos)"},
     {0}};
@@ -166,25 +170,6 @@ static char quick_set[512];
 
 static bool given_opt(void *ctx, const char *opt) { return given(ctx, opt); }
 
-static int parse_hidden(const char *s, sbw_lm_arch *a)
-{
-    size_t *v = NULL, n = 0;
-    int st = sbw_cli_parse_size_list(s, "--hidden", &v, &n);
-    if (!st && (n < 1 || n > SBW_LM_MAX_LAYERS))
-        st = SBW_ERROR(SBW_EINVAL, "--hidden %s: %zu layers; sbw-lm takes 1 to %d", s, n,
-                       SBW_LM_MAX_LAYERS);
-    for (size_t i = 0; !st && i < n; i++)
-        if (v[i] < 1 || v[i] > 1000000)
-            st = SBW_ERROR(SBW_EINVAL, "--hidden %s: sizes must be in [1, 1e6]", s);
-    if (!st) {
-        a->nlayers = n;
-        for (size_t i = 0; i < SBW_LM_MAX_LAYERS; i++)
-            a->hidden[i] = i < n ? v[i] : 0;
-    }
-    free(v);
-    return st;
-}
-
 /* An option the chosen head or optimiser would ignore is a usage error
  * naming it (sbw_cli_check_applies; checked on a fresh run: --resume takes
  * the checkpoint's). */
@@ -233,7 +218,7 @@ static int resolve_choices(const sbw_cli_common *c)
 static int resolve_train(const sbw_cli_common *c)
 {
     sbw_lm_opts *o = &TA.o;
-    int st = !TA.hidden ? SBW_OK : parse_hidden(TA.hidden, &o->arch);
+    int st = !TA.hidden ? SBW_OK : sbw_lm_opts_hidden(TA.hidden, &o->arch);
     if (!st && TA.quick)
         sbw_lm_opts_quick(o, given_opt, (void *)c, quick_set, sizeof quick_set);
     if (st)
@@ -254,9 +239,11 @@ static int resolve_train(const sbw_cli_common *c)
     o->threads = sbw_cli_threads(c->threads);
     o->quiet = c->quiet;
     o->ckpt_dir = TA.ckpt;
-    if ((TA.resume || o->eval_every) && !TA.ckpt)
+    if ((TA.resume || o->eval_every || o->snap_epochs) && !TA.ckpt)
         return SBW_ERROR(SBW_EINVAL, "%s needs --ckpt DIR",
-                         TA.resume ? "--resume" : "--eval-every");
+                         TA.resume       ? "--resume"
+                         : o->eval_every ? "--eval-every"
+                                         : "--snap-epochs");
     return SBW_OK;
 }
 

@@ -3,9 +3,20 @@
 # Treebank, beside the papers' numbers (issue 15), by chaining sbw-lm,
 # sbw-rank, sbw-kl and sbw-plot.
 #
-# usage: experiments/ptb/run.sh [--quick] [STEP] [MODEL...]
-#   STEP   train | eval | report | all (default: all = train, eval, report)
+# usage: experiments/ptb/run.sh [--quick | --long] [STEP] [MODEL...]
+#   STEP   train | traj | eval | report | all (default: all = train, eval,
+#          report; with --long: train, traj, eval)
 #   MODEL  any of the names below (default: every model, in this order)
+#
+# --long: issue 28's runs, the papers' recipes (sbw-lm --preset awd and
+# --preset mos, with the deviations stated beside MODELS below) trained for
+# up to 25 epochs or until validation perplexity is at most 85 (Table 6
+# and 11's three models) and 8 epochs (Table 7's MoS K), a snapshot at the
+# end of every epoch, into experiments/ptb/long/ and /var/tmp/sbw/ptb-long.
+# traj measures every snapshot once (traj.tsv, one row per epoch): the
+# validation perplexity, and on the first TRAJ_T = 10,000 validation
+# predictions the NR rank at float64's and float32's eps, d* (the rank of
+# the row-centred matrix) and the exact expected pairwise KL.
 #
 # Each model is a step of its own: `train` runs sbw-lm for at most
 # STEP_HOURS (default 2) and stops it with SIGTERM, which writes a
@@ -45,12 +56,13 @@ cd "$(dirname "$0")/../.."
 . scripts/recipe.sh
 if [ -n "${BIN:-}" ]; then BIN=$(recipe_abs "$BIN"); else BIN=$(pwd)/bin; fi
 THREADS=${THREADS:-2}
-QUICK=0
+QUICK=0 LONG=0
 [ "${1:-}" = --quick ] && QUICK=1 && shift
+[ "${1:-}" = --long ] && [ $QUICK = 0 ] && LONG=1 && shift
 STEP=${1:-all}
 [ $# -gt 0 ] && shift
-case $STEP in train | eval | report | all) ;; *)
-    echo "run.sh: unknown step '$STEP' (train, eval, report, all)" >&2
+case $STEP in train | traj | eval | report | all) ;; *)
+    echo "run.sh: unknown step '$STEP' (train, traj, eval, report, all)" >&2
     exit 2
     ;;
 esac
@@ -70,7 +82,25 @@ mos-k3|--head mos --k 3 --d 12
 sigsoftmax|--head sigsoftmax --d 16
 plif|--head plif --d 16 --knots 20"
     COMMON="--quick --epochs 3 --optim adam --lr 0.01 --eval-every 10000 --ckpt-every 0 --seed 1"
-    RANK_T=300 CURVE_T=300 FULL_RANK=mos-k3
+    RANK_T=300 CURVE_T=300 TRAJ_T=300 FULL_RANK=mos-k3
+elif [ $LONG = 1 ]; then
+    PTB=$(recipe_abs "${PTB:-}") STATE=$(recipe_abs "${STATE:-}") RES=$(recipe_abs "${RES:-}")
+    PTB=${PTB:-../shared/data/ptb}
+    STATE=${STATE:-/var/tmp/sbw/ptb-long}
+    RES=${RES:-experiments/ptb/long}
+    # Table 6 and 11's three models at the papers' recipes (AWD-LSTM's for
+    # Softmax, the MoS code's for MoC and MoS): 25 epochs or validation
+    # perplexity 85, whichever comes first; Table 7's MoS K for 8 epochs,
+    # against mos-k15's epoch-8 snapshot.
+    MODELS="softmax|--preset awd --epochs 25 --stop-ppl 85
+moc|--preset mos --head moc --epochs 25 --stop-ppl 85
+mos-k15|--preset mos --epochs 25 --stop-ppl 85
+mos-k3|--preset mos --k 3 --epochs 8
+mos-k5|--preset mos --k 5 --epochs 8
+mos-k10|--preset mos --k 10 --epochs 8
+mos-k20|--preset mos --k 20 --epochs 8"
+    COMMON="${LONG_OPTIM:-} --snap-epochs --ckpt-every 600 --log-every 20 --seed 1"
+    RANK_T=20000 CURVE_T=20000 TRAJ_T=10000 FULL_RANK=mos-k15
 else
     PTB=$(recipe_abs "${PTB:-}") STATE=$(recipe_abs "${STATE:-}") RES=$(recipe_abs "${RES:-}")
     PTB=${PTB:-../shared/data/ptb}
@@ -99,7 +129,7 @@ plif|--head plif --d 400 --knots 100"
     COMMON="--emb 400 --hidden 960,620 --batch 20 --bptt 70 --epochs 2 --optim adam --lr 0.002
 --clip 0.25 --dropout-emb 0.05 --dropout-in 0.2 --dropout-layer 0.15 --dropout-latent 0.2
 --eval-every 232390 --ckpt-every 600 --seed 1"
-    RANK_T=20000 CURVE_T=20000 FULL_RANK=mos-k15
+    RANK_T=20000 CURVE_T=20000 TRAJ_T=10000 FULL_RANK=mos-k15
 fi
 if [ ! -d "$PTB" ]; then
     echo "run.sh: no corpus at $PTB (set PTB=DIR: Mikolov's ptb.{train,valid,test}.txt)" >&2
@@ -236,7 +266,9 @@ evaluate() {
     for s in valid test; do
         [ -s "$out/kl-$s.tsv" ] || into "$out/kl-$s.tsv" rows_into - "$name" "$ck" $s "" sbw-kl - -q
     done
-    curve "$name" || { echo "run.sh: $name: the KLD curve is incomplete; rerun to finish it" >&2; return 1; }
+    if [ $LONG = 0 ]; then # --long: traj measures every epoch's snapshot instead
+        curve "$name" || { echo "run.sh: $name: the KLD curve is incomplete; rerun to finish it" >&2; return 1; }
+    fi
     # the wall time of this call (a resumed evaluation counts only its last part)
     printf 'seconds=%s\n' "$(($(date +%s) - t0))" >"$out/eval.done"
     learned_f "$name"
@@ -321,6 +353,47 @@ curve() {
     return $cfail
 }
 
+# Every snapshot's measurements, once each (issue 28's trajectories):
+# epoch and tokens from the snapshot's checkpoint.tsv, the validation
+# perplexity of the whole split (sbw-lm eval), and on the first TRAJ_T
+# validation predictions (streamed, never stored) the NR rank at float64's
+# and float32's eps (sbw-rank's rank and rank_single), d* (sbw-rank
+# --center) and the exact expected pairwise KL (sbw-kl).  A snapshot whose
+# measurement fails adds no row and makes traj fail after trying the
+# others, so a rerun tries it again.
+traj() {
+    name=$1
+    out=$RES/$name
+    mkdir -p "$out"
+    tj=$out/traj.tsv
+    tfail=0
+    [ -s "$tj" ] || printf '# command=experiments/ptb/run.sh%s traj %s (each snapshot: sbw-lm eval --split valid; sbw-lm eval --split valid --tokens %s --logprobs - | sbw-rank -, | sbw-rank - --center, | sbw-kl -)\nepoch\ttokens\tvalid_ppl\trows\trank\trank_single\td_star\texpected_pairwise_kl\n' \
+        "$([ $LONG = 1 ] && echo ' --long')$([ $QUICK = 1 ] && echo ' --quick')" "$name" "$TRAJ_T" >"$tj"
+    for snap in "$STATE/$name"/snap-*; do
+        [ -f "$snap/checkpoint.tsv" ] || continue
+        tok=$(sed -n 's/^tokens=//p' "$snap/checkpoint.tsv")
+        ep=$(sed -n 's/^epoch=//p' "$snap/checkpoint.tsv")
+        awk -F'\t' -v t="$tok" '!/^#/ && $2 == t { f = 1 } END { exit !f }' "$tj" && continue
+        echo "== $name: measuring the snapshot of epoch $ep ($tok tokens)"
+        if ! into "$out/.traj-valid.tsv" "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$snap" --split valid \
+            --threads "$THREADS" -q ||
+            ! into "$out/.traj-rank.tsv" rows_into - "$name" "$snap" valid "$TRAJ_T" sbw-rank - -q ||
+            ! into "$out/.traj-center.tsv" rows_into - "$name" "$snap" valid "$TRAJ_T" sbw-rank - --center -q ||
+            ! into "$out/.traj-kl.tsv" rows_into - "$name" "$snap" valid "$TRAJ_T" sbw-kl - -q; then
+            echo "run.sh: $name: measuring $snap failed" >&2
+            tfail=1
+            continue
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ep" "$tok" "$(tsv_field "$out/.traj-valid.tsv" ppl)" \
+            "$(tsv_field "$out/.traj-rank.tsv" m)" "$(tsv_field "$out/.traj-rank.tsv" rank)" \
+            "$(tsv_field "$out/.traj-rank.tsv" rank_single)" "$(tsv_field "$out/.traj-center.tsv" rank)" \
+            "$(tsv_field "$out/.traj-kl.tsv" expected_pairwise_kl)" >>"$tj"
+    done
+    rm -f "$out/.traj-valid.tsv" "$out/.traj-rank.tsv" "$out/.traj-center.tsv" "$out/.traj-kl.tsv"
+    { sed -n '1,2p' "$tj"; sed '1,2d' "$tj" | sort -n -k2,2 -u; } >"$tj.tmp" && mv "$tj.tmp" "$tj"
+    return $tfail
+}
+
 # Ctrl-C (130) or SIGTERM (143) removes the temporaries of the step it
 # stopped (after the running tool has exited: sbw-lm train checkpoints
 # first); finished steps stay, and a rerun goes on from them.
@@ -333,7 +406,8 @@ cleanup() {
     rm -f ${into_tmp:+"$into_tmp"} ${table_tmp:+"$table_tmp"}
     [ -z "$out" ] || rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" "$out/curve.tsv.tmp" \
         "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp" "$out/.eval-status.tmp" "$out/.curve-status.tmp" \
-        "$out/.eval-table.tmp"
+        "$out/.eval-table.tmp" "$out/.traj-valid.tsv" "$out/.traj-rank.tsv" "$out/.traj-center.tsv" \
+        "$out/.traj-kl.tsv" "$out/traj.tsv.tmp"
 }
 recipe_traps run.sh cleanup
 status=0
@@ -345,10 +419,13 @@ if [ "$STEP" = train ] || [ "$STEP" = all ]; then
         train "$n" || { s=$?; [ $s = 3 ] && status=3 && break; exit 1; }
     done
 fi
+if [ "$STEP" = traj ] || { [ "$STEP" = all ] && [ $LONG = 1 ]; }; then
+    for n in "$@"; do traj "$n" || { echo "run.sh: $n: some snapshots are not measured; rerun to finish" >&2; status=1; }; done
+fi
 if [ "$STEP" = eval ] || [ "$STEP" = all ]; then
     for n in "$@"; do evaluate "$n"; done # not in an || list: set -e holds inside
 fi
-if [ "$STEP" = report ] || [ "$STEP" = all ]; then
+if [ "$STEP" = report ] || { [ "$STEP" = all ] && [ $LONG = 0 ]; }; then
     RES=$RES QUICK=$QUICK BIN=$BIN recipe_run sh experiments/ptb/report.sh || exit 1
 fi
 [ $status = 0 ] && [ $ffail = 1 ] && status=1

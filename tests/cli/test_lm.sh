@@ -399,4 +399,38 @@ expect_exit 0 "eval --help" "$LM" eval --help
 expect_grep "^--export DIR writes .*params\.tsv|params\.tsv listing" "$T/out" "eval --help: --export writes params.tsv"
 expect_grep "sbw-plot monotone DIR. draws a plif or mos\+plif" "$T/out" "eval --help: sbw-plot monotone draws f"
 
+# --snap-epochs keeps one snapshot per epoch, each after its validation;
+# --stop-ppl X stops after the first epoch whose validation perplexity is
+# <= X (stop-ppl), never when none is (stop epochs); a resumed stopped run
+# stops at once; a checkpoint written before these options resumes as off
+Q="--quick --optim adam --lr 0.01 --seed 3 -q"
+# shellcheck disable=SC2086 # Q: options, split on purpose
+expect_exit 0 "--snap-epochs" "$LM" train --data "$C" $Q --epochs 3 --snap-epochs --ckpt "$T/se" --log "$T/se.tsv"
+expect_eq "$(ls -d "$T"/se/snap-* | wc -l)" 3 "--snap-epochs: one snapshot per epoch"
+expect_eq "$(for s in "$T"/se/snap-*; do sed -n 's/^epoch=//p' "$s/checkpoint.tsv"; done | tr '\n' ' ')" "1 2 3 " \
+    "--snap-epochs: each at an epoch's end"
+expect_eq "$(for s in "$T"/se/snap-*; do sed -n 's/^nvalid=//p' "$s/checkpoint.tsv"; done | tr '\n' ' ')" "1 2 3 " \
+    "--snap-epochs: each after that epoch's validation"
+v1=$(grep -v '^#' "$T/se.tsv" | awk -F'\t' '$8 != "nan" && NR > 1 { print $8; exit }')
+# shellcheck disable=SC2086
+expect_exit 0 "--stop-ppl above epoch 1's" "$LM" train --data "$C" $Q --epochs 3 --stop-ppl "$v1" --ckpt "$T/sp"
+expect_eq "$(tsv_field "$T/out" stop)/$(tsv_field "$T/out" epochs)" stop-ppl/1 "--stop-ppl: stops after epoch 1 (ppl $v1 <= $v1)"
+s1=$(tsv_field "$T/out" steps)
+# shellcheck disable=SC2086
+expect_exit 0 "--resume a stopped run" "$LM" train --data "$C" $Q --epochs 3 --stop-ppl "$v1" --ckpt "$T/sp" --resume
+expect_eq "$(tsv_field "$T/out" stop)/$(tsv_field "$T/out" steps)" "stop-ppl/$s1" "--resume: stops at once"
+# shellcheck disable=SC2086
+expect_exit 0 "--stop-ppl never met" "$LM" train --data "$C" $Q --epochs 2 --stop-ppl 1.0001
+expect_eq "$(tsv_field "$T/out" stop)/$(tsv_field "$T/out" epochs)" epochs/2 "--stop-ppl 1.0001: every epoch"
+# shellcheck disable=SC2086
+expect_exit 0 "a short run to resume" "$LM" train --data "$C" $Q --epochs 2 --max-steps 30 --ckpt "$T/old2"
+grep -Ev '^(snap_epochs|stop_ppl)=' "$T/old2/checkpoint.tsv" >"$T/ck2.tsv" && mv "$T/ck2.tsv" "$T/old2/checkpoint.tsv"
+# shellcheck disable=SC2086
+expect_exit 0 "--resume of a checkpoint without the rows" "$LM" train --data "$C" $Q --epochs 2 --max-steps 100000 --ckpt "$T/old2" --resume
+expect_eq "$(tsv_field "$T/out" stop)/$(tsv_field "$T/out" epochs)" epochs/2 "old checkpoint: no stop, no snapshots"
+expect_eq "$(ls -d "$T"/old2/snap-* 2>/dev/null | wc -l)" 0 "old checkpoint: --snap-epochs off"
+# shellcheck disable=SC2086
+expect_exit 2 "--snap-epochs without --ckpt" "$LM" train --data "$C" $Q --snap-epochs
+expect_grep "snap-epochs needs --ckpt" "$T/err" "the option is named"
+
 finish
