@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_BYTES (32u << 20) /* default block of rows: 32 MiB of float64 */
+#define BLOCK_BYTES (32u << 20)            /* default block of rows: 32 MiB of float64 */
 #define SQRT_2_PI   0.79788456080286535588 /* sqrt(2 / pi) */
-#define MIN_BLOCK   64          /* rows: the A^T Q update's inner dimension */
+#define MIN_BLOCK   64                     /* rows: the A^T Q update's inner dimension */
 
 sbw_rsvd_opts sbw_rsvd_defaults(size_t top)
 {
@@ -71,8 +71,8 @@ static int plan(const sbw_rsvd_opts *o, size_t n, size_t m, const char *path, sb
  * rows >= c), Householder QR (dgeqrf) and its explicit Q (dorgqr). */
 static int orth(double *y, size_t rows, size_t c, double *tau)
 {
-    lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)c, y,
-                                     (lapack_int)rows, tau);
+    lapack_int info =
+        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)c, y, (lapack_int)rows, tau);
     if (info == LAPACK_WORK_MEMORY_ERROR)
         return SBW_ERROR(SBW_ENOMEM, "dgeqrf: out of memory");
     if (info)
@@ -124,8 +124,8 @@ static int finish(sbw_rsvd *rs, const double *u, double *z)
 void sbw_rsvd_residual(sbw_rsvd *rs)
 {
     double alpha = pow(10.0, 10.0 / (double)rs->tests); /* alpha^-t = SBW_RSVD_FAILURE */
-    rs->resid_test = fmin(alpha * SQRT_2_PI * rs->test_max,
-                          sqrt(alpha * SQRT_2_PI * rs->test2_max));
+    rs->resid_test =
+        fmin(alpha * SQRT_2_PI * rs->test_max, sqrt(alpha * SQRT_2_PI * rs->test2_max));
     double slack = 8.0 * (double)(rs->rows + rs->cols) * DBL_EPSILON * rs->fro2;
     rs->resid_fro = sqrt(fmax(0.0, rs->fro2 - rs->b_fro2) + slack);
     rs->resid = fmin(rs->resid_test, rs->resid_fro);
@@ -243,8 +243,8 @@ static void products(const rs_job *job, const rs_pass *p, const double *a, size_
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, (int)p->cx, m, 1.0, a, m, p->x, m,
                     0.0, p->y + row0, n);
     if (p->x2)
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, (int)p->cx2, m, 1.0, a, m, p->x2,
-                    m, 0.0, p->y2 + row0, n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, (int)p->cx2, m, 1.0, a, m, p->x2, m,
+                    0.0, p->y2 + row0, n);
     if (p->q)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, (int)p->cq, b, 1.0, a, m,
                     p->q + row0, n, 1.0, p->z, m);
@@ -334,8 +334,9 @@ static int alloc_bufs(rs_bufs *bf, const sbw_rsvd *rs)
     st = st ? st : sbw_mat_alloc(&bf->t, t, n);
     st = st ? st : sbw_mat_alloc(&bf->g, t, m);
     st = st ? st : sbw_mat_alloc(&bf->blk, rs->block_rows, m);
-    if (!st && (!(bf->sums = calloc(m, sizeof(double))) || !(bf->cmean = malloc(m * sizeof(double))) ||
-                !(bf->tau = malloc(l * sizeof(double))) || !(bf->w = malloc(l * t * sizeof(double)))))
+    if (!st &&
+        (!(bf->sums = calloc(m, sizeof(double))) || !(bf->cmean = malloc(m * sizeof(double))) ||
+         !(bf->tau = malloc(l * sizeof(double))) || !(bf->w = malloc(l * t * sizeof(double)))))
         st = SBW_ERROR(SBW_ENOMEM, "out of memory");
     return st;
 }
@@ -358,8 +359,13 @@ static int pass_first(rs_job *job, rs_bufs *bf, sbw_rsvd *rs)
 {
     rs_pass p1 = {.stats = true, .x = bf->z.data, .cx = rs->sketch, .y = bf->y.data};
     if (job->o->power == 0) /* the last A-side pass: T = A G too */
-        p1 = (rs_pass){.stats = true, .x = bf->z.data, .cx = rs->sketch, .y = bf->y.data,
-                       .x2 = bf->g.data, .cx2 = rs->tests, .y2 = bf->t.data};
+        p1 = (rs_pass){.stats = true,
+                       .x = bf->z.data,
+                       .cx = rs->sketch,
+                       .y = bf->y.data,
+                       .x2 = bf->g.data,
+                       .cx2 = rs->tests,
+                       .y2 = bf->t.data};
     int st = run_pass(job, &p1);
     st = st ? st : sbw_check_bad_error(&job->bad, job->path, job->o->exp ? " in exp(A)" : NULL);
     if (st)
@@ -369,10 +375,8 @@ static int pass_first(rs_job *job, rs_bufs *bf, sbw_rsvd *rs)
     rs->f32_values = sbw_reduce_f32_values(&job->f32, rs->dtype);
     for (size_t j = 0; j < job->m; j++)
         job->sums[j] /= (double)job->n; /* the column means of A (after exp) */
-    sbw_reduce red = {.rows = job->n,
-                      .cols = job->m,
-                      .mean = job->sums,
-                      .rowmean_sq = job->rowmean_sq};
+    sbw_reduce red = {
+        .rows = job->n, .cols = job->m, .mean = job->sums, .rowmean_sq = job->rowmean_sq};
     rs->w0_uncentred = sbw_reduce_uncentred_w0(&red, job->o->var, 0.0);
     return orth(bf->y.data, rs->rows, rs->sketch, bf->tau);
 }

@@ -77,9 +77,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SBW_RSVD_OVERSAMPLE 10 /* p, see above */
-#define SBW_RSVD_POWER      2  /* q */
-#define SBW_RSVD_TESTS      20 /* t, Gaussian test vectors of the residual */
+#define SBW_RSVD_OVERSAMPLE 10    /* p, see above */
+#define SBW_RSVD_POWER      2     /* q */
+#define SBW_RSVD_TESTS      20    /* t, Gaussian test vectors of the residual */
 #define SBW_RSVD_FAILURE    2e-10 /* 2 alpha^-t: the probability the estimate fails */
 
 typedef struct sbw_rsvd_opts {

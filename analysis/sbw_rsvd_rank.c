@@ -12,9 +12,9 @@
 typedef struct rr_ctx {
     const sbw_rsvd *rs;
     const double *lo, *hi;
-    size_t k, kmax;              /* K; min(N, M) */
-    double w_pt, w_lo, w_hi;     /* max(sigma_1, uncentred scale) at s_0, lo_0, hi_0 */
-    double beyond;               /* an upper bound on sigma_{K+1}; 0 when K = min(N, M) */
+    size_t k, kmax;          /* K; min(N, M) */
+    double w_pt, w_lo, w_hi; /* max(sigma_1, uncentred scale) at s_0, lo_0, hi_0 */
+    double beyond;           /* an upper bound on sigma_{K+1}; 0 when K = min(N, M) */
 } rr_ctx;
 
 static size_t count_above(const double *v, size_t k, double thr)
@@ -58,7 +58,13 @@ static sbw_rsvd_rank eps_eff(const rr_ctx *x, const char *name, double e)
 {
     double f = x->rs->fro2;
     size_t lower = eff_rank(x->hi, x->k, f, e), upper = eff_rank(x->lo, x->k, f, e);
-    sbw_rsvd_rank r = {name,     (double)lower, "at_least", (double)lower, NAN, e, "tail_energy",
+    sbw_rsvd_rank r = {name,
+                       (double)lower,
+                       "at_least",
+                       (double)lower,
+                       NAN,
+                       e,
+                       "tail_energy",
                        "smallest r: sum_{j>=r} w_j^2 <= e ||A||_F^2, ||A||_F exact "
                        "(Parthiban et al. 2021)"};
     if (upper <= x->k) {
@@ -72,8 +78,8 @@ static sbw_rsvd_rank eps_eff(const rr_ctx *x, const char *name, double e)
 static sbw_rsvd_rank stable(const rr_ctx *x)
 {
     double f = x->rs->fro2, s0 = x->rs->s[0];
-    sbw_rsvd_rank r = {"stable", 0, "estimated", 0, 0, NAN, "none",
-                       "||A||_F^2 / w0^2 (stable rank), ||A||_F exact"};
+    sbw_rsvd_rank r = {"stable", 0,   "estimated", 0,
+                       0,        NAN, "none",      "||A||_F^2 / w0^2 (stable rank), ||A||_F exact"};
     if (f > 0) {
         r.rank = s0 > 0 ? f / (s0 * s0) : INFINITY;
         r.lower = f / (x->hi[0] * x->hi[0]);
@@ -84,9 +90,9 @@ static sbw_rsvd_rank stable(const rr_ctx *x)
 
 static sbw_rsvd_rank undecided(const char *name)
 {
-    return (sbw_rsvd_rank){name,        NAN,    "undecided",
-                           NAN,         NAN,    NAN,
-                           "none",      "needs the whole spectrum: --method auto, direct or tsqr"};
+    return (sbw_rsvd_rank){
+        name, NAN, "undecided", NAN,
+        NAN,  NAN, "none",      "needs the whole spectrum: --method auto, direct or tsqr"};
 }
 
 /* The measures of x in sbw_rank_measures' order. */
@@ -120,8 +126,8 @@ int sbw_rsvd_rank_measures(const sbw_rsvd *rs, double eps, double atol, sbw_rsvd
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     double *hi = lo + l;
     sbw_rsvd_bounds(rs, l, lo, hi);
-    rr_ctx x = {.rs = rs, .lo = lo, .hi = hi, .k = rs->top,
-                .kmax = sbw_num_min_sz(rs->rows, rs->cols)};
+    rr_ctx x = {
+        .rs = rs, .lo = lo, .hi = hi, .k = rs->top, .kmax = sbw_num_min_sz(rs->rows, rs->cols)};
     x.w_pt = fmax(rs->s[0], rs->w0_uncentred);
     x.w_lo = fmax(lo[0], rs->w0_uncentred);
     x.w_hi = fmax(hi[0], rs->w0_uncentred);

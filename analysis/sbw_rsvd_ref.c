@@ -73,8 +73,8 @@ static void ref_left(const double *c, size_t n, size_t m, const double *q, size_
 
 static int ref_orth(double *y, size_t rows, size_t k, double *tau)
 {
-    lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)k, y,
-                                     (lapack_int)rows, tau);
+    lapack_int info =
+        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)k, y, (lapack_int)rows, tau);
     if (!info)
         info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)k, (lapack_int)k, y,
                               (lapack_int)rows, tau);
@@ -109,8 +109,8 @@ static double ref_max_norm(const double *x, size_t rows, size_t k)
 }
 
 /* The iterations and the residual on the prepared c; values into rs. */
-static int ref_iterate(const double *c, const sbw_rsvd_opts *o, sbw_rsvd *rs, double *y,
-                       double *z, double *t, double *g, double *tau)
+static int ref_iterate(const double *c, const sbw_rsvd_opts *o, sbw_rsvd *rs, double *y, double *z,
+                       double *t, double *g, double *tau)
 {
     size_t n = rs->rows, m = rs->cols, l = rs->sketch, nt = rs->tests;
     ref_right(c, n, m, z, l, y);

@@ -128,7 +128,8 @@ static void test_decay_vs_exact(void **state)
             double lo[64], hi[64];
             sbw_rsvd_bounds(&rs, rs.sketch, lo, hi);
             for (size_t j = 0; j < rs.top; j++)
-                printf("%d %zu exact %.6e s %.6e err %.3e bound %.3e\n", (int)ds[i], j, ex[j], rs.s[j], ex[j]-rs.s[j], hi[j]-rs.s[j]);
+                printf("%d %zu exact %.6e s %.6e err %.3e bound %.3e\n", (int)ds[i], j, ex[j],
+                       rs.s[j], ex[j] - rs.s[j], hi[j] - rs.s[j]);
             printf("resid %g test %g fro %g\n", rs.resid, rs.resid_test, rs.resid_fro);
         }
         /* slow decay: the first values are still decided to 1e-6 */
@@ -319,8 +320,13 @@ static void test_errors(void **state)
 /* A sketch by hand: N = M = 100, K = 4 of l = 6, an exact residual. */
 static sbw_rsvd hand(double *s, size_t l, double resid)
 {
-    sbw_rsvd rs = {.rows = 100, .cols = 100, .top = 4, .sketch = l, .tests = SBW_RSVD_TESTS,
-                   .s = s, .resid = resid};
+    sbw_rsvd rs = {.rows = 100,
+                   .cols = 100,
+                   .top = 4,
+                   .sketch = l,
+                   .tests = SBW_RSVD_TESTS,
+                   .s = s,
+                   .resid = resid};
     for (size_t j = 0; j < l; j++)
         rs.fro2 += s[j] * s[j];
     return rs;
@@ -397,9 +403,12 @@ static void test_rank_logic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_decay_vs_exact), cmocka_unit_test(test_estimate_bounds),
-        cmocka_unit_test(test_vs_twin),        cmocka_unit_test(test_seed),
-        cmocka_unit_test(test_float32_and_centring), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_decay_vs_exact),
+        cmocka_unit_test(test_estimate_bounds),
+        cmocka_unit_test(test_vs_twin),
+        cmocka_unit_test(test_seed),
+        cmocka_unit_test(test_float32_and_centring),
+        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_rank_logic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
