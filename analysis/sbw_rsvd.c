@@ -25,9 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_BYTES (32u << 20)            /* default block of rows: 32 MiB of float64 */
+#define BLOCK_BYTES (64u << 20)            /* default block of rows: 64 MiB of float64 */
 #define SQRT_2_PI   0.79788456080286535588 /* sqrt(2 / pi) */
-#define MIN_BLOCK   64                     /* rows: the A^T Q update's inner dimension */
+/* rows: the inner dimension of Z += A_b^T Q_b, which rewrites Z (M x l)
+ * for every block: 2 b M l flops against 16 M l bytes, so b below a few
+ * hundred leaves the update bound by memory */
+#define MIN_BLOCK 512
 
 sbw_rsvd_opts sbw_rsvd_defaults(size_t top)
 {

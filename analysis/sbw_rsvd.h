@@ -89,7 +89,7 @@ typedef struct sbw_rsvd_opts {
     uint64_t seed;
     sbw_reduce_variant var;
     bool exp;               /* analyse P = exp(A) */
-    size_t block_rows;      /* rows per block; 0: 32 MiB of float64 rows, >= 64 */
+    size_t block_rows;      /* rows per block; 0: 64 MiB of float64 rows, >= 512 */
     sbw_progress *progress; /* rows read, over every pass; may be NULL */
 } sbw_rsvd_opts;
 

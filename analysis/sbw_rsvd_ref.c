@@ -146,7 +146,7 @@ int sbw_rsvd_ref(const sbw_mat *a, const sbw_rsvd_opts *o, sbw_rsvd *out)
     sbw_rsvd rs = {.rows = n, .cols = m, .top = o->top, .tests = SBW_RSVD_TESTS};
     rs.sketch = sbw_num_min_sz(o->top + sbw_num_min_sz(o->oversample, k), k);
     size_t l = rs.sketch, nt = rs.tests;
-    double *c = malloc(n * m * sizeof *c), *y = malloc(n * l * sizeof *y);
+    double *c = calloc(n * m, sizeof *c), *y = malloc(n * l * sizeof *y);
     double *z = malloc(m * l * sizeof *z), *t = malloc(n * nt * sizeof *t);
     double *g = malloc(m * nt * sizeof *g), *tau = malloc(l * sizeof *tau);
     double *mean = malloc(m * sizeof *mean);

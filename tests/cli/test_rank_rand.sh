@@ -107,6 +107,11 @@ expect_exit 0 "--exp" "$R" -q --exp --method randomized --top 3 --block-rows 7 "
 expect_grep '^# matrix=P = exp\(A\)' "$T/out" "--exp label"
 expect_grep '^# block_rows=7' "$T/out" "--block-rows"
 
+# the memory preflight counts the whole sketch: refused at once, exit 1
+expect_exit 1 "SBW_MAX_MEMORY" env SBW_MAX_MEMORY=1M "$R" -q --method randomized --top 20 "$T/lr.npy"
+expect_grep "^sbw-rank: a randomized sketch of 30 columns of a 1500 x 300 matrix needs" "$T/err" "memory preflight message"
+expect_lines 1 "$T/err" "memory preflight: one line"
+
 # bad usage: exit 2, the problem on the first line
 G=$FIX/rank_ls.npy
 usage() { # WHAT PATTERN ARGS...
