@@ -282,6 +282,8 @@ static int do_block(rs_job *job, const rs_pass *p, size_t row0, size_t nr)
     return SBW_OK;
 }
 
+/* One pass over the file, block by block in file order: p's left
+ * products zeroed first, then accumulated; progress counted over passes. */
 static int run_pass(rs_job *job, const rs_pass *p)
 {
     if (p->q)
@@ -309,6 +311,7 @@ typedef struct rs_bufs {
     double *sums, *cmean, *tau, *w;
 } rs_bufs;
 
+/* Frees every buffer of bf (NULL members are fine). */
 static void free_bufs(rs_bufs *bf)
 {
     sbw_mat_free(&bf->y);

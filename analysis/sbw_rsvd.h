@@ -59,7 +59,7 @@
  * Why p = 10 by default: Halko et al.'s deviation bound (section 1.5,
  * Theorem 10.8) gives ||E|| <= (1 + 11 sqrt(K + p) sqrt(min(N, M)))
  * sigma_{K+1} except with probability at most 6 p^-p, which is 6e-10 at
- * p = 10 (3.8e-3 at p = 5), for 10 columns more than K; and q = 2 power
+ * p = 10 (1.9e-3 at p = 5), for 10 columns more than K; and q = 2 power
  * iterations by default, because each one raises the singular values to
  * the power 2q + 1 in the range finder, so slow (power-law) decay, the
  * case of log-probability matrices, is captured in a few passes (their
@@ -136,6 +136,7 @@ int sbw_rsvd_run(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
 int sbw_rsvd_file(const char *path, const sbw_rsvd_opts *o, const char *label, bool quiet,
                   sbw_rsvd *out);
 
+/* Frees rs's values and zeroes it; NULL is a no-op. */
 void sbw_rsvd_free(sbw_rsvd *rs);
 
 /* resid_test, resid_fro and resid of rs from its tests, test_max,

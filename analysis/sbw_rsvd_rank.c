@@ -17,6 +17,7 @@ typedef struct rr_ctx {
     double beyond;           /* an upper bound on sigma_{K+1}; 0 when K = min(N, M) */
 } rr_ctx;
 
+/* How many of v[0..k) (descending) exceed thr. */
 static size_t count_above(const double *v, size_t k, double thr)
 {
     size_t c = 0;
@@ -54,6 +55,7 @@ static size_t eff_rank(const double *v, size_t k, double fro2, double e)
     return k + 1;
 }
 
+/* Parthiban's eps-effective rank at tail fraction e, from the intervals. */
 static sbw_rsvd_rank eps_eff(const rr_ctx *x, const char *name, double e)
 {
     double f = x->rs->fro2;
@@ -75,6 +77,7 @@ static sbw_rsvd_rank eps_eff(const rr_ctx *x, const char *name, double e)
     return r;
 }
 
+/* ||A||_F^2 / sigma_1^2 with the exact norm and sigma_1's interval. */
 static sbw_rsvd_rank stable(const rr_ctx *x)
 {
     double f = x->rs->fro2, s0 = x->rs->s[0];
@@ -88,6 +91,7 @@ static sbw_rsvd_rank stable(const rr_ctx *x)
     return r;
 }
 
+/* A measure that needs the whole spectrum. */
 static sbw_rsvd_rank undecided(const char *name)
 {
     return (sbw_rsvd_rank){

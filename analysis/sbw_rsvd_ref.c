@@ -71,6 +71,7 @@ static void ref_left(const double *c, size_t n, size_t m, const double *q, size_
         }
 }
 
+/* y (rows x k column-major) replaced by the Q of its QR (LAPACK). */
 static int ref_orth(double *y, size_t rows, size_t k, double *tau)
 {
     lapack_int info =
