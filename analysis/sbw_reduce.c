@@ -70,42 +70,51 @@ static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, s
 
 /* What one pass learns besides the values: sum_i M m_i^2 (m_i the row
  * means of the analysed matrix), and whether every entry is a float32
- * value (float32 stays true while each x has (double)(float)x == x) with
- * some entry using float32's full 24-bit significand (f32_full).  Kept
- * per worker, merged in worker order. */
+ * value (sbw_reduce_f32scan).  Kept per worker, merged in worker order. */
 typedef struct pass_stats {
     double rowmean_sq;
-    bool not_f32, f32_full;
+    sbw_reduce_f32scan f32;
 } pass_stats;
 
-/* Whether every entry of a[n] is a float32 value, and whether one uses
- * the full significand: a cheap test, given up at the first entry that
- * is not (a genuine float64 matrix costs one comparison). */
-static void scan_f32(pass_stats *ps, const double *a, size_t n)
+void sbw_reduce_scan_f32(sbw_reduce_f32scan *s, const double *a, size_t n)
 {
-    for (size_t i = 0; i < n && !ps->not_f32; i++) {
+    for (size_t i = 0; i < n && !s->not_f32; i++) {
         if (!(fabs(a[i]) <= FLT_MAX)) { /* (float) of it would be undefined (C11 6.3.1.5) */
-            ps->not_f32 = true;
+            s->not_f32 = true;
             break;
         }
         float f = (float)a[i];
         if ((double)f != a[i]) {
-            ps->not_f32 = true;
+            s->not_f32 = true;
             break;
         }
-        if (!ps->f32_full) {
+        if (!s->f32_full) {
             uint32_t u;
             memcpy(&u, &f, sizeof u);
-            ps->f32_full = (u & 1u) != 0; /* the last significand bit */
+            s->f32_full = (u & 1u) != 0; /* the last significand bit */
         }
     }
+}
+
+bool sbw_reduce_f32_values(const sbw_reduce_f32scan *s, sbw_npy_dtype dtype)
+{
+    return dtype == SBW_F64 && !s->not_f32 && s->f32_full;
+}
+
+double sbw_reduce_centre_row(double *row, size_t m) { return centre_row_d(row, m); }
+
+double sbw_reduce_row_mean(const double *row, size_t m)
+{
+    double mu, mu2;
+    row_mean_d(row, m, &mu, &mu2);
+    return mu + mu2;
 }
 
 static void merge_stats(pass_stats *into, const pass_stats *b)
 {
     into->rowmean_sq += b->rowmean_sq;
-    into->not_f32 |= b->not_f32;
-    into->f32_full |= b->f32_full;
+    into->f32.not_f32 |= b->f32.not_f32;
+    into->f32.f32_full |= b->f32.f32_full;
 }
 
 /* The float32 scan (of the values as read), exp (if asked), the
@@ -117,7 +126,7 @@ static void prep_block(const sbw_reduce_opts *o, double *a, size_t row0, size_t 
                        sbw_check_bad *bad, pass_stats *ps, double *sums, double *last)
 {
     size_t n = nr * cols;
-    scan_f32(ps, a, n);
+    sbw_reduce_scan_f32(&ps->f32, a, n);
     if (o->exp)
         for (size_t i = 0; i < n; i++)
             a[i] = exp(a[i]);
@@ -449,7 +458,7 @@ int sbw_reduce_read(sbw_npy_reader *r, const sbw_reduce_opts *o, bool center_col
     else if (!st)
         st = load_direct(r, o, red, &bad, &ps);
     red->rowmean_sq = ps.rowmean_sq;
-    red->f32_values = in->dtype == SBW_F64 && !ps.not_f32 && ps.f32_full;
+    red->f32_values = sbw_reduce_f32_values(&ps.f32, in->dtype);
     if (!st)
         st = sbw_check_bad_error(&bad, path, o->exp ? " in exp(A)" : NULL);
     for (size_t j = 0; !st && j < red->cols; j++)

@@ -152,6 +152,26 @@ double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, doub
  * fully centred. */
 void sbw_reduce_centre_rows(sbw_mat *a);
 
+/* The mean of row[0..m) as the centring computes it (two passes: the
+ * mean, then the mean of what rounding left), and the centring of one
+ * row in place, returning that mean: what sbw_reduce_centre_rows does to
+ * each row, for readers that centre a block at a time (sbw_rsvd).  Never
+ * fail. */
+double sbw_reduce_row_mean(const double *row, size_t m);
+double sbw_reduce_centre_row(double *row, size_t m);
+
+/* Whether a float64 file holds only float32 values (f32_values above):
+ * zero-initialise, scan every entry as read (before any transformation),
+ * then ask sbw_reduce_f32_values with the file's dtype.  The scan gives
+ * up at the first entry that is not a float32 value. */
+typedef struct sbw_reduce_f32scan {
+    bool not_f32;  /* some entry is not a float32 value */
+    bool f32_full; /* some entry uses float32's full 24-bit significand */
+} sbw_reduce_f32scan;
+
+void sbw_reduce_scan_f32(sbw_reduce_f32scan *s, const double *a, size_t n);
+bool sbw_reduce_f32_values(const sbw_reduce_f32scan *s, sbw_npy_dtype dtype);
+
 /* The same for a direct float32 reduction: variant v as a new float
  * matrix *out (N x M, caller frees with sbw_mat_f32_free), centred in double
  * accumulation.  Errors: SBW_EINVAL (not a direct float32 reduction, or

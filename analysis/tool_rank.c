@@ -3,10 +3,15 @@
  * (the rank of the row-centred matrix, MoS Proposition 1). */
 #include "sbw.h"
 #include "sbw_rank.h"
+#include "sbw_rsvd.h"
+#include "sbw_rsvd_rank.h"
 #include "sbw_spectra.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const columns[] = {
     "rank", "m",     "n",          "dtype",     "precision", "eps",         "tsh",
@@ -70,7 +75,31 @@ static const char details[] =
     "tail energy fraction) hangs on roundoff: the header then has a line\n"
     "'# warning=rank_near_threshold: ...' (JSON: the \"warnings\" array, always\n"
     "present) naming the measure, as it has 'svd_not_converged' when LAPACK's SVD\n"
-    "did not converge.\n\n"
+    "did not converge.\n\n";
+
+/* The second half of --help (one literal may hold 4095 characters). */
+static const char details_rnd[] =
+    "--method randomized --top K: for matrices too large for an exact SVD, the\n"
+    "top K singular values from a randomized range finder (Halko, Martinsson and\n"
+    "Tropp 2011, Algorithms 4.4 and 5.1): l = K + P Gaussian columns\n"
+    "(--oversample P, 10: the bound's failure probability 6 P^-P is 6e-10),\n"
+    "--power Q power iterations (2) with re-orthonormalisation between them,\n"
+    "2Q + 2 passes over row blocks of a regular file (mapped when it is\n"
+    "float64; + 1 pass with --bias), memory (N + M)(l + 20) float64 plus a\n"
+    "block.  --center/--bias centre each block as the exact path centres the\n"
+    "matrix; ||A||_F is exact (summed in the first pass).  Each sigma_j is an\n"
+    "interval [sigma_lower, sigma_upper]: s_j(Q^T A) <= sigma_j <=\n"
+    "sqrt(s_j^2 + r^2), r a bound on ||(I - QQ^T) A|| from 20 Gaussian test\n"
+    "vectors that fails with probability at most 2e-10 (header:\n"
+    "failure_probability), widened by a roundoff term.  The table then has one\n"
+    "row per measure: measure rank status rank_lower rank_upper threshold on\n"
+    "rule matrix, status 'estimated' (decided within [rank_lower,\n"
+    "rank_upper], rank the point value), 'at_least' (the counting ranks when\n"
+    "sigma_K may still lie above the threshold, eps_eff when its tail does not\n"
+    "end within K: rank = rank_lower) or 'undecided' (gap and entropy need the\n"
+    "whole spectrum).  --spectrum FILE then has index sigma sigma_lower\n"
+    "sigma_upper error status sigma_rel log10_sigma for the top K.  --seed S\n"
+    "makes a run reproducible (with the same --threads).\n\n"
     "FILE may be a tensor of a safetensors file, FILE.safetensors:NAME (F32,\n"
     "F16, BF16 or F64; eps follows its dtype: 2^-10 for F16, 2^-7 for BF16).\n\n"
     "Examples:\n"
@@ -78,6 +107,7 @@ static const char details[] =
     "  sbw-rank --measures model.safetensors:lm_head.weight\n"
     "  sbw-rank --center --spectrum spec.tsv logP.npy\n"
     "  sbw-rank --bias --measures logP.npy\n"
+    "  sbw-rank --method randomized --top 1000 --center --spectrum top.tsv big.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
 typedef struct rank_args {
@@ -86,8 +116,11 @@ typedef struct rank_args {
     const char *eps, *spectrum, *norm, *method;
     size_t block_rows;
     long workers;
-    FILE *table; /* stdout, or stderr when --spectrum - */
+    size_t top, oversample, power; /* --method randomized */
+    FILE *table;                   /* stdout, or stderr when --spectrum - */
 } rank_args;
+
+static bool randomized(const rank_args *a) { return strcmp(a->method, "randomized") == 0; }
 
 /* The one reading: the variant asked for, sbw_spectra_file. */
 static int compute(const char *path, const rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
@@ -265,24 +298,208 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     return st;
 }
 
-/* Option values that the parser cannot check: a usage error before any
- * reading. */
-static int validate(const sbw_cli *cli, const rank_args *a)
+/* ---- --method randomized -------------------------------------------------- */
+
+static const char *const rsvd_columns[] = {
+    "measure", "rank", "status", "rank_lower", "rank_upper", "threshold", "on", "rule", "matrix"};
+static const char *const rsvd_spec_columns[] = {"index", "sigma",  "sigma_lower", "sigma_upper",
+                                                "error", "status", "sigma_rel",   "log10_sigma"};
+
+/* What the sketch was and how far it is to be trusted: the header of both
+ * randomized tables.  lo, hi: the intervals of the top K values. */
+static int rsvd_meta(sbw_table *t, const char *path, const rank_args *a, const sbw_rsvd *rs,
+                     const double *lo, const double *hi, double eps, const char *eps_source)
+{
+    sbw_reduce_variant var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
+    size_t k = rs->top;
+    sbw_table_meta_str(t, "file", path);
+    sbw_table_meta_str(t, "matrix", matrix_name(a->exp, var, true));
+    sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
+    sbw_table_meta_str(t, "method", "randomized");
+    sbw_table_meta_str(t, "estimated",
+                       "every sigma and rank here is estimated from a randomized "
+                       "sketch: each lies within its bounds except with "
+                       "probability failure_probability");
+    sbw_table_meta_dbl(t, "failure_probability", SBW_RSVD_FAILURE);
+    sbw_table_meta_int(t, "top", (long long)k);
+    sbw_table_meta_int(t, "oversample", (long long)a->oversample);
+    sbw_table_meta_int(t, "power", (long long)a->power);
+    sbw_table_meta_int(t, "sketch", (long long)rs->sketch);
+    sbw_table_meta_int(t, "test_vectors", (long long)rs->tests);
+    sbw_table_meta_int(t, "passes", (long long)rs->passes);
+    sbw_table_meta_int(t, "block_rows", (long long)rs->block_rows);
+    sbw_table_meta_bool(t, "mapped", rs->mapped);
+    sbw_table_meta_int(t, "m", (long long)rs->rows);
+    sbw_table_meta_int(t, "n", (long long)rs->cols);
+    sbw_table_meta_str(t, "dtype", sbw_npy_dtype_name(rs->dtype));
+    sbw_table_meta_str(t, "precision", "float64");
+    sbw_table_meta_str(t, "eps_arg", a->eps);
+    sbw_table_meta_str(t, "eps_source", eps_source);
+    sbw_table_meta_dbl(t, "eps", eps);
+    sbw_table_meta_dbl(t, "frobenius", sqrt(rs->fro2));
+    sbw_table_meta_dbl(t, "residual", rs->resid);
+    sbw_table_meta_dbl(t, "residual_test", rs->resid_test);
+    sbw_table_meta_dbl(t, "residual_frobenius", rs->resid_fro);
+    sbw_table_meta_dbl(t, "sigma_1", rs->s[0]);
+    sbw_table_meta_dbl(t, "sigma_1_lower", lo[0]);
+    sbw_table_meta_dbl(t, "sigma_1_upper", hi[0]);
+    sbw_table_meta_dbl(t, "sigma_K", rs->s[k - 1]);
+    sbw_table_meta_dbl(t, "sigma_K_lower", lo[k - 1]);
+    sbw_table_meta_dbl(t, "sigma_K_upper", hi[k - 1]);
+    sbw_table_meta_dbl(t, "w0_uncentred", fmax(rs->s[0], rs->w0_uncentred));
+    sbw_table_meta_str(t, "spectrum", a->spectrum ? a->spectrum : "");
+    sbw_table_meta_dbl(t, "seconds", rs->seconds);
+    return sbw_table_status(t);
+}
+
+/* --spectrum with --method randomized: the top K values and intervals. */
+static int rsvd_spectrum(sbw_table *t, const sbw_rsvd *rs, const double *lo, const double *hi)
+{
+    sbw_table_columns(t, rsvd_spec_columns, sizeof rsvd_spec_columns / sizeof *rsvd_spec_columns);
+    for (size_t j = 0; j < rs->top && !sbw_table_status(t); j++) {
+        double s = rs->s[j];
+        sbw_table_add_row(t);
+        sbw_table_set_int(t, "index", (long long)j);
+        sbw_table_set_dbl(t, "sigma", s);
+        sbw_table_set_dbl(t, "sigma_lower", lo[j]);
+        sbw_table_set_dbl(t, "sigma_upper", hi[j]);
+        sbw_table_set_dbl(t, "error", hi[j] - s);
+        sbw_table_set_str(t, "status", "estimated");
+        sbw_table_set_dbl(t, "sigma_rel", rs->s[0] > 0 ? s / rs->s[0] : 0);
+        sbw_table_set_dbl(t, "log10_sigma", s > 0 ? log10(s) : NAN);
+    }
+    return sbw_table_status(t);
+}
+
+/* The measures a top-K spectrum decides, one row each. */
+static int rsvd_rows(sbw_table *t, const sbw_rsvd_rank *ms, const char *matrix)
+{
+    sbw_table_columns(t, rsvd_columns, sizeof rsvd_columns / sizeof *rsvd_columns);
+    for (size_t i = 0; i < SBW_RANK_NMEASURES && !sbw_table_status(t); i++) {
+        sbw_table_add_row(t);
+        sbw_table_set_str(t, "measure", ms[i].name);
+        sbw_table_set_dbl(t, "rank", ms[i].rank);
+        sbw_table_set_str(t, "status", ms[i].status);
+        sbw_table_set_dbl(t, "rank_lower", ms[i].lower);
+        sbw_table_set_dbl(t, "rank_upper", ms[i].upper);
+        sbw_table_set_dbl(t, "threshold", ms[i].threshold);
+        sbw_table_set_str(t, "on", ms[i].on);
+        sbw_table_set_str(t, "rule", ms[i].rule);
+        sbw_table_set_str(t, "matrix", matrix);
+    }
+    return sbw_table_status(t);
+}
+
+/* The data warnings of a sketch (as sbw_spectra_warn_data's, from the
+ * exact ||A||_F). */
+static void rsvd_warn(const sbw_rsvd *rs, bool plain, double eps)
+{
+    if (rs->f32_values && eps < FLT_EPSILON)
+        sbw_table_warn("float32_values: every entry of this float64 file is a float32 value "
+                       "(an export rounded to float32 and cast back), so its own rounding makes "
+                       "it look full rank at eps %g: use --eps single",
+                       eps);
+    if (plain && rs->fro2 > 0 && rs->rowmean_sq > 0.5 * rs->fro2)
+        sbw_table_warn("mean_dominated: the row means hold %.4g%% of ||A||_F^2, so the energy "
+                       "measures (eps_eff, stable) describe the mean: --center (or --bias) gives "
+                       "them for the centred matrix",
+                       100 * fmin(1.0, rs->rowmean_sq / rs->fro2));
+}
+
+/* One table of the randomized run: the spectrum (spec) or the measures. */
+static int rsvd_table(const char *path, const rank_args *a, const sbw_cli_common *c,
+                      const sbw_rsvd *rs, const double *lo, const double *hi,
+                      const sbw_rsvd_rank *ms, double eps, const char *eps_source, bool spec)
+{
+    sbw_reduce_variant var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-rank", c, true);
+    st = st ? st : rsvd_meta(t, path, a, rs, lo, hi, eps, eps_source);
+    if (!st && !spec)
+        st = sbw_table_meta_dbl(t, "atol", a->atol);
+    st = st     ? st
+         : spec ? rsvd_spectrum(t, rs, lo, hi)
+                : rsvd_rows(t, ms, matrix_name(a->exp, var, false));
+    st = st     ? st
+         : spec ? sbw_table_write(t, a->spectrum, false)
+                : sbw_table_print(t, a->table, c->json);
+    sbw_table_free(t);
+    return st;
+}
+
+/* --method randomized: the sketch (sbw_rsvd_file), what it decides
+ * (sbw_rsvd_rank_measures), the tables. */
+static int run_randomized(const char *path, const rank_args *a, const sbw_cli_common *c)
+{
+    sbw_rsvd_opts o = sbw_rsvd_defaults(a->top);
+    o.oversample = a->oversample;
+    o.power = a->power;
+    o.seed = c->seed;
+    o.var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
+    o.exp = a->exp;
+    o.block_rows = a->block_rows;
+    sbw_rsvd rs = {0};
+    sbw_rsvd_rank ms[SBW_RANK_NMEASURES];
+    double eps, *lo = NULL;
+    const char *eps_source;
+    int st = sbw_rsvd_file(path, &o, "sbw-rank", c->quiet, &rs);
+    st = st ? st : sbw_rank_eps(a->eps, rs.dtype, SBW_F64, &eps, &eps_source);
+    st = st ? st : sbw_rsvd_rank_measures(&rs, eps, a->atol, ms);
+    if (!st && !(lo = malloc(2 * rs.sketch * sizeof *lo)))
+        st = SBW_ERROR(SBW_ENOMEM, "out of memory");
+    if (!st) {
+        sbw_rsvd_bounds(&rs, rs.sketch, lo, lo + rs.sketch);
+        rsvd_warn(&rs, o.var == SBW_VAR_PLAIN, eps);
+    }
+    if (!st && a->spectrum)
+        st = rsvd_table(path, a, c, &rs, lo, lo + rs.sketch, ms, eps, eps_source, true);
+    st = st ? st : rsvd_table(path, a, c, &rs, lo, lo + rs.sketch, ms, eps, eps_source, false);
+    free(lo);
+    sbw_rsvd_free(&rs);
+    return st;
+}
+
+/* Option values that the parser cannot check, and options that do not
+ * apply to the method chosen: a usage error before any reading. */
+static int validate(const sbw_cli *cli, const sbw_cli_common *c, const rank_args *a)
 {
     double eps;
     const char *src;
     sbw_rank_norm norm;
     sbw_reduce_method m;
-    if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) || sbw_rank_norm_parse(a->norm, &norm) ||
-        sbw_reduce_method_parse(a->method, &m))
+    bool rnd = randomized(a);
+    if (sbw_rank_eps(a->eps, SBW_F64, SBW_F64, &eps, &src) || sbw_rank_norm_parse(a->norm, &norm))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
-    return SBW_EXIT_OK;
+    if (!rnd && sbw_reduce_method_parse(a->method, &m))
+        return sbw_cli_usage_error(
+            cli, "--method: '%s' is not one of auto, direct, tsqr, randomized", a->method);
+    const char *other = "an exact --method (auto, direct, tsqr)";
+    const sbw_cli_applies rows[] = {
+        {"--top", rnd, other, "only --method randomized computes a top-K spectrum"},
+        {"--oversample", rnd, other, "only --method randomized draws a sketch"},
+        {"--power", rnd, other, "only --method randomized has power iterations"},
+        {"--seed", rnd, other, "only --method randomized draws random numbers"},
+        {"--single", !rnd, "--method randomized", "it computes in float64"},
+        {"--workers", !rnd, "--method randomized", "its blocks are multiplied by BLAS's threads"},
+        {"--norm", !rnd, "--method randomized",
+         "a top-K spectrum has no sigma_min to normalise by"}};
+    int st = sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
+    if (!st && rnd && !sbw_cli_given(cli, c, "--top"))
+        st = sbw_cli_usage_error(cli, "--method randomized needs --top K, the number of singular "
+                                      "values wanted");
+    return st;
 }
 
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
-    rank_args a = {.eps = "auto", .norm = "max", .method = "auto"};
+    static char help[sizeof details + sizeof details_rnd];
+    snprintf(help, sizeof help, "%s%s", details, details_rnd);
+    rank_args a = {.eps = "auto",
+                   .norm = "max",
+                   .method = "auto",
+                   .oversample = SBW_RSVD_OVERSAMPLE,
+                   .power = SBW_RSVD_POWER};
     const sbw_cli_opt opts[] = {
         {"--center", NULL, SBW_ARG_FLAG, &a.center, 0, 0, "analyse A (I - 11^T/M), row-centred"},
         {"--bias", NULL, SBW_ARG_FLAG, &a.bias, 0, 0, "centre rows and columns (biased heads)"},
@@ -293,23 +510,27 @@ int main(int argc, char **argv)
         {"--measures", NULL, SBW_ARG_FLAG, &a.measures, 0, 0, "every named rank measure"},
         {"--atol", "A", SBW_ARG_DOUBLE, &a.atol, 0, 1e300, "PyTorch's atol (--measures)"},
         {"--single", NULL, SBW_ARG_FLAG, &a.single, 0, 0, "compute in float32 (sgesdd)"},
-        {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "auto, direct or tsqr"},
+        {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "auto, direct, tsqr or randomized"},
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "TSQR block (0 = auto)"},
         {"--workers", "W", SBW_ARG_LONG, &a.workers, 0, 4096, "TSQR workers (0 = threads)"},
+        {"--top", "K", SBW_ARG_SIZE, &a.top, 1, 1e9, "randomized: the top K singular values"},
+        {"--oversample", "P", SBW_ARG_SIZE, &a.oversample, 0, 1e6,
+         "randomized: sketch K + P columns [10]"},
+        {"--power", "Q", SBW_ARG_SIZE, &a.power, 0, 100, "randomized: power iterations [2]"},
         {0}};
     const sbw_cli cli = {"sbw-rank",
                          "FILE.npy|FILE.safetensors:NAME",
                          "Numerical rank and spectrum of a matrix.",
-                         details,
+                         help,
                          opts,
                          1,
                          1,
-                         SBW_CLI_JSON | SBW_CLI_THREADS};
+                         SBW_CLI_JSON | SBW_CLI_THREADS | SBW_CLI_SEED};
     sbw_cli_common c;
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    if ((st = validate(&cli, &a)) != 0)
+    if ((st = validate(&cli, &c, &a)) != 0)
         return st;
     const sbw_cli_stream data[] = {{"--spectrum", a.spectrum}};
     if ((st = sbw_cli_one_stream(&cli, data, 1, NULL, NULL, &a.table)) != 0)
@@ -321,6 +542,9 @@ int main(int argc, char **argv)
         return sbw_cli_fail("sbw-rank", st);
     sbw_error_gsl_quiet();
     sbw_cli_threads(c.threads);
+    if (randomized(&a))
+        return (st = run_randomized(c.args[0], &a, &c)) ? sbw_cli_fail("sbw-rank", st)
+                                                        : SBW_EXIT_OK;
     sbw_spectra sp = {0};
     sbw_reduce_variant var;
     st = compute(c.args[0], &a, &c, &sp, &var);
