@@ -398,7 +398,7 @@ static int file_read(const char *wpath, const sbw_argmax_trunc_file_opts *o,
     sbw_logp_reader *lr = NULL;
     size_t m, d;
     int st = sbw_argmax_io_open_w(&r, wpath, &m, &d);
-    sbw_logp_opts lo = {.tol = SBW_LOGP_TOL};
+    sbw_logp_opts lo = {.tol = SBW_LOGP_TOL, .normalize = o->normalize};
     st = st ? st : sbw_logp_open(&lr, o->logp, &lo);
     const sbw_npy_info *in = st ? NULL : sbw_logp_info(lr);
     if (!st && in->cols != m)

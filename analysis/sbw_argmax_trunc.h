@@ -99,6 +99,7 @@ typedef struct sbw_argmax_trunc_file_opts {
     const char *vocab;    /* token names, one a line (M lines), or NULL */
     const size_t *tokens; /* the tokens to decide, ntok of them; NULL: all M */
     size_t ntok;
+    bool normalize; /* subtract each row's logsumexp instead of refusing a row off 1 */
     sbw_argmax_trunc_opts run;
 } sbw_argmax_trunc_file_opts;
 
