@@ -162,8 +162,22 @@ static bool try_farkas(const run_x *x, size_t i, const double *y, sbw_argmax_tru
     return true;
 }
 
-/* The LP's primal as a witness: exact from its basis when small, else the
- * double q (clipped to its box) within atol; true when one passes. */
+/* The exact witness of the LP's basis (k basic tokens in L->basis, k_up
+ * at their upper bound in L->up); true when it passes (t filled). */
+static bool exact_witness(tlp *L, const run_x *x, size_t i, size_t k, size_t k_up,
+                          sbw_argmax_trunc_tok *t)
+{
+    if (!sbw_argmax_cert_witness_exact(x->cc, x->o->sigma, i, L->basis, k, L->up, k_up))
+        return false;
+    t->keep = 0;
+    t->reason = SBW_ARGMAX_TRUNC_EXACT;
+    t->residual = 0;
+    t->support = k + k_up;
+    return true;
+}
+
+/* The LP's primal as a witness: the double q (clipped to its box) within
+ * atol, or exact from its basis when small; true when one passes. */
 static bool try_witness(tlp *L, const run_x *x, size_t i, sbw_argmax_trunc_tok *t)
 {
     size_t k = 0, k_up = 0;
@@ -173,25 +187,26 @@ static bool try_witness(tlp *L, const run_x *x, size_t i, sbw_argmax_trunc_tok *
             L->basis[k++] = j;
         else if (j != i && stat == GLP_NU)
             L->up[k_up++] = j;
-        double q = fmax(0.0, glp_get_col_prim(L->P, (int)j + 1)), u = x->o->sigma * x->p[j];
+        /* below the bound exactly: one ulp under its rounded product */
+        double q = fmax(0.0, glp_get_col_prim(L->P, (int)j + 1));
+        double u = nextafter(x->o->sigma * x->p[j], 0.0);
         L->q[j] = j == i ? 0.0 : q > u ? u : q;
     }
-    if (sbw_argmax_cert_witness_exact(x->cc, x->o->sigma, i, L->basis, k, L->up, k_up)) {
-        t->keep = 0;
-        t->reason = SBW_ARGMAX_TRUNC_EXACT;
-        t->residual = 0;
-        t->support = k + k_up;
+    /* the double q first (O(k d) exact additions), the rational solve
+     * (much slower) when it fails or only exact witnesses count */
+    bool exact_first = x->o->tol == 0;
+    if (exact_first && exact_witness(L, x, i, k, k_up, t))
         return true;
-    }
     sbw_argmax_cert_w_res r;
     sbw_argmax_cert_witness(x->cc, x->o->sigma, i, L->q, &r);
-    if (!r.valid || !(r.residual <= x->atol))
-        return false;
-    t->keep = 0;
-    t->reason = r.residual == 0 ? SBW_ARGMAX_TRUNC_EXACT : SBW_ARGMAX_TRUNC_WITNESS;
-    t->residual = r.residual;
-    t->support = r.support;
-    return true;
+    if (r.valid && r.residual <= x->atol) {
+        t->keep = 0;
+        t->reason = r.residual == 0 ? SBW_ARGMAX_TRUNC_EXACT : SBW_ARGMAX_TRUNC_WITNESS;
+        t->residual = r.residual;
+        t->support = r.support;
+        return true;
+    }
+    return !exact_first && exact_witness(L, x, i, k, k_up, t);
 }
 
 /* Without a bound (sigma = inf) a Farkas y needs s_j = a_j.y <= 0 for
