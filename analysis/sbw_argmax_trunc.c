@@ -9,6 +9,7 @@
 #include "sbw_preflight.h"
 
 #include <glpk.h>
+#include <lapacke.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -43,6 +44,9 @@ typedef struct tlp {
     double *q;      /* m */
     size_t *basis;  /* m */
     size_t *up;     /* m */
+    double *A;      /* (d + 1)^2: the basis columns, for the polish */
+    double *rhs;    /* d + 1 */
+    double *sv;     /* d + 1 */
     size_t context; /* the context P was built for (SIZE_MAX: none) */
 } tlp;
 
@@ -56,6 +60,9 @@ static void tlp_free(tlp *L)
     free(L->q);
     free(L->basis);
     free(L->up);
+    free(L->A);
+    free(L->rhs);
+    free(L->sv);
     *L = (tlp){0};
 }
 
@@ -68,7 +75,10 @@ static int tlp_alloc(tlp *L, size_t m, size_t d)
     L->q = malloc(m * sizeof *L->q);
     L->basis = malloc(m * sizeof *L->basis);
     L->up = malloc(m * sizeof *L->up);
-    if (!L->ind || !L->val || !L->y || !L->q || !L->basis || !L->up) {
+    L->A = malloc((d + 1) * (d + 1) * sizeof *L->A);
+    L->rhs = malloc((d + 1) * sizeof *L->rhs);
+    L->sv = malloc((d + 1) * sizeof *L->sv);
+    if (!L->ind || !L->val || !L->y || !L->q || !L->basis || !L->up || !L->A || !L->rhs || !L->sv) {
         tlp_free(L);
         return SBW_ERROR(SBW_ENOMEM, "truncation: no memory for an LP of %zu tokens", m);
     }
@@ -162,6 +172,37 @@ static bool try_farkas(const run_x *x, size_t i, const double *y, sbw_argmax_tru
     return true;
 }
 
+/* GLPK's q meets the constraints only to its tolerance (1e-7, relative),
+ * and clipping it into its box moves it further: one least-squares step
+ * on the k basic tokens (A_B^T delta = A^T phat - A^T q, LAPACK dgelsd),
+ * each kept in its box.  Nothing is trusted: the exact check follows. */
+static void polish(tlp *L, const run_x *x, size_t k)
+{
+    size_t d = x->d, r = d + 1;
+    if (k == 0 || k > r)
+        return;
+    for (size_t row = 0; row < r; row++) {
+        long double e = 0;
+        for (size_t j = 0; j < x->m; j++) {
+            double a = row < d ? x->w[j * x->ldw + row] : 1.0;
+            e += (long double)a * (x->p[j] - L->q[j]);
+        }
+        L->rhs[row] = (double)e;
+        for (size_t t = 0; t < k; t++)
+            L->A[row * k + t] = row < d ? x->w[L->basis[t] * x->ldw + row] : 1.0;
+    }
+    lapack_int rank;
+    if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, (lapack_int)r, (lapack_int)k, 1, L->A, (lapack_int)k,
+                       L->rhs, 1, L->sv, -1.0, &rank) != 0)
+        return;
+    for (size_t t = 0; t < k; t++) {
+        size_t j = L->basis[t];
+        double q = L->q[j] + L->rhs[t], u = nextafter(x->o->sigma * x->p[j], 0.0);
+        if (isfinite(q))
+            L->q[j] = q < 0 ? 0.0 : q > u ? u : q;
+    }
+}
+
 /* The exact witness of the LP's basis (k basic tokens in L->basis, k_up
  * at their upper bound in L->up); true when it passes (t filled). */
 static bool exact_witness(tlp *L, const run_x *x, size_t i, size_t k, size_t k_up,
@@ -199,6 +240,10 @@ static bool try_witness(tlp *L, const run_x *x, size_t i, sbw_argmax_trunc_tok *
         return true;
     sbw_argmax_cert_w_res r;
     sbw_argmax_cert_witness(x->cc, x->o->sigma, i, L->q, &r);
+    if (!(r.valid && r.residual <= x->atol)) {
+        polish(L, x, k);
+        sbw_argmax_cert_witness(x->cc, x->o->sigma, i, L->q, &r);
+    }
     if (r.valid && r.residual <= x->atol) {
         t->keep = 0;
         t->reason = r.residual == 0 ? SBW_ARGMAX_TRUNC_EXACT : SBW_ARGMAX_TRUNC_WITNESS;
@@ -231,6 +276,21 @@ static void push_down(const run_x *x, size_t i, double *y)
         y[x->d] -= smax + margin;
 }
 
+/* The LP just solved (q_i = 0): its dual as a Farkas vector, its primal
+ * as a witness (the dual first when the optimum is positive). */
+static void certify(tlp *L, const run_x *x, size_t i, sbw_argmax_trunc_tok *t)
+{
+    t->lp_obj = glp_get_obj_val(L->P);
+    for (size_t k = 0; k <= x->d; k++)
+        L->y[k] = glp_get_row_dual(L->P, (int)k + 1);
+    if (isinf(x->o->sigma))
+        push_down(x, i, L->y);
+    bool dual_first = t->lp_obj > 0;
+    if (!(dual_first && try_farkas(x, i, L->y, SBW_ARGMAX_TRUNC_FARKAS, t)) &&
+        !try_witness(L, x, i, t) && !dual_first)
+        (void)try_farkas(x, i, L->y, SBW_ARGMAX_TRUNC_FARKAS, t);
+}
+
 /* Token i of the current context: the threshold's y, then the LP with
  * q_i = 0 and both of its certificates (the dual first when the optimum
  * is positive); t is undecided when none passes. */
@@ -256,16 +316,14 @@ static void decide(tlp *L, const run_x *x, size_t c, size_t i, sbw_argmax_trunc_
         L->context = c;
     }
     glp_set_col_bnds(L->P, (int)i + 1, GLP_FX, 0.0, 0.0);
-    if (solve(L->P)) {
-        t->lp_obj = glp_get_obj_val(L->P);
-        for (size_t k = 0; k <= d; k++)
-            L->y[k] = glp_get_row_dual(L->P, (int)k + 1);
-        if (isinf(x->o->sigma))
-            push_down(x, i, L->y);
-        bool dual_first = t->lp_obj > 0;
-        if (!(dual_first && try_farkas(x, i, L->y, SBW_ARGMAX_TRUNC_FARKAS, t)) &&
-            !try_witness(L, x, i, t) && !dual_first)
-            (void)try_farkas(x, i, L->y, SBW_ARGMAX_TRUNC_FARKAS, t);
+    /* from the warm basis, then once from a fresh one when neither
+     * certificate passed (an ill-conditioned basis leaves q off its
+     * constraints by more than the tolerance) */
+    for (int round = 0; round < 2 && t->keep < 0; round++) {
+        if (round)
+            glp_adv_basis(L->P, 0);
+        if (solve(L->P))
+            certify(L, x, i, t);
     }
     set_box(L->P, i, x->o->sigma, x->p[i]);
 }
