@@ -34,7 +34,7 @@ if [ $sp = 1 ]; then
     $PY bench/trunc_ref.py gen "$M" "$DIM" "$N" 1 "$D/W.npy" "$D/logp.npy" || { bench_fail "trunc_ref.py gen"; exit 1; }
 else
     "$BIN/sbw-synth" head --m "$M" --d "$DIM" --seed 1 -o "$D/W.npy" -q >/dev/null &&
-        "$BIN/sbw-synth" lowrank --n "$N" --m "$M" --scale 3 --seed 1 -o "$D/logp.npy" -q >/dev/null ||
+        "$BIN/sbw-synth" lowrank --n "$N" --m "$M" --rank "$N" --scale 3 --seed 1 -o "$D/logp.npy" -q >/dev/null ||
         { bench_fail "sbw-synth: the head and outputs"; exit 1; }
 fi
 
