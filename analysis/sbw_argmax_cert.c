@@ -2,6 +2,8 @@
  * the LP solver (see the header for the arguments). */
 #include "sbw_argmax_cert.h"
 
+#include "sbw_error.h"
+
 #include <float.h>
 #include <gmp.h>
 #include <math.h>
@@ -329,6 +331,301 @@ bool sbw_argmax_cert_exact_lambda(const double *w, size_t m, size_t d, size_t ld
         mpq_clear(a[e]);
     for (size_t t = 0; t < k; t++)
         mpq_clear(x[t]);
+    free(a);
+    free(x);
+    return ok;
+}
+
+/* ---- truncation: Farkas certificates and witnesses ------------------------ */
+
+/* Products of up to four doubles, each M 2^(e - 53) with e >= -1073, are
+ * integers times 2^-4504 or finer: accumulators of the truncation checks
+ * hold their sums times 2^TSHIFT, exactly. */
+enum { TSHIFT = 4608 };
+
+/* acc += sign * prod f[0..n) * 2^TSHIFT exactly (n <= 4, every f finite). */
+static void t_add(mpz_t acc, mpz_t t, const double *f, int n, int sign)
+{
+    long e = TSHIFT;
+    mpz_set_si(t, sign);
+    for (int k = 0; k < n; k++) {
+        if (f[k] == 0)
+            return;
+        int ek;
+        double fr = frexp(f[k], &ek);
+        mpz_mul_si(t, t, (long)ldexp(fr, 53));
+        e += ek - 53;
+    }
+    mpz_mul_2exp(t, t, (mp_bitcnt_t)e);
+    mpz_add(acc, acc, t);
+}
+
+/* acc / 2^TSHIFT rounded towards zero (a nonzero value that underflows
+ * becomes the smallest subnormal of its sign). */
+static double t_value(const mpz_t acc)
+{
+    mpq_t q;
+    mpq_init(q);
+    mpq_set_z(q, acc);
+    mpq_div_2exp(q, q, TSHIFT);
+    double r = mpq_get_d(q);
+    mpq_clear(q);
+    if (r == 0 && mpz_sgn(acc))
+        r = mpz_sgn(acc) > 0 ? DBL_TRUE_MIN : -DBL_TRUE_MIN;
+    return r;
+}
+
+/* |acc| / 2^TSHIFT rounded up. */
+static double t_abs_upper(const mpz_t acc)
+{
+    mpz_t a, den;
+    mpz_init(a);
+    mpz_init_set_ui(den, 1);
+    mpz_abs(a, acc);
+    mpz_mul_2exp(den, den, TSHIFT);
+    double r = mpz_sgn(a) ? q_upper(a, den) : 0.0;
+    mpz_clear(a);
+    mpz_clear(den);
+    return r;
+}
+
+/* s_j = w_j.y[0..d) + y[d] in double, and its rounding bound. */
+static double s_fl(const double *wj, const double *y, size_t d, double g, double *err)
+{
+    double s = y[d], a = fabs(y[d]);
+    for (size_t k = 0; k < d; k++) {
+        double t = wj[k] * y[k];
+        s += t;
+        a += fabs(t);
+    }
+    *err = 1.01 * g * a + (double)(d + 1) * DBL_TRUE_MIN;
+    return s;
+}
+
+/* g(y) in double with a rigorous bound (see the header); false when the
+ * bound cannot settle the answer (then the exact evaluation decides). */
+static bool farkas_fl(const double *w, size_t m, size_t d, size_t ldw, const double *p,
+                      double sigma, size_t i, const double *y, sbw_argmax_cert_f_res *res)
+{
+    const double u = DBL_EPSILON / 2, gd = sbw_argmax_cert_gamma(d + 1);
+    bool inf = isinf(sigma);
+    double G = 0, T = 0, E = 0, L = inf ? 1.0 : fmax(1.0, sigma - 1);
+    if ((double)(m + d + 4) * DBL_EPSILON >= 1e-3)
+        return false;
+    for (size_t j = 0; j < m; j++) {
+        double e, s = s_fl(w + j * ldw, y, d, gd, &e), phi = s;
+        if (j != i && inf && !(s <= -e))
+            return false; /* the sign of s_j is not settled: exactly */
+        if (j != i && !inf && s > 0)
+            phi = s - sigma * s;
+        double t = p[j] * phi;
+        G += t;
+        T += fabs(t);
+        E += p[j] * ((j == i ? 1.0 : L) * e + 3 * u * (inf ? 1.0 : sigma + 1) * fabs(s));
+    }
+    double B = 1.01 * (E + sbw_argmax_cert_gamma(m + 1) * T) + 2 * (double)m * DBL_TRUE_MIN;
+    if (!isfinite(G) || !isfinite(B) || !(fabs(G) > B))
+        return false;
+    *res = (sbw_argmax_cert_f_res){.value = G, .bound = B, .proven = G > 0};
+    return true;
+}
+
+/* g(y) exactly: s_j exactly, then phat_j s_j and sigma phat_j s_j as sums
+ * of products of three and four doubles. */
+static void farkas_exact(const double *w, size_t m, size_t d, size_t ldw, const double *p,
+                         double sigma, size_t i, const double *y, sbw_argmax_cert_f_res *res)
+{
+    bool inf = isinf(sigma);
+    mpz_t g, s, t;
+    mpz_init(g);
+    mpz_init(s);
+    mpz_init(t);
+    *res = (sbw_argmax_cert_f_res){.exact = true, .proven = true};
+    for (size_t j = 0; j < m && res->proven; j++) {
+        const double *wj = w + j * ldw;
+        mpz_set_ui(s, 0);
+        for (size_t k = 0; k < d; k++)
+            t_add(s, t, (double[]){wj[k], y[k]}, 2, 1);
+        t_add(s, t, &y[d], 1, 1);
+        int sg = mpz_sgn(s);
+        if (j != i && inf && sg > 0)
+            res->proven = false;
+        int drop = j != i && !inf && sg > 0; /* also - sigma phat_j s_j */
+        for (size_t k = 0; k <= d && res->proven; k++) {
+            double wk = k < d ? wj[k] : 1.0;
+            t_add(g, t, (double[]){p[j], wk, y[k]}, 3, 1);
+            if (drop)
+                t_add(g, t, (double[]){sigma, p[j], wk, y[k]}, 4, -1);
+        }
+    }
+    if (res->proven) {
+        res->proven = mpz_sgn(g) > 0;
+        res->value = t_value(g);
+    } else {
+        res->value = NAN;
+    }
+    mpz_clear(g);
+    mpz_clear(s);
+    mpz_clear(t);
+}
+
+void sbw_argmax_cert_farkas(const double *w, size_t m, size_t d, size_t ldw, const double *phat,
+                            double sigma, size_t i, const double *y, sbw_argmax_cert_f_res *res)
+{
+    *res = (sbw_argmax_cert_f_res){.value = NAN, .bound = INFINITY};
+    if (i >= m || !(sigma >= 1))
+        return;
+    for (size_t k = 0; k <= d; k++)
+        if (!isfinite(y[k]))
+            return;
+    if (!farkas_fl(w, m, d, ldw, phat, sigma, i, y, res))
+        farkas_exact(w, m, d, ldw, phat, sigma, i, y, res);
+}
+
+struct sbw_argmax_cert_ctx {
+    const double *w, *p;
+    size_t m, d, ldw;
+    mpz_t *c; /* d + 1: A^T phat times 2^TSHIFT */
+};
+
+int sbw_argmax_cert_ctx_alloc(sbw_argmax_cert_ctx **out, const double *w, size_t m, size_t d,
+                              size_t ldw, const double *phat)
+{
+    *out = NULL;
+    sbw_argmax_cert_ctx *c = calloc(1, sizeof *c);
+    mpz_t *acc = c ? malloc((d + 1) * sizeof *acc) : NULL;
+    if (!acc) {
+        free(c);
+        return SBW_ERROR(SBW_ENOMEM, "truncation: no memory for a certificate context");
+    }
+    *c = (sbw_argmax_cert_ctx){.w = w, .p = phat, .m = m, .d = d, .ldw = ldw, .c = acc};
+    mpz_t t;
+    mpz_init(t);
+    for (size_t k = 0; k <= d; k++) {
+        mpz_init(acc[k]);
+        for (size_t j = 0; j < m; j++)
+            t_add(acc[k], t, (double[]){k < d ? w[j * ldw + k] : 1.0, phat[j]}, 2, 1);
+    }
+    mpz_clear(t);
+    *out = c;
+    return SBW_OK;
+}
+
+void sbw_argmax_cert_ctx_free(sbw_argmax_cert_ctx *c)
+{
+    if (!c)
+        return;
+    for (size_t k = 0; k <= c->d; k++)
+        mpz_clear(c->c[k]);
+    free(c->c);
+    free(c);
+}
+
+/* 0 <= q <= sigma phat_j, exactly. */
+static bool in_box(double q, double sigma, double pj, mpz_t a, mpz_t t)
+{
+    if (!(q >= 0) || !isfinite(q))
+        return false;
+    if (isinf(sigma) || q <= sigma * pj * (1 - 4 * DBL_EPSILON))
+        return true;
+    mpz_set_ui(a, 0);
+    t_add(a, t, &q, 1, 1);
+    t_add(a, t, (double[]){sigma, pj}, 2, -1);
+    return mpz_sgn(a) <= 0;
+}
+
+void sbw_argmax_cert_witness(const sbw_argmax_cert_ctx *c, double sigma, size_t i, const double *q,
+                             sbw_argmax_cert_w_res *res)
+{
+    *res = (sbw_argmax_cert_w_res){.residual = NAN, .valid = i < c->m && q[i] == 0};
+    mpz_t a, t;
+    mpz_init(a);
+    mpz_init(t);
+    for (size_t j = 0; j < c->m && res->valid; j++) {
+        res->valid = in_box(q[j], sigma, c->p[j], a, t);
+        res->support += q[j] > 0;
+    }
+    double r = 0;
+    for (size_t k = 0; k <= c->d && res->valid; k++) {
+        mpz_neg(a, c->c[k]);
+        for (size_t j = 0; j < c->m; j++)
+            if (q[j] != 0)
+                t_add(a, t, (double[]){k < c->d ? c->w[j * c->ldw + k] : 1.0, q[j]}, 2, 1);
+        r = fmax(r, t_abs_upper(a));
+    }
+    if (res->valid)
+        res->residual = r;
+    mpz_clear(a);
+    mpz_clear(t);
+}
+
+/* The rational system of an exact witness: column t of a is a_{basis_t},
+ * the last column A^T phat - sigma sum_{up} a_j phat_j. */
+static void witness_system(const sbw_argmax_cert_ctx *c, double sigma, const size_t *basis,
+                           size_t k, const size_t *up, size_t k_up, mpq_t *a)
+{
+    size_t n = k + 1;
+    mpz_t r, t;
+    mpz_init(r);
+    mpz_init(t);
+    for (size_t row = 0; row <= c->d; row++) {
+        for (size_t s = 0; s < k; s++)
+            mpq_set_d(a[row * n + s], row < c->d ? c->w[basis[s] * c->ldw + row] : 1.0);
+        mpz_set(r, c->c[row]);
+        for (size_t s = 0; s < k_up; s++) {
+            double wk = row < c->d ? c->w[up[s] * c->ldw + row] : 1.0;
+            t_add(r, t, (double[]){sigma, c->p[up[s]], wk}, 3, -1);
+        }
+        mpq_set_z(a[row * n + k], r);
+        mpq_div_2exp(a[row * n + k], a[row * n + k], TSHIFT);
+    }
+    mpz_clear(r);
+    mpz_clear(t);
+}
+
+bool sbw_argmax_cert_witness_exact(const sbw_argmax_cert_ctx *c, double sigma, size_t i,
+                                   const size_t *basis, size_t k, const size_t *up, size_t k_up)
+{
+    size_t rows = c->d + 1, n = k + 1;
+    if (k == 0 || (double)rows * (double)k * (double)k > 3e4 || (double)k_up * (double)rows > 1e6 ||
+        (k_up && isinf(sigma)))
+        return false;
+    for (size_t s = 0; s < k; s++)
+        if (basis[s] >= c->m || basis[s] == i)
+            return false;
+    for (size_t s = 0; s < k_up; s++)
+        if (up[s] >= c->m || up[s] == i)
+            return false;
+    mpq_t *a = malloc(rows * n * sizeof *a), *x = malloc(k * sizeof *x), hi;
+    if (!a || !x) {
+        free(a);
+        free(x);
+        return false;
+    }
+    for (size_t e = 0; e < rows * n; e++)
+        mpq_init(a[e]);
+    for (size_t s = 0; s < k; s++)
+        mpq_init(x[s]);
+    mpq_init(hi);
+    witness_system(c, sigma, basis, k, up, k_up, a);
+    bool ok = q_solve(a, rows, k, x);
+    for (size_t s = 0; s < k && ok; s++) {
+        ok = mpq_sgn(x[s]) >= 0;
+        if (ok && !isinf(sigma)) { /* x_s <= sigma phat_j, exactly */
+            mpq_set_d(hi, sigma);
+            mpq_t pj;
+            mpq_init(pj);
+            mpq_set_d(pj, c->p[basis[s]]);
+            mpq_mul(hi, hi, pj);
+            mpq_clear(pj);
+            ok = mpq_cmp(x[s], hi) <= 0;
+        }
+    }
+    for (size_t e = 0; e < rows * n; e++)
+        mpq_clear(a[e]);
+    for (size_t s = 0; s < k; s++)
+        mpq_clear(x[s]);
+    mpq_clear(hi);
     free(a);
     free(x);
     return ok;

@@ -87,4 +87,73 @@ double sbw_argmax_cert_gamma(size_t n);
  * a_j > 0). */
 bool sbw_argmax_cert_ray(const double *a, const double *c, size_t n, double pref, double *s);
 
+/* ---- truncation (sbw_argmax_trunc): which tokens may have p* = 0 -------
+ *
+ * For a model output phat (m probabilities, the doubles as stored) and the
+ * head's W, token i "may be zero" when some q in
+ *   F_i = { q : W^T q = W^T phat, 1^T q = 1^T phat, q_i = 0,
+ *           0 <= q_j <= sigma phat_j }            (sigma >= 1 or +inf)
+ * exists, and "cannot be zero" when F_i is empty (Finlayson et al. 2024,
+ * basis-aware truncation).  Write a_j = (w_j, 1) and s_j = a_j.y for a
+ * y of d + 1 values (y[d] multiplies the row of ones).  Farkas: F_i is
+ * empty iff some y has
+ *   g(y) = sum_j phat_j s_j - sigma sum_{j != i} phat_j max(s_j, 0) > 0
+ * (with sigma = +inf: s_j <= 0 for every j != i and sum_j phat_j s_j > 0),
+ * since for q in F_i, 0 = y.(A^T q - A^T phat) <= sum_{j!=i} sigma phat_j
+ * max(s_j, 0) - sum_j phat_j s_j = -g(y).  A witness q in F_i (to a
+ * residual) is the other certificate. */
+
+/* What a Farkas certificate y shows: value = g(y) (a double evaluation, or
+ * the exact value rounded towards zero), bound its rounding bound (0 when
+ * exact), proven: g(y) > 0 exactly (and, sigma = +inf, every s_j <= 0). */
+typedef struct sbw_argmax_cert_f_res {
+    double value, bound;
+    bool exact;
+    bool proven;
+} sbw_argmax_cert_f_res;
+
+/* Checks y (d + 1 values) for token i < m of phat (m values) and W (m x d,
+ * leading dimension ldw) with the bound sigma (>= 1, or INFINITY): g(y)
+ * in double with a rigorous bound (Higham's gamma_n, the Lipschitz
+ * constant max(1, sigma - 1) of s -> s - sigma max(s, 0), underflow), and
+ * exactly (GMP) when that bound cannot settle the sign.  Pure,
+ * thread-safe; O(m d). */
+void sbw_argmax_cert_farkas(const double *w, size_t m, size_t d, size_t ldw, const double *phat,
+                            double sigma, size_t i, const double *y, sbw_argmax_cert_f_res *res);
+
+/* The exact A^T phat of one model output, shared by the witness checks of
+ * its tokens: W and phat are kept by pointer (they must outlive it). */
+typedef struct sbw_argmax_cert_ctx sbw_argmax_cert_ctx;
+
+/* Computes A^T phat exactly (O(m d) exact additions).  Errors: SBW_ENOMEM;
+ * *c is NULL on failure (nothing allocated). */
+int sbw_argmax_cert_ctx_alloc(sbw_argmax_cert_ctx **c, const double *w, size_t m, size_t d,
+                              size_t ldw, const double *phat);
+void sbw_argmax_cert_ctx_free(sbw_argmax_cert_ctx *c);
+
+/* What a witness q shows: residual, an exact upper bound of
+ * max(||W^T (q - phat)||_inf, |1^T (q - phat)|) (0 only when both are 0);
+ * support, q's positive entries; valid: q finite, q_i = 0 and
+ * 0 <= q_j <= sigma phat_j for every j, exactly. */
+typedef struct sbw_argmax_cert_w_res {
+    double residual;
+    size_t support;
+    bool valid;
+} sbw_argmax_cert_w_res;
+
+/* Checks the witness q (m values) for token i.  Pure, thread-safe; O(k d)
+ * exact additions for k = q's support. */
+void sbw_argmax_cert_witness(const sbw_argmax_cert_ctx *c, double sigma, size_t i, const double *q,
+                             sbw_argmax_cert_w_res *res);
+
+/* An exact witness from a basis: q_j = sigma phat_j on the k_up tokens
+ * up[], the k tokens basis[] solved exactly over the rationals (GMP) from
+ * A^T q = A^T phat, every other q_j = 0; true when that system has a
+ * unique solution with 0 <= q_j <= sigma phat_j on basis[] and i is in
+ * neither list (then F_i is not empty: a proof, with no rounding).  False
+ * too when the system is large ((d + 1) k^2 > 3e4 or k_up (d + 1) > 1e6:
+ * the cost). */
+bool sbw_argmax_cert_witness_exact(const sbw_argmax_cert_ctx *c, double sigma, size_t i,
+                                   const size_t *basis, size_t k, const size_t *up, size_t k_up);
+
 #endif

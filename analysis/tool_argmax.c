@@ -4,8 +4,10 @@
  * such word can reach with a context of bounded norm. */
 #include "sbw.h"
 #include "sbw_argmax.h"
+#include "sbw_argmax_trunc.h"
 
 #include <glpk.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +70,46 @@ static const char details[] =
     "Examples:\n"
     "  sbw-argmax W.npy\n"
     "  sbw-argmax --bias b.npy --vocab vocab.txt --max-prob 1,10,100 W.npy\n"
-    "  sbw-argmax --words 0:99 --json W.npy\n";
+    "  sbw-argmax --words 0:99 --json W.npy\n"
+    "  sbw-argmax --truncation logp.npy --threshold 0.001 W.npy\n";
+
+/* --truncation's part of --help (a literal of its own: C99 promises
+ * 4095 characters a string literal). */
+static const char trunc_details[] =
+    "--truncation LOGP: which tokens a truncation may drop (basis-aware truncation,\n"
+    "Finlayson, Hewitt, Koller, Swayamdipta and Sabharwal, ICLR 2024, 'Closing the\n"
+    "Curious Case of Neural Text Degeneration').  LOGP holds N model outputs (N x M\n"
+    "log-probabilities, rows normalised) of a model whose head is W.  If the\n"
+    "model's h is the cross-entropy optimum for the true distribution p*, the\n"
+    "gradient in h vanishes: W^T phat = W^T p* (the bias does not enter, so --bias\n"
+    "is refused here).  With the paper's bound p*_j <= sigma phat_j (--threshold T:\n"
+    "sigma = 1/(1-T), the authors' exp(delta); --delta D: sigma = exp(D); neither:\n"
+    "no bound), token i may be zero iff some q has\n"
+    "    W^T q = W^T phat,  1^T q = 1^T phat,  q_i = 0,  0 <= q_j <= sigma phat_j\n"
+    "(the program of the authors' code; the paper's equation numbers were not at\n"
+    "hand here).  Each row answers one (context, token):\n"
+    "  keep 1: p*_i > 0 is proven: a Farkas vector y (s_j = w_j.y + y_0) with\n"
+    "    g = sum_j phat_j s_j - sigma sum_{j!=i} phat_j max(s_j, 0) > 0, checked in\n"
+    "    double with a rigorous bound and exactly (GMP) where that cannot settle\n"
+    "    it (margin: g, bound: its rounding bound, 0 when exact).  reason threshold:\n"
+    "    y = (0, 1), the paper's threshold rule phat_i > 1 - 1/sigma; farkas: the\n"
+    "    dual of the LP (GLPK, one per context, min of the constraints' slacks);\n"
+    "  keep 0: i may be zero: a witness q, witness_exact (rational, from the LP's\n"
+    "    basis, every constraint exact; residual 0) or witness (doubles: residual,\n"
+    "    an exact upper bound of the largest constraint error, <= --tol x scale,\n"
+    "    scale = max(1, max |w|));\n"
+    "  keep -1: undecided, no certificate passed (a warning counts them).\n"
+    "The proofs are about phat = exp(LOGP) in double (renormalised first with\n"
+    "--normalize; a row off 1 is refused without it) and the sigma printed in\n"
+    "the header.  Columns: context token [name] logp keep reason margin bound\n"
+    "residual support (the witness's positive entries) lp_obj (the LP's optimum,\n"
+    "nan when the threshold settled it).  --words picks the tokens.  Cost: one\n"
+    "LP of D+1 rows and M columns per (context, token), warm-started.\n";
 
 typedef struct argmax_args {
-    const char *bias, *vocab, *words, *max_prob;
-    bool max_prob_all, lp_only;
-    double tol, prob_tol;
+    const char *bias, *vocab, *words, *max_prob, *trunc;
+    bool max_prob_all, lp_only, normalize;
+    double tol, prob_tol, threshold, delta;
     long max_rounds;
 } argmax_args;
 
@@ -274,6 +310,127 @@ static int validate(const sbw_cli *cli, const argmax_args *a, run_state *s)
     return SBW_EXIT_OK;
 }
 
+/* ---- --truncation ------------------------------------------------------- */
+
+/* The options that do not apply to the mode chosen: a usage error naming
+ * the first (sbw_cli_check_applies). */
+static int trunc_applies(const sbw_cli *cli, const sbw_cli_common *c, const argmax_args *a)
+{
+    bool t = a->trunc != NULL;
+    static const char lps[] = "only the argmaxable-word LPs and --max-prob use it";
+    const sbw_cli_applies rows[] = {
+        {"--bias", !t, "--truncation", "W^T phat = W^T p* does not involve b (see --help)"},
+        {"--max-prob", !t, "--truncation", lps},
+        {"--max-prob-all", !t, "--truncation", lps},
+        {"--prob-tol", !t, "--truncation", lps},
+        {"--lp-only", !t, "--truncation", lps},
+        {"--max-rounds", !t, "--truncation", lps},
+        {"--threshold", t, "the argmaxable words", "it bounds p*/phat for --truncation"},
+        {"--delta", t, "the argmaxable words", "it bounds p*/phat for --truncation"},
+        {"--normalize", t, "the argmaxable words", "it renormalises --truncation's rows"}};
+    int st = sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
+    if (!st && sbw_cli_given(cli, c, "--threshold") && sbw_cli_given(cli, c, "--delta"))
+        st = sbw_cli_usage_error(cli, "--threshold and --delta both set the bound: give one");
+    return st;
+}
+
+/* sigma of p*_j <= sigma phat_j from the options (INFINITY: none). */
+static double trunc_sigma(const sbw_cli *cli, const sbw_cli_common *c, const argmax_args *a)
+{
+    if (sbw_cli_given(cli, c, "--threshold"))
+        return 1 / (1 - a->threshold);
+    return sbw_cli_given(cli, c, "--delta") ? exp(a->delta) : INFINITY;
+}
+
+static void trunc_meta(sbw_table *t, const char *path, const argmax_args *a, double sigma,
+                       const sbw_argmax_trunc_file_res *r)
+{
+    const sbw_argmax_trunc_summary *s = &r->sum;
+    sbw_table_meta_str(t, "file", path);
+    sbw_table_meta_str(t, "truncation", a->trunc);
+    sbw_table_meta_str(t, "vocab", a->vocab ? a->vocab : "");
+    sbw_table_meta_int(t, "m", (long long)r->w.rows);
+    sbw_table_meta_int(t, "d", (long long)r->w.cols);
+    sbw_table_meta_int(t, "contexts", (long long)s->contexts);
+    sbw_table_meta_dbl(t, "sigma", sigma);
+    sbw_table_meta_str(t, "lp_solver", "GLPK");
+    sbw_table_meta_str(t, "lp_solver_version", glp_version());
+    sbw_table_meta_dbl(t, "tol", a->tol);
+    sbw_table_meta_dbl(t, "scale", s->scale);
+    sbw_table_meta_dbl(t, "max_abs_logsumexp", r->max_abs_lse);
+    sbw_table_meta_int(t, "normalized", a->normalize);
+    sbw_table_meta_int(t, "checked", (long long)s->checked);
+    sbw_table_meta_int(t, "keep", (long long)s->keep);
+    sbw_table_meta_int(t, "may_drop", (long long)s->may_drop);
+    sbw_table_meta_int(t, "undecided", (long long)s->undecided);
+    sbw_table_meta_int(t, "by_threshold", (long long)s->by_threshold);
+    sbw_table_meta_int(t, "by_lp", (long long)s->by_lp);
+    sbw_table_meta_int(t, "exact_witnesses", (long long)s->exact_witnesses);
+    sbw_table_meta_int(t, "lp_solves", (long long)s->lp_solves);
+    sbw_table_meta_dbl(t, "seconds", s->seconds);
+}
+
+/* One row per (context, token).  Sticky table calls: the status is the
+ * table's first failure. */
+static int trunc_row(sbw_table *t, const sbw_argmax_trunc_tok *k,
+                     const sbw_argmax_trunc_file_res *r)
+{
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "context", (long long)k->context);
+    sbw_table_set_int(t, "token", (long long)k->token);
+    if (r->names)
+        sbw_table_set_str(t, "name", r->names[k->token]);
+    sbw_table_set_dbl(t, "logp", r->logp.data[k->context * r->logp.ld + k->token]);
+    sbw_table_set_int(t, "keep", k->keep);
+    sbw_table_set_str(t, "reason", sbw_argmax_trunc_reason_name(k->reason));
+    sbw_table_set_dbl(t, "margin", k->margin);
+    sbw_table_set_dbl(t, "bound", k->bound);
+    sbw_table_set_dbl(t, "residual", k->residual);
+    if (k->keep == 0)
+        sbw_table_set_int(t, "support", (long long)k->support);
+    sbw_table_set_dbl(t, "lp_obj", k->lp_obj);
+    return sbw_table_status(t);
+}
+
+/* sbw_argmax_trunc_file, then its table to -o (or stdout); nothing
+ * written after a failure. */
+static int trunc_run(const char *path, const argmax_args *a, const sbw_cli_common *c, double sigma,
+                     const run_state *s)
+{
+    sbw_argmax_trunc_file_opts o = {.logp = a->trunc,
+                                    .vocab = a->vocab,
+                                    .tokens = s->words,
+                                    .ntok = s->nwords,
+                                    .normalize = a->normalize,
+                                    .run = {.sigma = sigma, .tol = a->tol}};
+    sbw_argmax_trunc_file_res r;
+    int st = sbw_argmax_trunc_file(path, &o, &r);
+    sbw_table *t = NULL;
+    if (!st && r.sum.undecided)
+        sbw_table_warn("truncation_undecided: %zu (context, token) pair(s) got no certificate "
+                       "either way: keep -1, neither answer is established",
+                       r.sum.undecided);
+    st = st ? st : sbw_table_alloc(&t, "sbw-argmax", c, false);
+    if (!st) {
+        static const char *const cols[] = {"context",  "token",   "name",   "logp",
+                                           "keep",     "reason",  "margin", "bound",
+                                           "residual", "support", "lp_obj"};
+        const char *use[11];
+        size_t n = 0;
+        for (size_t k = 0; k < 11; k++)
+            if (k != 2 || r.names)
+                use[n++] = cols[k];
+        trunc_meta(t, path, a, sigma, &r);
+        sbw_table_columns(t, use, n);
+        for (size_t k = 0; k < r.logp.rows * r.ntok && !sbw_table_status(t); k++)
+            trunc_row(t, &r.out[k], &r);
+        st = sbw_table_write(t, c->output ? c->output : "-", c->json);
+    }
+    sbw_table_free(t);
+    sbw_argmax_trunc_file_free(&r);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
@@ -291,11 +448,20 @@ int main(int argc, char **argv)
          "lambda certificate: residual, gap <= T x scale (0: exact only)"},
         {"--max-rounds", "N", SBW_ARG_LONG, &a.max_rounds, 1, 100000, "LP rounds per word"},
         {"--lp-only", NULL, SBW_ARG_FLAG, &a.lp_only, 0, 0, "no pre-filter: every word by LP"},
+        {"--truncation", "LOGP", SBW_ARG_STRING, &a.trunc, 0, 0,
+         "which tokens of these outputs (N x M log-probs) may be zero"},
+        {"--threshold", "T", SBW_ARG_DOUBLE, &a.threshold, 0, 0.999999,
+         "--truncation: p* <= phat / (1 - T) (the paper's threshold)"},
+        {"--delta", "D", SBW_ARG_DOUBLE, &a.delta, 0, 700, "--truncation: p* <= exp(D) phat"},
+        {"--normalize", NULL, SBW_ARG_FLAG, &a.normalize, 0, 0,
+         "--truncation: subtract each row's logsumexp (else a row off 1 is refused)"},
         {0}};
+    static char help[sizeof details + sizeof trunc_details + 1];
+    snprintf(help, sizeof help, "%s\n%s", details, trunc_details);
     const sbw_cli cli = {"sbw-argmax",
                          "W.npy",
                          "Which words a Softmax head can never predict (exact, certified).",
-                         details,
+                         help,
                          opts,
                          1,
                          1,
@@ -305,12 +471,14 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    if ((st = validate(&cli, &a, &s)) != 0) {
+    if ((st = trunc_applies(&cli, &c, &a)) != 0 || (st = validate(&cli, &a, &s)) != 0) {
         run_free(&s);
         return st;
     }
-    const char *in[] = {c.args[0], a.bias, a.vocab};
+    const char *in[] = {c.args[0], a.bias, a.vocab, a.trunc};
     size_t nin = 1;
+    if (a.trunc)
+        in[nin++] = a.trunc;
     if (a.bias)
         in[nin++] = a.bias;
     if (a.vocab)
@@ -320,8 +488,12 @@ int main(int argc, char **argv)
     if (!st) {
         sbw_error_gsl_quiet();
         sbw_cli_threads(c.threads);
-        st = compute(c.args[0], &a, c.quiet, &s);
-        st = st ? st : report(c.args[0], &a, &c, &s);
+        if (a.trunc) {
+            st = trunc_run(c.args[0], &a, &c, trunc_sigma(&cli, &c, &a), &s);
+        } else {
+            st = compute(c.args[0], &a, c.quiet, &s);
+            st = st ? st : report(c.args[0], &a, &c, &s);
+        }
     }
     run_free(&s);
     return st ? sbw_cli_fail("sbw-argmax", st) : SBW_EXIT_OK;

@@ -208,3 +208,6 @@ head_dir "$D/map_count" plif 0 2 5 && slopes "$D/map_count" 2 "$ONE$ONE"
 head_dir "$D/map_mos" mos 2 0 6
 mkdir -p "$D/map_text"
 printf '# model=plif\n#bad line\n' >"$D/map_text/params.tsv"
+
+# ---- sbw-argmax --truncation (issue 31): a head of 7 words for good.npy's rows ----------
+cp "$FIX/argmax_square.npy" "$D/square.npy"

@@ -129,6 +129,60 @@ expect_grep '/nonexistent/dir/a.tsv: cannot create' "$T/err" "-o uncreatable: na
 "$A" -q --lp-only --threads 1 "$SQ" | tsv_rows - >"$T/t1" 2>/dev/null
 "$A" -q --lp-only --threads 2 "$SQ" | tsv_rows - >"$T/t2" 2>/dev/null
 if [ -s "$T/t1" ] && cmp -s "$T/t1" "$T/t2"; then ok; else bad "rows differ between 1 and 2 threads"; fi
+# --truncation (basis-aware truncation) on the square and the outputs of
+# make_trunc_fixtures.py, whose answers are known by geometry (see there):
+# no bound, every token may be zero (exact witnesses); sigma = 1, every
+# token kept by the threshold rule; --threshold 0.9, word 0 of row 1 (0.94)
+TR=$FIX/trunc_square.npy
+expect_exit 0 "--truncation, no bound" "$A" -q --truncation "$TR" --vocab "$FIX/argmax_vocab.txt" "$SQ"
+expect_eq "$(tsv_meta "$T/out" checked)/$(tsv_meta "$T/out" keep)/$(tsv_meta "$T/out" may_drop)/$(tsv_meta "$T/out" undecided)" \
+    14/0/14/0 "no bound: every token may be zero"
+expect_eq "$(tsv_meta "$T/out" sigma)/$(tsv_meta "$T/out" contexts)" inf/2 "no bound: sigma inf, 2 contexts"
+r=$(tsv_field "$T/out" residual 9)
+if awk -v r="$r" 'BEGIN { exit !(r >= 0 && r <= 1e-9) }'; then ok; else bad "row 1, word 1: residual $r > tol"; fi
+expect_exit 0 "--truncation --tol 0: exact witnesses" "$A" -q --tol 0 --truncation "$TR" --vocab "$FIX/argmax_vocab.txt" "$SQ"
+expect_eq "$(tsv_meta "$T/out" exact_witnesses)/$(tsv_meta "$T/out" undecided)" 14/0 "--tol 0: 14 exact witnesses"
+expect_eq "$(tsv_field "$T/out" reason 9)/$(tsv_field "$T/out" residual 9)/$(tsv_field "$T/out" name 9)" \
+    witness_exact/0/nw "row 1, word 1: an exact witness"
+expect_grep '^# command=.*--truncation' "$T/out" "truncation: # command= line"
+expect_exit 0 "--threshold 0: sigma 1" "$A" -q --truncation "$TR" --threshold 0 "$SQ"
+expect_eq "$(tsv_meta "$T/out" keep)/$(tsv_meta "$T/out" by_threshold)/$(tsv_meta "$T/out" lp_solves)" \
+    14/14/0 "sigma 1: every token kept by the threshold, no LP"
+expect_exit 0 "--threshold 0.9" "$A" -q --truncation "$TR" --threshold 0.9 "$SQ"
+expect_eq "$(tsv_meta "$T/out" keep)/$(tsv_meta "$T/out" may_drop)" 1/13 "--threshold 0.9: one kept"
+expect_eq "$(tsv_field "$T/out" context 8)/$(tsv_field "$T/out" token 8)/$(tsv_field "$T/out" keep 8)/$(tsv_field "$T/out" reason 8)" \
+    1/0/1/threshold "--threshold 0.9: row 1's 0.94 kept by the threshold"
+m=$(tsv_field "$T/out" margin 8)
+bd=$(tsv_field "$T/out" bound 8)
+if awk -v m="$m" -v b="$bd" 'BEGIN { exit !(m > b && m > 0.39 && m < 0.41) }'; then ok; else
+    bad "threshold certificate: g $m (10 x 0.94 - 9 = 0.4), bound $bd"
+fi
+expect_eq "$(tsv_field "$T/out" keep 12)" 0 "--threshold 0.9: word 4 (a copy of 0) may be zero"
+expect_exit 0 "--delta ln 10: the same sigma" "$A" -q --truncation "$TR" --delta 2.302585092994046 "$SQ"
+expect_eq "$(tsv_meta "$T/out" keep)" 1 "--delta: one kept"
+expect_exit 0 "--truncation --words --json" "$A" -q --json --truncation "$TR" --words 4,0 --threshold 0.9 "$SQ"
+expect_grep '"checked": ?4' "$T/out" "--words: 2 tokens x 2 contexts"
+expect_grep '"reason": ?"threshold"' "$T/out" "json row"
+expect_exit 0 "--truncation -o" "$A" -q --truncation "$TR" -o "$T/tr.tsv" "$SQ"
+expect_grep '^# may_drop=14' "$T/tr.tsv" "-o file"
+# bad input: one line, exit 1 for data, 2 for usage
+expect_exit 1 "--truncation: not normalised" "$A" -q --truncation "$FIX/trunc_square_unnorm.npy" "$SQ"
+expect_lines 1 "$T/err" "not normalised: one line"
+expect_grep 'trunc_square_unnorm.npy: row 1 .*not normalised' "$T/err" "not normalised: says where"
+expect_exit 0 "--truncation --normalize" "$A" -q --normalize --truncation "$FIX/trunc_square_unnorm.npy" "$SQ"
+expect_eq "$(tsv_meta "$T/out" normalized)" 1 "--normalize in the header"
+expect_exit 1 "--truncation: wrong width" "$A" -q --truncation "$SQ" "$SQ"
+expect_grep 'argmax_square.npy: rows of 2 tokens for a head of 7' "$T/err" "wrong width: says why"
+expect_exit 1 "--truncation: NaN" "$A" -q --truncation "$FIX/argmax_nan.npy" "$FIX/argmax_nan.npy"
+expect_lines 1 "$T/err" "--truncation NaN: one line"
+expect_exit 2 "--truncation --bias" "$A" -q --truncation "$TR" --bias "$FIX/argmax_square_bias.npy" "$SQ"
+expect_grep 'does not involve b' "$T/err" "--bias refused: says why"
+expect_exit 2 "--threshold without --truncation" "$A" -q --threshold 0.5 "$SQ"
+expect_exit 2 "--threshold and --delta" "$A" -q --truncation "$TR" --threshold 0.5 --delta 1 "$SQ"
+expect_exit 2 "--threshold 1" "$A" -q --truncation "$TR" --threshold 1 "$SQ"
+expect_exit 2 "--truncation --max-prob" "$A" -q --truncation "$TR" --max-prob 1 "$SQ"
+expect_exit 2 "--truncation -o its input" "$A" -q --truncation "$TR" -o "$TR" "$SQ"
 expect_exit 0 "--help" "$A" --help
 expect_grep 'Examples' "$T/out" "--help teaches"
+expect_grep 'basis-aware truncation' "$T/out" "--help: truncation"
 finish

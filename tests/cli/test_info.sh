@@ -61,6 +61,9 @@ argmax_square_bias float64 little C 1.0
 argmax_bias6 float64 little C 1.0
 argmax_nan  float64 little C 1.0
 argmax_1row float64 little C 1.0
+# make_trunc_fixtures.py
+trunc_square float64 little C 1.0
+trunc_square_unnorm float64 little C 1.0
 EOF
 while read -r f dtype bo order ver; do
     case "$f" in '#'* | '') continue ;; esac
