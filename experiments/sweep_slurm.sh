@@ -366,7 +366,7 @@ EOF
 # (nothing when squeue is not there)
 slurm_queued() {
     command -v squeue >/dev/null 2>&1 || return 0
-    squeue -h -r -o '%i %T' 2>/dev/null | awk -v jobs="$OUT/slurm/jobs.tsv" '
+    squeue -h -r -o '%i|%T' 2>/dev/null | awk -F'|' -v jobs="$OUT/slurm/jobs.tsv" '
         BEGIN { while ((getline l < jobs) > 0) { split(l, f, "\t"); id[f[1]] = 1 } }
         { j = $1; sub(/_.*/, "", j) } j in id { printf "%s%s %s", (n++ ? ", " : ""), $1, $2 }'
 }
@@ -409,11 +409,10 @@ slurm_state() {
     st=$(awk -v f="$file" -v t="$task" '$1 == f && $2 == t { print $3, $4 }' "$s/states")
     log="$s/logs/${file%.sbatch}-$task.log"
     if [ -z "$st" ] && [ -f "$log" ]; then
-        why=$(grep -Eo 'DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)|CANCELLED AT|oom-kill|Out Of Memory|OUT_OF_MEMORY' "$log" | head -n 1)
-        case $why in
-        *TIME*) st="TIMEOUT" ;; *PREEMPTION) st="PREEMPTED" ;; *NODE*) st="NODE_FAIL" ;;
-        CANCELLED*) st="CANCELLED" ;; ?*) st="OUT_OF_MEMORY" ;;
-        esac
+        for w in 'DUE TO TIME LIMIT:TIMEOUT' 'DUE TO PREEMPTION:PREEMPTED' 'DUE TO NODE FAILURE:NODE_FAIL' \
+            'oom-kill|Out Of Memory|OUT_OF_MEMORY:OUT_OF_MEMORY' 'CANCELLED AT:CANCELLED'; do
+            if grep -Eq "${w%:*}" "$log"; then st=${w##*:} && break; fi
+        done
         [ -z "$st" ] || st="$st (from its log)"
     fi
     case $st in
