@@ -5,10 +5,13 @@
 #
 #   experiments/sweep.sh [options] run        run the missing cells here (-j J at once), then collect
 #   experiments/sweep.sh [options] plan       write the settings and the cell list, run nothing
-#   experiments/sweep.sh [options] --emit slurm      a Slurm job-array script over the cells
+#   experiments/sweep.sh [options] --emit slurm      Slurm jobs for the unfinished cells (OUT/slurm/:
+#                                             submit with bash OUT/slurm/submit.sh; docs/cluster.md)
 #   experiments/sweep.sh [options] --emit parallel   a GNU parallel job list (one line per cell)
-#   experiments/sweep.sh [options] collect    merge the cells, list missing/failed ones, figures, report
+#   experiments/sweep.sh [options] calibrate  measure the time model here (--emit slurm does it once)
+#   experiments/sweep.sh --out DIR collect    merge the cells, list missing/failed/queued ones, figures, report
 #   experiments/sweep.sh --out DIR cell NAME  run one cell (what run, Slurm and parallel call)
+#   experiments/sweep.sh --out DIR lang NAME  make one language, aALPHA_mM (a Slurm language job)
 #
 # A cell is one (alpha, M, D, head): it fits the head once per seed to the
 # language of (alpha, M) -- made by the first cell that needs it; sbw-synth
@@ -26,10 +29,23 @@
 # while its mean KL was still falling) and a "# warning=" line naming those
 # cells, so a figure's point that is not converged can be told.
 #
-# The plan is kept in OUT/settings as key=value lines; plan, run and cell
-# read it back as data (each key known, each value checked as the option
-# is), never as shell code.  --out may be relative (to the folder sweep.sh
-# is started in) and hold spaces and commas, not a newline.  SIGINT or
+# The plan is kept in OUT/settings as key=value lines; every command reads
+# it back as data (each key known, each value checked as the option is),
+# never as shell code, so run, plan, --emit and collect need only --out to
+# go on with a sweep (a setting given that differs is refused, exit 2).
+#
+# --emit slurm (experiments/sweep_slurm.sh says how): a job per language
+# not yet made, job arrays of the unfinished cells split by language and
+# cost, each after its language's job (afterok); --time from a time model
+# measured once by timed calibration fits here (OUT/timemodel, data, with
+# OUT/calibration.tsv), --mem from sbw-fit's own memory plan (--dry-run),
+# --cpus-per-task = --threads (T >= 1).  collect names queued cells and
+# failed ones with Slurm's state (sacct, or the task's log), and a cell
+# whose language job failed.  Emitting again after the jobs ended covers
+# the cells still unfinished (the earlier files move to OUT/slurm.N).
+#
+# --out may be relative (to the folder sweep.sh is started in) and hold
+# spaces and commas, not a newline.  SIGINT or
 # SIGTERM stops every running cell and its tools, removes their
 # temporaries and exits 130 or 143; a rerun redoes only the unfinished
 # cells.
