@@ -81,6 +81,9 @@ timed() {
     recipe_run /usr/bin/time -f '%e %M' -o "$f" "$@"
 }
 
+# time_field FILE K: field K of timed's last line (1 seconds, 2 KiB)
+time_field() { tail -n 1 "$1" | cut -d' ' -f"$2"; }
+
 # calibrate: OUT/calibration.tsv and OUT/timemodel from timed runs here
 # (above); a failed run is exit 1 with its reason, nothing written
 calibrate() {
@@ -97,7 +100,8 @@ calibrate() {
         -q -o "$c/lang.npy" >/dev/null || { echo "sweep.sh: calibrate: sbw-synth failed" >&2 && exit 1; }
     {
         printf 'tool\thead\td\tn\tm\tsteps\twall_seconds\tloop_seconds\tpeak_rss_kib\tplan_bytes\n'
-        printf 'sbw-synth\t-\t0\t%s\t%s\t0\t%s\tnan\t%s\tnan\n' $CALIB_N $CALIB_M $(tail -n 1 "$c/time")
+        printf 'sbw-synth\t-\t0\t%s\t%s\t0\t%s\tnan\t%s\tnan\n' $CALIB_N $CALIB_M "$(time_field "$c/time" 1)" \
+            "$(time_field "$c/time" 2)"
     } >"$c/cal.tsv"
     dmin=$(words "$DS" | tr ' ' '\n' | sort -n | head -n 1)
     dmax=$(words "$DS" | tr ' ' '\n' | sort -n | tail -n 1)
@@ -111,8 +115,8 @@ calibrate() {
                 { echo "sweep.sh: calibrate: sbw-fit --model $h --d $d failed" >&2 && exit 1; }
             plan=$(fit_plan_bytes "$h" "$d" $CALIB_M $CALIB_N)
             printf 'sbw-fit\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$h" "$d" $CALIB_N $CALIB_M $CALIB_STEPS \
-                $(tail -n 1 "$c/time" | cut -d' ' -f1) "$(tsv_field "$c/fit.tsv" seconds)" \
-                $(tail -n 1 "$c/time" | cut -d' ' -f2) "$plan" >>"$c/cal.tsv"
+                "$(time_field "$c/time" 1)" "$(tsv_field "$c/fit.tsv" seconds)" \
+                "$(time_field "$c/time" 2)" "$plan" >>"$c/cal.tsv"
         done
     done
     {
@@ -404,8 +408,9 @@ slurm_state() {
     [ -f "$s/plan.tsv" ] && [ -f "$s/states" ] || return 0
     row=$(awk -F'\t' -v c="$1" '$1 == c { print $3, $4, $2; exit }' "$s/plan.tsv")
     [ -n "$row" ] || return 0
-    set -- $row
-    file=$1 task=$2 lang=$3
+    read -r file task lang <<EOF
+$row
+EOF
     st=$(awk -v f="$file" -v t="$task" '$1 == f && $2 == t { print $3, $4 }' "$s/states")
     log="$s/logs/${file%.sbatch}-$task.log"
     if [ -z "$st" ] && [ -f "$log" ]; then
