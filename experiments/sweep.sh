@@ -5,10 +5,13 @@
 #
 #   experiments/sweep.sh [options] run        run the missing cells here (-j J at once), then collect
 #   experiments/sweep.sh [options] plan       write the settings and the cell list, run nothing
-#   experiments/sweep.sh [options] --emit slurm      a Slurm job-array script over the cells
+#   experiments/sweep.sh [options] --emit slurm      Slurm jobs for the unfinished cells (OUT/slurm/:
+#                                             submit with bash OUT/slurm/submit.sh; docs/cluster.md)
 #   experiments/sweep.sh [options] --emit parallel   a GNU parallel job list (one line per cell)
-#   experiments/sweep.sh [options] collect    merge the cells, list missing/failed ones, figures, report
+#   experiments/sweep.sh [options] calibrate  measure the time model here (--emit slurm does it once)
+#   experiments/sweep.sh --out DIR collect    merge the cells, list missing/failed/queued ones, figures, report
 #   experiments/sweep.sh --out DIR cell NAME  run one cell (what run, Slurm and parallel call)
+#   experiments/sweep.sh --out DIR lang NAME  make one language, aALPHA_mM (a Slurm language job)
 #
 # A cell is one (alpha, M, D, head): it fits the head once per seed to the
 # language of (alpha, M) -- made by the first cell that needs it; sbw-synth
@@ -26,10 +29,23 @@
 # while its mean KL was still falling) and a "# warning=" line naming those
 # cells, so a figure's point that is not converged can be told.
 #
-# The plan is kept in OUT/settings as key=value lines; plan, run and cell
-# read it back as data (each key known, each value checked as the option
-# is), never as shell code.  --out may be relative (to the folder sweep.sh
-# is started in) and hold spaces and commas, not a newline.  SIGINT or
+# The plan is kept in OUT/settings as key=value lines; every command reads
+# it back as data (each key known, each value checked as the option is),
+# never as shell code, so run, plan, --emit and collect need only --out to
+# go on with a sweep (a setting given that differs is refused, exit 2).
+#
+# --emit slurm (experiments/sweep_slurm.sh says how): a job per language
+# not yet made, job arrays of the unfinished cells split by language and
+# cost, each after its language's job (afterok); --time from a time model
+# measured once by timed calibration fits here (OUT/timemodel, data, with
+# OUT/calibration.tsv), --mem from sbw-fit's own memory plan (--dry-run),
+# --cpus-per-task = --threads (T >= 1).  collect names queued cells and
+# failed ones with Slurm's state (sacct, or the task's log), and a cell
+# whose language job failed.  Emitting again after the jobs ended covers
+# the cells still unfinished (the earlier files move to OUT/slurm.N).
+#
+# --out may be relative (to the folder sweep.sh is started in) and hold
+# spaces and commas, not a newline.  SIGINT or
 # SIGTERM stops every running cell and its tools, removes their
 # temporaries and exits 130 or 143; a rerun redoes only the unfinished
 # cells.
@@ -48,6 +64,7 @@ RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/.."
 . scripts/tsv.sh
 . scripts/recipe.sh
+. experiments/sweep_slurm.sh
 if [ -n "${SBW_BIN:-}" ]; then B=$(recipe_abs "$SBW_BIN"); else B=$(pwd)/bin; fi
 SELF=$(pwd)/experiments/sweep.sh
 
@@ -69,19 +86,23 @@ die() {
     exit 2
 }
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
+# given KEY: the setting KEY was given on the command line (held against a
+# planned folder's settings by resume)
+GIVEN=" "
+given() { case $GIVEN in *" $1 "*) ;; *) GIVEN="$GIVEN$1 " ;; esac; }
 while [ $# -gt 0 ]; do
     case $1 in
-    --alpha) need "$@"; ALPHAS=$2; shift 2 ;;
-    --m) need "$@"; MS=$2; shift 2 ;;
-    --d) need "$@"; DS=$2; shift 2 ;;
-    --heads) need "$@"; HEADS=$2; shift 2 ;;
-    --n) need "$@"; N=$2; shift 2 ;;
-    --paper) N=100000; shift ;;
-    --seeds) need "$@"; SEEDS=$2; shift 2 ;;
-    --steps) need "$@"; STEPS=$2; shift 2 ;;
-    --k) need "$@"; K=$2; shift 2 ;;
-    --knots) need "$@"; KNOTS=$2; shift 2 ;;
-    --threads) need "$@"; THREADS=$2; shift 2 ;;
+    --alpha) need "$@"; ALPHAS=$2; given ALPHAS; shift 2 ;;
+    --m) need "$@"; MS=$2; given MS; shift 2 ;;
+    --d) need "$@"; DS=$2; given DS; shift 2 ;;
+    --heads) need "$@"; HEADS=$2; given HEADS; shift 2 ;;
+    --n) need "$@"; N=$2; given N; shift 2 ;;
+    --paper) N=100000; given N; shift ;;
+    --seeds) need "$@"; SEEDS=$2; given SEEDS; shift 2 ;;
+    --steps) need "$@"; STEPS=$2; given STEPS; shift 2 ;;
+    --k) need "$@"; K=$2; given K; shift 2 ;;
+    --knots) need "$@"; KNOTS=$2; given KNOTS; shift 2 ;;
+    --threads) need "$@"; THREADS=$2; given THREADS; shift 2 ;;
     -j) need "$@"; JOBS=$2; shift 2 ;;
     --out) need "$@"; OUT=$(recipe_abs "$2"); shift 2 ;;
     --emit) need "$@"; EMIT=$2; shift 2 ;;
@@ -183,8 +204,45 @@ bad_settings() {
     echo "sweep.sh: $1: $2 (a damaged settings file: plan the sweep again in a new --out)" >&2
     exit 1
 }
+# resume: a planned folder's settings read back as data (load), each
+# setting this command line gave held against them (another value is
+# refused: exit 2), then plan; an unplanned folder is planned from the
+# options.  So run, plan and --emit need only --out to go on with a sweep.
+resume() {
+    if [ -f "$OUT/settings" ]; then
+        asked=$(settings)
+        load
+        for key in $GIVEN; do
+            want=$(printf '%s\n' "$asked" | grep "^$key=")
+            have=$(settings | grep "^$key=")
+            [ "$want" = "$have" ] ||
+                die "$OUT holds a sweep with other settings ($(settings | tr '\n' ' ')); this command gives $want: use another --out, or give only --out to go on with it"
+        done
+    fi
+    plan
+}
 
 # ---- one cell ----------------------------------------------------------------------------
+# head_opts HEAD: the head's own sbw-fit options (sbw-fit refuses an
+# option its head would ignore)
+head_opts() {
+    case $1 in softmax | sigsoftmax) ;; plif) echo "--knots $KNOTS" ;;
+    mos+plif) echo "--k $K --knots $KNOTS" ;; *) echo "--k $K" ;; esac
+}
+
+# make_lang aALPHA_mM: the language OUT/lang/aALPHA_mM.npy, unless it is
+# there (sbw-synth is deterministic and writes atomically, so two makers
+# at once only repeat work); what a cell and a Slurm language job call
+make_lang() {
+    case $1 in a*_m*) ;; *) die "$1: not a language (aALPHA_mM)" ;; esac
+    la=${1#a}; la=${la%%_m*}; lm=${1##*_m}
+    case " $(words "$ALPHAS") " in *" $la "*) ;; *) die "$1: alpha $la is not one of the sweep's" ;; esac
+    case " $(words "$MS") " in *" $lm "*) ;; *) die "$1: M $lm is not one of the sweep's" ;; esac
+    lang="$OUT/lang/$1.npy"
+    [ ! -f "$lang" ] || return 0
+    recipe_run "$B/sbw-synth" dirichlet --n "$N" --m "$lm" --alpha "$la" --seed 1 --threads "$THREADS" -q \
+        -o "$lang" >/dev/null || return $?
+}
 run_cell() {
     name=$1
     grep -qx "$name" "$OUT/cells.txt" || die "$name: not a cell of $OUT/cells.txt"
@@ -194,18 +252,15 @@ run_cell() {
     rest=${name#*_m}; m=${rest%%_*}
     rest=${name#*_d}; d=${rest%%_*}
     h=${name#*_d*_}
-    lang="$OUT/lang/a${a}_m$m.npy"
-    if [ ! -f "$lang" ]; then
-        recipe_run "$B/sbw-synth" dirichlet --n "$N" --m "$m" --alpha "$a" --seed 1 --threads "$THREADS" -q \
-            -o "$lang" >/dev/null
-    fi
     tmp="$OUT/cells/.$name.tsv.$$"
     err="$OUT/cells/$name.err"
+    if ! make_lang "a${a}_m$m" 2>"$err"; then
+        echo "cell $name failed: its language a${a}_m$m was not made: $(head -n 1 "$err")" >&2
+        return 1
+    fi
     # a cell's K column: what the legends call K (components, hidden units or intervals)
     case $h in softmax | sigsoftmax) kk=0 ;; plif) kk=$KNOTS ;; *) kk=$K ;; esac
-    # sbw-fit refuses an option its head would ignore
-    case $h in softmax | sigsoftmax) kopt="" ;; plif) kopt="--knots $KNOTS" ;;
-    mos+plif) kopt="--k $K --knots $KNOTS" ;; *) kopt="--k $K" ;; esac
+    kopt=$(head_opts "$h")
     printf '# sweep cell %s: alpha=%s m=%s d=%s head=%s n=%s steps=%s\n' "$name" "$a" "$m" "$d" "$h" "$N" "$STEPS" \
         >"$tmp.meta"
     printf 'alpha\tm\td\tmodel\tk\tseed\tn\tsteps\tkl_mean\tmode_match\tloss\tseconds\tstill_improving\n' \
@@ -237,9 +292,15 @@ run_cell() {
 
 # cell_cleanup: what a signal leaves of the running cell: its temporaries,
 # its error file (so collect does not call it failed), a half-written language
+# -- except under Slurm, where a signal is the scheduler's (a time limit,
+# scancel, preemption): there the error file says so, and collect names the
+# cell failed
 cell_cleanup() {
     [ -z "${tmp:-}" ] || rm -f "$tmp" "$tmp.fit" "$tmp.meta" "$tmp.rows"
     [ -z "${err:-}" ] || rm -f "$err"
+    if [ -n "${err:-}" ] && [ -n "${SLURM_JOB_ID:-}" ]; then
+        echo "stopped by a signal in Slurm job ${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}${SLURM_ARRAY_TASK_ID:+_$SLURM_ARRAY_TASK_ID} (a time limit, scancel or preemption)" >"$err"
+    fi
 }
 
 # run_cells: the unfinished cells, J at once, each a "sweep.sh cell" process
@@ -252,11 +313,6 @@ run_cells() {
 run_cleanup() {
     rm -f "$OUT/results.tsv.tmp" "$OUT/report.md.tmp"
     rm -f "$OUT"/cells/.*.tsv.* 2>/dev/null || :
-}
-# load_if_planned: a folder already planned is read back as data (a damaged
-# settings file is refused before anything runs)
-load_if_planned() {
-    [ ! -f "$OUT/settings" ] || (load) || exit $?
 }
 
 # progress after a cell: done / total and an ETA from this run's pace
@@ -275,7 +331,9 @@ collect() {
     res="$OUT/results.tsv"
     missing=0
     failed=0
+    queued=0
     : >"$OUT/missing.txt"
+    slurm_states
     first=""
     improving=$(while read -r c; do
         f="$OUT/cells/$c.tsv"
@@ -296,19 +354,24 @@ collect() {
                 # a cell finished before still_improving existed: nan there
                 tsv_rows "$f" | tail -n +2 | awk -F'\t' -v OFS='\t' 'NF == 12 { $13 = "nan" } { print }' 
             else
-                if [ -f "$OUT/cells/$c.err" ]; then
-                    echo "$c failed: $(head -n 1 "$OUT/cells/$c.err")" >>"$OUT/missing.txt"
-                    failed=$((failed + 1))
+                why=$(slurm_state "$c")
+                case $why in
+                queued*) echo "$c $why" && queued=$((queued + 1)) ;;
+                *) if [ -f "$OUT/cells/$c.err" ]; then
+                    echo "$c failed: $(head -n 1 "$OUT/cells/$c.err")${why:+ [$why]}" && failed=$((failed + 1))
+                elif [ -z "$why" ]; then
+                    echo "$c missing"
                 else
-                    echo "$c missing" >>"$OUT/missing.txt"
-                fi
+                    case $why in language*) echo "$c missing: $why" ;; *) echo "$c failed: $why" && failed=$((failed + 1)) ;; esac
+                fi ;;
+                esac >>"$OUT/missing.txt"
                 missing=$((missing + 1))
             fi
         done <"$OUT/cells.txt"
     } >"$res.tmp"
     mv "$res.tmp" "$res"
     total=$(wc -l <"$OUT/cells.txt")
-    echo "collect: $((total - missing)) of $total cells in $res; $missing missing ($failed failed)" >&2
+    echo "collect: $((total - missing)) of $total cells in $res; $missing missing ($failed failed$([ ! -f "$OUT/slurm/jobs.tsv" ] || echo ", $queued queued in Slurm"))" >&2
     [ $missing -gt 0 ] && sed 's/^/  /' "$OUT/missing.txt" >&2
     [ -z "$improving" ] || echo "collect: still improving when stopped by --steps: ${improving% }" >&2
     [ -n "$first" ] || { echo "collect: no finished cell yet" >&2; return 1; }
@@ -371,35 +434,18 @@ report() {
     echo "collect: report in $r" >&2
 }
 
-# ---- emit: Slurm array, GNU parallel list -------------------------------------------------
+# ---- emit: Slurm jobs (experiments/sweep_slurm.sh), GNU parallel list ------------------------
 # shq STRING: STRING as one single-quoted shell word (a ' becomes '\'')
 shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 
 emit() {
-    plan
+    resume
     self=$SELF
     out=$(cd "$OUT" && pwd)
     case $EMIT in
     slurm)
-        f="$OUT/sweep.slurm"
-        n=$(wc -l <"$OUT/cells.txt")
-        {
-            echo "#!/bin/bash"
-            echo "# Slurm job array over the $n cells of $out (experiments/sweep.sh --emit slurm)."
-            echo "# Submit: sbatch $(shq "$f")   Then: experiments/sweep.sh --out $(shq "$out") collect"
-            echo "#SBATCH --job-name=sbw-sweep"
-            echo "#SBATCH --array=0-$((n - 1))"
-            echo "#SBATCH --cpus-per-task=$THREADS"
-            # sbatch reads a quoted value; a folder with a " in its name logs to the submit folder
-            case $out in *'"'*) ;; *) echo "#SBATCH --output=\"$out/slurm-%A_%a.log\"" ;; esac
-            echo "set -eu"
-            echo "CELLS=("
-            sed 's/^/  /' "$OUT/cells.txt"
-            echo ")"
-            echo "cd $(shq "$(pwd)")"
-            echo "exec $(shq "$self") --out $(shq "$out") cell \"\${CELLS[\$SLURM_ARRAY_TASK_ID]}\""
-        } >"$f.tmp"
-        mv "$f.tmp" "$f"
+        slurm_emit
+        return 0
         ;;
     parallel)
         f="$OUT/jobs.txt"
@@ -415,10 +461,24 @@ emit() {
 
 case $CMD in
 plan)
-    plan
+    resume
     echo "planned $(wc -l <"$OUT/cells.txt") cells in $OUT (N=$N; the paper used 100000: --paper)" >&2
     ;;
-emit) emit ;;
+emit)
+    recipe_traps sweep.sh calib_cleanup
+    emit
+    ;;
+lang)
+    [ $# -eq 2 ] || die "lang takes one language name (aALPHA_mM)"
+    load
+    recipe_traps "sweep.sh: lang $2"
+    make_lang "$2"
+    ;;
+calibrate)
+    resume
+    recipe_traps sweep.sh calib_cleanup
+    calibrate
+    ;;
 cell)
     [ $# -eq 2 ] || die "cell takes one cell name"
     load
@@ -427,8 +487,7 @@ cell)
     run_cell "$2" && progress "$2"
     ;;
 run)
-    load_if_planned
-    plan
+    resume
     total=$(wc -l <"$OUT/cells.txt")
     todo=0
     while read -r c; do [ -f "$OUT/cells/$c.tsv" ] || todo=$((todo + 1)); done <"$OUT/cells.txt"

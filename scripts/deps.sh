@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what sbw needs when it is missing, and says what it does.
-#   scripts/deps.sh          build + test dependencies (make check, make demo)
+#   scripts/deps.sh          build + test dependencies (make check, make demo),
+#                            GNU time among them (sweep.sh --emit slurm)
 #   scripts/deps.sh --bench  also the Python references used by make bench
 #   scripts/deps.sh --bench-smoke  what make bench-smoke needs (CI): NumPy,
 #                            SciPy, GNU time and CLP (together 65 MB to
@@ -14,6 +15,13 @@
 #                            package's dependencies, its checks; lintian
 #                            is about 130 packages, so not in the build list;
 #                            .ci/run installs it so make check runs it)
+#   scripts/deps.sh --slurm  also Slurm (slurm-wlm: slurmctld, slurmd and the
+#                            client commands), munge and GNU time, for
+#                            tests/cli/test_slurm.sh (a real single-node
+#                            Slurm, started by the test; skipped without
+#                            them) and experiments/sweep.sh --emit slurm
+#                            (GNU time measures its calibration's memory);
+#                            .ci/run calls it before make check
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
@@ -22,6 +30,7 @@ BENCH_SMOKE_PKGS="python3 python3-numpy python3-scipy time coinor-libclp-dev"
 BENCH_PKGS="$BENCH_SMOKE_PKGS python3-torch"
 FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
 DEB_PKGS="dpkg-dev lintian"
+SLURM_PKGS="slurm-wlm munge time"
 
 want_bench=0
 want_fuzz=0
@@ -30,6 +39,8 @@ want_deb=0
 [ "${1:-}" = "--bench-smoke" ] && want_bench=1 BENCH_PKGS=$BENCH_SMOKE_PKGS
 [ "${1:-}" = "--fuzz" ] && want_fuzz=1
 [ "${1:-}" = "--deb" ] && want_deb=1
+want_slurm=0
+[ "${1:-}" = "--slurm" ] && want_slurm=1
 
 missing=""
 have_pkg() {
@@ -50,6 +61,9 @@ if ! headers_ok || ! tools_ok; then
     for p in $BUILD_PKGS; do have_pkg "$p" || missing="$missing $p"; done
     [ -n "$missing" ] || missing="$BUILD_PKGS"
 fi
+# GNU time: experiments/sweep.sh --emit slurm measures its calibration
+# runs' peak memory with it (tests/cli/test_sweep.sh runs that)
+[ -x /usr/bin/time ] || have_pkg time || missing="$missing time"
 if [ $want_bench = 1 ]; then
     for p in $BENCH_PKGS; do have_pkg "$p" || missing="$missing $p"; done
 fi
@@ -69,6 +83,16 @@ deb_ok() {
 }
 if [ $want_deb = 1 ] && ! deb_ok; then
     for p in $DEB_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+fi
+# the daemons, the commands the tests and sweep.sh call, and GNU time
+slurm_ok() {
+    for t in slurmctld slurmd munged sbatch squeue scontrol scancel sinfo srun; do
+        command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] || return 1
+    done
+    [ -x /usr/bin/time ]
+}
+if [ $want_slurm = 1 ] && ! slurm_ok; then
+    for p in $SLURM_PKGS; do have_pkg "$p" || missing="$missing $p"; done
 fi
 [ -z "$missing" ] && exit 0
 

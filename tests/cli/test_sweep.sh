@@ -1,8 +1,9 @@
 #!/bin/sh
 # CLI checks of experiments/sweep.sh on a tiny grid: it finishes with a
 # results table, figures and a report; killed half-way and rerun, it keeps
-# the finished cells and redoes only the rest; --emit slurm names every cell
-# once in a script bash accepts; the collector lists a deleted cell.
+# the finished cells and redoes only the rest; run, plan and --emit need
+# only --out; --emit slurm calibrates, and its job files run the cells
+# there; the collector lists a deleted cell.
 # OUT/settings is read as data (a command in it never runs, a damaged one
 # is exit 1); a list with a space is refused (exit 2); a relative --out
 # with a space and a comma is the caller's, and the Slurm and parallel
@@ -67,20 +68,24 @@ if [ -z "$(comm -23 "$T/inodes_before" "$T/inodes_after")" ]; then ok; else bad 
 if ls -a "$T/k/cells" | grep -q '^\.'"[a-z]"; then bad "a half-written cell left: $(ls -a "$T/k/cells")"; else ok; fi
 expect_eq "$(tsv_rows "$T/k/results.tsv" | tail -n +2 | wc -l)" 16 "resume: no half-counted cell"
 
-# ---- emit ------------------------------------------------------------------------------------
-expect_exit 0 "emit slurm" $S $GRID --steps 10 --out "$T/a" --emit slurm
-expect_exit 0 "slurm script: bash -n" bash -n "$T/a/sweep.slurm"
-expect_grep '^#SBATCH --array=0-7$' "$T/a/sweep.slurm" "slurm: one task per cell"
-for c in $(cat "$T/a/cells.txt"); do
-    expect_eq "$(grep -c "^  $c\$" "$T/a/sweep.slurm")" 1 "slurm names $c once"
-done
-expect_eq "$(grep -c '^  a' "$T/a/sweep.slurm")" 8 "slurm: 8 cells, no other"
-# a task of the array runs its cell (task 3 here, already finished: a no-op)
-expect_exit 0 "slurm task" env SLURM_ARRAY_TASK_ID=3 bash "$T/a/sweep.slurm"
-expect_exit 0 "emit parallel" $S $GRID --steps 10 --out "$T/a" --emit parallel
+# ---- emit; only --out resumes ------------------------------------------------------------------
+# the settings are the folder's: run, plan and --emit need only --out
+expect_exit 0 "run with only --out" $S --out "$T/a" run
+expect_grep '8 cells \(8 done, 0 to run' "$T/err" "run with only --out: the folder's sweep"
+expect_exit 0 "plan with only --out" $S --out "$T/a" plan
+expect_exit 0 "run with --out and the same settings" $S --out "$T/a" --steps 10 --alpha 0.1,1 run
+expect_exit 0 "emit parallel with only --out" $S --out "$T/a" --emit parallel
 expect_eq "$(wc -l <"$T/a/jobs.txt")" 8 "parallel: a line per cell"
 expect_eq "$(sort "$T/a/jobs.txt" | uniq | wc -l)" 8 "parallel: each once"
-expect_exit 2 "emit nonsense" $S $GRID --steps 10 --out "$T/a" --emit pbs
+expect_exit 2 "emit nonsense" $S --out "$T/a" --emit pbs
+# --emit slurm calibrates here first (what it measures: tests/cli/test_sweep_slurm.sh)
+expect_exit 0 "emit slurm, every cell finished" $S --out "$T/a" --emit slurm
+expect_grep 'every cell .* is finished; nothing to submit' "$T/err" "slurm: nothing to submit"
+expect_eq "$(ls "$T/a/slurm" | grep -c '\.sbatch$')" 0 "slurm: no job file"
+expect_eq "$(tsv_rows "$T/a/calibration.tsv" | tail -n +2 | cut -f1-3 | tr '\t\n' ' :')" \
+    "sbw-synth - 0:sbw-fit softmax 2:sbw-fit softmax 3:sbw-fit mos 2:sbw-fit mos 3:" "calibration: each head at both D"
+expect_exit 2 "emit slurm with --threads 0" $S $GRID --steps 10 --threads 0 --out "$T/t0" --emit slurm
+expect_grep 'threads 0 .*asks Slurm for nothing' "$T/err" "--threads 0: said"
 
 # ---- the collector flags a missing cell ---------------------------------------------------------
 rm "$T/a/cells/a1_m20_d3_mos.tsv"
@@ -134,12 +139,18 @@ expect_grep 'Not converged' "$W/report.md" "report: the cells still improving"
 c=$W/cells/a0.1_m20_d2_mos.tsv
 expect_eq "$(grep -c '^# command=.*sbw-fit .*--model mos .*--seed [12] ' "$c")" 2 "cell: sbw-fit's command per seed"
 expect_eq "$(grep -c '^# warning=fit_still_improving: stopped by --steps 100 ' "$c")" 2 "cell: sbw-fit's warning per seed"
-# the emitted job files run the cells there (here: finished, a no-op)
-# shellcheck disable=SC2086
-expect_exit 0 "emit slurm (a space and a comma)" sh "$ROOT/$S" $G2 --out "$W" --emit slurm
-expect_exit 0 "slurm script: bash -n" bash -n "$W/sweep.slurm"
-expect_exit 0 "slurm task in the folder" env SLURM_ARRAY_TASK_ID=1 bash "$W/sweep.slurm"
-expect_grep '^#SBATCH --output="'"$W"'/slurm-%A_%a.log"$' "$W/sweep.slurm" "slurm: the log path quoted"
+# the emitted job files run there: a language and a cell removed, remade
+# by the language job and the array's task run by hand
+rm "$W/lang/a0.1_m20.npy" "$W/cells/a0.1_m20_d2_mos.tsv"
+expect_exit 0 "emit slurm (a space and a comma)" sh "$ROOT/$S" --out "$W" --emit slurm
+for f in lang_a0.1_m20.sbatch fit_a0.1_m20_1.sbatch submit.sh; do
+    expect_exit 0 "slurm $f: bash -n" bash -n "$W/slurm/$f"
+done
+expect_grep '^#SBATCH --output="'"$W"'/slurm/logs/fit_a0.1_m20_1-%a.log"$' "$W/slurm/fit_a0.1_m20_1.sbatch" \
+    "slurm: the log path quoted"
+expect_exit 0 "slurm language job in the folder" bash "$W/slurm/lang_a0.1_m20.sbatch"
+expect_exit 0 "slurm task in the folder" env SLURM_ARRAY_TASK_ID=0 bash "$W/slurm/fit_a0.1_m20_1.sbatch"
+expect_exit 0 "the task's cell finished" test -s "$W/cells/a0.1_m20_d2_mos.tsv"
 # shellcheck disable=SC2086
 expect_exit 0 "emit parallel (a space and a comma)" sh "$ROOT/$S" $G2 --out "$W" --emit parallel
 expect_exit 0 "a parallel job line runs" sh -c "$(head -n 1 "$W/jobs.txt")"
