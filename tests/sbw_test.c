@@ -39,6 +39,33 @@ void sbw_test_close(const double *got, const double *want, size_t n, double atol
     _fail(file, line);
 }
 
+void sbw_test_grad_fd(sbw_test_objective f, void *ctx, double *x, const double *g, size_t n,
+                      const char *file, int line)
+{
+    double *fd = malloc((n ? n : 1) * sizeof *fd), h = 1e-6, gmax = 0;
+    if (!fd) {
+        print_error("sbw_test_grad_fd: out of memory for %zu differences\n", n);
+        _fail(file, line);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x0 = x[i];
+        x[i] = x0 + h;
+        double lp = f(ctx, x);
+        x[i] = x0 - h;
+        double lm = f(ctx, x);
+        x[i] = x0;
+        fd[i] = (lp - lm) / (2 * h);
+        gmax = fabs(g[i]) > gmax ? fabs(g[i]) : gmax;
+    }
+    sbw_test_close(g, fd, n, 1e-7 * (1 + gmax), 1e-5, "gradient against central differences", file,
+                   line);
+    free(fd);
+    if (!(gmax > 1e-3)) {
+        print_error("gradient check: max|g| = %.3g is not above 1e-3 (vacuous)\n", gmax);
+        _fail(file, line);
+    }
+}
+
 static const char *op_text(enum sbw_test_op op)
 {
     static const char *const text[] = {"<", "<=", ">", ">=", "==", "!="};

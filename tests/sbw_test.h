@@ -17,6 +17,19 @@ void sbw_test_close(const double *got, const double *want, size_t n, double atol
 #define SBW_ASSERT_CLOSE(got, want, n, atol, rtol)                                                 \
     sbw_test_close((got), (want), (n), (atol), (rtol), #got, __FILE__, __LINE__)
 
+/* A scalar function of n parameters, for gradient checks. */
+typedef double (*sbw_test_objective)(void *ctx, const double *x);
+
+/* Checks the analytic gradient g (n entries) of f at x against central
+ * differences of step 1e-6 in double: every |g_i - fd_i| <= 1e-7 (1 +
+ * max|g|) + 1e-5 |fd_i| (O(h^2) truncation plus O(eps/h) rounding), and
+ * max|g| > 1e-3 so that the check is not vacuous.  f is called 2n times;
+ * x is restored on return. */
+void sbw_test_grad_fd(sbw_test_objective f, void *ctx, double *x, const double *g, size_t n,
+                      const char *file, int line);
+#define SBW_ASSERT_GRAD_FD(f, ctx, x, g, n)                                                        \
+    sbw_test_grad_fd((f), (ctx), (x), (g), (n), __FILE__, __LINE__)
+
 /* Scalar version. */
 #define SBW_ASSERT_NEAR(got, want, atol)                                                           \
     do {                                                                                           \
