@@ -89,6 +89,27 @@ run_stopped() {
     rc=$?
 }
 
+# signal_when SIG PID CMD...: once CMD succeeds (tried every 0.02 s, at
+# most 600 times, while PID, a background job of this shell, runs), sends
+# SIG to PID and waits for it; its exit status in rc.  How the suites stop
+# a run part-way (then --resume it): CMD says the run is under way.
+signal_when() {
+    sw_sig=$1 sw_pid=$2
+    shift 2
+    sw_i=0
+    while [ $sw_i -lt 600 ] && ! "$@" 2>/dev/null; do
+        sleep 0.02
+        sw_i=$((sw_i + 1))
+    done
+    kill -"$sw_sig" "$sw_pid" 2>/dev/null
+    wait "$sw_pid"
+    rc=$?
+}
+
+# logged FILE: FILE holds a data row (a line starting with a digit): a
+# training log under way.
+logged() { grep -q '^[0-9]' "$1"; }
+
 # wait_for CMD...: runs CMD every 0.1 s until it succeeds (0), at most
 # 120 s (1).  A bound on a wait, not a timing assertion.
 wait_for() {

@@ -186,15 +186,7 @@ run_killed() {
     sig=$1 ck=$2 errf=$3
     shift 3
     "$FIT" "$@" --checkpoint "$ck" --checkpoint-every 0.05 >/dev/null 2>"$errf" &
-    pid=$!
-    i=0
-    while [ ! -f "$ck/checkpoint.tsv" ] && [ $i -lt 200 ]; do
-        sleep 0.02
-        i=$((i + 1))
-    done
-    kill -"$sig" $pid 2>/dev/null
-    wait $pid
-    rc=$?
+    signal_when "$sig" $! test -f "$ck/checkpoint.tsv"
 }
 
 "$BIN/sbw-synth" dirichlet --n 500 --m 120 --alpha 0.3 --seed 4 -o "$T/D.npy" >/dev/null 2>&1

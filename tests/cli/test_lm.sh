@@ -91,15 +91,7 @@ ARGS="--data $C --quick --d 8 --hidden 24,16 --epochs 100 --max-steps 3000 --thr
 # shellcheck disable=SC2086
 "$LM" train $ARGS --ckpt "$T/kill" --ckpt-every 0 --log "$T/kill.tsv" --log-every 100 \
     >/dev/null 2>"$T/kill.err" &
-pid=$!
-i=0 # kill once the log shows the run under way
-while [ $i -lt 400 ] && ! grep -q '^[0-9]' "$T/kill.tsv" 2>/dev/null; do
-    sleep 0.02
-    i=$((i + 1))
-done
-kill -TERM $pid 2>/dev/null
-wait $pid
-rc=$?
+signal_when TERM $! logged "$T/kill.tsv" # once the log shows the run under way
 expect_eq "$rc" 130 "SIGTERM: exit 130"
 expect_grep "interrupted at step [0-9]+; checkpoint written" "$T/kill.err" "SIGTERM message"
 step=$(sed -n 's/^step=//p' "$T/kill/checkpoint.tsv")

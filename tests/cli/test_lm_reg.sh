@@ -86,15 +86,8 @@ R="$Q --preset awd --d 8 --hidden 24,8 --epochs 100" # --latent none: the last l
 # shellcheck disable=SC2086
 "$LM" train $R --max-steps 1500 --ckpt "$T/kill" --ckpt-every 0 --log "$T/kill.tsv" \
     --log-every 50 >/dev/null 2>"$T/kill.err" &
-pid=$!
-i=0 # interrupt once the log shows the run under way
-while [ $i -lt 600 ] && ! grep -q '^[0-9]' "$T/kill.tsv" 2>/dev/null; do
-    sleep 0.02
-    i=$((i + 1))
-done
-kill -INT $pid 2>/dev/null
-wait $pid
-expect_eq "$?" 130 "SIGINT: exit 130"
+signal_when INT $! logged "$T/kill.tsv" # once the log shows the run under way
+expect_eq "$rc" 130 "SIGINT: exit 130"
 step=$(sed -n 's/^step=//p' "$T/kill/checkpoint.tsv")
 if [ -n "$step" ] && [ "$step" -gt 0 ] && [ "$step" -lt 1500 ]; then ok; else
     bad "checkpoint step '$step' not inside the run"
