@@ -6,6 +6,7 @@
 #include "sbw_test.h"
 
 #include "head_cases.h"
+#include "lm_fixture.h"
 #include "sbw_corpus.h"
 #include "sbw_error.h"
 #include "sbw_lm.h"
@@ -26,8 +27,8 @@
 
 enum { B = 2, T = 3 };
 
-/* A tiny model of head case hc: vocabulary m, 2 layers (4, 3), D = 3. */
-static void tiny(sbw_lm *lm, const head_case *hc, size_t m, bool tied)
+/* The tiny architecture of head case hc: 2 layers (4, 3), D = E = 3. */
+static sbw_lm_arch tiny_arch(const head_case *hc, bool tied)
 {
     sbw_lm_arch a = {.model = hc->model,
                      .k = hc->k ? hc->k : 1,
@@ -39,6 +40,13 @@ static void tiny(sbw_lm *lm, const head_case *hc, size_t m, bool tied)
                      .nlayers = 2,
                      .hidden = {4, 3, 0},
                      .tied = tied};
+    return a;
+}
+
+/* A tiny model of head case hc over vocabulary m. */
+static void tiny(sbw_lm *lm, const head_case *hc, size_t m, bool tied)
+{
+    sbw_lm_arch a = tiny_arch(hc, tied);
     SBW_ASSERT_OK(sbw_lm_setup(lm, &a, m));
 }
 
@@ -64,68 +72,22 @@ static void random_theta(const sbw_lm *lm, double *theta, unsigned long seed)
     gsl_rng_free(r);
 }
 
-typedef struct fd_setup {
-    sbw_lm lm;
-    sbw_lm_ws *ws;
-    double *theta, *grad, *state0;
-    size_t x[B * T], y[B * T];
-    sbw_lm_dropout drop;
-} fd_setup;
-
-/* The mean loss at theta from the fixed starting state. */
-static double loss_at(fd_setup *f, const double *theta)
+/* The fixture for head case hc (tiny's architecture), dropout on
+ * everywhere but the last layer's own probability. */
+static void fd_alloc(lm_fixture *f, const head_case *hc, bool tied, bool single)
 {
-    sbw_lm_chunk ch = {f->x, f->y, T};
-    sbw_pass_result r;
-    sbw_lm_state_set(f->ws, f->state0);
-    SBW_ASSERT_OK(sbw_lm_loss(f->ws, theta, &ch, &f->drop, 7, 11, &r, f->grad));
-    return r.loss;
-}
-
-/* loss_at for SBW_ASSERT_GRAD_FD. */
-static double loss_at_fd(void *ctx, const double *theta) { return loss_at(ctx, theta); }
-
-static void fd_alloc(fd_setup *f, const head_case *hc, bool tied, bool single)
-{
-    memset(f, 0, sizeof *f);
-    tiny(&f->lm, hc, 7, tied);
-    sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, false};
-    SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
-    f->theta = malloc(f->lm.nparam * sizeof *f->theta);
-    f->grad = malloc(f->lm.nparam * sizeof *f->grad);
-    f->state0 = malloc(sbw_lm_state_len(f->ws) * sizeof *f->state0);
-    random_theta(&f->lm, f->theta, 3);
-    random_ids(f->x, (size_t)B * T, 7, 5);
-    random_ids(f->y, (size_t)B * T, 7, 6);
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    for (size_t i = 0; i < sbw_lm_state_len(f->ws); i++)
-        f->state0[i] = 0.8 * (gsl_rng_uniform(r) - 0.5); /* a carried state, not zero */
-    gsl_rng_free(r);
-    f->drop = (sbw_lm_dropout){.emb = 0.3, .in = 0.3, .layer = 0.3, .latent = 0.3, .last = -1};
-}
-
-static void fd_free(fd_setup *f)
-{
-    sbw_lm_ws_free(f->ws);
-    free(f->theta);
-    free(f->grad);
-    free(f->state0);
+    sbw_lm_arch a = tiny_arch(hc, tied);
+    sbw_lm_dropout d = {.emb = 0.3, .in = 0.3, .layer = 0.3, .latent = 0.3, .last = -1};
+    lm_fixture_setup(f, &a, single, &d);
 }
 
 /* Every entry of the analytic gradient against central differences. */
 static void check_fd(const head_case *hc, bool tied)
 {
-    fd_setup f;
+    lm_fixture f;
     fd_alloc(&f, hc, tied, false);
-    size_t n = f.lm.nparam;
-    double *g = malloc(n * sizeof *g), *th = malloc(n * sizeof *th);
-    loss_at(&f, f.theta);
-    memcpy(g, f.grad, n * sizeof *g);
-    memcpy(th, f.theta, n * sizeof *th);
-    SBW_ASSERT_GRAD_FD(loss_at_fd, &f, th, g, n);
-    free(g);
-    free(th);
-    fd_free(&f);
+    free(lm_fixture_grad_fd(&f));
+    lm_fixture_free(&f);
 }
 
 static void test_gradient_fd_every_head(void **state)
@@ -148,16 +110,17 @@ static void test_float_matches_double(void **state)
 {
     (void)state;
     for (size_t c = 0; c < HEAD_NCASES; c++) {
-        fd_setup d, s;
+        lm_fixture d, s;
         fd_alloc(&d, &head_cases[c], false, false);
         fd_alloc(&s, &head_cases[c], false, true);
-        double ld = loss_at(&d, d.theta), ls = loss_at(&s, s.theta), gmax = 0;
+        double ld = lm_fixture_objective(&d, d.theta), ls = lm_fixture_objective(&s, s.theta),
+               gmax = 0;
         for (size_t i = 0; i < d.lm.nparam; i++)
             gmax = fabs(d.grad[i]) > gmax ? fabs(d.grad[i]) : gmax;
         SBW_ASSERT_NEAR(ls, ld, 1e-5 * (1 + fabs(ld)));
         SBW_ASSERT_CLOSE(s.grad, d.grad, d.lm.nparam, 1e-5 * (1 + gmax), 1e-4);
-        fd_free(&d);
-        fd_free(&s);
+        lm_fixture_free(&d);
+        lm_fixture_free(&s);
     }
 }
 
@@ -166,15 +129,15 @@ static void test_float_matches_double(void **state)
 static void test_deterministic_and_carried(void **state)
 {
     (void)state;
-    fd_setup f;
+    lm_fixture f;
     fd_alloc(&f, &head_cases[5], false, true);
     size_t n = f.lm.nparam, sl = sbw_lm_state_len(f.ws);
     double *g1 = malloc(n * sizeof *g1), *s1 = malloc(sl * sizeof *s1),
            *s2 = malloc(sl * sizeof *s2);
-    double l1 = loss_at(&f, f.theta);
+    double l1 = lm_fixture_objective(&f, f.theta);
     memcpy(g1, f.grad, n * sizeof *g1);
     sbw_lm_state_get(f.ws, s1);
-    double l2 = loss_at(&f, f.theta);
+    double l2 = lm_fixture_objective(&f, f.theta);
     sbw_lm_state_get(f.ws, s2);
     assert_memory_equal(&l1, &l2, sizeof l1);
     assert_memory_equal(g1, f.grad, n * sizeof *g1);
@@ -183,7 +146,7 @@ static void test_deterministic_and_carried(void **state)
     free(g1);
     free(s1);
     free(s2);
-    fd_free(&f);
+    lm_fixture_free(&f);
 }
 
 /* ---- evaluation ---------------------------------------------------------- */

@@ -8,6 +8,7 @@
  * initialisation, the refusals, and the presets' architecture. */
 #include "sbw_test.h"
 
+#include "lm_fixture.h"
 #include "sbw_error.h"
 #include "sbw_lm.h"
 #include "sbw_lm_opts.h"
@@ -17,17 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { M = 7, SEED = 7, STREAM = 11 };
-#define B ((size_t)2) /* sequences */
-#define T ((size_t)4) /* steps */
-
-typedef struct lat_setup {
-    sbw_lm lm;
-    sbw_lm_ws *ws;
-    double *theta, *grad, *state0;
-    size_t x[B * T], y[B * T];
-    sbw_lm_dropout drop;
-} lat_setup;
+enum { M = LMF_M, SEED = LMF_SEED, STREAM = LMF_STREAM };
+#define B LMF_B
+#define T LMF_T
 
 static sbw_lm_arch arch(sbw_head_model model, size_t hl)
 {
@@ -44,67 +37,22 @@ static sbw_lm_arch arch(sbw_head_model model, size_t hl)
     return a;
 }
 
-/* A tiny 2-layer model (4, hl), D = E = 3, --latent none; theta from the
- * documented init, perturbed; a random carried state. */
-static void setup(lat_setup *f, sbw_head_model model, size_t hl, bool single,
+/* A tiny 2-layer model (4, hl), D = E = 3, --latent none (the
+ * fixture's). */
+static void setup(lm_fixture *f, sbw_head_model model, size_t hl, bool single,
                   const sbw_lm_dropout *drop)
 {
-    memset(f, 0, sizeof *f);
     sbw_lm_arch a = arch(model, hl);
-    SBW_ASSERT_OK(sbw_lm_setup(&f->lm, &a, M));
-    sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, true};
-    SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
-    size_t n = f->lm.nparam, sl = sbw_lm_state_len(f->ws);
-    f->theta = malloc(n * sizeof *f->theta);
-    f->grad = malloc(n * sizeof *f->grad);
-    f->state0 = malloc(sl * sizeof *f->state0);
-    SBW_ASSERT_OK(sbw_lm_init(&f->lm, f->theta, 3));
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    for (size_t i = 0; i < n; i++)
-        f->theta[i] += 0.3 * (gsl_rng_uniform(r) - 0.5);
-    for (size_t i = 0; i < B * T; i++)
-        f->x[i] = gsl_rng_uniform_int(r, M), f->y[i] = gsl_rng_uniform_int(r, M);
-    for (size_t i = 0; i < sl; i++)
-        f->state0[i] = 0.8 * (gsl_rng_uniform(r) - 0.5);
-    gsl_rng_free(r);
-    f->drop = *drop;
+    lm_fixture_setup(f, &a, single, drop);
 }
-
-static void teardown(lat_setup *f)
-{
-    sbw_lm_ws_free(f->ws);
-    free(f->theta);
-    free(f->grad);
-    free(f->state0);
-}
-
-/* loss + AR + TAR from the fixed state, masks from (SEED, STREAM). */
-static double objective(lat_setup *f, const double *theta)
-{
-    sbw_lm_chunk ch = {f->x, f->y, T};
-    sbw_pass_result r;
-    double ar, tar;
-    sbw_lm_state_set(f->ws, f->state0);
-    SBW_ASSERT_OK(sbw_lm_loss(f->ws, theta, &ch, &f->drop, SEED, STREAM, &r, f->grad));
-    sbw_lm_ws_reg(f->ws, &ar, &tar);
-    return r.loss + ar + tar;
-}
-
-/* objective for SBW_ASSERT_GRAD_FD. */
-static double objective_fd(void *ctx, const double *theta) { return objective(ctx, theta); }
 
 /* Every entry of the gradient against central differences (double); the
  * component bias's gradient is there (mixtures). */
 static void check_fd(sbw_head_model model, size_t hl, const sbw_lm_dropout *drop)
 {
-    lat_setup f;
+    lm_fixture f;
     setup(&f, model, hl, false, drop);
-    size_t n = f.lm.nparam;
-    double *g = malloc(n * sizeof *g), *th = malloc(n * sizeof *th);
-    objective(&f, f.theta);
-    memcpy(g, f.grad, n * sizeof *g);
-    memcpy(th, f.theta, n * sizeof *th);
-    SBW_ASSERT_GRAD_FD(objective_fd, &f, th, g, n);
+    double *g = lm_fixture_grad_fd(&f);
     const sbw_head *hd = &f.lm.head;
     double sb = 0;
     for (size_t i = hd->off_ub; i < hd->off_lms; i++)
@@ -112,8 +60,7 @@ static void check_fd(sbw_head_model model, size_t hl, const sbw_lm_dropout *drop
     if (hd->context_mix)
         SBW_ASSERT_GT(sb, 1e-6);
     free(g);
-    free(th);
-    teardown(&f);
+    lm_fixture_free(&f);
 }
 
 static void test_fd(void **state)
@@ -145,14 +92,14 @@ static void test_gmask_applied(void **state)
 {
     (void)state;
     sbw_lm_dropout off = {.last = -1}, on = {.last = -1, .latent = 0.5};
-    lat_setup f;
+    lm_fixture f;
     setup(&f, SBW_MODEL_MOS, 5, false, &off);
-    double l0 = objective(&f, f.theta);
+    double l0 = lm_fixture_objective(&f, f.theta);
     f.drop = on;
-    double l1 = objective(&f, f.theta), l2 = objective(&f, f.theta);
+    double l1 = lm_fixture_objective(&f, f.theta), l2 = lm_fixture_objective(&f, f.theta);
     SBW_ASSERT_GT(fabs(l1 - l0), 1e-6);
     SBW_ASSERT_EQ(l1, l2);
-    teardown(&f);
+    lm_fixture_free(&f);
 }
 
 /* Float training path against double: same loss and gradient to float
@@ -163,16 +110,16 @@ static void test_single_vs_double(void **state)
     sbw_lm_dropout d = {.emb = 0.2, .in = 0.3, .layer = 0.25, .last = 0.4, .latent = 0.3};
     const sbw_head_model models[] = {SBW_MODEL_SOFTMAX, SBW_MODEL_MOS};
     for (size_t i = 0; i < 2; i++) {
-        lat_setup fd, fs;
+        lm_fixture fd, fs;
         if (i == 0)
             d.latent = 0;
         setup(&fd, models[i], i ? 5 : 3, false, &d);
         setup(&fs, models[i], i ? 5 : 3, true, &d);
-        double ld = objective(&fd, fd.theta), ls = objective(&fs, fs.theta);
+        double ld = lm_fixture_objective(&fd, fd.theta), ls = lm_fixture_objective(&fs, fs.theta);
         SBW_ASSERT_NEAR(ls, ld, 1e-5 * (1 + fabs(ld)));
         SBW_ASSERT_CLOSE(fs.grad, fd.grad, fd.lm.nparam, 1e-5, 1e-3);
-        teardown(&fd);
-        teardown(&fs);
+        lm_fixture_free(&fd);
+        lm_fixture_free(&fs);
         d.latent = 0.3;
     }
 }
@@ -236,12 +183,12 @@ static void test_refusals(void **state)
     a.latent = SBW_LM_LATENT_TANH; /* with the latent any width goes */
     SBW_ASSERT_OK(sbw_lm_setup(&lm, &a, M));
     sbw_lm_dropout d = {.last = -1, .latent = 0.3};
-    lat_setup f;
+    lm_fixture f;
     setup(&f, SBW_MODEL_SOFTMAX, 3, false, &d);
     sbw_lm_chunk ch = {f.x, f.y, T};
     sbw_pass_result r;
     assert_int_equal(sbw_lm_loss(f.ws, f.theta, &ch, &d, SEED, STREAM, &r, f.grad), SBW_EINVAL);
-    teardown(&f);
+    lm_fixture_free(&f);
     sbw_lm_latent_kind k = SBW_LM_LATENT_NONE;
     assert_int_equal(sbw_lm_latent_parse("linear", &k), SBW_EINVAL);
     SBW_ASSERT_EQ(k, SBW_LM_LATENT_NONE);

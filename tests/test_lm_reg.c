@@ -8,6 +8,7 @@
 #include "sbw_test.h"
 
 #include "head_cases.h"
+#include "lm_fixture.h"
 #include "sbw_error.h"
 #include "sbw_lm.h"
 #include "sbw_lm_opts.h"
@@ -19,24 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { M = 7, SEED = 7, STREAM = 11 };
-#define B ((size_t)2) /* sequences */
-#define T ((size_t)4) /* steps */
+enum { SEED = LMF_SEED, STREAM = LMF_STREAM };
+#define B LMF_B
+#define T LMF_T
 
-typedef struct reg_setup {
-    sbw_lm lm;
-    sbw_lm_ws *ws;
-    double *theta, *grad, *state0;
-    size_t x[B * T], y[B * T];
-    sbw_lm_dropout drop;
-    double ar, tar;
-} reg_setup;
-
-/* A tiny model of head case hc: 2 layers (4, 3), D = E = 3, untied; theta
- * from the documented init, perturbed; a random carried state; drop. */
-static void setup(reg_setup *f, const head_case *hc, bool single, const sbw_lm_dropout *drop)
+/* A tiny model of head case hc (the fixture's): 2 layers (4, 3), D = E =
+ * 3, untied. */
+static void setup(lm_fixture *f, const head_case *hc, bool single, const sbw_lm_dropout *drop)
 {
-    memset(f, 0, sizeof *f);
     sbw_lm_arch a = {.model = hc->model,
                      .k = hc->k ? hc->k : 1,
                      .knots = hc->knots ? hc->knots : 1,
@@ -46,76 +37,33 @@ static void setup(reg_setup *f, const head_case *hc, bool single, const sbw_lm_d
                      .emb = 3,
                      .nlayers = 2,
                      .hidden = {4, 3, 0}};
-    SBW_ASSERT_OK(sbw_lm_setup(&f->lm, &a, M));
-    sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, true};
-    SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
-    size_t n = f->lm.nparam, sl = sbw_lm_state_len(f->ws);
-    f->theta = malloc(n * sizeof *f->theta);
-    f->grad = malloc(n * sizeof *f->grad);
-    f->state0 = malloc(sl * sizeof *f->state0);
-    SBW_ASSERT_OK(sbw_lm_init(&f->lm, f->theta, 3));
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    for (size_t i = 0; i < n; i++)
-        f->theta[i] += 0.3 * (gsl_rng_uniform(r) - 0.5);
-    for (size_t i = 0; i < B * T; i++)
-        f->x[i] = gsl_rng_uniform_int(r, M), f->y[i] = gsl_rng_uniform_int(r, M);
-    for (size_t i = 0; i < sl; i++)
-        f->state0[i] = 0.8 * (gsl_rng_uniform(r) - 0.5);
-    gsl_rng_free(r);
-    f->drop = *drop;
+    lm_fixture_setup(f, &a, single, drop);
 }
 
-static void teardown(reg_setup *f)
-{
-    sbw_lm_ws_free(f->ws);
-    free(f->theta);
-    free(f->grad);
-    free(f->state0);
-}
-
-/* The objective whose gradient sbw_lm_loss returns: the mean
- * cross-entropy + AR + TAR, from the fixed state, masks from (SEED,
- * STREAM); the regularisers' values into f->ar, f->tar. */
-static double objective(reg_setup *f, const double *theta)
-{
-    sbw_lm_chunk ch = {f->x, f->y, T};
-    sbw_pass_result r;
-    sbw_lm_state_set(f->ws, f->state0);
-    SBW_ASSERT_OK(sbw_lm_loss(f->ws, theta, &ch, &f->drop, SEED, STREAM, &r, f->grad));
-    sbw_lm_ws_reg(f->ws, &f->ar, &f->tar);
-    return r.loss + f->ar + f->tar;
-}
-
-/* objective for SBW_ASSERT_GRAD_FD. */
-static double objective_fd(void *ctx, const double *theta) { return objective(ctx, theta); }
-
-/* Every entry of the gradient against central differences (double). */
+/* Every entry of the gradient against central differences (double); AR
+ * and TAR are on when asked and each moves the gradient far beyond the
+ * tolerance; weight drop zeroes some of Wh's gradient, not all. */
 static void check_fd(const head_case *hc, const sbw_lm_dropout *drop)
 {
-    reg_setup f;
+    lm_fixture f;
     setup(&f, hc, false, drop);
     size_t n = f.lm.nparam;
-    double *g = malloc(n * sizeof *g), *th = malloc(n * sizeof *th);
-    objective(&f, f.theta);
-    memcpy(g, f.grad, n * sizeof *g);
-    memcpy(th, f.theta, n * sizeof *th);
+    double *g = lm_fixture_grad_fd(&f);
     if (drop->alpha > 0)
         SBW_ASSERT_GT(f.ar, 1e-5);
     if (drop->beta > 0)
         SBW_ASSERT_GT(f.tar, 1e-5);
-    for (int term = 0; term < 2;
-         term++) { /* each term moves the gradient far beyond the tolerance */
+    for (int term = 0; term < 2; term++) {
         double *w = term ? &f.drop.beta : &f.drop.alpha, keep = *w, dmax = 0;
         if (keep <= 0)
             continue;
         *w = 0;
-        objective(&f, f.theta);
+        lm_fixture_objective(&f, f.theta);
         for (size_t i = 0; i < n; i++)
             dmax = fabs(g[i] - f.grad[i]) > dmax ? fabs(g[i] - f.grad[i]) : dmax;
         SBW_ASSERT_GT(dmax, 1e-5);
         *w = keep;
     }
-    SBW_ASSERT_GRAD_FD(objective_fd, &f, th, g, n);
     if (drop->wdrop > 0) { /* dropped entries of Wh get no gradient, kept ones do */
         size_t zero = 0, nwh = 0;
         for (size_t l = 0; l < 2; l++) {
@@ -127,8 +75,7 @@ static void check_fd(const head_case *hc, const sbw_lm_dropout *drop)
         SBW_ASSERT_LT(zero, nwh);
     }
     free(g);
-    free(th);
-    teardown(&f);
+    lm_fixture_free(&f);
 }
 
 static const sbw_lm_dropout WD = {.last = -1, .wdrop = 0.4};
@@ -174,7 +121,7 @@ static void test_fd_all_together(void **state)
 /* The last layer's outputs (T*B x 3) by the naive twin: embedding rows,
  * then sbw_lstm_ref_forward per layer from the carried state, each Wh
  * times keep[l] (NULL: as is). */
-static void twin_outputs(const reg_setup *f, unsigned char *const keep[2], double scale,
+static void twin_outputs(const lm_fixture *f, unsigned char *const keep[2], double scale,
                          double *out)
 {
     const sbw_lm *lm = &f->lm;
@@ -218,9 +165,9 @@ static void test_values_against_twin(void **state)
     double h[B * T * 3], ar, tar;
     for (int wd = 0; wd < 2; wd++) {
         sbw_lm_dropout d = {.last = -1, .alpha = 2, .beta = 1, .wdrop = wd ? 0.5 : 0};
-        reg_setup f;
+        lm_fixture f;
         setup(&f, &head_cases[1], false, &d);
-        objective(&f, f.theta);
+        lm_fixture_objective(&f, f.theta);
         unsigned char k0[64], k1[36], *keep[2] = {k0, k1};
         gsl_rng *r = NULL;
         SBW_ASSERT_OK(sbw_rng_alloc(&r, SEED, STREAM));
@@ -235,7 +182,7 @@ static void test_values_against_twin(void **state)
         SBW_ASSERT_NEAR(f.tar, tar, 1e-12 * tar);
         SBW_ASSERT_GT(ar, 1e-3);
         SBW_ASSERT_GT(tar, 1e-4);
-        teardown(&f);
+        lm_fixture_free(&f);
     }
 }
 
@@ -244,18 +191,19 @@ static void test_float_matches_double(void **state)
 {
     (void)state;
     for (size_t c = 0; c < HEAD_NCASES; c++) {
-        reg_setup d, s;
+        lm_fixture d, s;
         setup(&d, &head_cases[c], false, &ALL);
         setup(&s, &head_cases[c], true, &ALL);
-        double od = objective(&d, d.theta), os = objective(&s, s.theta), gmax = 0;
+        double od = lm_fixture_objective(&d, d.theta), os = lm_fixture_objective(&s, s.theta),
+               gmax = 0;
         for (size_t i = 0; i < d.lm.nparam; i++)
             gmax = fabs(d.grad[i]) > gmax ? fabs(d.grad[i]) : gmax;
         SBW_ASSERT_NEAR(os, od, 1e-5 * (1 + fabs(od)));
         SBW_ASSERT_NEAR(s.ar, d.ar, 1e-5 * (1 + d.ar));
         SBW_ASSERT_NEAR(s.tar, d.tar, 1e-5 * (1 + d.tar));
         SBW_ASSERT_CLOSE(s.grad, d.grad, d.lm.nparam, 1e-5 * (1 + gmax), 1e-4);
-        teardown(&d);
-        teardown(&s);
+        lm_fixture_free(&d);
+        lm_fixture_free(&s);
     }
 }
 
@@ -267,12 +215,12 @@ static void test_off_is_unchanged(void **state)
     (void)state;
     for (int single = 0; single < 2; single++) {
         sbw_lm_dropout base = {.emb = 0.2, .in = 0.3, .layer = 0.25, .latent = 0.3, .last = -1};
-        reg_setup a, b;
+        lm_fixture a, b;
         setup(&a, &head_cases[5], single, &base);
         setup(&b, &head_cases[5], single, &base);
         b.drop.last = 0.25;
         size_t n = a.lm.nparam;
-        double la = objective(&a, a.theta), lb = objective(&b, b.theta);
+        double la = lm_fixture_objective(&a, a.theta), lb = lm_fixture_objective(&b, b.theta);
         assert_memory_equal(&la, &lb, sizeof la);
         assert_memory_equal(a.grad, b.grad, n * sizeof *a.grad);
         sbw_lm_ws *plain = NULL;
@@ -286,7 +234,7 @@ static void test_off_is_unchanged(void **state)
         assert_memory_equal(&r.loss, &la, sizeof la);
         assert_memory_equal(g, a.grad, n * sizeof *g);
         b.drop.last = 0.4; /* and it does act */
-        objective(&b, b.theta);
+        lm_fixture_objective(&b, b.theta);
         assert_memory_not_equal(g, b.grad, n * sizeof *g);
         /* weight drop needs the masks */
         sbw_lm_dropout wd = base;
@@ -296,8 +244,8 @@ static void test_off_is_unchanged(void **state)
         assert_non_null(strstr(sbw_error_reason(), "without its masks"));
         free(g);
         sbw_lm_ws_free(plain);
-        teardown(&a);
-        teardown(&b);
+        lm_fixture_free(&a);
+        lm_fixture_free(&b);
     }
 }
 
@@ -305,13 +253,13 @@ static void test_off_is_unchanged(void **state)
 static void test_masks_follow_the_stream(void **state)
 {
     (void)state;
-    reg_setup f;
+    lm_fixture f;
     setup(&f, &head_cases[1], false, &WD);
     size_t n = f.lm.nparam;
     double *g = malloc(n * sizeof *g);
-    objective(&f, f.theta);
+    lm_fixture_objective(&f, f.theta);
     memcpy(g, f.grad, n * sizeof *g);
-    objective(&f, f.theta);
+    lm_fixture_objective(&f, f.theta);
     assert_memory_equal(g, f.grad, n * sizeof *g);
     sbw_lm_chunk ch = {f.x, f.y, T};
     sbw_pass_result r;
@@ -319,7 +267,7 @@ static void test_masks_follow_the_stream(void **state)
     SBW_ASSERT_OK(sbw_lm_loss(f.ws, f.theta, &ch, &f.drop, SEED, STREAM + 1, &r, f.grad));
     assert_memory_not_equal(g, f.grad, n * sizeof *g);
     free(g);
-    teardown(&f);
+    lm_fixture_free(&f);
 }
 
 /* The memory preflight counts the weight-drop flags: what the workspace
@@ -327,7 +275,7 @@ static void test_masks_follow_the_stream(void **state)
 static void test_ws_bytes_with_masks(void **state)
 {
     (void)state;
-    reg_setup f;
+    lm_fixture f;
     setup(&f, &head_cases[5], true, &WD);
     for (int single = 0; single < 2; single++) {
         sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, true}, n = o;
@@ -338,7 +286,7 @@ static void test_ws_bytes_with_masks(void **state)
         SBW_ASSERT_GE(sbw_lm_ws_bytes(&f.lm, &o) - sbw_lm_ws_bytes(&f.lm, &n), 4.0 * (16 + 9));
         sbw_lm_ws_free(ws);
     }
-    teardown(&f);
+    lm_fixture_free(&f);
 }
 
 static bool given_none(void *ctx, const char *opt)
