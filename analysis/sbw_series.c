@@ -5,6 +5,7 @@
 #include "sbw_error.h"
 #include "sbw_tsv.h"
 
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,4 +271,43 @@ int sbw_series_scale_parse(const char *text, double *num, double *den)
 bad:
     return SBW_ERROR(SBW_EINVAL,
                      "--scale: '%.40s' is not A or A/B (finite numbers, not 0; e.g. 1/3600)", text);
+}
+
+/* ---- a line through the last points ---------------------------------------- */
+
+int sbw_series_fit_line(const double *u, const double *y, size_t n, sbw_series_line *out)
+{
+    if (n < 2)
+        return SBW_ERROR(SBW_EINVAL, "a line needs 2 points or more, not %zu", n);
+    bool spread = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(u[i]) || !isfinite(y[i]))
+            return SBW_ERROR(SBW_EDATA, "point %zu is not finite", i + 1);
+        spread |= u[i] != u[0];
+    }
+    if (!spread)
+        return SBW_ERROR(SBW_EDATA, "every point has the same abscissa: no slope");
+    sbw_series_line l = {.n = n, .umin = u[0], .umax = u[0]};
+    double c00, c01, c11, sumsq;
+    gsl_fit_linear(u, 1, y, 1, n, &l.intercept, &l.slope, &c00, &c01, &c11, &sumsq);
+    for (size_t i = 0; i < n; i++) {
+        double r = fabs(y[i] - (l.intercept + l.slope * u[i]));
+        l.max_abs = r > l.max_abs ? r : l.max_abs;
+        l.umin = u[i] < l.umin ? u[i] : l.umin;
+        l.umax = u[i] > l.umax ? u[i] : l.umax;
+    }
+    l.rms = sqrt(sumsq / (double)n);
+    l.se_intercept = n > 2 ? sqrt(c00) : NAN;
+    l.se_slope = n > 2 ? sqrt(c11) : NAN;
+    l.cov = n > 2 ? c01 : NAN;
+    *out = l;
+    return SBW_OK;
+}
+
+void sbw_series_line_at(const sbw_series_line *l, double u, double *y, double *se)
+{
+    *y = l->intercept + l->slope * u;
+    double v =
+        l->se_intercept * l->se_intercept + 2 * u * l->cov + u * u * l->se_slope * l->se_slope;
+    *se = l->n > 2 ? sqrt(v > 0 ? v : 0) : NAN;
 }

@@ -96,4 +96,29 @@ void sbw_series_order(const double *x, size_t n, bool descending, size_t *idx, s
  * failure *num and *den may hold a partial parse (do not use them). */
 int sbw_series_scale_parse(const char *text, double *num, double *den);
 
+/* A least-squares line y = intercept + slope u through (u[i], y[i]) (GSL's
+ * gsl_fit_linear): what a report extrapolates from the last points of a
+ * curve (issue 28: KLD against log perplexity), with its uncertainty. */
+typedef struct sbw_series_line {
+    size_t n;                      /* points fitted, >= 2 */
+    double intercept, slope;       /* the line */
+    double se_intercept, se_slope; /* standard errors from the residual
+                                      variance sum r^2 / (n - 2); NaN when
+                                      n = 2 (a line through two points has
+                                      no residual to estimate it from) */
+    double cov;                    /* their covariance (NaN when n = 2) */
+    double rms, max_abs;           /* residuals r_i = y_i - line(u_i):
+                                      sqrt(sum r^2 / n) and max |r_i| */
+    double umin, umax;             /* the range of u fitted */
+} sbw_series_line;
+
+/* Fits the line to u[0..n), y[0..n) into *out.  Errors: SBW_EINVAL when n
+ * < 2; SBW_EDATA when a value is not finite or every u is equal (no
+ * slope); *out untouched on failure. */
+int sbw_series_fit_line(const double *u, const double *y, size_t n, sbw_series_line *out);
+
+/* The line's value at u into *y and its standard error into *se (the
+ * error of the fitted mean at u, from the covariance; NaN when n = 2). */
+void sbw_series_line_at(const sbw_series_line *l, double u, double *y, double *se);
+
 #endif

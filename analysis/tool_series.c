@@ -36,6 +36,17 @@ static const char details[] =
     "label, value (scaled), relation: how the row before compares with this\n"
     "one (>, < or =; - on the first row), so that 'MoS 2.14 > Softmax 1.92 =\n"
     "MoC 1.92' is read off the rows without comparing anything again.\n\n"
+    "--fit log|linear fits a least-squares line instead (GSL's\n"
+    "gsl_fit_linear): value = intercept + slope u, u = ln(label) (log) or\n"
+    "the label (linear), so the labels must be numbers (> 0 for log); with\n"
+    "--last N only the last N values (the end of a curve).  One row: n,\n"
+    "form, from, to (the labels fitted), intercept, slope and their\n"
+    "standard errors se_intercept, se_slope (residual variance sum r^2 /\n"
+    "(n - 2): nan, with a warning, for 2 points), rms_residual (sqrt(sum\n"
+    "r^2 / n)) and max_residual; --at X adds at, value_at, se_at (the\n"
+    "fitted line's standard error at X) and extrapolated (yes when X lies\n"
+    "outside the labels fitted, with a warning: a line's value beyond its\n"
+    "points is an extrapolation, not a measurement).\n\n"
     "--column NAME reads FILE as a table the tools write instead ('#' lines,\n"
     "a line of column names, tab-separated rows): the values of column NAME\n"
     "in row order, labelled by column --label's cells (or their count), so\n"
@@ -47,11 +58,14 @@ static const char details[] =
     "  sbw-series --against 42 ranks.txt\n"
     "  sbw-series --scale 1/3600 seconds.txt                (sum in hours)\n"
     "  sbw-series --order desc kl.txt\n"
-    "  sbw-series --column rank --label epoch traj.tsv     (a table's column)\n";
+    "  sbw-series --column rank --label epoch traj.tsv     (a table's column)\n"
+    "  sbw-series --column expected_pairwise_kl --label valid_ppl --fit log \\\n"
+    "      --last 4 --at 56 traj.tsv           (KLD at perplexity 56, extrapolated)\n";
 
 typedef struct series_args {
-    const char *order, *scale, *column, *label;
-    double against;
+    const char *order, *scale, *column, *label, *fit;
+    double against, at;
+    size_t last;
 } series_args;
 
 /* The summary row of s, with --against's columns when given. */
@@ -114,6 +128,72 @@ static int order_table(sbw_table *t, const sbw_series *s, bool descending, doubl
     return sbw_table_status(t);
 }
 
+/* The abscissa of label (its number, or its log for --fit log) into *u;
+ * SBW_EDATA naming path and the label otherwise. */
+static int fit_abscissa(const char *label, bool logx, const char *path, double *u)
+{
+    char *end;
+    double x = strtod(label, &end);
+    if (end == label || *end || !isfinite(x) || (logx && x <= 0))
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: label '%s' is not a %snumber (--fit reads the labels as x)", path,
+                         label, logx ? "positive " : "");
+    *u = logx ? log(x) : x;
+    return SBW_OK;
+}
+
+/* The --fit row: the line through the last a->last values of s (all when
+ * 0) against their labels, and its value at --at when given. */
+static int fit_table(sbw_table *t, const sbw_series *s, const series_args *a, bool at,
+                     const char *path)
+{
+    static const char *const cols[] = {
+        "n",        "form",         "from",         "to", "intercept", "slope", "se_intercept",
+        "se_slope", "rms_residual", "max_residual", "at", "value_at",  "se_at", "extrapolated"};
+    bool logx = strcmp(a->fit, "log") == 0;
+    size_t k = a->last && a->last < s->n ? a->last : s->n, o = s->n - k;
+    double *u = malloc(k * sizeof *u);
+    if (!u)
+        return SBW_ERROR(SBW_ENOMEM, "%zu points", k);
+    int st = SBW_OK;
+    for (size_t i = 0; i < k && !st; i++)
+        st = fit_abscissa(s->label[o + i], logx, path, &u[i]);
+    sbw_series_line l;
+    st = st ? st : sbw_series_fit_line(u, s->value + o, k, &l);
+    free(u);
+    if (st)
+        return st;
+    if (k == 2)
+        sbw_table_warn("a line through 2 points has no residual: its errors are unknown (nan)");
+    sbw_table_columns(t, cols, sizeof cols / sizeof *cols - (at ? 0 : 4));
+    sbw_table_add_row(t);
+    sbw_table_set_int(t, "n", (long long)k);
+    sbw_table_set_str(t, "form",
+                      logx ? "value = intercept + slope ln(label)"
+                           : "value = intercept + slope label");
+    sbw_table_set_str(t, "from", s->label[o]);
+    sbw_table_set_str(t, "to", s->label[s->n - 1]);
+    sbw_table_set_dbl(t, "intercept", l.intercept);
+    sbw_table_set_dbl(t, "slope", l.slope);
+    sbw_table_set_dbl(t, "se_intercept", l.se_intercept);
+    sbw_table_set_dbl(t, "se_slope", l.se_slope);
+    sbw_table_set_dbl(t, "rms_residual", l.rms);
+    sbw_table_set_dbl(t, "max_residual", l.max_abs);
+    if (at) {
+        double ua = logx ? log(a->at) : a->at, y, se;
+        sbw_series_line_at(&l, ua, &y, &se);
+        bool ex = ua < l.umin || ua > l.umax;
+        if (ex)
+            sbw_table_warn("value_at is extrapolated: %g lies outside the labels fitted (%s to %s)",
+                           a->at, s->label[o], s->label[s->n - 1]);
+        sbw_table_set_dbl(t, "at", a->at);
+        sbw_table_set_dbl(t, "value_at", y);
+        sbw_table_set_dbl(t, "se_at", se);
+        sbw_table_set_str(t, "extrapolated", ex ? "yes" : "no");
+    }
+    return sbw_table_status(t);
+}
+
 /* Reads the series named by c's argument (or stdin) into *s: a table's
  * column with --column, else the series format. */
 static int read_input(const sbw_cli_common *c, const series_args *a, sbw_series *s)
@@ -131,21 +211,48 @@ static int read_input(const sbw_cli_common *c, const series_args *a, sbw_series 
     return st;
 }
 
+/* The usage rules of --fit, --last and --at: 0 or the usage error's exit
+ * status. */
+static int check_fit(const sbw_cli *cli, const sbw_cli_common *c, const series_args *a,
+                     bool against)
+{
+    bool at = sbw_cli_given(cli, c, "--at"), last = sbw_cli_given(cli, c, "--last");
+    if (!a->fit)
+        return at || last ? sbw_cli_usage_error(cli, "--%s needs --fit", at ? "at" : "last") : 0;
+    if (strcmp(a->fit, "log") != 0 && strcmp(a->fit, "linear") != 0)
+        return sbw_cli_usage_error(cli, "--fit: '%s' is not log or linear", a->fit);
+    if (a->order || against || a->scale)
+        return sbw_cli_usage_error(cli, "--fit does not apply with --%s (one row: the line)",
+                                   a->order  ? "order"
+                                   : against ? "against"
+                                             : "scale");
+    if (last && a->last < 2)
+        return sbw_cli_usage_error(cli, "--last: a line needs 2 values or more, not %zu", a->last);
+    if (at && strcmp(a->fit, "log") == 0 && !(a->at > 0))
+        return sbw_cli_usage_error(cli, "--at: %g has no log (--fit log needs X > 0)", a->at);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
     series_args a = {0};
-    const sbw_cli_opt opts[] = {{"--against", "X", SBW_ARG_DOUBLE, &a.against, 1, 0,
-                                 "also count the values below, equal to and above X"},
-                                {"--order", "DIR", SBW_ARG_STRING, &a.order, 1, 0,
-                                 "desc or asc: the values ordered, one row each"},
-                                {"--scale", "A[/B]", SBW_ARG_STRING, &a.scale, 1, 0,
-                                 "multiply sums and values by A/B (1/3600: s to h)"},
-                                {"--column", "NAME", SBW_ARG_STRING, &a.column, 1, 0,
-                                 "FILE is a table: the values of its column NAME"},
-                                {"--label", "NAME", SBW_ARG_STRING, &a.label, 1, 0,
-                                 "with --column: the labels of column NAME (default: 1, 2, ...)"},
-                                {0}};
+    const sbw_cli_opt opts[] = {
+        {"--against", "X", SBW_ARG_DOUBLE, &a.against, 1, 0,
+         "also count the values below, equal to and above X"},
+        {"--order", "DIR", SBW_ARG_STRING, &a.order, 1, 0,
+         "desc or asc: the values ordered, one row each"},
+        {"--scale", "A[/B]", SBW_ARG_STRING, &a.scale, 1, 0,
+         "multiply sums and values by A/B (1/3600: s to h)"},
+        {"--column", "NAME", SBW_ARG_STRING, &a.column, 1, 0,
+         "FILE is a table: the values of its column NAME"},
+        {"--label", "NAME", SBW_ARG_STRING, &a.label, 1, 0,
+         "with --column: the labels of column NAME (default: 1, 2, ...)"},
+        {"--fit", "FORM", SBW_ARG_STRING, &a.fit, 1, 0,
+         "log or linear: a least-squares line against the labels"},
+        {"--last", "N", SBW_ARG_SIZE, &a.last, 1, 0, "with --fit: only the last N values (N >= 2)"},
+        {"--at", "X", SBW_ARG_DOUBLE, &a.at, 1, 0, "with --fit: the line's value at label X"},
+        {0}};
     const sbw_cli cli = {"sbw-series",
                          "[FILE]",
                          "What a series of labelled numbers says.",
@@ -165,6 +272,9 @@ int main(int argc, char **argv)
         return sbw_cli_usage_error(&cli, "--against does not apply to --order (one row a value)");
     if (a.label && !a.column)
         return sbw_cli_usage_error(&cli, "--label needs --column (it names a table's column)");
+    st = check_fit(&cli, &c, &a, against);
+    if (st)
+        return st;
     double num = 1, den = 1;
     if (a.scale && sbw_series_scale_parse(a.scale, &num, &den))
         return sbw_cli_usage_error(&cli, "%s", sbw_error_reason());
@@ -181,8 +291,9 @@ int main(int argc, char **argv)
     if (!st && a.scale)
         sbw_table_meta_str(t, "scale", a.scale);
     if (!st)
-        st = a.order ? order_table(t, &s, strcmp(a.order, "desc") == 0, num, den)
-                     : summary_table(t, &s, &a, against, num, den);
+        st = a.fit     ? fit_table(t, &s, &a, sbw_cli_given(&cli, &c, "--at"), in[0])
+             : a.order ? order_table(t, &s, strcmp(a.order, "desc") == 0, num, den)
+                       : summary_table(t, &s, &a, against, num, den);
     st = st ? st : sbw_table_write(t, c.output ? c.output : "-", c.json);
     sbw_table_free(t);
     sbw_series_free(&s);

@@ -9,6 +9,7 @@
 #include "sbw_rng.h"
 #include "sbw_series.h"
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -187,12 +188,109 @@ static void test_scale(void **state)
         assert_int_equal(sbw_series_scale_parse(bad[i], &a, &b), SBW_EINVAL);
 }
 
+/* The textbook formulas of least squares in long double: slope Sxy / Sxx,
+ * intercept ybar - slope ubar, s^2 = sum r^2 / (n - 2), se(slope) =
+ * s / sqrt(Sxx), se(intercept) = s sqrt(1/n + ubar^2 / Sxx), and the fitted
+ * mean's error at u, s sqrt(1/n + (u - ubar)^2 / Sxx). */
+static void line_twin(const double *u, const double *y, size_t n, double at, double out[6])
+{
+    long double ub = 0, yb = 0, sxx = 0, sxy = 0, rr = 0;
+    for (size_t i = 0; i < n; i++)
+        ub += u[i], yb += y[i];
+    ub /= n, yb /= n;
+    for (size_t i = 0; i < n; i++)
+        sxx += (u[i] - ub) * (u[i] - ub), sxy += (u[i] - ub) * (y[i] - yb);
+    long double b = sxy / sxx, a = yb - b * ub;
+    for (size_t i = 0; i < n; i++)
+        rr += (y[i] - a - b * u[i]) * (y[i] - a - b * u[i]);
+    long double s2 = rr / (n - 2);
+    out[0] = (double)a, out[1] = (double)b;
+    out[2] = (double)sqrtl(s2 * (1.0L / n + ub * ub / sxx));
+    out[3] = (double)sqrtl(s2 / sxx);
+    out[4] = (double)sqrtl(rr / n);
+    out[5] = (double)sqrtl(s2 * (1.0L / n + (at - ub) * (at - ub) / sxx));
+}
+
+/* The fit against the twin on random points, and its value at a point
+ * beyond them. */
+static void test_line_twin(void **state)
+{
+    (void)state;
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 5, 1));
+    for (size_t n = 3; n < 40; n += 5) {
+        double u[40], y[40], tw[6], ya, se;
+        for (size_t i = 0; i < n; i++)
+            u[i] = log(50 + 300 * gsl_rng_uniform(r)), y[i] = 9 - 1.2 * u[i] + gsl_rng_uniform(r);
+        sbw_series_line l;
+        SBW_ASSERT_OK(sbw_series_fit_line(u, y, n, &l));
+        line_twin(u, y, n, log(56), tw);
+        SBW_ASSERT_NEAR(l.intercept, tw[0], 1e-11 * fabs(tw[0]));
+        SBW_ASSERT_NEAR(l.slope, tw[1], 1e-11 * fabs(tw[1]));
+        SBW_ASSERT_NEAR(l.se_intercept, tw[2], 1e-9 * tw[2]);
+        SBW_ASSERT_NEAR(l.se_slope, tw[3], 1e-9 * tw[3]);
+        SBW_ASSERT_NEAR(l.rms, tw[4], 1e-9 * tw[4]);
+        sbw_series_line_at(&l, log(56), &ya, &se);
+        SBW_ASSERT_NEAR(ya, tw[0] + tw[1] * log(56), 1e-10 * fabs(ya));
+        SBW_ASSERT_NEAR(se, tw[5], 1e-9 * tw[5]);
+        SBW_ASSERT_GT(l.max_abs, l.rms * (1 - 1e-12)); /* the largest is at least the mean */
+    }
+    sbw_rng_free(r);
+}
+
+/* Points on a line give it back with zero residual; two points give no
+ * error estimate; one point, a non-finite value or one abscissa fail. */
+static void test_line_exact_and_errors(void **state)
+{
+    (void)state;
+    double u[] = {1, 2, 4, 8}, y[] = {3, 5, 9, 17}, ya, se;
+    sbw_series_line l;
+    SBW_ASSERT_OK(sbw_series_fit_line(u, y, 4, &l));
+    SBW_ASSERT_NEAR(l.slope, 2, 1e-14);
+    SBW_ASSERT_NEAR(l.intercept, 1, 1e-13);
+    SBW_ASSERT_LE(l.max_abs, 1e-13);
+    assert_true(l.umin == 1 && l.umax == 8);
+    SBW_ASSERT_OK(sbw_series_fit_line(u, y, 2, &l));
+    assert_true(isnan(l.se_slope) && isnan(l.se_intercept));
+    sbw_series_line_at(&l, 3, &ya, &se);
+    SBW_ASSERT_NEAR(ya, 7, 1e-13);
+    assert_true(isnan(se));
+    double same[] = {2, 2, 2}, bad[] = {1, NAN, 3};
+    assert_int_equal(sbw_series_fit_line(u, y, 1, &l), SBW_EINVAL);
+    assert_int_equal(sbw_series_fit_line(same, y, 3, &l), SBW_EDATA);
+    assert_int_equal(sbw_series_fit_line(u, bad, 3, &l), SBW_EDATA);
+}
+
+/* The standard error means what it says: over 2000 noisy lines of 8
+ * points, the true slope lies within 2 se of the fitted one in at least
+ * 85 % (Student's t with 6 degrees of freedom puts 90.8 % inside). */
+static void test_line_se_covers(void **state)
+{
+    (void)state;
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 6, 2));
+    size_t in = 0, trials = 2000;
+    for (size_t t = 0; t < trials; t++) {
+        double u[8], y[8];
+        for (size_t i = 0; i < 8; i++)
+            u[i] = (double)i, y[i] = 1 + 0.5 * u[i] + 0.3 * gsl_ran_gaussian(r, 1);
+        sbw_series_line l;
+        SBW_ASSERT_OK(sbw_series_fit_line(u, y, 8, &l));
+        in += fabs(l.slope - 0.5) <= 2 * l.se_slope;
+    }
+    SBW_ASSERT_GE((double)in, 0.85 * (double)trials);
+    SBW_ASSERT_LE((double)in, 0.97 * (double)trials);
+    sbw_rng_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_summary_brute), cmocka_unit_test(test_order_brute),
-        cmocka_unit_test(test_against),       cmocka_unit_test(test_summary_errors),
-        cmocka_unit_test(test_read),          cmocka_unit_test(test_scale),
+        cmocka_unit_test(test_summary_brute),  cmocka_unit_test(test_order_brute),
+        cmocka_unit_test(test_against),        cmocka_unit_test(test_summary_errors),
+        cmocka_unit_test(test_read),           cmocka_unit_test(test_scale),
+        cmocka_unit_test(test_line_twin),      cmocka_unit_test(test_line_exact_and_errors),
+        cmocka_unit_test(test_line_se_covers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
