@@ -5,7 +5,8 @@
 #
 # usage: experiments/ptb/run.sh [--quick | --long] [STEP] [MODEL...]
 #   STEP   train | traj | eval | report | all (default: all = train, eval,
-#          report; with --long: train, traj, eval)
+#          report; with --long: train, traj, eval; --long report writes
+#          long/report.md, the runs along training: report_long.sh)
 #   MODEL  any of the names below (default: every model, in this order)
 #
 # --long: issue 28's runs, the papers' recipes (sbw-lm --preset awd and
@@ -428,7 +429,9 @@ fi
 if [ "$STEP" = eval ] || [ "$STEP" = all ]; then
     for n in "$@"; do evaluate "$n"; done # not in an || list: set -e holds inside
 fi
-if [ "$STEP" = report ] || { [ "$STEP" = all ] && [ $LONG = 0 ]; }; then
+if [ "$STEP" = report ] && [ $LONG = 1 ]; then # the runs along training so far: long/report.md
+    RES=$RES BIN=$BIN recipe_run sh experiments/ptb/report_long.sh || exit 1
+elif [ "$STEP" = report ] || { [ "$STEP" = all ] && [ $LONG = 0 ]; }; then
     RES=$RES QUICK=$QUICK BIN=$BIN recipe_run sh experiments/ptb/report.sh || exit 1
 fi
 [ $status = 0 ] && [ $ffail = 1 ] && status=1

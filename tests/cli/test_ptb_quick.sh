@@ -224,6 +224,18 @@ sed -i '$d' "$TJ"
 expect_exit 1 "traj with a failing sbw-kl" runf traj softmax
 expect_eq "$(grep -vc '^#' "$TJ")" "$((nt - 1))" "traj: a failed measurement adds no row"
 expect_eq "$(temporaries)" 0 "traj: a failed measurement leaves no temporary"
+# the long runs' report along training (report_long.sh) from those
+# trajectories, in a results folder whose name has a space and a comma
+expect_exit 0 "traj again" run traj softmax
+expect_exit 0 "report_long" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
+LR=$R/report.md
+expect_grep "^| softmax | [0-9]* | [0-9]* | [0-9.]* | [0-9.]* | 18 / 18 | 17 |$" "$LR" "report_long: softmax's progress row, rank 18 / 18, d* 17"
+expect_grep "^- epoch 1: " "$LR" "report_long: Table 11's order at a common epoch"
+expect_grep "^| softmax | 3 | " "$LR" "report_long: softmax's extrapolation over its last 3 epochs"
+expect_eq "$(awk -F'\t' '$1 == "softmax" && $9 == 61.49' "$R/extrapolation.tsv" | wc -l)" 1 \
+    "report_long: extrapolated to the paper's Table 5 perplexity of Softmax"
+expect_grep "^### mos-k3$" "$LR" "report_long: mos-k3's trajectory"
+if [ -s "$R/figures/traj-epoch.png" ] && [ -s "$R/figures/traj-ppl.png" ]; then ok; else bad "report_long drew no trajectory figure"; fi
 expect_exit 2 "unknown step" run fly
 expect_exit 2 "unknown model" run train gpt
 expect_exit 2 "unknown model (eval)" run eval gpt

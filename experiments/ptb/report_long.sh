@@ -1,0 +1,222 @@
+#!/bin/sh
+# experiments/ptb/report_long.sh -- $RES/report.md: issue 28's long runs
+# along training, from what `run.sh --long train` and `traj` wrote (each
+# model's log.tsv and traj.tsv): how far each run has got, its per-epoch
+# trajectory (validation perplexity, NR rank at float64's and float32's
+# eps, d*, exact expected pairwise KL on the first 10,000 validation
+# predictions), the trajectory figures, Table 11's ordering at every
+# common epoch and at equal perplexity, the extrapolation of each head's
+# KLD to the paper's perplexity (labelled as such), and Table 7's K at
+# epoch 8.  Every number is read from a TSV whose `# command=` line says
+# how it was made; selection only, the arithmetic is sbw-series' and
+# sbw-lm curves'.  A figure sbw-plot fails to draw is left out and the
+# script exits 1 (the report is still written).
+#
+# Environment: RES (experiments/ptb/long), BIN (bin), QUICK (0; 1: the
+# quick pipeline's model names, test_ptb_quick.sh), KEPOCH (8: the epoch
+# Table 7 compares at), FIT_LAST (4: the epochs the extrapolation fits).
+set -eu
+cd "$(dirname "$0")/../.."
+. scripts/tsv.sh
+ROOT=$(pwd)
+BIN=${BIN:-bin}
+case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
+RES=${RES:-experiments/ptb/long}
+QUICK=${QUICK:-0}
+KEPOCH=${KEPOCH:-8}
+FIT_LAST=${FIT_LAST:-4}
+if [ "$QUICK" = 1 ]; then
+    TRIO="softmax moc mos-k3" KRUNS="mos-k2" KREF=mos-k3
+else
+    TRIO="softmax moc mos-k15" KRUNS="mos-k3 mos-k5 mos-k10 mos-k20" KREF=mos-k15
+fi
+DOC=$RES/report.md
+mkdir -p "$RES/figures"
+RESA=$(cd "$RES" && pwd)
+PAPER=$ROOT/experiments/ptb/paper.tsv
+TAB=$(mktemp -d "${TMPDIR:-/tmp}/sbw-report-long-XXXXXX")
+trap 'rm -rf "$TAB"' EXIT
+trap 'rm -rf "$TAB"; exit 130' INT
+trap 'rm -rf "$TAB"; exit 143' TERM
+rfail=0
+figs=""
+
+# rows MODEL: MODEL's traj.tsv data rows (none when absent)
+rows() { if [ -s "$RES/$1/traj.tsv" ]; then tsv_rows "$RES/$1/traj.tsv" | tail -n +2; fi; }
+nrows() { rows "$1" | grep -c . || true; }
+# col MODEL COLUMN EPOCH: the value of COLUMN in MODEL's row of EPOCH
+col() {
+    [ -s "$RES/$1/traj.tsv" ] || return 0
+    tsv_rows "$RES/$1/traj.tsv" | awk -F'\t' -v c="$2" -v e="$3" \
+        'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["epoch"] == e { x = $h[c] } END { printf "%s", x }'
+}
+# paper MODEL QUANTITY: Yang et al.'s number (experiments/ptb/paper.tsv)
+paper() {
+    awk -F'\t' -v m="$1" -v q="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        $c["paper"] == "Yang et al. 2018" && $c["model"] == m && $c["quantity"] == q { x = $c["value"] }
+        END { printf "%s", x == "" ? "—" : x }' "$PAPER"
+}
+role() { case $1 in softmax) echo Softmax ;; moc) echo MoC ;; *) echo MoS ;; esac; }
+# plot NAME ARG...: sbw-plot ARG... inside RES into figures/NAME
+plot() {
+    pn=$1
+    shift
+    if (cd "$RESA" && "$BIN/sbw-plot" "$@" -q -o "figures/$pn"); then
+        figs="$figs $pn"
+    else
+        echo "report_long.sh: sbw-plot could not draw $pn" >&2
+        rfail=1
+    fi
+}
+
+models=""
+for d in "$RES"/*/; do
+    m=$(basename "$d")
+    [ "$(nrows "$m")" -gt 0 ] && models="$models $m"
+done
+tjs="" labs=""
+for m in $models; do tjs="$tjs $m/traj.tsv" && labs="$labs${labs:+,}$m"; done
+if [ -n "$models" ]; then
+    # shellcheck disable=SC2086 # plain model names
+    plot traj-epoch train $tjs --x epoch --y valid_ppl,rank,rank_single,d_star,expected_pairwise_kl --labels "$labs" \
+        --title "Along training, per epoch (first validation predictions)"
+    # shellcheck disable=SC2086
+    plot traj-ppl train $tjs --x valid_ppl --y expected_pairwise_kl,rank_single --labels "$labs" \
+        --title "KLD and float32 rank against validation perplexity"
+fi
+
+# Table 11 at equal perplexity: the trio's traj.tsv on one grid (sbw-lm curves)
+trio_tj="" trio_n=""
+for m in $TRIO; do
+    [ "$(nrows "$m")" -gt 0 ] && trio_tj="$trio_tj $m/traj.tsv" && trio_n="$trio_n${trio_n:+,}$m"
+done
+kap=""
+if [ -n "$trio_tj" ]; then
+    # shellcheck disable=SC2086
+    (cd "$RESA" && "$BIN/sbw-lm" curves -q --step 5 --names "$trio_n" $trio_tj -o kld-at-ppl.tsv) && kap=$RES/kld-at-ppl.tsv
+fi
+
+# the extrapolation of each of the trio's KLD to its paper's perplexity:
+# sbw-series --fit log over the last FIT_LAST epochs, into extrapolation.tsv
+ex=$RES/extrapolation.tsv
+printf '# command=experiments/ptb/report_long.sh (per model: sbw-series --column expected_pairwise_kl --label valid_ppl --fit log --last %s --at PAPER_VALID_PPL MODEL/traj.tsv; the perplexity of the paper'"'"'s Table 5, its KLD of Table 11, from experiments/ptb/paper.tsv)\nmodel\tepochs\tform\tfrom\tto\tslope\tse_slope\trms_residual\tat\tvalue_at\tse_at\tpaper_kl_valid\n' "$FIT_LAST" >"$TAB/ex"
+for m in $TRIO; do
+    [ "$(nrows "$m")" -ge 3 ] || continue
+    r=$("$BIN/sbw-series" -q --column expected_pairwise_kl --label valid_ppl --fit log --last "$FIT_LAST" \
+        --at "$(paper "$(role "$m")" valid_ppl)" "$RES/$m/traj.tsv" 2>/dev/null) || continue
+    f() { printf '%s\n' "$r" | tsv_field /dev/stdin "$1"; }
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$(f n)" "$(f form)" "$(f from)" "$(f to)" \
+        "$(f slope)" "$(f se_slope)" "$(f rms_residual)" "$(f at)" "$(f value_at)" "$(f se_at)" \
+        "$(paper "$(role "$m")" kl_valid)" >>"$TAB/ex"
+done
+mv "$TAB/ex" "$ex"
+
+{
+    echo "# Issue 28's long runs along training (MoS Tables 6, 7 and 11 at the papers' networks)"
+    echo
+    [ "$QUICK" = 1 ] && echo "**Quick mode**: toy models on a generated corpus; the pipeline, not the science." && echo
+    echo "Made by \`experiments/ptb/run.sh --long\` (\`train\`, then \`traj\` after each epoch) and"
+    echo "\`experiments/ptb/report_long.sh\`. The recipes, deviations from the papers and the wall-time"
+    echo "plan are in experiments/ptb/README.md. Each row of a trajectory is one end-of-epoch snapshot:"
+    echo "the validation perplexity (whole set), and on the first validation predictions the NR rank at"
+    echo "float64's and float32's eps, d* (the rank of the row-centred matrix) and the exact expected"
+    echo "pairwise KL (nats). This report is rewritten as the runs go on; the final tables go to"
+    echo "experiments/ptb/report.md when the runs end."
+    echo
+    echo "## How far each run has got"
+    echo
+    echo "| model | epochs measured | tokens trained (log.tsv) | last valid ppl | its KLD | rank (f64 / f32 eps) | d* |"
+    echo "|---|---|---|---|---|---|---|"
+    for m in $models; do
+        e=$(rows "$m" | tail -n 1 | cut -f 1)
+        tok=$(tsv_rows "$RES/$m/log.tsv" 2>/dev/null | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tokens") c = i; next } { x = $c } END { printf "%s", x }')
+        printf '| %s | %s | %s | %.1f | %.3f | %s / %s | %s |\n' "$m" "$e" "${tok:-—}" "$(col "$m" valid_ppl "$e")" \
+            "$(col "$m" expected_pairwise_kl "$e")" "$(col "$m" rank "$e")" "$(col "$m" rank_single "$e")" "$(col "$m" d_star "$e")"
+    done
+    [ -n "$models" ] || echo "| (none measured yet) | | | | | | |"
+    echo
+    echo "## Table 11 along training: expected pairwise KL"
+    echo
+    echo "The paper (valid): Softmax $(paper Softmax kl_valid), MoC $(paper MoC kl_valid), MoS $(paper MoS kl_valid) (MoS > MoC > Softmax),"
+    echo "at validation perplexities near 60 (its Table 5: $(paper Softmax valid_ppl), $(paper MoC valid_ppl), $(paper MoS valid_ppl) without finetuning)."
+    echo "Ours at each epoch that two or more of $(echo "$TRIO" | sed 's/ /, /g') have reached, highest first:"
+    echo
+    rows_any=0
+    for e in $(for m in $TRIO; do rows "$m" | cut -f 1; done | sort -n | uniq -d); do
+        printf -- '- epoch %s: ' "$e"
+        for m in $TRIO; do
+            x=$(col "$m" expected_pairwise_kl "$e")
+            [ -n "$x" ] && printf '%s\t%s\n' "$m (ppl $(printf '%.1f' "$(col "$m" valid_ppl "$e")"))" "$x"
+        done | "$BIN/sbw-series" -q --order desc | tsv_rows /dev/stdin |
+            awk -F'\t' 'NR > 1 { printf "%s%s %.3f", (NR > 2 ? " " $3 " " : ""), $1, $2 } END { print "." }'
+        rows_any=1
+    done
+    [ $rows_any = 1 ] || echo "- (no epoch reached by two models yet)"
+    echo
+    echo "At equal validation perplexity (\`$(basename "$RES")/kld-at-ppl.tsv\`: each trajectory interpolated linearly in"
+    echo "log perplexity onto a grid every 5; nothing extrapolated):"
+    echo
+    if [ -n "$kap" ] && [ "$(echo "$trio_n" | tr ',' '\n' | grep -c .)" -ge 2 ]; then
+        # shellcheck disable=SC2086 # plain model names
+        set -- $TRIO
+        "$BIN/sbw-lm" order --pairs "$3:$2,$2:$1,$3:$1" --labels "$3=MoS,$2=MoC,$1=Softmax" "$kap"
+    else
+        echo "(fewer than two of the three models measured yet)"
+    fi
+    echo
+    echo "## Extrapolation to the paper's perplexity (not a measurement)"
+    echo
+    if [ "$(grep -vc '^#' "$ex")" -gt 1 ]; then
+        echo "KLD = a + b ln(valid ppl), least squares over each model's last $FIT_LAST epochs (fewer when fewer"
+        echo "exist), evaluated at the paper's validation perplexity of the same head; se: the fitted line's"
+        echo "standard error there, which does not include the error of the line's form."
+        echo
+        (cd "$RESA" && "$BIN/sbw-plot" table extrapolation.tsv --columns "model,epochs=epochs fitted,from=from ppl,to=to ppl,slope=b,se_slope=se(b),rms_residual=rms residual,at=at ppl,value_at=KLD there (extrapolated),se_at=se,paper_kl_valid=paper" \
+            --format from=%.1f,to=%.1f,slope=%.3f,se_slope=%.3f,rms_residual=%.4f,value_at=%.3f,se_at=%.3f)
+    else
+        echo "Not yet: a fit needs three epochs of a model."
+    fi
+    echo
+    echo "## Table 7 at equal training: MoS by K at epoch $KEPOCH"
+    echo
+    printf '# command=experiments/ptb/report_long.sh (epoch %s rows of MODEL/traj.tsv)\nmodel\trank\trank_single\td_star\tvalid_ppl\texpected_pairwise_kl\n' "$KEPOCH" >"$TAB/k.tsv"
+    kcite=""
+    for m in $KRUNS $KREF; do
+        [ -n "$(col "$m" rank "$KEPOCH" 2>/dev/null)" ] || continue
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$(col "$m" rank "$KEPOCH")" "$(col "$m" rank_single "$KEPOCH")" \
+            "$(col "$m" d_star "$KEPOCH")" "$(col "$m" valid_ppl "$KEPOCH")" "$(col "$m" expected_pairwise_kl "$KEPOCH")" >>"$TAB/k.tsv"
+        kcite="$kcite${kcite:+,}$m/traj.tsv" # run inside RES: its name may hold commas
+    done
+    if [ -n "$kcite" ]; then
+        (cd "$RESA" && "$BIN/sbw-plot" table "$TAB/k.tsv" --columns "model,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,valid_ppl=valid ppl,expected_pairwise_kl=KLD" \
+            --format valid_ppl=%.1f,expected_pairwise_kl=%.3f --cite "$kcite")
+    else
+        echo "Not yet: no MoS run has reached epoch $KEPOCH."
+    fi
+    echo
+    echo "## Trajectories"
+    for m in $models; do
+        echo
+        echo "### $m"
+        echo
+        (cd "$RESA" && "$BIN/sbw-plot" table "$m/traj.tsv" \
+            --columns "epoch,tokens,valid_ppl=valid ppl,rows,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,expected_pairwise_kl=KLD" \
+            --format valid_ppl=%.2f,expected_pairwise_kl=%.4f)
+    done
+    echo
+    echo "## Figures"
+    echo
+    for f in $figs; do
+        case $f in
+        traj-epoch) echo "Per epoch: validation perplexity, NR rank at float64's and float32's eps, d* and KLD (one panel each)." ;;
+        traj-ppl) echo "KLD and the rank at float32's eps against validation perplexity (training goes right to left)." ;;
+        esac
+        echo
+        echo "![$f](figures/$f.png)"
+        echo
+    done
+    [ -n "$figs" ] || echo "(none yet)"
+} >"$DOC.tmp"
+mv "$DOC.tmp" "$DOC"
+echo "report: $DOC"
+exit $rfail
