@@ -293,8 +293,8 @@ enum { MEM_SLOTS = 16 };
 typedef struct mem_entry {
     char *name; /* NULL: a free slot */
     const void *data;
-    sbw_npy_dtype dtype;
     size_t rows, cols;
+    sbw_npy_dtype dtype;
     int ndim;
 } mem_entry;
 static mem_entry mem_table[MEM_SLOTS];
@@ -340,7 +340,7 @@ int sbw_npy_mem_add(const char *name, const void *data, sbw_npy_dtype dtype, siz
     int slot = mem_find(name);
     for (int i = 0; slot < 0 && i < MEM_SLOTS; i++)
         if (!mem_table[i].name) {
-            mem_table[i] = (mem_entry){copy, data, dtype, rows, cols, ndim};
+            mem_table[i] = (mem_entry){copy, data, rows, cols, dtype, ndim};
             copy = NULL;
             break;
         }

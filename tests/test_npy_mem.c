@@ -43,7 +43,7 @@ static void test_reads_as_file(void **state)
     double a[R * M];
     float af[R * M];
     logsoftmax(a, R, M);
-    for (size_t i = 0; i < R * M; i++)
+    for (size_t i = 0; i < (size_t)R * M; i++)
         af[i] = (float)a[i];
     sbw_mat m = {R, M, M, a, false};
     sbw_mat_f32 mf = {R, M, M, af, false};
@@ -71,9 +71,9 @@ static void test_reads_as_file(void **state)
         double gm[R * 6], gf[R * 6]; /* ld 6 > M: the converting path */
         float hm[R * M], hf[R * M];
         SBW_ASSERT_OK(sbw_npy_read_rows(rm, gm, 3, M));
-        SBW_ASSERT_OK(sbw_npy_read_rows(rm, gm + 3 * M, R - 3, M));
+        SBW_ASSERT_OK(sbw_npy_read_rows(rm, gm + (size_t)3 * M, R - 3, M));
         SBW_ASSERT_OK(sbw_npy_read_rows(rf, gf, R, M));
-        assert_memory_equal(gm, gf, R * M * sizeof *gm);
+        assert_memory_equal(gm, gf, (size_t)R * M * sizeof *gm);
         SBW_ASSERT_OK(sbw_npy_seek_row(rm, 0));
         SBW_ASSERT_OK(sbw_npy_seek_row(rf, 0));
         SBW_ASSERT_OK(sbw_npy_read_rows(rm, gm, R, 6));
@@ -84,7 +84,7 @@ static void test_reads_as_file(void **state)
         SBW_ASSERT_OK(sbw_npy_seek_row(rf, 2));
         SBW_ASSERT_OK(sbw_npy_read_rows_f32(rm, hm, R - 2, M));
         SBW_ASSERT_OK(sbw_npy_read_rows_f32(rf, hf, R - 2, M));
-        assert_memory_equal(hm, hf, (R - 2) * M * sizeof *hm);
+        assert_memory_equal(hm, hf, (size_t)(R - 2) * M * sizeof *hm);
         /* past the end: the file's refusal */
         assert_int_equal(sbw_npy_read_rows(rm, gm, 1, M), SBW_EINVAL);
         sbw_npy_close(rm);
@@ -179,7 +179,7 @@ static void test_rank_bound_as_file(void **state)
 {
     (void)state;
     enum { R = 40, M = 9 }; /* tall: the TSQR path */
-    double *a = malloc(R * M * sizeof *a);
+    double *a = malloc((size_t)R * M * sizeof *a);
     assert_non_null(a);
     logsoftmax(a, R, M);
     sbw_mat m = {R, M, M, a, false};
