@@ -62,8 +62,8 @@ def _dptr(a):
 def _spectra(a, name, center, bias, exp, single, method, eps, atol, measures):
     """sbw-rank's reading and analysis (sbw_spectra_rank_file): the
     singular values and the result struct."""
-    a = _lib.as_input(a, name)
-    s = np.empty(min(a.shape), dtype=np.float64)
+    a = _lib.as_input(a)
+    s = np.empty(min(a.shape) if a.ndim == 2 else 1, dtype=np.float64)
     res = _lib.SpectraRankRes()
     with _lib._lock, _lib.Registered((name, a)):
         _lib.run(_fn["spectra_rank_file"], name.encode(), _variant(center, bias), exp, single,
@@ -157,7 +157,7 @@ def pairwise_kl(logp, probs=False, normalize=False, tol=_LOGP_TOL, name="logp"):
     Rows must be finite and normalised (|logsumexp(row)| <= tol), else
     sbw.Error names the row; normalize=True renormalises them instead;
     probs=True reads probabilities rather than log-probabilities."""
-    a = _lib.as_input(logp, name)
+    a = _lib.as_input(logp)
     e = _lib.KlExact()
     sel = _lib.LogpSel()
     lse, worst = C.c_double(), C.c_size_t()
@@ -193,9 +193,9 @@ def compare(logp, logq, probs=False, normalize=False, tol=_LOGP_TOL, per_row=Fal
     the columns of sbw-compare --per-row (row, kl, cross_entropy, entropy,
     mode_p, mode_q, mode_match, tie_p, tie_q, rank, top1/5/10_overlap,
     row_err, max_abs_err).  Checks, probs and normalize as pairwise_kl."""
-    p = _lib.as_input(logp, names[0])
-    q = _lib.as_input(logq, names[1])
-    n, m = p.shape
+    p = _lib.as_input(logp)
+    q = _lib.as_input(logq)
+    n, m = p.shape if p.ndim == 2 else (1, 1)  # else refused by libsbw below
     rows = (_lib.CompareRow * max(n, 1))()
     sm = _lib.CompareSummary()
     with _lib._lock, _lib.Registered((names[0], p), (names[1], q)):
@@ -245,8 +245,8 @@ def bound(logp, d=None, bias=False, eps="auto", method="auto", name="logp"):
     bias=True for heads with a word bias (double centring).  Returns a
     dict: the arrays d, lms_bound, shift_bound, and d_star, tsh_centred,
     rank_a, norm_a, norm_a_centred, n, m, dtype, eps, eps_source."""
-    a = _lib.as_input(logp, name)
-    k = min(a.shape)
+    a = _lib.as_input(logp)
+    k = min(a.shape) if a.ndim == 2 else 1
     tails = np.empty((2, k + 1), dtype=np.float64)
     sm = _lib.BoundSummary()
     with _lib._lock, _lib.Registered((name, a)):
@@ -286,8 +286,8 @@ def argmax(W, bias=None, words=None, tol=1e-9, max_rounds=100, lp_only=False,
     m, d, scale, checked, argmaxable_count, unargmaxable_count, undecided,
     by_duplicates, by_prefilter, by_lp, lp_rounds.  Undecided words warn
     ("argmax_undecided"), as in the tool."""
-    w = _lib.as_input(W, names[0])
-    b = None if bias is None else _lib.as_input(bias, names[1], ndim=(1, 2))
+    w = _lib.as_input(W)
+    b = None if bias is None else _lib.as_input(bias)
     sel = None if words is None else np.ascontiguousarray(words, dtype=np.uintp)
     o = _lib.ArgmaxFileOpts()
     o.bias = None if b is None else names[1].encode()

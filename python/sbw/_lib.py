@@ -275,15 +275,14 @@ def run(call, *args):
 
 # ---- arrays as sbw inputs ---------------------------------------------------
 
-def as_input(a, what, ndim=(2,)):
+def as_input(a):
     """a as an array sbw reads without copying: float64 or float32, C order,
     native byte order.  Anything else (another dtype, a strided view,
     Fortran order, a list) is converted to float64 (a copy); float16 and
-    bfloat16 tensors are for files (FILE.safetensors:NAME), not arrays."""
+    bfloat16 tensors are for files (FILE.safetensors:NAME), not arrays.
+    Shapes are libsbw's to judge (a vector where a matrix belongs is
+    refused with the tool's message)."""
     x = np.asarray(a)
-    if x.ndim not in ndim:
-        want = " or ".join("%d-D" % n for n in ndim)
-        raise ValueError("%s: a %d-D array; sbw wants %s" % (what, x.ndim, want))
     if x.dtype not in (np.float64, np.float32) or not x.dtype.isnative:
         x = x.astype(np.float64 if x.dtype != np.float32 else np.float32)
     return np.ascontiguousarray(x)
@@ -301,7 +300,8 @@ class Registered:
     def __enter__(self):
         try:
             for name, a in self.named:
-                rows = a.shape[0]
+                # 0-d and 3-d and more: passed as they are, for libsbw's refusal
+                rows = a.shape[0] if a.ndim else 1
                 cols = a.shape[1] if a.ndim == 2 else 1
                 dt = F64 if a.dtype == np.float64 else F32
                 check(fn["mem_add"](name.encode(), a.ctypes.data_as(C.c_void_p), dt, rows, cols,

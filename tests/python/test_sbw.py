@@ -172,9 +172,9 @@ class TestRank(Base):
         anything else is copied first."""
         a = lowrank(10, 8, 3, 4)
         for x in (a, a.astype(np.float32)):
-            self.assertTrue(np.shares_memory(_lib.as_input(x, "x"), x))
+            self.assertTrue(np.shares_memory(_lib.as_input(x), x))
         for x in (a[:, ::2], np.asfortranarray(a), a.astype(np.float16), a.astype(">f8")):
-            y = _lib.as_input(x, "x")
+            y = _lib.as_input(x)
             self.assertFalse(np.shares_memory(y, x))
             self.assertTrue(y.flags.c_contiguous and y.dtype.isnative)
 
@@ -341,8 +341,13 @@ class TestErrorsWarnings(Base):
         self.assert_same_error([w2, "--bias", b],
                                lambda: sbw.argmax(np.eye(3), bias=np.ones(4), names=(w2, b)),
                                "argmax")
-        with self.assertRaises(ValueError):
-            sbw.rank(np.ones(5))
+        v = self.save("v.npy", np.ones(5))
+        e = self.assert_same_error([v], lambda: sbw.rank(np.ones(5), name=v), "rank")
+        self.assertEqual(e.kind, "shape")
+        with self.assertRaises(sbw.Error) as cm:
+            sbw.rank(np.ones((2, 3, 4)), name="cube")
+        self.assertEqual(cm.exception.kind, "dtype")
+        self.assertIn("cube: 3 dimensions", str(cm.exception))
 
     def test_float32_values_warning(self):
         a = lowrank(40, 20, 4, 16).astype(np.float32).astype(np.float64)
