@@ -270,7 +270,17 @@ def run(call, *args):
     fn["warn_clear"]()
     check(st)
     for t in texts:
-        warnings.warn(t, Warning, stacklevel=3)
+        warnings.warn(t, Warning, stacklevel=_caller_level())
+
+
+def _caller_level():
+    """The stacklevel of the first frame outside this package (warnings
+    point at the user's line)."""
+    import sys
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE:
+        f, level = f.f_back, level + 1
+    return level
 
 
 # ---- arrays as sbw inputs ---------------------------------------------------
