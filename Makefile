@@ -64,7 +64,7 @@ help:
 	@echo "make lint       dependency rule, one prefix per file, failure contracts, no numeric routine in plots/, cppcheck and clang-tidy (sources and tests)"
 	@echo "make format     clang-format the sources in place"
 	@echo "make format-check  fail if clang-format would change a source"
-	@echo "make install PREFIX=/usr/local [DESTDIR=...]  tools, libsbw.so/.a, headers, sbw.pc, man pages, completion"
+	@echo "make install PREFIX=/usr/local [DESTDIR=...]  tools, libsbw.so/.a, headers, sbw.pc, man pages, completion, the Python module"
 	@echo "make uninstall  remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make deb        a Debian package of the same (dpkg-deb; checked by lintian when installed)"
 
@@ -159,6 +159,16 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The Python binding (python/sbw, docs/python.md): pure Python over
+# libsbw.so.0, so it goes where Debian puts modules that serve every
+# python3 version, PREFIX/lib/python3/dist-packages (no 3.X in the path:
+# the .deb's /usr/lib/python3/dist-packages, on Debian's python3 path);
+# the module finds the library from there (PREFIX/lib, or PREFIX/lib/
+# MULTIARCH as the package has it).  For PREFIX=/usr/local, python3 reads
+# /usr/local/lib/python3.X/dist-packages instead: give that as PYTHONDIR,
+# or set PYTHONPATH.
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+PY_SRC := $(wildcard python/sbw/*.py)
 NOT_PUBLIC_H := %_ref.h %_tmpl.h core/sbw_prec.h %_kern.h core/sbw_vexp.h
 PUBLIC_H := $(filter-out $(NOT_PUBLIC_H),$(wildcard $(addsuffix /*.h,$(SRCDIRS))))
 INSTALL_OBJ := $(filter-out %_ref.o,$(LIB_OBJ))
@@ -231,7 +241,7 @@ export SBW_PC
 
 # Directories install fills, deepest first (uninstall removes those left
 # empty, never PREFIX itself).
-INSTALL_DIRS := $(BASHCOMPDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(PKGCONFIGDIR) \
+INSTALL_DIRS := $(PYTHONDIR)/sbw $(BASHCOMPDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(PKGCONFIGDIR) \
   $(INCLUDEDIR)/sbw $(LIBDIR) $(PREFIX)/bin
 install: all $(INSTALL_LIB) shared man completion
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
@@ -245,7 +255,8 @@ install: all $(INSTALL_LIB) shared man completion
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)
-	@# The Python module (issue 30's binding) goes here when it exists.
+	install -d $(DESTDIR)$(PYTHONDIR)/sbw
+	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHONDIR)/sbw
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall:
@@ -255,6 +266,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/sbw.pc
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) $(DESTDIR)$(MANDIR)/man7/sbw.7
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(TOOL_NAMES))
+	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/sbw/,$(notdir $(PY_SRC)))
+	rm -rf $(DESTDIR)$(PYTHONDIR)/sbw/__pycache__
 	@for d in $(INSTALL_DIRS); do \
 	  while [ "$$d" != "$(PREFIX)" ] && [ "$$d" != / ] && [ -d "$(DESTDIR)$$d" ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
 	    d=$${d%/*}; \

@@ -345,3 +345,42 @@ int sbw_bound_construct(const char *in_path, const char *out_path, size_t d, boo
     sbw_npy_close(r);
     return st;
 }
+
+/* ---- sbw-bound's analysis ------------------------------------------------ */
+
+int sbw_bound_analyse(const sbw_spectra *sp, bool bias, const char *eps_arg, sbw_bound_summary *sum,
+                      double *tail, double *tail_c)
+{
+    sbw_reduce_variant vc = bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
+    if (!sp->s[SBW_VAR_PLAIN] || !sp->s[vc])
+        return SBW_ERROR(SBW_EINVAL, "the spectra of A and of its centred variant are needed");
+    *sum = (sbw_bound_summary){
+        .rows = sp->red.rows, .cols = sp->red.cols, .k = sp->k, .dtype = sp->red.dtype};
+    int st = sbw_rank_eps(eps_arg, sp->red.dtype, sp->red.prec, &sum->eps, &sum->eps_source);
+    st = st ? st
+            : sbw_rank_estimate(sp->s[SBW_VAR_PLAIN], sp->k, sp->red.rows, sp->red.cols, sum->eps,
+                                &sum->rank_a);
+    st = st ? st : sbw_bound_dstar(sp, bias, sum->eps, &sum->rank_c);
+    if (!st) {
+        sbw_bound_tails(sp->s[SBW_VAR_PLAIN], sp->k, tail);
+        sbw_bound_tails(sp->s[vc], sp->k, tail_c);
+    }
+    return st;
+}
+
+int sbw_bound_file(const char *path, bool bias, const char *eps_arg, const char *method,
+                   sbw_bound_summary *sum, double *tail, double *tail_c, size_t nt)
+{
+    sbw_reduce_opts o = {0};
+    sbw_spectra sp = {0};
+    sbw_npy_reader *r = NULL;
+    int st = sbw_reduce_method_parse(method, &o.method);
+    st = st ? st : sbw_check_open(&r, path, SBW_SHAPE_MATRIX);
+    st = st ? st : sbw_bound_spectra(r, bias, NULL, &o, &sp, NULL);
+    sbw_npy_close(r);
+    if (!st && nt < sp.k + 1)
+        st = SBW_ERROR(SBW_EINVAL, "%s: room for %zu tail sums, %zu needed", path, nt, sp.k + 1);
+    st = st ? st : sbw_bound_analyse(&sp, bias, eps_arg, sum, tail, tail_c);
+    sbw_spectra_free(&sp);
+    return st;
+}

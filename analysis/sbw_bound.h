@@ -102,6 +102,38 @@ int sbw_bound_fit_dim(const char *path, bool bias, const sbw_reduce_opts *o, siz
 int sbw_bound_spectra(sbw_npy_reader *r, bool bias, const char *fit_path, const sbw_reduce_opts *o,
                       sbw_spectra *sp, sbw_bound_fit_error *fit);
 
+/* What sbw-bound reports of a matrix besides its rows: shape, eps, the
+ * NR rank of A and d* (sbw_bound_dstar). */
+typedef struct sbw_bound_summary {
+    size_t rows, cols, k; /* N, M, min(N, M) */
+    sbw_npy_dtype dtype;
+    double eps;
+    const char *eps_source; /* static (sbw_rank_eps) */
+    sbw_rank_est rank_a;    /* of A */
+    sbw_rank_est rank_c;    /* of the centred A: rank_c.rank is d* */
+} sbw_bound_summary;
+
+/* sbw-bound's analysis of the spectra sp (as sbw_bound_spectra computes
+ * them): eps from eps_arg (sbw_rank_eps), A's rank, d*, and the tail sums
+ * (sbw_bound_tails) of sigma(A) into tail and of the centred matrix
+ * (double-centred with bias) into tail_c, k + 1 each, from which
+ * sbw_bound_lms and sbw_bound_shift give the bounds at every d.  Errors:
+ * those of sbw_rank_eps, sbw_rank_estimate and sbw_bound_dstar; *sum, tail
+ * and tail_c unspecified on failure. */
+int sbw_bound_analyse(const sbw_spectra *sp, bool bias, const char *eps_arg, sbw_bound_summary *sum,
+                      double *tail, double *tail_c);
+
+/* The same from path in one call (the Python binding's sbw.bound, on a
+ * registered array: sbw_npy_mem_add): opened through the input checker,
+ * sbw_bound_spectra without a fit (method "auto", "direct" or "tsqr",
+ * TSQR at its defaults), then sbw_bound_analyse into tail and tail_c of
+ * nt >= k + 1 entries each.  Errors: those of sbw_check_open,
+ * sbw_reduce_method_parse, sbw_bound_spectra and sbw_bound_analyse;
+ * SBW_EINVAL when nt < k + 1.  On failure *sum, tail and tail_c are
+ * unspecified; nothing stays allocated or open. */
+int sbw_bound_file(const char *path, bool bias, const char *eps_arg, const char *method,
+                   sbw_bound_summary *sum, double *tail, double *tail_c, size_t nt);
+
 /* ---- the exact rank-d Softmax solution ---------------------------------- */
 
 typedef struct sbw_bound_construction {

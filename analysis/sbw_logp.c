@@ -48,7 +48,7 @@ int sbw_logp_open(sbw_logp_reader **out, const char *path, const sbw_logp_opts *
     }
     r->info = sbw_npy_reader_info(r->npy);
     r->opts = *opts;
-    r->seekable = is_regular(path);
+    r->seekable = sbw_npy_reader_in_memory(r->npy) || is_regular(path);
     st = sbw_check_shape(r->info, path, SBW_SHAPE_MATRIX);
     if (st) {
         sbw_logp_close(r);

@@ -175,3 +175,48 @@ void sbw_spectra_warn_data(const sbw_spectra *sp, sbw_reduce_variant v, double e
                        "--bias) gives them for the centred matrix",
                        100 * fmin(1.0, sp->red.rowmean_sq / fro2));
 }
+
+int sbw_spectra_rank(const sbw_spectra *sp, sbw_reduce_variant v, const char *eps_arg, double atol,
+                     bool all_measures, sbw_spectra_rank_res *out)
+{
+    if ((unsigned)v >= SBW_NVARIANT || !sp->s[v])
+        return SBW_ERROR(SBW_EINVAL, "the spectrum of variant %s was not computed",
+                         (unsigned)v < SBW_NVARIANT ? sbw_reduce_variant_name(v) : "?");
+    const double *s = sp->s[v];
+    size_t m = sp->red.rows, n = sp->red.cols;
+    *out = (sbw_spectra_rank_res){.rows = m,
+                                  .cols = n,
+                                  .k = sp->k,
+                                  .dtype = sp->red.dtype,
+                                  .prec = sp->red.prec,
+                                  .w0_uncentred = sp->w0_uncentred[v]};
+    int st = sbw_rank_eps(eps_arg, sp->red.dtype, sp->red.prec, &out->eps, &out->eps_source);
+    st = st ? st : sbw_rank_estimate_scaled(s, sp->k, m, n, out->eps, out->w0_uncentred, &out->est);
+    st = st ? st
+            : sbw_rank_measures_scaled(s, sp->k, m, n, out->eps, atol, out->w0_uncentred, out->ms);
+    if (!st) {
+        sbw_rank_warn_near(s, sp->k, out->ms, all_measures ? SBW_RANK_NMEASURES : 2);
+        sbw_spectra_warn_data(sp, v, out->eps, all_measures);
+    }
+    return st;
+}
+
+int sbw_spectra_rank_file(const char *path, sbw_reduce_variant v, bool exp, bool single,
+                          const char *method, const char *eps_arg, double atol, bool all_measures,
+                          double *s, size_t ns, sbw_spectra_rank_res *out)
+{
+    sbw_reduce_opts o = {.exp = exp, .single = single};
+    sbw_spectra sp = {0};
+    if ((unsigned)v >= SBW_NVARIANT)
+        return SBW_ERROR(SBW_EINVAL, "no centring variant %u", (unsigned)v);
+    int st = sbw_reduce_method_parse(method, &o.method);
+    st = st ? st : sbw_spectra_file(path, &o, 1u << v, "sbw-rank", true, &sp);
+    if (!st && ns < sp.k)
+        st =
+            SBW_ERROR(SBW_EINVAL, "%s: room for %zu singular values, %zu computed", path, ns, sp.k);
+    st = st ? st : sbw_spectra_rank(&sp, v, eps_arg, atol, all_measures, out);
+    if (!st)
+        memcpy(s, sp.s[v], sp.k * sizeof *s);
+    sbw_spectra_free(&sp);
+    return st;
+}

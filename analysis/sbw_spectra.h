@@ -5,6 +5,7 @@
 #ifndef SBW_SPECTRA_H
 #define SBW_SPECTRA_H
 
+#include "sbw_rank.h"
 #include "sbw_reduce.h"
 
 #include <stdbool.h>
@@ -60,6 +61,43 @@ int sbw_spectra_file(const char *path, const sbw_reduce_opts *o, unsigned want, 
  * the plain matrix, row means holding more than half of ||A||_F^2
  * ("mean_dominated": those measures then describe the mean). */
 void sbw_spectra_warn_data(const sbw_spectra *sp, sbw_reduce_variant v, double eps, bool energy);
+
+/* What sbw-rank reports of one variant of a reading (its table without
+ * --method randomized; the Python binding's sbw.rank). */
+typedef struct sbw_spectra_rank_res {
+    size_t rows, cols, k;      /* m, n and min(m, n) of the analysed matrix */
+    sbw_npy_dtype dtype, prec; /* of the data and of the computation */
+    double eps;
+    const char *eps_source;                  /* static (sbw_rank_eps) */
+    double w0_uncentred;                     /* the roundoff scale of a centred rank */
+    sbw_rank_est est;                        /* NR, NumPy, gap, float32 ranks */
+    sbw_rank_measure ms[SBW_RANK_NMEASURES]; /* every named measure */
+} sbw_spectra_rank_res;
+
+/* sbw-rank's analysis of variant v of sp: eps from eps_arg (sbw_rank_eps:
+ * "auto", "double", "single", a number) and the reading's dtypes, the
+ * estimators and every named measure at the scale of the uncentred matrix
+ * (sbw_rank_estimate_scaled, sbw_rank_measures_scaled, PyTorch's atol),
+ * and the warnings sbw-rank prints (sbw_table_warn): a cut within 1% of
+ * the spectrum for the measures shown (all of them with all_measures,
+ * else nr and numpy), and sbw_spectra_warn_data's.  Errors: those of
+ * sbw_rank_eps, sbw_rank_estimate_scaled and sbw_rank_measures_scaled
+ * (SBW_EINVAL), SBW_EINVAL when variant v was not computed.  *out is
+ * unspecified on failure. */
+int sbw_spectra_rank(const sbw_spectra *sp, sbw_reduce_variant v, const char *eps_arg, double atol,
+                     bool all_measures, sbw_spectra_rank_res *out);
+
+/* sbw-rank on path without --method randomized, in one call (the Python
+ * binding, on a registered array: sbw_npy_mem_add): sbw_spectra_file
+ * (quiet; method "auto", "direct" or "tsqr"; exp, single as --exp,
+ * --single; TSQR's block and workers at their defaults), then
+ * sbw_spectra_rank; the k = min(m, n) singular values, descending, into
+ * s[0..ns).  Errors: those of sbw_reduce_method_parse, sbw_spectra_file and
+ * sbw_spectra_rank; SBW_EINVAL when ns < k.  On failure s and *out are
+ * unspecified; nothing stays allocated or open. */
+int sbw_spectra_rank_file(const char *path, sbw_reduce_variant v, bool exp, bool single,
+                          const char *method, const char *eps_arg, double atol, bool all_measures,
+                          double *s, size_t ns, sbw_spectra_rank_res *out);
 
 /* Tells o->stage (if any) that the SVDs of red start. */
 void sbw_spectra_stage(const sbw_reduce_opts *o, const sbw_reduce *red, int nsvd);

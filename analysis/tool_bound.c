@@ -59,11 +59,6 @@ typedef struct bound_run {
     size_t nd;
 } bound_run;
 
-static sbw_reduce_variant centred_variant(const bound_args *a)
-{
-    return a->bias ? SBW_VAR_BOTH : SBW_VAR_ROWS;
-}
-
 static int read_spectra(const char *path, const bound_args *a, const sbw_cli_common *c,
                         const sbw_reduce_opts *o, bound_run *run)
 {
@@ -89,19 +84,19 @@ static int analyse(const bound_args *a, bound_run *run)
 {
     sbw_spectra *sp = &run->sp;
     size_t k = sp->k;
-    int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &run->eps, &run->eps_source);
-    st = st ? st
-            : sbw_rank_estimate(sp->s[SBW_VAR_PLAIN], k, sp->red.rows, sp->red.cols, run->eps,
-                                &run->rank_a);
-    st = st ? st : sbw_bound_dstar(sp, a->bias, run->eps, &run->rank_c);
+    sbw_bound_summary sum;
     run->tail = malloc((k + 1) * sizeof(double));
     run->tail_c = malloc((k + 1) * sizeof(double));
-    if (!st && (!run->tail || !run->tail_c))
-        st = SBW_ERROR(SBW_ENOMEM, "out of memory");
+    int st = run->tail && run->tail_c ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
+    /* eps, the ranks, the tails: one library call, which the Python
+     * binding's sbw.bound makes too */
+    st = st ? st : sbw_bound_analyse(sp, a->bias, a->eps, &sum, run->tail, run->tail_c);
     if (st)
         return st;
-    sbw_bound_tails(sp->s[SBW_VAR_PLAIN], k, run->tail);
-    sbw_bound_tails(sp->s[centred_variant(a)], k, run->tail_c);
+    run->eps = sum.eps;
+    run->eps_source = sum.eps_source;
+    run->rank_a = sum.rank_a;
+    run->rank_c = sum.rank_c;
     run->scale = a->rms ? 1.0 / sqrt((double)sp->red.rows * (double)sp->red.cols) : 1.0;
     if (a->d_list)
         return sbw_cli_parse_size_list(a->d_list, "--d", &run->d, &run->nd);

@@ -264,35 +264,24 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
 static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
                   const sbw_spectra *sp, sbw_reduce_variant var)
 {
-    double eps;
-    const char *eps_source;
-    sbw_rank_est e;
-    sbw_rank_measure ms[SBW_RANK_NMEASURES];
+    /* the ranks, every measure and the warnings: one library call, which
+     * the Python binding's sbw.rank makes too */
+    sbw_spectra_rank_res rr = {0};
     sbw_rank_norm norm = SBW_NORM_MAX;
     sbw_table *t = NULL;
-    const double *s = sp->s[var];
     double w0u = sp->w0_uncentred[var];
-    size_t m = sp->red.rows, n = sp->red.cols;
-    int st = sbw_rank_eps(a->eps, sp->red.dtype, sp->red.prec, &eps, &eps_source);
-    st = st ? st : sbw_rank_norm_parse(a->norm, &norm);
-    st = st ? st : sbw_rank_estimate_scaled(s, sp->k, m, n, eps, w0u, &e);
-    /* every measure printed whose cut is within 1% of a singular value is
-     * flagged (without --measures: nr and numpy, the first two) */
-    st = st ? st : sbw_rank_measures_scaled(s, sp->k, m, n, eps, a->atol, w0u, ms);
-    if (!st) {
-        sbw_rank_warn_near(s, sp->k, ms, a->measures ? SBW_RANK_NMEASURES : 2);
-        sbw_spectra_warn_data(sp, var, eps, a->measures);
-    }
+    int st = sbw_rank_norm_parse(a->norm, &norm);
+    st = st ? st : sbw_spectra_rank(sp, var, a->eps, a->atol, a->measures, &rr);
     if (!st && a->spectrum)
-        st = write_spectrum(a->spectrum, c, path, a, sp, var, eps_source, &e, norm);
+        st = write_spectrum(a->spectrum, c, path, a, sp, var, rr.eps_source, &rr.est, norm);
     st = st ? st : sbw_table_alloc(&t, "sbw-rank", c, false);
-    st = st ? st : add_meta(t, path, a, sp, var, eps_source);
-    st = st ? st : add_scales(t, &e, w0u);
+    st = st ? st : add_meta(t, path, a, sp, var, rr.eps_source);
+    st = st ? st : add_scales(t, &rr.est, w0u);
     if (a->measures)
         st = st ? st : sbw_table_meta_dbl(t, "atol", a->atol);
     st = st ? st
-            : (a->measures ? add_measures(t, sp, &e, ms, matrix_name(a->exp, var, false))
-                           : add_row(t, sp, &e));
+            : (a->measures ? add_measures(t, sp, &rr.est, rr.ms, matrix_name(a->exp, var, false))
+                           : add_row(t, sp, &rr.est));
     st = st ? st : sbw_table_print(t, a->table, c->json);
     sbw_table_free(t);
     return st;

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ struct sbw_npy_reader {
     size_t next_row;
     unsigned char *stage; /* staging buffer for conversions, grown on demand */
     size_t stage_cap;
-    unsigned char *whole; /* Fortran-order payload from a pipe, read at open */
+    unsigned char *whole;     /* Fortran-order payload from a pipe, read at open */
+    const unsigned char *mem; /* a registered array's C-order payload (not owned) */
 };
 
 struct sbw_npy_writer {
@@ -283,6 +285,113 @@ static int open_any(sbw_npy_reader *r, const char *path)
     return st;
 }
 
+/* ---- arrays in memory, opened by name ----------------------------------- */
+
+/* The registered arrays: a small fixed table under one lock.  An entry
+ * holds the caller's pointer, never a copy. */
+enum { MEM_SLOTS = 16 };
+typedef struct mem_entry {
+    char *name; /* NULL: a free slot */
+    const void *data;
+    size_t rows, cols;
+    sbw_npy_dtype dtype;
+    int ndim;
+} mem_entry;
+static mem_entry mem_table[MEM_SLOTS];
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The slot registered under name, or -1.  Call with mem_lock held. */
+static int mem_find(const char *name)
+{
+    for (int i = 0; i < MEM_SLOTS; i++)
+        if (mem_table[i].name && strcmp(mem_table[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int mem_check(const char *name, const void *data, sbw_npy_dtype dtype, size_t rows,
+                     size_t cols, int ndim)
+{
+    size_t bytes;
+    if (!name || !*name)
+        return SBW_ERROR(SBW_EINVAL, "an array in memory needs a name");
+    if (dtype != SBW_F64 && dtype != SBW_F32)
+        return SBW_ERROR(SBW_EDTYPE, "%s: an array in memory is float64 or float32", name);
+    if (ndim != 1 && ndim != 2)
+        return SBW_ERROR(SBW_EDTYPE, "%s: %d dimensions; sbw reads 1-D and 2-D arrays", name, ndim);
+    if (ndim == 1 && cols != 1)
+        return SBW_ERROR(SBW_EINVAL, "%s: a 1-d array has one column", name);
+    int st = sbw_mat_bytes(rows, cols, dtype == SBW_F64 ? 8 : 4, &bytes);
+    if (!st && bytes && !data)
+        st = SBW_ERROR(SBW_EINVAL, "%s: no data for %zu x %zu values", name, rows, cols);
+    return st;
+}
+
+int sbw_npy_mem_add(const char *name, const void *data, sbw_npy_dtype dtype, size_t rows,
+                    size_t cols, int ndim)
+{
+    int st = mem_check(name, data, dtype, rows, cols, ndim);
+    if (st)
+        return st;
+    char *copy = strdup(name);
+    if (!copy)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    pthread_mutex_lock(&mem_lock);
+    int slot = mem_find(name);
+    for (int i = 0; slot < 0 && i < MEM_SLOTS; i++)
+        if (!mem_table[i].name) {
+            mem_table[i] = (mem_entry){copy, data, rows, cols, dtype, ndim};
+            copy = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    if (copy) {
+        free(copy);
+        return slot >= 0
+                   ? SBW_ERROR(SBW_EINVAL, "%s: an array of that name is registered", name)
+                   : SBW_ERROR(SBW_ENOMEM, "%s: %d arrays are registered already", name, MEM_SLOTS);
+    }
+    return SBW_OK;
+}
+
+int sbw_npy_mem_remove(const char *name)
+{
+    pthread_mutex_lock(&mem_lock);
+    int slot = name ? mem_find(name) : -1;
+    char *old = slot >= 0 ? mem_table[slot].name : NULL;
+    if (slot >= 0)
+        mem_table[slot] = (mem_entry){0};
+    pthread_mutex_unlock(&mem_lock);
+    free(old);
+    return slot >= 0 ? SBW_OK
+                     : SBW_ERROR(SBW_EINVAL, "%s: no array of that name is registered",
+                                 name ? name : "(null)");
+}
+
+/* A registered array as r's payload: *found false when path names none. */
+static int open_mem(sbw_npy_reader *r, const char *path, bool *found)
+{
+    pthread_mutex_lock(&mem_lock);
+    int slot = mem_find(path);
+    mem_entry e = slot >= 0 ? mem_table[slot] : (mem_entry){0};
+    pthread_mutex_unlock(&mem_lock);
+    *found = slot >= 0;
+    if (!*found)
+        return SBW_OK;
+    if (!(r->path = strdup(path)))
+        return SBW_ERROR(SBW_ENOMEM, "out of memory");
+    size_t isz = e.dtype == SBW_F64 ? 8 : 4;
+    r->mem = e.data ? e.data : (const void *)"";
+    r->info = (sbw_npy_info){.dtype = e.dtype,
+                             .itemsize = isz,
+                             .ndim = e.ndim,
+                             .rows = e.rows,
+                             .cols = e.cols,
+                             .data_bytes = e.rows * e.cols * isz};
+    snprintf(r->info.descr, sizeof r->info.descr, "%c%c%zu", HOST_LITTLE ? '<' : '>', 'f', isz);
+    return SBW_OK;
+}
+
 int sbw_npy_open(sbw_npy_reader **out, const char *path)
 {
     *out = NULL;
@@ -290,7 +399,9 @@ int sbw_npy_open(sbw_npy_reader **out, const char *path)
     if (!r)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
     r->fd = -1;
-    int st = open_any(r, path);
+    bool mem = false;
+    int st = open_mem(r, path, &mem);
+    st = st || mem ? st : open_any(r, path);
     if (!st && !r->seekable && r->info.fortran)
         st = slurp_payload(r);
     if (st) {
@@ -306,7 +417,8 @@ int sbw_npy_open(sbw_npy_reader **out, const char *path)
 const sbw_npy_info *sbw_npy_reader_info(const sbw_npy_reader *r) { return &r->info; }
 const char *sbw_npy_reader_path(const sbw_npy_reader *r) { return r->path; }
 size_t sbw_npy_reader_row(const sbw_npy_reader *r) { return r->next_row; }
-bool sbw_npy_reader_seekable(const sbw_npy_reader *r) { return r->seekable || r->whole; }
+bool sbw_npy_reader_seekable(const sbw_npy_reader *r) { return r->seekable || r->whole || r->mem; }
+bool sbw_npy_reader_in_memory(const sbw_npy_reader *r) { return r->mem != NULL; }
 
 void sbw_npy_close(sbw_npy_reader *r)
 {
@@ -349,6 +461,12 @@ static int fetch_raw(sbw_npy_reader *r, size_t nr, const unsigned char **raw, si
 {
     const sbw_npy_info *in = &r->info;
     size_t bytes = nr * in->cols * in->itemsize, got;
+    if (r->mem) {
+        *raw = r->mem + r->next_row * in->cols * in->itemsize;
+        *rs = in->cols;
+        *cs = 1;
+        return SBW_OK;
+    }
     if (r->whole) {
         *raw = r->whole + r->next_row * in->itemsize;
         *rs = 1;
@@ -398,6 +516,10 @@ static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
 {
     const sbw_npy_info *in = &r->info;
     size_t bytes = nr * in->cols * 8, got;
+    if (r->mem) {
+        memcpy(dst, r->mem + r->next_row * in->cols * 8, bytes);
+        return SBW_OK;
+    }
     if (r->seekable)
         return pread_full(r->fd, dst, bytes, in->data_offset + r->next_row * in->cols * 8, r->path);
     int st = read_full(r->fd, dst, bytes, &got, r->path);
@@ -410,7 +532,7 @@ static int read_direct(sbw_npy_reader *r, size_t nr, double *dst)
 /* A stream read to its last row must end there. */
 static int check_rows_end(sbw_npy_reader *r)
 {
-    bool stream = !r->seekable && !r->whole && !r->info.safetensors;
+    bool stream = !r->seekable && !r->whole && !r->mem && !r->info.safetensors;
     return stream && r->next_row == r->info.rows ? check_stream_end(r) : SBW_OK;
 }
 
@@ -510,7 +632,7 @@ int sbw_npy_seek_row(sbw_npy_reader *r, size_t row)
     if (row > r->info.rows)
         return SBW_ERROR(SBW_EINVAL, "%s: row %zu is past the last row (%zu rows)", r->path, row,
                          r->info.rows);
-    if (r->seekable || r->whole) {
+    if (r->seekable || r->whole || r->mem) {
         r->next_row = row;
         return SBW_OK;
     }

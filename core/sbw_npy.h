@@ -113,6 +113,32 @@ void sbw_npy_view_release(sbw_npy_view *v);
 /* Closes and frees; NULL is a no-op. */
 void sbw_npy_close(sbw_npy_reader *r);
 
+/* Arrays in memory, opened by name (the Python binding, python/sbw): while
+ * an array is registered under name, sbw_npy_open(name) -- and so every
+ * reader of a tool's input (sbw_check_open, sbw_logp_open, the argmax and
+ * bound readers) -- reads it instead of a file, through the same row
+ * readers, conversions, checks and messages (which name it as they would
+ * name a file).  data is rows x cols items of dtype (SBW_F64 or SBW_F32),
+ * C order, this machine's byte order; ndim 1 means shape (rows,) and cols
+ * 1.  The table holds the caller's pointer, not a copy: data must stay
+ * valid and unchanged until sbw_npy_mem_remove and until every reader
+ * opened on it is closed; readers are then seekable and reopenable
+ * (sbw_npy_reader_in_memory).  At most 16 names at once.  Tools register
+ * nothing, so a path on their command line is always a file.
+ * Errors: SBW_EINVAL (an empty name, a name already registered, data NULL
+ * for a non-empty array, ndim 1 with cols != 1), SBW_EDTYPE (another
+ * dtype, ndim not 1 or 2), SBW_ENOMEM (the table is full), sbw_mat_bytes'
+ * overflow.  Nothing is registered on failure. */
+int sbw_npy_mem_add(const char *name, const void *data, sbw_npy_dtype dtype, size_t rows,
+                    size_t cols, int ndim);
+
+/* Forgets name (its readers must be closed already).  SBW_EINVAL when no
+ * array of that name is registered. */
+int sbw_npy_mem_remove(const char *name);
+
+/* True when r reads a registered array (sbw_npy_mem_add). */
+bool sbw_npy_reader_in_memory(const sbw_npy_reader *r);
+
 /* The rows from the reader's position to the end as a new matrix (caller
  * frees with sbw_mat_free / sbw_mat_f32_free; *m untouched on failure).
  * From a stream (a pipe) the matrix grows as the rows arrive, so a header

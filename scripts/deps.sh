@@ -15,6 +15,15 @@
 #                            package's dependencies, its checks; lintian
 #                            is about 130 packages, so not in the build list;
 #                            .ci/run installs it so make check runs it)
+#   scripts/deps.sh --python the Python binding's test dependencies:
+#                            NumPy (python3-numpy, which the binding and
+#                            the .deb need) and pandas (python3-pandas: the
+#                            check that every table reads in pd.read_csv);
+#                            about 13 MB to download, 65 MB installed
+#                            (NumPy also comes with --bench-smoke);
+#                            tests/cli/test_python.sh runs with them and is
+#                            skipped with a note without NumPy (make check
+#                            needs no Python); .ci/run calls it
 #   scripts/deps.sh --slurm  also Slurm (slurm-wlm: slurmctld, slurmd and the
 #                            client commands), munge and GNU time, for
 #                            tests/cli/test_slurm.sh (a real single-node
@@ -31,6 +40,7 @@ BENCH_PKGS="$BENCH_SMOKE_PKGS python3-torch"
 FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
 DEB_PKGS="dpkg-dev lintian"
 SLURM_PKGS="slurm-wlm munge time"
+PY_PKGS="python3 python3-numpy python3-pandas"
 
 want_bench=0
 want_fuzz=0
@@ -41,6 +51,8 @@ want_deb=0
 [ "${1:-}" = "--deb" ] && want_deb=1
 want_slurm=0
 [ "${1:-}" = "--slurm" ] && want_slurm=1
+want_py=0
+[ "${1:-}" = "--python" ] && want_py=1
 
 missing=""
 have_pkg() {
@@ -93,6 +105,17 @@ slurm_ok() {
 }
 if [ $want_slurm = 1 ] && ! slurm_ok; then
     for p in $SLURM_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+fi
+# Debian's python3 with NumPy and pandas (the one test_python.sh finds
+# first may be another: it also tries /usr/bin/python3)
+py_ok() {
+    for p in python3 /usr/bin/python3; do
+        command -v $p >/dev/null 2>&1 && $p -c 'import numpy, pandas' >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
+if [ $want_py = 1 ] && ! py_ok; then
+    for p in $PY_PKGS; do have_pkg "$p" || missing="$missing $p"; done
 fi
 [ -z "$missing" ] && exit 0
 

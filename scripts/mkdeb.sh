@@ -40,9 +40,12 @@ gzip -9n "$root"/usr/share/man/man*/*
 install -d "$root/usr/share/doc/sbw"
 install -m 644 $pkg/copyright "$root/usr/share/doc/sbw/copyright"
 gzip -9n <$pkg/changelog >"$root/usr/share/doc/sbw/changelog.gz"
-# The Python module (issue 30's binding) is staged by make install under
-# usr/lib/python3/dist-packages/sbw when it exists; it then adds python3
-# and python3-numpy to Depends below.
+# The Python module (python/sbw, staged by make install under
+# usr/lib/python3/dist-packages/sbw): pure Python over libsbw.so.0 and
+# NumPy, so python3 and python3-numpy join Depends below; no byte code is
+# shipped (python3 compiles it where it may write).
+[ -f "$root/usr/lib/python3/dist-packages/sbw/__init__.py" ] || die "$root: no Python module staged"
+pydeps=", python3, python3-numpy"
 find "$root" -type d -exec chmod 755 {} +
 find "$root" -type f -exec chmod 644 {} +
 chmod 755 "$root"/usr/bin/*
@@ -59,6 +62,7 @@ for f in "$abs"/usr/bin/* "$abs/${so#"$root"/}"; do set -- "$@" "-e$f"; done
 deps=$(cd "$tmp" && dpkg-shlibdeps -O "$@" 2>"$tmp/shlibdeps.err" | sed -n 's/^shlibs:Depends=//p') ||
     die "dpkg-shlibdeps failed: $(cat "$tmp/shlibdeps.err")"
 [ -n "$deps" ] || die "dpkg-shlibdeps gave no Depends: $(cat "$tmp/shlibdeps.err")"
+deps=$deps$pydeps
 
 mkdir -p "$root/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f 1)

@@ -30,13 +30,15 @@ grep '^lintian: ' "$T/log" >&2
 dpkg-deb -f "$deb" Package Depends >"$T/fields"
 expect_grep '^Package: sbw$' "$T/fields" "the package's name"
 expect_grep '^Depends: .*libopenblas0.*' "$T/fields" "Depends from dpkg-shlibdeps"
+expect_grep '^Depends: .*, python3, python3-numpy$' "$T/fields" "the Python module's Depends"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 dpkg-deb -c "$deb" | awk '{ print $6 }' >"$T/list"
 for f in usr/bin/sbw-rank usr/bin/sbw-lm "usr/lib/$ma/libsbw.so.0.1.0" "usr/lib/$ma/libsbw.so.0" \
     "usr/lib/$ma/libsbw.so" "usr/lib/$ma/libsbw.a" "usr/lib/$ma/pkgconfig/sbw.pc" \
     usr/include/sbw/sbw.h usr/include/sbw/sbw_pass.h usr/share/man/man1/sbw-rank.1.gz \
     usr/share/man/man7/sbw.7.gz usr/share/bash-completion/completions/sbw-rank \
-    usr/share/doc/sbw/copyright usr/share/doc/sbw/changelog.gz; do
+    usr/share/doc/sbw/copyright usr/share/doc/sbw/changelog.gz \
+    usr/lib/python3/dist-packages/sbw/__init__.py usr/lib/python3/dist-packages/sbw/_lib.py; do
     grep -qx "\./$f" "$T/list" && ok || bad "$f is not in the package"
 done
 if grep -Eq '_ref\.h$|_tmpl\.h$|_kern\.h$' "$T/list"; then bad "the package holds private headers"; else ok; fi
@@ -47,6 +49,17 @@ expect_eq "$?" 0 "dpkg-deb -x"
 expect_exit 0 "the package's sbw-synth" "$X/usr/bin/sbw-synth" lowrank --n 60 --m 40 --rank 5 -o "$T/p.npy"
 expect_exit 0 "the package's sbw-rank" "$X/usr/bin/sbw-rank" --center "$T/p.npy"
 expect_eq "$(tsv_field "$T/out" rank)" 5 "d* of a rank-5 lowrank language, by the packaged tools"
+# The packaged Python module finds the packaged library (in the multiarch
+# folder) and gives the packaged tool's rank (where NumPy is installed).
+if /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1; then
+    (cd "$T" && env -u SBW_LIB PYTHONPATH="$X/usr/lib/python3/dist-packages" /usr/bin/python3 -c 'import sbw, numpy
+print(sbw.LIB_PATH)
+print(sbw.rank(numpy.load("p.npy"), center=True)["rank"])') >"$T/py" 2>&1
+    expect_eq "$(sed -n 1p "$T/py")" "$X/usr/lib/$ma/libsbw.so.0" "the packaged module loads the packaged library: $(tail -n 3 "$T/py")"
+    expect_eq "$(sed -n 2p "$T/py")" 5 "and its rank is the packaged tool's"
+else
+    echo "test_deb: python3-numpy is not installed: the packaged module's import is not checked"
+fi
 LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$X/usr/share/man/man1/sbw-rank.1.gz" >"$T/man" 2>&1
 expect_grep '^       --center' "$T/man" "the packaged sbw-rank(1) renders"
 

@@ -110,6 +110,34 @@ expect_eq "$("$T/prog_static")" 2 "the rank, through libsbw.a"
 expect_exit 0 "installed sbw-info --version" "$R$P/bin/sbw-info" --version
 expect_grep '^sbw-info \(sbw\) ' "$T/out" "its version line"
 
+# The Python module, from the installed tree alone: it finds the installed
+# libsbw.so.0 beside its prefix (not the build tree's, not $SBW_LIB) and
+# gives the installed sbw-rank's rank.  Skipped with a note without a
+# python3 that has NumPy.  Importing it writes __pycache__, which
+# uninstall must remove too.
+PYD=$R$P/lib/python3/dist-packages
+[ -f "$PYD/sbw/__init__.py" ] && [ -f "$PYD/sbw/_lib.py" ] && ok || bad "the Python module is not installed in $PYD/sbw"
+py=""
+for p in ${SBW_PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' >/dev/null 2>&1; then
+        py=$p
+        break
+    fi
+done
+if [ -n "$py" ]; then
+    "$R$P/bin/sbw-synth" lowrank -q --n 60 --m 40 --rank 5 --seed 4 -o "$T/l.npy" >/dev/null
+    "$R$P/bin/sbw-rank" -q --center "$T/l.npy" >"$T/rank.tsv"
+    want=$(tsv_field "$T/rank.tsv" rank)
+    (cd "$T" && env -u SBW_LIB PYTHONPATH="$PYD" "$py" -c 'import sbw, numpy
+print(sbw.LIB_PATH)
+print(sbw.rank(numpy.load("l.npy"), center=True)["rank"])') >"$T/py" 2>&1
+    expect_eq "$(sed -n 1p "$T/py")" "$L/libsbw.so.0" "the installed module loads the installed library: $(tail -n 3 "$T/py")"
+    expect_eq "$(sed -n 2p "$T/py")" "$want" "the installed module's rank is the installed sbw-rank's"
+    expect_eq "$want" 5 "d* of a rank-5 lowrank language"
+else
+    echo "test_install: no python3 with NumPy: the installed module's import is not checked (apt-get install python3-numpy)"
+fi
+
 make -s --no-print-directory uninstall DESTDIR="$R" PREFIX=$P >"$T/log" 2>&1
 expect_eq "$?" 0 "make uninstall: $(tail -n 5 "$T/log")"
 find "$R$P" -mindepth 1 >"$T/left"
