@@ -207,7 +207,7 @@ if command -v gnuplot >/dev/null 2>&1; then
         --title "A language of rank d* = 10: Softmax fits by D" -o bottleneck
     recipe_run in_out "$B/sbw-plot" -q train "log_softmax_$dmid.tsv" "log_mos_$dmid.tsv" \
         --labels "softmax D=$dmid,MoS K=$TOPICS D=$dmid" --y kl_mean --logy \
-        --title "Training at D=$dmid on the topic language (L-BFGS): Softmax stops at its best, MoS goes on" -o training
+        --title "Topic language, D=$dmid: Softmax stops at its best, MoS goes on" -o training
     FIGS="bound spectrum fits bottleneck training"
 else
     say "5. gnuplot not found: no figures (the TSVs plot as they are)"
