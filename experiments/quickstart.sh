@@ -191,7 +191,9 @@ say "   $(sed -n 's/^- Result: //p' "$O/verify.md")"
 
 # ---- 5. figures -------------------------------------------------------------------------------------
 FIGS=""
-dmid=$(echo "$DS" | awk '{ print $(NF > 1 ? 2 : 1) }')
+# shellcheck disable=SC2086 # DS splits on purpose: its second D, or its only one
+set -- $DS
+dmid=${2:-$1}
 if command -v gnuplot >/dev/null 2>&1; then
     say "5. Figures (sbw-plot): bound, spectrum, fits, bottleneck, training (.png, each with its .gp and .dat)"
     recipe_run in_out "$B/sbw-plot" -q bound topics_bound.tsv --fits fits.tsv \
