@@ -11,11 +11,13 @@
 # and every option of every sbw tool or recipe it calls must be one that
 # tool's --help (its subcommand's, for `sbw-synth head`, `sbw-lm train`,
 # ...) or the recipe's --help names: a renamed or removed option fails the
-# guide that still uses it.  The README's and the guides' relative links
-# must name files that exist (docs/python.md excepted when absent: the
-# Python binding's page comes with the binding).  What each guide shows
-# at full scale (hours) is not run here: the PTB pipeline at toy scale is
-# tests/cli/test_ptb_quick.sh's, the Slurm submission test_slurm.sh's.
+# guide that still uses it.  The README's shell blocks (install, the first
+# session) are parsed and option-checked the same way, not run.  The
+# README's and the guides' relative links must name files that exist
+# (docs/python.md excepted when absent: the Python binding's page comes
+# with the binding).  What each guide shows at full scale (hours) is not
+# run here: the PTB pipeline with all its toy models is
+# tests/cli/test_ptb_quick.sh's, a real Slurm submission test_slurm.sh's.
 . tests/cli/lib.sh
 ROOT=$(pwd)
 BINA=$(cd "$BIN" && pwd)
@@ -96,6 +98,14 @@ for g in docs/guide-*.md; do
     fi
 done
 if [ "$nguides" -ge 3 ]; then ok; else bad "only $nguides guides in docs/"; fi
+# the README's first session and install lines: parsed and option-checked, not run
+mkdir -p "$T/readme"
+blocks README.md "$T/readme"
+for b in "$T"/readme/block.*; do
+    [ -f "$b" ] || continue
+    if sh -n "$b" 2>"$T/syn"; then ok; else bad "README.md (block at line ${b##*.}) does not parse"; fi
+    audit "$b" README.md "${b##*.}"
+done
 
 # what the marked blocks wrote that the guides' text reads off
 W=$T/guide-own-model/work
