@@ -12,7 +12,8 @@
 # tool's --help (its subcommand's, for `sbw-synth head`, `sbw-lm train`,
 # ...) or the recipe's --help names: a renamed or removed option fails the
 # guide that still uses it.  The README's shell blocks (install, the first
-# session) are parsed and option-checked the same way, not run.  The
+# session) are parsed and option-checked the same way, not run, and its
+# dependency table must name every package scripts/deps.sh installs.  The
 # README's and the guides' relative links must name files that exist
 # (docs/python.md excepted when absent: the Python binding's page comes
 # with the binding).  What each guide shows at full scale (hours) is not
@@ -114,6 +115,12 @@ expect_eq "$(tsv_field "$W/dstar.tsv" rank)" 10 "own model: the stand-in's d* is
 expect_eq "$(tsv_meta "$W/argmax.tsv" unargmaxable)" 5 "own model: the 5 planted words are unargmaxable"
 if [ -s "$T/guide-cluster/work/sweep-small/results.tsv" ] &&
     [ -s "$T/guide-cluster/work/sweep-slurm/slurm/submit.sh" ]; then ok; else bad "cluster: sweep results or Slurm jobs missing"; fi
+
+# the README's dependency table names every package scripts/deps.sh
+# installs (its *_PKGS lists), so the list cannot go out of date again
+for p in $(sed -n 's/^[A-Z_]*_PKGS="\(.*\)"$/\1/p' scripts/deps.sh | tr ' ' '\n' | grep -v '^\$' | sort -u); do
+    if grep -q "[\` ]$p[\` ]" README.md; then ok; else bad "README.md: the dependency table lacks $p (scripts/deps.sh installs it)"; fi
+done
 
 # relative links of the README and the guides name files that exist
 for f in README.md docs/guide-*.md; do
