@@ -4,8 +4,9 @@
 # A guide marks the shell blocks this test runs with a line
 # "<!-- guide-test -->" just above the block's opening ```sh; the marked
 # blocks of a guide run in order, as one `sh -e` script, in an empty
-# folder with the tools on PATH and SBW set to the repository (as the
-# guides say), so a command that fails or a file a later block needs that
+# folder with the tools on PATH, SBW set to the repository (as the
+# guides say) and SBW_BIN to the tools under test (the recipes' default is
+# $SBW/bin; run-tests.sh exports a relative SBW_BIN), so a command that fails or a file a later block needs that
 # an earlier one no longer writes fails the guide.  Every ```sh block,
 # marked or not (the hours-long and cluster-only ones), must parse (sh -n),
 # and every option of every sbw tool or recipe it calls must be one that
@@ -94,7 +95,7 @@ for g in docs/guide-*.md; do
     done
     if [ "$nb" -gt 0 ]; then ok; else bad "$g: no shell block"; fi
     if [ -s "$D/blocks/run.sh" ]; then
-        expect_exit 0 "$g: its marked blocks" sh -c 'cd "$1" && PATH="$2:$PATH" SBW="$3" sh -e "$4"' sh \
+        expect_exit 0 "$g: its marked blocks" sh -c 'cd "$1" && PATH="$2:$PATH" SBW="$3" SBW_BIN="$2" sh -e "$4"' sh \
             "$D/work" "$BINA" "$ROOT" "$D/blocks/run.sh"
     fi
 done
