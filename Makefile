@@ -56,7 +56,7 @@ help:
 	@echo "make demo       install missing dependencies, run experiments/quickstart.sh"
 	@echo "make ptb        MoS Tables 6/7/11 on Penn Treebank (hours; resumable)"
 	@echo "make ptb-quick  the same pipeline at toy scale (seconds)"
-	@echo "make readme-figures  make demo, then copy its two README figures to docs/figures/"
+	@echo "make readme-figures  make demo, then copy its README figure to docs/figures/"
 	@echo "make bench      timings against NumPy/SciPy/PyTorch references (installs them); exit 1 if a bench fails"
 	@echo "make bench-smoke  every bench at tiny sizes (about a minute; .ci/run runs it)"
 	@echo "make asan       the whole test suite under AddressSanitizer + UBSan"
@@ -129,12 +129,12 @@ ptb: all
 
 ptb-quick: all
 	@experiments/ptb/run.sh --quick
-# The two quickstart figures the README shows (small PNGs, committed).
+# The quickstart figure the README shows (a small PNG, committed): the
+# topic language's fits against the Softmax bound.
 .PHONY: readme-figures
 readme-figures: demo
 	@mkdir -p docs/figures
-	cp out/quickstart/spectrum.png docs/figures/quickstart-spectrum.png
-	cp out/quickstart/fits.png docs/figures/quickstart-fits.png
+	cp out/quickstart/bound.png docs/figures/quickstart-bound.png
 
 # ---- install, uninstall, man pages, completion, make deb (issue 30) ----
 # What `make install` ships (docs/DESIGN.md, "Installing"): the tools

@@ -59,6 +59,8 @@
 #   --k K          MoS components / LMS hidden units [10]; --knots K PLIF intervals [1000]
 #   --threads T    threads per fit [1]     -j J          cells at once (run) [2]
 #   --out DIR      [out/sweep]
+#
+# Environment: SBW_BIN, the folder of the sbw tools [bin/ of this clone].
 set -eu
 RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/.."

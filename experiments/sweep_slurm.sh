@@ -47,6 +47,19 @@
 # default MaxArraySize is 1001), and asks for its largest cell's time and
 # memory.
 
+# Run on its own rather than sourced: --help (or -h) prints the comment
+# above and exits 0; anything else is a usage error (it is no recipe).
+case ${0##*/} in sweep_slurm.sh)
+    case ${1:-} in -h | --help)
+        sed -n '1,/^$/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        exit 0
+        ;;
+    esac
+    echo "sweep_slurm.sh: sourced by experiments/sweep.sh, not run (see experiments/sweep.sh --help)" >&2
+    exit 2
+    ;;
+esac
+
 CALIB_N=1000
 CALIB_M=500
 CALIB_STEPS=20

@@ -4,6 +4,12 @@
 # the TSV it comes from and that TSV's "# command=" line; the numbers are
 # the TSVs' (copied, none computed here).
 set -eu
+# -h or --help: the comment above, exit 0 (it is run by run.sh, not by hand)
+case ${1:-} in -h | --help)
+    sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 . scripts/tsv.sh
 O=$1 NAME=$2 HEAD=$3 SYN=$4
 A=$O/argmax.tsv

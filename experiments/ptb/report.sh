@@ -9,7 +9,20 @@
 # report, which is still written, and the script exits 1.  RES and the
 # figures' folder may hold spaces and commas: sbw-plot runs inside RES,
 # given the models' own (plain) names.
+#
+# usage: RES=DIR [QUICK=1] [BIN=DIR] experiments/ptb/report.sh
+#   (experiments/ptb/run.sh report calls it so)
+# Environment: RES, the results folder [experiments/ptb/results]; QUICK=1
+# for run.sh --quick's results (report.md and figures/ beside RES, the
+# toy models' names; otherwise experiments/ptb/report.md and figures/);
+# BIN, the folder of the sbw tools [bin].
 set -eu
+# -h or --help: the comment above, exit 0 (it is run by run.sh, not by hand)
+case ${1:-} in -h | --help)
+    sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh
 BIN=${BIN:-bin}

@@ -51,6 +51,14 @@
 # writes its checkpoint first), removes the step's temporaries and exits
 # 130 or 143.
 set -eu
+# -h or --help anywhere: the comment above, exit 0 (before anything runs)
+for a in "$@"; do
+    case $a in -h | --help)
+        sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        exit 0
+        ;;
+    esac
+done
 RECIPE_CWD=$(pwd)
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh

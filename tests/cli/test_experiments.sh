@@ -4,9 +4,12 @@
 # a bias, MoC's at most D + 2, MoS's grows with K (K = 1 is a Softmax of
 # tanh features, at D + 2) and exceeds the bound; a rerun skips finished
 # fits, a fit left half-done is redone, other settings in the same folder
-# are refused.  quickstart: report.md embeds at least four figures that
-# exist, every table names a TSV of the folder and that TSV's own
-# "# command=" line, its numbers are the TSVs', and sbw-verify's report is in.
+# are refused.  quickstart: report.md's first screen says what the run
+# shows, each verdict checked here against the TSVs (Softmax's rank is D + 1,
+# exact from d* on, MoS below the Softmax bound where its TSVs say so, the
+# fits that did not converge named, one line per sbw-verify claim); it
+# embeds at least four figures that exist, every table names a TSV of the
+# folder and that TSV's own "# command=" line, its numbers are the TSVs'.
 # Both run from another folder with a relative output folder holding a
 # space and a comma; SIGTERM to either recipe while a tool runs stops the
 # tool and leaves no temporary (exit 143).
@@ -96,7 +99,8 @@ if [ -e "$ROOT/ts dir,1" ]; then bad "tables-synthetic: --out resolved against t
 # ---- quickstart ---------------------------------------------------------------------------------
 Q="$T/qs dir,1"
 expect_exit 0 "quickstart" sh -c 'cd "$1" && shift && env "$@"' sh "$T" QUICKSTART_OUT="qs dir,1" QUICKSTART_N=200 \
-    QUICKSTART_M=80 QUICKSTART_STEPS=20 QUICKSTART_DS="4 8" QUICKSTART_LBFGS_STEPS=50 sh "$ROOT/experiments/quickstart.sh"
+    QUICKSTART_M=80 QUICKSTART_TOPIC_N=100 QUICKSTART_TOPIC_M=40 QUICKSTART_DS="2 3" QUICKSTART_FIT_STEPS=60 \
+    QUICKSTART_LBFGS_STEPS=200 sh "$ROOT/experiments/quickstart.sh"
 if [ -e "$ROOT/qs dir,1" ]; then bad "quickstart: QUICKSTART_OUT resolved against the repository"; else ok; fi
 R="$Q/report.md"
 nfig=0
@@ -116,13 +120,51 @@ if [ "$ncite" -ge 20 ]; then ok; else bad "quickstart: only $ncite tables cite t
 fmt() { awk -v v="$1" 'BEGIN { printf "%.4g", v }'; }
 expect_grep "^\| $(tsv_field "$Q/rank_centered.tsv" rank) \| " "$R" "report: d* from rank_centered.tsv"
 expect_grep "^\| 200 \| 80 \| $(fmt "$(tsv_field "$Q/kl.tsv" expected_pairwise_kl)") \| " "$R" "report: pairwise KL from kl.tsv"
-expect_grep "^\| mos \| 10 \| 8 \| $(fmt "$(tsv_field "$Q/compare_mos_8.tsv" kl_mean)") \| " "$R" "report: mos D=8 KL from its compare TSV"
-expect_grep "^\| plif \| 100 \| 4 \| " "$R" "report: plif fits"
+expect_grep "^\| mos \| 3 \| 3 \| $(fmt "$(tsv_field "$Q/compare_mos_3.tsv" kl_mean)") \| " "$R" "report: mos D=3 KL from its compare TSV"
 expect_grep '^- Result: 13 of 13 claims pass$' "$R" "report: sbw-verify's quick report"
 expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings one level down"
-# two spectra: the legends stay inside (bottom right; between spectra and thresholds)
-expect_grep '^set key inside bottom right$' "$Q/spectrum.gp" "spectrum of 2: cumulative legend inside"
-expect_grep '^set key inside center$' "$Q/spectrum.gp" "spectrum of 2: sigma legend inside"
+# three spectra: the legends below the panels
+expect_eq "$(grep -c '^set key below$' "$Q/spectrum.gp")" 2 "spectrum of 3: legends below"
+# ---- the first screen: what the run shows, each verdict against the TSVs --------------------------
+head -n 40 "$R" >"$T/screen"
+expect_grep '^## What this run shows$' "$T/screen" "first screen: the summary"
+# Softmax's log Q has rank D + 1 (theory: H W^T - lse 1^T), MoS's more
+for d in 2 3; do
+    expect_eq "$(tsv_field "$Q/rank_softmax_$d.tsv" rank)" $((d + 1)) "softmax D=$d: rank(log Q) = D + 1"
+done
+expect_grep "^- \*\*Softmax's rank is D \+ 1\.\*\* Softmax heads fitted at D = 2 and 3 have log Q of NR rank 3 and 4: D \+ 1 each" \
+    "$T/screen" "first screen: Softmax's rank"
+# exact (KL <= 1e-8) from d* = 10 on and not below, or the report says it did not show
+ex() { awk -v v="$(tsv_field "$Q/compare_lowrank_$1.tsv" kl_mean)" 'BEGIN { exit !(v <= 1e-8) }'; }
+if ! ex 8 && ! ex 9 && ex 10 && ex 11; then
+    expect_grep '^- \*\*The bottleneck sits exactly at d\\\* = 10\.\*\*' "$T/screen" "first screen: the bottleneck at d*"
+else
+    expect_grep '^- \*\*The bottleneck did NOT show at d\\\* = 10 here:\*\*' "$T/screen" "first screen: the bottleneck not shown, said so"
+fi
+# MoS below the Softmax bound at the D where its TSVs say so; Softmax never
+below=""
+for d in 2 3; do
+    expect_eq "$(awk -v e="$(tsv_field "$Q/bound_softmax_$d.tsv" fit_error)" -v b="$(tsv_field "$Q/bound_softmax_$d.tsv" shift_bound)" \
+        'BEGIN { print (e >= b) ? "above" : "below" }')" above "softmax D=$d: never below the Softmax bound"
+    awk -v e="$(tsv_field "$Q/bound_mos_$d.tsv" fit_error)" -v b="$(tsv_field "$Q/bound_mos_$d.tsv" shift_bound)" \
+        'BEGIN { exit !(e < b) }' && below="$below $d"
+done
+case $below in
+" 2 3") expect_grep 'MoS \(K = 3\) goes below it at D = 2 and 3 ' "$T/screen" "first screen: MoS below the bound" ;;
+" 2" | " 3") expect_grep "MoS \(K = 3\) goes below it at D =$below " "$T/screen" "first screen: MoS below the bound" ;;
+*) expect_grep '^- \*\*MoS did not break the bound here' "$T/screen" "first screen: MoS not below, said so" ;;
+esac
+# every fit that did not converge is named with how it stopped, and no other
+for f in softmax_2 softmax_3 mos_2 mos_3 lowrank_8 lowrank_9 lowrank_10 lowrank_11; do
+    n=$(echo "$f" | sed 's/^lowrank/rank-10 softmax/; s/_/ D=/')
+    if [ "$(tsv_field "$Q/fit_$f.tsv" stop)" = converged ]; then
+        if grep -q "$n (stopped" "$T/screen"; then bad "first screen: $n converged but listed as not"; else ok; fi
+    else
+        expect_grep "$n \(stopped at --steps [0-9]+" "$T/screen" "first screen: $n named as not converged"
+    fi
+done
+# one line per sbw-verify claim, in the first screen
+expect_eq "$(grep -c '^| [a-z0-9-]* | .* | [0-9]* | PASS |$' "$T/screen")" 13 "first screen: 13 claim lines"
 if find "$Q" -name '*.tmp*' | grep -q .; then bad "quickstart: a temporary left"; else ok; fi
 
 # ---- SIGTERM to the recipe itself while a tool runs ----------------------------------------------
