@@ -542,6 +542,7 @@ static int merge_main(const argmax_args *a, const sbw_cli_common *c)
     const sbw_preflight_out out[] = {{"-o", c->output ? c->output : "-", false}};
     st = st ? st : sbw_preflight(in, (size_t)c->nargs, out, 1);
     free(in);
+    sbw_cli_threads(c->threads); /* the table's # threads= line, as a run's */
     st = st ? st : merge_run(a, c);
     return st ? sbw_cli_fail("sbw-argmax", st) : SBW_EXIT_OK;
 }

@@ -50,6 +50,12 @@ done
 for i in 1 2 3; do
     cp "$T/h3.$i.tsv" "$T/head.$i.tsv"
 done
+# the merge's --threads is its table's, as a run's
+# shellcheck disable=SC2086
+expect_exit 0 "head --threads 1" "$A" -q --threads 1 -o "$T/head.t1.tsv" $ARGS
+# shellcheck disable=SC2086
+expect_exit 0 "merge --threads 1" "$A" -q --threads 1 --merge -o "$T/head.mt1.tsv" $T/h3.*.tsv
+same "$T/head.t1.tsv" "$T/head.mt1.tsv" "merge --threads 1"
 # a shard has every N-th word from its I-th, and says so
 expect_eq "$(tsv_meta "$T/head.3.tsv" shard) $(tsv_meta "$T/head.3.tsv" checked)" "3/3 20" \
     "shard 3/3: 20 words"
