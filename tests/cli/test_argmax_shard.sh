@@ -126,4 +126,32 @@ expect_exit 2 "--merge --tol" "$A" --merge --tol 0 "$T/head.1.tsv"
 expect_exit 2 "two heads without --merge" "$A" "$SQ" "$SQ"
 expect_exit 2 "more shards than words" "$A" --shard 1/8 "$SQ"
 expect_grep '7 word' "$T/err" "more shards than words: says how many"
+
+# experiments/argmax-shards.sh without Slurm: its job files run by bash
+# with the array's task ids do what the jobs do (test_slurm.sh submits
+# them to a real Slurm)
+ROOT=$(pwd)
+ABS=$(cd "$BIN" && pwd)
+AS() { (cd "$T" && SBW_BIN="$ABS" sh "$ROOT/experiments/argmax-shards.sh" "$@"); }
+expect_exit 2 "argmax-shards: no --shards" AS --out scan W.npy
+expect_exit 2 "argmax-shards: -o is the script's" AS --shards 2 --out scan -o x.tsv W.npy
+expect_exit 2 "argmax-shards: --shards 0" AS --shards 0 --out scan W.npy
+expect_exit 1 "argmax-shards: a missing head" AS --shards 2 --out scan none.npy
+expect_grep 'none.npy' "$T/err" "argmax-shards: sbw-argmax's reason"
+expect_absent "$T/scan/slurm/shards.sbatch" "argmax-shards: nothing emitted"
+if [ -x /usr/bin/time ]; then
+    expect_exit 0 "argmax-shards: emit" AS --shards 5 --out scan --bias b.npy --vocab v.txt --max-prob 1,10 \
+        --max-prob-all W.npy
+    expect_grep '^#SBATCH --array=0-4$' "$T/scan/slurm/shards.sbatch" "argmax-shards: an array of 5"
+    expect_grep 'dependency=afterok:\$A ' "$T/scan/slurm/submit.sh" "argmax-shards: the merge after the array"
+    for k in 4 2 0 1 3; do
+        SLURM_ARRAY_TASK_ID=$k bash "$T/scan/slurm/shards.sbatch" || bad "argmax-shards: task $k"
+    done
+    expect_exit 0 "argmax-shards: merge.sbatch" bash "$T/scan/slurm/merge.sbatch"
+    (cd "$T" && "$ABS/sbw-argmax" -q --threads 1 --bias b.npy --vocab v.txt --max-prob 1,10 --max-prob-all \
+        -o direct.tsv W.npy) || bad "argmax-shards: the direct run"
+    same "$T/direct.tsv" "$T/scan/argmax.tsv" "argmax-shards: the jobs' result"
+else
+    echo "test_argmax_shard.sh: the argmax-shards.sh checks skipped: no GNU time (/usr/bin/time)"
+fi
 finish
