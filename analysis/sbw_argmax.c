@@ -344,18 +344,23 @@ static size_t copies(const run_ctx *x, const size_t *words, size_t n, const size
     return np;
 }
 
+void sbw_argmax_summary_add(sbw_argmax_summary *s, const sbw_argmax_word *w)
+{
+    s->argmaxable += w->argmaxable == 1;
+    s->unargmaxable += w->argmaxable == 0;
+    s->undecided += w->argmaxable < 0;
+    s->by_duplicates += w->stage == 0;
+    s->by_prefilter += w->stage == 1;
+    s->by_lp += w->stage == 2;
+    s->lp_rounds += (size_t)w->rounds;
+    s->checked++;
+}
+
 static void summarise(const sbw_argmax_word *out, size_t n, sbw_argmax_summary *s)
 {
-    for (size_t t = 0; t < n; t++) {
-        s->argmaxable += out[t].argmaxable == 1;
-        s->unargmaxable += out[t].argmaxable == 0;
-        s->undecided += out[t].argmaxable < 0;
-        s->by_duplicates += out[t].stage == 0;
-        s->by_prefilter += out[t].stage == 1;
-        s->by_lp += out[t].stage == 2;
-        s->lp_rounds += (size_t)out[t].rounds;
-    }
-    s->checked = n;
+    s->checked = 0;
+    for (size_t t = 0; t < n; t++)
+        sbw_argmax_summary_add(s, &out[t]);
 }
 
 static int check_args(size_t m, size_t d, size_t ldw, const size_t *words, size_t n,

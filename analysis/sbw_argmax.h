@@ -76,6 +76,11 @@ typedef struct sbw_argmax_summary {
     double seconds_prefilter, seconds_lp;
 } sbw_argmax_summary;
 
+/* Adds word w's answer to the counts of s (checked, argmaxable,
+ * unargmaxable, undecided, by stage, lp_rounds): what a run's summary is
+ * of its words, and what a merge of shards checks their summaries by. */
+void sbw_argmax_summary_add(sbw_argmax_summary *s, const sbw_argmax_word *w);
+
 /* Optional certificates, caller-owned: h (nwords x d, row t for words[t];
  * rows of words that are not argmaxable are left as they were) and the
  * lambda weights (nwords x cap, on words idx, k[t] used; cap >= d + 2 for

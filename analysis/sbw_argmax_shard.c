@@ -294,25 +294,31 @@ static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_merged *out)
     return SBW_OK;
 }
 
-/* The summary: the counts and seconds summed over the shards, the
- * common scale. */
+/* The summary: each shard's counts checked against its rows (a summary
+ * that does not match them is a damaged shard), the counts of every row,
+ * the seconds and --max-prob's unconverged pairs summed over the shards,
+ * the common scale. */
 static int merge_sum(const merge_ctx *x, sbw_argmax_merged *out)
 {
     static const char *const keys[] = {"checked",   "argmaxable",    "unargmaxable",
                                        "undecided", "by_duplicates", "by_prefilter",
                                        "by_lp",     "lp_rounds"};
     sbw_argmax_summary *s = &out->res.sum;
-    size_t *f[] = {&s->checked,       &s->argmaxable,   &s->unargmaxable, &s->undecided,
-                   &s->by_duplicates, &s->by_prefilter, &s->by_lp,        &s->lp_rounds};
     int st = meta_dbl(&x->t[0], "scale", &s->scale);
     for (size_t k = 0; !st && k < x->nshards; k++) {
         const sbw_tsv *t = &x->t[x->slot[k]];
+        sbw_argmax_summary mine = {0};
+        for (size_t p = k; p < x->len; p += x->nshards)
+            sbw_argmax_summary_add(&mine, &out->res.out[p]);
+        const size_t f[] = {mine.checked,   mine.argmaxable,    mine.unargmaxable,
+                            mine.undecided, mine.by_duplicates, mine.by_prefilter,
+                            mine.by_lp,     mine.lp_rounds};
         double a, b;
         size_t v;
-        for (size_t j = 0; !st && j < sizeof keys / sizeof *keys; j++) {
-            st = meta_count(t, keys[j], &v);
-            *f[j] += st ? 0 : v;
-        }
+        for (size_t j = 0; !st && j < sizeof keys / sizeof *keys; j++)
+            if (!(st = meta_count(t, keys[j], &v)) && v != f[j])
+                st = SBW_ERROR(SBW_EDATA, "%s: '# %s=%zu' but its rows make %zu: a damaged shard",
+                               t->path, keys[j], v, f[j]);
         st = st ? st : meta_dbl(t, "seconds_prefilter", &a);
         st = st ? st : meta_dbl(t, "seconds_lp", &b);
         if (!st && out->max_prob && !(st = meta_count(t, "max_prob_unconverged", &v)))
@@ -322,9 +328,8 @@ static int merge_sum(const merge_ctx *x, sbw_argmax_merged *out)
             s->seconds_lp += b;
         }
     }
-    if (!st && s->checked != x->len)
-        st = SBW_ERROR(SBW_EDATA, "%s: the shards checked %zu words of a list of %zu", x->t[0].path,
-                       s->checked, x->len);
+    for (size_t p = 0; !st && p < x->len; p++)
+        sbw_argmax_summary_add(s, &out->res.out[p]);
     return st;
 }
 

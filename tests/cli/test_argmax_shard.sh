@@ -113,6 +113,11 @@ refuse "not a shard" 'not a shard table' "$T/head.full.tsv"
 awk 'BEGIN { FS = OFS = "\t" } /^[0-9]/ && !done { $1 = $1 + 3; done = 1 } { print }' \
     "$T/head.2.tsv" >"$T/bad.2.tsv"
 refuse "a row of another word" 'row 1 is word 4' "$T/head.1.tsv" "$T/bad.2.tsv" "$T/head.3.tsv"
+sed 's/^# argmaxable=.*/# argmaxable=3/' "$T/head.2.tsv" >"$T/sum.2.tsv"
+refuse "a summary not its rows'" "argmaxable=3' but its rows make" "$T/head.1.tsv" "$T/sum.2.tsv" "$T/head.3.tsv"
+awk 'BEGIN { FS = OFS = "\t" } /^[0-9]/ && $4 == "vertex" && !done { $3 = 0; done = 1 } { print }' \
+    "$T/head.2.tsv" >"$T/flip.2.tsv"
+refuse "a verdict flipped" "argmaxable=[0-9]+' but its rows make" "$T/head.1.tsv" "$T/flip.2.tsv" "$T/head.3.tsv"
 head -n -1 "$T/head.2.tsv" >"$T/short.2.tsv"
 refuse "a row short" '19 rows' "$T/head.1.tsv" "$T/short.2.tsv" "$T/head.3.tsv"
 
@@ -145,7 +150,7 @@ if [ -x /usr/bin/time ]; then
     expect_grep '^#SBATCH --array=0-4$' "$T/scan/slurm/shards.sbatch" "argmax-shards: an array of 5"
     expect_grep 'dependency=afterok:\$A ' "$T/scan/slurm/submit.sh" "argmax-shards: the merge after the array"
     for k in 4 2 0 1 3; do
-        SLURM_ARRAY_TASK_ID=$k bash "$T/scan/slurm/shards.sbatch" || bad "argmax-shards: task $k"
+        SLURM_ARRAY_TASK_ID=$k bash "$T/scan/slurm/shards.sbatch" 2>"$T/task.err" || bad "argmax-shards: task $k: $(cat "$T/task.err")"
     done
     expect_exit 0 "argmax-shards: merge.sbatch" bash "$T/scan/slurm/merge.sbatch"
     (cd "$T" && "$ABS/sbw-argmax" -q --threads 1 --bias b.npy --vocab v.txt --max-prob 1,10 --max-prob-all \
