@@ -5,9 +5,11 @@
 #include "sbw_argmax_io.h"
 #include "sbw_cli.h"
 #include "sbw_error.h"
+#include "sbw_preflight.h"
 #include "sbw_tsv.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,11 +275,8 @@ static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_merged *out)
 {
     const sbw_tsv *t = &x->t[x->slot[s]];
     sbw_argmax_file_res *r = &out->res;
-    size_t m = r->w.rows, want = (x->len - s + x->nshards - 1) / x->nshards, nr = out->nr;
+    size_t m = r->w.rows, nr = out->nr;
     size_t nf = t->ncol - 2 * nr;
-    if (t->nrow != want)
-        return SBW_ERROR(SBW_EDATA, "%s: %zu rows, shard %zu/%zu of %zu words has %zu", t->path,
-                         t->nrow, s + 1, x->nshards, x->len, want);
     for (size_t k = 0; k < t->nrow; k++) {
         size_t p = s + k * x->nshards, word = x->list ? x->list[p] : p;
         int st = read_word(t, k, x->col, m, word, &r->out[p]);
@@ -350,6 +349,9 @@ static int merge_settings(const sbw_tsv *r, sbw_argmax_merged *out)
     st = st ? st : meta_dbl(r, "tol", &out->tol);
     if (!st && mp)
         st = meta_dbl(r, "prob_tol", &out->prob_tol);
+    if (!st && (m < 2 || m > INT32_MAX || d < 1))
+        st = SBW_ERROR(SBW_EDATA, "%s: a head of %zu x %zu is not one sbw-argmax reads", r->path, m,
+                       d);
     if (st)
         return st;
     out->res.w.rows = m;
@@ -365,11 +367,19 @@ static int merge_settings(const sbw_tsv *r, sbw_argmax_merged *out)
     return SBW_OK;
 }
 
-/* The arrays of the merged answers. */
+/* The arrays of the merged answers, after the memory preflight of their
+ * sum (the names' array has an entry per word of the head). */
 static int merge_alloc(sbw_argmax_merged *out)
 {
     sbw_argmax_file_res *r = &out->res;
     size_t n = r->list_len, nr = out->nr;
+    double bytes = (double)(n + 1) * (double)sizeof *r->out + 16.0 * (double)n * (double)nr +
+                   (*out->vocab ? 8.0 * (double)r->w.rows : 0);
+    char what[160];
+    snprintf(what, sizeof what, "the merge of %zu words of a %zu-word head", n, r->w.rows);
+    int st = sbw_preflight_memory(bytes, what);
+    if (st)
+        return st;
     r->out = calloc(n + 1, sizeof *r->out);
     r->names = *out->vocab ? calloc(r->w.rows, sizeof *r->names) : NULL;
     r->pm = nr ? malloc((n * nr + 1) * sizeof *r->pm) : NULL;
@@ -396,6 +406,13 @@ static int merge_tables(const sbw_tsv *t, size_t n, sbw_argmax_merged *out)
     if (!st && x.len < nshards)
         st = SBW_ERROR(SBW_EDATA, "%s: %zu shards of %zu words", t[0].path, nshards, x.len);
     st = st ? st : merge_layout(&x, out);
+    for (size_t k = 0; !st && k < nshards; k++) { /* before any array of the list's length */
+        const sbw_tsv *tk = &t[slot[k]];
+        size_t want = (x.len - k + nshards - 1) / nshards;
+        if (tk->nrow != want)
+            st = SBW_ERROR(SBW_EDATA, "%s: %zu rows, shard %zu/%zu of %zu words has %zu", tk->path,
+                           tk->nrow, k + 1, nshards, x.len, want);
+    }
     st = st ? st : merge_alloc(out);
     for (size_t s = 0; !st && s < nshards; s++)
         st = merge_rows(&x, s, out);
