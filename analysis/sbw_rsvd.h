@@ -197,12 +197,14 @@ double sbw_rsvd_bounds(const sbw_rsvd *rs, size_t n, double *lo, double *hi);
 
 /* What sbw_rsvd_run and sbw_rsvd_single_pass share.  The sketch sizes of
  * K on an N x M matrix into out (rows, cols, top, sketch, tests);
- * SBW_EINVAL for a K out of range, SBW_ENOMEM beyond BLAS's 32 bits. */
+ * SBW_EINVAL for a K out of range, SBW_ENOMEM beyond BLAS's 32 bits; out
+ * untouched on failure. */
 int sbw_rsvd_plan(const sbw_rsvd_opts *o, size_t n, size_t m, const char *path, sbw_rsvd *out);
 
 /* Q = orth(y) in place: y (rows x c, column-major, leading dimension rows,
  * rows >= c), Householder QR (dgeqrf) and its explicit Q (dorgqr); tau
- * c values of scratch.  Errors: SBW_ENOMEM, LAPACK's. */
+ * c values of scratch.  Errors: SBW_ENOMEM, LAPACK's; y and tau hold
+ * partial results on failure (discard them). */
 int sbw_rsvd_orth(double *y, size_t rows, size_t c, double *tau);
 
 /* The naive twin (a test oracle): the same algorithm with the same random
