@@ -344,18 +344,23 @@ static size_t copies(const run_ctx *x, const size_t *words, size_t n, const size
     return np;
 }
 
+void sbw_argmax_summary_add(sbw_argmax_summary *s, const sbw_argmax_word *w)
+{
+    s->argmaxable += w->argmaxable == 1;
+    s->unargmaxable += w->argmaxable == 0;
+    s->undecided += w->argmaxable < 0;
+    s->by_duplicates += w->stage == 0;
+    s->by_prefilter += w->stage == 1;
+    s->by_lp += w->stage == 2;
+    s->lp_rounds += (size_t)w->rounds;
+    s->checked++;
+}
+
 static void summarise(const sbw_argmax_word *out, size_t n, sbw_argmax_summary *s)
 {
-    for (size_t t = 0; t < n; t++) {
-        s->argmaxable += out[t].argmaxable == 1;
-        s->unargmaxable += out[t].argmaxable == 0;
-        s->undecided += out[t].argmaxable < 0;
-        s->by_duplicates += out[t].stage == 0;
-        s->by_prefilter += out[t].stage == 1;
-        s->by_lp += out[t].stage == 2;
-        s->lp_rounds += (size_t)out[t].rounds;
-    }
-    s->checked = n;
+    s->checked = 0;
+    for (size_t t = 0; t < n; t++)
+        sbw_argmax_summary_add(s, &out[t]);
 }
 
 static int check_args(size_t m, size_t d, size_t ldw, const size_t *words, size_t n,
@@ -530,21 +535,48 @@ static int file_ladder(const sbw_argmax_file_opts *o, sbw_argmax_file_res *res)
     return st;
 }
 
+/* The words of the shard's share (o->nshards > 0) into *out (free()):
+ * positions t = shard, shard + nshards, ... of the list (o->words, or
+ * 0..m-1); *n their count.  Errors: SBW_EINVAL (no share), SBW_ENOMEM. */
+static int file_share(const sbw_argmax_file_opts *o, size_t m, size_t **out, size_t *n)
+{
+    size_t all = o->words ? o->nwords : m, k = 0;
+    if (o->shard >= o->nshards || o->nshards > all)
+        return SBW_ERROR(SBW_EINVAL,
+                         "--shard %zu/%zu: %zu word(s) to check: give 1 <= I <= N <= %zu",
+                         o->shard + 1, o->nshards, all, all);
+    size_t *w = malloc(((all - o->shard + o->nshards - 1) / o->nshards) * sizeof *w);
+    if (!w)
+        return SBW_ERROR(SBW_ENOMEM, "no memory for the shard's words");
+    for (size_t t = o->shard; t < all; t += o->nshards)
+        w[k++] = o->words ? o->words[t] : t;
+    *out = w;
+    *n = k;
+    return SBW_OK;
+}
+
 int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res)
 {
     *res = (sbw_argmax_file_res){0};
     int st = file_read(path, o, res);
-    size_t m = res->w.rows;
+    size_t m = res->w.rows, *share = NULL;
     for (size_t t = 0; !st && o->words && t < o->nwords; t++)
         if (o->words[t] >= m)
             st = SBW_ERROR(SBW_EINVAL, "--words: word %zu is out of range (%s has %zu words)",
                            o->words[t], path, m);
-    res->nwords = o->words ? o->nwords : m;
+    res->list_len = res->nwords = o->words ? o->nwords : m;
+    const size_t *words = o->words;
+    if (!st && o->nshards) {
+        st = file_share(o, m, &share, &res->nwords);
+        words = share;
+        res->hash = sbw_argmax_io_hash(res->w.data, m, res->w.cols, res->w.ld, res->b, res->names);
+    }
     if (!st && !(res->out = calloc(res->nwords + 1, sizeof *res->out)))
         st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu words", res->nwords);
     st = st ? st
-            : sbw_argmax_run(res->w.data, m, res->w.cols, res->w.ld, res->b, o->words, res->nwords,
+            : sbw_argmax_run(res->w.data, m, res->w.cols, res->w.ld, res->b, words, res->nwords,
                              &o->run, res->out, NULL, &res->sum);
+    free(share);
     return st || !o->nr ? st : file_ladder(o, res);
 }
 

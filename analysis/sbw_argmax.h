@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum sbw_argmax_reason {
     SBW_ARGMAX_VERTEX,    /* argmaxable: an h certificate */
@@ -74,6 +75,11 @@ typedef struct sbw_argmax_summary {
     double scale; /* max |w_ik| + max |b_j|: the unit of tol */
     double seconds_prefilter, seconds_lp;
 } sbw_argmax_summary;
+
+/* Adds word w's answer to the counts of s (checked, argmaxable,
+ * unargmaxable, undecided, by stage, lp_rounds): what a run's summary is
+ * of its words, and what a merge of shards checks their summaries by. */
+void sbw_argmax_summary_add(sbw_argmax_summary *s, const sbw_argmax_word *w);
 
 /* Optional certificates, caller-owned: h (nwords x d, row t for words[t];
  * rows of words that are not argmaxable are left as they were) and the
@@ -123,6 +129,8 @@ typedef struct sbw_argmax_file_opts {
     double prob_tol;    /* their gap in log p */
     int max_prob_iters; /* per word and radius */
     bool quiet;         /* no cost line, no progress */
+    size_t shard;       /* --shard I/N: with nshards > 0, only the positions t of */
+    size_t nshards;     /* the list (words, or 0..M-1) with t % nshards == shard */
 } sbw_argmax_file_opts;
 
 /* What it gives: the head as read, the names, one answer per word, and
@@ -137,6 +145,8 @@ typedef struct sbw_argmax_file_res {
     sbw_argmax_summary sum;
     double *pm, *pu;
     size_t unconverged; /* ladder pairs whose gap stayed above prob_tol */
+    size_t list_len;    /* the whole list's length (nwords unless sharded) */
+    uint64_t hash;      /* sharded: sbw_argmax_io_hash of W, b and the names */
 } sbw_argmax_file_res;
 
 /* sbw-argmax's run: W opened at path ("-": stdin) and its shape checked
@@ -145,11 +155,15 @@ typedef struct sbw_argmax_file_res {
  * normalised copy, the LP workspaces, the names, the ladder and a table
  * of the answers at about 32 bytes a cell), W, b and the names read
  * (sbw_argmax_io), the words checked, sbw_argmax_run, then the ladder
- * of sbw_maxprob_words for the words it asks for.  *res is zeroed first
+ * of sbw_maxprob_words for the words it asks for.  With nshards > 0 only
+ * the shard's share of the words (every nshards-th position of the list
+ * from position shard; each word's answer depends on that word and the
+ * head only, so the shards' rows are the unsharded run's) and the head's
+ * hash (sbw_argmax_io_hash).  *res is zeroed first
  * and holds what was made either way.  Errors: those of the readers and
- * of sbw_argmax_run and sbw_maxprob_words; SBW_EINVAL for a word >= M;
- * SBW_ENOMEM.  On failure *res holds what was made before it (answers
- * and ladder incomplete): free it with sbw_argmax_file_free. */
+ * of sbw_argmax_run and sbw_maxprob_words; SBW_EINVAL for a word >= M, for shard >= nshards
+ * and for more shards than words; SBW_ENOMEM.  On failure *res holds what was made before it
+ * (answers and ladder incomplete): free it with sbw_argmax_file_free. */
 int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res);
 
 void sbw_argmax_file_free(sbw_argmax_file_res *res);

@@ -94,25 +94,29 @@ static double x_value(const xacc *x)
 
 /* ---- the h certificate ---------------------------------------------------- */
 
-/* The margin (w_i - w_j).h + (b_i - b_j) in double, in this order, and a
- * rigorous bound of its error: each of the d terms fl(fl(w_ik - w_jk) h_k)
- * and fl(b_i - b_j) carries at most two roundings and the sum d more, so
- * the error is at most gamma_{d+3} sum |exact terms| plus d + 1 underflows
- * of half the smallest subnormal; 1.01 covers the rounding of the bound
- * itself and the difference between exact and computed |terms| (valid
- * while (d + 3) u < 1e-3).  Infinite bound when something overflowed. */
-static double margin_fl(const double *wi, const double *wj, const double *h, size_t d, double bd,
-                        double g, double *bound)
+/* sum_k x_k h_k + c in double, in this order (x = a - b, or a when b is
+ * NULL), and a rigorous bound of its error, given g = gamma_n for n at
+ * least the roundings of one term plus d (the sum's): each term
+ * fl(fl(a_k - b_k) h_k) carries at most two roundings (one without b),
+ * c at most one (a difference the caller formed), so the error is at most
+ * g sum |exact terms| plus d + 1 underflows of half the smallest
+ * subnormal; 1.01 covers the rounding of the bound itself and the
+ * difference between exact and computed |terms| (valid while n u < 1e-3).
+ * Infinite bound when something overflowed.  The h certificate's margin
+ * (w_i - w_j).h + (b_i - b_j) takes n = d + 3, the truncation's
+ * s_j = w_j.y + y_0 n = d + 1. */
+static double dot_fl(const double *a, const double *b, const double *h, size_t d, double c,
+                     double g, double *bound)
 {
-    double s = 0, a = 0;
+    double s = 0, abs_sum = 0;
     for (size_t k = 0; k < d; k++) {
-        double t = (wi[k] - wj[k]) * h[k];
+        double t = (b ? a[k] - b[k] : a[k]) * h[k];
         s += t;
-        a += fabs(t);
+        abs_sum += fabs(t);
     }
-    s += bd;
-    a += fabs(bd);
-    *bound = 1.01 * g * a + (double)(d + 1) * DBL_TRUE_MIN;
+    s += c;
+    abs_sum += fabs(c);
+    *bound = 1.01 * g * abs_sum + (double)(d + 1) * DBL_TRUE_MIN;
     if (!isfinite(s) || !isfinite(*bound))
         *bound = INFINITY;
     return s;
@@ -151,7 +155,7 @@ void sbw_argmax_cert_h(const double *w, size_t m, size_t d, size_t ldw, const do
             continue;
         const double *wj = w + j * ldw;
         double bj = b ? b[j] : 0.0, bound = INFINITY;
-        double v = use_fl ? margin_fl(wi, wj, h, d, bi - bj, g, &bound) : NAN;
+        double v = use_fl ? dot_fl(wi, wj, h, d, bi - bj, g, &bound) : NAN;
         if (!(fabs(v) > bound)) { /* the sign is not settled: exactly */
             int sign;
             if (!have_x)
@@ -389,19 +393,6 @@ static double t_abs_upper(const mpz_t acc)
     return r;
 }
 
-/* s_j = w_j.y[0..d) + y[d] in double, and its rounding bound. */
-static double s_fl(const double *wj, const double *y, size_t d, double g, double *err)
-{
-    double s = y[d], a = fabs(y[d]);
-    for (size_t k = 0; k < d; k++) {
-        double t = wj[k] * y[k];
-        s += t;
-        a += fabs(t);
-    }
-    *err = 1.01 * g * a + (double)(d + 1) * DBL_TRUE_MIN;
-    return s;
-}
-
 /* g(y) in double with a rigorous bound (see the header); false when the
  * bound cannot settle the answer (then the exact evaluation decides). */
 static bool farkas_fl(const double *w, size_t m, size_t d, size_t ldw, const double *p,
@@ -413,7 +404,7 @@ static bool farkas_fl(const double *w, size_t m, size_t d, size_t ldw, const dou
     if ((double)(m + d + 4) * DBL_EPSILON >= 1e-3)
         return false;
     for (size_t j = 0; j < m; j++) {
-        double e, s = s_fl(w + j * ldw, y, d, gd, &e), phi = s;
+        double e, s = dot_fl(w + j * ldw, NULL, y, d, y[d], gd, &e), phi = s;
         if (j != i && inf && !(s <= -e))
             return false; /* the sign of s_j is not settled: exactly */
         if (j != i && !inf && s > 0)

@@ -65,6 +65,31 @@ int sbw_argmax_io_read_bias(const char *path, size_t m, const char *wpath, doubl
     return st;
 }
 
+/* FNV-1a over n bytes. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ c[k]) * 1099511628211u;
+    return h;
+}
+
+uint64_t sbw_argmax_io_hash(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                            char *const *names)
+{
+    uint64_t h = 14695981039346656037u, md[2] = {m, d};
+    h = fnv(h, md, sizeof md);
+    for (size_t i = 0; i < m; i++)
+        h = fnv(h, w + i * ldw, d * sizeof *w);
+    h = fnv(h, "b", 1 + (b == NULL));
+    if (b)
+        h = fnv(h, b, m * sizeof *b);
+    h = fnv(h, "n", 1 + (names == NULL));
+    for (size_t i = 0; names && i < m; i++)
+        h = fnv(h, names[i], strlen(names[i]) + 1);
+    return h;
+}
+
 void sbw_argmax_io_names_free(char **names, size_t m)
 {
     for (size_t i = 0; names && i < m; i++)

@@ -13,6 +13,7 @@
 #include "sbw_npy.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Opens W at path ("-": stdin) and checks its shape: a matrix of >= 2
  * rows; *m, *d its shape.  Errors: those of sbw_check_open, SBW_ESHAPE.
@@ -36,6 +37,14 @@ int sbw_argmax_io_read_bias(const char *path, size_t m, const char *wpath, doubl
  * Errors: SBW_EIO, SBW_EDATA (another number of lines, a NUL byte), SBW_ENOMEM.
  * *names is NULL on failure (nothing allocated). */
 int sbw_argmax_io_read_vocab(const char *path, size_t m, char ***names);
+
+/* A 64-bit FNV-1a hash of the head as read: m, d, the m x d values of w
+ * (leading dimension ldw), the m biases (b NULL: none) and the m names
+ * (NULL: none), each value's bytes, each name with its end.  What a merge
+ * of sbw-argmax --shard tables compares to refuse shards of different
+ * heads (an accident, not an adversary: FNV is no cryptographic hash). */
+uint64_t sbw_argmax_io_hash(const double *w, size_t m, size_t d, size_t ldw, const double *b,
+                            char *const *names);
 
 /* Frees m names (NULL is fine). */
 void sbw_argmax_io_names_free(char **names, size_t m);

@@ -50,9 +50,7 @@ void sbw_rsvd_free(sbw_rsvd *rs)
 
 /* ---- what the fast path and the twin share ------------------------------ */
 
-/* The sketch sizes for K on an N x M matrix; SBW_EINVAL for a K out of
- * range. */
-static int plan(const sbw_rsvd_opts *o, size_t n, size_t m, const char *path, sbw_rsvd *out)
+int sbw_rsvd_plan(const sbw_rsvd_opts *o, size_t n, size_t m, const char *path, sbw_rsvd *out)
 {
     size_t k = sbw_num_min_sz(n, m);
     if (o->top < 1 || o->top > k)
@@ -70,9 +68,7 @@ static int plan(const sbw_rsvd_opts *o, size_t n, size_t m, const char *path, sb
     return SBW_OK;
 }
 
-/* Q = orth(y) in place: y (rows x c, column-major, leading dimension rows,
- * rows >= c), Householder QR (dgeqrf) and its explicit Q (dorgqr). */
-static int orth(double *y, size_t rows, size_t c, double *tau)
+int sbw_rsvd_orth(double *y, size_t rows, size_t c, double *tau)
 {
     lapack_int info =
         LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)c, y, (lapack_int)rows, tau);
@@ -139,8 +135,8 @@ double sbw_rsvd_bounds(const sbw_rsvd *rs, size_t n, double *lo, double *hi)
     double w = rs->sketch ? fmax(rs->s[0], rs->w0_uncentred) : 0;
     double d = 0.25 * sqrt((double)(rs->rows + rs->cols + 1)) * DBL_EPSILON * w;
     for (size_t j = 0; j < n && j < rs->sketch; j++) {
-        lo[j] = fmax(0.0, rs->s[j] - d);
-        hi[j] = hypot(rs->s[j], rs->resid) + d;
+        lo[j] = fmax(0.0, rs->s[j] - d - (rs->single_pass ? rs->resid : 0));
+        hi[j] = (rs->single_pass ? rs->s[j] + rs->resid : hypot(rs->s[j], rs->resid)) + d;
     }
     return d;
 }
@@ -384,7 +380,7 @@ static int pass_first(rs_job *job, rs_bufs *bf, sbw_rsvd *rs)
     sbw_reduce red = {
         .rows = job->n, .cols = job->m, .mean = job->sums, .rowmean_sq = job->rowmean_sq};
     rs->w0_uncentred = sbw_reduce_uncentred_w0(&red, job->o->var, 0.0);
-    return orth(bf->y.data, rs->rows, rs->sketch, bf->tau);
+    return sbw_rsvd_orth(bf->y.data, rs->rows, rs->sketch, bf->tau);
 }
 
 /* The q power iterations (the last A-side pass also forms T = A G), R =
@@ -397,7 +393,7 @@ static int passes_rest(rs_job *job, rs_bufs *bf, sbw_rsvd *rs)
     for (size_t it = 0; !st && it < job->o->power; it++) {
         rs_pass pt = {.q = bf->y.data, .cq = l, .z = bf->z.data};
         st = run_pass(job, &pt);
-        st = st ? st : orth(bf->z.data, rs->cols, l, bf->tau);
+        st = st ? st : sbw_rsvd_orth(bf->z.data, rs->cols, l, bf->tau);
         rs_pass pa = {.x = bf->z.data, .cx = l, .y = bf->y.data};
         if (it + 1 == job->o->power) {
             pa.x2 = bf->g.data;
@@ -405,7 +401,7 @@ static int passes_rest(rs_job *job, rs_bufs *bf, sbw_rsvd *rs)
             pa.y2 = bf->t.data;
         }
         st = st ? st : run_pass(job, &pa);
-        st = st ? st : orth(bf->y.data, rs->rows, l, bf->tau);
+        st = st ? st : sbw_rsvd_orth(bf->y.data, rs->rows, l, bf->tau);
     }
     if (st)
         return st;
@@ -440,7 +436,7 @@ int sbw_rsvd_run(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out)
     *out = (sbw_rsvd){0};
     sbw_rsvd rs = {.dtype = in->dtype};
     int st = sbw_check_shape(in, path, SBW_SHAPE_MATRIX);
-    st = st ? st : plan(o, in->rows, in->cols, path, &rs);
+    st = st ? st : sbw_rsvd_plan(o, in->rows, in->cols, path, &rs);
     bool cols = (o->var & SBW_VAR_COLS) != 0;
     rs.passes = 2 * o->power + 2 + (cols ? 1 : 0);
     if (!st && !sbw_npy_reader_seekable(r))
@@ -481,12 +477,13 @@ int sbw_rsvd_file(const char *path, const sbw_rsvd_opts *o, const char *label, b
     if (st)
         return st;
     const sbw_npy_info *in = sbw_npy_reader_info(r);
-    size_t passes = 2 * o->power + 2 + ((o->var & SBW_VAR_COLS) ? 1 : 0);
+    bool pipe = !sbw_npy_reader_seekable(r);
+    size_t passes = pipe ? 1 : 2 * o->power + 2 + ((o->var & SBW_VAR_COLS) ? 1 : 0);
     sbw_rsvd_opts ro = *o;
     sbw_progress p;
     sbw_progress_start(&p, label, "rows", (double)in->rows * (double)passes, quiet);
     ro.progress = &p;
-    st = sbw_rsvd_run(r, &ro, out);
+    st = pipe ? sbw_rsvd_single_pass(r, &ro, out) : sbw_rsvd_run(r, &ro, out);
     sbw_progress_finish(&p);
     sbw_npy_close(r);
     return st;

@@ -117,6 +117,9 @@ typedef struct sbw_rsvd {
     double rowmean_sq;   /* sum_i M m_i^2 of the matrix before centring */
     bool f32_values;     /* a float64 file of float32 values */
     double seconds;      /* every pass and the factorisations */
+    bool single_pass;    /* sbw_rsvd_single_pass's (a pipe) */
+    size_t corange;      /* its co-range sketch's rows (l = 2 sketch + 1, at most N) */
+    double expected_err; /* its Theorem 4.3 estimate of E ||A - Q X||_F (see there) */
 } sbw_rsvd;
 
 /* Runs the passes above over r, a reader at any row of a seekable file (a
@@ -130,9 +133,48 @@ typedef struct sbw_rsvd {
  * sbw_svd_values gives.  *out is zeroed on failure (nothing to free). */
 int sbw_rsvd_run(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
 
+/* The single-pass sketch for a stream (a pipe: read once, in row order;
+ * Tropp, Yurtsever, Udell and Cevher 2017, "Practical sketching
+ * algorithms for low-rank matrix approximation", SIAM J. Matrix Anal.
+ * Appl. 38(4), Algorithm 3 with Gaussian test matrices).  With k = l_range
+ * = min(K + p, min(N, M)) and l = min(2k + 1, N) >= k + 2, one pass forms
+ *     Y = A Omega (N x k, Omega the M x k matrix of sbw_rsvd_run's pass 1)
+ *     W = Psi A   (l x M, Psi l x N Gaussian: row i's column from sbw_rng
+ *                  stream 2^32 + i of the seed, drawn as the rows come)
+ * and ||A||_F^2 exactly (a column-centred variant: each column's sum of
+ * squared deviations, combined block by block as Chan, Golub and LeVeque
+ * do, and the sketches corrected at the end, Y -= 1 (c^T Omega) and
+ * W -= (Psi 1) c^T, c the column means: both are linear in A).  Then Q =
+ * orth(Y), Psi Q by drawing Psi again (no N x l matrix is kept), X =
+ * (Psi Q)^+ W (dgels), A ~ Q X, and the k singular values of X.
+ *
+ * The pass also forms T = A G (G: sbw_rsvd_run's test vectors, independent
+ * of Omega and Psi and so of E = A - Q X).
+ *
+ * What the values mean.  sigma_j(Q X) = sigma_j(X), and by Weyl's
+ * inequality |sigma_j(A) - sigma_j(X)| <= ||E||_2.  Halko et al.'s Lemma
+ * 4.1 on r_i = E g_i = t_i - Q (X g_i) bounds it: ||E||_2 <= alpha
+ * sqrt(2/pi) max_i ||r_i|| = resid (= resid_test) except with probability
+ * alpha^-t = 1e-10 (resid_fro NAN: no deterministic bound here), so
+ * sbw_rsvd_bounds gives s_j -+ resid.  The paper's own bound, Theorem 4.3,
+ * is on the expectation over the test matrices:
+ *     E ||E||_F^2 <= (1 + f(k, l)) min_{r < k - 1} (1 + f(r, k)) tau_{r+1}^2,
+ * f(s, t) = s / (t - s - 1), tau_{r+1}^2 = sum_{j > r} sigma_j^2 (with
+ * l = 2k + 1, 1 + f(k, l) = 2); expected_err is its root with each tail
+ * bounded above by ||A||_F^2 - sum_{j <= r} max(0, s_j - resid)^2: an
+ * estimate of the typical error, not a bound on this draw's.  tests =
+ * SBW_RSVD_TESTS, passes 1, mapped false.  Results depend only on (seed,
+ * k, l, the stream) and the BLAS thread count.  Errors: those of
+ * sbw_rsvd_run but the pipe's, SBW_EINVAL when N < k + 2 (no co-range
+ * sketch larger than the range's: give a smaller --top or --oversample),
+ * SBW_EDATA (NaN or Inf, at the end of the stream), SBW_ENUMERIC (Psi Q
+ * rank-deficient).  *out zeroed on failure. */
+int sbw_rsvd_single_pass(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
+
 /* sbw-rank's reading: path opened through the one input checker
  * (sbw_check_open, a matrix), a progress bar on stderr as label unless
- * quiet, sbw_rsvd_run.  Errors: those two's; *out zeroed on failure. */
+ * quiet, then sbw_rsvd_run, or sbw_rsvd_single_pass when the reader cannot
+ * seek (a pipe).  Errors: those two's; *out zeroed on failure. */
 int sbw_rsvd_file(const char *path, const sbw_rsvd_opts *o, const char *label, bool quiet,
                   sbw_rsvd *out);
 
@@ -148,8 +190,22 @@ void sbw_rsvd_residual(sbw_rsvd *rs);
 /* The interval of each of the first n <= l singular values of A:
  * lo[j] = max(0, s_j - d) and hi[j] = sqrt(s_j^2 + resid^2) + d, d the
  * roundoff term above (returned).  Holds with probability at least
- * 1 - SBW_RSVD_FAILURE over the test vectors. */
+ * 1 - SBW_RSVD_FAILURE over the test vectors.  A single-pass sketch's:
+ * lo[j] = max(0, s_j - resid - d), hi[j] = s_j + resid + d (with
+ * probability 1 - 1e-10: sbw_rsvd_single_pass). */
 double sbw_rsvd_bounds(const sbw_rsvd *rs, size_t n, double *lo, double *hi);
+
+/* What sbw_rsvd_run and sbw_rsvd_single_pass share.  The sketch sizes of
+ * K on an N x M matrix into out (rows, cols, top, sketch, tests);
+ * SBW_EINVAL for a K out of range, SBW_ENOMEM beyond BLAS's 32 bits; out
+ * untouched on failure. */
+int sbw_rsvd_plan(const sbw_rsvd_opts *o, size_t n, size_t m, const char *path, sbw_rsvd *out);
+
+/* Q = orth(y) in place: y (rows x c, column-major, leading dimension rows,
+ * rows >= c), Householder QR (dgeqrf) and its explicit Q (dorgqr); tau
+ * c values of scratch.  Errors: SBW_ENOMEM, LAPACK's; y and tau hold
+ * partial results on failure (discard them). */
+int sbw_rsvd_orth(double *y, size_t rows, size_t c, double *tau);
 
 /* The naive twin (a test oracle): the same algorithm with the same random
  * draws on a fully loaded matrix a (N x M, the file's values, untransformed),

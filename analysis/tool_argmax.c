@@ -4,6 +4,7 @@
  * such word can reach with a context of bounded norm. */
 #include "sbw.h"
 #include "sbw_argmax.h"
+#include "sbw_argmax_shard.h"
 #include "sbw_argmax_trunc.h"
 
 #include <glpk.h>
@@ -106,9 +107,27 @@ static const char trunc_details[] =
     "nan when the threshold settled it).  --words picks the tokens.  Cost: one\n"
     "LP of D+1 rows and M columns per (context, token), warm-started.\n";
 
+/* --shard and --merge's part of --help. */
+static const char shard_details[] =
+    "--shard I/N: check only every N-th word of the list (--words, or all M) from\n"
+    "the I-th (1 <= I <= N <= the list's length): a shard table, TSV, with the\n"
+    "shard's rows and summary and what the merge checks (# shard=, shard_of,\n"
+    "shard_words, max_rounds, lp_only, head_hash: a 64-bit FNV-1a hash of W, b\n"
+    "and the names as read).  Every word's answer depends on that word and the\n"
+    "head only, so the N shards can run anywhere, in any order (a Slurm job\n"
+    "array: experiments/argmax-shards.sh).  --merge SHARD.tsv... reads the N\n"
+    "tables (any order) and writes the table of the unsharded run with the same\n"
+    "options, byte for byte but for its # command= line and its seconds (the\n"
+    "shards' sum); -o and --json as usual.  It refuses, with one line and exit\n"
+    "1, a table that is not a shard, a shard missing or given twice, shards of\n"
+    "another head, list or setting, and a shard of other rows than its share.\n"
+    "  sbw-argmax --shard 2/8 --bias b.npy -o s2.tsv W.npy   (and 1/8 ... 8/8)\n"
+    "  sbw-argmax --merge -o W.argmax.tsv s1.tsv s2.tsv ... s8.tsv\n";
+
 typedef struct argmax_args {
-    const char *bias, *vocab, *words, *max_prob, *trunc;
-    bool max_prob_all, lp_only, normalize;
+    const char *bias, *vocab, *words, *max_prob, *trunc, *shard;
+    bool max_prob_all, lp_only, normalize, merge;
+    size_t shard_i, shard_n; /* --shard I/N: 0-based I */
     double tol, prob_tol, threshold, delta;
     long max_rounds;
 } argmax_args;
@@ -244,7 +263,9 @@ static int compute(const char *path, const argmax_args *a, bool quiet, run_state
                               .max_prob_all = a->max_prob_all,
                               .prob_tol = a->prob_tol,
                               .max_prob_iters = MAXPROB_ITERS,
-                              .quiet = quiet};
+                              .quiet = quiet,
+                              .shard = a->shard_i,
+                              .nshards = a->shard ? a->shard_n : 0};
     o.run.tol = a->tol;
     o.run.max_rounds = (int)a->max_rounds;
     o.run.no_prefilter = a->lp_only;
@@ -263,6 +284,22 @@ static void warn_incomplete(const run_state *s)
                        "gap above --prob-tol: their p_max is only a lower bound (p_upper bounds "
                        "it above)",
                        (size_t)s->res.unconverged);
+}
+
+/* What a shard's table adds for the merge (sbw_argmax_shard): which
+ * shard, the list it is a share of, the settings the summary does not
+ * show, the head's hash. */
+static void shard_meta(sbw_table *t, const argmax_args *a, const sbw_argmax_file_res *r)
+{
+    char hash[20], sh[48];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->hash);
+    snprintf(sh, sizeof sh, "%zu/%zu", a->shard_i + 1, a->shard_n);
+    sbw_table_meta_str(t, "shard", sh);
+    sbw_table_meta_int(t, "shard_of", (long long)r->list_len);
+    sbw_table_meta_str(t, "shard_words", a->words ? a->words : "all");
+    sbw_table_meta_int(t, "max_rounds", a->max_rounds);
+    sbw_table_meta_int(t, "lp_only", a->lp_only);
+    sbw_table_meta_str(t, "head_hash", hash);
 }
 
 /* The table to -o (or stdout).  The table is built by plain sticky calls
@@ -285,6 +322,8 @@ static int report(const char *path, const argmax_args *a, const sbw_cli_common *
             sbw_table_meta_dbl(t, "prob_tol", a->prob_tol);
             sbw_table_meta_int(t, "max_prob_unconverged", (long long)r->unconverged);
         }
+        if (a->shard)
+            shard_meta(t, a, r);
         add_columns(t, r->names != NULL, s->R, s->nr, cn);
         for (size_t w = 0; w < r->nwords && !sbw_table_status(t); w++)
             add_word(t, &r->out[w], r->names, r->w.rows, r->pm ? r->pm + w * s->nr : NULL,
@@ -297,8 +336,12 @@ static int report(const char *path, const argmax_args *a, const sbw_cli_common *
 }
 
 /* Option values the parser cannot check: usage errors before any reading. */
-static int validate(const sbw_cli *cli, const argmax_args *a, run_state *s)
+static int validate(const sbw_cli *cli, const sbw_cli_common *c, argmax_args *a, run_state *s)
 {
+    if (!a->merge && c->nargs != 1)
+        return sbw_cli_usage_error(cli, "one head W.npy (several files only with --merge)");
+    if (a->shard && !sbw_argmax_shard_parse(a->shard, &a->shard_i, &a->shard_n))
+        return sbw_cli_usage_error(cli, "--shard: '%s' is not I/N with 1 <= I <= N", a->shard);
     if (a->words && sbw_cli_parse_size_list(a->words, "--words", &s->words, &s->nwords))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     if (a->max_prob && parse_radii(a->max_prob, &s->R, &s->nr))
@@ -308,6 +351,63 @@ static int validate(const sbw_cli *cli, const argmax_args *a, run_state *s)
     if (a->max_prob_all && !a->max_prob)
         return sbw_cli_usage_error(cli, "--max-prob-all needs --max-prob R,...");
     return SBW_EXIT_OK;
+}
+
+/* ---- --shard and --merge ------------------------------------------------- */
+
+/* The options that do not apply to a shard or to the merge: a usage
+ * error naming the first. */
+static int shard_applies(const sbw_cli *cli, const sbw_cli_common *c, const argmax_args *a)
+{
+    bool sh = a->shard != NULL, mg = a->merge;
+    static const char set[] = "the shard tables carry the run's settings";
+    const sbw_cli_applies rows[] = {
+        {"--truncation", !sh, "--shard", "--shard splits the argmaxable words' list"},
+        {"--merge", !sh, "--shard", "run the shards first, then merge their tables"},
+        {"--bias", !mg, "--merge", set},
+        {"--vocab", !mg, "--merge", set},
+        {"--words", !mg, "--merge", set},
+        {"--max-prob", !mg, "--merge", set},
+        {"--max-prob-all", !mg, "--merge", set},
+        {"--prob-tol", !mg, "--merge", set},
+        {"--tol", !mg, "--merge", set},
+        {"--max-rounds", !mg, "--merge", set},
+        {"--lp-only", !mg, "--merge", set},
+        {"--truncation", !mg, "--merge", "only the argmaxable words are sharded"}};
+    if (sh && c->json)
+        return sbw_cli_usage_error(cli, "--json does not apply to --shard: a shard table is TSV "
+                                        "for --merge (give --json to the merge)");
+    return sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
+}
+
+/* --merge: the shard tables read back (sbw_argmax_merge) and written by
+ * report() with the settings they carry, as the unsharded run would. */
+static int merge_run(const argmax_args *a0, const sbw_cli_common *c)
+{
+    sbw_argmax_merged m;
+    run_state s = {0};
+    int st = sbw_argmax_merge(c->args, (size_t)c->nargs, &m);
+    if (st)
+        return st;
+    argmax_args a = *a0;
+    a.bias = m.bias;
+    a.vocab = m.vocab;
+    a.tol = m.tol;
+    a.max_prob = m.max_prob;
+    a.max_prob_all = m.max_prob_all;
+    a.prob_tol = m.prob_tol;
+    if (m.max_prob && parse_radii(m.max_prob, &s.R, &s.nr))
+        st = SBW_ERROR(SBW_EDATA, "%s: '# max_prob=%s': %s", c->args[0], m.max_prob,
+                       sbw_error_reason());
+    if (!st && s.nr != m.nr)
+        st = SBW_ERROR(SBW_EDATA, "%s: %zu radii in '# max_prob=' but %zu column pairs", c->args[0],
+                       s.nr, m.nr);
+    s.res = m.res;
+    m.res = (sbw_argmax_file_res){0};
+    st = st ? st : report(m.file, &a, c, &s);
+    run_free(&s);
+    sbw_argmax_merged_free(&m);
+    return st;
 }
 
 /* ---- --truncation ------------------------------------------------------- */
@@ -431,6 +531,22 @@ static int trunc_run(const char *path, const argmax_args *a, const sbw_cli_commo
     return st;
 }
 
+/* --merge's main: the shard tables checked readable and -o writable
+ * (sbw_preflight), then merge_run. */
+static int merge_main(const argmax_args *a, const sbw_cli_common *c)
+{
+    const char **in = malloc((size_t)c->nargs * sizeof *in);
+    int st = in ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "no memory");
+    for (int k = 0; in && k < c->nargs; k++)
+        in[k] = c->args[k];
+    const sbw_preflight_out out[] = {{"-o", c->output ? c->output : "-", false}};
+    st = st ? st : sbw_preflight(in, (size_t)c->nargs, out, 1);
+    free(in);
+    sbw_cli_threads(c->threads); /* the table's # threads= line, as a run's */
+    st = st ? st : merge_run(a, c);
+    return st ? sbw_cli_fail("sbw-argmax", st) : SBW_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
@@ -455,26 +571,33 @@ int main(int argc, char **argv)
         {"--delta", "D", SBW_ARG_DOUBLE, &a.delta, 0, 700, "--truncation: p* <= exp(D) phat"},
         {"--normalize", NULL, SBW_ARG_FLAG, &a.normalize, 0, 0,
          "--truncation: subtract each row's logsumexp (else a row off 1 is refused)"},
+        {"--shard", "I/N", SBW_ARG_STRING, &a.shard, 0, 0,
+         "check only every N-th word from the I-th (1 <= I <= N): a table for --merge"},
+        {"--merge", NULL, SBW_ARG_FLAG, &a.merge, 0, 0,
+         "the arguments are the N shard tables: write the unsharded run's table"},
         {0}};
-    static char help[sizeof details + sizeof trunc_details + 1];
-    snprintf(help, sizeof help, "%s\n%s", details, trunc_details);
+    static char help[sizeof details + sizeof trunc_details + sizeof shard_details + 2];
+    snprintf(help, sizeof help, "%s\n%s\n%s", details, trunc_details, shard_details);
     const sbw_cli cli = {"sbw-argmax",
-                         "W.npy",
+                         "W.npy | --merge SHARD.tsv...",
                          "Which words a Softmax head can never predict (exact, certified).",
                          help,
                          opts,
                          1,
-                         1,
+                         1 << 20,
                          SBW_CLI_OUTPUT | SBW_CLI_JSON | SBW_CLI_THREADS};
     sbw_cli_common c;
     run_state s = {0};
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    if ((st = trunc_applies(&cli, &c, &a)) != 0 || (st = validate(&cli, &a, &s)) != 0) {
+    if ((st = trunc_applies(&cli, &c, &a)) != 0 || (st = shard_applies(&cli, &c, &a)) != 0 ||
+        (st = validate(&cli, &c, &a, &s)) != 0) {
         run_free(&s);
         return st;
     }
+    if (a.merge)
+        return merge_main(&a, &c);
     const char *in[] = {c.args[0], a.bias, a.vocab, a.trunc};
     size_t nin = 1;
     if (a.trunc)

@@ -100,6 +100,15 @@ static const char details_rnd[] =
     "whole spectrum).  --spectrum FILE then has index sigma sigma_lower\n"
     "sigma_upper error status sigma_rel log10_sigma for the top K.  --seed S\n"
     "makes a run reproducible (with the same --threads).\n\n"
+    "From a pipe ('-', read once) the single-pass sketch instead (Tropp,\n"
+    "Yurtsever, Udell and Cevher 2017, Algorithm 3): Y = A Omega (l columns)\n"
+    "and W = Psi A (2l + 1 rows) in the one pass, ||A||_F exact in it (--bias:\n"
+    "the sketches corrected for the column means at the end), then the l\n"
+    "singular values of X = (Psi Q)^+ W, Q = orth(Y); --power does not apply.\n"
+    "Its intervals are sigma -+ r, r the test vectors' bound on ||A - QX||_2\n"
+    "(failure_probability 1e-10; header sketch_method=single_pass), and\n"
+    "expected_error_bound the paper's bound on E||A - QX||_F (Theorem 4.3),\n"
+    "its tail estimated.  Memory (N + 3M) l + (N + M) 20 float64 plus a block.\n\n"
     "FILE may be a tensor of a safetensors file, FILE.safetensors:NAME (F32,\n"
     "F16, BF16 or F64; eps follows its dtype: 2^-10 for F16, 2^-7 for BF16).\n\n"
     "Examples:\n"
@@ -306,13 +315,23 @@ static int rsvd_meta(sbw_table *t, const char *path, const rank_args *a, const s
     sbw_table_meta_str(t, "center", sbw_reduce_variant_name(var));
     sbw_table_meta_str(t, "method", "randomized");
     sbw_table_meta_str(t, "estimated",
-                       "every sigma and rank here is estimated from a randomized "
-                       "sketch: each lies within its bounds except with "
-                       "probability failure_probability");
-    sbw_table_meta_dbl(t, "failure_probability", SBW_RSVD_FAILURE);
+                       rs->single_pass
+                           ? "every sigma and rank here is estimated from a single-pass sketch of "
+                             "the stream (Tropp et al. 2017): each lies within its bounds except "
+                             "with probability failure_probability; expected_error_bound is the "
+                             "paper's bound on the expected error (Theorem 4.3), estimated"
+                           : "every sigma and rank here is estimated from a randomized "
+                             "sketch: each lies within its bounds except with "
+                             "probability failure_probability");
+    sbw_table_meta_dbl(t, "failure_probability", rs->single_pass ? 1e-10 : SBW_RSVD_FAILURE);
+    if (rs->single_pass) {
+        sbw_table_meta_str(t, "sketch_method", "single_pass");
+        sbw_table_meta_int(t, "corange_sketch", (long long)rs->corange);
+        sbw_table_meta_dbl(t, "expected_error_bound", rs->expected_err);
+    }
     sbw_table_meta_int(t, "top", (long long)k);
     sbw_table_meta_int(t, "oversample", (long long)a->oversample);
-    sbw_table_meta_int(t, "power", (long long)a->power);
+    sbw_table_meta_int(t, "power", rs->single_pass ? 0 : (long long)a->power);
     sbw_table_meta_int(t, "sketch", (long long)rs->sketch);
     sbw_table_meta_int(t, "test_vectors", (long long)rs->tests);
     sbw_table_meta_int(t, "passes", (long long)rs->passes);
@@ -471,7 +490,9 @@ static int validate(const sbw_cli *cli, const sbw_cli_common *c, const rank_args
         {"--single", !rnd, "--method randomized", "it computes in float64"},
         {"--workers", !rnd, "--method randomized", "its blocks are multiplied by BLAS's threads"},
         {"--norm", !rnd, "--method randomized",
-         "a top-K spectrum has no sigma_min to normalise by"}};
+         "a top-K spectrum has no sigma_min to normalise by"},
+        {"--power", strcmp(c->args[0], "-") != 0, "a pipe ('-')",
+         "its single-pass sketch reads the matrix once"}};
     int st = sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
     if (!st && rnd && !sbw_cli_given(cli, c, "--top"))
         st = sbw_cli_usage_error(cli, "--method randomized needs --top K, the number of singular "

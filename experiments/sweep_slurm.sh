@@ -350,16 +350,7 @@ slurm_submit_script() {
     echo "    echo \"submit.sh: already submitted (jobs.tsv); to resubmit the unfinished cells: experiments/sweep.sh --out $(shq "$out") --emit slurm\" >&2"
     echo "    exit 1"
     echo "fi"
-    cat <<'EOF'
-submit() { # FILE [sbatch options]: sbatch FILE, its job id recorded
-    f=$1
-    shift
-    id=$(sbatch --parsable "$@" "$f")
-    id=${id%%;*}
-    printf '%s\t%s\n' "$id" "$f" >>jobs.tsv
-    printf '%s\n' "$id"
-}
-EOF
+    slurm_submit_fn
     i=0
     langs=" "
     while read -r file lang tasks minutes mem sec; do
@@ -377,6 +368,22 @@ EOF
         fi
     done <"$s/jobs.list"
     echo "echo \"submitted \$(wc -l <jobs.tsv) jobs (ids in $(shq "$out/slurm/jobs.tsv"))\""
+}
+
+# slurm_submit_fn: a submit script's submit(): sbatch --parsable of a job
+# file, its id and file appended to jobs.tsv (collect reads them), the id
+# printed (also experiments/argmax-shards.sh's)
+slurm_submit_fn() {
+    cat <<'EOF'
+submit() { # FILE [sbatch options]: sbatch FILE, its job id recorded
+    f=$1
+    shift
+    id=$(sbatch --parsable "$@" "$f")
+    id=${id%%;*}
+    printf '%s\t%s\n' "$id" "$f" >>jobs.tsv
+    printf '%s\n' "$id"
+}
+EOF
 }
 
 # slurm_queued: the ids in OUT/slurm/jobs.tsv that squeue still lists

@@ -2,8 +2,10 @@
  * exact path (sbw_spectra_compute: gesdd on the matrix or its TSQR
  * factor) on matrices with slow, fast and step-like spectral decay, with
  * centring and float32 files; against its naive twin (sbw_rsvd_ref) on
- * small odd sizes; reproducibility from the seed; and the counting ranks'
- * exact-or-at-least logic (sbw_rsvd_rank) on sketches built by hand. */
+ * small odd sizes; reproducibility from the seed; the single-pass sketch
+ * of a stream (sbw_rsvd_single_pass) within its bound; and the counting
+ * ranks' exact-or-at-least logic (sbw_rsvd_rank) on sketches built by
+ * hand. */
 #include "sbw_rsvd.h"
 #include "sbw_rsvd_rank.h"
 #include "sbw_spectra.h"
@@ -307,6 +309,101 @@ static void test_errors(void **state)
     sbw_mat_free(&a);
 }
 
+/* sbw_rsvd_single_pass on the file at path (it reads in row order only,
+ * as from a pipe). */
+static int sp_of(const char *path, const sbw_rsvd_opts *o, sbw_rsvd *rs)
+{
+    sbw_npy_reader *r = NULL;
+    int st = sbw_npy_open(&r, path);
+    st = st ? st : sbw_rsvd_single_pass(r, o, rs);
+    sbw_npy_close(r);
+    return st;
+}
+
+/* The single-pass sketch (Tropp et al. 2017) against the exact spectra on
+ * slow, fast and step-like decay, with centring (--center, --bias: the
+ * column correction at the end) and a float32 file: every exact value of
+ * the top K within s_j -+ resid (the test vectors' bound), the exact
+ * ||A||_F^2, the paper's expected-error estimate above the largest error
+ * of these draws; the same values for the same seed whatever the block,
+ * others for another seed; N < k + 2 refused. */
+static void test_single_pass(void **state)
+{
+    (void)state;
+    const decay ds[] = {SLOW, FAST, STEP};
+    const size_t ns[] = {700, 300, 1200}, ms[] = {300, 500, 250};
+    for (size_t i = 0; i < 3; i++) {
+        sbw_mat a = {0};
+        with_spectrum(&a, ns[i], ms[i], ds[i], 40 + i);
+        char *p = save_tmp("sp.npy", &a, SBW_F64);
+        double *ex = exact_of(p, SBW_VAR_PLAIN, NULL), worst = 0;
+        sbw_rsvd_opts o = sbw_rsvd_defaults(20);
+        o.block_rows = 97;
+        sbw_rsvd rs = {0};
+        SBW_ASSERT_OK(sp_of(p, &o, &rs));
+        assert_true(rs.single_pass);
+        assert_int_equal(rs.passes, 1);
+        assert_int_equal(rs.corange, 2 * rs.sketch + 1);
+        check_within(&rs, ex, sbw_num_min_sz(ns[i], ms[i]));
+        for (size_t j = 0; j < rs.top; j++)
+            worst = fmax(worst, fabs(rs.s[j] - ex[j]));
+        SBW_ASSERT_LE(worst, rs.expected_err);
+        SBW_ASSERT_LE(worst, rs.resid);
+        /* the same seed, another block: the same values to rounding */
+        sbw_rsvd r2 = {0};
+        o.block_rows = 500;
+        SBW_ASSERT_OK(sp_of(p, &o, &r2));
+        SBW_ASSERT_CLOSE(r2.s, rs.s, rs.sketch, 1e-9 * rs.s[0], 0);
+        sbw_rsvd_free(&r2);
+        sbw_rsvd_free(&rs);
+        free(ex);
+        free(p);
+        sbw_mat_free(&a);
+    }
+    /* centring and float32 */
+    gsl_rng *r = rng_for(8);
+    sbw_mat a = {0};
+    SBW_ASSERT_OK(tm_biased_head_logp(&a, 900, 300, 12, 0.1, false, r));
+    char *p32 = save_tmp("spf32.npy", &a, SBW_F32);
+    const sbw_reduce_variant vs[] = {SBW_VAR_PLAIN, SBW_VAR_ROWS, SBW_VAR_BOTH};
+    for (size_t i = 0; i < 3; i++) {
+        double w0u;
+        double *ex = exact_of(p32, vs[i], &w0u);
+        sbw_rsvd_opts o = sbw_rsvd_defaults(20);
+        o.var = vs[i];
+        sbw_rsvd rs = {0}, r2 = {0}, r3 = {0};
+        SBW_ASSERT_OK(sp_of(p32, &o, &rs));
+        check_within(&rs, ex, 300);
+        /* w0 is sigma_1 when that is larger: the sketch's, within resid */
+        SBW_ASSERT_NEAR(fmax(rs.s[0], rs.w0_uncentred), w0u, 1e-10 * w0u + rs.resid);
+        SBW_ASSERT_OK(sp_of(p32, &o, &r2));
+        assert_memory_equal(rs.s, r2.s, rs.sketch * sizeof(double));
+        assert_memory_equal(&rs.resid, &r2.resid, sizeof(double));
+        o.seed += 1;
+        SBW_ASSERT_OK(sp_of(p32, &o, &r3));
+        assert_true(memcmp(rs.s, r3.s, rs.sketch * sizeof(double)) != 0);
+        sbw_rsvd_free(&rs);
+        sbw_rsvd_free(&r2);
+        sbw_rsvd_free(&r3);
+        free(ex);
+    }
+    /* a wide matrix: no co-range sketch larger than the range's */
+    sbw_mat w = {0};
+    SBW_ASSERT_OK(sbw_mat_alloc(&w, 20, 40));
+    for (size_t i = 0; i < 800; i++)
+        w.data[i] = (double)(i % 13) - 6;
+    char *pw = save_tmp("spwide.npy", &w, SBW_F64);
+    sbw_rsvd_opts o = sbw_rsvd_defaults(15);
+    sbw_rsvd rs = {0};
+    assert_int_equal(sp_of(pw, &o, &rs), SBW_EINVAL);
+    assert_null(rs.s);
+    free(pw);
+    sbw_mat_free(&w);
+    free(p32);
+    sbw_mat_free(&a);
+    gsl_rng_free(r);
+}
+
 /* A sketch by hand: N = M = 100, K = 4 of l = 6, an exact residual. */
 static sbw_rsvd hand(double *s, size_t l, double resid)
 {
@@ -399,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_seed),
         cmocka_unit_test(test_float32_and_centring),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_single_pass),
         cmocka_unit_test(test_rank_logic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

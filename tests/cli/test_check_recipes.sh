@@ -33,9 +33,12 @@ expect_exit 1 "an allowance not directly above does not count" sh "$C" "$T/far.s
 expect_exit 0 "the committed recipes and plots" sh "$C"
 # issue 26: every computation the reports state is a tool's (sbw-series,
 # rank_bound); what is still allowed is not a result (run.sh's --hours;
-# issue 29: sweep_slurm.sh's time model and Slurm requests)
+# issue 29: sweep_slurm.sh's time model and Slurm requests, argmax-shards.sh's
+# Slurm requests)
 expect_exit 0 "--list of the tree" sh "$C" --list
-expect_eq "$(grep -c . "$T/out")" 3 "three allowances left in the tree"
+expect_eq "$(grep -c . "$T/out")" 4 "four allowances left in the tree"
+expect_eq "$(grep -c '^experiments/argmax-shards.sh:[0-9]*: allowed (Slurm requests' "$T/out")" 1 \
+    "argmax-shards.sh: the requests"
 expect_eq "$(grep -c '^experiments/ptb/run.sh:[0-9]*: allowed (an option.s hours' "$T/out")" 1 "run.sh: --hours"
 expect_eq "$(grep -c '^experiments/sweep_slurm.sh:[0-9]*: allowed (.*Slurm requests' "$T/out")" 2 \
     "sweep_slurm.sh: the time model, the requests"

@@ -133,9 +133,40 @@ usage "--single with randomized" "--single does not apply to --method randomized
 usage "--workers with randomized" "--workers does not apply" --method randomized --top 2 --workers 2 "$G"
 usage "--norm with randomized" "--norm does not apply" --method randomized --top 2 --norm minmax "$G"
 usage "bad method" "--method: 'svd' is not one of auto, direct, tsqr, randomized" --method svd "$G"
-cat "$G" | "$R" -q --method randomized --top 2 - >"$T/out" 2>"$T/err"
-expect_eq "$?" 2 "a pipe: exit 2"
-expect_grep "^sbw-rank: <stdin>: --method randomized reads the matrix 6 times, so it needs a regular file" "$T/err" "a pipe: message"
-expect_lines 1 "$T/err" "a pipe: one line"
+# a pipe: the single-pass sketch (one pass), every exact value within its
+# estimated interval, labelled so, the same table for the same seed
+for c in "" --center --bias; do
+    expect_exit 0 "exact $c (dir)" "$R" -q $c --spectrum "$T/ex.tsv" "$T/dir.npy"
+    # shellcheck disable=SC2002 # a pipe on purpose
+    cat "$T/dir.npy" | "$R" -q $c --method randomized --top 10 --seed 9 --spectrum "$T/sp.tsv" - >"$T/p1" 2>"$T/err"
+    expect_eq "$?" 0 "a pipe $c: exit 0"
+    expect_eq "$(tsv_meta "$T/p1" passes)/$(tsv_meta "$T/p1" sketch_method)" 1/single_pass "a pipe $c: one pass, single-pass"
+    expect_grep '^# estimated=.*single-pass sketch.*Theorem 4.3.*estimated$' "$T/p1" "a pipe $c: labelled estimated"
+    expect_eq "$(tsv_meta "$T/p1" failure_probability)" 1e-10 "a pipe $c: the test vectors' failure probability"
+    e=$(tsv_meta "$T/p1" expected_error_bound)
+    if awk -v e="$e" 'BEGIN { exit !(e > 0) }'; then ok; else bad "a pipe $c: expected_error_bound '$e'"; fi
+    within "$T/sp.tsv" "$T/ex.tsv" 10 "a pipe $c"
+    fx=$(tsv_meta "$T/ex.tsv" frobenius)
+    [ -n "$fx" ] || fx=$(col sigma "$T/ex.tsv" | awk '{ s += $1 * $1 } END { printf "%.17g", sqrt(s) }')
+    expect_num_near "$(tsv_meta "$T/p1" frobenius)" "$fx" "$(awk -v f="$fx" 'BEGIN { print 1e-10 * f }')" "a pipe $c: ||A||_F exact"
+    # shellcheck disable=SC2002
+    cat "$T/dir.npy" | "$R" -q $c --method randomized --top 10 --seed 9 - >"$T/p2" 2>/dev/null
+    grep -Ev '^# (command|seconds|spectrum)=' "$T/p1" >"$T/p1.a"
+    grep -Ev '^# (command|seconds|spectrum)=' "$T/p2" >"$T/p2.a"
+    expect_exit 0 "a pipe $c: the same table for the same seed" cmp "$T/p1.a" "$T/p2.a"
+done
+# shellcheck disable=SC2002
+cat "$T/dir.npy" | "$R" -q --method randomized --top 10 --seed 10 - >"$T/p3" 2>/dev/null
+if [ "$(tsv_meta "$T/p3" sigma_K)" != "$(tsv_meta "$T/p1" sigma_K)" ]; then ok; else bad "a pipe: another seed, the same sketch"; fi
+# shellcheck disable=SC2002
+cat "$G" | "$R" -q --method randomized --top 2 --power 1 - >"$T/out" 2>"$T/err"
+expect_eq "$?" 2 "a pipe --power: exit 2"
+expect_grep "^sbw-rank: --power does not apply to a pipe" "$T/err" "a pipe --power: message"
+"$BIN/sbw-synth" dirichlet --n 20 --m 40 --seed 6 -q -o "$T/wide.npy" >/dev/null 2>&1
+# shellcheck disable=SC2002
+cat "$T/wide.npy" | "$R" -q --method randomized --top 15 - >"$T/out" 2>"$T/err"
+expect_eq "$?" 2 "a pipe, N < K + p + 2: exit 2"
+expect_grep "^sbw-rank: <stdin>: the single-pass sketch of a pipe needs N >= K \+ p \+ 2 rows" "$T/err" "a pipe, N < K + p + 2: message"
+expect_lines 1 "$T/err" "a pipe, N < K + p + 2: one line"
 
 finish

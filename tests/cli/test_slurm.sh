@@ -17,7 +17,11 @@
 #   - a cell cancelled while it runs (scancel) is named failed, stopped by
 #     a signal, with Slurm's CANCELLED from its log (no accounting here);
 #   - docs/cluster/sbw-rank.sbatch runs sbw-rank under srun and writes what
-#     sbw-rank writes run directly.
+#     sbw-rank writes run directly;
+#   - experiments/argmax-shards.sh: a head scan as a job array of shards
+#     and a merge job (afterok) writes what sbw-argmax writes run directly
+#     (but for its command line and seconds); a failed shard cancels the
+#     merge.
 # Skipped with a note when slurm-wlm, munge or GNU time is not installed
 # (scripts/deps.sh --slurm installs them).
 PATH=$PATH:/usr/sbin:/sbin
@@ -233,6 +237,51 @@ grep -Ev '^# (command|seconds[a-z_]*)=' "$T/rank.slurm.tsv" >"$T/rank.b"
 if [ -s "$T/rank.a" ] && cmp -s "$T/rank.a" "$T/rank.b"; then ok; else
     bad "sbw-rank under srun: $(diff "$T/rank.a" "$T/rank.b" | head -n 6); log: $(head -c 300 "$T/rank.log")"
 fi
+
+# ---- a head scan in shards (experiments/argmax-shards.sh): a job array and its merge ---------------------
+# 300 words in 7 shards (7 does not divide 300), with a bias, names and
+# --max-prob: the merged table is the one sbw-argmax writes run here, but
+# for its command line and seconds; the merge started after every shard
+# ended (afterok); a shard that fails cancels the merge (nothing written)
+"$BIN/sbw-synth" head -q --m 300 --d 6 --k 12 --bias "$T/hb.npy" --vocab "$T/hv.txt" -o "$T/hW.npy" >/dev/null
+HARGS="--bias hb.npy --vocab hv.txt --max-prob 1,10"
+# shellcheck disable=SC2086 # HARGS: words
+(cd "$T" && "$ABS/sbw-argmax" --threads 1 -q $HARGS -o argmax.direct.tsv hW.npy)
+# shellcheck disable=SC2016,SC2086
+expect_exit 0 "argmax-shards: emit" sh -c 'cd "$1" && shift && sh "$@"' sh "$T" \
+    "$ROOT/experiments/argmax-shards.sh" --shards 7 --out scan $HARGS hW.npy
+expect_grep 'an array of 7 shards \(300 words' "$T/err" "argmax-shards: the array said"
+expect_exit 0 "argmax-shards: submit" bash "$T/scan/slurm/submit.sh"
+wait_jobs
+expect_eq "$(ls "$T/scan/shards" | wc -l)" 7 "argmax-shards: seven shard tables"
+grep -Ev '^# (command|seconds[a-z_]*)=' "$T/argmax.direct.tsv" >"$T/am.a"
+grep -Ev '^# (command|seconds[a-z_]*)=' "$T/scan/argmax.tsv" >"$T/am.b" 2>/dev/null
+if [ -s "$T/am.a" ] && cmp -s "$T/am.a" "$T/am.b"; then ok; else
+    bad "argmax-shards: merged differs from the direct run: $(diff "$T/am.a" "$T/am.b" | head -n 6); log: $(cat "$T/scan/slurm/logs/"* | head -c 300)"
+fi
+expect_eq "$(tsv_meta "$T/scan/argmax.tsv" unargmaxable)" 12 "argmax-shards: the 12 planted words"
+aid=$(awk -F'\t' '$2 == "shards.sbatch" { print $1 }' "$T/scan/slurm/jobs.tsv")
+mid=$(awk -F'\t' '$2 == "merge.sbatch" { print $1 }' "$T/scan/slurm/jobs.tsv")
+ends=$(scontrol show job "$aid" | grep -o 'EndTime=[^ ]*' | cut -d= -f2 | sort | tail -n 1)
+mstart=$(scontrol show job "$mid" | grep -o 'StartTime=[^ ]*' | cut -d= -f2)
+expect_eq "$(scontrol show job "$aid" | grep -c 'JobState=COMPLETED')" 7 "argmax-shards: seven tasks completed"
+if [ -n "$ends" ] && [ -n "$mstart" ] && [ "$(printf '%s\n%s\n' "$ends" "$mstart" | sort | head -n 1)" = "$ends" ]; then
+    ok
+else bad "argmax-shards: the last shard ended $ends, the merge started $mstart"; fi
+# a shard that fails: its head damaged after the emission
+cp "$T/hW.npy" "$T/hW2.npy"
+# shellcheck disable=SC2016,SC2086
+expect_exit 0 "argmax-shards: emit (to fail)" sh -c 'cd "$1" && shift && sh "$@"' sh "$T" \
+    "$ROOT/experiments/argmax-shards.sh" --shards 3 --out scan2 $HARGS hW2.npy
+head -c 300 "$T/hW.npy" >"$T/hW2.npy"
+expect_exit 0 "argmax-shards: submit (to fail)" bash "$T/scan2/slurm/submit.sh"
+expect_exit 1 "argmax-shards: submit twice" bash "$T/scan2/slurm/submit.sh"
+wait_jobs
+mid=$(awk -F'\t' '$2 == "merge.sbatch" { print $1 }' "$T/scan2/slurm/jobs.tsv")
+expect_absent "$T/scan2/argmax.tsv" "argmax-shards: no merged table after a failed shard"
+expect_grep 'sbw-argmax: .*hW2.npy' "$T/scan2/slurm/logs/shard-0.log" "argmax-shards: the shard's reason in its log"
+# the merge was cancelled (kill-on-invalid-dep), or is gone from the queue unrun
+if scontrol show job "$mid" 2>/dev/null | grep -q 'JobState=COMPLETED'; then bad "argmax-shards: the merge ran"; else ok; fi
 
 stop_all
 finish

@@ -183,3 +183,26 @@ cp "$F/argmax_1row.npy" "$c/argmax/one_row"
 { cat "$F/argmax_square_f4.npy"; printf "$sep$sep"; printf 'caf\351\nb\nc\nd\ne\nf\n\342\202\n'; } >"$c/argmax/square_f4_latin1"
 { cat "$F/argmax_square.npy"; printf "$sep"; cat "$F/argmax_bias6.npy"; } >"$c/argmax/bias_short"
 { cat "$F/argmax_square.npy"; printf "$sep$sep"; printf 'a\nb\0c\nc\nd\ne\nf\ng\n'; } >"$c/argmax/vocab_nul"
+
+# ---- argmax_merge: sbw-argmax --shard tables (made with BIN/sbw-argmax), separated by "%%" lines
+argmax_merge_corpus() {
+    d="$c/argmax_merge"
+    t=$(mktemp -d)
+    mkdir -p "$d"
+    F=tests/fixtures
+    for i in 1 2 3; do
+        "$bin/sbw-argmax" -q --threads 1 --shard $i/3 --vocab "$F/argmax_vocab.txt" -o "$t/v$i.tsv" "$F/argmax_square.npy"
+    done
+    for i in 1 2; do
+        "$bin/sbw-argmax" -q --threads 1 --shard $i/2 --words 6,0:3 --max-prob 1,10 -o "$t/p$i.tsv" "$F/argmax_square.npy"
+    done
+    "$bin/sbw-argmax" -q --threads 1 --shard 1/1 --bias "$F/argmax_square_bias.npy" -o "$t/one.tsv" "$F/argmax_square.npy"
+    { cat "$t/v1.tsv"; printf "$sep"; cat "$t/v2.tsv"; printf "$sep"; cat "$t/v3.tsv"; } >"$d/vocab_3"
+    { cat "$t/p2.tsv"; printf "$sep"; cat "$t/p1.tsv"; } >"$d/maxprob_2"
+    cp "$t/one.tsv" "$d/bias_1"
+    { cat "$t/v1.tsv"; printf "$sep"; cat "$t/v3.tsv"; } >"$d/missing"
+    { cat "$t/v1.tsv"; printf "$sep"; cat "$t/p2.tsv"; } >"$d/mixed"
+    { cat "$t/v1.tsv"; printf "$sep"; sed 's/^# argmaxable=.*/# argmaxable=0/' "$t/v2.tsv"; printf "$sep"; cat "$t/v3.tsv"; } >"$d/bad_summary"
+    rm -rf "$t"
+}
+argmax_merge_corpus
