@@ -52,6 +52,27 @@ bool sbw_hidden_prec_holds(sbw_hidden_prec p, double x)
     return scaled == floor(scaled);
 }
 
+double sbw_hidden_round(sbw_hidden_prec p, double x)
+{
+    double ax = fabs(x);
+    if (p == SBW_HPREC_F64 || ax == 0 || !isfinite(x))
+        return x;
+    int e;
+    (void)frexp(ax, &e); /* 2^(e-1) <= ax < 2^e */
+    int q = (e - 1 >= precs[p].emin ? e - 1 : precs[p].emin) - (precs[p].bits - 1);
+    double r = ldexp(nearbyint(ldexp(ax, -q)), q); /* the default mode: ties to even */
+    if (r > precs[p].max)
+        r = INFINITY; /* past the largest finite value's rounding boundary */
+    return copysign(r, x);
+}
+
+void sbw_hidden_round_block(void *ctx, double *a, size_t n)
+{
+    sbw_hidden_prec p = *(const sbw_hidden_prec *)ctx;
+    for (size_t i = 0; i < n; i++)
+        a[i] = sbw_hidden_round(p, a[i]);
+}
+
 void sbw_hidden_scan_init(sbw_hidden_scan *sc)
 {
     sc->sumsq = 0;

@@ -51,6 +51,14 @@ double sbw_hidden_prec_eta(sbw_hidden_prec p);
 /* Whether x (finite) is exactly a value of precision p (f64: always). */
 bool sbw_hidden_prec_holds(sbw_hidden_prec p, double x);
 
+/* x rounded to the nearest value of p (ties to even; beyond p's largest
+ * finite value: +-infinity, as a cast does). */
+double sbw_hidden_round(sbw_hidden_prec p, double x);
+
+/* sbw_reduce_opts.round for sbw-rank --round (ctx: an sbw_hidden_prec):
+ * the n values of a rounded in place. */
+void sbw_hidden_round_block(void *ctx, double *a, size_t n);
+
 /* What one pass over the stored matrix tells the floor: the sum of
  * squares of the entries, their count, and which precisions hold every
  * entry (the observed precision). */

@@ -132,13 +132,16 @@ static const char details_measures[] =
     "full rank; warned).  The precision is --rounded f64|f32|f16|bf16, or the\n"
     "coarsest one holding every stored entry (hidden_precision_source).  Needs\n"
     "N >= D + 2 queries; the header has hidden_size, hidden_ratio (sigma_D /\n"
-    "sigma_{D+1}), hidden_gap_log10, hidden_next_gap_log10, hidden_margin.\n\n"
+    "sigma_{D+1}), hidden_gap_log10, hidden_next_gap_log10, hidden_margin.\n"
+    "--round P rounds every entry to P as it is read (nearest, ties to even):\n"
+    "the outputs an API storing P would return, then analysed as any input.\n\n"
     "--decay LO:HI (or auto = 1:rank): sigma_i ~ C i^-alpha (Golowich, Liu and\n"
     "Shetty 2025) by least squares of ln sigma_i on ln i over the 1-based\n"
     "indices LO..HI of the analysed spectrum (gsl_fit_linear): decay_alpha,\n"
     "decay_alpha_se = sqrt(SSR/(n-2)/Sxx) (exact for independent log-residuals;\n"
     "read it as the fit's uncertainty), decay_r2, in the header and the JSON.\n\n"
     "  sbw-rank --hidden-size --rounded bf16 outputs.npy\n"
+    "  sbw-lm eval ... --logprobs - | sbw-rank --round bf16 --hidden-size -\n"
     "  sbw-rank --center --decay 2:200 logP.npy\n";
 
 typedef struct rank_args {
@@ -150,8 +153,10 @@ typedef struct rank_args {
     size_t top, oversample, power; /* --method randomized */
     bool hidden;                   /* --hidden-size */
     const char *rounded, *decay;   /* --rounded P, --decay RANGE */
-    sbw_hidden_scan scan;          /* what --hidden-size's floor needs from the reading */
-    FILE *table;                   /* stdout, or stderr when --spectrum - */
+    const char *round;             /* --round P */
+    sbw_hidden_prec round_prec;
+    sbw_hidden_scan scan; /* what --hidden-size's floor needs from the reading */
+    FILE *table;          /* stdout, or stderr when --spectrum - */
 } rank_args;
 
 static bool randomized(const rank_args *a) { return strcmp(a->method, "randomized") == 0; }
@@ -167,6 +172,10 @@ static int compute(const char *path, rank_args *a, const sbw_cli_common *c, sbw_
                          .hook = a->hidden ? sbw_hidden_scan_hook : NULL,
                          .hook_ctx = &a->scan};
     int st = sbw_reduce_method_parse(a->method, &o.method);
+    if (!st && a->round && (st = sbw_hidden_prec_parse(a->round, &a->round_prec)) == SBW_OK) {
+        o.round = sbw_hidden_round_block;
+        o.round_ctx = &a->round_prec;
+    }
     sbw_hidden_scan_init(&a->scan);
     /* --hidden-size alone: double-centred (rank D with or without a bias) */
     *var = a->bias || (a->hidden && !a->center) ? SBW_VAR_BOTH
@@ -569,6 +578,8 @@ static int validate_measures(const sbw_cli *cli, const sbw_cli_common *c, const 
     size_t lo, hi;
     if (a->rounded && sbw_hidden_prec_parse(a->rounded, &p))
         return sbw_cli_usage_error(cli, "--rounded: %s", sbw_error_reason());
+    if (a->round && sbw_hidden_prec_parse(a->round, &p))
+        return sbw_cli_usage_error(cli, "--round: %s", sbw_error_reason());
     if (a->decay && sbw_decay_parse(a->decay, &lo, &hi))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     const char *why = "the outputs' own values are what a hidden size is read from";
@@ -577,7 +588,8 @@ static int validate_measures(const sbw_cli *cli, const sbw_cli_common *c, const 
          "it is the precision of --hidden-size's floor"},
         {"--hidden-size", !a->exp, "--exp", why},
         {"--hidden-size", !randomized(a), "--method randomized", "it needs the whole spectrum"},
-        {"--decay", !randomized(a), "--method randomized", "it fits the exact spectrum"}};
+        {"--decay", !randomized(a), "--method randomized", "it fits the exact spectrum"},
+        {"--round", !randomized(a), "--method randomized", "it reads its blocks itself"}};
     return sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
 }
 
@@ -612,6 +624,8 @@ int main(int argc, char **argv)
          "the hidden size D where the centred spectrum drops"},
         {"--rounded", "P", SBW_ARG_STRING, &a.rounded, 0, 0,
          "--hidden-size: outputs rounded to f64, f32, f16 or bf16 [observed]"},
+        {"--round", "P", SBW_ARG_STRING, &a.round, 0, 0,
+         "round every entry to f32, f16 or bf16 as read"},
         {"--decay", "RANGE", SBW_ARG_STRING, &a.decay, 0, 0,
          "fit sigma_i ~ i^-alpha over LO:HI (1-based) or auto (1:rank)"},
         {0}};
