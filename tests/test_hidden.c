@@ -241,6 +241,14 @@ static void test_estimate_closed_form(void **state)
     assert_int_equal(h.status, SBW_HIDDEN_TOO_FEW);
     SBW_ASSERT_OK(sbw_hidden_estimate(t, 6, 6, 5e-2, &h));
     assert_int_equal(h.status, SBW_HIDDEN_NO_DROP);
+    /* a drop with one value past it and the tail above the floor: a gap
+     * among signal values could look like this (N <= D + 1): undecided */
+    const double one[] = {10, 9, 8, 7, 1e-2};
+    SBW_ASSERT_OK(sbw_hidden_estimate(one, 5, 5, 1e-5, &h));
+    assert_int_equal(h.hidden, 4);
+    assert_int_equal(h.status, SBW_HIDDEN_TOO_FEW);
+    SBW_ASSERT_OK(sbw_hidden_estimate(one, 5, 5, 0.1, &h)); /* within the floor: certified */
+    assert_int_equal(h.status, SBW_HIDDEN_CERTIFIED);
     const double bad[] = {1, 2, 3};
     assert_int_equal(sbw_hidden_estimate(bad, 3, 3, 0, &h), SBW_EINVAL);
     assert_int_equal(sbw_hidden_estimate(s, 8, 9, 0, &h), SBW_EINVAL);
