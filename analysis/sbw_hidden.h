@@ -59,16 +59,32 @@ double sbw_hidden_round(sbw_hidden_prec p, double x);
  * the n values of a rounded in place. */
 void sbw_hidden_round_block(void *ctx, double *a, size_t n);
 
-/* What one pass over the stored matrix tells the floor: the sum of
- * squares of the entries, their count, and which precisions hold every
- * entry (the observed precision). */
+/* What one pass over the stored matrix tells the floors: the sum of
+ * squares of the entries, their count, the largest row and column sums of
+ * squares and the largest |a_ij| (the typical floor), and which
+ * precisions hold every entry (the observed precision). */
 typedef struct sbw_hidden_scan {
     double sumsq;
     size_t count;
     bool holds[SBW_HPREC_N]; /* set to true by sbw_hidden_scan_init */
+    double row_max, amax;    /* max_i sum_j a_ij^2, max |a_ij| */
+    double *col;             /* sum_i a_ij^2 per column (allocated by the hook) */
+    size_t cols;
+    bool nomem; /* the column sums could not be allocated: no typical floor */
 } sbw_hidden_scan;
 
 void sbw_hidden_scan_init(sbw_hidden_scan *sc);
+
+/* Frees the column sums; the scan is then empty (init again to reuse). */
+void sbw_hidden_scan_free(sbw_hidden_scan *sc);
+
+/* The typical rounding floor: the norm independent rounding errors e_ij,
+ * uniform within +-u|a_ij|, have with high probability (Bandeira and van
+ * Handel 2016: E||E|| <= (1 + e)(s_row + s_col) + C s_max sqrt(log n)):
+ * u/sqrt(3) (sqrt(row_max) + sqrt(col_max)) + u amax sqrt(2 ln(N + M)),
+ * plus eta (sqrt N + sqrt M).  Not a bound: a storage whose errors are
+ * correlated can exceed it.  0 when the scan has no column sums. */
+double sbw_hidden_typical(const sbw_hidden_scan *sc, sbw_hidden_prec p, size_t n, size_t m);
 
 /* An sbw_reduce_hook (ctx: an sbw_hidden_scan): rows x ld entries of a,
  * row-major with leading dimension ld, added to the scan.  Never fails
@@ -83,11 +99,17 @@ sbw_hidden_prec sbw_hidden_scan_observed(const sbw_hidden_scan *sc);
  * decades and at least HIDDEN_MARGIN times the largest other gap. */
 #define SBW_HIDDEN_GAP_MIN 0.6
 #define SBW_HIDDEN_MARGIN  3.0
+/* A decided drop whose tail lies above the floor (clear, not certified),
+ * and a probable one, also need this many values past it: with one, a gap among N - 1
+ * signal values (N <= D + 1) would pass for the drop. */
+#define SBW_HIDDEN_TAIL_MIN 2
 
 /* The verdict (status names in sbw_hidden_status_name). */
 typedef enum sbw_hidden_status {
     SBW_HIDDEN_CERTIFIED, /* a decided drop at exactly hidden_min */
     SBW_HIDDEN_CLEAR,     /* a decided drop elsewhere: noise above the rounding */
+    SBW_HIDDEN_PROBABLE,  /* no decided drop, but the largest gap is where the typical
+                           * rounding floor cuts, with the values above at twice it */
     SBW_HIDDEN_NO_DROP,   /* no gap passes the rule */
     SBW_HIDDEN_TOO_FEW    /* every possible value above the floor: N too small or full rank */
 } sbw_hidden_status;
@@ -97,6 +119,7 @@ const char *sbw_hidden_status_name(sbw_hidden_status s);
 typedef struct sbw_hidden {
     sbw_hidden_prec prec; /* the precision the floor is for */
     double floor;         /* the rounding bound above, plus the SVD's own error */
+    double typical;       /* the typical rounding floor (0: none) */
     size_t rmax;          /* values the centring leaves possible */
     size_t hidden_min;    /* #{sigma_j > floor}, j < rmax: the proven lower bound */
     size_t hidden;        /* D: the largest gap's index (count of values above it) */
@@ -111,10 +134,12 @@ typedef struct sbw_hidden {
 /* The hidden size from the spectrum s[k] (descending) of the centred
  * matrix: rmax of its values can be non-zero (min(N-1, M-1) for the
  * double-centred matrix, min(N, M-1) for the row-centred one), floor as
- * above (sbw_hidden_floor).  Errors: SBW_EINVAL (rmax > k, rmax < 2, floor
+ * above (sbw_hidden_floor), typical the typical floor (sbw_hidden_typical;
+ * 0: none).  Errors: SBW_EINVAL (rmax > k, rmax < 2, floor
  * not finite or negative, s not descending and finite); *h untouched on
  * failure. */
-int sbw_hidden_estimate(const double *s, size_t k, size_t rmax, double floor, sbw_hidden *h);
+int sbw_hidden_estimate(const double *s, size_t k, size_t rmax, double floor, double typical,
+                        sbw_hidden *h);
 
 /* The floor for outputs of precision p scanned by sc (N x M entries),
  * whose centred spectrum was computed with roundoff eps_svd from a matrix

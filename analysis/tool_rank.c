@@ -120,12 +120,16 @@ static const char details_measures[] =
     "head with a bias) has rank <= D, so D is where its spectrum drops.  D = the\n"
     "largest gap log10(sigma_D/sigma_{D+1}) among the rmax values the centring\n"
     "leaves possible (min(N-1, M-1)); the drop is decided when that gap is >= 0.6\n"
-    "decades and >= 3 times the largest other gap (hidden_margin).  Outputs\n"
+    "decades and >= 3 times the largest other gap (hidden_margin), and, when\n"
+    "not certified, has >= 2 values past it (so N >= D + 3 then).  Outputs\n"
     "rounded to a precision of unit roundoff u carry an error of norm <=\n"
     "hidden_floor = u/(1-u) ||A||_F + eta sqrt(NM) (+ the SVD's roundoff), so\n"
     "every exact matrix they could come from has centred rank >= hidden_min =\n"
     "#{sigma_j > hidden_floor} (Weyl): proven.  hidden_status: certified (a\n"
     "decided drop at hidden_min: the values past D are within the rounding),\n"
+    "probable (no decided drop, but the largest gap is where the typical floor\n"
+    "u/sqrt3 (max row norm + max column norm) + u max|a| sqrt(2 ln(N+M)) of\n"
+    "independent rounding errors cuts, the values above at twice it),\n"
     "clear (a decided drop, values past D above the rounding: added noise),\n"
     "no_drop (a high-rank head: MoS, PLIF; hidden_size -1, warned) or\n"
     "too_few_queries (every possible value above the floor: N <= D + 1, or\n"
@@ -661,5 +665,6 @@ int main(int argc, char **argv)
     st = compute(c.args[0], &a, &c, &sp, &var);
     st = st ? st : report(c.args[0], &a, &c, &sp, var);
     sbw_spectra_free(&sp);
+    sbw_hidden_scan_free(&a.scan);
     return st ? sbw_cli_fail("sbw-rank", st) : SBW_EXIT_OK;
 }

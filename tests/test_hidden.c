@@ -133,6 +133,7 @@ static sbw_hidden hidden_of(const sbw_mat *a, sbw_reduce_variant v, int p, doubl
     SBW_ASSERT_OK(sbw_spectra_compute(r, &o, 1u << v, &sp));
     sbw_hidden_prec prec = p < 0 ? sbw_hidden_scan_observed(&sc) : (sbw_hidden_prec)p;
     SBW_ASSERT_OK(sbw_hidden_of(&sp, v, &sc, prec, &h));
+    sbw_hidden_scan_free(&sc);
     if (s_out)
         memcpy(s_out, sp.s[v], sp.k * sizeof *s_out);
     sbw_spectra_free(&sp);
@@ -224,34 +225,46 @@ static void test_estimate_closed_form(void **state)
     (void)state;
     const double s[] = {10, 9, 8, 7, 1e-3, 9e-4, 8e-4, 0};
     sbw_hidden h;
-    SBW_ASSERT_OK(sbw_hidden_estimate(s, 8, 7, 1e-2, &h));
+    SBW_ASSERT_OK(sbw_hidden_estimate(s, 8, 7, 1e-2, 0, &h));
     assert_int_equal(h.hidden, 4);
     assert_int_equal(h.hidden_min, 4);
     assert_int_equal(h.status, SBW_HIDDEN_CERTIFIED);
     SBW_ASSERT_NEAR(h.gap_log10, log10(7e3), 1e-12);
     SBW_ASSERT_NEAR(h.next_log10, log10(8.0 / 7), 1e-12);
     /* the same drop with the floor below the tail: decided, not certified */
-    SBW_ASSERT_OK(sbw_hidden_estimate(s, 8, 7, 1e-5, &h));
+    SBW_ASSERT_OK(sbw_hidden_estimate(s, 8, 7, 1e-5, 0, &h));
     assert_int_equal(h.status, SBW_HIDDEN_CLEAR);
     assert_int_equal(h.hidden_min, 7);
     /* a second gap a third as large fails the margin */
     const double t[] = {10, 1, 0.9, 1e-2, 9e-3, 8e-3};
-    SBW_ASSERT_OK(sbw_hidden_estimate(t, 6, 6, 0, &h));
+    SBW_ASSERT_OK(sbw_hidden_estimate(t, 6, 6, 0, 0, &h));
     assert_int_equal(h.hidden, 3);
     assert_int_equal(h.status, SBW_HIDDEN_TOO_FEW);
-    SBW_ASSERT_OK(sbw_hidden_estimate(t, 6, 6, 5e-2, &h));
+    SBW_ASSERT_OK(sbw_hidden_estimate(t, 6, 6, 5e-2, 0, &h));
     assert_int_equal(h.status, SBW_HIDDEN_NO_DROP);
     /* a drop with one value past it and the tail above the floor: a gap
      * among signal values could look like this (N <= D + 1): undecided */
     const double one[] = {10, 9, 8, 7, 1e-2};
-    SBW_ASSERT_OK(sbw_hidden_estimate(one, 5, 5, 1e-5, &h));
+    SBW_ASSERT_OK(sbw_hidden_estimate(one, 5, 5, 1e-5, 0, &h));
     assert_int_equal(h.hidden, 4);
     assert_int_equal(h.status, SBW_HIDDEN_TOO_FEW);
-    SBW_ASSERT_OK(sbw_hidden_estimate(one, 5, 5, 0.1, &h)); /* within the floor: certified */
+    SBW_ASSERT_OK(sbw_hidden_estimate(one, 5, 5, 0.1, 0, &h)); /* within the floor: certified */
     assert_int_equal(h.status, SBW_HIDDEN_CERTIFIED);
+    /* no gap passes the margin (a second gap inside the signal), but the
+     * typical floor cuts at the largest: probable */
+    const double sig[] = {30, 10, 9, 8, 0.5, 0.45, 0.4, 0.35};
+    SBW_ASSERT_OK(sbw_hidden_estimate(sig, 8, 8, 1e3, 0, &h));
+    assert_int_equal(h.hidden, 4);
+    assert_int_equal(h.status, SBW_HIDDEN_NO_DROP);
+    SBW_ASSERT_OK(sbw_hidden_estimate(sig, 8, 8, 1e3, 2.0, &h));
+    assert_int_equal(h.status, SBW_HIDDEN_PROBABLE);
+    SBW_ASSERT_OK(sbw_hidden_estimate(sig, 8, 8, 1e3, 5.0, &h)); /* 8 < 2 x 5 */
+    assert_int_equal(h.status, SBW_HIDDEN_NO_DROP);
+    SBW_ASSERT_OK(sbw_hidden_estimate(sig, 8, 5, 1e3, 2.0, &h)); /* one value past it */
+    assert_int_equal(h.status, SBW_HIDDEN_NO_DROP);
     const double bad[] = {1, 2, 3};
-    assert_int_equal(sbw_hidden_estimate(bad, 3, 3, 0, &h), SBW_EINVAL);
-    assert_int_equal(sbw_hidden_estimate(s, 8, 9, 0, &h), SBW_EINVAL);
+    assert_int_equal(sbw_hidden_estimate(bad, 3, 3, 0, 0, &h), SBW_EINVAL);
+    assert_int_equal(sbw_hidden_estimate(s, 8, 9, 0, 0, &h), SBW_EINVAL);
 }
 
 /* Softmax heads of D = 3, 10, 24, with and without a bias, at every
@@ -276,7 +289,7 @@ static void test_softmax_recovered(void **state)
                     /* the module's spectrum is the one computed here */
                     SBW_ASSERT_CLOSE(s, s_ref, ds[di] + 1, 1e-9 * s_ref[0], 0);
                     if (h.hidden != ds[di] || (!noisy && h.status != SBW_HIDDEN_CERTIFIED) ||
-                        (noisy && h.status > SBW_HIDDEN_CLEAR))
+                        (noisy && h.status > SBW_HIDDEN_PROBABLE))
                         print_error("D %zu bias %d %s noise %g: got %zu (%s), gap %g next %g "
                                     "floor %g s_D %g s_D+1 %g\n",
                                     ds[di], bias, sbw_hidden_prec_name((sbw_hidden_prec)p), tau,
@@ -287,13 +300,49 @@ static void test_softmax_recovered(void **state)
                     if (!noisy)
                         assert_int_equal(h.status, SBW_HIDDEN_CERTIFIED);
                     else
-                        assert_true(h.status <= SBW_HIDDEN_CLEAR);
+                        assert_true(h.status <= SBW_HIDDEN_PROBABLE);
                     /* the proven lower bound never exceeds the truth */
                     assert_true(h.hidden_min <= ds[di] || noisy);
                     sbw_mat_free(&a);
                 }
     free(s);
     free(s_ref);
+}
+
+/* The typical floor holds the actual rounding errors' spectral norm
+ * (computed here: E = round(A) - A, LAPACK) and is within a factor 4 of
+ * it, for log-softmax outputs rounded to f16 and bf16. */
+static void test_typical_floor(void **state)
+{
+    (void)state;
+    for (int p = SBW_HPREC_F16; p < SBW_HPREC_N; p++)
+        for (uint64_t seed = 0; seed < 3; seed++) {
+            size_t n = 70 + 40 * seed, m = 150;
+            sbw_mat a = softmax_outputs(n, m, 8, true, 0, SBW_HPREC_F64, 300 + seed);
+            double *e = malloc(n * m * sizeof *e), *sv = malloc(m * sizeof *sv);
+            assert_non_null(e);
+            assert_non_null(sv);
+            sbw_hidden_scan sc;
+            sbw_hidden_scan_init(&sc);
+            for (size_t i = 0; i < n * m; i++) {
+                double r = round_to((sbw_hidden_prec)p, a.data[i]);
+                e[i] = r - a.data[i];
+                a.data[i] = r;
+            }
+            SBW_ASSERT_OK(sbw_hidden_scan_hook(&sc, a.data, 0, n, m));
+            double ty = sbw_hidden_typical(&sc, (sbw_hidden_prec)p, n, m);
+            assert_int_equal(LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'N', (lapack_int)m, (lapack_int)n, e,
+                                            (lapack_int)m, sv, NULL, 1, NULL, 1),
+                             0);
+            print_message("%s n %zu: ||E|| %g, typical %g\n",
+                          sbw_hidden_prec_name((sbw_hidden_prec)p), n, sv[0], ty);
+            assert_true(sv[0] <= ty);
+            assert_true(ty <= 4 * sv[0]);
+            sbw_hidden_scan_free(&sc);
+            free(e);
+            free(sv);
+            sbw_mat_free(&a);
+        }
 }
 
 /* Row-centring only: D + 1 for a biased head, D without (the help's
@@ -319,11 +368,11 @@ static void test_undecided(void **state)
         for (size_t i = 0; i < a.rows * a.cols; i++)
             a.data[i] = round_to((sbw_hidden_prec)p, a.data[i]);
         sbw_hidden h = hidden_of(&a, SBW_VAR_BOTH, -1, NULL);
-        if (h.status <= SBW_HIDDEN_CLEAR)
+        if (h.status <= SBW_HIDDEN_PROBABLE)
             print_error("MoS %s: decided %zu (gap %g, next %g)\n",
                         sbw_hidden_prec_name((sbw_hidden_prec)p), h.hidden, h.gap_log10,
                         h.next_log10);
-        assert_true(h.status > SBW_HIDDEN_CLEAR);
+        assert_true(h.status > SBW_HIDDEN_PROBABLE);
         sbw_mat_free(&a);
     }
     sbw_mat a = softmax_outputs(30, 100, 40, true, 0, SBW_HPREC_F32, 900);
@@ -352,6 +401,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round),
+        cmocka_unit_test(test_typical_floor),
         cmocka_unit_test(test_precision_holds),
         cmocka_unit_test(test_estimate_closed_form),
         cmocka_unit_test(test_softmax_recovered),
