@@ -522,22 +522,7 @@ static int eval_split(enum sbw_corpus_split *s)
 static void gradneck_meta(sbw_table *t, const sbw_gradneck_summary *g, bool single_map)
 {
     sbw_table_meta_str(t, "gradneck", EA.gradneck);
-    sbw_table_meta_str(
-        t, "gradneck_definition",
-        "passed = ||P g||/||g||, g = q - e_next, P the projector onto range(C1 "
-        "dlogq/dh), C1 = I - 11^T/M; suppressed = 1 - passed (Godey and Artzi 2026)");
-    sbw_table_meta_str(t, "gradneck_path", single_map ? "single_map (C1 W)" : "jacobian");
-    sbw_table_meta_int(t, "gradneck_n", (long long)g->n);
-    sbw_table_meta_dbl(t, "gradneck_mean", g->mean);
-    sbw_table_meta_dbl(t, "gradneck_sd", g->sd);
-    sbw_table_meta_dbl(t, "gradneck_min", g->min);
-    sbw_table_meta_dbl(t, "gradneck_q05", g->q05);
-    sbw_table_meta_dbl(t, "gradneck_q25", g->q25);
-    sbw_table_meta_dbl(t, "gradneck_q50", g->q50);
-    sbw_table_meta_dbl(t, "gradneck_q75", g->q75);
-    sbw_table_meta_dbl(t, "gradneck_q95", g->q95);
-    sbw_table_meta_dbl(t, "gradneck_max", g->max);
-    sbw_table_meta_dbl(t, "gradneck_suppressed_mean", 1 - g->mean);
+    sbw_gradneck_meta(t, g, single_map);
 }
 
 /* --gradneck's table: one row per prediction (position, the next word,

@@ -213,3 +213,47 @@ int sbw_gradneck_summarise(const double *passed, size_t n, sbw_gradneck_summary 
     free(v);
     return SBW_OK;
 }
+
+int sbw_gradneck_map_basis(const double *w, size_t m, size_t d, double **vt, size_t *r,
+                           size_t *ldvt)
+{
+    sbw_gradneck_ws ws = {.linear = true, .m = m, .c = d, .kmin = m < d ? m : d};
+    *vt = NULL;
+    int st = alloc_buffers(&ws);
+    if (!st) {
+        memcpy(ws.a, w, m * d * sizeof *w);
+        st = range_basis(&ws, r);
+    }
+    if (!st) {
+        *vt = ws.vt;
+        *ldvt = ws.kmin;
+        ws.vt = NULL;
+    }
+    free(ws.lq);
+    free(ws.a);
+    free(ws.s);
+    free(ws.u);
+    free(ws.vt);
+    return st;
+}
+
+int sbw_gradneck_meta(sbw_table *t, const sbw_gradneck_summary *g, bool single_map)
+{
+    sbw_table_meta_str(
+        t, "gradneck_definition",
+        "passed = ||P g||/||g||, g = q - e_next, P the projector onto range(C1 "
+        "dlogq/dh), C1 = I - 11^T/M; suppressed = 1 - passed (Godey and Artzi 2026)");
+    sbw_table_meta_str(t, "gradneck_path", single_map ? "single_map (C1 W)" : "jacobian");
+    sbw_table_meta_int(t, "gradneck_n", (long long)g->n);
+    sbw_table_meta_dbl(t, "gradneck_mean", g->mean);
+    sbw_table_meta_dbl(t, "gradneck_sd", g->sd);
+    sbw_table_meta_dbl(t, "gradneck_min", g->min);
+    sbw_table_meta_dbl(t, "gradneck_q05", g->q05);
+    sbw_table_meta_dbl(t, "gradneck_q25", g->q25);
+    sbw_table_meta_dbl(t, "gradneck_q50", g->q50);
+    sbw_table_meta_dbl(t, "gradneck_q75", g->q75);
+    sbw_table_meta_dbl(t, "gradneck_q95", g->q95);
+    sbw_table_meta_dbl(t, "gradneck_max", g->max);
+    sbw_table_meta_dbl(t, "gradneck_suppressed_mean", 1 - g->mean);
+    return sbw_table_status(t);
+}

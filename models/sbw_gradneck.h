@@ -32,6 +32,7 @@
 #define SBW_GRADNECK_H
 
 #include "sbw_head.h"
+#include "sbw_table.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,6 +64,13 @@ int sbw_gradneck_rows(sbw_gradneck_ws *ws, const double *H, size_t rows, size_t 
 double sbw_gradneck_share(const double *q, size_t m, size_t y, const double *vt, size_t r,
                           size_t ldvt);
 
+/* An orthonormal basis of range(C1 W) for a single-map head W (M x D,
+ * row-major): *vt (allocated, caller frees; LAPACK's V^T layout as in
+ * sbw_gradneck_share, leading dim *ldvt), its size *r.  Errors:
+ * SBW_ENOMEM, SBW_ENUMERIC; *vt NULL on failure. */
+int sbw_gradneck_map_basis(const double *w, size_t m, size_t d, double **vt, size_t *r,
+                           size_t *ldvt);
+
 /* A summary of n shares: mean, sd, min, max and the 5, 25, 50, 75 and 95%
  * quantiles (GSL's, from a sorted copy). */
 typedef struct sbw_gradneck_summary {
@@ -72,5 +80,10 @@ typedef struct sbw_gradneck_summary {
 
 /* Errors: SBW_EINVAL (n = 0), SBW_ENOMEM; *s untouched on failure. */
 int sbw_gradneck_summarise(const double *passed, size_t n, sbw_gradneck_summary *s);
+
+/* The summary, the definition and the path (single map or Jacobian) as
+ * gradneck_* meta lines of t.  Errors: the table's (sticky: t keeps, on
+ * failure, the first error and the lines added before it). */
+int sbw_gradneck_meta(sbw_table *t, const sbw_gradneck_summary *g, bool single_map);
 
 #endif

@@ -33,4 +33,27 @@ expect_grep '^valid' "$T/err" "the eval table on stderr with --gradneck -"
 expect_exit 2 "gradneck with logprobs" "$L" eval -q --data "$T/corpus" --ckpt "$T/mos" \
     --gradneck "$T/x.tsv" --logprobs "$T/x.npy"
 expect_absent "$T/x.tsv" "nothing written on a usage error"
+
+# sbw-gradneck from files (the exported W, the stored log Q, the words of
+# the table above) gives the rows sbw-lm eval --gradneck gave from the
+# latents through the head pass
+G="$BIN/sbw-gradneck"
+"$L" eval -q --data "$T/corpus" --ckpt "$T/softmax" --tokens 1 --export "$T/head" >/dev/null || bad "export"
+"$L" eval -q --data "$T/corpus" --ckpt "$T/softmax" --split valid --tokens 40 --logprobs "$T/q.npy" \
+    >/dev/null || bad "logprobs"
+expect_exit 0 "sbw-gradneck" "$G" -q "$T/head/W.npy" "$T/q.npy" --targets "$T/gs.tsv" -o "$T/g2.tsv"
+grep -v '^#' "$T/gs.tsv" >"$T/a.txt"
+grep -v '^#' "$T/g2.tsv" >"$T/b.txt"
+expect_eq "$(paste "$T/a.txt" "$T/b.txt" | awk -F '\t' '!/^#/ && $1 != "position" { d = $3 - $7; if (d < 0) d = -d; if (d > 1e-10) n++ } END { print n + 0 }')" 0 \
+    "files = eval's rows"
+expect_grep '^# basis_rank=6$' "$T/g2.tsv" "rank D of the centred W"
+expect_exit 2 "sbw-gradneck without --targets" "$G" -q "$T/head/W.npy" "$T/q.npy"
+head -n 30 "$T/gs.tsv" >"$T/short.tsv"
+expect_exit 1 "sbw-gradneck: too few targets" "$G" -q "$T/head/W.npy" "$T/q.npy" --targets "$T/short.tsv"
+expect_grep 'rows, but the log Q file has 40' "$T/err" "count named"
+sed 's/^\(0\t\)[0-9]*/\19999/' "$T/gs.tsv" >"$T/bad.tsv"
+expect_exit 1 "sbw-gradneck: a word out of range" "$G" -q "$T/head/W.npy" "$T/q.npy" --targets "$T/bad.tsv"
+expect_grep "'9999' is not a word id below M" "$T/err" "bad id named"
+expect_exit 1 "sbw-gradneck: W of the wrong size" "$G" -q "$T/q.npy" "$T/q.npy" --targets "$T/gs.tsv"
+expect_exit 1 "sbw-gradneck: not log-probabilities" "$G" -q "$T/head/W.npy" "$T/head/W.npy" --targets "$T/gs.tsv"
 finish
