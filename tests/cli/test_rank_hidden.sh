@@ -70,4 +70,12 @@ npy_header '<f8' '(3, 4)' "$T/zero.npy"
 head -c 96 /dev/zero >>"$T/zero.npy"
 expect_exit 1 "--decay over a zero value" "$R" -q --decay 1:3 "$T/zero.npy"
 expect_grep 'singular value 1 is 0' "$T/err" "zero value named"
+
+# experiments/hidden/run.sh: --help, bad options refused before any work
+expect_exit 0 "hidden recipe --help" sh experiments/hidden/run.sh --help
+expect_grep 'usage: experiments/hidden/run.sh' "$T/out" "recipe usage"
+expect_exit 2 "hidden recipe --prec f8" sh experiments/hidden/run.sh --prec f8 -o "$T/h"
+expect_exit 2 "hidden recipe --heads lms" sh experiments/hidden/run.sh --heads lms -o "$T/h"
+expect_exit 2 "hidden recipe --n x" sh experiments/hidden/run.sh --n 8,x -o "$T/h"
+expect_absent "$T/h" "nothing made on a usage error"
 finish
