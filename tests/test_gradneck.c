@@ -28,7 +28,7 @@
 static double twin_share(const sbw_head *h, const double *theta, const double *hv, size_t y)
 {
     size_t c = h->c;
-    double lq[M], lp[M], lm[M], q[M], g[M], x[M], jac[M * 16], hp[16];
+    double lq[M], lp[M], lm[M], q[M], g[M], x[M], jac[M * 16] = {0}, hp[16];
     assert_true(c <= 16);
     SBW_ASSERT_OK(sbw_pass_ref_logq(h, theta, hv, lq));
     for (size_t j = 0; j < M; j++) {
