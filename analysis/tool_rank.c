@@ -627,11 +627,11 @@ int main(int argc, char **argv)
         {"--hidden-size", NULL, SBW_ARG_FLAG, &a.hidden, 0, 0,
          "the hidden size D where the centred spectrum drops"},
         {"--rounded", "P", SBW_ARG_STRING, &a.rounded, 0, 0,
-         "--hidden-size: outputs rounded to f64, f32, f16 or bf16 [observed]"},
+         "--hidden-size: the outputs' precision [observed]"},
         {"--round", "P", SBW_ARG_STRING, &a.round, 0, 0,
          "round every entry to f32, f16 or bf16 as read"},
         {"--decay", "RANGE", SBW_ARG_STRING, &a.decay, 0, 0,
-         "fit sigma_i ~ i^-alpha over LO:HI (1-based) or auto (1:rank)"},
+         "fit sigma_i ~ i^-alpha over LO:HI or auto (1:rank)"},
         {0}};
     const sbw_cli cli = {"sbw-rank",
                          "FILE.npy|FILE.safetensors:NAME",
