@@ -46,12 +46,14 @@ int sbw_reduce_method_parse(const char *s, sbw_reduce_method *m)
 
 /* ---- reading: non-finite entries, transformations, column sums --------- */
 
-/* Reads rows [row0, row0 + nr) into a (nr x cols) and shows them to the
- * hook, untransformed. */
+/* Reads rows [row0, row0 + nr) into a (nr x cols), rounds them when
+ * asked (o->round), and shows them to the hook, untransformed. */
 static int fetch_block(sbw_npy_reader *r, const sbw_reduce_opts *o, double *a, size_t row0,
                        size_t nr, size_t cols)
 {
     int st = sbw_npy_read_rows(r, a, nr, cols);
+    if (!st && o->round)
+        o->round(o->round_ctx, a, nr * cols);
     if (!st && o->hook)
         st = o->hook(o->hook_ctx, a, row0, nr, cols);
     return st;

@@ -86,6 +86,11 @@ typedef struct sbw_reduce_opts {
     int workers;              /* TSQR workers; 0: the BLAS thread count */
     sbw_reduce_hook hook;     /* may be NULL */
     void *hook_ctx;
+    /* may be NULL: called on each block of n values as read, before the
+     * hook and any transformation, to replace them in place (sbw-rank
+     * --round: the values an API storing a lower precision returns) */
+    void (*round)(void *ctx, double *a, size_t n);
+    void *round_ctx;
     sbw_progress *progress;    /* rows read; may be NULL */
     sbw_reduce_stage_fn stage; /* may be NULL */
     void *stage_ctx;

@@ -2,6 +2,8 @@
  * 6/7), its spectrum (MoS Figure 1), and the minimal Softmax dimension
  * (the rank of the row-centred matrix, MoS Proposition 1). */
 #include "sbw.h"
+#include "sbw_decay.h"
+#include "sbw_hidden.h"
 #include "sbw_rank.h"
 #include "sbw_rsvd.h"
 #include "sbw_rsvd_rank.h"
@@ -119,6 +121,42 @@ static const char details_rnd[] =
     "  sbw-rank --method randomized --top 1000 --center --spectrum top.tsv big.npy\n"
     "  gnuplot -e \"plot 'spec.tsv' using 5:6 with steps\"\n";
 
+/* The third part: the measures of issue 31. */
+static const char details_measures[] =
+    "--hidden-size: the hidden size D of the head whose outputs A holds (N full\n"
+    "log-probability vectors, one a row; Carlini et al. 2024, Finlayson, Ren and\n"
+    "Swayamdipta 2024): A double-centred (--center: row-centred only, D + 1 for a\n"
+    "head with a bias) has rank <= D, so D is where its spectrum drops.  D = the\n"
+    "largest gap log10(sigma_D/sigma_{D+1}) among the rmax values the centring\n"
+    "leaves possible (min(N-1, M-1)); the drop is decided when that gap is >= 0.6\n"
+    "decades and >= 3 times the largest other gap (hidden_margin), and, when\n"
+    "not certified, has >= 2 values past it (so N >= D + 3 then).  Outputs\n"
+    "rounded to a precision of unit roundoff u carry an error of norm <=\n"
+    "hidden_floor = u/(1-u) ||A||_F + eta sqrt(NM) (+ the SVD's roundoff), so\n"
+    "every exact matrix they could come from has centred rank >= hidden_min =\n"
+    "#{sigma_j > hidden_floor} (Weyl): proven.  hidden_status: certified (a\n"
+    "decided drop at hidden_min: the values past D are within the rounding),\n"
+    "probable (no decided drop, but the largest gap is where the typical floor\n"
+    "u/sqrt3 (max row norm + max column norm) + u max|a| sqrt(2 ln(N+M)) of\n"
+    "independent rounding errors cuts, the values above at twice it),\n"
+    "clear (a decided drop, values past D above the rounding: added noise),\n"
+    "no_drop (a high-rank head: MoS, PLIF; hidden_size -1, warned) or\n"
+    "too_few_queries (every possible value above the floor: N <= D + 1, or\n"
+    "full rank; warned).  The precision is --rounded f64|f32|f16|bf16, or the\n"
+    "coarsest one holding every stored entry (hidden_precision_source).  Needs\n"
+    "N >= D + 2 queries; the header has hidden_size, hidden_ratio (sigma_D /\n"
+    "sigma_{D+1}), hidden_gap_log10, hidden_next_gap_log10, hidden_margin.\n"
+    "--round P rounds every entry to P as it is read (nearest, ties to even):\n"
+    "the outputs an API storing P would return, then analysed as any input.\n\n"
+    "--decay LO:HI (or auto = 1:rank): sigma_i ~ C i^-alpha (Golowich, Liu and\n"
+    "Shetty 2025) by least squares of ln sigma_i on ln i over the 1-based\n"
+    "indices LO..HI of the analysed spectrum (gsl_fit_linear): decay_alpha,\n"
+    "decay_alpha_se = sqrt(SSR/(n-2)/Sxx) (exact for independent log-residuals;\n"
+    "read it as the fit's uncertainty), decay_r2, in the header and the JSON.\n\n"
+    "  sbw-rank --hidden-size --rounded bf16 outputs.npy\n"
+    "  sbw-lm eval ... --logprobs - | sbw-rank --round bf16 --hidden-size -\n"
+    "  sbw-rank --center --decay 2:200 logP.npy\n";
+
 typedef struct rank_args {
     bool center, bias, exp, single, measures;
     double atol;
@@ -126,21 +164,36 @@ typedef struct rank_args {
     size_t block_rows;
     long workers;
     size_t top, oversample, power; /* --method randomized */
-    FILE *table;                   /* stdout, or stderr when --spectrum - */
+    bool hidden;                   /* --hidden-size */
+    const char *rounded, *decay;   /* --rounded P, --decay RANGE */
+    const char *round;             /* --round P */
+    sbw_hidden_prec round_prec;
+    sbw_hidden_scan scan; /* what --hidden-size's floor needs from the reading */
+    FILE *table;          /* stdout, or stderr when --spectrum - */
 } rank_args;
 
 static bool randomized(const rank_args *a) { return strcmp(a->method, "randomized") == 0; }
 
 /* The one reading: the variant asked for, sbw_spectra_file. */
-static int compute(const char *path, const rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
+static int compute(const char *path, rank_args *a, const sbw_cli_common *c, sbw_spectra *sp,
                    sbw_reduce_variant *var)
 {
     sbw_reduce_opts o = {.exp = a->exp,
                          .single = a->single,
                          .block_rows = a->block_rows,
-                         .workers = (int)a->workers};
+                         .workers = (int)a->workers,
+                         .hook = a->hidden ? sbw_hidden_scan_hook : NULL,
+                         .hook_ctx = &a->scan};
     int st = sbw_reduce_method_parse(a->method, &o.method);
-    *var = a->bias ? SBW_VAR_BOTH : a->center ? SBW_VAR_ROWS : SBW_VAR_PLAIN;
+    if (!st && a->round && (st = sbw_hidden_prec_parse(a->round, &a->round_prec)) == SBW_OK) {
+        o.round = sbw_hidden_round_block;
+        o.round_ctx = &a->round_prec;
+    }
+    sbw_hidden_scan_init(&a->scan);
+    /* --hidden-size alone: double-centred (rank D with or without a bias) */
+    *var = a->bias || (a->hidden && !a->center) ? SBW_VAR_BOTH
+           : a->center                          ? SBW_VAR_ROWS
+                                                : SBW_VAR_PLAIN;
     return st ? st : sbw_spectra_file(path, &o, 1u << *var, "sbw-rank", c->quiet, sp);
 }
 
@@ -270,6 +323,36 @@ static int write_spectrum(const char *out, const sbw_cli_common *c, const char *
     return st;
 }
 
+/* --hidden-size and --decay on variant var's spectrum (sbw_hidden,
+ * sbw_decay), as meta lines of t; nothing without them.  e: the NR rank
+ * (--decay auto ends at it).  Errors: those of the modules, the table's. */
+static int add_spectral_measures(sbw_table *t, const rank_args *a, const sbw_spectra *sp,
+                                 sbw_reduce_variant var, const sbw_rank_est *e)
+{
+    const double *s = sp->s[var];
+    size_t lo = 0, hi = 0;
+    int st = SBW_OK;
+    if (a->hidden) {
+        sbw_hidden h;
+        sbw_hidden_prec p = sbw_hidden_scan_observed(&a->scan);
+        const char *src = "observed: the coarsest precision holding every stored entry";
+        if (a->rounded && (st = sbw_hidden_prec_parse(a->rounded, &p)) == SBW_OK)
+            src = "--rounded";
+        st = st ? st : sbw_hidden_of(sp, var, &a->scan, p, &h);
+        st = st ? st : sbw_hidden_table(t, &h, src);
+    }
+    if (!st && a->decay && (st = sbw_decay_parse(a->decay, &lo, &hi)) == SBW_OK) {
+        sbw_decay d;
+        st = sbw_decay_fit(s, sp->k, lo ? lo : 1, hi ? hi : e->rank, &d);
+        st = st ? st : sbw_decay_table(t, &d);
+        if (!st && d.hi > e->rank)
+            sbw_table_warn("decay_beyond_rank: the fitted range ends at %zu, past the rank %zu: "
+                           "values below the threshold are roundoff, not the spectrum's decay",
+                           d.hi, e->rank);
+    }
+    return st;
+}
+
 static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
                   const sbw_spectra *sp, sbw_reduce_variant var)
 {
@@ -288,6 +371,7 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     st = st ? st : add_scales(t, &rr.est, w0u);
     if (a->measures)
         st = st ? st : sbw_table_meta_dbl(t, "atol", a->atol);
+    st = st ? st : add_spectral_measures(t, a, sp, var, &e);
     st = st ? st
             : (a->measures ? add_measures(t, sp, &rr.est, rr.ms, matrix_name(a->exp, var, false))
                            : add_row(t, sp, &rr.est));
@@ -500,11 +584,34 @@ static int validate(const sbw_cli *cli, const sbw_cli_common *c, const rank_args
     return st;
 }
 
+/* --hidden-size, --rounded and --decay: their values and what they need,
+ * a usage error before any reading. */
+static int validate_measures(const sbw_cli *cli, const sbw_cli_common *c, const rank_args *a)
+{
+    sbw_hidden_prec p;
+    size_t lo, hi;
+    if (a->rounded && sbw_hidden_prec_parse(a->rounded, &p))
+        return sbw_cli_usage_error(cli, "--rounded: %s", sbw_error_reason());
+    if (a->round && sbw_hidden_prec_parse(a->round, &p))
+        return sbw_cli_usage_error(cli, "--round: %s", sbw_error_reason());
+    if (a->decay && sbw_decay_parse(a->decay, &lo, &hi))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    const char *why = "the outputs' own values are what a hidden size is read from";
+    const sbw_cli_applies rows[] = {
+        {"--rounded", a->hidden, "a run without --hidden-size",
+         "it is the precision of --hidden-size's floor"},
+        {"--hidden-size", !a->exp, "--exp", why},
+        {"--hidden-size", !randomized(a), "--method randomized", "it needs the whole spectrum"},
+        {"--decay", !randomized(a), "--method randomized", "it fits the exact spectrum"},
+        {"--round", !randomized(a), "--method randomized", "it reads its blocks itself"}};
+    return sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
+}
+
 int main(int argc, char **argv)
 {
     sbw_blas_tune(argv);
-    static char help[sizeof details + sizeof details_rnd];
-    snprintf(help, sizeof help, "%s%s", details, details_rnd);
+    static char help[sizeof details + sizeof details_rnd + sizeof details_measures];
+    snprintf(help, sizeof help, "%s%s\n%s", details, details_rnd, details_measures);
     rank_args a = {.eps = "auto",
                    .norm = "max",
                    .method = "auto",
@@ -527,6 +634,14 @@ int main(int argc, char **argv)
         {"--oversample", "P", SBW_ARG_SIZE, &a.oversample, 0, 1e6,
          "randomized: sketch K + P columns [10]"},
         {"--power", "Q", SBW_ARG_SIZE, &a.power, 0, 100, "randomized: power iterations [2]"},
+        {"--hidden-size", NULL, SBW_ARG_FLAG, &a.hidden, 0, 0,
+         "the hidden size D where the centred spectrum drops"},
+        {"--rounded", "P", SBW_ARG_STRING, &a.rounded, 0, 0,
+         "--hidden-size: the outputs' precision [observed]"},
+        {"--round", "P", SBW_ARG_STRING, &a.round, 0, 0,
+         "round every entry to f32, f16 or bf16 as read"},
+        {"--decay", "RANGE", SBW_ARG_STRING, &a.decay, 0, 0,
+         "fit sigma_i ~ i^-alpha over LO:HI or auto (1:rank)"},
         {0}};
     const sbw_cli cli = {"sbw-rank",
                          "FILE.npy|FILE.safetensors:NAME",
@@ -540,7 +655,7 @@ int main(int argc, char **argv)
     int st = sbw_cli_parse(&cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
-    if ((st = validate(&cli, &c, &a)) != 0)
+    if ((st = validate(&cli, &c, &a)) != 0 || (st = validate_measures(&cli, &c, &a)) != 0)
         return st;
     const sbw_cli_stream data[] = {{"--spectrum", a.spectrum}};
     if ((st = sbw_cli_one_stream(&cli, data, 1, NULL, NULL, &a.table)) != 0)
@@ -560,5 +675,6 @@ int main(int argc, char **argv)
     st = compute(c.args[0], &a, &c, &sp, &var);
     st = st ? st : report(c.args[0], &a, &c, &sp, var);
     sbw_spectra_free(&sp);
+    sbw_hidden_scan_free(&a.scan);
     return st ? sbw_cli_fail("sbw-rank", st) : SBW_EXIT_OK;
 }

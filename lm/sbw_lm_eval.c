@@ -2,6 +2,8 @@
  * sbw_lm_eval.h). */
 #include "sbw_lm_eval.h"
 
+#include "sbw_gradneck.h"
+
 #include "sbw_error.h"
 
 #include <math.h>
@@ -156,7 +158,8 @@ double sbw_lm_eval_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, size_t rows,
     return sbw_lm_ws_bytes(lm, o) + chunk + pass;
 }
 
-/* log Q of the kept latents, blk rows at a time, written in order. */
+/* log Q of the kept latents, blk rows at a time, written in order (out
+ * NULL: only *sum, the summed -log Q of the next tokens). */
 static int write_rows(sbw_lm_ws *ws, const double *theta, const keep_ctx *k, const size_t *ids,
                       sbw_npy_writer *out, double *sum)
 {
@@ -171,7 +174,7 @@ static int write_rows(sbw_lm_ws *ws, const double *theta, const keep_ctx *k, con
                            lq, m, NULL, NULL, 0, NULL);
         for (size_t i = 0; !st && i < nb; i++)
             *sum -= lq[i * m + ids[r0 + i + 1]];
-        st = st ? st : sbw_npy_write_rows(out, lq, nb, m);
+        st = st || !out ? st : sbw_npy_write_rows(out, lq, nb, m);
     }
     free(lq);
     return st;
@@ -196,5 +199,33 @@ int sbw_lm_eval_logprobs(sbw_lm_ws *ws, const double *theta, const size_t *ids, 
         res->nll = sum / (double)rows;
         res->ppl = exp(res->nll);
     }
+    return st;
+}
+
+int sbw_lm_eval_gradneck(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,
+                         sbw_progress *p, double *passed, bool *single_map, sbw_lm_eval_result *res)
+{
+    int st = check_ids(ws, ids, rows + 1);
+    if (st)
+        return st;
+    const sbw_lm *lm = sbw_lm_ws_model(ws);
+    size_t D = lm->head.c;
+    keep_ctx k = {D, rows, malloc(rows * D * sizeof(double))};
+    sbw_gradneck_ws *g = NULL;
+    if (!k.hall)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory for the %zu x %zu latent vectors", rows, D);
+    st = run_columns(ws, theta, ids, rows, p, keep_chunk, &k);
+    double sum = 0;
+    st = st ? st : write_rows(ws, theta, &k, ids, NULL, &sum);
+    st = st ? st : sbw_gradneck_ws_alloc(&g, &lm->head, theta + lm->off_head);
+    st = st ? st : sbw_gradneck_rows(g, k.hall, rows, D, ids + 1, passed);
+    if (!st) {
+        *single_map = sbw_gradneck_linear(g);
+        res->tokens = rows;
+        res->nll = sum / (double)rows;
+        res->ppl = exp(res->nll);
+    }
+    sbw_gradneck_ws_free(g);
+    free(k.hall);
     return st;
 }

@@ -51,6 +51,18 @@ int sbw_lm_eval_nll(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_
 int sbw_lm_eval_logprobs(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,
                          sbw_npy_writer *out, sbw_progress *p, sbw_lm_eval_result *res);
 
+/* The gradient bottleneck (models/sbw_gradneck.h) of the first rows
+ * predictions: passed[i] (rows values, caller-owned) the share of g = q -
+ * e_next that the head passes back to the latent of prediction i, and
+ * their perplexity in *res; *single_map tells whether the head's logits
+ * are one linear map (Softmax: one basis for all rows) or each row needed
+ * its Jacobian (M head passes a row: for small models).  Errors: those of
+ * sbw_lm_eval_logprobs but SBW_EIO, sbw_gradneck's.  On failure *res and
+ * *single_map are untouched and passed holds unspecified values. */
+int sbw_lm_eval_gradneck(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,
+                         sbw_progress *p, double *passed, bool *single_map,
+                         sbw_lm_eval_result *res);
+
 /* Bytes an evaluation with workspace options o holds: the workspace
  * (sbw_lm_ws_bytes), a chunk's ids and latents, and either the scored rows
  * of a perplexity pass (logprobs false) or the rows x D latents in token

@@ -6,6 +6,7 @@
 #include "sbw_corpus.h"
 #include "sbw_head_io.h"
 #include "sbw_lm_curve.h"
+#include "sbw_gradneck.h"
 #include "sbw_lm_eval.h"
 #include "sbw_lm_out.h"
 #include "sbw_lm_train.h"
@@ -412,6 +413,7 @@ static int run_train(int argc, char **argv)
 
 typedef struct eval_args {
     const char *data, *ckpt, *split, *logprobs, *export;
+    const char *gradneck; /* --gradneck FILE */
     size_t tokens, eval_batch, bptt;
     bool single;
     FILE *table; /* stdout, or stderr when --logprobs - */
@@ -432,6 +434,8 @@ static const sbw_cli_opt eval_opts[] = {
     {"--eval-batch", "B", SBW_ARG_SIZE, &EA.eval_batch, 1, 1e6,
      "columns the text is cut into (default 10; 1 = one pass)"},
     {"--bptt", "T", SBW_ARG_SIZE, &EA.bptt, 1, 1e6, "steps per chunk (default: training's)"},
+    {"--gradneck", "FILE", SBW_ARG_STRING, &EA.gradneck, 1, 0,
+     "the gradient bottleneck per prediction (TSV; - = stdout)"},
     {"--single", NULL, SBW_ARG_FLAG, &EA.single, 1, 0,
      "float instead of double (faster; never for rank analysis)"},
     {0}};
@@ -459,6 +463,17 @@ static const char eval_details[] =
     "`sbw-plot monotone DIR` draws a plif or mos+plif head's learned f from\n"
     "it (LMS Figure 4): a straight f would keep the rank of log Q at most\n"
     "D + 2, a bending one is held to no such bound.\n\n"
+    "--gradneck FILE (Godey and Artzi 2026, the LM head as a gradient\n"
+    "bottleneck): for each of the first T predictions, the share of the\n"
+    "logit-space gradient g = q - e_next that the head passes back to its\n"
+    "context h: passed = ||P g|| / ||g||, P the projector onto the range of\n"
+    "C1 d(log q)/dh, C1 = I - 11^T/M (logits are defined up to a shift);\n"
+    "suppressed = 1 - passed (the paper reports 95-99%).  A Softmax head's\n"
+    "range is C1 W, one map for every context; for sigsoftmax, MoC, MoS, PLIF\n"
+    "and MoS+PLIF it is each context's own Jacobian, from M head passes per\n"
+    "prediction (small models: use --tokens).  FILE: position word passed\n"
+    "suppressed, its header and the table's the summary (gradneck_mean, _sd,\n"
+    "_q05 ... _q95 of passed, gradneck_suppressed_mean).  Not with --logprobs.\n\n"
     "Output: one row: split, tokens, eval_batch, nll, ppl, precision.\n\n"
     "Examples: sbw-lm eval --data ../shared/data/ptb --ckpt ck --tokens 20000 \\\n"
     "            --logprobs - | sbw-rank - --center\n"
@@ -502,15 +517,65 @@ static int eval_split(enum sbw_corpus_split *s)
     return SBW_OK;
 }
 
+/* The gradient bottleneck's summary and definition as meta lines of t
+ * (its errors sticky). */
+static void gradneck_meta(sbw_table *t, const sbw_gradneck_summary *g, bool single_map)
+{
+    sbw_table_meta_str(t, "gradneck", EA.gradneck);
+    sbw_gradneck_meta(t, g, single_map);
+}
+
+/* --gradneck's table: one row per prediction (position, the next word,
+ * passed, suppressed) under the summary, written whole to EA.gradneck. */
+static int gradneck_table(const sbw_cli_common *c, const size_t *next, const double *passed,
+                          const sbw_gradneck_summary *g, bool single_map)
+{
+    static const char *const cols[] = {"position", "word", "passed", "suppressed"};
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
+    if (!st) {
+        sbw_table_meta_str(t, "ckpt", EA.ckpt);
+        gradneck_meta(t, g, single_map);
+        sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
+        for (size_t i = 0; i < g->n && !sbw_table_status(t); i++) {
+            sbw_table_add_row(t);
+            sbw_table_set_int(t, "position", (long long)i);
+            sbw_table_set_int(t, "word", (long long)next[i]);
+            sbw_table_set_dbl(t, "passed", passed[i]);
+            sbw_table_set_dbl(t, "suppressed", 1 - passed[i]);
+        }
+        st = sbw_table_write(t, EA.gradneck, false);
+    }
+    sbw_table_free(t);
+    return st;
+}
+
+/* --gradneck: the shares, their summary, the table. */
+static int evaluate_gradneck(const sbw_cli_common *c, sbw_lm_ws *ws, const double *theta,
+                             const size_t *ids, size_t rows, sbw_progress *p, sbw_lm_eval_result *r,
+                             sbw_gradneck_summary *g, bool *single_map)
+{
+    double *passed = malloc(rows * sizeof *passed);
+    int st = passed ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory for %zu shares", rows);
+    st = st ? st : sbw_lm_eval_gradneck(ws, theta, ids, rows, p, passed, single_map, r);
+    st = st ? st : sbw_gradneck_summarise(passed, rows, g);
+    st = st ? st : gradneck_table(c, ids + 1, passed, g, *single_map);
+    free(passed);
+    return st;
+}
+
 /* The evaluation as one row on EA.table, checked once by
  * sbw_table_print: after a failure nothing is printed. */
-static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_eval_result *r)
+static int eval_table(const sbw_cli_common *c, const char *split, const sbw_lm_eval_result *r,
+                      const sbw_gradneck_summary *g, bool single_map)
 {
     static const char *const cols[] = {"split", "tokens", "eval_batch", "nll", "ppl", "precision"};
     sbw_table *t = NULL;
     int st = sbw_table_alloc(&t, "sbw-lm eval", c, false);
     if (!st) {
         sbw_table_meta_str(t, "ckpt", EA.ckpt);
+        if (g)
+            gradneck_meta(t, g, single_map);
         sbw_table_columns(t, cols, sizeof cols / sizeof *cols);
         sbw_table_add_row(t);
         sbw_table_set_str(t, "split", split);
@@ -543,15 +608,20 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
     sbw_npy_writer *w = NULL;
     sbw_progress p;
     sbw_lm_eval_result r;
+    sbw_gradneck_summary g;
+    bool single_map = false;
     char what[160];
     snprintf(what, sizeof what, "evaluating %zu tokens%s (--eval-batch %zu)", rows,
              EA.logprobs ? " with their latents for --logprobs" : "", EA.eval_batch);
     int st = sbw_lm_ws_check(lm, &wo);
-    st =
-        st ? st : sbw_preflight_memory(sbw_lm_eval_bytes(lm, &wo, rows, EA.logprobs != NULL), what);
+    st = st ? st
+            : sbw_preflight_memory(sbw_lm_eval_bytes(lm, &wo, rows, EA.logprobs || EA.gradneck),
+                                   what);
     st = st ? st : sbw_lm_ws_alloc(&ws, lm, &wo);
     sbw_progress_start(&p, "sbw-lm eval", "tokens", (double)rows, c->quiet);
-    if (!st && EA.logprobs) {
+    if (!st && EA.gradneck) {
+        st = evaluate_gradneck(c, ws, theta, corpus->ids[s], rows, &p, &r, &g, &single_map);
+    } else if (!st && EA.logprobs) {
         st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, SBW_F64);
         st = st ? st : sbw_lm_eval_logprobs(ws, theta, corpus->ids[s], rows, w, &p, &r);
         if (st)
@@ -563,7 +633,8 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
     }
     sbw_progress_finish(&p);
     sbw_lm_ws_free(ws);
-    return st ? st : eval_table(c, sbw_corpus_split_name(s), &r);
+    return st ? st
+              : eval_table(c, sbw_corpus_split_name(s), &r, EA.gradneck ? &g : NULL, single_map);
 }
 
 static int run_eval(int argc, char **argv)
@@ -573,16 +644,20 @@ static int run_eval(int argc, char **argv)
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
     sbw_cli_name_command(&c, "sbw-lm");
-    const sbw_cli_stream data[] = {{"--logprobs", EA.logprobs}};
-    if ((st = sbw_cli_one_stream(&eval_cli, data, 1, NULL, NULL, &EA.table)) != 0)
+    const sbw_cli_stream data[] = {{"--logprobs", EA.logprobs}, {"--gradneck", EA.gradneck}};
+    if ((st = sbw_cli_one_stream(&eval_cli, data, 2, NULL, NULL, &EA.table)) != 0)
         return st;
+    if (EA.gradneck && EA.logprobs)
+        return sbw_cli_usage_error(&eval_cli, "--gradneck and --logprobs: one at a time");
     sbw_error_gsl_quiet();
     enum sbw_corpus_split s;
     st = EA.data && EA.ckpt ? SBW_OK
                             : SBW_ERROR(SBW_EINVAL, "--data DIR and --ckpt DIR are required");
     st = st ? st : eval_split(&s);
-    sbw_preflight_out outs[] = {{"--logprobs", EA.logprobs, false}, {"--export", EA.export, true}};
-    st = st ? st : sbw_lm_out_preflight(EA.data, EA.ckpt, outs, 2);
+    sbw_preflight_out outs[] = {{"--logprobs", EA.logprobs, false},
+                                {"--export", EA.export, true},
+                                {"--gradneck", EA.gradneck, false}};
+    st = st ? st : sbw_lm_out_preflight(EA.data, EA.ckpt, outs, 3);
     st = st || !EA.export ? st : sbw_lm_out_export_check(EA.export);
     if (st)
         return sbw_cli_fail("sbw-lm eval", st);
