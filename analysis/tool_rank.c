@@ -371,7 +371,7 @@ static int report(const char *path, const rank_args *a, const sbw_cli_common *c,
     st = st ? st : add_scales(t, &rr.est, w0u);
     if (a->measures)
         st = st ? st : sbw_table_meta_dbl(t, "atol", a->atol);
-    st = st ? st : add_spectral_measures(t, a, sp, var, &e);
+    st = st ? st : add_spectral_measures(t, a, sp, var, &rr.est);
     st = st ? st
             : (a->measures ? add_measures(t, sp, &rr.est, rr.ms, matrix_name(a->exp, var, false))
                            : add_row(t, sp, &rr.est));
