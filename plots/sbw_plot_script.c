@@ -21,12 +21,12 @@ typedef struct tex_map {
 } tex_map;
 
 static const tex_map tex_symbols[] = {
-    {"σ", "$\\sigma$"},     {"α", "$\\alpha$"}, {"λ", "$\\lambda$"}, {"≤", "$\\le$"},
-    {"‖", "$\\|$"},         {"₀", "$_0$"},      {"×", "$\\times$"},  {"−", "$-$"},
-    {"²", "$^2$"},          {"√", "$\\surd$"},  {"ᵀ", "$^T$"},       {"%", "\\%"},
-    {"_", "\\_"},           {"&", "\\&"},       {"#", "\\#"},        {"$", "\\$"},
-    {"{", "\\{"},           {"}", "\\}"},       {"~", "\\~{}"},      {"^", "\\^{}"},
-    {"\\", "$\\backslash$"}};
+    {"σ", "$\\sigma$"}, {"α", "$\\alpha$"}, {"λ", "$\\lambda$"},    {"≤", "$\\le$"},
+    {"‖", "$\\|$"},     {"₀", "$_0$"},      {"×", "$\\times$"},     {"−", "$-$"},
+    {"²", "$^2$"},      {"√", "$\\surd$"},  {"ᵀ", "$^T$"},          {"₁", "$_1$"},
+    {"ⱼ", "$_j$"},      {"%", "\\%"},       {"_", "\\_"},           {"&", "\\&"},
+    {"#", "\\#"},       {"$", "\\$"},       {"{", "\\{"},           {"}", "\\}"},
+    {"~", "\\~{}"},     {"^", "\\^{}"},     {"\\", "$\\backslash$"}};
 
 void sbw_plot_script_text(const char *s, bool tex, char *buf, size_t cap)
 {
@@ -243,7 +243,8 @@ static size_t drawable_points(const sbw_plot_fig_series *s, bool lx, bool ly)
 static void element(FILE *out, const sbw_plot_fig_series *s, sbw_plot_style st, bool lx, bool ly,
                     size_t *idx, bool tex, size_t width, size_t max)
 {
-    bool err = false, one = !s->func && s->with != SBW_WITH_VLINE && drawable_points(s, lx, ly) == 1;
+    bool err = false,
+         one = !s->func && s->with != SBW_WITH_VLINE && drawable_points(s, lx, ly) == 1;
     for (size_t k = 0; !s->func && k < s->n; k++)
         err = err || isfinite(s->err[k]);
     if (s->with == SBW_WITH_VLINE)
@@ -298,8 +299,7 @@ static void vlines(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style 
             sbw_plot_gp_num(out, p->series[j]->at);
             SBW_PLOT_GP_TEXT(out, ", graph 0 to first ");
             sbw_plot_gp_num(out, p->series[j]->at);
-            SBW_PLOT_GP_FMT(out, ", graph 1 nohead front lc rgb '#%06X' lw 1.2 dt 2\n",
-                            st[j].rgb);
+            SBW_PLOT_GP_FMT(out, ", graph 1 nohead front lc rgb '#%06X' lw 1.2 dt 2\n", st[j].rgb);
         }
 }
 

@@ -17,9 +17,9 @@ static const struct {
     unsigned rgb;
     int point, dash;
 } heads[] = {
-    {"softmax", "Softmax", 0x0072B2, 7, 1},      {"mos", "MoS", 0xD55E00, 5, 2},
-    {"moc", "MoC", 0x000000, 9, 4},              {"sigsoftmax", "Sigsoftmax", 0x56B4E9, 11, 5},
-    {"lms", "LMS", 0x009E73, 13, 1},             {"plif", "PLIF", 0xCC79A7, 15, 2},
+    {"softmax", "Softmax", 0x0072B2, 7, 1}, {"mos", "MoS", 0xD55E00, 5, 2},
+    {"moc", "MoC", 0x000000, 9, 4},         {"sigsoftmax", "Sigsoftmax", 0x56B4E9, 11, 5},
+    {"lms", "LMS", 0x009E73, 13, 1},        {"plif", "PLIF", 0xCC79A7, 15, 2},
     {"mixtape", "Mixtape", 0xE69F00, 3, 4},
 };
 #define NHEADS (sizeof heads / sizeof *heads)
@@ -63,8 +63,8 @@ sbw_plot_style sbw_plot_style_head(size_t i, size_t v)
             k++;
         dash = dashes[(k + v) % NDASHES];
     }
-    return (sbw_plot_style){heads[i].rgb, v % 2 ? open_point(heads[i].point) : heads[i].point,
-                            dash, (int)i};
+    return (sbw_plot_style){heads[i].rgb, v % 2 ? open_point(heads[i].point) : heads[i].point, dash,
+                            (int)i};
 }
 
 sbw_plot_style sbw_plot_style_other(size_t n)
