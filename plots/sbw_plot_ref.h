@@ -27,7 +27,9 @@ int sbw_plot_ref_check(const sbw_plot_ref_args *r);
 /* Adds the lines to f's panels (after its kind built it), in the order
  * line, hline, vline, as reference series (style 0).  logx, logy: the
  * figure's forced log axes.  Errors: SBW_EINVAL (a bad option, a panel
- * number past the figure's, a value <= 0 on a log axis), SBW_ENOMEM. */
+ * number past the figure's, a value <= 0 on a log axis), SBW_ENOMEM; on
+ * failure f may hold some of the lines (discard it: the figure is not
+ * drawn). */
 int sbw_plot_ref_add(sbw_plot_fig *f, const sbw_plot_ref_args *r, bool logx, bool logy);
 
 #endif
