@@ -545,6 +545,21 @@ static void legend_fit(const sbw_plot_fig_panel *p, size_t width, size_t max, si
     *excess = whole - widest;
 }
 
+/* Widens [*lo, *hi] to p's constant lines (y = 0.5: gnuplot's range
+ * reaches them, so their tics count too). */
+static void const_range(const sbw_plot_fig_panel *p, double *lo, double *hi)
+{
+    for (size_t j = 0; j < p->nseries; j++) {
+        const char *e = p->series[j]->func;
+        char *end;
+        double y = e ? strtod(e, &end) : NAN;
+        if (e && end != e && !*end && isfinite(y)) {
+            *lo = y < *lo ? y : *lo;
+            *hi = y > *hi ? y : *hi;
+        }
+    }
+}
+
 /* An x range that shows p's vertical lines when one is outside the data
  * (and no range was set). */
 static void vline_range(FILE *out, const sbw_plot_fig_panel *p, bool lx, bool ly)
@@ -640,6 +655,7 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *
     else
         linear_tics(out, false, lo, hi, rm.x);
     data_range(p, lx, ly, true, &lo, &hi);
+    const_range(p, &lo, &hi);
     if (isfinite(p->ymin) && isfinite(p->ymax)) {
         lo = p->ymin;
         hi = p->ymax;

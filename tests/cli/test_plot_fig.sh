@@ -125,6 +125,11 @@ done
 # most 3 fit side by side with a gap; at 1200 pixels 6 (0 to 1000000 by 200000)
 if [ "$n300x200" -le 3 ]; then ok; else bad "300 pixels wide: $n300x200 tic labels of 7 characters"; fi
 if [ "$n1200x800" -ge 5 ]; then ok; else bad "1200 pixels wide: only $n1200x800 tic labels"; fi
+# a constant line far from the data widens gnuplot's range: the tics count it
+expect_exit 0 "--hline far above the data" "$P" -q sweep "$T/a.tsv" --y mode_match --hline 10 -o "$T/hf"
+step=$(sed -n 's/^set ytics \([0-9.e+]*\)$/\1/p' "$T/hf.gp")
+n=$(awk -v s="${step:-0}" 'BEGIN { print (s > 0 ? int(9.75 / s) + 1 : 999) }')
+if [ "$n" -le 12 ]; then ok; else bad "--hline 10 over data in [0.25, 0.5]: $n y tics (step '$step')"; fi
 # a sweep's D values as tics: thinned on a small panel, the largest kept
 printf "$hdr" >"$T/d.tsv"
 for d in 1 2 4 8 16 32 64 128 256 512; do printf 'softmax\t0\t30\t%s\t1\t1\t0.5\t1\n' $d >>"$T/d.tsv"; done
