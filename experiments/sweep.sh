@@ -390,7 +390,7 @@ figures() {
             logy=""
             [ $y = kl_mean ] && logy=--logy
             "$B/sbw-plot" -q sweep "$OUT/results.tsv" --where "alpha=$a" --y $y $logy --logx \
-                --title "Dirichlet(α=$a) languages, N=$N: $(echo $y | sed 's/kl_mean/mean KL/; s/_/ /') against D (mean ± sd, $SEEDS seeds)" \
+                --title "Dirichlet(α=$a) languages, N=$N: $(echo $y | sed 's/kl_mean/mean KL/; s/_/ /') against D" \
                 -o "$OUT/$name"
             echo "$a $y $name" >>"$OUT/figures.txt"
         done

@@ -25,6 +25,8 @@ static int bound_curves(sbw_plot_fig_panel *p, const sbw_tsv *t)
         sbw_plot_fig_series *s;
         st = sbw_tsv_need(t, cols[j], &yc);
         st = st ? st : sbw_plot_fig_add_series(p, labels[j], SBW_WITH_LINES, (int)j + 1, &s);
+        if (!st)
+            s->plain = true; /* "LMS Theorem 1" names a paper, not the LMS head */
         for (size_t r = 0; !st && r < t->nrow; r++) {
             double d, y;
             st = sbw_plot_sel_value(t, r, dc, &d);

@@ -59,6 +59,7 @@ void sbw_plot_fig_free(sbw_plot_fig *f)
     free(f->panel);
     free(f->kind);
     free(f->title);
+    free(f->avg);
     for (size_t i = 0; i < f->nnotes; i++)
         free(f->notes[i]);
     free(f->notes);
@@ -141,6 +142,19 @@ int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr)
     free(s->func);
     s->func = e;
     return SBW_OK;
+}
+
+int sbw_plot_fig_vline(sbw_plot_fig_panel *p, double x, const char *label)
+{
+    if (!isfinite(x))
+        return SBW_ERROR(SBW_EINVAL, "a vertical line at x = %g: not a finite number", x);
+    sbw_plot_fig_series *s;
+    int st = sbw_plot_fig_add_series(p, label, SBW_WITH_VLINE, 0, &s);
+    if (!st) {
+        s->at = x;
+        s->plain = true;
+    }
+    return st;
 }
 
 /* Appends a formatted line to *buf. */
@@ -248,6 +262,14 @@ int sbw_plot_fig_check(const sbw_plot_fig *f, const sbw_plot_fig_opts *o)
         for (size_t j = 0; j < p->nseries; j++) {
             const sbw_plot_fig_series *s = p->series[j];
             size_t k = 0;
+            if (s->with == SBW_WITH_VLINE) {
+                if (lx && !(s->at > 0))
+                    return SBW_ERROR(SBW_EINVAL,
+                                     "sbw-plot %s: panel %zu (%s): a vertical line at x = %g "
+                                     "on a log x axis (give x > 0)",
+                                     f->kind, i + 1, pt, s->at);
+                continue;
+            }
             while (!s->func && k < s->n && !sbw_plot_fig_drawable(s->x[k], s->y[k], lx, ly))
                 k++;
             if (!s->func && k == s->n)
@@ -273,7 +295,7 @@ int sbw_plot_fig_write_data(const sbw_plot_fig *f, FILE *out)
     for (size_t i = 0; i < f->npanel; i++)
         for (size_t j = 0; j < f->panel[i]->nseries; j++) {
             const sbw_plot_fig_series *s = f->panel[i]->series[j];
-            if (s->func)
+            if (s->func || s->with == SBW_WITH_VLINE)
                 continue;
             const char *t = f->panel[i]->title;
             snprintf(line, sizeof line, "index %zu: panel %zu%s%s%s, %s", idx, i + 1, t ? " (" : "",

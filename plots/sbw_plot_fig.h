@@ -29,14 +29,18 @@ typedef enum sbw_plot_fig_with {
     SBW_WITH_LINESPOINTS, /* lines and points (y error bars when any err is finite) */
     SBW_WITH_POINTS,      /* points only */
     SBW_WITH_STEPS,       /* a step function, dashed by style */
-    SBW_WITH_REFERENCE    /* a thin dashed reference line (bounds, identity, thresholds) */
+    SBW_WITH_REFERENCE,   /* a thin dashed reference line (bounds, identity, thresholds) */
+    SBW_WITH_VLINE        /* a vertical reference line at x = at (no points, no data) */
 } sbw_plot_fig_with;
 
 typedef struct sbw_plot_fig_series {
     char *label;
     sbw_plot_fig_with with;
-    int style;  /* 1-based: colour, point type, dash; 0 = black */
+    int style;  /* > 0: one style per number (sbw_plot_style: a head's when the label
+                   names one); 0: a reference line */
+    bool plain; /* the label names no head, whatever its first word (sbw_plot_style) */
     char *func; /* a gnuplot expression in x drawn instead of points, or NULL */
+    double at;  /* SBW_WITH_VLINE: its x */
     size_t n, cap;
     double *x, *y, *err; /* n points; err: half-width of a y error bar, NaN for none */
 } sbw_plot_fig_series;
@@ -55,6 +59,8 @@ typedef struct sbw_plot_fig_panel {
 typedef struct sbw_plot_fig {
     char *kind;   /* "spectrum", ... */
     char *title;  /* above every panel, or NULL */
+    char *avg;    /* what the points average ("mean ± sd over 3 seeds", "one seed"),
+                     added to any title (--title's too), or NULL */
     char **notes; /* comment lines for the script's head (inputs, meaning) */
     size_t nnotes;
     char *defs; /* gnuplot lines run before plotting (function definitions) */
@@ -97,6 +103,10 @@ int sbw_plot_fig_series_add(sbw_plot_fig_series *s, double x, double y, double e
  * (sbw_plot_gp_expr_ok).  Errors: SBW_EINVAL (anything else), SBW_ENOMEM;
  * s unchanged on failure. */
 int sbw_plot_fig_series_func(sbw_plot_fig_series *s, const char *expr);
+
+/* Appends to p a vertical reference line at x (finite) with label.
+ * Errors: SBW_EINVAL (x not finite), SBW_ENOMEM; p unchanged on failure. */
+int sbw_plot_fig_vline(sbw_plot_fig_panel *p, double x, const char *label);
 
 /* Appends a printf-formatted note to the figure's notes: one comment line
  * in the script's head each, whatever it holds (sbw_plot_gp_comment).

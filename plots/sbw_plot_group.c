@@ -8,6 +8,7 @@
 #include "sbw_tsv.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct group_spec {
     bool panel_needed;  /* the user named it: a table without it is an error */
     bool with_k;        /* legend "mos K=10" when the table has a k column */
     bool aggregate;     /* mean and sd over rows of equal (panel, series, x) */
+    bool logy[16];      /* a log y axis on y[i]'s panels (--logy-of) */
     sbw_plot_fig_with with;
 } group_spec;
 
@@ -37,6 +39,7 @@ typedef struct group {
     rec *r;
     size_t n, cap;
     sbw_plot_sel_keys panels, series;
+    size_t cmin, cmax; /* the fewest and most rows a drawn mean averages */
 } group;
 
 static void group_free(group *g)
@@ -118,7 +121,7 @@ static int by_x(const void *a, const void *b)
 }
 
 /* Adds series si of (yi, pi) to p: points sorted by x, aggregated. */
-static int add_group_series(sbw_plot_fig_panel *p, const group *g, const group_spec *gs, size_t yi,
+static int add_group_series(sbw_plot_fig_panel *p, group *g, const group_spec *gs, size_t yi,
                             size_t pi, size_t si, rec *buf, double *ys)
 {
     size_t n = 0;
@@ -145,6 +148,8 @@ static int add_group_series(sbw_plot_fig_panel *p, const group *g, const group_s
         size_t c;
         sbw_plot_shape_mean_sd(ys, j - i, &mean, &sd, &c);
         st = sbw_plot_fig_series_add(s, buf[i].x, mean, sd);
+        g->cmin = c < g->cmin ? c : g->cmin;
+        g->cmax = c > g->cmax ? c : g->cmax;
         i = j;
     }
     return st;
@@ -174,7 +179,7 @@ static void panel_order(const sbw_plot_sel_keys *k, size_t *order)
         }
 }
 
-static int group_panels(sbw_plot_fig *f, const group *g, const group_spec *gs)
+static int group_panels(sbw_plot_fig *f, group *g, const group_spec *gs)
 {
     rec *buf = malloc((g->n + 1) * sizeof *buf);
     double *ys = malloc((g->n + 1) * sizeof *ys);
@@ -192,6 +197,8 @@ static int group_panels(sbw_plot_fig *f, const group *g, const group_spec *gs)
             sbw_plot_fig_panel *p;
             st = sbw_plot_fig_add_panel(f, title[0] ? title : NULL, sbw_plot_sel_label(gs->x),
                                         sbw_plot_sel_label(gs->y[yi]), &p);
+            if (!st)
+                p->logy = gs->logy[yi];
             for (size_t si = 0; !st && si < g->series.n; si++)
                 st = add_group_series(p, g, gs, yi, pi, si, buf, ys);
         }
@@ -199,6 +206,22 @@ static int group_panels(sbw_plot_fig *f, const group *g, const group_spec *gs)
     free(ys);
     free(order);
     return st;
+}
+
+/* What the figure's points average, said under its title: rows of equal
+ * keys are seeds; one row each is one seed (no sd: no "mean ± sd"). */
+static int seeds_note(sbw_plot_fig *f, size_t cmin, size_t cmax)
+{
+    char t[96];
+    if (cmax <= 1)
+        snprintf(t, sizeof t, "one seed");
+    else if (cmin == cmax)
+        snprintf(t, sizeof t, "mean ± sd over %zu seeds", cmax);
+    else
+        snprintf(t, sizeof t, "mean ± sd over %zu to %zu seeds", cmin, cmax);
+    free(f->avg);
+    f->avg = strdup(t);
+    return f->avg ? SBW_OK : NOMEM();
 }
 
 /* Reads every input table and builds the grouped panels. */
@@ -217,7 +240,9 @@ static int grouped(sbw_plot_fig *f, const sbw_plot_kind_args *a, char *const *fi
     if (!st && !g.n)
         st = SBW_ERROR(SBW_EDATA, "%s: no row with finite %s and %s%s%s", files[0], gs->x, gs->y[0],
                        a->where ? " where " : "", a->where ? a->where : "");
+    g.cmin = SIZE_MAX;
     st = st ? st : group_panels(f, &g, gs);
+    st = st || !gs->aggregate ? st : seeds_note(f, g.cmin, g.cmax);
     group_free(&g);
     sbw_plot_sel_where_free(&w);
     return st;
@@ -243,12 +268,27 @@ static int pick_column(const char *path, const char *const *cand, size_t n, cons
     return st;
 }
 
-/* The y columns: --y, or the default list joined by commas. */
+/* The y columns: --y, or the default list joined by commas; which of them
+ * get a log y axis (--logy-of: each one of them). */
 static int y_columns(const sbw_plot_kind_args *a, const char *def, group_spec *gs)
 {
+    char **lg = NULL;
+    size_t nl = 0;
     int st = sbw_plot_sel_split(a->y ? a->y : def, &gs->y, &gs->ny);
     if (!st && (gs->ny == 0 || gs->ny > 16))
         st = SBW_ERROR(SBW_EINVAL, "--y: give 1 to 16 columns, not %zu", gs->ny);
+    st = st ? st : sbw_plot_sel_split(a->logy_of, &lg, &nl);
+    for (size_t i = 0; !st && i < nl; i++) {
+        size_t j = 0;
+        while (j < gs->ny && strcmp(lg[i], gs->y[j]) != 0)
+            j++;
+        if (j == gs->ny)
+            st = SBW_ERROR(SBW_EINVAL, "--logy-of: '%s' is not one of the y columns (%s)", lg[i],
+                           a->y ? a->y : def);
+        else
+            gs->logy[j] = true;
+    }
+    sbw_plot_sel_free_list(lg, nl);
     return st;
 }
 
@@ -271,8 +311,12 @@ int sbw_plot_group_sweep(sbw_plot_fig *f, const sbw_plot_kind_args *a)
     st = st ? st : grouped(f, a, a->inputs, a->ninputs, &gs);
     if (!st) {
         char t[300];
-        snprintf(t, sizeof t, "%s against %s%s%s; mean ± sd over seeds", gs.y[0],
-                 strcmp(gs.x, "d") ? gs.x : "D", a->where ? ", " : "", a->where ? a->where : "");
+        size_t o = 0;
+        for (size_t j = 0; j < gs.ny && o < 200; j++) /* every y column: one panel each */
+            o += (size_t)snprintf(t + o, sizeof t - o, "%s%s",
+                                  j ? (j + 1 < gs.ny ? ", " : " and ") : "", gs.y[j]);
+        snprintf(t + o, sizeof t - o, " against %s%s%s", strcmp(gs.x, "d") ? gs.x : "D",
+                 a->where ? ", " : "", a->where ? a->where : "");
         f->title = strdup(t);
         st = f->title ? SBW_OK : NOMEM();
     }

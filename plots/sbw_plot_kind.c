@@ -54,6 +54,12 @@ int sbw_plot_kind_build(const char *kind, const sbw_plot_kind_args *a, sbw_plot_
         return SBW_ERROR(SBW_EINVAL, "unknown kind '%s' (kinds: %s)", kind, sbw_plot_kind_names());
     if (!a->ninputs)
         return SBW_ERROR(SBW_EINVAL, "%s: no input given", kind);
+    bool grouped = kinds[i].build == sbw_plot_group_sweep ||
+                   kinds[i].build == sbw_plot_group_train ||
+                   kinds[i].build == sbw_plot_group_rank_k;
+    if (a->logy_of && !grouped)
+        return SBW_ERROR(SBW_EINVAL, "--logy-of: %s has no --y columns (sweep, train, rank-k do)",
+                         kind);
     char lab[8];
     int st = sbw_plot_sel_label_of(a, 0, "", lab, sizeof lab); /* the count, before any reading */
     st = st ? st : sbw_plot_fig_alloc(f, kind);

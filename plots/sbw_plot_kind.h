@@ -41,6 +41,8 @@ typedef struct sbw_plot_kind_args {
     const char *entropy;        /* alpha: sbw-info --per-row tables, one per input */
     const char *sorted;         /* alpha: sbw-info --sorted tables, one per input */
     size_t rows;                /* alpha: rows per language (0: 20) */
+    const char *logy_of;        /* --logy-of COL,...: log y on those y columns' panels */
+    const char *norm;           /* spectrum --norm: NULL or "sigma0" (sbw-rank's), "sigma1" */
     double xmin, xmax;          /* --xrange; NaN: automatic */
 } sbw_plot_kind_args;
 

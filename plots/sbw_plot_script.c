@@ -4,22 +4,12 @@
 
 #include "sbw_error.h"
 #include "sbw_plot_gp.h"
+#include "sbw_plot_style.h"
+#include "sbw_plot_tics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Okabe & Ito (2008), "Color Universal Design": distinguishable under the
- * common colour-vision deficiencies; yellow is left out (unreadable on
- * white).  Point types are cairo's filled circle, square, triangle,
- * diamond, inverted triangle and the open ones; dash types 1..4 cycle. */
-static const unsigned colours[] = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7,
-                                   0xE69F00, 0x56B4E9, 0x000000};
-static const int points[] = {7, 5, 9, 13, 11, 6, 4, 8, 10, 12};
-static const int dashes[] = {1, 2, 4, 5}; /* solid, dashed, dash-dot, dash-dot-dot */
-#define NCOLOURS (sizeof colours / sizeof *colours)
-#define NPOINTS  (sizeof points / sizeof *points)
-#define NSTYLES  10
 
 /* ---- the script ------------------------------------------------------------
  * Every line below is template code written with SBW_PLOT_GP_TEXT/SBW_PLOT_GP_FMT
@@ -31,12 +21,12 @@ typedef struct tex_map {
 } tex_map;
 
 static const tex_map tex_symbols[] = {
-    {"σ", "$\\sigma$"},     {"α", "$\\alpha$"}, {"λ", "$\\lambda$"}, {"≤", "$\\le$"},
-    {"‖", "$\\|$"},         {"₀", "$_0$"},      {"×", "$\\times$"},  {"−", "$-$"},
-    {"²", "$^2$"},          {"√", "$\\surd$"},  {"ᵀ", "$^T$"},       {"%", "\\%"},
-    {"_", "\\_"},           {"&", "\\&"},       {"#", "\\#"},        {"$", "\\$"},
-    {"{", "\\{"},           {"}", "\\}"},       {"~", "\\~{}"},      {"^", "\\^{}"},
-    {"\\", "$\\backslash$"}};
+    {"σ", "$\\sigma$"}, {"α", "$\\alpha$"}, {"λ", "$\\lambda$"},    {"≤", "$\\le$"},
+    {"‖", "$\\|$"},     {"₀", "$_0$"},      {"×", "$\\times$"},     {"−", "$-$"},
+    {"²", "$^2$"},      {"√", "$\\surd$"},  {"ᵀ", "$^T$"},          {"₁", "$_1$"},
+    {"ⱼ", "$_j$"},      {"%", "\\%"},       {"_", "\\_"},           {"&", "\\&"},
+    {"#", "\\#"},       {"$", "\\$"},       {"{", "\\{"},           {"}", "\\}"},
+    {"~", "\\~{}"},     {"^", "\\^{}"},     {"\\", "$\\backslash$"}};
 
 void sbw_plot_script_text(const char *s, bool tex, char *buf, size_t cap)
 {
@@ -228,55 +218,89 @@ static void terminal(FILE *out, const sbw_plot_fig_opts *o, size_t rows, size_t 
     free(name);
 }
 
+/* What every series shares; each series' colour, marker and dash are its
+ * own (sbw_plot_style), written in its plot element. */
 static void styles(FILE *out)
 {
-    for (size_t i = 0; i < NSTYLES; i++)
-        SBW_PLOT_GP_FMT(out, "set style line %zu lc rgb '#%06X' pt %d ps 0.9 lw 1.5\n", i + 1,
-                        colours[i % NCOLOURS], points[i % NPOINTS]);
-    SBW_PLOT_GP_TEXT(out, "set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5\n"
-                          "set grid lc rgb '#d9d9d9' lw 0.6\n"
+    SBW_PLOT_GP_TEXT(out, "set grid lc rgb '#d9d9d9' lw 0.6\n"
                           "set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left\n"
                           "set datafile separator \"\\t\"\n"
                           "set samples 500\n");
 }
 
-static int style_of(int s) { return s <= 0 ? 99 : (s - 1) % NSTYLES + 1; }
-
-/* One "plot" element; *idx counts the data blocks. */
-static void element(FILE *out, const sbw_plot_fig_series *s, size_t *idx, bool tex, size_t width,
-                    size_t max)
+/* The number of points of s that its axes can show. */
+static size_t drawable_points(const sbw_plot_fig_series *s, bool lx, bool ly)
 {
-    int ls = style_of(s->style), dt = s->style <= 0 ? 1 : dashes[(s->style - 1) % 4];
-    bool err = false;
+    size_t c = 0;
+    for (size_t k = 0; !s->func && k < s->n; k++)
+        c += sbw_plot_fig_drawable(s->x[k], s->y[k], lx, ly);
+    return c;
+}
+
+/* One "plot" element drawn in style st; *idx counts the data blocks.  A
+ * series with one point to show (a run of one epoch) is drawn as a point:
+ * a line through one point is invisible. */
+static void element(FILE *out, const sbw_plot_fig_series *s, sbw_plot_style st, bool lx, bool ly,
+                    size_t *idx, bool tex, size_t width, size_t max)
+{
+    bool err = false,
+         one = !s->func && s->with != SBW_WITH_VLINE && drawable_points(s, lx, ly) == 1;
     for (size_t k = 0; !s->func && k < s->n; k++)
         err = err || isfinite(s->err[k]);
-    if (s->func)
+    if (s->with == SBW_WITH_VLINE)
+        SBW_PLOT_GP_TEXT(out, "NaN"); /* its key entry; the line is an arrow */
+    else if (s->func)
         sbw_plot_gp_expr(out, s->func);
     else if (err)
         SBW_PLOT_GP_FMT(out, "data index %zu using 1:2:3", (*idx)++);
     else
         SBW_PLOT_GP_FMT(out, "data index %zu using 1:2", (*idx)++);
-    switch (s->with) {
+    sbw_plot_fig_with w = one && s->with != SBW_WITH_LINESPOINTS ? SBW_WITH_POINTS : s->with;
+    switch (w) {
     case SBW_WITH_LINES:
-        SBW_PLOT_GP_FMT(out, " with lines ls %d dt %d", ls, dt);
+        SBW_PLOT_GP_TEXT(out, " with lines");
         break;
     case SBW_WITH_STEPS:
-        SBW_PLOT_GP_FMT(out, " with steps ls %d dt %d", ls, dt);
+        SBW_PLOT_GP_TEXT(out, " with steps");
         break;
     case SBW_WITH_POINTS:
-        SBW_PLOT_GP_FMT(out, " with points ls %d", ls);
+        if (err)
+            SBW_PLOT_GP_TEXT(out, " with yerrorbars");
+        else
+            SBW_PLOT_GP_TEXT(out, " with points");
         break;
     case SBW_WITH_REFERENCE:
-        SBW_PLOT_GP_FMT(out, " with lines ls %d dt 2 lw 1.2", ls);
+    case SBW_WITH_VLINE:
+        SBW_PLOT_GP_TEXT(out, " with lines");
         break;
     default:
         if (err)
-            SBW_PLOT_GP_FMT(out, " with yerrorlines ls %d", ls);
+            SBW_PLOT_GP_TEXT(out, " with yerrorlines");
         else
-            SBW_PLOT_GP_FMT(out, " with linespoints ls %d", ls);
+            SBW_PLOT_GP_TEXT(out, " with linespoints");
     }
+    bool ref = w == SBW_WITH_REFERENCE || w == SBW_WITH_VLINE;
+    SBW_PLOT_GP_FMT(out, " lc rgb '#%06X' lw %.1f dt %d", st.rgb, ref ? 1.2 : 1.5,
+                    ref ? 2 : st.dash);
+    if (w == SBW_WITH_POINTS || w == SBW_WITH_LINESPOINTS) /* lines take no marker */
+        SBW_PLOT_GP_FMT(out, " pt %d ps 0.9", st.point);
     SBW_PLOT_GP_TEXT(out, " title ");
     legend_lit(out, s->label, tex, width, max);
+}
+
+/* The vertical lines of p as arrows across the panel, in their styles
+ * (their key entries are the NaN elements above). */
+static void vlines(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *st)
+{
+    SBW_PLOT_GP_TEXT(out, "unset arrow\n");
+    for (size_t j = 0; j < p->nseries; j++)
+        if (p->series[j]->with == SBW_WITH_VLINE) {
+            SBW_PLOT_GP_TEXT(out, "set arrow from first ");
+            sbw_plot_gp_num(out, p->series[j]->at);
+            SBW_PLOT_GP_TEXT(out, ", graph 0 to first ");
+            sbw_plot_gp_num(out, p->series[j]->at);
+            SBW_PLOT_GP_FMT(out, ", graph 1 nohead front lc rgb '#%06X' lw 1.2 dt 2\n", st[j].rgb);
+        }
 }
 
 /* The range of the drawable data of p on one axis (y when use_y). */
@@ -325,27 +349,40 @@ static void degenerate(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fi
         set_range(out, 'y', ly ? lo / 2 : lo - 1, ly ? hi * 2 : hi + 1);
 }
 
-/* Tics at the data's x values when they are a few integers (D, K, M);
- * false (and autofreq) otherwise. */
-static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
+static int by_value(const void *a, const void *b)
 {
-    double v[12];
-    size_t n = 0;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The data's x values into v when they are a few integers (D, K, M; at
+ * most 12, positive on a log axis), ascending; false otherwise. */
+static bool xtic_values(const sbw_plot_fig_panel *p, bool lx, double v[12], size_t *n)
+{
     bool few = true;
+    *n = 0;
     for (size_t j = 0; few && j < p->nseries; j++)
         for (size_t k = 0; few && !p->series[j]->func && k < p->series[j]->n; k++) {
             double x = p->series[j]->x[k];
             size_t i = 0;
-            while (i < n && v[i] != x)
+            while (i < *n && v[i] != x)
                 i++;
-            few = isfinite(x) && x == floor(x) && fabs(x) < 1e9 && (i < n || n < 12);
-            if (few && i == n)
-                v[n++] = x;
+            few = isfinite(x) && x == floor(x) && fabs(x) < 1e9 && (i < *n || *n < 12) &&
+                  (!lx || x > 0);
+            if (few && i == *n)
+                v[(*n)++] = x;
         }
-    if (!few || n < 2) {
-        SBW_PLOT_GP_TEXT(out, "set xtics autofreq\n");
-        return false;
-    }
+    if (few && *n >= 2)
+        qsort(v, *n, sizeof *v, by_value);
+    return few && *n >= 2;
+}
+
+/* Tics at the values v (xtic_values), as many as an axis of room
+ * characters can label apart (sbw_plot_tics_thin). */
+static void xtics_at(FILE *out, double *v, size_t n, double room, bool lx)
+{
+    n = sbw_plot_tics_thin(v, n, sbw_plot_tics_max(room, (double)sbw_plot_tics_chars(v, n), false),
+                           lx);
     SBW_PLOT_GP_TEXT(out, "set xtics (");
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -353,7 +390,27 @@ static bool xtics(FILE *out, const sbw_plot_fig_panel *p)
         SBW_PLOT_GP_FMT(out, "%.0f", v[i]);
     }
     SBW_PLOT_GP_TEXT(out, ")\n");
-    return true;
+}
+
+/* The tics of a linear axis over [lo, hi] (x, or y when vertical): a step
+ * that keeps the labels apart on an axis of room characters or lines
+ * (sbw_plot_tics.h); gnuplot's own when the range is empty. */
+static void linear_tics(FILE *out, bool vertical, double lo, double hi, double room)
+{
+    size_t chars = 6, max = sbw_plot_tics_max(room, 6, vertical);
+    double step = sbw_plot_tics_step(lo, hi, max, &chars);
+    if (step > 0 && !vertical) { /* again with the labels' own width */
+        max = sbw_plot_tics_max(room, (double)chars, vertical);
+        step = sbw_plot_tics_step(lo, hi, max, &chars);
+    }
+    if (vertical)
+        SBW_PLOT_GP_TEXT(out, "set ytics ");
+    else
+        SBW_PLOT_GP_TEXT(out, "set xtics ");
+    if (step > 0)
+        SBW_PLOT_GP_FMT(out, "%.6g\n", step);
+    else
+        SBW_PLOT_GP_TEXT(out, "autofreq\n");
 }
 
 static void axis_letter(FILE *out, char axis)
@@ -488,8 +545,52 @@ static void legend_fit(const sbw_plot_fig_panel *p, size_t width, size_t max, si
     *excess = whole - widest;
 }
 
-static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opts *o, size_t *idx,
-                  size_t width, size_t max)
+/* Widens [*lo, *hi] to p's constant lines (y = 0.5: gnuplot's range
+ * reaches them, so their tics count too). */
+static void const_range(const sbw_plot_fig_panel *p, double *lo, double *hi)
+{
+    for (size_t j = 0; j < p->nseries; j++) {
+        const char *e = p->series[j]->func;
+        char *end;
+        double y = e ? strtod(e, &end) : NAN;
+        if (e && end != e && !*end && isfinite(y)) {
+            *lo = y < *lo ? y : *lo;
+            *hi = y > *hi ? y : *hi;
+        }
+    }
+}
+
+/* An x range that shows p's vertical lines when one is outside the data
+ * (and no range was set). */
+static void vline_range(FILE *out, const sbw_plot_fig_panel *p, bool lx, bool ly)
+{
+    double lo, hi, a = INFINITY, b = -INFINITY;
+    bool fx = false;
+    for (size_t j = 0; j < p->nseries; j++)
+        if (p->series[j]->with == SBW_WITH_VLINE) {
+            a = p->series[j]->at < a ? p->series[j]->at : a;
+            b = p->series[j]->at > b ? p->series[j]->at : b;
+        } else {
+            fx = fx || p->series[j]->func;
+        }
+    data_range(p, lx, ly, false, &lo, &hi);
+    if (a > b || (isfinite(p->xmin) && isfinite(p->xmax)) || fx || !(lo <= hi) ||
+        (a >= lo && b <= hi))
+        return;
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+    set_range(out, 'x', lo, hi);
+}
+
+/* The room of a panel's axes: x in characters of the tic font, y in its
+ * lines (sbw_plot_tics.h), from the panel's size less its margins (and
+ * the legend, when it is below). */
+typedef struct room {
+    double x, y;
+} room;
+
+static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *st,
+                  const sbw_plot_fig_opts *o, size_t *idx, size_t width, size_t max, room rm)
 {
     bool tex = o->format == SBW_PLOT_TEX;
     SBW_PLOT_GP_TEXT(out, "unset logscale\nset autoscale\nset format x '% h'\nset format y '% h'\n"
@@ -524,6 +625,8 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
         SBW_PLOT_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
     }
     degenerate(out, p, o);
+    vline_range(out, p, lx, ly);
+    vlines(out, p, st);
     if (isfinite(p->ymin) || isfinite(p->ymax)) {
         SBW_PLOT_GP_TEXT(out, "set yrange [");
         if (isfinite(p->ymin))
@@ -538,20 +641,34 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_fig_opt
         SBW_PLOT_GP_TEXT(out, "]\n");
     }
     double lo, hi;
-    if (!xtics(out, p) && lx) {
-        data_range(p, lx, ly, false, &lo, &hi);
+    data_range(p, lx, ly, false, &lo, &hi);
+    if (isfinite(p->xmin) && isfinite(p->xmax)) {
+        lo = p->xmin;
+        hi = p->xmax;
+    }
+    double xv[12];
+    size_t nx;
+    if (xtic_values(p, lx, xv, &nx))
+        xtics_at(out, xv, nx, rm.x, lx);
+    else if (lx)
         log_tics(out, 'x', lo, hi, tex);
+    else
+        linear_tics(out, false, lo, hi, rm.x);
+    data_range(p, lx, ly, true, &lo, &hi);
+    const_range(p, &lo, &hi);
+    if (isfinite(p->ymin) && isfinite(p->ymax)) {
+        lo = p->ymin;
+        hi = p->ymax;
     }
-    SBW_PLOT_GP_TEXT(out, "set ytics autofreq\n");
-    if (ly) {
-        data_range(p, lx, ly, true, &lo, &hi);
+    if (ly)
         log_tics(out, 'y', lo, hi, tex);
-    }
+    else
+        linear_tics(out, true, lo, hi, p->key ? rm.y : 0.7 * rm.y);
     SBW_PLOT_GP_TEXT(out, "plot ");
     for (size_t j = 0; j < p->nseries; j++) {
         if (j)
             SBW_PLOT_GP_TEXT(out, ", \\\n     ");
-        element(out, p->series[j], idx, tex, width, max);
+        element(out, p->series[j], st[j], lx, ly, idx, tex, width, max);
     }
     SBW_PLOT_GP_TEXT(out, "\n");
 }
@@ -585,6 +702,23 @@ static void head(FILE *out, const sbw_plot_fig *f, const sbw_plot_fig_opts *o, c
         sbw_plot_gp_comment(out, f->notes[i]);
 }
 
+/* The room of each panel's axes (struct room) at the figure's size. */
+static room panel_room(const sbw_plot_fig_opts *o, size_t rows, size_t cols)
+{
+    double w, h;
+    term_size(o, rows, cols, &w, &h);
+    bool px = o->format == SBW_PLOT_PNG || o->format == SBW_PLOT_SVG;
+    double pw = w / (double)cols, ph = h / (double)rows;
+    /* margins: about 130 pixels or 0.8 inch across (the y label and tics),
+     * 110 pixels or 0.7 inch down (title, x label and tics); a digit of the
+     * 11-point font about 8 pixels wide, of the 8-point one 0.075 inch; a
+     * line 17 pixels or 0.15 inch */
+    room r = {px ? (pw - 130) / 8 : (pw - 0.8) / 0.075, px ? (ph - 110) / 17 : (ph - 0.7) / 0.15};
+    r.x = r.x > 0 ? r.x : 0;
+    r.y = r.y > 0 ? r.y : 0;
+    return r;
+}
+
 int sbw_plot_script_write(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, const char *stem,
                           FILE *out)
 {
@@ -614,15 +748,29 @@ int sbw_plot_script_write(const sbw_plot_fig *f, const sbw_plot_fig_opts *o, con
     if (f->defs)
         fputs(f->defs, out); /* sbw_plot_fig_def*: numbers and names only */
     SBW_PLOT_GP_FMT(out, "set multiplot layout %zu,%zu", rows, cols);
-    if (title) {
+    if (title || f->avg) { /* what was averaged, under any title */
+        size_t m = (title ? strlen(title) : 0) + (f->avg ? strlen(f->avg) : 0) + 8;
+        char *t = malloc(m);
+        if (t)
+            snprintf(t, m, "%s%s%s%s", title ? title : "", title && f->avg ? " (" : "",
+                     f->avg ? f->avg : "", title && f->avg ? ")" : "");
         SBW_PLOT_GP_TEXT(out, " title ");
-        quoted(out, title, o->format == SBW_PLOT_TEX);
+        quoted(out, t ? t : title, o->format == SBW_PLOT_TEX);
+        free(t);
     }
     SBW_PLOT_GP_TEXT(out, "\n");
-    size_t width = legend_width(o, rows, cols);
+    size_t width = legend_width(o, rows, cols), total = 0;
     for (size_t i = 0; i < f->npanel; i++)
-        panel(out, f->panel[i], o, &idx, width,
-              legend_max_lines(o, rows, cols, f->panel[i]->nseries));
+        total += f->panel[i]->nseries;
+    sbw_plot_style *st = malloc((total + 1) * sizeof *st);
+    if (!st)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory writing a figure script");
+    sbw_plot_style_resolve(f, st);
+    room rm = panel_room(o, rows, cols);
+    for (size_t i = 0, at = 0; i < f->npanel; at += f->panel[i]->nseries, i++)
+        panel(out, f->panel[i], st + at, o, &idx, width,
+              legend_max_lines(o, rows, cols, f->panel[i]->nseries), rm);
+    free(st);
     SBW_PLOT_GP_TEXT(out, "unset multiplot\nunset output\n");
     return ferror(out) ? SBW_ERROR(SBW_EIO, "write error (figure script)") : SBW_OK;
 }

@@ -17,7 +17,8 @@ typedef struct spectrum {
     size_t k;
     double *index, *sigma, *norm, *pct;
     double tsh; /* NaN: not known */
-    char label[256], xnorm[64];
+    bool skip0; /* --norm sigma1: sigma_0 left out of the cumulative curve */
+    char label[256], xnorm[96];
 } spectrum;
 
 static void spectrum_free(spectrum *s)
@@ -100,13 +101,34 @@ static bool ends_with(const char *s, const char *suf)
     return n >= m && !strcmp(s + n - m, suf);
 }
 
+/* The --norm sigma1 view (a language model's log P, whose σ₀ -- the
+ * direction of the rows' common offset -- dwarfs the rest, so that every
+ * other σ/σ₀ sits near 0): the values σⱼ/σ₁ for j >= 1 in place of
+ * sbw-rank's normalised column, σ₀ left out; the percentages stay
+ * sbw-rank's cum_pct (the share of values <= σⱼ does not change with the
+ * unit).  A change of the axis's unit, the one division in plots/; what
+ * is drawn is in the .dat.  Errors: SBW_EDATA (fewer than two values, or
+ * σ₁ not positive). */
+static int spectrum_sigma1(spectrum *s, const char *path)
+{
+    if (s->k < 2 || !(s->sigma[1] > 0))
+        return SBW_ERROR(SBW_EDATA,
+                         "%s: --norm sigma1 needs a second singular value above 0 (the table "
+                         "has %zu values%s)",
+                         path, s->k, s->k >= 2 ? ", sigma_1 = 0" : "");
+    for (size_t j = 0; j < s->k; j++)
+        s->norm[j] = s->sigma[j] / s->sigma[1];
+    s->skip0 = true;
+    return SBW_OK;
+}
+
 static int spectrum_add(sbw_plot_fig_panel *cum, sbw_plot_fig_panel *sig, const spectrum *s,
                         int style)
 {
     sbw_plot_fig_series *a, *b;
     int st = sbw_plot_fig_add_series(cum, s->label, SBW_WITH_STEPS, style, &a);
     st = st ? st : sbw_plot_fig_add_series(sig, s->label, SBW_WITH_LINES, style, &b);
-    for (size_t j = s->k; !st && j-- > 0;) /* ascending normalised values */
+    for (size_t j = s->k; !st && j-- > (s->skip0 ? 1 : 0);) /* ascending normalised values */
         st = sbw_plot_fig_series_add(a, s->norm[j], s->pct[j], NAN);
     for (size_t j = 0; !st && j < s->k; j++)
         st = sbw_plot_fig_series_add(b, s->index[j], s->sigma[j], NAN);
@@ -144,6 +166,8 @@ int sbw_plot_spectrum_build(sbw_plot_fig *f, const sbw_plot_kind_args *a)
                            in);
         else
             st = spectrum_tsv(in, &s);
+        if (!st && a->norm && !strcmp(a->norm, "sigma1"))
+            st = spectrum_sigma1(&s, in);
         if (!st && nr)
             st = rank_tsh(rank[i], &s.tsh);
         char lab[256];
@@ -152,7 +176,8 @@ int sbw_plot_spectrum_build(sbw_plot_fig *f, const sbw_plot_kind_args *a)
             memcpy(s.label, lab, sizeof lab);
         if (!st && !cum) {
             char xl[128];
-            snprintf(xl, sizeof xl, "normalised singular value (%s)", s.xnorm);
+            snprintf(xl, sizeof xl, "normalised singular value (%s)",
+                     s.skip0 ? "σⱼ/σ₁, σ₀ left out" : s.xnorm);
             st = sbw_plot_fig_add_panel(f, "Cumulative spectrum (cf. MoS Figure 1)", xl,
                                         "% of singular values ≤ x", &cum);
             st = st ? st
@@ -170,6 +195,9 @@ int sbw_plot_spectrum_build(sbw_plot_fig *f, const sbw_plot_kind_args *a)
             }
         }
         st = st ? st : spectrum_add(cum, sig, &s, (int)i + 1);
+        if (!st && s.skip0)
+            st = sbw_plot_fig_note(f, "--norm sigma1: %s: sigma_0 = %.6g sigma_1, left out", in,
+                                   s.norm[0]);
         spectrum_free(&s);
     }
     sbw_plot_sel_free_list(rank, nr);

@@ -4,6 +4,7 @@
 #include "sbw.h"
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
+#include "sbw_plot_ref.h"
 #include "sbw_plot_run.h"
 #include "sbw_plot_sel.h"
 #include "sbw_plot_table.h"
@@ -55,10 +56,34 @@ static const char details[] =
     "Every string in NAME.gp (file names, titles, labels, table values, the command)\n"
     "is a quoted literal or a comment, so running it never runs anything else; -o\n"
     "NAME may begin with '-' (then `gnuplot ./NAME.gp`), not with '<' or '|'.  Long\n"
-    "legend entries wrap.\n\n"
+    "legend entries wrap.\n\n";
+
+/* The figures-for-papers part of --help (one literal would pass C's 4095). */
+static const char paper_details[] =
+    "Every figure draws a head in the same colour and marker (Softmax, MoS, MoC,\n"
+    "Sigsoftmax, LMS, PLIF, Mixtape): a series whose legend's first word names one\n"
+    "('softmax', 'MoS K=4', 'lms-k3') gets that head's style, whatever the order of\n"
+    "the series; other series get colours and markers no head uses.  Reference lines\n"
+    "go on every panel (or --ref-panels 2,3): --line 1:1 draws y = x + 1 (Softmax's\n"
+    "rank D + 1 against D), --hline 0.5 a constant, --vline 10 a vertical line (the\n"
+    "rank d* of a language); ':LABEL' after the numbers names it in the legend\n"
+    "(--vline '10:d* = 10').  --y A,B draws one panel per column; --logy-of A puts\n"
+    "a log y axis on A's panels only.  Tics are as many as the panel's size can\n"
+    "label without overlap (--size 300x200 gets fewer).  A title says what each\n"
+    "point averages ('mean ± sd over 3 seeds', or 'one seed', with no sd), also\n"
+    "under --title.  A series with one point (a run of one epoch) is drawn as a\n"
+    "point.  spectrum --norm sigma1: for a language model's log P, whose sigma_0\n"
+    "(the rows' common offset) dwarfs the rest so that every other sigma/sigma_0\n"
+    "is near 0, the cumulative curve against sigma_j/sigma_1 with sigma_0 left out\n"
+    "(the axis says so); or draw the centred spectrum (sbw-rank --center).  NAME.dat\n"
+    "holds exactly the numbers drawn (after --norm too); reference lines are\n"
+    "numbers in NAME.gp.\n\n"
     "Examples:\n"
     "  sbw-rank --spectrum s.tsv P.npy > r.tsv; sbw-plot spectrum s.tsv --rank r.tsv -o spec\n"
     "  sbw-plot sweep results.tsv --where alpha=0.01 --y kl_mean --logy -o fig3\n"
+    "  sbw-plot sweep fits.tsv --y kl_mean,rank --logy-of kl_mean --line 1:1 \\\n"
+    "      --vline '10:d* = 10' --ref-panels 2 -o bottleneck\n"
+    "  sbw-plot spectrum lm.tsv --norm sigma1 -o fig1\n"
     "  sbw-plot bound bound.tsv --fits fits.tsv --format pdf -o bound\n"
     "  sbw-plot train fit1.log fit2.log --labels softmax,mos -o curves\n"
     "  sbw-synth dirichlet --n 1000 --m 300 --alpha 0.1 -o p.npy > p.tsv\n"
@@ -69,6 +94,7 @@ typedef struct plot_opts {
     const char *format, *size, *title, *xrange;
     bool logx, logy;
     sbw_plot_kind_args a;
+    sbw_plot_ref_args ref;
 } plot_opts;
 
 static int parse_size(const char *s, sbw_plot_fig_opts *o)
@@ -138,6 +164,12 @@ static int validate(const sbw_cli *cli, plot_opts *p, sbw_plot_fig_opts *o, cons
     if (sbw_plot_fig_format_parse(p->format, &o->format) || parse_size(p->size, o) ||
         parse_xrange(p->xrange, &p->a))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (sbw_plot_ref_check(&p->ref))
+        return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
+    if (p->a.norm && strcmp(p->a.norm, "sigma0") != 0 && strcmp(p->a.norm, "sigma1") != 0)
+        return sbw_cli_usage_error(cli, "--norm: '%s' is not sigma0 or sigma1", p->a.norm);
+    if (p->a.norm && strcmp(c->args[0], "spectrum") != 0)
+        return sbw_cli_usage_error(cli, "--norm is the spectrum kind's (not %s's)", c->args[0]);
     if (check_name(c->output, o->format))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     o->title = p->title;
@@ -225,11 +257,24 @@ int main(int argc, char **argv)
          "alpha: sbw-info --sorted tables"},
         {"--rows", "R", SBW_ARG_SIZE, &p.a.rows, 1, 1e7, "alpha: rows per language [20]"},
         {"--xrange", "A:B", SBW_ARG_STRING, &p.xrange, 0, 0, "x range (monotone)"},
+        {"--logy-of", "COL,...", SBW_ARG_STRING, &p.a.logy_of, 0, 0,
+         "log y axis on these --y columns' panels only"},
+        {"--line", "A:B[:L]", SBW_ARG_STRING, &p.ref.line, 0, 0,
+         "reference line y = A x + B (1:1: y = x + 1)"},
+        {"--hline", "Y[:L]", SBW_ARG_STRING, &p.ref.hline, 0, 0, "reference line y = Y"},
+        {"--vline", "X[:L]", SBW_ARG_STRING, &p.ref.vline, 0, 0,
+         "vertical reference line at x = X (d*)"},
+        {"--ref-panels", "I,...", SBW_ARG_STRING, &p.ref.panels, 0, 0,
+         "the panels (1, 2, ...) that get them [all]"},
+        {"--norm", "N", SBW_ARG_STRING, &p.a.norm, 0, 0,
+         "spectrum: sigma0 (sbw-rank's) or sigma1 [sigma0]"},
         {0}};
+    static char help[sizeof details + sizeof paper_details];
+    snprintf(help, sizeof help, "%s%s", details, paper_details);
     const sbw_cli cli = {"sbw-plot",
                          "KIND INPUT... -o NAME",
                          "Figures from sbw's tables: data, an editable gnuplot script, the plot.",
-                         details,
+                         help,
                          opts,
                          1,
                          1000,
@@ -250,6 +295,7 @@ int main(int argc, char **argv)
     sbw_plot_fig *f = NULL;
     st = preflight(&p, &o, name);
     st = st ? st : sbw_plot_kind_build(c.args[0], &p.a, &f);
+    st = st ? st : sbw_plot_ref_add(f, &p.ref, o.logx, o.logy);
     st = st ? st : sbw_plot_run(f, &o, name);
     if (!st && !c.quiet)
         fprintf(stderr, "sbw-plot: wrote %s.%s (%s.gp, %s.dat)\n", name,

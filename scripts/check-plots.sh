@@ -22,6 +22,11 @@ sbw_plot_script.c:log10   log-axis tics: the decade exponents of the axis ends
 sbw_plot_script.c:pow     log-axis tics: 10^e at each decade
 sbw_plot_script.c:log     log-axis tics: two tics between the ends of a short axis
 sbw_plot_script.c:exp     log-axis tics: two tics between the ends of a short axis
+sbw_plot_tics.c:floor     tic density: the power of ten of a step, the tics inside a range
+sbw_plot_tics.c:ceil      tic density: the first tic inside a range
+sbw_plot_tics.c:log10     tic density: the power of ten of a step
+sbw_plot_tics.c:pow       tic density: 10^e times 1, 2, 2.5 or 5
+sbw_plot_tics.c:log       tic density: how far apart listed values are on a log axis
 '
 MATH='exp|exp2|expm1|log|log2|log10|log1p|logb|sqrt|cbrt|pow|hypot|fabs|floor|ceil|round|lround|llround|trunc|rint|nearbyint|fmod|remainder|fma|fmax|fmin|fdim|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|erf|erfc|lgamma|tgamma|frexp|ldexp|modf|scalbn'
 bad=0

@@ -11,6 +11,8 @@
 #include "sbw_plot_gp.h"
 #include "sbw_plot_kind.h"
 #include "sbw_plot_shape.h"
+#include "sbw_plot_style.h"
+#include "sbw_plot_tics.h"
 #include "sbw_tsv.h"
 #include "sbw_rank.h"
 
@@ -402,6 +404,137 @@ static void test_kind_errors(void **state)
     SBW_ASSERT_EQ(sbw_plot_kind_build("train", &a, &f), SBW_EINVAL);
 }
 
+/* The index of the head named name in the style table. */
+static int head_index(const char *name)
+{
+    for (size_t i = 0; i < sbw_plot_style_nheads(); i++)
+        if (!strcmp(sbw_plot_style_head_name(i), name))
+            return (int)i;
+    return -2;
+}
+
+/* A label names a head by its first word, case ignored; '+' joins words
+ * (mos+plif is its own head), '_' '-' ' ' ',' end one. */
+static void test_style_head_by_first_word(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *label, *head;
+    } cases[] = {{"softmax", "Softmax"},
+                 {"Softmax D=4", "Softmax"},
+                 {"softmax_d4", "Softmax"},
+                 {"mos-k15", "MoS"},
+                 {"MoS K=4 D=8", "MoS"},
+                 {"LMS K=3 (lms)", "LMS"},
+                 {"plif, 4 intervals", "PLIF"},
+                 {"moc", "MoC"},
+                 {"SIGSOFTMAX", "Sigsoftmax"},
+                 {"mixtape K=4", "Mixtape"},
+                 {"mos+plif", NULL},
+                 {"log_softmax_4", NULL},
+                 {"true log P*", NULL},
+                 {"A = log P*", NULL},
+                 {"", NULL},
+                 {"softmaxx", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int want = cases[i].head ? head_index(cases[i].head) : -1;
+        SBW_ASSERT_EQ(sbw_plot_style_head_of(cases[i].label), want);
+    }
+    SBW_ASSERT_EQ(sbw_plot_style_nheads(), (size_t)7);
+}
+
+/* Adds one series per label to a new panel of f, style numbers 1, 2, ... */
+static void add_labels(sbw_plot_fig *f, const char *const *labels, size_t n)
+{
+    sbw_plot_fig_panel *p;
+    SBW_ASSERT_OK(sbw_plot_fig_add_panel(f, NULL, "x", "y", &p));
+    for (size_t i = 0; i < n; i++) {
+        sbw_plot_fig_series *s;
+        SBW_ASSERT_OK(sbw_plot_fig_add_series(p, labels[i], SBW_WITH_LINES, (int)i + 1, &s));
+        SBW_ASSERT_OK(sbw_plot_fig_series_add(s, 1, 1, NAN));
+    }
+}
+
+static bool same_style(sbw_plot_style a, sbw_plot_style b)
+{
+    return a.rgb == b.rgb && a.point == b.point && a.dash == b.dash;
+}
+
+/* A head's style does not depend on the figure's other series or their
+ * order; no other series gets a head's colour or marker. */
+static void test_style_same_head_any_order(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"softmax", "x1", "mos K=2", "lms", "x2"};
+    static const char *const two[] = {"x3", "LMS K=9", "x4", "x5", "MoS", "Softmax D=2", "plif"};
+    sbw_plot_fig *f, *g;
+    SBW_ASSERT_OK(sbw_plot_fig_alloc(&f, "test"));
+    SBW_ASSERT_OK(sbw_plot_fig_alloc(&g, "test"));
+    add_labels(f, one, 5);
+    add_labels(g, two, 7);
+    sbw_plot_style a[5], b[7];
+    sbw_plot_style_resolve(f, a);
+    sbw_plot_style_resolve(g, b);
+    assert_true(same_style(a[0], b[5])); /* softmax */
+    assert_true(same_style(a[2], b[4])); /* mos */
+    assert_true(same_style(a[3], b[1])); /* lms */
+    assert_true(a[0].head == head_index("Softmax") && b[6].head == head_index("PLIF"));
+    /* a plain series is not the head its label begins with */
+    f->panel[0]->series[3]->plain = true;
+    sbw_plot_style_resolve(f, a);
+    SBW_ASSERT_EQ(a[3].head, -1);
+    sbw_plot_fig_free(f);
+    sbw_plot_fig_free(g);
+    /* the palette of the rest, brute force against every head's first
+     * two variants: no colour, no marker in common */
+    for (size_t n = 0; n < 60; n++) {
+        sbw_plot_style o = sbw_plot_style_other(n);
+        for (size_t h = 0; h < sbw_plot_style_nheads(); h++)
+            for (size_t v = 0; v < 2; v++) {
+                sbw_plot_style s = sbw_plot_style_head(h, v);
+                assert_true(o.rgb != s.rgb);
+                assert_true(o.point != sbw_plot_style_head(h, 0).point);
+            }
+    }
+    /* the heads: distinct colours and markers */
+    for (size_t h = 0; h < sbw_plot_style_nheads(); h++)
+        for (size_t k = h + 1; k < sbw_plot_style_nheads(); k++) {
+            assert_true(sbw_plot_style_head(h, 0).rgb != sbw_plot_style_head(k, 0).rgb);
+            assert_true(sbw_plot_style_head(h, 0).point != sbw_plot_style_head(k, 0).point);
+        }
+}
+
+/* Thinned tics: the first and the last kept, at most max, neighbours at
+ * least 1/(max - 1) of the axis apart (checked on random ascending sets
+ * against that definition, on linear and log axes). */
+static void test_tics_thin_keeps_apart(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int trial = 0; trial < 2000; trial++) {
+        double v[12], w[12];
+        size_t n = 2 + (size_t)(trial % 11), max = 2 + (size_t)(trial / 11 % 9);
+        bool lg = trial % 2;
+        double x = 1;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            x += 1 + (double)(seed >> 16 & 1023);
+            v[i] = w[i] = x;
+        }
+        size_t k = sbw_plot_tics_thin(w, n, max, lg);
+        assert_true(k >= 2 && k <= max && k <= n);
+        assert_true(w[0] == v[0] && w[k - 1] == v[n - 1]);
+        double span = lg ? log(v[n - 1]) - log(v[0]) : v[n - 1] - v[0];
+        for (size_t i = 1; i < k; i++) {
+            double d = lg ? log(w[i]) - log(w[i - 1]) : w[i] - w[i - 1];
+            assert_true(d >= span / (double)(max - 1) * (1 - 1e-6));
+        }
+    }
+    size_t c;
+    double step = sbw_plot_tics_step(0, 1e6, 3, &c);
+    assert_true(step > 0 && floor(1e6 / step) + 1 <= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +549,9 @@ int main(void)
         cmocka_unit_test(test_monotone_draws_map_tsv),
         cmocka_unit_test(test_monotone_refuses_missing_or_bad_maps),
         cmocka_unit_test(test_kind_errors),
+        cmocka_unit_test(test_style_head_by_first_word),
+        cmocka_unit_test(test_style_same_head_any_order),
+        cmocka_unit_test(test_tics_thin_keeps_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

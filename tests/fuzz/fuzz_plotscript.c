@@ -2,7 +2,8 @@
  * sbw_plot_gp) with arbitrary bytes in every string slot: the input is
  * split at "\n%%\n" lines into the figure's kind, its title, the --title,
  * the command line, the -o stem, two panels' titles and axis labels, three
- * series labels, a note and a key position; the first byte picks the
+ * series labels (the first also a vertical line's), a note (also what the
+ * points average, under the title) and a key position; the first byte picks the
  * format and the log axes.
  *
  * Property: the script holds nothing but the template's statements.  It is
@@ -72,6 +73,9 @@ static sbw_plot_fig *build(char *const *slot)
     FUZZ_REQUIRE(sbw_plot_fig_add_series(p2, slot[S_L3], SBW_WITH_STEPS, 2, &s) == 0);
     FUZZ_REQUIRE(sbw_plot_fig_series_add(s, 0.5, 1e-3, NAN) == 0);
     FUZZ_REQUIRE(sbw_plot_fig_series_add(s, 0.75, 4e-3, NAN) == 0);
+    FUZZ_REQUIRE(sbw_plot_fig_vline(p2, 0.6, slot[S_L1]) == 0); /* an arrow and a key entry */
+    f->avg = strdup(slot[S_NOTE]);                              /* under the title */
+    FUZZ_REQUIRE(f->avg != NULL);
     return f;
 }
 
