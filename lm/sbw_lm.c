@@ -281,7 +281,7 @@ void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask)
  * step converting dW and a quarter packing thin GEMM operands). */
 static size_t auto_block(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
-    size_t nx = lm->head.mixture ? lm->head.k : 1, item = o->single ? 4 : 8;
+    size_t nx = sbw_head_nx(&lm->head), item = o->single ? 4 : 8;
     size_t b = ((size_t)1 << 27) / (nx * lm->m * item + 1), n = o->batch * o->steps;
     b = b < 64 ? 64 : b;
     return b < n ? b : n;
