@@ -40,9 +40,9 @@ size_t sbw_head_rank_bound(const sbw_head *h)
     bool k1 = h->model == SBW_MODEL_MOS || h->model == SBW_MODEL_MIXTAPE;
     bool one_softmax =
         h->model == SBW_MODEL_SOFTMAX || h->model == SBW_MODEL_MOC || (k1 && h->k == 1);
-    if (!one_softmax)
+    if (!one_softmax && !h->vgate)
         return 0;
-    size_t r = h->d + 1 + (h->bias ? 1 : 0);
+    size_t r = h->d + 1 + (h->bias ? 1 : 0) + (h->vgate ? h->nfreq : 0);
     r = r < h->m ? r : h->m;
     return h->n > 0 && h->n < r ? h->n : r;
 }

@@ -134,7 +134,10 @@ size_t sbw_head_nv(const sbw_head *h);
  * without a word bias and D + 2 with one (MoS Property 2; MoC mixes the
  * contexts before its one softmax, MoS K = 1 is a softmax of tanh
  * features), capped at M and, when the head stores contexts (n > 0), at
- * N.  Sigsoftmax, MoS (K > 1), LMS, PLIF and MoS+PLIF apply a nonlinear
+ * N.  Mixtape with K > 1: the words that share their gates have logits
+ * w_x^T hbar, hbar = sum_k pi_k g_k in R^D, the F others any: rank <=
+ * D + F + 1 (+ 1 with a bias), above D + 2 since F >= 1 (same caps).
+ * Sigsoftmax, MoS (K > 1), LMS, PLIF and MoS+PLIF apply a nonlinear
  * map or mix after the softmax: no bound below min(N, M), 0.  What
  * sbw-lm train writes as rank_bound and sbw-fit as # rank_bound=. */
 size_t sbw_head_rank_bound(const sbw_head *h);

@@ -80,7 +80,13 @@ static void test_bound_is_the_rank(void **state)
         bool k1 = c->model == SBW_MODEL_MOS || c->model == SBW_MODEL_MIXTAPE;
         bool bounded =
             c->model == SBW_MODEL_SOFTMAX || c->model == SBW_MODEL_MOC || (k1 && c->k == 1);
-        if (bounded) {
+        bool gated = c->model == SBW_MODEL_MIXTAPE && c->k > 1; /* F = ceil(M/10) = 2 */
+        if (gated) {
+            /* above the softmax bound, at the gate-sharing bound D + F + 1 (+1) */
+            assert_int_equal(b, D + 2 + 1 + (c->bias ? 1 : 0));
+            assert_int_equal(r, b);
+            assert_true(r > D + 2);
+        } else if (bounded) {
             /* the bound holds, and is reached: it is the rank, not a ceiling */
             assert_int_equal(b, D + 1 + (c->bias ? 1 : 0));
             assert_int_equal(r, b);
