@@ -118,7 +118,7 @@ expect_grep "^\| $(tsv_field "$Q/rank_centered.tsv" rank) \| " "$R" "report: d* 
 expect_grep "^\| 200 \| 80 \| $(fmt "$(tsv_field "$Q/kl.tsv" expected_pairwise_kl)") \| " "$R" "report: pairwise KL from kl.tsv"
 expect_grep "^\| mos \| 10 \| 8 \| $(fmt "$(tsv_field "$Q/compare_mos_8.tsv" kl_mean)") \| " "$R" "report: mos D=8 KL from its compare TSV"
 expect_grep "^\| plif \| 100 \| 4 \| " "$R" "report: plif fits"
-expect_grep '^- Result: 13 of 13 claims pass$' "$R" "report: sbw-verify's quick report"
+expect_grep '^- Result: 14 of 14 claims pass$' "$R" "report: sbw-verify's quick report"
 expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings one level down"
 # two spectra: the legends stay inside (bottom right; between spectra and thresholds)
 expect_grep '^set key inside bottom right$' "$Q/spectrum.gp" "spectrum of 2: cumulative legend inside"
