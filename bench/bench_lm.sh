@@ -33,7 +33,8 @@
 # skipped with a note and sbw's figures are still printed.
 # BENCH_QUICK=1: a generated corpus (tests/fixtures/make_lm_corpus.sh, 201
 # words) instead of PTB, emb 16, LSTM 32, batch 4, BPTT 10, Softmax D=16 and
-# MoS D=12 K=3, 3 steps: seconds.
+# MoS D=12 K=3, 3 steps: seconds.  The same-size block compares Softmax,
+# MoS (K) and Mixtape (K = 4) at D = MOS_D (Mixtape's efficiency claim).
 # Exit 1 when a run fails or a figure is missing; a missed target is noted
 # (bench/lib.sh: bench_missed).
 #
@@ -76,6 +77,7 @@ sgemm_peak_build "$dir" || { bench_fail "lm: cannot compile bench/sgemm_peak.c";
 head_opts() {
     case $1 in
     moc | mos | mos+plif) echo "--k $K" ;;
+    mixtape) echo "--k 4" ;;
     esac
 }
 
@@ -284,5 +286,32 @@ for reg in off dropouts all; do
     bench_fig "lm mos D=$MOS_D K=$K, regularisation $reg: sbw $1 tok/s (median of $REG_STEPS steps)"
 done
 bench_note "lm mos regularisation cost: dropouts $(ratio "$reg_dropouts" "$reg_off")x, all $(ratio "$reg_all" "$reg_off")x the tokens/s without (information)"
-rm -rf "$dir/reg.tsv" "$dir/log.tsv" "$dir/train.tsv" "$dir/ck.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes* "$dir/corpus"
+# Mixtape's efficiency claim (Yang et al. 2019, section 4: 3.5x to 10.5x
+# MoS's speed, 20% to 34% slower than Softmax): the same network and head
+# size D = MOS_D, no dropout, training tokens per second (log_rates: median
+# per step after two warm-up rows) of Softmax, MoS (K) and Mixtape (K = 4,
+# the paper's).  Target: Mixtape faster than MoS.
+MIX_STEPS=${LM_MIXTAPE_STEPS:-$(quick 8 3)}
+mix_softmax=0 mix_mos=0 mix_mixtape=0
+for head in softmax mos mixtape; do
+    rm -f "$dir/mix.tsv"
+    # shellcheck disable=SC2046 # head_opts: words, split on purpose
+    sbw_train "$dir/mix.tsv" "$MIX_STEPS" --head "$head" $(head_opts "$head") --d "$MOS_D" \
+        --no-dropout >/dev/null 2>"$dir/sbw.err" || {
+        cat "$dir/sbw.err"
+        bench_fail "lm same-size $head: sbw-lm train"
+        continue
+    }
+    # shellcheck disable=SC2046
+    set -- $(log_rates "$dir/mix.tsv" 1)
+    bench_num "lm same-size $head: tokens/s" "${1:-}" || continue
+    eval "mix_$head=\$1"
+    bench_fig "lm $head D=$MOS_D$([ "$head" = softmax ] || echo " $(head_opts "$head")") ($lstm): sbw $1 tok/s (median of $MIX_STEPS steps)"
+done
+r_mos=$(ratio "$mix_mixtape" "$mix_mos")
+r_sm=$(ratio "$mix_mixtape" "$mix_softmax")
+v=$(met "$r_mos" 1)
+[ "$v" = met ] || bench_missed "lm mixtape: ${r_mos}x MoS's tokens/s, not faster"
+bench_fig "lm mixtape K=4 vs mos K=$K at D=$MOS_D: ${r_mos}x MoS's tokens/s (target >= 1x: $v; the paper: 3.5x-10.5x), ${r_sm}x Softmax's (the paper: 0.66x-0.80x)"
+rm -rf "$dir/reg.tsv" "$dir/mix.tsv" "$dir/log.tsv" "$dir/train.tsv" "$dir/ck.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes* "$dir/corpus"
 exit $status

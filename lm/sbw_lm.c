@@ -99,7 +99,7 @@ bool sbw_lm_latent_drops(const sbw_lm_arch *a)
 {
     sbw_head_model m = a->model;
     return a->latent == SBW_LM_LATENT_TANH || m == SBW_MODEL_MOC || m == SBW_MODEL_MOS ||
-           m == SBW_MODEL_MOS_PLIF;
+           m == SBW_MODEL_MOS_PLIF || m == SBW_MODEL_MIXTAPE;
 }
 
 const char *sbw_lm_latent_name(int v)
@@ -160,7 +160,7 @@ static int setup_head(sbw_head *h, const sbw_lm_arch *a, size_t m)
         return SBW_ERROR(SBW_EINVAL,
                          "--latent none feeds the last LSTM layer (%zu wide, --hidden) to the %s "
                          "head's logits: it must equal --d %zu (or use --latent tanh, or a "
-                         "mixing head: moc, mos, mos+plif)",
+                         "mixing head: moc, mos, mos+plif, mixtape)",
                          hl, sbw_head_model_name(a->model), a->d);
     return sbw_head_set_context(h, hl, h->context_mix);
 }
@@ -281,7 +281,7 @@ void sbw_lm_decay_mask(const sbw_lm *lm, unsigned char *mask)
  * step converting dW and a quarter packing thin GEMM operands). */
 static size_t auto_block(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
-    size_t nx = lm->head.mixture ? lm->head.k : 1, item = o->single ? 4 : 8;
+    size_t nx = sbw_head_nx(&lm->head), item = o->single ? 4 : 8;
     size_t b = ((size_t)1 << 27) / (nx * lm->m * item + 1), n = o->batch * o->steps;
     b = b < 64 ? 64 : b;
     return b < n ? b : n;

@@ -23,7 +23,7 @@ static const char top_help[] =
     "       sbw-lm curves --step S --names LIST CURVE.tsv...\n"
     "       sbw-lm order --pairs LIST GRID.tsv\n"
     "Word-level LSTM language models with any head of sbw (softmax, sigsoftmax,\n"
-    "moc, mos, plif, mos+plif), trained on a corpus such as Penn Treebank, and\n"
+    "moc, mos, plif, mos+plif, mixtape), trained on a corpus such as Penn Treebank, and\n"
     "their perplexity and log-probability matrices for sbw-rank and sbw-kl.\n\n"
     "  sbw-lm train --help     the model, the optimiser, checkpoints, the log\n"
     "  sbw-lm eval --help      perplexity, --logprobs, --export\n"
@@ -48,8 +48,9 @@ static const sbw_cli_opt train_opts[] = {
     {"--data", "DIR", SBW_ARG_STRING, &TA.data, 1, 0,
      "corpus: {train,valid,test}.txt or ptb.{train,valid,test}.txt"},
     {"--head", "NAME", SBW_ARG_STRING, &TA.head, 1, 0,
-     "softmax, sigsoftmax, moc, mos, plif, mos+plif (default softmax)"},
-    {"--k", "K", SBW_ARG_SIZE, &TA.o.arch.k, 1, 1e6, "mixture components (default 15)"},
+     "softmax, sigsoftmax, moc, mos, plif, mos+plif, mixtape (default softmax)"},
+    {"--k", "K", SBW_ARG_SIZE, &TA.o.arch.k, 1, 1e6,
+     "mixture components (default 15; mixtape: its sigmoid tree's leaves, default 4)"},
     {"--knots", "N", SBW_ARG_SIZE, &TA.o.arch.knots, 1, 1e6, "PLIF intervals (default 100)"},
     {"--plif-t", "T", SBW_ARG_DOUBLE, &TA.o.arch.plif_t, 1e-9, 1e9,
      "PLIF knots on [-T, T] (default 10)"},
@@ -177,7 +178,8 @@ static bool given_opt(void *ctx, const char *opt) { return given(ctx, opt); }
 static int check_applies(const sbw_cli_common *c, const sbw_lm_opts *o)
 {
     sbw_head_model m = o->arch.model;
-    bool mix = m == SBW_MODEL_MOC || m == SBW_MODEL_MOS || m == SBW_MODEL_MOS_PLIF;
+    bool mix = m == SBW_MODEL_MOC || m == SBW_MODEL_MOS || m == SBW_MODEL_MOS_PLIF ||
+               m == SBW_MODEL_MIXTAPE;
     bool plif = m == SBW_MODEL_PLIF || m == SBW_MODEL_MOS_PLIF;
     bool sgd = o->optimizer != SBW_LM_ADAM;
     char head[64];
@@ -185,7 +187,7 @@ static int check_applies(const sbw_cli_common *c, const sbw_lm_opts *o)
     const char *plif_only = "only plif and mos+plif have PLIF intervals";
     const char *sgd_only = "it is SGD's switch to averaging (NT-ASGD)";
     const sbw_cli_applies rows[] = {
-        {"--k", mix, head, "it sets the components of moc, mos and mos+plif"},
+        {"--k", mix, head, "it sets the components of moc, mos, mos+plif and mixtape"},
         {"--knots", plif, head, plif_only},
         {"--plif-t", plif, head, plif_only},
         {"--dropout-latent", sbw_lm_latent_drops(&o->arch), "--latent none",
@@ -228,6 +230,8 @@ static int resolve_train(const sbw_cli_common *c)
         o->lr = 1e-3;
     if (!given(c, "--emb"))
         o->arch.emb = o->arch.d;
+    if (o->arch.model == SBW_MODEL_MIXTAPE && !given(c, "--k"))
+        o->arch.k = 4; /* the paper's sigmoid tree */
     o->arch.bias = !TA.no_bias;
     o->asgd = !TA.no_asgd;
     o->single = !TA.dbl;

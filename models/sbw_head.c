@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static const char *const model_names[SBW_NMODEL] = {"softmax", "sigsoftmax", "moc",     "mos",
-                                                    "lms",     "plif",       "mos+plif"};
+static const char *const model_names[SBW_NMODEL] = {"softmax", "sigsoftmax", "moc",      "mos",
+                                                    "lms",     "plif",       "mos+plif", "mixtape"};
 
 int sbw_head_model_parse(const char *name, sbw_head_model *model)
 {
@@ -21,7 +21,8 @@ int sbw_head_model_parse(const char *name, sbw_head_model *model)
             return SBW_OK;
         }
     return SBW_ERROR(SBW_EINVAL,
-                     "unknown model '%s' (softmax, sigsoftmax, moc, mos, lms, plif, mos+plif)",
+                     "unknown model '%s' (softmax, sigsoftmax, moc, mos, lms, plif, mos+plif, "
+                     "mixtape)",
                      name);
 }
 
@@ -30,13 +31,18 @@ const char *sbw_head_model_name(sbw_head_model model)
     return (unsigned)model < SBW_NMODEL ? model_names[model] : "?";
 }
 
+size_t sbw_head_nx(const sbw_head *h) { return h->mixture || h->vgate ? h->k : 1; }
+
+size_t sbw_head_nv(const sbw_head *h) { return h->vgate ? h->k - 1 : h->context_mix ? h->k : 0; }
+
 size_t sbw_head_rank_bound(const sbw_head *h)
 {
-    bool one_softmax = h->model == SBW_MODEL_SOFTMAX || h->model == SBW_MODEL_MOC ||
-                       (h->model == SBW_MODEL_MOS && h->k == 1);
-    if (!one_softmax)
+    bool k1 = h->model == SBW_MODEL_MOS || h->model == SBW_MODEL_MIXTAPE;
+    bool one_softmax =
+        h->model == SBW_MODEL_SOFTMAX || h->model == SBW_MODEL_MOC || (k1 && h->k == 1);
+    if (!one_softmax && !h->vgate)
         return 0;
-    size_t r = h->d + 1 + (h->bias ? 1 : 0);
+    size_t r = h->d + 1 + (h->bias ? 1 : 0) + (h->vgate ? h->nfreq : 0);
     r = r < h->m ? r : h->m;
     return h->n > 0 && h->n < r ? h->n : r;
 }
@@ -75,10 +81,13 @@ static int check_sizes(sbw_head_model model, size_t n, size_t m, size_t d, size_
     if (d > m)
         return SBW_ERROR(SBW_EINVAL, "--d %zu exceeds the vocabulary size M = %zu", d, m);
     bool uses_k = model == SBW_MODEL_MOC || model == SBW_MODEL_MOS || model == SBW_MODEL_MOS_PLIF ||
-                  model == SBW_MODEL_LMS;
+                  model == SBW_MODEL_LMS || model == SBW_MODEL_MIXTAPE;
     bool uses_plif = model == SBW_MODEL_PLIF || model == SBW_MODEL_MOS_PLIF;
     if (uses_k && k < 1)
         return SBW_ERROR(SBW_EINVAL, "--k must be >= 1 for %s, got %zu", model_names[model], k);
+    if (model == SBW_MODEL_MIXTAPE && k > SBW_HEAD_MIXTAPE_KMAX)
+        return SBW_ERROR(SBW_EINVAL, "--k %zu: mixtape takes at most %d components", k,
+                         SBW_HEAD_MIXTAPE_KMAX);
     if (uses_plif && knots < 1)
         return SBW_ERROR(SBW_EINVAL, "the PLIF needs >= 1 interval, got %zu", knots);
     if (uses_plif && !(plif_t > 0 && isfinite(plif_t)))
@@ -90,12 +99,19 @@ static int check_sizes(sbw_head_model model, size_t n, size_t m, size_t d, size_
 
 static void set_flags(sbw_head *h)
 {
-    static const sbw_head_map maps[SBW_NMODEL] = {SBW_MAP_IDENTITY, SBW_MAP_SS,  SBW_MAP_IDENTITY,
-                                                  SBW_MAP_IDENTITY, SBW_MAP_LMS, SBW_MAP_PLIF,
-                                                  SBW_MAP_PLIF};
+    static const sbw_head_map maps[SBW_NMODEL] = {
+        SBW_MAP_IDENTITY, SBW_MAP_SS,   SBW_MAP_IDENTITY, SBW_MAP_IDENTITY,
+        SBW_MAP_LMS,      SBW_MAP_PLIF, SBW_MAP_PLIF,     SBW_MAP_IDENTITY};
     h->map = maps[h->model];
     h->mixture = h->model == SBW_MODEL_MOS || h->model == SBW_MODEL_MOS_PLIF;
-    h->context_mix = h->mixture || h->model == SBW_MODEL_MOC;
+    h->vgate = h->model == SBW_MODEL_MIXTAPE;
+    h->context_mix = h->mixture || h->vgate || h->model == SBW_MODEL_MOC;
+    /* Mixtape's gate embedding size d1 and its words with their own gates
+     * F (the ids below F: sbw-lm's vocabulary is sorted by frequency); the
+     * paper leaves both to the task, Mesh TensorFlow's Mixtape keeps the
+     * top 10% of the vocabulary (frequent_token_fraction = 0.1). */
+    h->gd = h->vgate && h->k > 1 ? (h->d + 3) / 4 : 0;
+    h->nfreq = h->vgate && h->k > 1 ? (h->m + 9) / 10 : 0;
     if (!h->context_mix && h->model != SBW_MODEL_LMS)
         h->k = 0;
     if (h->map != SBW_MAP_PLIF)
@@ -107,16 +123,23 @@ static void set_flags(sbw_head *h)
  * false when the count overflows. */
 static bool layout(sbw_head *s)
 {
-    size_t ku = s->context_mix ? s->k : 0, kd, at = 0;
+    size_t ku = s->context_mix ? s->k : 0, kv = sbw_head_nv(s), kg = s->vgate ? s->k - 1 : 0;
+    size_t kd, at = 0, t;
     bool ok = mul_add(s->m, s->d, 0, &at);
     s->off_b = at;
     ok = ok && mul_add(s->bias ? s->m : 0, 1, at, &at);
     s->off_u = at;
     ok = ok && mul_add(ku, s->d, 0, &kd) && mul_add(kd, s->c, at, &at);
     s->off_v = at;
-    ok = ok && mul_add(ku, s->c, at, &at);
+    ok = ok && mul_add(kv, s->c, at, &at);
     s->off_ub = at;
     ok = ok && mul_add(s->cbias ? kd : 0, 1, at, &at);
+    s->off_gu = at;
+    ok = ok && mul_add(kg, s->gd, 0, &t) && mul_add(t, s->c, at, &at);
+    s->off_gv = at;
+    ok = ok && mul_add(s->nfreq, s->gd, at, &at);
+    s->off_gb = at;
+    ok = ok && mul_add(s->nfreq, kg, at, &at);
     s->off_lms = at;
     ok = ok && mul_add(s->lms_len, 1, at, &at);
     s->off_plif = at;
@@ -157,13 +180,13 @@ int sbw_head_set_context(sbw_head *h, size_t c, bool cbias)
     if (!s.context_mix && s.c != s.d)
         return SBW_ERROR(SBW_EINVAL,
                          "the %s head takes its logits from the context itself (W h): its "
-                         "context width %zu must equal --d %zu (moc, mos, mos+plif map the "
-                         "context and take any width)",
+                         "context width %zu must equal --d %zu (moc, mos, mos+plif, mixtape "
+                         "map the context and take any width)",
                          model_names[s.model], s.c, s.d);
     if (!s.context_mix && cbias)
         return SBW_ERROR(SBW_EINVAL,
-                         "a component bias belongs to moc, mos and mos+plif (g_k = tanh(U_k h "
-                         "+ c_k)), not to %s",
+                         "a component bias belongs to moc, mos, mos+plif and mixtape (g_k = "
+                         "tanh(U_k h + c_k)), not to %s",
                          model_names[s.model]);
     if (!layout(&s))
         return SBW_ERROR(SBW_EINVAL, "the parameter count of M=%zu D=%zu C=%zu K=%zu overflows",
@@ -208,6 +231,10 @@ int sbw_head_init(const sbw_head *h, double *theta, uint64_t seed, double scale)
     fill_gaussian(r, theta + h->off_v, h->off_ub - h->off_v, scale);
     sbw_rng_reseed(r, seed, 4);
     fill_gaussian(r, theta + h->off_h, h->n * h->c, scale);
+    sbw_rng_reseed(r, seed, 5);
+    fill_gaussian(r, theta + h->off_gu, h->off_gv - h->off_gu, 1.0 / sqrt((double)h->c));
+    sbw_rng_reseed(r, seed, 6);
+    fill_gaussian(r, theta + h->off_gv, h->off_gb - h->off_gv, scale);
     sbw_rng_free(r);
     if (h->model == SBW_MODEL_LMS)
         init_lms(h, theta + h->off_lms);
@@ -236,10 +263,18 @@ size_t sbw_head_blocks(const sbw_head *h, sbw_head_block *b)
                   h->cbias
                       ? "mixture projections: rows k*D..k*D+D-1 are U_k, g_k = tanh(U_k h + c_k)"
                       : "mixture projections: rows k*D..k*D+D-1 are U_k, g_k = tanh(U_k h)");
-    n = add_block(b, n, "V", h->off_v, h->context_mix ? k : 0, h->c,
-                  "mixture prior: pi = softmax(V h)");
+    n = add_block(b, n, "V", h->off_v, sbw_head_nv(h), h->c,
+                  h->vgate ? "shared gate vectors: row j is u_j in the gate logit u_j^T h"
+                           : "mixture prior: pi = softmax(V h)");
     n = add_block(b, n, "U_bias", h->off_ub, h->cbias ? k : 0, h->d,
                   "component biases: row k is c_k in g_k = tanh(U_k h + c_k)");
+    size_t kg = h->vgate ? k - 1 : 0;
+    n = add_block(b, n, "GU", h->off_gu, kg * h->gd, h->c,
+                  "gate projections: rows j*d1..j*d1+d1-1 are GU_j in tanh(GU_j h)");
+    n = add_block(b, n, "GV", h->off_gv, h->nfreq, h->gd,
+                  "gate embeddings v_x of the F most frequent words (ids < F)");
+    n = add_block(b, n, "GB", h->off_gb, h->nfreq, kg,
+                  "gate biases b_{x,j} of the F most frequent words");
     if (h->model == SBW_MODEL_LMS) {
         n = add_block(b, n, "lms_u_raw", h->off_lms, k, 1, "u_i = softplus(raw)");
         n = add_block(b, n, "lms_v_raw", h->off_lms + k, k, 1, "v_i = softplus(raw)");

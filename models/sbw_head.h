@@ -26,9 +26,24 @@
  *               continuous, extended linearly outside with the end slopes
  *               (LMS section 4; f(-T) = 0, the free offset cancels)
  *   mos+plif    Q = sum_k pi_k softmax(f(W g_k + b))   (LMS 5.2)
+ *   mixtape (K) Q = softmax(z), z_x = sum_k pi_{x,k} (w_x^T g_k) + b_x
+ *               (Yang, Luong, Salakhutdinov and Le, NeurIPS 2019): g_k
+ *               as MoS's; per context AND word, the gate priors pi_{x,.}
+ *               are the K leaves of a sigmoid tree (K - 1 sigmoids:
+ *               heap-ordered, node j's children 2j+1 (weight gamma_j)
+ *               and 2j+2 (1 - gamma_j), leaf k node K-1+k; K = 4 is the
+ *               paper's pi_1 = g1 g2, pi_2 = g1 (1-g2), pi_3 = (1-g1) g3,
+ *               pi_4 = (1-g1)(1-g3)), gamma_{x,j} = sigma(l_{x,j}) with
+ *               the gate logits l_{x,j} = v_x^T tanh(GU_j h) + u_j^T h +
+ *               b_{x,j} for the F most frequent words (ids < F) and the
+ *               shared l_j = u_j^T h for the rest (gate sharing);
+ *               u_j the K - 1 rows of V, GU_j d1 x C, v_x (d1) the rows
+ *               of GV (F x d1), b_{x,j} GB (F x (K-1)); d1 = ceil(D/4)
+ *               and F = ceil(M/10) (sbw_head_setup, docs/DESIGN.md)
  *
  * theta layout (doubles): [ W (M*D) | b (M) | U (K*D*C) | V (K*C) |
- * U_bias (K*D, with cbias) | lms (3K [+1]) | plif (knots) | H (N*C) ],
+ * U_bias (K*D, with cbias) | GU ((K-1)*d1*C) | GV (F*d1) | GB (F*(K-1)) |
+ * lms (3K [+1]) | plif (knots) | H (N*C) ] (V has K - 1 rows for mixtape),
  * absent blocks have length 0 (so with C = D and no cbias the layout is
  * the one every saved head and checkpoint has).
  * Everything before H is the head's own (the "shared prefix", nshared
@@ -51,6 +66,7 @@ typedef enum sbw_head_model {
     SBW_MODEL_LMS,
     SBW_MODEL_PLIF,
     SBW_MODEL_MOS_PLIF,
+    SBW_MODEL_MIXTAPE,
     SBW_NMODEL
 } sbw_head_model;
 
@@ -75,9 +91,11 @@ typedef struct sbw_head {
     /* derived by sbw_head_setup */
     sbw_head_map map; /* pointwise map of the logits */
     bool mixture;     /* mos, mos+plif: K softmaxes mixed by pi */
-    bool context_mix; /* moc, mos, mos+plif: pi and g_k = tanh(U_k h) */
+    bool context_mix; /* moc, mos, mos+plif, mixtape: g_k = tanh(U_k h), V h */
+    bool vgate;       /* mixtape: per-word sigmoid-tree gates on the K logit rows */
+    size_t gd, nfreq; /* mixtape: gate embedding size d1, words with their own gates F */
     size_t lms_len;   /* 3K (+1 with linear) */
-    size_t off_w, off_b, off_u, off_v, off_ub, off_lms, off_plif, off_h;
+    size_t off_w, off_b, off_u, off_v, off_ub, off_gu, off_gv, off_gb, off_lms, off_plif, off_h;
     size_t nshared; /* = off_h: parameters shared by all contexts */
     size_t nparam;  /* = off_h + N*C */
 } sbw_head;
@@ -91,27 +109,42 @@ typedef struct sbw_head_block {
 
 #define SBW_HEAD_MAX_BLOCKS 10
 
+/* The largest K of a mixtape head (its sigmoid tree lives on the stack). */
+#define SBW_HEAD_MIXTAPE_KMAX 64
+
 /* Model name ("softmax", "sigsoftmax", "moc", "mos", "lms", "plif",
- * "mos+plif") to enum.  Errors: SBW_EINVAL naming the unknown model;
+ * "mos+plif", "mixtape") to enum.  Errors: SBW_EINVAL naming the unknown model;
  * *model untouched on failure. */
 int sbw_head_model_parse(const char *name, sbw_head_model *model);
 
 /* The enum's name as above. */
 const char *sbw_head_model_name(sbw_head_model model);
 
+/* Logit rows per context the head forms before its per-word work: K for
+ * mos, mos+plif and mixtape (W g_k), else 1. */
+size_t sbw_head_nx(const sbw_head *h);
+
+/* Rows of V: K for moc, mos, mos+plif (pi = softmax(V h)), K - 1 for
+ * mixtape (the shared gate vectors u_j), else 0. */
+size_t sbw_head_nv(const sbw_head *h);
+
 /* The head's theoretical bound on the rank of log Q (any parameters, any
- * contexts), or 0 when it has none.  Softmax, MoC and MoS with K = 1:
+ * contexts), or 0 when it has none.  Softmax, MoC, MoS and Mixtape with K = 1:
  * log Q = Z - log Z 1^T with Z = X W^T (+ 1 b^T), so rank <= D + 1
  * without a word bias and D + 2 with one (MoS Property 2; MoC mixes the
  * contexts before its one softmax, MoS K = 1 is a softmax of tanh
  * features), capped at M and, when the head stores contexts (n > 0), at
- * N.  Sigsoftmax, MoS (K > 1), LMS, PLIF and MoS+PLIF apply a nonlinear
+ * N.  Mixtape with K > 1: the words that share their gates have logits
+ * w_x^T hbar, hbar = sum_k pi_k g_k in R^D, the F others any: rank <=
+ * D + F + 1 (+ 1 with a bias), above D + 2 since F >= 1 (same caps).
+ * Sigsoftmax, MoS (K > 1), LMS, PLIF and MoS+PLIF apply a nonlinear
  * map or mix after the softmax: no bound below min(N, M), 0.  What
  * sbw-lm train writes as rank_bound and sbw-fit as # rank_bound=. */
 size_t sbw_head_rank_bound(const sbw_head *h);
 
 /* Checks the sizes and fills in map, flags and the theta layout.  k is
- * read for moc, mos, mos+plif and lms, knots and plif_t for plif and
+ * read for moc, mos, mos+plif, mixtape and lms (mixtape: 1 <= K <=
+ * SBW_HEAD_MIXTAPE_KMAX; its d1 and F follow from D and M), knots and plif_t for plif and
  * mos+plif, linear for lms only.  n may be 0 (no H in theta).  Errors
  * (SBW_EINVAL): m or d < 1,
  * d > m, k < 1, knots < 1, plif_t not finite and > 0, linear on a head
@@ -131,7 +164,7 @@ int sbw_head_set_context(sbw_head *h, size_t c, bool cbias);
 /* Documented initialisation of theta (nparam doubles), deterministic in
  * seed; each block draws from its own sbw_rng stream:
  *   H, W, V entries ~ N(0, scale^2); b = 0; U entries ~ N(0, 1/C); the
- *   component bias 0;
+ *   component bias 0; mixtape: GU ~ N(0, 1/C), GV ~ N(0, scale^2), GB 0;
  *   lms: u_i = 1, c_i evenly spaced on [-4, 4] (0 when K = 1), v_i equal to
  *   that spacing (8/(K-1), or 4 when K = 1) so that f'(0) is about 1, and
  *   lambda = 1 with --linear;  plif: every slope 1 (f(x) = x + T inside).

@@ -3,6 +3,7 @@
  * vectoriser: `omp simd` reductions, exp/log mapped to libmvec. */
 #include "sbw_head_kern.h"
 
+#include "sbw_head.h"
 #include "sbw_kern.h"
 #include "sbw_vexp.h"
 
@@ -200,6 +201,141 @@ double sbw_head_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
     for (size_t c = 0; c < k; c++)
         dalpha[c] = scale * (exp(logpi[c]) * psum - r[c]);
     return loss;
+}
+
+/* ---- Mixtape's sigmoid-tree gates ---------------------------------------- */
+
+/* sigma(x) without overflowing exp (this file never meets Inf). */
+static inline double gate_sigmoid(double x)
+{
+    double e = exp(-fabs(x));
+    return x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+
+/* Word x's gammas (K-1) into gam: its own gate logits or the shared ones. */
+static inline void gate_gammas(const double *gl, size_t ldg, const double *s, const double *gb,
+                               size_t nf, size_t k, size_t x, const double *shared, double *gam)
+{
+    size_t kg = k - 1;
+    for (size_t j = 0; j < kg; j++)
+        gam[j] = x < nf ? gate_sigmoid(gl[x * ldg + j] + s[j] + gb[x * kg + j]) : shared[j];
+}
+
+/* The tree's path products P (2K - 1 nodes, heap order): P[0] = 1, node
+ * n's children 2n+1 and 2n+2 get P[n] gamma_n and P[n] (1 - gamma_n);
+ * leaf k is node K - 1 + k, its value pi_k. */
+static inline void gate_tree(const double *gam, size_t k, double *P)
+{
+    P[0] = 1.0;
+    for (size_t n = 0; n + 1 < k; n++) {
+        P[2 * n + 1] = P[n] * gam[n];
+        P[2 * n + 2] = P[n] * (1.0 - gam[n]);
+    }
+}
+
+/* The tree's backward: A's leaves (A[K-1+k]) hold dL/dpi_k; each internal
+ * node, children first, gets A[n] = gamma_n A[2n+1] + (1 - gamma_n)
+ * A[2n+2] and dl[n] = P[n] (A[2n+1] - A[2n+2]) gamma_n (1 - gamma_n),
+ * the gradient of its gate logit. */
+static inline void gate_tree_back(const double *gam, size_t k, const double *P, double *A,
+                                  double *dl)
+{
+    for (size_t n = k - 1; n-- > 0;) {
+        double g = gam[n], l = A[2 * n + 1], r = A[2 * n + 2];
+        dl[n] = P[n] * (l - r) * g * (1.0 - g);
+        A[n] = g * l + (1.0 - g) * r;
+    }
+}
+
+/* The shared gammas sigma(s_j) (K-1). */
+static void gate_shared(const double *s, size_t k, double *shared)
+{
+    for (size_t j = 0; j + 1 < k; j++)
+        shared[j] = gate_sigmoid(s[j]);
+}
+
+void sbw_head_kern_mixtape(const double *z, size_t k, size_t m, double *gl, size_t ldg,
+                           const double *s, const double *gb, size_t nf, double *y)
+{
+    double shared[SBW_HEAD_MIXTAPE_KMAX], gam[SBW_HEAD_MIXTAPE_KMAX], P[2 * SBW_HEAD_MIXTAPE_KMAX];
+    gate_shared(s, k, shared);
+    for (size_t x = 0; x < m; x++) {
+        gate_gammas(gl, ldg, s, gb, nf, k, x, shared, gam);
+        gate_tree(gam, k, P);
+        double acc = 0;
+        for (size_t c = 0; c < k; c++)
+            acc += P[k - 1 + c] * z[c * m + x];
+        y[x] = acc;
+        for (size_t j = 0; x < nf && j + 1 < k; j++)
+            gl[x * ldg + j] = gam[j];
+    }
+}
+
+void sbw_head_kern_mixtape_back(double *z, size_t k, size_t m, double *gl, size_t ldg,
+                                const double *s, size_t nf, const double *dy, double *ds)
+{
+    double shared[SBW_HEAD_MIXTAPE_KMAX], gam[SBW_HEAD_MIXTAPE_KMAX], dl[SBW_HEAD_MIXTAPE_KMAX];
+    double P[2 * SBW_HEAD_MIXTAPE_KMAX], A[2 * SBW_HEAD_MIXTAPE_KMAX];
+    gate_shared(s, k, shared);
+    for (size_t j = 0; j + 1 < k; j++)
+        ds[j] = 0;
+    for (size_t x = 0; x < m; x++) {
+        for (size_t j = 0; j + 1 < k; j++)
+            gam[j] = x < nf ? gl[x * ldg + j] : shared[j];
+        gate_tree(gam, k, P);
+        for (size_t c = 0; c < k; c++) {
+            A[k - 1 + c] = dy[x] * z[c * m + x];
+            z[c * m + x] = P[k - 1 + c] * dy[x];
+        }
+        gate_tree_back(gam, k, P, A, dl);
+        for (size_t j = 0; j + 1 < k; j++) {
+            ds[j] += dl[j];
+            if (x < nf)
+                gl[x * ldg + j] = dl[j];
+        }
+    }
+}
+
+void sbw_head_kern_mixtape_f(const float *z, size_t k, size_t m, double *gl, size_t ldg,
+                             const double *s, const double *gb, size_t nf, float *y)
+{
+    double shared[SBW_HEAD_MIXTAPE_KMAX], gam[SBW_HEAD_MIXTAPE_KMAX], P[2 * SBW_HEAD_MIXTAPE_KMAX];
+    gate_shared(s, k, shared);
+    for (size_t x = 0; x < m; x++) {
+        gate_gammas(gl, ldg, s, gb, nf, k, x, shared, gam);
+        gate_tree(gam, k, P);
+        double acc = 0;
+        for (size_t c = 0; c < k; c++)
+            acc += P[k - 1 + c] * (double)z[c * m + x];
+        y[x] = (float)acc;
+        for (size_t j = 0; x < nf && j + 1 < k; j++)
+            gl[x * ldg + j] = gam[j];
+    }
+}
+
+void sbw_head_kern_mixtape_back_f(float *z, size_t k, size_t m, double *gl, size_t ldg,
+                                  const double *s, size_t nf, const float *dy, double *ds)
+{
+    double shared[SBW_HEAD_MIXTAPE_KMAX], gam[SBW_HEAD_MIXTAPE_KMAX], dl[SBW_HEAD_MIXTAPE_KMAX];
+    double P[2 * SBW_HEAD_MIXTAPE_KMAX], A[2 * SBW_HEAD_MIXTAPE_KMAX];
+    gate_shared(s, k, shared);
+    for (size_t j = 0; j + 1 < k; j++)
+        ds[j] = 0;
+    for (size_t x = 0; x < m; x++) {
+        for (size_t j = 0; j + 1 < k; j++)
+            gam[j] = x < nf ? gl[x * ldg + j] : shared[j];
+        gate_tree(gam, k, P);
+        for (size_t c = 0; c < k; c++) {
+            A[k - 1 + c] = (double)dy[x] * (double)z[c * m + x];
+            z[c * m + x] = (float)(P[k - 1 + c] * (double)dy[x]);
+        }
+        gate_tree_back(gam, k, P, A, dl);
+        for (size_t j = 0; j + 1 < k; j++) {
+            ds[j] += dl[j];
+            if (x < nf)
+                gl[x * ldg + j] = dl[j];
+        }
+    }
 }
 
 void sbw_head_kern_ss(const double *z, double *y, double *fp, size_t m)

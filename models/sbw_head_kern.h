@@ -43,6 +43,26 @@ double sbw_head_kern_mixture(double *z, size_t k, size_t m, const double *logpi,
                              double psum, double scale, bool grad, double *e, double *kbuf,
                              double *lq, double *dalpha, size_t *argmax);
 
+/* Mixtape's gating of one context (Yang et al. 2019, sbw_head.h): z (K,
+ * M, leading dim M) the component logits w_x^T g_k (+ b_x), gl the gate
+ * logits' word part for the F = nf frequent words (word x's K - 1 values
+ * v_x^T tanh(GU_j h) at gl + x ldg), s (K-1) the shared part u_j^T h, gb
+ * (nf, K-1) the gate biases.  Word x's gates are gamma_j = sigma(gl_xj +
+ * s_j + gb_xj) for x < nf, sigma(s_j) for the rest; its priors pi_{x,k}
+ * the leaves of the heap-ordered sigmoid tree; y (M) = sum_k pi_{x,k}
+ * z_{k,x}.  gl is overwritten by the frequent words' gamma, which
+ * sbw_head_kern_mixtape_back reads.  1 <= K <= SBW_HEAD_MIXTAPE_KMAX. */
+void sbw_head_kern_mixtape(const double *z, size_t k, size_t m, double *gl, size_t ldg,
+                           const double *s, const double *gb, size_t nf, double *y);
+
+/* Its backward: dy (M) the gradient with respect to y; z (as the
+ * forward had it) is overwritten by dz_{k,x} = pi_{x,k} dy_x, gl (the
+ * gammas the forward left) by the gradient of the frequent words' gate
+ * logits, and ds (K-1) by the gradient of s (every word's, shared or
+ * not). */
+void sbw_head_kern_mixtape_back(double *z, size_t k, size_t m, double *gl, size_t ldg,
+                                const double *s, size_t nf, const double *dy, double *ds);
+
 /* Sigsoftmax map: y = ss(z) = 2z - softplus(z) and fp = ss'(z) = 2 -
  * sigma(z), stable for every finite z.  z, y, fp are (M).  Like the LMS
  * map, non-decreasing in z only to the last ulps: libmvec's exp and the
@@ -104,6 +124,10 @@ double sbw_head_kern_mixture_f(float *z, size_t k, size_t m, const double *logpi
                                double psum, double scale, bool grad, float *e, double *kbuf,
                                double *lq, double *dalpha, size_t *argmax);
 void sbw_head_kern_ss_f(const float *z, float *y, float *fp, size_t m);
+void sbw_head_kern_mixtape_f(const float *z, size_t k, size_t m, double *gl, size_t ldg,
+                             const double *s, const double *gb, size_t nf, float *y);
+void sbw_head_kern_mixtape_back_f(float *z, size_t k, size_t m, double *gl, size_t ldg,
+                                  const double *s, size_t nf, const float *dy, double *ds);
 void sbw_head_kern_map_back_f(const float *dy, const float *fp, float *dz, size_t m);
 void sbw_head_kern_lms_f(const float *z, float *y, float *fp, float *sig, size_t m, const float *u,
                          const float *v, const float *b, size_t k, float lambda);

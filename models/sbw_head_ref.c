@@ -163,3 +163,84 @@ void sbw_head_ref_tanh_back(const double *g, double *dg, size_t n)
     for (size_t j = 0; j < n; j++)
         dg[j] = dg[j] * (1 - g[j] * g[j]);
 }
+
+/* ---- Mixtape: each leaf's prior as the product along its path ------------ */
+
+/* Leaf c's factor from internal node n: 1 when n is not on its path,
+ * gamma_n when the path turns to n's first child, 1 - gamma_n otherwise;
+ * *on says whether n is on the path and *left which side. */
+static double ref_tree_factor(size_t k, size_t c, size_t n, const double *gam, bool *on, bool *left)
+{
+    *on = false;
+    for (size_t node = k - 1 + c; node > 0; node = (node - 1) / 2) {
+        size_t parent = (node - 1) / 2;
+        if (parent == n) {
+            *on = true;
+            *left = node == 2 * parent + 1;
+            return *left ? gam[n] : 1.0 - gam[n];
+        }
+    }
+    return 1.0;
+}
+
+/* pi_c = the product over the K - 1 internal nodes of leaf c's factors;
+ * with skip < K - 1 that node's factor is left out. */
+static double ref_tree_pi(size_t k, size_t c, const double *gam, size_t skip)
+{
+    double pi = 1.0;
+    bool on, left;
+    for (size_t n = 0; n + 1 < k; n++)
+        if (n != skip)
+            pi *= ref_tree_factor(k, c, n, gam, &on, &left);
+    return pi;
+}
+
+/* Word x's gammas: sigma of its full gate logit, or of the shared one. */
+static void ref_gammas(const double *gl, size_t ldg, const double *s, const double *gb, size_t nf,
+                       size_t k, size_t x, double *gam)
+{
+    for (size_t j = 0; j + 1 < k; j++) {
+        double l = x < nf ? gl[x * ldg + j] + s[j] + gb[x * (k - 1) + j] : s[j];
+        gam[j] = 1.0 / (1.0 + exp(-l));
+    }
+}
+
+void sbw_head_ref_mixtape(const double *z, size_t k, size_t m, double *gl, size_t ldg,
+                          const double *s, const double *gb, size_t nf, double *y)
+{
+    double gam[SBW_HEAD_MIXTAPE_KMAX];
+    for (size_t x = 0; x < m; x++) {
+        ref_gammas(gl, ldg, s, gb, nf, k, x, gam);
+        y[x] = 0;
+        for (size_t c = 0; c < k; c++)
+            y[x] += ref_tree_pi(k, c, gam, k) * z[c * m + x];
+        for (size_t j = 0; x < nf && j + 1 < k; j++)
+            gl[x * ldg + j] = gam[j];
+    }
+}
+
+void sbw_head_ref_mixtape_back(double *z, size_t k, size_t m, double *gl, size_t ldg,
+                               const double *s, size_t nf, const double *dy, double *ds)
+{
+    double gam[SBW_HEAD_MIXTAPE_KMAX];
+    for (size_t j = 0; j + 1 < k; j++)
+        ds[j] = 0;
+    for (size_t x = 0; x < m; x++) {
+        for (size_t j = 0; j + 1 < k; j++)
+            gam[j] = x < nf ? gl[x * ldg + j] : 1.0 / (1.0 + exp(-s[j]));
+        for (size_t n = 0; n + 1 < k; n++) { /* dL/dl_n = sum_c dy z_c dpi_c/dl_n */
+            double dl = 0;
+            for (size_t c = 0; c < k; c++) {
+                bool on, left;
+                ref_tree_factor(k, c, n, gam, &on, &left);
+                double dfac = on ? (left ? 1.0 : -1.0) * gam[n] * (1.0 - gam[n]) : 0.0;
+                dl += dy[x] * z[c * m + x] * ref_tree_pi(k, c, gam, n) * dfac;
+            }
+            ds[n] += dl;
+            if (x < nf)
+                gl[x * ldg + n] = dl;
+        }
+        for (size_t c = 0; c < k; c++)
+            z[c * m + x] = ref_tree_pi(k, c, gam, k) * dy[x];
+    }
+}

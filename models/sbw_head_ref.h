@@ -17,6 +17,10 @@ double sbw_head_ref_softmax(double *z, const double *p, size_t m, double psum, d
 double sbw_head_ref_mixture(double *z, size_t k, size_t m, const double *logpi, const double *p,
                             double psum, double scale, bool grad, double *e, double *kbuf,
                             double *lq, double *dalpha, size_t *argmax);
+void sbw_head_ref_mixtape(const double *z, size_t k, size_t m, double *gl, size_t ldg,
+                          const double *s, const double *gb, size_t nf, double *y);
+void sbw_head_ref_mixtape_back(double *z, size_t k, size_t m, double *gl, size_t ldg,
+                               const double *s, size_t nf, const double *dy, double *ds);
 void sbw_head_ref_ss(const double *z, double *y, double *fp, size_t m);
 void sbw_head_ref_map_back(const double *dy, const double *fp, double *dz, size_t m);
 void sbw_head_ref_lms(const double *z, double *y, double *fp, double *sig, size_t m,

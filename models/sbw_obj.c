@@ -19,7 +19,7 @@ struct sbw_obj {
 
 size_t sbw_obj_auto_block(const sbw_head *h, const sbw_obj_opts *opts)
 {
-    size_t nx = h->mixture ? h->k : 1, item = opts->single ? 4 : 8;
+    size_t nx = sbw_head_nx(h), item = opts->single ? 4 : 8;
     size_t nt = (size_t)(opts->threads > 0 ? opts->threads : omp_get_max_threads());
     size_t b = ((size_t)1 << 20) / (nx * h->m * item + 1);
     b = b < 64 ? 64 : b > 1024 ? 1024 : b;

@@ -38,6 +38,9 @@ typedef struct pass_block {
     double *gm;                 /* (B, K D) g times the call's mask (with a mask) */
     double *dg;                 /* (B, K D) */
     double *dw, *du, *dv, *dub; /* (M, D), (K D, C), (K, C), (K D) accumulators */
+    double *gt, *dgt;           /* mixtape: (B, (K-1) d1) tanh(GU_j h) and its gradient */
+    double *gl;                 /* mixtape: (F, B (K-1)) gate logits, gammas, their gradient */
+    double *dgu, *dgv, *dgb;    /* mixtape: ((K-1) d1, C), (F, d1), (F, K-1) accumulators */
 } pass_block;
 
 typedef struct pass_prec pass_prec;
@@ -47,6 +50,7 @@ struct sbw_pass_ws {
     sbw_pass_opts opt;
     int nblockws;
     size_t nx, glen;
+    size_t nv, kg, ldg; /* rows of V; mixtape's gates per word K - 1 and gl's leading dim */
     /* the parameters of the call in progress, in the forms the kernels take */
     float *wf;                   /* (M, D) W in float (single mode) */
     double *u, *v, *c, *s, *cum; /* map parameters */
@@ -115,7 +119,9 @@ static double block_bytes(const sbw_head *h, size_t b, bool single)
     double gemm = item * (2 * bx * d + bx * m) + (single ? 4 * m * d : 0);
     double ctx =
         h->context_mix ? 8 * ((double)b * (3 * k * d + 2 * k) + k * d * c + k * c + k * d) : 0;
-    return gemm + ctx + 8 * (2 * (double)b * c + m * d);
+    double kg = h->vgate ? k - 1 : 0, gd = (double)h->gd, nf = (double)h->nfreq;
+    double gate = 8 * kg * ((double)b * (2 * gd + nf) + gd * c + nf) + 8 * nf * gd;
+    return gemm + ctx + gate + 8 * (2 * (double)b * c + m * d);
 }
 
 double sbw_pass_ws_bytes(const sbw_head *h, const sbw_pass_opts *opts)
@@ -173,6 +179,15 @@ static void alloc_block(sbw_pass_ws *o, pass_block *b, int *st)
     b->du = sbw_ledger_alloc(&o->ledger, kd * o->h.c, sizeof(double), st);
     b->dv = sbw_ledger_alloc(&o->ledger, k * o->h.c, sizeof(double), st);
     b->dub = sbw_ledger_alloc(&o->ledger, kd, sizeof(double), st);
+    if (!o->kg)
+        return;
+    size_t gg = o->kg * o->h.gd, nf = o->h.nfreq;
+    b->gt = sbw_ledger_alloc(&o->ledger, o->opt.block * gg, sizeof(double), st);
+    b->dgt = sbw_ledger_alloc(&o->ledger, o->opt.block * gg, sizeof(double), st);
+    b->gl = sbw_ledger_alloc(&o->ledger, nf * o->ldg, sizeof(double), st);
+    b->dgu = sbw_ledger_alloc(&o->ledger, gg * o->h.c, sizeof(double), st);
+    b->dgv = sbw_ledger_alloc(&o->ledger, nf * o->h.gd, sizeof(double), st);
+    b->dgb = sbw_ledger_alloc(&o->ledger, nf * o->kg, sizeof(double), st);
 }
 
 static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
@@ -180,7 +195,8 @@ static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
     if (opts->block == 0)
         return SBW_ERROR(SBW_EINVAL, "the block size must be >= 1");
     size_t lim = (size_t)INT_MAX;
-    if (h->m > lim || opts->block > lim / nx || h->k * h->d > lim || h->c > lim)
+    size_t kg = h->vgate ? h->k - 1 : 0;
+    if (h->m > lim || opts->block > lim / nx || h->k * h->d > lim || h->c > lim || kg * h->gd > lim)
         return SBW_ERROR(SBW_EINVAL, "M = %zu or a block of %zu is beyond BLAS's int range", h->m,
                          opts->block);
     return SBW_OK;
@@ -208,14 +224,16 @@ static void alloc_params(sbw_pass_ws *o, int *st)
 int sbw_pass_ws_alloc(sbw_pass_ws **out, const sbw_head *h, const sbw_pass_opts *opts)
 {
     *out = NULL;
-    size_t nx = h->mixture ? h->k : 1;
+    size_t nx = sbw_head_nx(h);
     int st = check_opts(h, opts, nx);
     if (st)
         return st;
     sbw_pass_ws *o = calloc(1, sizeof *o);
     if (!o)
         return SBW_ERROR(SBW_ENOMEM, "out of memory");
-    *o = (sbw_pass_ws){.h = *h, .opt = *opts, .nx = nx};
+    *o = (sbw_pass_ws){.h = *h, .opt = *opts, .nx = nx, .nv = sbw_head_nv(h)};
+    o->kg = h->vgate ? h->k - 1 : 0;
+    o->ldg = opts->block * o->kg;
     o->k = opts->single ? &pass_prec_f : &pass_prec_d;
     o->ledger.what = "head workspace";
     o->opt.threads = resolve_threads(opts);
@@ -298,8 +316,24 @@ static const double *masked_g(const sbw_pass_ws *o, const pass_call *c, pass_blo
     return b->gm;
 }
 
+/* Mixtape's gate logits' word part for the block: gt = tanh(GU_j h)
+ * (nb (K-1) x d1) and gl = GV gt^T (F x nb (K-1), leading dim ldg): word
+ * x's K - 1 logits of context i at gl + x ldg + i (K-1). */
+static void gate_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    size_t cw = o->h.c, kg = o->kg, gd = o->h.gd, nf = o->h.nfreq;
+    const double *GU = c->theta + o->h.off_gu, *GV = c->theta + o->h.off_gv;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)(kg * gd), (int)cw, 1.0,
+                b->hb, (int)cw, GU, (int)cw, 0.0, b->gt, (int)(kg * gd));
+    sbw_head_kern_tanh(b->gt, nb * kg * gd);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nf, (int)(nb * kg), (int)gd, 1.0, GV,
+                (int)gd, b->gt, (int)gd, 0.0, b->gl, (int)o->ldg);
+}
+
 /* A context-mixing head's g_k = tanh(U_k h + c_k) (nb x K D, in b->g)
- * and log pi = log softmax(V h) (nb x K) from the block's rows hb. */
+ * and log pi = log softmax(V h) (nb x K) from the block's rows hb; for
+ * mixtape V h is the shared gate logits u_j^T h (nb x (K-1), leading dim
+ * K, in logpi) and gate_forward the words' part. */
 static void mix_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
 {
     size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
@@ -309,9 +343,13 @@ static void mix_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b,
     for (size_t i = 0; o->h.cbias && i < nb; i++)
         sbw_head_kern_axpy(1.0, c->theta + o->h.off_ub, b->g + i * kd, kd);
     sbw_head_kern_tanh(b->g, nb * kd);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)k, (int)cw, 1.0, b->hb,
-                (int)cw, V, (int)cw, 0.0, b->logpi, (int)k);
-    sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
+    if (o->nv)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)o->nv, (int)cw, 1.0,
+                    b->hb, (int)cw, V, (int)cw, 0.0, b->logpi, (int)k);
+    if (o->kg)
+        gate_forward(o, c, b, nb);
+    if (!o->h.vgate)
+        sbw_kern_log_softmax_rows(b->logpi, nb, k, k, b->logpi, k);
 }
 
 /* X of the block (double, in xd): the rows of H, or MoC's hbar, or MoS's
@@ -328,7 +366,7 @@ static void context_forward(const sbw_pass_ws *o, const pass_call *c, pass_block
     } else {
         mix_forward(o, c, b, nb);
         const double *g = masked_g(o, c, b, p0, nb);
-        if (o->h.mixture)
+        if (o->h.mixture || o->h.vgate)
             memcpy(b->xd, g, nb * kd * sizeof(double));
         else
             for (size_t i = 0; i < nb; i++) {
@@ -396,6 +434,26 @@ static void moc_backward(const sbw_pass_ws *o, pass_block *b, const double *gsrc
     }
 }
 
+/* Mixtape's gates backward from gl (now the gradient of the frequent
+ * words' gate logits): dGV, dGB, and through tanh into dhb and dGU. */
+static void gate_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    size_t cw = o->h.c, kg = o->kg, gd = o->h.gd, nf = o->h.nfreq, gg = kg * gd;
+    const double *GU = c->theta + o->h.off_gu, *GV = c->theta + o->h.off_gv;
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(nb * kg), (int)gd, (int)nf, 1.0,
+                b->gl, (int)o->ldg, GV, (int)gd, 0.0, b->dgt, (int)gd);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nf, (int)gd, (int)(nb * kg), 1.0,
+                b->gl, (int)o->ldg, b->gt, (int)gd, 1.0, b->dgv, (int)gd);
+    for (size_t x = 0; x < nf; x++)
+        for (size_t i = 0; i < nb; i++)
+            sbw_head_kern_axpy(1.0, b->gl + x * o->ldg + i * kg, b->dgb + x * kg, kg);
+    sbw_head_kern_tanh_back(b->gt, b->dgt, nb * gg);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)gg, 1.0, b->dgt,
+                (int)gg, GU, (int)cw, 1.0, b->dhb, (int)cw);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gg, (int)cw, (int)nb, 1.0, b->dgt,
+                (int)gg, b->hb, (int)cw, 1.0, b->dgu, (int)cw);
+}
+
 /* A context-mixing head's backward: from dX (and dalpha) to dg (through
  * the mask, then tanh), dhb, and the dU, dV, dub accumulators. */
 static void mix_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t p0,
@@ -403,7 +461,7 @@ static void mix_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b
 {
     size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
     const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
-    if (o->h.mixture)
+    if (o->h.mixture || o->h.vgate)
         memcpy(b->dg, b->dxd, nb * kd * sizeof(double));
     else
         moc_backward(o, b, c->mask ? b->gm : b->g, nb);
@@ -415,14 +473,18 @@ static void mix_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b
     sbw_head_kern_tanh_back(b->g, b->dg, nb * kd);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)kd, 1.0, b->dg,
                 (int)kd, U, (int)cw, 0.0, b->dhb, (int)cw);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)k, 1.0, b->dalpha,
-                (int)k, V, (int)cw, 1.0, b->dhb, (int)cw);
+    if (o->nv) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)o->nv, 1.0,
+                    b->dalpha, (int)k, V, (int)cw, 1.0, b->dhb, (int)cw);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)o->nv, (int)cw, (int)nb, 1.0,
+                    b->dalpha, (int)k, b->hb, (int)cw, 1.0, b->dv, (int)cw);
+    }
     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)cw, (int)nb, 1.0, b->dg,
                 (int)kd, b->hb, (int)cw, 1.0, b->du, (int)cw);
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)cw, (int)nb, 1.0, b->dalpha,
-                (int)k, b->hb, (int)cw, 1.0, b->dv, (int)cw);
     if (o->h.cbias)
         sbw_head_kern_colsum(b->dg, nb, kd, kd, b->dub);
+    if (o->kg)
+        gate_backward(o, c, b, nb);
 }
 
 /* From dX (and dalpha) to the block's rows of dH (overwritten), dU, dV,
@@ -501,6 +563,11 @@ static void reset_accumulators(sbw_pass_ws *o)
             memset(o->blocks[i].dv, 0, kc * sizeof(double));
             memset(o->blocks[i].dub, 0, kd * sizeof(double));
         }
+        if (o->kg) {
+            memset(o->blocks[i].dgu, 0, o->kg * o->h.gd * o->h.c * sizeof(double));
+            memset(o->blocks[i].dgv, 0, o->h.nfreq * o->h.gd * sizeof(double));
+            memset(o->blocks[i].dgb, 0, o->h.nfreq * o->kg * sizeof(double));
+        }
     }
 }
 
@@ -530,9 +597,14 @@ static void reduce_grad(sbw_pass_ws *o, const pass_call *c, double *dtheta)
         sbw_head_kern_axpy(1.0, o->blocks[i].dw, dtheta + h->off_w, h->m * h->d);
         if (h->context_mix) {
             sbw_head_kern_axpy(1.0, o->blocks[i].du, dtheta + h->off_u, kd * h->c);
-            sbw_head_kern_axpy(1.0, o->blocks[i].dv, dtheta + h->off_v, h->k * h->c);
+            sbw_head_kern_axpy(1.0, o->blocks[i].dv, dtheta + h->off_v, o->nv * h->c);
             if (h->cbias)
                 sbw_head_kern_axpy(1.0, o->blocks[i].dub, dtheta + h->off_ub, kd);
+        }
+        if (o->kg) {
+            sbw_head_kern_axpy(1.0, o->blocks[i].dgu, dtheta + h->off_gu, o->kg * h->gd * h->c);
+            sbw_head_kern_axpy(1.0, o->blocks[i].dgv, dtheta + h->off_gv, h->nfreq * h->gd);
+            sbw_head_kern_axpy(1.0, o->blocks[i].dgb, dtheta + h->off_gb, h->nfreq * o->kg);
         }
     }
     for (int i = 1; i < o->opt.threads; i++) {
@@ -600,7 +672,7 @@ static int check_mask(const sbw_pass_ws *o, const sbw_pass_mask *mk)
     if (!o->h.context_mix)
         return SBW_ERROR(SBW_EINVAL,
                          "a mask on g_k needs a context-mixing head (moc, mos, "
-                         "mos+plif), not %s",
+                         "mos+plif, mixtape), not %s",
                          sbw_head_model_name(o->h.model));
     if (!mk->m || mk->period == 0)
         return SBW_ERROR(SBW_EINVAL, "the mask on g_k needs its rows and a period >= 1");

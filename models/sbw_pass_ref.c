@@ -21,6 +21,7 @@ typedef struct ref_ws {
     const double *mask;               /* (K, D) the row's mask on g, or NULL */
     double *u, *v, *c, *s, *cum;      /* map parameters: (K) x 3, (knots) x 2 */
     double *gu, *gv, *gc, *gsum, *gx; /* their gradient accumulators */
+    double *gl, *t;                   /* mixtape: (F, K-1) gate logits' word part, (K-1, d1) */
     double lambda, glambda;
     double *mem;
 } ref_ws;
@@ -28,14 +29,18 @@ typedef struct ref_ws {
 static int ref_ws_alloc(ref_ws *w, const sbw_head *h)
 {
     size_t k = h->k ? h->k : 1, d = h->d, m = h->m, kn = h->knots, c = h->c;
-    *w = (ref_ws){.nx = h->mixture ? h->k : 1};
-    size_t nx = w->nx;
-    size_t sizes[] = {nx * d,    nx * d, k * d, k,     k,  nx * m, nx * m, nx * m,
-                      2 * k * m, m,      m,     4 * k, k,  k,      k,      kn,
-                      kn,        k,      k,     k,     kn, kn,     c,      k * d};
-    double **dst[] = {&w->x,   &w->dx, &w->g,  &w->logpi, &w->dalpha, &w->z,  &w->y,  &w->fp,
-                      &w->sig, &w->lq, &w->p,  &w->kbuf,  &w->u,      &w->v,  &w->c,  &w->s,
-                      &w->cum, &w->gu, &w->gv, &w->gc,    &w->gsum,   &w->gx, &w->hv, &w->gm};
+    *w = (ref_ws){.nx = sbw_head_nx(h)};
+    size_t nx = w->nx, kg = h->vgate ? k - 1 : 0;
+    size_t sizes[] = {nx * d,    nx * d, k * d,  k,         k,
+                      nx * m,    nx * m, nx * m, 2 * k * m, m,
+                      m,         4 * k,  k,      k,         k,
+                      kn,        kn,     k,      k,         k,
+                      kn,        kn,     c,      k * d,     h->nfreq * kg,
+                      kg * h->gd};
+    double **dst[] = {&w->x,  &w->dx,  &w->g,   &w->logpi, &w->dalpha, &w->z,  &w->y,
+                      &w->fp, &w->sig, &w->lq,  &w->p,     &w->kbuf,   &w->u,  &w->v,
+                      &w->c,  &w->s,   &w->cum, &w->gu,    &w->gv,     &w->gc, &w->gsum,
+                      &w->gx, &w->hv,  &w->gm,  &w->gl,    &w->t};
     size_t total = 0, n = sizeof sizes / sizeof *sizes;
     for (size_t i = 0; i < n; i++)
         total += sizes[i] + 1;
@@ -49,6 +54,54 @@ static int ref_ws_alloc(ref_ws *w, const sbw_head *h)
     return SBW_OK;
 }
 
+/* Mixtape: t_j = tanh(GU_j h) (K-1, d1) and the frequent words' gate
+ * logits' word part gl[x, j] = v_x^T t_j (F, K-1). */
+static void ref_gates(const sbw_head *h, const double *theta, const double *hv, ref_ws *w)
+{
+    size_t kg = h->k - 1, gd = h->gd, cw = h->c;
+    const double *GU = theta + h->off_gu, *GV = theta + h->off_gv;
+    for (size_t j = 0; j < kg; j++)
+        for (size_t a = 0; a < gd; a++) {
+            double acc = 0;
+            for (size_t c = 0; c < cw; c++)
+                acc += GU[(j * gd + a) * cw + c] * hv[c];
+            w->t[j * gd + a] = tanh(acc);
+        }
+    for (size_t x = 0; x < h->nfreq; x++)
+        for (size_t j = 0; j < kg; j++) {
+            w->gl[x * kg + j] = 0;
+            for (size_t a = 0; a < gd; a++)
+                w->gl[x * kg + j] += GV[x * gd + a] * w->t[j * gd + a];
+        }
+}
+
+/* Mixtape's backward through the gates, from gl (the frequent words'
+ * gate logit gradients) and dalpha (the shared ones'): dGB, dGV, and
+ * through t into dGU and dh. */
+static void ref_gates_back(const sbw_head *h, const double *theta, const double *hv, ref_ws *w,
+                           double *dh, double *grad)
+{
+    size_t kg = h->k - 1, gd = h->gd, cw = h->c;
+    const double *GU = theta + h->off_gu, *GV = theta + h->off_gv;
+    double *dGU = grad + h->off_gu, *dGV = grad + h->off_gv, *dGB = grad + h->off_gb;
+    for (size_t j = 0; j < kg; j++)
+        for (size_t a = 0; a < gd; a++) {
+            double dt = 0, t = w->t[j * gd + a];
+            for (size_t x = 0; x < h->nfreq; x++) {
+                dt += w->gl[x * kg + j] * GV[x * gd + a];
+                dGV[x * gd + a] += w->gl[x * kg + j] * t;
+            }
+            double da = dt * (1 - t * t);
+            for (size_t c = 0; c < cw; c++) {
+                dGU[(j * gd + a) * cw + c] += da * hv[c];
+                dh[c] += GU[(j * gd + a) * cw + c] * da;
+            }
+        }
+    for (size_t x = 0; x < h->nfreq; x++)
+        for (size_t j = 0; j < kg; j++)
+            dGB[x * kg + j] += w->gl[x * kg + j];
+}
+
 /* Context vectors of context hv (C): x = h, or the mixture's g_k =
  * tanh(U_k h + c_k) (times the row's mask: gm) and pi. */
 static void ref_context(const sbw_head *h, const double *theta, const double *hv, ref_ws *w)
@@ -59,10 +112,13 @@ static void ref_context(const sbw_head *h, const double *theta, const double *hv
         return;
     }
     const double *U = theta + h->off_u, *V = theta + h->off_v, *cb = theta + h->off_ub;
-    for (size_t c = 0; c < k; c++) {
+    for (size_t c = 0; c < sbw_head_nv(h); c++) {
         w->logpi[c] = 0;
         for (size_t j = 0; j < cw; j++)
             w->logpi[c] += V[c * cw + j] * hv[j];
+    }
+    for (size_t c = 0; c < k; c++) {
+        w->logpi[c] = c < sbw_head_nv(h) ? w->logpi[c] : 0;
         for (size_t i = 0; i < d; i++) {
             double a = h->cbias ? cb[c * d + i] : 0;
             for (size_t j = 0; j < cw; j++)
@@ -71,12 +127,17 @@ static void ref_context(const sbw_head *h, const double *theta, const double *hv
             w->gm[c * d + i] = w->g[c * d + i] * (w->mask ? w->mask[c * d + i] : 1);
         }
     }
-    double lse = sbw_num_logsumexp(w->logpi, k);
-    for (size_t c = 0; c < k; c++)
-        w->logpi[c] -= lse;
+    if (h->vgate) { /* logpi holds u_j^T h; the words' gate logits */
+        ref_gates(h, theta, hv, w);
+    } else {
+        double lse = sbw_num_logsumexp(w->logpi, k);
+        for (size_t c = 0; c < k; c++)
+            w->logpi[c] -= lse;
+    }
+    bool stack = h->mixture || h->vgate;
     for (size_t i = 0; i < w->nx * d; i++)
-        w->x[i] = h->mixture ? w->gm[i] : 0;
-    for (size_t c = 0; !h->mixture && c < k; c++)
+        w->x[i] = stack ? w->gm[i] : 0;
+    for (size_t c = 0; !stack && c < k; c++)
         for (size_t i = 0; i < d; i++)
             w->x[i] += exp(w->logpi[c]) * w->gm[c * d + i];
 }
@@ -153,17 +214,18 @@ static void ref_context_back(const sbw_head *h, const double *theta, const doubl
     }
     const double *U = theta + h->off_u, *V = theta + h->off_v;
     double *dU = grad + h->off_u, *dV = grad + h->off_v, *dcb = grad + h->off_ub, mean = 0;
-    for (size_t c = 0; !h->mixture && c < k; c++) { /* moc: dalpha from dhbar */
+    bool moc = !h->mixture && !h->vgate;
+    for (size_t c = 0; moc && c < k; c++) { /* moc: dalpha from dhbar */
         w->dalpha[c] = 0;
         for (size_t i = 0; i < d; i++)
             w->dalpha[c] += w->dx[i] * w->gm[c * d + i];
         mean += exp(w->logpi[c]) * w->dalpha[c];
     }
-    for (size_t c = 0; !h->mixture && c < k; c++)
+    for (size_t c = 0; moc && c < k; c++)
         w->dalpha[c] = exp(w->logpi[c]) * (w->dalpha[c] - mean);
     for (size_t c = 0; c < k; c++)
         for (size_t i = 0; i < d; i++) {
-            double dg = h->mixture ? w->dx[c * d + i] : exp(w->logpi[c]) * w->dx[i];
+            double dg = h->mixture || h->vgate ? w->dx[c * d + i] : exp(w->logpi[c]) * w->dx[i];
             dg *= w->mask ? w->mask[c * d + i] : 1;
             double g = w->g[c * d + i], da = dg * (1 - g * g);
             if (h->cbias)
@@ -173,11 +235,13 @@ static void ref_context_back(const sbw_head *h, const double *theta, const doubl
                 dh[j] += U[(c * d + i) * cw + j] * da;
             }
         }
-    for (size_t c = 0; c < k; c++)
+    for (size_t c = 0; c < sbw_head_nv(h); c++)
         for (size_t j = 0; j < cw; j++) {
             dV[c * cw + j] += w->dalpha[c] * hv[j];
             dh[j] += V[c * cw + j] * w->dalpha[c];
         }
+    if (h->vgate && h->k > 1)
+        ref_gates_back(h, theta, hv, w, dh, grad);
 }
 
 /* The target of position i as a row of doubles (w->p) with its sum,
@@ -206,6 +270,9 @@ static double ref_row(const sbw_head *h, const double *theta, const double *hv, 
     hv = w->hv;
     ref_context(h, theta, hv, w);
     ref_logits_map(h, theta, w);
+    if (h->vgate) /* the gated row into y's first M */
+        sbw_head_ref_mixtape(w->z, h->k, h->m, w->gl, h->k - 1, w->logpi, theta + h->off_gb,
+                             h->nfreq, w->y);
     double loss;
     if (h->mixture)
         loss = sbw_head_ref_mixture(w->y, h->k, h->m, w->logpi, p, psum, scale, dtheta != NULL,
@@ -214,6 +281,11 @@ static double ref_row(const sbw_head *h, const double *theta, const double *hv, 
         loss = sbw_head_ref_softmax(w->y, p, h->m, psum, scale, dtheta != NULL, argmax);
     if (!dtheta)
         return loss;
+    if (h->vgate) { /* dz_k into y's K rows; dalpha the shared gates' gradient */
+        sbw_head_ref_mixtape_back(w->z, h->k, h->m, w->gl, h->k - 1, w->logpi, h->nfreq, w->y,
+                                  w->dalpha);
+        memcpy(w->y, w->z, h->k * h->m * sizeof *w->y);
+    }
     ref_map_back(h, w);
     ref_logits_back(h, theta, w, dtheta);
     memset(dh, 0, h->c * sizeof *dh);
@@ -292,6 +364,9 @@ int sbw_pass_ref_logq(const sbw_head *h, const double *theta, const double *hv, 
     sbw_head_map_params(h, theta, w.u, w.v, w.c, &w.lambda, w.s, w.cum);
     ref_context(h, theta, hv, &w);
     ref_logits_map(h, theta, &w);
+    if (h->vgate)
+        sbw_head_ref_mixtape(w.z, h->k, h->m, w.gl, h->k - 1, w.logpi, theta + h->off_gb, h->nfreq,
+                             w.y);
     size_t am;
     if (h->mixture) {
         sbw_head_ref_mixture(w.y, h->k, h->m, w.logpi, w.p, 0, 0, false, NULL, w.kbuf, lq, NULL,

@@ -123,7 +123,14 @@ static double SBW_PREC_FN(row_forward)(sbw_pass_ws *o, const pass_call *c, pass_
     if (t && t->SBW_PREC_PICK(pf, pd) && pos + 1 < c->nrows)
         prefetch_row(t->SBW_PREC_PICK(pf, pd) + target_row(c->tg, pos + 1) * m,
                      m * sizeof(SBW_PREC_T));
-    *y = SBW_PREC_FN(map_forward)(o, w, z);
+    if (o->h.vgate) { /* mixtape: one row of gated logits, then one softmax */
+        *y = w->SBW_PREC_PICK(yf, y);
+        SBW_PREC_PICK(sbw_head_kern_mixtape_f, sbw_head_kern_mixtape)
+        (z, k, m, o->kg ? b->gl + i * o->kg : NULL, o->ldg, b->logpi + i * k,
+         c->theta + o->h.off_gb, o->h.nfreq, *y);
+    } else {
+        *y = SBW_PREC_FN(map_forward)(o, w, z);
+    }
     const SBW_PREC_T *p = c->tg ? SBW_PREC_FN(target)(c->tg, w, pos, m) : w->SBW_PREC_PICK(ohf, oh);
     if (o->h.mixture)
         loss = SBW_PREC_PICK(sbw_head_kern_mixture_f, sbw_head_kern_mixture)(
@@ -151,6 +158,10 @@ static void SBW_PREC_FN(rows_train)(sbw_pass_ws *o, const pass_call *c, pass_blo
     add_result(w, loss, ent, am, mode);
     if (!grad)
         return;
+    if (o->h.vgate)
+        SBW_PREC_PICK(sbw_head_kern_mixtape_back_f, sbw_head_kern_mixtape_back)
+    (z, o->h.k, m, o->kg ? b->gl + i * o->kg : NULL, o->ldg, b->logpi + i * o->h.k, o->h.nfreq, y,
+     b->dalpha + i * o->h.k);
     SBW_PREC_FN(map_backward)(o, w, z, y);
     for (size_t j = 0; o->h.bias && j < o->nx; j++)
         SBW_PREC_PICK(sbw_head_kern_add_f2d(z + j * m, w->db, m),

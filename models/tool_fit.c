@@ -1,5 +1,5 @@
 /* sbw-fit: fit a Softmax-family head (softmax, sigsoftmax, moc, mos, lms,
- * plif, mos+plif) to a language log P*, with one context embedding per row
+ * plif, mos+plif, mixtape) to a language log P*, with one context embedding per row
  * and shared word embeddings, by minimising the mean cross-entropy; write
  * the fitted log Q (recomputed in float64), the parameters and the
  * training log. */
@@ -32,6 +32,7 @@ static const char details[] =
     "  plif K      Q = softmax(f(z)), f piecewise linear increasing, K intervals on\n"
     "              [-T, T], slopes softplus(a_i), linear outside  (LMS paper 4)\n"
     "  mos+plif    Q = sum_k pi_k softmax(f(W g_k))\n"
+    "  mixtape K   Q = softmax(sum_k pi_k W g_k), pi per word (sigmoid tree)\n"
     "Initialisation: H, W, V ~ N(0, S^2) (S = --init-scale); U ~ N(0, 1/D); b = 0;\n"
     "lms: u_i = 1, c_i evenly on [-4, 4], v_i = their spacing, lambda = 1; plif:\n"
     "every slope 1 (so it starts as softmax).  Optimisers: Adam as torch.optim.Adam\n"
@@ -39,7 +40,7 @@ static const char details[] =
     "as torch's ExponentialLR; --batch B: lazy updates of the batch's rows of H), or\n"
     "full-batch L-BFGS with a strong-Wolfe line search.  --lr auto tries\n"
     "1e-3,3e-3,1e-2,3e-2,0.1,0.3 for 100 steps on 1024 seeded contexts and keeps the\n"
-    "lowest KL; the grid and its KLs are in the header (and the --log header).\n"
+    "lowest KL; the grid and its KLs are in the header (and --log's).\n"
     "--tol R stops when the mean KL of the last --tol-window steps improves on the\n"
     "previous window's by <= R times itself.  A fit that stops at --steps S while\n"
     "still improving says so: when the mean KL of the final state is lower than\n"
@@ -104,7 +105,7 @@ static int pick(const sbw_cli *cli, const char *what, const char *val, const cha
 /* K and the PLIF intervals from --k / --knots (strings: absent = default). */
 static int parse_k(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o)
 {
-    size_t k = 10, knots = 1000;
+    size_t k = o->model == SBW_MODEL_MIXTAPE ? 4 : 10, knots = 1000;
     if (a->k && sbw_cli_parse_size(a->k, "--k", 1, 1e7, &k))
         return sbw_cli_usage_error(cli, "%s", sbw_error_reason());
     if (a->knots && sbw_cli_parse_size(a->knots, "--knots", 1, 1e8, &knots))
@@ -147,13 +148,14 @@ static int check_applies(const sbw_cli *cli, const sbw_cli_common *c, const sbw_
 {
     sbw_head_model mo = o->model;
     bool plif = mo == SBW_MODEL_PLIF || mo == SBW_MODEL_MOS_PLIF;
-    bool uses_k = plif || mo == SBW_MODEL_MOC || mo == SBW_MODEL_MOS || mo == SBW_MODEL_LMS;
+    bool uses_k = plif || mo == SBW_MODEL_MOC || mo == SBW_MODEL_MOS || mo == SBW_MODEL_LMS ||
+                  mo == SBW_MODEL_MIXTAPE;
     bool adam = o->optimizer == SBW_FIT_ADAM;
     const char *model = sbw_head_model_name(mo);
     const char *adam_only = "it is a setting of Adam (L-BFGS takes its steps by line search)";
     const sbw_cli_applies rows[] = {
         {"--k", uses_k, model,
-         "it sets the components of moc, mos and mos+plif, the hidden units of lms, the "
+         "it sets the components of moc, mos, mos+plif and mixtape, the hidden units of lms, the "
          "intervals of plif"},
         {"--knots", plif, model, "only plif and mos+plif have PLIF intervals"},
         {"--plif-t", plif, model, "only plif and mos+plif have PLIF knots"},
@@ -528,10 +530,11 @@ static run R = {.a = {.model = "softmax",
 
 static const sbw_cli_opt opts[] = {
     {"--model", "NAME", SBW_ARG_STRING, &R.a.model, 1, 0,
-     "softmax, sigsoftmax, moc, mos, lms, plif or mos+plif"},
+     "softmax, sigsoftmax, moc, mos, lms, plif, mos+plif or mixtape"},
     {"--d", "D", SBW_ARG_SIZE, &R.o.d, 1, 1e9, "embedding size (1 <= D <= M)"},
     {"--k", "K", SBW_ARG_STRING, &R.a.k, 1, 0,
-     "components (moc, mos, mos+plif) or hidden units (lms) [10]; plif: intervals [1000]"},
+     "components (moc, mos, mos+plif [10]; mixtape [4]) or hidden units (lms) [10]; plif: "
+     "intervals [1000]"},
     {"--knots", "K", SBW_ARG_STRING, &R.a.knots, 1, 0, "PLIF intervals (plif, mos+plif) [1000]"},
     {"--plif-t", "T", SBW_ARG_DOUBLE, &R.o.plif_t, 1e-9, 1e9, "PLIF knots span [-T, T]"},
     {"--bias", NULL, SBW_ARG_FLAG, &R.o.bias, 1, 0, "learn a word bias b (M)"},

@@ -26,7 +26,8 @@ static const head_case head_cases[] = {
     {SBW_MODEL_MOS, 3, 0, false, false},       {SBW_MODEL_MOS, 3, 0, true, false},
     {SBW_MODEL_LMS, 3, 0, true, false},        {SBW_MODEL_LMS, 2, 0, false, true},
     {SBW_MODEL_PLIF, 0, 7, true, false},       {SBW_MODEL_MOS_PLIF, 2, 5, true, false},
-    {SBW_MODEL_MOS, 1, 0, false, false},
+    {SBW_MODEL_MOS, 1, 0, false, false},       {SBW_MODEL_MIXTAPE, 4, 0, true, false},
+    {SBW_MODEL_MIXTAPE, 3, 0, false, false},   {SBW_MODEL_MIXTAPE, 1, 0, true, false},
 };
 
 #define HEAD_NCASES (sizeof head_cases / sizeof *head_cases)

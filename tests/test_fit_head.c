@@ -609,11 +609,101 @@ static void check_k1(sbw_head_model model)
     free(tm), free(ts), free(lm), free(ls);
 }
 
+/* Mixtape's gating kernels (double and float) against the naive twin,
+ * which forms each prior as the product along its leaf's path and each
+ * gate's gradient by the product rule: K = 1..8 (trees that are not
+ * full for K = 3, 5), F = 13 of 37 words with their own gates, gl with
+ * padding between words (ldg > K - 1).  Errors: y sums K products of
+ * size max|z| (K eps each); the gradients sum K terms of |dy| |z|. */
+static void check_mixtape_kern(size_t k, uint64_t seed)
+{
+    enum { M = 37, NF = 13, KM = 8 };
+    size_t kg = k - 1, ldg = kg + 2;
+    double z[KM * M], z2[KM * M], gl[NF * (KM + 1)], gl2[NF * (KM + 1)], s[KM], gb[NF * KM];
+    double y[M], y2[M], dy[M], ds[KM], ds2[KM], yd[M];
+    float zf[KM * M], yf[M], dyf[M];
+    random_fill(z, k * M, 0, 2, seed, 1);
+    random_fill(gl, NF * ldg, 0, 1.5, seed, 2);
+    random_fill(s, kg + 1, 0, 1.5, seed, 3);
+    random_fill(gb, NF * kg + 1, 0, 1, seed, 4);
+    random_fill(dy, M, 0, 0.3, seed, 5);
+    memcpy(z2, z, sizeof z), memcpy(gl2, gl, sizeof gl);
+    sbw_head_kern_mixtape(z, k, M, gl, ldg, s, gb, NF, y);
+    sbw_head_ref_mixtape(z2, k, M, gl2, ldg, s, gb, NF, y2);
+    double zmax = max_abs(z, k * M), eps = DBL_EPSILON;
+    SBW_ASSERT_CLOSE(y, y2, M, 4 * (double)k * eps * (1 + zmax), 0);
+    SBW_ASSERT_CLOSE(gl, gl2, NF * ldg, 4 * eps, 0); /* the gammas (padding untouched) */
+    /* float: z rounded to float, y in float, against the twin on that z */
+    to_float(z, zf, k * M), to_double(zf, z2, k * M);
+    memcpy(gl2, gl, sizeof gl);
+    double glf[NF * (KM + 1)];
+    random_fill(glf, NF * ldg, 0, 1.5, seed, 2);
+    memcpy(gl2, glf, sizeof glf);
+    sbw_head_kern_mixtape_f(zf, k, M, glf, ldg, s, gb, NF, yf);
+    sbw_head_ref_mixtape(z2, k, M, gl2, ldg, s, gb, NF, y2);
+    to_double(yf, yd, M);
+    SBW_ASSERT_CLOSE(yd, y2, M, 4 * (double)k * FLT_EPSILON * (1 + zmax), 0);
+    /* backward from the gammas the forward left */
+    memcpy(z2, z, sizeof z), memcpy(gl2, gl, sizeof gl);
+    sbw_head_kern_mixtape_back(z, k, M, gl, ldg, s, NF, dy, ds);
+    sbw_head_ref_mixtape_back(z2, k, M, gl2, ldg, s, NF, dy, ds2);
+    double gtol = 8 * (double)k * eps * (1 + zmax) * max_abs(dy, M);
+    SBW_ASSERT_CLOSE(z, z2, k * M, gtol, 0);
+    SBW_ASSERT_CLOSE(gl, gl2, NF * ldg, gtol, 0);
+    SBW_ASSERT_CLOSE(ds, ds2, kg, (double)M * gtol, 0);
+    /* float backward against the twin on the float-rounded inputs */
+    to_float(dy, dyf, M), to_double(dyf, dy, M);
+    random_fill(z2, k * M, 0, 2, seed, 1);
+    to_float(z2, zf, k * M), to_double(zf, z2, k * M);
+    memcpy(gl, glf, sizeof glf), memcpy(gl2, glf, sizeof glf);
+    sbw_head_kern_mixtape_back_f(zf, k, M, gl, ldg, s, NF, dyf, ds);
+    sbw_head_ref_mixtape_back(z2, k, M, gl2, ldg, s, NF, dy, ds2);
+    to_double(zf, z, k * M);
+    double ftol = 8 * (double)k * FLT_EPSILON * (1 + zmax) * max_abs(dy, M);
+    SBW_ASSERT_CLOSE(z, z2, k * M, ftol, 0);
+    SBW_ASSERT_CLOSE(gl, gl2, NF * ldg, gtol, 0); /* the gates stay in double */
+    SBW_ASSERT_CLOSE(ds, ds2, kg, (double)M * gtol, 0);
+}
+
+static void test_kern_mixtape(void **state)
+{
+    (void)state;
+    for (size_t k = 1; k <= 8; k++)
+        check_mixtape_kern(k, 40 + k);
+}
+
+/* K = 4 is the paper's tree (Yang et al. 2019, section 3.2): pi_1 =
+ * g1 g2, pi_2 = g1 (1 - g2), pi_3 = (1 - g1) g3, pi_4 = (1 - g1)(1 -
+ * g3), g_j = sigma(l_j); read off the kernel with z = the indicator rows
+ * of one component (y = pi_c), for a frequent and a shared word. */
+static void test_mixtape_paper_tree(void **state)
+{
+    (void)state;
+    enum { M = 3, K = 4 };
+    double s[3] = {0.3, -1.2, 2.0}, gb[3] = {0.5, 0.25, -0.75}, l0[3] = {1.0, -0.5, 0.2};
+    for (size_t c = 0; c < K; c++) {
+        double z[K * M] = {0}, gl[3], y[M];
+        memcpy(gl, l0, sizeof gl);
+        for (size_t x = 0; x < M; x++)
+            z[c * M + x] = 1;
+        sbw_head_kern_mixtape(z, K, M, gl, 3, s, gb, 1, y); /* word 0 frequent */
+        for (size_t x = 0; x < M; x++) {
+            double g[3];
+            for (size_t j = 0; j < 3; j++)
+                g[j] = 1 / (1 + exp(-(x == 0 ? l0[j] + s[j] + gb[j] : s[j])));
+            double pi[K] = {g[0] * g[1], g[0] * (1 - g[1]), (1 - g[0]) * g[2],
+                            (1 - g[0]) * (1 - g[2])};
+            SBW_ASSERT_NEAR(y[x], pi[c], 4 * DBL_EPSILON);
+        }
+    }
+}
+
 static void test_mixture_k1_is_softmax(void **state)
 {
     (void)state;
     check_k1(SBW_MODEL_MOS);
     check_k1(SBW_MODEL_MOC);
+    check_k1(SBW_MODEL_MIXTAPE);
 }
 
 /* Whether, in every context (row of lq and ls, n x m), Q's largest value
@@ -730,6 +820,8 @@ int main(void)
         cmocka_unit_test(test_kern_softmax),
         cmocka_unit_test(test_kern_mixture),
         cmocka_unit_test(test_kern_maps),
+        cmocka_unit_test(test_kern_mixtape),
+        cmocka_unit_test(test_mixtape_paper_tree),
         cmocka_unit_test(test_kern_float_softmax_mixture),
         cmocka_unit_test(test_kern_float_maps),
         cmocka_unit_test(test_kern_float_sums_in_double),

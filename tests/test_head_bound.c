@@ -2,8 +2,8 @@
  * itself: for every head of the zoo, log Q of random parameters on more
  * contexts than D + 2 is computed by the pass (sbw_pass_logq) and its
  * rank counted from LAPACK's singular values.  A bounded head (Softmax,
- * MoC, MoS with one component) must reach its bound exactly (generic parameters), an unbounded one
- * must exceed D + 2 (so no bound of that form holds for it). */
+ * MoC, MoS and Mixtape with one component) must reach its bound exactly (generic parameters), an
+ * unbounded one must exceed D + 2 (so no bound of that form holds for it). */
 #include "sbw_test.h"
 
 #include "head_cases.h"
@@ -77,9 +77,16 @@ static void test_bound_is_the_rank(void **state)
         double lq[ROWS * M];
         logq_of(c, &h, lq);
         size_t r = rank_of(lq, ROWS, M), b = sbw_head_rank_bound(&h);
-        bool bounded = c->model == SBW_MODEL_SOFTMAX || c->model == SBW_MODEL_MOC ||
-                       (c->model == SBW_MODEL_MOS && c->k == 1);
-        if (bounded) {
+        bool k1 = c->model == SBW_MODEL_MOS || c->model == SBW_MODEL_MIXTAPE;
+        bool bounded =
+            c->model == SBW_MODEL_SOFTMAX || c->model == SBW_MODEL_MOC || (k1 && c->k == 1);
+        bool gated = c->model == SBW_MODEL_MIXTAPE && c->k > 1; /* F = ceil(M/10) = 2 */
+        if (gated) {
+            /* above the softmax bound, at the gate-sharing bound D + F + 1 (+1) */
+            assert_int_equal(b, D + 2 + 1 + (c->bias ? 1 : 0));
+            assert_int_equal(r, b);
+            assert_true(r > D + 2);
+        } else if (bounded) {
             /* the bound holds, and is reached: it is the rank, not a ceiling */
             assert_int_equal(b, D + 1 + (c->bias ? 1 : 0));
             assert_int_equal(r, b);

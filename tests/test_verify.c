@@ -74,6 +74,8 @@ static const breaker breakers[] = {
     {"corollary1", "claimed rank(A) - d* off by one", 1, 0, 0, 1, 0},
     {"corollary1", "perturbed construction", 1, 1e-6, 0, 0, 0},
     {"moc", "limit D + 1 - 1", 1, 0, 0, -1, 0},
+    {"mixtape", "lower limit raised past D + F + 1", 1, 0, 0, 4, 0},
+    {"mixtape", "gate-sharing bound lowered by one", 1, 0, 0, -1, 0},
     {"theorem1", "fit at d + 4, bounds at d", 1, 0, 0, 4, 0},
     {"theorem1", "bounds doubled", 1, 0, 1, 0, 0},
     {"theorem1", "bounds raised by 5%", 1, 0, 0.05, 0, 0},
@@ -126,7 +128,7 @@ static void test_registry(void **state)
 {
     (void)state;
     bool sel[64];
-    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)13);
+    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)14);
     for (size_t i = 0; i < sbw_verify_nclaims; i++) {
         const sbw_verify_claim *c = &sbw_verify_claims[i];
         assert_ptr_equal(sbw_verify_find(c->name), c);

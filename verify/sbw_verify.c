@@ -53,6 +53,14 @@ const sbw_verify_claim sbw_verify_claims[] = {
      "an MoC log Q with numerical rank above D + 1 (D + 2), or an MoS log Q that does not "
      "exceed it",
      "offset: the limit becomes D + 1 + offset (D + 2 + offset)", sbw_verify_heads_moc},
+    {"mixtape",
+     "a fitted Mixtape head's log Q (K = 4) has rank above D + 1 (D + 2 with a word bias): the "
+     "Softmax bound does not hold; with gate sharing it stays <= D + F + 1 (+1), F = ceil(M/10)",
+     "Yang, Luong, Salakhutdinov and Le, NeurIPS 2019 (Mixtape: Breaking the Softmax "
+     "Bottleneck Efficiently), section 3; the gate-sharing bound is sbw's (docs/DESIGN.md)",
+     "a Mixtape log Q with numerical rank at or below D + 1 (D + 2), or above D + F + 1 (+1)",
+     "offset: both limits raised by offset (F + 1 puts the lower one above the rank)",
+     sbw_verify_heads_mixtape},
     {"theorem1",
      "every Softmax fit's Frobenius error is >= sqrt(sum_{i>=d+2} sigma_i^2) and >= the "
      "shift-aware bound, and the shift-aware bound is attained: a BFGS fit of ||A - H W^T - "

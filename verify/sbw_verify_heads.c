@@ -73,6 +73,57 @@ int sbw_verify_heads_moc(const sbw_verify_opts *o, sbw_verify_list *out)
     return st;
 }
 
+/* ---- Mixtape breaks the Softmax bound ------------------------------------- */
+
+static const char MIXTAPE[] = "mixtape";
+
+/* One fitted Mixtape head (K = 4, the paper's tree): NR rank(log Q) above
+ * D + 1 (+1 with a bias), and at most the gate-sharing bound D + F + 1
+ * (+1), F = ceil(M/10) words with their own gates; offset moves both
+ * limits up. */
+static int mixtape_setting(const sbw_verify_opts *o, bool bias, unsigned i, sbw_verify_list *out)
+{
+    uint64_t seed = sbw_verify_seed(o, MIXTAPE, i);
+    size_t n = o->full ? 120 : 48, m = o->full ? 60 : 24, d = 3, k = 4, rank = 0;
+    size_t nf = (m + 9) / 10;
+    sbw_mat a = {0}, lq = {0};
+    sbw_target t = {0};
+    sbw_fit *f = NULL;
+    double kl = NAN;
+    sbw_verify_util_fit_args fa = {.model = SBW_MODEL_MIXTAPE,
+                                   .d = d,
+                                   .k = k,
+                                   .bias = bias,
+                                   .steps = 40,
+                                   .fit_steps = o->fit_steps,
+                                   .seed = seed,
+                                   .threads = o->threads};
+    int st = dirichlet(&a, n, m, seed);
+    st = st ? st : sbw_verify_util_fit(&a, &fa, &t, &f, &lq, &kl);
+    st = st ? st : sbw_verify_util_rank(&lq, EPS, o->tol_scale, &rank);
+    double lo = (double)(d + 1 + bias) + (double)o->offset, hi = lo + (double)nf;
+    st = st ? st
+            : sbw_verify_add(out, MIXTAPE, "NR rank(log Q) of Mixtape", (double)rank, SBW_VERIFY_GT,
+                             lo, "mixtape K=%zu D=%zu%s, dirichlet %zux%zu (KL %.3g), seed=%llu", k,
+                             d, bias ? " bias" : "", n, m, kl, (unsigned long long)seed);
+    st = st ? st
+            : sbw_verify_add(out, MIXTAPE, "NR rank(log Q) of Mixtape, gate sharing", (double)rank,
+                             SBW_VERIFY_LE, hi,
+                             "mixtape K=%zu D=%zu%s F=%zu, dirichlet %zux%zu, seed=%llu", k, d,
+                             bias ? " bias" : "", nf, n, m, (unsigned long long)seed);
+    sbw_fit_free(f);
+    sbw_target_free(&t);
+    sbw_mat_free(&a);
+    sbw_mat_free(&lq);
+    return st;
+}
+
+int sbw_verify_heads_mixtape(const sbw_verify_opts *o, sbw_verify_list *out)
+{
+    int st = mixtape_setting(o, false, 0, out);
+    return st ? st : mixtape_setting(o, true, 1, out);
+}
+
 /* ---- monotone heads preserve order ---------------------------------------- */
 
 static const char MONO[] = "monotone";

@@ -119,7 +119,10 @@ else
     STATE=${STATE:-/var/tmp/sbw/ptb}
     RES=${RES:-experiments/ptb/results}
     # Table 6's three models (Softmax D = 400; MoC and MoS D = 280, K = 15),
-    # Table 7's MoS K, Parthiban et al.'s Sigsoftmax and PLIF (D = 400)
+    # Table 7's MoS K, Parthiban et al.'s Sigsoftmax and PLIF (D = 400), and
+    # Mixtape (Yang et al. 2019) at MoS's D = 280 with the paper's K = 4 (its
+    # results come from `run.sh train mixtape && run.sh eval mixtape`;
+    # report.sh's tables do not list it yet)
     MODELS="softmax|--head softmax --d 400
 moc|--head moc --k 15 --d 280
 mos-k15|--head mos --k 15 --d 280
@@ -128,7 +131,8 @@ mos-k5|--head mos --k 5 --d 280
 mos-k10|--head mos --k 10 --d 280
 mos-k20|--head mos --k 20 --d 280
 sigsoftmax|--head sigsoftmax --d 400
-plif|--head plif --d 400 --knots 100"
+plif|--head plif --d 400 --knots 100
+mixtape|--head mixtape --k 4 --d 280"
     # One network and one optimiser for every head, sized for 2 cores (the
     # scale is stated in the report): embedding 400, two LSTM layers (960,
     # 620), batch 20, BPTT 70, light AWD dropout, two epochs, a snapshot

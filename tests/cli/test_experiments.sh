@@ -121,7 +121,7 @@ fmt() { awk -v v="$1" 'BEGIN { printf "%.4g", v }'; }
 expect_grep "^\| $(tsv_field "$Q/rank_centered.tsv" rank) \| " "$R" "report: d* from rank_centered.tsv"
 expect_grep "^\| 200 \| 80 \| $(fmt "$(tsv_field "$Q/kl.tsv" expected_pairwise_kl)") \| " "$R" "report: pairwise KL from kl.tsv"
 expect_grep "^\| mos \| 3 \| 3 \| $(fmt "$(tsv_field "$Q/compare_mos_3.tsv" kl_mean)") \| " "$R" "report: mos D=3 KL from its compare TSV"
-expect_grep '^- Result: 13 of 13 claims pass$' "$R" "report: sbw-verify's quick report"
+expect_grep '^- Result: 14 of 14 claims pass$' "$R" "report: sbw-verify's quick report"
 expect_grep '^### property1: PASS$' "$R" "report: sbw-verify's claims, headings one level down"
 # three spectra: the legends below the panels
 expect_eq "$(grep -c '^set key below$' "$Q/spectrum.gp")" 2 "spectrum of 3: legends below"
