@@ -50,9 +50,9 @@ void pdgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, d
 static const char details[] =
     "sbw-rank's exact rank and spectrum of the N x M matrix in FILE, computed by\n"
     "the MPI processes it is started as (mpirun -np P, or srun) with ScaLAPACK:\n"
-    "rows in blocks of B (--block, 64) dealt to the processes in turn (a P x 1\n"
-    "block-cyclic grid); each process reads only its own blocks, so the matrix\n"
-    "is never whole in one process's memory.  --center centres each row (its\n"
+    "rows in blocks of B (--block; 64, or N/P if smaller) dealt to the processes\n"
+    "in turn (a P x 1 block-cyclic grid); each process reads only its own\n"
+    "blocks, so the matrix is never whole in one process's memory.  --center centres each row (its\n"
     "two-pass mean, as sbw-rank), --bias also the columns (their means summed\n"
     "over the processes); a tall matrix (N > 1.5 M) is reduced by ScaLAPACK's\n"
     "QR (pdgeqrf) and a wide one (M > 1.5 N) by its LQ (pdgelqf) to a square\n"
@@ -183,24 +183,32 @@ static void prep_rows(const mpi_args *a, double *buf, size_t row0, size_t nr, si
     }
 }
 
+#define READ_BYTES (4u << 20) /* rows read at a time: at most this, or one row */
+
 /* Reads this process's row blocks b = rank, rank + P, ... of r into x
- * (local block b / P), through a row-major buffer of nb rows. */
+ * (local block b / P), through a row-major buffer of at most READ_BYTES
+ * (or one row). */
 static int read_share(const mpi_grid *g, const mpi_args *a, sbw_npy_reader *r, mpi_mat *x,
                       mpi_stats *ps)
 {
     size_t n = (size_t)x->n, m = (size_t)x->m, nb = (size_t)g->nb;
-    double *buf = malloc(nb * m * sizeof *buf);
+    size_t chunk = READ_BYTES / (8 * m);
+    chunk = chunk < 1 ? 1 : chunk > nb ? nb : chunk;
+    double *buf = malloc(chunk * m * sizeof *buf);
     int st = buf ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory");
     for (size_t b = (size_t)g->rank; !st && b * nb < n; b += (size_t)g->size) {
-        size_t row0 = b * nb, nr = n - row0 < nb ? n - row0 : nb, lr = (b / (size_t)g->size) * nb;
-        st = sbw_npy_seek_row(r, row0);
-        st = st ? st : sbw_npy_read_rows(r, buf, nr, m);
-        if (st)
-            break;
-        prep_rows(a, buf, row0, nr, m, ps);
-        for (size_t j = 0; j < m; j++)
-            for (size_t i = 0; i < nr; i++)
-                x->a[j * (size_t)x->lld + lr + i] = buf[i * m + j];
+        size_t end = n - b * nb < nb ? n : b * nb + nb, lr0 = (b / (size_t)g->size) * nb;
+        for (size_t row0 = b * nb; !st && row0 < end; row0 += chunk) {
+            size_t nr = end - row0 < chunk ? end - row0 : chunk, lr = lr0 + row0 - b * nb;
+            st = sbw_npy_seek_row(r, row0);
+            st = st ? st : sbw_npy_read_rows(r, buf, nr, m);
+            if (st)
+                break;
+            prep_rows(a, buf, row0, nr, m, ps);
+            for (size_t j = 0; j < m; j++)
+                for (size_t i = 0; i < nr; i++)
+                    x->a[j * (size_t)x->lld + lr + i] = buf[i * m + j];
+        }
     }
     free(buf);
     return st;
@@ -373,7 +381,7 @@ static int plan(const mpi_grid *g, mpi_run *u)
     if (st)
         return st;
     double tri = u->red == RED_NONE ? 0 : (double)u->t.lld * k;
-    double doubles = (double)u->x.lld * m + tri + (double)g->nb * m + 2.0 * m + k +
+    double doubles = (double)u->x.lld * m + tri + READ_BYTES / 8.0 + 2.0 * m + n + k +
                      (double)(u->lw_qr > u->lw_svd ? u->lw_qr : u->lw_svd);
     char what[300];
     snprintf(what, sizeof what,
@@ -479,7 +487,7 @@ static int report(const mpi_args *a, const sbw_cli_common *c, mpi_run *u)
 }
 
 /* The whole computation on every process; rank 0 reports. */
-static int run(const mpi_grid *g, const mpi_args *a, const sbw_cli_common *c)
+static int run(mpi_grid *g, const mpi_args *a, const sbw_cli_common *c)
 {
     mpi_run u = {.path = c->args[0]};
     sbw_npy_reader *r = NULL;
@@ -490,6 +498,10 @@ static int run(const mpi_grid *g, const mpi_args *a, const sbw_cli_common *c)
     if (!st)
         u.info = *sbw_npy_reader_info(r);
     st = agree(g, st);
+    if (!st && !a->block) /* 64, or fewer so that every process has rows */
+        g->nb = (int)(u.info.rows / (size_t)g->size < 64
+                          ? (u.info.rows + (size_t)g->size - 1) / (size_t)g->size
+                          : 64);
     st = st ? st : agree(g, plan(g, &u));
     st = st ? st : agree(g, alloc_run(&u));
     st = st ? st : read_all(g, a, r, &u);
@@ -568,7 +580,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g.size);
     silence(g.rank);
-    mpi_args a = {.eps = "auto", .norm = "max", .method = "", .block = 64};
+    mpi_args a = {.eps = "auto", .norm = "max", .method = ""};
     const sbw_cli_opt opts[] = {
         {"--center", NULL, SBW_ARG_FLAG, &a.center, 0, 0, "analyse A (I - 11^T/M), row-centred"},
         {"--bias", NULL, SBW_ARG_FLAG, &a.bias, 0, 0, "centre rows and columns (biased heads)"},
@@ -578,7 +590,8 @@ int main(int argc, char **argv)
         {"--norm", "N", SBW_ARG_STRING, &a.norm, 0, 0, "spectrum normalisation: max, minmax"},
         {"--measures", NULL, SBW_ARG_FLAG, &a.measures, 0, 0, "every named rank measure"},
         {"--atol", "A", SBW_ARG_DOUBLE, &a.atol, 0, 1e300, "PyTorch's atol (--measures)"},
-        {"--block", "B", SBW_ARG_SIZE, &a.block, 1, 1e5, "rows (and columns) per block [64]"},
+        {"--block", "B", SBW_ARG_SIZE, &a.block, 0, 1e5,
+         "rows (and columns) per block (0: 64, fewer for few rows) [0]"},
         {"--single", NULL, SBW_ARG_FLAG, &a.single, 0, 0, "sbw-rank's: refused here"},
         {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "sbw-rank's: refused here"},
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "sbw-rank's: refused here"},
@@ -600,7 +613,7 @@ int main(int argc, char **argv)
     const sbw_cli_stream data[] = {{"--spectrum", a.spectrum}};
     if ((st = sbw_cli_one_stream(&cli, data, 1, NULL, NULL, &a.table)) != 0)
         return finish(st);
-    g.nb = (int)a.block;
+    g.nb = (int)a.block; /* 0: run chooses */
     sbw_error_gsl_quiet();
     sbw_cli_threads(1); /* the processes are the parallelism */
     const char *in[] = {c.args[0]};
