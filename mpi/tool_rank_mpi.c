@@ -52,9 +52,9 @@ static const char details[] =
     "the MPI processes it is started as (mpirun -np P, or srun) with ScaLAPACK:\n"
     "rows in blocks of B (--block; 64, or N/P if smaller) dealt to the processes\n"
     "in turn (a P x 1 block-cyclic grid); each process reads only its own\n"
-    "blocks, so the matrix is never whole in one process's memory.  --center centres each row (its\n"
-    "two-pass mean, as sbw-rank), --bias also the columns (their means summed\n"
-    "over the processes); a tall matrix (N > 1.5 M) is reduced by ScaLAPACK's\n"
+    "blocks, so the matrix is never whole in one process's memory.  --center\n"
+    "centres each row (its two-pass mean, as sbw-rank), --bias also the columns\n"
+    "(their means summed over the processes); a tall matrix (N > 1.5 M) is reduced by ScaLAPACK's\n"
     "QR (pdgeqrf) and a wide one (M > 1.5 N) by its LQ (pdgelqf) to a square\n"
     "triangle, and pdgesvd gives the singular values (no vectors), in float64.\n"
     "Everything after the singular values is sbw-rank's own code: the rank\n"
@@ -591,7 +591,7 @@ int main(int argc, char **argv)
         {"--measures", NULL, SBW_ARG_FLAG, &a.measures, 0, 0, "every named rank measure"},
         {"--atol", "A", SBW_ARG_DOUBLE, &a.atol, 0, 1e300, "PyTorch's atol (--measures)"},
         {"--block", "B", SBW_ARG_SIZE, &a.block, 0, 1e5,
-         "rows (and columns) per block (0: 64, fewer for few rows) [0]"},
+         "rows (and columns) per block (0: 64, fewer for few rows)"},
         {"--single", NULL, SBW_ARG_FLAG, &a.single, 0, 0, "sbw-rank's: refused here"},
         {"--method", "M", SBW_ARG_STRING, &a.method, 0, 0, "sbw-rank's: refused here"},
         {"--block-rows", "B", SBW_ARG_SIZE, &a.block_rows, 0, 1e9, "sbw-rank's: refused here"},
