@@ -100,6 +100,8 @@ S="$BIN/sbw-synth"
 
 compare square 200 200 "$T/sq.npy"
 expect_grep '^# reduction=none' "$T/out" "square: pdgesvd on the matrix"
+compare "square --exp --bias" 200 200 "$T/sq.npy" --exp --bias
+expect_grep '^# matrix=\(I - 11\^T/N\) P \(I - 11\^T/M\), double-centred, P = exp\(A\)' "$T/out" "--exp: P analysed"
 compare tall 500 40 "$T/tall.npy"
 expect_grep '^# reduction=qr' "$T/out" "tall: QR first"
 compare wide 40 500 "$T/wide.npy"
