@@ -14,11 +14,10 @@
 # machine 2 processes are the most that run at once, so the 4-process
 # figure measures oversubscription (two processes per core, time-sliced),
 # not scaling; the 1 -> 2 step is the only scaling measured, and it is
-# bounded by 2 even with no communication.  What it does show: the cost of
-# distributing (the 1-process run against sbw-rank at one thread: ScaLAPACK's
-# pdgesvd bidiagonalises with half its flops in matrix-vector products,
-# where LAPACK's dgesdd uses blocked updates), and that each process holds
-# 1/P of the matrix (the peak per process, MB per process).  Speed-up on
+# bounded by 2 even with no communication.  What it does show: ScaLAPACK's
+# pdgesvd against LAPACK's dgesdd on one core (the 1-process run against
+# sbw-rank at one thread), the agreement of the values, and that each
+# process holds 1/P of the matrix (the peak of the largest process).  Speed-up on
 # more nodes needs a cluster: docs/cluster.md shows the batch script.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -38,6 +37,11 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_oob_tcp_if_include=lo
+# a waiting process yields its core (Open MPI spins by default: on a
+# loaded or oversubscribed machine a spinning rank takes the time its
+# partner needs; measured here at 3000 x 3000, 2 processes on a loaded
+# 2-core machine: 827 s spinning against 99 s for one process)
+export OMPI_MCA_mpi_yield_when_idle=1
 MPIRUN="mpirun -q --oversubscribe --bind-to none"
 
 # sigma column of a --spectrum table
@@ -49,6 +53,8 @@ within() {
     paste "$D/s1" "$D/s2" | awk -F '\t' 'NR == 1 { s0 = $1 } { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
         END { if (NR == 0 || s0 <= 0) print "nan"; else printf "%.1f", m / (2.220446049250313e-16 * s0) }'
 }
+# TO FILE CMD...: CMD with its stdout (the table) in FILE, as one command to time
+TO='o=$1; shift; exec "$@" >"$o"'
 # timed LABEL CMD...: median seconds and peak KB of REPS runs into $secs $peak
 timed() {
     _label=$1
@@ -67,16 +73,14 @@ bench_note "sbw-rank-mpi strong scaling, $N x $N float64 (one run each; $(nproc)
 timed "sbw-rank --threads 1" "$R" -q --threads 1 "$D/a.npy" || exit 1
 t1=$secs
 bench_fig "sbw-rank --threads 1: $secs s, peak $((peak / 1024)) MB"
-timed "sbw-rank" "$R" -q --spectrum "$D/ser.tsv" "$D/a.npy" || exit 1
-"$R" -q "$D/a.npy" >"$D/ser.out" 2>/dev/null
+timed "sbw-rank" sh -c "$TO" sh "$D/ser.out" "$R" -q --spectrum "$D/ser.tsv" "$D/a.npy" || exit 1
 bench_fig "sbw-rank (every core): $secs s, peak $((peak / 1024)) MB"
 for np in 1 2 4; do
-    timed "sbw-rank-mpi $np" $MPIRUN -np $np "$MPI_TOOL" --spectrum "$D/mpi$np.tsv" "$D/a.npy" || {
+    timed "sbw-rank-mpi $np" sh -c "$TO" sh "$D/mpi.out" $MPIRUN -np $np "$MPI_TOOL" --spectrum "$D/mpi$np.tsv" "$D/a.npy" || {
         bench_fail "sbw-rank-mpi at $np processes"
         continue
     }
     [ $np = 1 ] && s1=$secs
-    $MPIRUN -np $np "$MPI_TOOL" "$D/a.npy" >"$D/mpi.out" 2>/dev/null
     err=$(within "$D/ser.tsv" "$D/mpi$np.tsv")
     if [ "$(tsv_field "$D/mpi.out" rank)" != "$(tsv_field "$D/ser.out" rank)" ] ||
         ! awk -v e="$err" -v n="$N" 'BEGIN { exit !(e <= n) }'; then
@@ -84,5 +88,5 @@ for np in 1 2 4; do
     fi
     bench_fig "sbw-rank-mpi -np $np: $secs s (speed-up $(ratio "$s1" "$secs") over 1 process, $(ratio "$t1" "$secs") over sbw-rank --threads 1), peak $((peak / 1024)) MB (the largest process), sigma within $err eps sigma_0"
 done
-bench_note "two cores: only 1 -> 2 processes is scaling (at most 2x); 4 processes on 2 cores time-slice, so that figure shows the overhead of oversubscription, not speed-up. The 1-process run against sbw-rank --threads 1 is the price of ScaLAPACK's pdgesvd (matrix-vector bidiagonalisation) against LAPACK's dgesdd; what MPI buys here is memory: each process holds 1/P of the matrix."
+bench_note "two cores: only 1 -> 2 processes is scaling (at most 2x); 4 processes on 2 cores time-slice, so that figure shows the overhead of oversubscription, not speed-up. The 1-process run against sbw-rank --threads 1 compares ScaLAPACK's pdgesvd with LAPACK's dgesdd on one core; on a machine loaded by other jobs every figure here moves by a factor of 2 or more. What MPI buys on one node is memory: each process holds 1/P of the matrix."
 exit $status

@@ -38,7 +38,7 @@ R="$BIN/sbw-rank"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
-export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 MPIRUN="mpirun -q --oversubscribe --bind-to none"
 MPIRUN0=$MPIRUN
 # Under AddressSanitizer (make asan): Open MPI's libraries have no frame
