@@ -328,3 +328,31 @@ clean:
 include tests/fuzz/fuzz.mk
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(PIC_OBJ:.o=.d)
+
+# ---- sbw-rank-mpi: sbw-rank over MPI with ScaLAPACK (issue 29) ----
+# Built when mpicc links a ScaLAPACK program (Debian: openmpi-bin,
+# libopenmpi-dev and libscalapack-openmpi-dev, `scripts/deps.sh --mpi`);
+# otherwise `make` prints a note and tests/cli/test_rank_mpi.sh skips.  It
+# goes to $(BUILD)/mpi/, not $(BIN)/: it is not installed, not packaged and
+# has no man page (it needs an MPI launcher; docs/cluster.md), and the
+# tests that walk $(BIN)/sbw-* stay as they are.  mpi/ is not in SRCDIRS:
+# its one file is a tool, compiled by mpicc against libsbw.a.
+MPICC ?= mpicc
+SCALAPACK_LIBS ?= -lscalapack-openmpi
+MPI_TOOL := $(BUILD)/mpi/sbw-rank-mpi
+MPI_OK := $(shell command -v $(MPICC) >/dev/null 2>&1 && printf 'void pdgesvd_(void);\nint main(void){pdgesvd_();return 0;}\n' | $(MPICC) -x c -o /dev/null - $(SCALAPACK_LIBS) >/dev/null 2>&1 && echo yes)
+.PHONY: mpi
+ifeq ($(MPI_OK),yes)
+mpi: $(MPI_TOOL)
+$(BUILD)/mpi/%.o: mpi/%.c
+	@mkdir -p $(@D)
+	$(MPICC) $(SBW_CPPFLAGS) $(CPPFLAGS) $(SBW_CFLAGS) $(CFLAGS) -c $< -o $@
+$(MPI_TOOL): $(BUILD)/mpi/tool_rank_mpi.o $(LIB)
+	$(MPICC) $(SBW_LDFLAGS) $(LDFLAGS) $^ $(SCALAPACK_LIBS) $(LDLIBS) -o $@
+-include $(BUILD)/mpi/tool_rank_mpi.d
+else
+mpi:
+	@echo "note: sbw-rank-mpi not built: no mpicc linking ScaLAPACK (scripts/deps.sh --mpi installs openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev)"
+endif
+all: mpi
+tests: mpi

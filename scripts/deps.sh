@@ -31,6 +31,10 @@
 #                            them) and experiments/sweep.sh --emit slurm
 #                            (GNU time measures its calibration's memory);
 #                            .ci/run calls it before make check
+#   scripts/deps.sh --mpi    also OpenMPI (openmpi-bin: mpicc, mpirun) and
+#                            ScaLAPACK built on it (libscalapack-openmpi-dev),
+#                            for build/bin/sbw-rank-mpi (mpi/) and its test;
+#                            .ci/run calls it before make check
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
@@ -41,6 +45,7 @@ FUZZ_PKGS="clang libclang-rt-dev libomp-dev"
 DEB_PKGS="dpkg-dev lintian"
 SLURM_PKGS="slurm-wlm munge time"
 PY_PKGS="python3 python3-numpy python3-pandas"
+MPI_PKGS="openmpi-bin libopenmpi-dev libscalapack-openmpi-dev"
 
 want_bench=0
 want_fuzz=0
@@ -53,6 +58,8 @@ want_slurm=0
 [ "${1:-}" = "--slurm" ] && want_slurm=1
 want_py=0
 [ "${1:-}" = "--python" ] && want_py=1
+want_mpi=0
+[ "${1:-}" = "--mpi" ] && want_mpi=1
 
 missing=""
 have_pkg() {
@@ -116,6 +123,15 @@ py_ok() {
 }
 if [ $want_py = 1 ] && ! py_ok; then
     for p in $PY_PKGS; do have_pkg "$p" || missing="$missing $p"; done
+fi
+# mpicc and mpirun, and a program linked with ScaLAPACK (mpi/mpi.mk's test)
+mpi_ok() {
+    command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 &&
+        printf 'void pdgesvd_(void);\nint main(void){pdgesvd_();return 0;}\n' |
+        mpicc -x c -o /dev/null - -lscalapack-openmpi >/dev/null 2>&1
+}
+if [ $want_mpi = 1 ] && ! mpi_ok; then
+    for p in $MPI_PKGS; do have_pkg "$p" || missing="$missing $p"; done
 fi
 [ -z "$missing" ] && exit 0
 

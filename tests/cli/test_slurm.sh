@@ -282,6 +282,26 @@ expect_absent "$T/scan2/argmax.tsv" "argmax-shards: no merged table after a fail
 expect_grep 'sbw-argmax: .*hW2.npy' "$T/scan2/slurm/logs/shard-0.log" "argmax-shards: the shard's reason in its log"
 # the merge was cancelled (kill-on-invalid-dep), or is gone from the queue unrun
 if scontrol show job "$mid" 2>/dev/null | grep -q 'JobState=COMPLETED'; then bad "argmax-shards: the merge ran"; else ok; fi
+# ---- sbw-rank-mpi under srun (docs/cluster/sbw-rank-mpi.sbatch; issue 29), when built ------------------
+MPI_TOOL=${SBW_RANK_MPI:-$(dirname "$ABS")/$(case "$BIN" in bin | ./bin) echo build ;; *) echo . ;; esac)/mpi/sbw-rank-mpi}
+if [ -x "$MPI_TOOL" ] && srun --mpi=list 2>&1 | grep -qw pmix; then
+    MPI_DIR=$(cd "${MPI_TOOL%/*}" && pwd)
+    (cd "$T" && "$ABS/sbw-rank" --threads 1 --center low.npy >rankc.direct.tsv 2>/dev/null)
+    expect_exit 0 "sbatch docs/cluster/sbw-rank-mpi.sbatch (2 tasks, srun --mpi=pmix)" sh -c 'cd "$1" &&
+        SBW_MPI_BIN="$3" SRUN_MPI_TYPE=pmix sbatch --wait --ntasks=2 --mem-per-cpu=200M --output="$1/mpi.log" \
+        "$2/docs/cluster/sbw-rank-mpi.sbatch" low.npy rank.mpi.tsv --center' sh "$T" "$ROOT" "$MPI_DIR"
+    expect_grep '^# processes=2$' "$T/rank.mpi.tsv" "sbw-rank-mpi under srun: 2 processes ($(head -c 300 "$T/mpi.log"))"
+    for f in rank rank_numpy rank_gap rank_single; do
+        expect_eq "$(tsv_field "$T/rank.mpi.tsv" $f)" "$(tsv_field "$T/rankc.direct.tsv" $f)" "sbw-rank-mpi under srun: $f as sbw-rank's"
+    done
+    expect_exit 1 "sbatch docs/cluster/sbw-rank-mpi.sbatch on a missing file" sh -c 'cd "$1" &&
+        SBW_MPI_BIN="$3" SRUN_MPI_TYPE=pmix sbatch --wait --ntasks=2 --mem-per-cpu=200M --output="$1/mpi2.log" \
+        "$2/docs/cluster/sbw-rank-mpi.sbatch" none.npy rank.mpinone.tsv' sh "$T" "$ROOT" "$MPI_DIR"
+    expect_grep 'sbw-rank-mpi: .*none.npy' "$T/mpi2.log" "sbw-rank-mpi under srun: its reason in the log"
+    if ls "$T" | grep -q 'rank.mpinone'; then bad "sbw-rank-mpi under srun: a partial table left"; else ok; fi
+else
+    echo "test_slurm.sh: sbw-rank-mpi not built or srun has no pmix: its batch script is checked under mpirun only (test_rank_mpi.sh)"
+fi
 
 stop_all
 finish
