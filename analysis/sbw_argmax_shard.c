@@ -233,7 +233,7 @@ typedef struct merge_ctx {
 
 /* The fixed columns and the ladder's (p_max_R*, p_upper_R* pairs after
  * them) of the first shard, and the list of "# shard_words=". */
-static int merge_layout(merge_ctx *x, sbw_argmax_merged *out)
+static int merge_layout(merge_ctx *x, sbw_argmax_shard_merged *out)
 {
     const sbw_tsv *r = &x->t[0];
     bool names = *out->vocab != '\0';
@@ -271,7 +271,7 @@ static int merge_layout(merge_ctx *x, sbw_argmax_merged *out)
 }
 
 /* The rows of shard s into out's arrays at positions s, s + N, .... */
-static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_merged *out)
+static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_shard_merged *out)
 {
     const sbw_tsv *t = &x->t[x->slot[s]];
     sbw_argmax_file_res *r = &out->res;
@@ -297,7 +297,7 @@ static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_merged *out)
  * that does not match them is a damaged shard), the counts of every row,
  * the seconds and --max-prob's unconverged pairs summed over the shards,
  * the common scale. */
-static int merge_sum(const merge_ctx *x, sbw_argmax_merged *out)
+static int merge_sum(const merge_ctx *x, sbw_argmax_shard_merged *out)
 {
     static const char *const keys[] = {"checked",   "argmaxable",    "unargmaxable",
                                        "undecided", "by_duplicates", "by_prefilter",
@@ -333,7 +333,7 @@ static int merge_sum(const merge_ctx *x, sbw_argmax_merged *out)
 }
 
 /* The settings of the first shard (checked the same in all). */
-static int merge_settings(const sbw_tsv *r, sbw_argmax_merged *out)
+static int merge_settings(const sbw_tsv *r, sbw_argmax_shard_merged *out)
 {
     static const char *const need[] = {"file",     "bias",        "vocab",    "scale",
                                        "shard_of", "shard_words", "head_hash"};
@@ -369,7 +369,7 @@ static int merge_settings(const sbw_tsv *r, sbw_argmax_merged *out)
 
 /* The arrays of the merged answers, after the memory preflight of their
  * sum (the names' array has an entry per word of the head). */
-static int merge_alloc(sbw_argmax_merged *out)
+static int merge_alloc(sbw_argmax_shard_merged *out)
 {
     sbw_argmax_file_res *r = &out->res;
     size_t n = r->list_len, nr = out->nr;
@@ -390,7 +390,7 @@ static int merge_alloc(sbw_argmax_merged *out)
 }
 
 /* Everything after the tables are read: coverage, sameness, the rows. */
-static int merge_tables(const sbw_tsv *t, size_t n, sbw_argmax_merged *out)
+static int merge_tables(const sbw_tsv *t, size_t n, sbw_argmax_shard_merged *out)
 {
     size_t i, nshards;
     int st = check_shard(&t[0], &i, &nshards);
@@ -422,9 +422,9 @@ static int merge_tables(const sbw_tsv *t, size_t n, sbw_argmax_merged *out)
     return st;
 }
 
-int sbw_argmax_merge(char *const *paths, size_t n, sbw_argmax_merged *out)
+int sbw_argmax_shard_merge(char *const *paths, size_t n, sbw_argmax_shard_merged *out)
 {
-    *out = (sbw_argmax_merged){0};
+    *out = (sbw_argmax_shard_merged){0};
     if (n == 0)
         return SBW_ERROR(SBW_EINVAL, "merge: no shard tables");
     sbw_tsv *t = calloc(n, sizeof *t);
@@ -436,16 +436,16 @@ int sbw_argmax_merge(char *const *paths, size_t n, sbw_argmax_merged *out)
         sbw_tsv_free(&t[k]);
     free(t);
     if (st)
-        sbw_argmax_merged_free(out);
+        sbw_argmax_shard_merged_free(out);
     return st;
 }
 
-void sbw_argmax_merged_free(sbw_argmax_merged *m)
+void sbw_argmax_shard_merged_free(sbw_argmax_shard_merged *m)
 {
     sbw_argmax_file_free(&m->res);
     free(m->file);
     free(m->bias);
     free(m->vocab);
     free(m->max_prob);
-    *m = (sbw_argmax_merged){0};
+    *m = (sbw_argmax_shard_merged){0};
 }

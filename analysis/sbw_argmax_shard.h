@@ -32,14 +32,14 @@ bool sbw_argmax_shard_parse(const char *s, size_t *i, size_t *n);
  * set for the listed words only; out, sum, pm, pu, unconverged as an
  * unsharded sbw_argmax_file gives them; seconds summed over the shards)
  * and the settings the tool's table shows, as the shards wrote them. */
-typedef struct sbw_argmax_merged {
+typedef struct sbw_argmax_shard_merged {
     sbw_argmax_file_res res;
     char *file, *bias, *vocab; /* "" for none, as in the tables */
     char *max_prob;            /* --max-prob's list, NULL without */
     bool max_prob_all;
     double tol, prob_tol;
     size_t nr; /* radii */
-} sbw_argmax_merged;
+} sbw_argmax_shard_merged;
 
 /* Reads the n shard tables at paths (any order) and merges them into
  * *out (zeroed first).  Errors (SBW_EDATA unless said): a table that is
@@ -48,9 +48,9 @@ typedef struct sbw_argmax_merged {
  * number of rows, a row of another word than the list's, a cell that is
  * not what its column holds; the reader's (SBW_EIO, SBW_EFORMAT);
  * SBW_ENOMEM.  Each reason names the file.  *out holds nothing on
- * failure.  Free with sbw_argmax_merged_free. */
-int sbw_argmax_merge(char *const *paths, size_t n, sbw_argmax_merged *out);
+ * failure.  Free with sbw_argmax_shard_merged_free. */
+int sbw_argmax_shard_merge(char *const *paths, size_t n, sbw_argmax_shard_merged *out);
 
-void sbw_argmax_merged_free(sbw_argmax_merged *m);
+void sbw_argmax_shard_merged_free(sbw_argmax_shard_merged *m);
 
 #endif

@@ -483,7 +483,7 @@ int sbw_rsvd_file(const char *path, const sbw_rsvd_opts *o, const char *label, b
     sbw_progress p;
     sbw_progress_start(&p, label, "rows", (double)in->rows * (double)passes, quiet);
     ro.progress = &p;
-    st = pipe ? sbw_rsvd_single_pass(r, &ro, out) : sbw_rsvd_run(r, &ro, out);
+    st = pipe ? sbw_rsvd_sp(r, &ro, out) : sbw_rsvd_run(r, &ro, out);
     sbw_progress_finish(&p);
     sbw_npy_close(r);
     return st;

@@ -117,7 +117,7 @@ typedef struct sbw_rsvd {
     double rowmean_sq;   /* sum_i M m_i^2 of the matrix before centring */
     bool f32_values;     /* a float64 file of float32 values */
     double seconds;      /* every pass and the factorisations */
-    bool single_pass;    /* sbw_rsvd_single_pass's (a pipe) */
+    bool single_pass;    /* sbw_rsvd_sp's (a pipe) */
     size_t corange;      /* its co-range sketch's rows (l = 2 sketch + 1, at most N) */
     double expected_err; /* its Theorem 4.3 estimate of E ||A - Q X||_F (see there) */
 } sbw_rsvd;
@@ -144,8 +144,8 @@ int sbw_rsvd_run(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
  * and ||A||_F^2 exactly (a column-centred variant: each column's sum of
  * squared deviations, combined block by block as Chan, Golub and LeVeque
  * do, and the sketches corrected at the end, Y -= 1 (c^T Omega) and
- * W -= (Psi 1) c^T, c the column means: both are linear in A).  Then Q =
- * orth(Y), Psi Q by drawing Psi again (no N x l matrix is kept), X =
+ * W -= (Psi 1) c^T, c the column means: both are linear in A).  Then
+ * Q = orth(Y), Psi Q by drawing Psi again (no N x l matrix is kept), X =
  * (Psi Q)^+ W (dgels), A ~ Q X, and the k singular values of X.
  *
  * The pass also forms T = A G (G: sbw_rsvd_run's test vectors, independent
@@ -169,11 +169,11 @@ int sbw_rsvd_run(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
  * sketch larger than the range's: give a smaller --top or --oversample),
  * SBW_EDATA (NaN or Inf, at the end of the stream), SBW_ENUMERIC (Psi Q
  * rank-deficient).  *out zeroed on failure. */
-int sbw_rsvd_single_pass(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
+int sbw_rsvd_sp(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out);
 
 /* sbw-rank's reading: path opened through the one input checker
  * (sbw_check_open, a matrix), a progress bar on stderr as label unless
- * quiet, then sbw_rsvd_run, or sbw_rsvd_single_pass when the reader cannot
+ * quiet, then sbw_rsvd_run, or sbw_rsvd_sp when the reader cannot
  * seek (a pipe).  Errors: those two's; *out zeroed on failure. */
 int sbw_rsvd_file(const char *path, const sbw_rsvd_opts *o, const char *label, bool quiet,
                   sbw_rsvd *out);
@@ -192,10 +192,10 @@ void sbw_rsvd_residual(sbw_rsvd *rs);
  * roundoff term above (returned).  Holds with probability at least
  * 1 - SBW_RSVD_FAILURE over the test vectors.  A single-pass sketch's:
  * lo[j] = max(0, s_j - resid - d), hi[j] = s_j + resid + d (with
- * probability 1 - 1e-10: sbw_rsvd_single_pass). */
+ * probability 1 - 1e-10: sbw_rsvd_sp). */
 double sbw_rsvd_bounds(const sbw_rsvd *rs, size_t n, double *lo, double *hi);
 
-/* What sbw_rsvd_run and sbw_rsvd_single_pass share.  The sketch sizes of
+/* What sbw_rsvd_run and sbw_rsvd_sp share.  The sketch sizes of
  * K on an N x M matrix into out (rows, cols, top, sketch, tests);
  * SBW_EINVAL for a K out of range, SBW_ENOMEM beyond BLAS's 32 bits; out
  * untouched on failure. */

@@ -261,7 +261,7 @@ static void sp_estimate(sbw_rsvd *rs)
     rs->expected_err = sqrt((1 + k / (l - k - 1)) * best);
 }
 
-int sbw_rsvd_single_pass(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out)
+int sbw_rsvd_sp(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *out)
 {
     const sbw_npy_info *in = sbw_npy_reader_info(r);
     const char *path = sbw_npy_reader_path(r);

@@ -380,13 +380,13 @@ static int shard_applies(const sbw_cli *cli, const sbw_cli_common *c, const argm
     return sbw_cli_check_applies(cli, c, rows, sizeof rows / sizeof *rows);
 }
 
-/* --merge: the shard tables read back (sbw_argmax_merge) and written by
+/* --merge: the shard tables read back (sbw_argmax_shard_merge) and written by
  * report() with the settings they carry, as the unsharded run would. */
 static int merge_run(const argmax_args *a0, const sbw_cli_common *c)
 {
-    sbw_argmax_merged m;
+    sbw_argmax_shard_merged m;
     run_state s = {0};
-    int st = sbw_argmax_merge(c->args, (size_t)c->nargs, &m);
+    int st = sbw_argmax_shard_merge(c->args, (size_t)c->nargs, &m);
     if (st)
         return st;
     argmax_args a = *a0;
@@ -406,7 +406,7 @@ static int merge_run(const argmax_args *a0, const sbw_cli_common *c)
     m.res = (sbw_argmax_file_res){0};
     st = st ? st : report(m.file, &a, c, &s);
     run_free(&s);
-    sbw_argmax_merged_free(&m);
+    sbw_argmax_shard_merged_free(&m);
     return st;
 }
 

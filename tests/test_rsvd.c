@@ -3,7 +3,7 @@
  * factor) on matrices with slow, fast and step-like spectral decay, with
  * centring and float32 files; against its naive twin (sbw_rsvd_ref) on
  * small odd sizes; reproducibility from the seed; the single-pass sketch
- * of a stream (sbw_rsvd_single_pass) within its bound; and the counting
+ * of a stream (sbw_rsvd_sp) within its bound; and the counting
  * ranks' exact-or-at-least logic (sbw_rsvd_rank) on sketches built by
  * hand. */
 #include "sbw_rsvd.h"
@@ -309,13 +309,13 @@ static void test_errors(void **state)
     sbw_mat_free(&a);
 }
 
-/* sbw_rsvd_single_pass on the file at path (it reads in row order only,
+/* sbw_rsvd_sp on the file at path (it reads in row order only,
  * as from a pipe). */
 static int sp_of(const char *path, const sbw_rsvd_opts *o, sbw_rsvd *rs)
 {
     sbw_npy_reader *r = NULL;
     int st = sbw_npy_open(&r, path);
-    st = st ? st : sbw_rsvd_single_pass(r, o, rs);
+    st = st ? st : sbw_rsvd_sp(r, o, rs);
     sbw_npy_close(r);
     return st;
 }

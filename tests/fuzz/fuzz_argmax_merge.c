@@ -30,7 +30,7 @@ static bool same_word(const sbw_argmax_word *a, const sbw_argmax_word *b)
            a->other == b->other && a->stage == b->stage && a->rounds == b->rounds;
 }
 
-static void check_merged(const sbw_argmax_merged *g)
+static void check_merged(const sbw_argmax_shard_merged *g)
 {
     const sbw_argmax_file_res *r = &g->res;
     const sbw_argmax_summary *s = &r->sum;
@@ -65,11 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rev[n - 1 - k] = path[k];
     }
     setenv("SBW_MAX_MEMORY", "64M", 1); /* a fuzzed head size is refused, not allocated */
-    sbw_argmax_merged a, b;
-    int sa = sbw_argmax_merge(fwd, n, &a);
+    sbw_argmax_shard_merged a, b;
+    int sa = sbw_argmax_shard_merge(fwd, n, &a);
     if (sa)
         FUZZ_REQUIRE(sbw_error_reason()[0] != '\0' && !a.res.out && !a.file);
-    int sb = sbw_argmax_merge(rev, n, &b);
+    int sb = sbw_argmax_shard_merge(rev, n, &b);
     if (sb)
         FUZZ_REQUIRE(sbw_error_reason()[0] != '\0' && !b.res.out && !b.file);
     FUZZ_REQUIRE((sa == 0) == (sb == 0));
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t t = 0; t < a.res.nwords; t++)
             FUZZ_REQUIRE(same_word(&a.res.out[t], &b.res.out[t]));
     }
-    sbw_argmax_merged_free(&a);
-    sbw_argmax_merged_free(&b);
+    sbw_argmax_shard_merged_free(&a);
+    sbw_argmax_shard_merged_free(&b);
     return 0;
 }
