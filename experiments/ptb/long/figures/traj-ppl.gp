@@ -1,0 +1,54 @@
+# traj-ppl.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot traj-ppl.gp` redraws it
+# from any folder: it reads traj-ppl.dat and writes traj-ppl.png beside itself.
+# command: /work/main/bin/sbw-plot train softmax/traj.tsv --x valid_ppl --y expected_pairwise_kl,rank_single --labels softmax --title KLD and float32 rank against validation perplexity -q -o figures/traj-ppl
+here = ''
+if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
+data = here.'traj-ppl.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
+set terminal pngcairo enhanced size 1200,420 font ',11' linewidth 1.2
+output = here.'traj-ppl.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
+set grid lc rgb '#d9d9d9' lw 0.6
+set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left
+set datafile separator "\t"
+set samples 500
+set multiplot layout 1,2 title 'KLD and float32 rank against validation perplexity' noenhanced
+unset logscale
+set autoscale
+set format x '% h'
+set format y '% h'
+set title '' noenhanced
+set xlabel 'validation perplexity' noenhanced
+set ylabel 'expected pairwise KL (nats)' noenhanced
+set key below
+set key spacing 1.15 width 2
+set autoscale fix
+set offsets 0, 0, graph 0.05, graph 0.05
+set xrange [224.71100190824035:226.71100190824035]
+set yrange [0.59585377750577861:2.5958537775057788]
+unset arrow
+set xtics autofreq
+set ytics autofreq
+plot data index 0 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+unset logscale
+set autoscale
+set format x '% h'
+set format y '% h'
+set title '' noenhanced
+set xlabel 'validation perplexity' noenhanced
+set ylabel 'rank_single' noenhanced
+set key below
+set key spacing 1.15 width 2
+set autoscale fix
+set offsets 0, 0, graph 0.05, graph 0.05
+set xrange [224.71100190824035:226.71100190824035]
+set yrange [401.0:403.0]
+unset arrow
+set xtics autofreq
+set ytics autofreq
+plot data index 1 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+unset multiplot
+unset output
