@@ -142,6 +142,12 @@ static int run_child(void (*body)(const child_args *), const child_args *a)
     if (pid == 0) {
         struct rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core);
+        /* the defaults, whatever the suite inherited: sbw_signal_install
+         * keeps an ignored SIGHUP or SIGPIPE ignored (nohup), so under
+         * nohup the bodies that raise them would wait in pause() for ever;
+         * a body that tests that rule ignores them itself */
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
         if (a->err && !freopen(a->err, "w", stderr))
             _exit(90);
         body(a);
