@@ -164,13 +164,14 @@ class ArgmaxFileOpts(C.Structure):  # sbw_argmax_file_opts (sbw_argmax.h)
     _fields_ = [("bias", cstr), ("vocab", cstr), ("words", C.POINTER(size_t)),
                 ("nwords", size_t), ("run", ArgmaxOpts), ("radii", dptr), ("nr", size_t),
                 ("max_prob_all", C.c_bool), ("prob_tol", dbl), ("max_prob_iters", C.c_int),
-                ("quiet", C.c_bool)]
+                ("quiet", C.c_bool), ("shard", size_t), ("nshards", size_t)]
 
 
 class ArgmaxFileRes(C.Structure):  # sbw_argmax_file_res (sbw_argmax.h)
     _fields_ = [("w", Mat), ("b", dptr), ("names", C.POINTER(cstr)), ("nwords", size_t),
                 ("out", C.POINTER(ArgmaxWord)), ("sum", ArgmaxSummary), ("pm", dptr),
-                ("pu", dptr), ("unconverged", size_t)]
+                ("pu", dptr), ("unconverged", size_t), ("list_len", size_t),
+                ("hash", C.c_uint64)]
 
 
 def _fn(name, restype, *argtypes):
