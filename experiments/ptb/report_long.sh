@@ -12,10 +12,17 @@
 # sbw-lm curves'.  A figure sbw-plot fails to draw is left out and the
 # script exits 1 (the report is still written).
 #
+# usage: experiments/ptb/report_long.sh   (or experiments/ptb/run.sh --long report)
 # Environment: RES (experiments/ptb/long), BIN (bin), QUICK (0; 1: the
 # quick pipeline's model names, test_ptb_quick.sh), KEPOCH (8: the epoch
 # Table 7 compares at), FIT_LAST (4: the epochs the extrapolation fits).
 set -eu
+# -h or --help: the comment above, exit 0
+case ${1:-} in -h | --help)
+    sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh
 ROOT=$(pwd)
