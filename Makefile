@@ -306,7 +306,7 @@ LINT_C := $(wildcard $(addsuffix /*.c,$(SRCDIRS))) $(wildcard tests/*.c)
 lint: $(PREFIX_OBJ) $(TESTS) $(TOOLS)
 	scripts/check-deps.sh $(SRCDIRS) tests
 	scripts/check-prefix.sh $(BUILD) $(PREFIX_DIRS)
-	scripts/check-defs.sh $(BUILD) $(SRCDIRS) tests
+	scripts/check-defs.sh $(BUILD) $(SRCDIRS) mpi tests
 	scripts/check-contracts.sh $(PREFIX_DIRS)
 	scripts/check-recipes.sh
 	scripts/check-plots.sh plots

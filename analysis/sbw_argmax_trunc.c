@@ -483,7 +483,7 @@ static int file_read(const char *wpath, const sbw_argmax_trunc_file_opts *o,
         r = NULL; /* closed by the reader */
     }
     st = st ? st : read_logp(lr, &res->logp);
-    if (lr)
+    if (!st) /* lr is open */
         sbw_logp_stats(lr, &res->max_abs_lse, &(size_t){0});
     if (r)
         sbw_npy_close(r);

@@ -394,7 +394,26 @@ void sbw_table_format_double(double x, char *buf, size_t cap)
     }
 }
 
-/* TSV text of a cell: tabs and newlines in strings become spaces. */
+/* A text cell as TSV: tabs and newlines become spaces; a cell holding '#'
+ * or '"' is quoted, "..." with each '"' doubled, so that pandas'
+ * read_csv(sep="\t", comment="#") and sbw_tsv read it whole (a '#' outside
+ * quotes starts a comment there; a vocabulary word such as "##ing" in
+ * sbw-argmax's name column).  Other cells are written as they are. */
+static void print_tsv_str(FILE *f, const char *s)
+{
+    bool quote = strpbrk(s, "#\"") != NULL;
+    if (quote)
+        fputc('"', f);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
+    }
+    if (quote)
+        fputc('"', f);
+}
+
+/* TSV text of a cell (text cells: print_tsv_str). */
 static void print_tsv_cell(FILE *f, const cell *c)
 {
     char buf[40];
@@ -403,8 +422,7 @@ static void print_tsv_cell(FILE *f, const cell *c)
         fputs("nan", f);
         break;
     case CELL_STR:
-        for (const char *p = c->s; *p; p++)
-            fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
+        print_tsv_str(f, c->s);
         break;
     case CELL_INT:
         fprintf(f, "%lld", c->i);

@@ -26,19 +26,26 @@ static int grow(void *a, size_t elem, size_t n, size_t *cap)
     return SBW_OK;
 }
 
-/* Appends a copy of s[0, len) to the *n strings of *v (room for *cap). */
-static int push(char ***v, size_t *n, size_t *cap, const char *s, size_t len)
+/* Appends c (a malloc'd string, which *v then owns) to the *n strings of
+ * *v (room for *cap); frees c when it cannot. */
+static int push(char ***v, size_t *n, size_t *cap, char *c)
 {
     int st = grow(v, sizeof **v, *n, cap);
-    char *c = st ? NULL : malloc(len + 1);
-    if (!st && !c)
-        st = SBW_ERROR(SBW_ENOMEM, "out of memory reading a table");
-    if (st)
+    if (st) {
+        free(c);
         return st;
-    memcpy(c, s, len);
-    c[len] = '\0';
+    }
     (*v)[(*n)++] = c;
     return SBW_OK;
+}
+
+/* Appends a copy of s[0, len) to the *n strings of *v (room for *cap). */
+static int push_copy(char ***v, size_t *n, size_t *cap, const char *s, size_t len)
+{
+    char *c = strndup(s, len);
+    if (!c)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory reading a table");
+    return push(v, n, cap, c);
 }
 
 /* Frees the n strings of v, then v; v may be NULL. */
@@ -49,22 +56,58 @@ static void free_strings(char **v, size_t n)
     free(v);
 }
 
-/* Appends the tab-separated fields of line to the *n strings of *v; their
- * count into *count.  After a failure the fields pushed stay (counted in
- * *n). */
-static int split(const char *line, char ***v, size_t *n, size_t *cap, size_t *count)
+/* The field at p, up to the next tab or the end, as a new string into
+ * *out, and where it ends (its tab or the end) into *end.  A field that
+ * begins with '"' is quoted (sbw_table's rule, which pandas reads the
+ * same: "..." with each '"' inside doubled) and loses its quotes.
+ * SBW_EFORMAT naming t's file and line when a quoted field is not closed
+ * or has text after its closing quote; SBW_ENOMEM. */
+static int field(const sbw_tsv *t, const char *p, char **out, const char **end)
+{
+    size_t len = strcspn(p, "\t");
+    char *c = malloc(len + 1), *w = c;
+    if (!c)
+        return SBW_ERROR(SBW_ENOMEM, "out of memory reading a table");
+    const char *q = p;
+    if (*p != '"') {
+        memcpy(c, p, len);
+        w += len;
+        q += len;
+    } else {
+        for (q = p + 1; *q && *q != '\t' && !(*q == '"' && q[1] != '"'); q += 1 + (*q == '"'))
+            *w++ = *q;
+        const char *bad = *q != '"'              ? "is not closed"
+                          : q[1] && q[1] != '\t' ? "has text after its closing quote"
+                                                 : NULL;
+        if (bad) {
+            free(c);
+            return SBW_ERROR(SBW_EFORMAT,
+                             "%s: line %zu: a quoted cell (\"...\", each '\"' in it doubled) %s",
+                             t->path, t->in.lineno, bad);
+        }
+        q++;
+    }
+    *w = '\0';
+    *out = c;
+    *end = q;
+    return SBW_OK;
+}
+
+/* Appends the tab-separated fields of line (field: quoted ones lose their
+ * quotes) to the *n strings of *v; their count into *count.  After a
+ * failure the fields pushed stay (counted in *n). */
+static int split(const sbw_tsv *t, const char *line, char ***v, size_t *n, size_t *cap,
+                 size_t *count)
 {
     size_t before = *n;
-    const char *p = line;
-    for (;;) {
-        const char *tab = strchr(p, '\t');
-        size_t len = tab ? (size_t)(tab - p) : strlen(p);
-        int st = push(v, n, cap, p, len);
+    for (const char *p = line;; p++) {
+        char *c;
+        int st = field(t, p, &c, &p);
+        st = st ? st : push(v, n, cap, c);
         if (st)
             return st;
-        if (!tab)
+        if (!*p)
             break;
-        p = tab + 1;
     }
     *count = *n - before;
     return SBW_OK;
@@ -84,11 +127,11 @@ static int hash_line(sbw_tsv *t, const char *line)
         return SBW_OK;
     }
     size_t n = t->nmeta; /* key and val share the count: each push advances a copy */
-    int st = push(&t->key, &n, &t->in.keycap, k, (size_t)(eq - k));
+    int st = push_copy(&t->key, &n, &t->in.keycap, k, (size_t)(eq - k));
     if (st)
         return st;
     n = t->nmeta;
-    st = push(&t->val, &n, &t->in.valcap, eq + 1, strlen(eq + 1));
+    st = push_copy(&t->val, &n, &t->in.valcap, eq + 1, strlen(eq + 1));
     if (st) {
         free(t->key[t->nmeta]); /* the key pushed, its value not */
         return st;
@@ -136,7 +179,7 @@ static size_t first_repeat(const char *path, char *const *names, size_t n, int *
 static int header_line(sbw_tsv *t, const char *line)
 {
     size_t n = 0;
-    int st = split(line, &t->col, &t->ncol, &t->in.colcap, &n);
+    int st = split(t, line, &t->col, &t->ncol, &t->in.colcap, &n);
     for (size_t i = 0; !st && i < n; i++)
         if (!t->col[i][0])
             return SBW_ERROR(SBW_EFORMAT, "%s: column %zu of the header line has no name", t->path,
@@ -155,7 +198,7 @@ static int data_row(sbw_tsv *t, const char *line)
 {
     size_t used = t->nrow * t->ncol, n = 0;
     int st = grow(&t->line, sizeof *t->line, t->nrow, &t->in.linecap);
-    st = st ? st : split(line, &t->cell, &used, &t->in.cellcap, &n);
+    st = st ? st : split(t, line, &t->cell, &used, &t->in.cellcap, &n);
     if (!st && n != t->ncol)
         st = SBW_ERROR(SBW_EFORMAT, "%s: line %zu has %zu cells, the header line %zu", t->path,
                        t->in.lineno, n, t->ncol);

@@ -1,7 +1,9 @@
 /* sbw_tsv.h -- the one reader of the tables the tools write (sbw_table's
  * layout, and any TSV like it): "# key=value" meta lines (key
  * [A-Za-z0-9_]+), other "#" comment lines, one line of column names, then
- * rows of tab-separated cells.  Blank lines are skipped; "#" lines may
+ * rows of tab-separated cells, a cell that begins with '"' quoted
+ * (sbw_table quotes one holding '#' or '"': "...", each '"' in it doubled)
+ * and read without its quotes.  Blank lines are skipped; "#" lines may
  * stand anywhere, also between rows.  Each line loses the '\n' and '\r'
  * characters at its end (a CRLF file reads as its LF twin, a last line
  * without '\n' as any other); a line may be of any length; a NUL byte ends

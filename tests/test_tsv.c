@@ -2,12 +2,14 @@
  * comments, column names, rows and their line numbers, the whole-table and
  * the row-by-row ways in against each other and against random tables
  * whose contents the generator knows (LF and CRLF, blank and comment lines
- * anywhere, no final newline), and every refusal: no header, a ragged row,
- * an empty or repeated column name, a number that is not one, a missing
- * file. */
+ * anywhere, no final newline), text cells written by sbw_table (quoted when
+ * they hold '#' or '"') read back as they were, and every refusal: no
+ * header, a ragged row, an empty or repeated column name, a number that is
+ * not one, a quoted cell not closed, a missing file. */
 #include "sbw_test.h"
 
 #include "sbw_error.h"
+#include "sbw_table.h"
 #include "sbw_tsv.h"
 
 #include <math.h>
@@ -198,6 +200,85 @@ static void test_refuses_bad_tables(void **state)
     SBW_ASSERT_EQ(sbw_tsv_open(&t, sbw_test_path("missing.tsv")), SBW_EIO);
     SBW_ASSERT_EQ(sbw_tsv_read(&t, sbw_test_path("")), SBW_EIO); /* a folder */
     assert_null(t.path);
+}
+
+/* ---- quoted text cells ---------------------------------------------------- */
+
+/* Text cells through sbw_table's writer and back through the reader: every
+ * string (with '#' and '"' anywhere: a vocabulary word such as "##ing", a
+ * quote, a cell that is only quotes) reads back as given, and a cell
+ * holding neither is written as it is. */
+static void test_quoted_cells_round_trip(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"##ing",   "#",     "a\"b", "\"",  "\"\"",     "\"quoted\"",
+                                        "x#\"\"y", "plain", "",     "a b", "\"#\t#\"", "#\"#"};
+    static const char *const read_as[] = {"##ing", "#",          "a\"b",    "\"",
+                                          "\"\"",  "\"quoted\"", "x#\"\"y", "plain",
+                                          "",      "a b",        "\"# #\"", "#\"#"};
+    size_t n = sizeof words / sizeof *words;
+    sbw_table *tab;
+    SBW_ASSERT_OK(sbw_table_alloc(&tab, "sbw-test", NULL, false));
+    const char *cols[] = {"word", "name"};
+    SBW_ASSERT_OK(sbw_table_columns(tab, cols, 2));
+    for (size_t i = 0; i < n; i++) {
+        SBW_ASSERT_OK(sbw_table_add_row(tab));
+        SBW_ASSERT_OK(sbw_table_set_int(tab, "word", (long long)i));
+        SBW_ASSERT_OK(sbw_table_set_str(tab, "name", words[i]));
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s", sbw_test_path("q.tsv"));
+    SBW_ASSERT_OK(sbw_table_write(tab, path, false));
+    sbw_table_free(tab);
+    sbw_tsv t;
+    SBW_ASSERT_OK(sbw_tsv_read(&t, path));
+    assert_int_equal(t.nrow, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(sbw_tsv_str(&t, i, 1), read_as[i]);
+    sbw_tsv_free(&t);
+    /* the file: quotes only where needed, '"' doubled inside them */
+    FILE *f = fopen(path, "r");
+    char text[2048];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    assert_non_null(strstr(text, "\n0\t\"##ing\"\n"));
+    assert_non_null(strstr(text, "\n2\t\"a\"\"b\"\n"));
+    assert_non_null(strstr(text, "\n7\tplain\n"));
+    assert_non_null(strstr(text, "\n9\ta b\n"));
+}
+
+/* Quoted cells as a person might write them: "" inside is one quote, a
+ * quote inside an unquoted cell is text, a quoted column name loses its
+ * quotes; an unclosed quote (also one cut by a tab) or text after the
+ * closing quote is refused naming the file and the line. */
+static void test_quoted_cells_by_hand(void **state)
+{
+    (void)state;
+    const char *p = write_text("h.tsv", "\"a b\"\tc\n\"x\"\"y\"\tp\"q\n\"\"\t\"#\"\n");
+    sbw_tsv t;
+    SBW_ASSERT_OK(sbw_tsv_read(&t, p));
+    assert_string_equal(t.col[0], "a b");
+    assert_string_equal(sbw_tsv_str(&t, 0, 0), "x\"y");
+    assert_string_equal(sbw_tsv_str(&t, 0, 1), "p\"q");
+    assert_string_equal(sbw_tsv_str(&t, 1, 0), "");
+    assert_string_equal(sbw_tsv_str(&t, 1, 1), "#");
+    sbw_tsv_free(&t);
+    static const struct {
+        const char *text, *reason;
+    } bad[] = {
+        {"a\tb\n1\t\"x\n", "line 2: a quoted cell"},
+        {"a\tb\n1\t\"x\"y\n", "line 2: a quoted cell"},
+        {"a\tb\n\"1\t2\"\n", "is not closed"},
+        {"a\tb\n1\t\"x\"\"\n", "is not closed"},
+        {"\"a\"b\tc\n1\t2\n", "has text after its closing quote"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        p = write_text("hb.tsv", bad[i].text);
+        SBW_ASSERT_EQ(sbw_tsv_read(&t, p), SBW_EFORMAT);
+        assert_non_null(strstr(sbw_error_reason(), bad[i].reason));
+        assert_non_null(strstr(sbw_error_reason(), p));
+    }
 }
 
 /* A NUL byte ends its line's text: here the row has one cell, not two. */
@@ -407,6 +488,8 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_refuses_bad_tables),
         cmocka_unit_test(test_nul_ends_a_line),
+        cmocka_unit_test(test_quoted_cells_round_trip),
+        cmocka_unit_test(test_quoted_cells_by_hand),
         cmocka_unit_test(test_open_and_next),
         cmocka_unit_test(test_random_tables),
     };

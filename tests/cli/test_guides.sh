@@ -95,7 +95,10 @@ for g in docs/guide-*.md; do
     done
     if [ "$nb" -gt 0 ]; then ok; else bad "$g: no shell block"; fi
     if [ -s "$D/blocks/run.sh" ]; then
-        expect_exit 0 "$g: its marked blocks" sh -c 'cd "$1" && PATH="$2:$PATH" SBW="$3" SBW_BIN="$2" sh -e "$4"' sh \
+        # BIN too: `make asan` passes BIN=build-asan/bin on make's command
+        # line, which make exports, and experiments/ptb/run.sh reads BIN
+        # relative to the folder it runs in (the guide's work folder)
+        expect_exit 0 "$g: its marked blocks" sh -c 'cd "$1" && PATH="$2:$PATH" SBW="$3" SBW_BIN="$2" BIN="$2" sh -e "$4"' sh \
             "$D/work" "$BINA" "$ROOT" "$D/blocks/run.sh"
     fi
 done
