@@ -19,6 +19,8 @@ static const char *const label_map[][2] = {
     {"valid_ppl", "validation perplexity"},
     {"cross_entropy", "cross-entropy (nats)"},
     {"rank", "numerical rank of log Q (NR threshold)"},
+    {"rank_logq", "numerical rank of log Q (NR threshold)"},
+    {"rank_bound", "rank bound of the head"},
     {"d", "embedding size D"},
     {"k", "mixture components K"},
     {"m", "vocabulary size M"},
