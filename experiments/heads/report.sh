@@ -2,7 +2,8 @@
 # experiments/heads/report.sh DIR NAME HEAD SYNTHETIC -- report.md of a head
 # from the tables experiments/heads/run.sh left in DIR: every table names
 # the TSV it comes from and that TSV's "# command=" line; the numbers are
-# the TSVs' (copied, none computed here).
+# the TSVs' (copied, none computed here).  SBW_BIN: the tools (run.sh
+# passes its own).
 set -eu
 # -h or --help: the comment above, exit 0 (it is run by run.sh, not by hand)
 case ${1:-} in -h | --help)
@@ -12,6 +13,7 @@ case ${1:-} in -h | --help)
 esac
 . scripts/tsv.sh
 O=$1 NAME=$2 HEAD=$3 SYN=$4
+B=${SBW_BIN:-$(pwd)/bin}
 A=$O/argmax.tsv
 say() { printf '%s\n' "$*"; }
 # cmd FILE: the line naming FILE and its command, then FILE's warnings
@@ -19,18 +21,13 @@ cmd() {
     say "Source: \`$(basename "$1")\`, written by \`$(tsv_meta "$1" command)\`"
     grep '^# warning=' "$1" | sed 's/^# warning=/- **Warning** (from the tool): /' || :
 }
-# md FILE COLS [FILTER]: the rows of FILE as a markdown table of the named
-# columns (comma list), keeping rows where awk FILTER holds (on col[NAME])
+# md FILE COLS [COL=VALUE [LIMIT]]: the rows of FILE as a markdown table of
+# the named columns (comma list), keeping rows whose COL is VALUE, at most
+# LIMIT of them; sbw-plot table reads the cells (quoted ones, such as a
+# vocabulary word "#", unquoted) and escapes them for markdown
 md() {
-    awk -F'\t' -v cols="$2" -v flt="${3:-}" -v lim="${4:-0}" '
-        /^#/ { next }
-        !h { for (i = 1; i <= NF; i++) at[$i] = i; nc = split(cols, c, ",")
-             line = "|"; sep = "|"
-             for (i = 1; i <= nc; i++) { line = line " " c[i] " |"; sep = sep "---|" }
-             print line; print sep; h = 1; next }
-        flt != "" { split(flt, f, "="); if ($(at[f[1]]) != f[2]) next }
-        { if (lim && ++n > lim) next
-          line = "|"; for (i = 1; i <= nc; i++) line = line " " (c[i] in at ? $(at[c[i]]) : "—") " |"; print line }' "$1"
+    (cd "$(dirname "$1")" && "$B/sbw-plot" table -q "$(basename "$1")" --columns "$2" \
+        ${3:+--where "$3"} --no-cite) | awk -v lim="${4:-0}" '!lim || NR <= lim + 2'
 }
 
 {

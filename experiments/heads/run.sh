@@ -188,5 +188,5 @@ if [ "$NUN" -gt 0 ] && [ ! -s "$O/maxprob.png" ]; then
 fi
 
 # ---- report ----------------------------------------------------------------------------------
-recipe_run sh experiments/heads/report.sh "$O" "$NAME" "$HEAD" "$SYN"
+recipe_run env SBW_BIN="$B" sh experiments/heads/report.sh "$O" "$NAME" "$HEAD" "$SYN"
 say "== $NAME: $O/report.md"

@@ -100,6 +100,15 @@ found2=$(awk -F'\t' '/^#/ { next } !h { h = 1; next } $3 != 1 { print $1 }' "$T/
 expect_eq "$found2" "$planted" "safetensors: the same unargmaxable words"
 expect_grep '^# Head report: st$' "$T/stout/report.md" "safetensors: named after its folder"
 
+# words named with '#' and '|' (sbw-argmax quotes a cell holding '#'): the
+# report's tables show each name as given, the '|' escaped for markdown
+sed 's/^/#|/' "$O/head/vocab.txt" >"$T/vocab_hash.txt"
+expect_exit 0 "a vocabulary of '#|' names" $R "$O/head/W.npy" --bias "$O/head/b.npy" \
+    --vocab "$T/vocab_hash.txt" -o "$T/hash"
+w=$(echo "$planted" | cut -d' ' -f1)
+expect_grep "^\| $w \| #\\\\\|$(sed -n "$((w + 1))p" "$O/head/vocab.txt") \| below_hull" "$T/hash/report.md" \
+    "'#|' names: the unargmaxable word's name as given in the report"
+
 # nothing planted: no unargmaxable word, no max-prob figure; the same head as HEAD
 expect_exit 0 "--synthetic --k 0" $R --synthetic --m 40 --d 3 --k 0 -o "$T/none"
 expect_grep '^\*\*No word is unargmaxable\*\*' "$T/none/report.md" "k = 0: none unargmaxable"
