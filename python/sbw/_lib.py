@@ -223,6 +223,55 @@ fn = {
 fn["error_gsl_quiet"]()  # as every tool: GSL reports, never aborts
 
 
+# ---- the mirrors checked against the library loaded ---------------------------
+
+MIRRORS = {
+    RankEst: "sbw_rank_est", RankMeasure: "sbw_rank_measure",
+    SpectraRankRes: "sbw_spectra_rank_res", BoundSummary: "sbw_bound_summary",
+    LogpOpts: "sbw_logp_opts", LogpSel: "sbw_logp_sel", KlOpts: "sbw_kl_opts",
+    KlExact: "sbw_kl_exact", CompareRow: "sbw_compare_row",
+    CompareSummary: "sbw_compare_summary", Mat: "sbw_mat", ArgmaxOpts: "sbw_argmax_opts",
+    ArgmaxWord: "sbw_argmax_word", ArgmaxSummary: "sbw_argmax_summary",
+    ArgmaxFileOpts: "sbw_argmax_file_opts", ArgmaxFileRes: "sbw_argmax_file_res",
+}
+CONSTANTS = {"SBW_RANK_NMEASURES": NMEASURES, "SBW_COMPARE_NK": COMPARE_NK, "SBW_F64": F64,
+             "SBW_F32": F32, "SBW_F16": 2, "SBW_BF16": 3}
+
+
+def check_layout(mirrors=None, constants=None):
+    """Every mirror's size, field count and field offsets, and the constants,
+    against libsbw's own (analysis/sbw_layout.h): a header changed without
+    its mirror raises ImportError naming the struct and the field, instead
+    of the binding reading garbage.  mirrors: {class: C name} (MIRRORS)."""
+    lay_size = _fn("sbw_layout_size", C.c_int, cstr, P(size_t), P(size_t))
+    lay_off = _fn("sbw_layout_offset", C.c_int, cstr, cstr, P(size_t))
+    lay_const = _fn("sbw_layout_const", C.c_int, cstr, P(C.c_longlong))
+    bad = []
+    for cls, name in (MIRRORS if mirrors is None else mirrors).items():
+        size, nf = size_t(), size_t()
+        if lay_size(name.encode(), C.byref(size), C.byref(nf)):
+            bad.append(s(fn["error_reason"]()))
+            continue
+        if C.sizeof(cls) != size.value or len(cls._fields_) != nf.value:
+            bad.append("%s: %d bytes and %d fields in libsbw, %d and %d in the mirror"
+                       % (name, size.value, nf.value, C.sizeof(cls), len(cls._fields_)))
+        for field, _ in cls._fields_:
+            off = size_t()
+            if lay_off(name.encode(), field.encode(), C.byref(off)):
+                bad.append(s(fn["error_reason"]()))
+            elif getattr(cls, field).offset != off.value:
+                bad.append("%s.%s: at offset %d in libsbw, %d in the mirror"
+                           % (name, field, off.value, getattr(cls, field).offset))
+    for cname, value in (CONSTANTS if constants is None else constants).items():
+        v = C.c_longlong()
+        if lay_const(cname.encode(), C.byref(v)) or v.value != value:
+            bad.append("%s: %s in libsbw, %d in the binding" % (cname, v.value, value))
+    if bad:
+        raise ImportError("sbw: the binding's structs do not match %s (rebuild or reinstall "
+                          "both together): %s" % (LIB_PATH, "; ".join(bad)))
+
+
+
 def s(b):
     """A C string as str (None stays None)."""
     return None if b is None else b.decode("utf-8", "replace")
@@ -327,3 +376,6 @@ class Registered:
         for name in self.done:
             fn["mem_remove"](name.encode())
         return False
+
+
+check_layout()  # at import: a stale mirror fails here, not in a result

@@ -399,6 +399,31 @@ except ImportError:
 
 
 @unittest.skipIf(pd is None, "pandas is not installed (apt-get install python3-pandas)")
+class TestLayout(unittest.TestCase):
+    """The mirrors' check against libsbw's layout table (sbw_layout.h): the
+    real mirrors pass (the import did it too); a mirror that lost a field,
+    one with two fields swapped, one of a struct libsbw does not list, and
+    a wrong constant each raise ImportError naming what differs."""
+
+    def test_real_mirrors(self):
+        _lib.check_layout()
+
+    def test_stale_mirrors(self):
+        import ctypes as C
+        opts = _lib.ArgmaxFileOpts._fields_
+        lost = type("Lost", (C.Structure,), {"_fields_": opts[:-1]})
+        swapped = type("Swapped", (C.Structure,), {"_fields_": [opts[1], opts[0]] + opts[2:]})
+        cases = [({lost: "sbw_argmax_file_opts"}, {}, "13 fields in libsbw"),
+                 ({lost: "sbw_argmax_file_opts"}, {}, "and 12 in the mirror"),
+                 ({swapped: "sbw_argmax_file_opts"}, {}, "sbw_argmax_file_opts.vocab: at offset"),
+                 ({_lib.Mat: "sbw_matrix"}, {}, "struct sbw_matrix is not one"),
+                 ({}, {"SBW_COMPARE_NK": 4}, "SBW_COMPARE_NK: 3 in libsbw, 4 in the binding")]
+        for mirrors, consts, want in cases:
+            with self.assertRaises(ImportError) as e:
+                _lib.check_layout(mirrors, consts)
+            self.assertIn(want, str(e.exception))
+
+
 class TestPandas(Base):
     """pd.read_csv(f, sep='\\t', comment='#') on every TSV the tools write:
     the same columns and rows as the table's own lines, every numeric
