@@ -237,14 +237,21 @@ static size_t drawable_points(const sbw_plot_fig_series *s, bool lx, bool ly)
     return c;
 }
 
+/* A line series with at most this many points to show gets its markers:
+ * per-epoch values (a trajectory, a 1-8 epoch run) are where the points
+ * are, and a bare line hides them; a training log of hundreds of steps
+ * stays a line. */
+#define FEW_POINTS 40
+
 /* One "plot" element drawn in style st; *idx counts the data blocks.  A
  * series with one point to show (a run of one epoch) is drawn as a point:
- * a line through one point is invisible. */
+ * a line through one point is invisible; a line of FEW_POINTS or fewer
+ * with its markers. */
 static void element(FILE *out, const sbw_plot_fig_series *s, sbw_plot_style st, bool lx, bool ly,
                     size_t *idx, bool tex, size_t width, size_t max)
 {
-    bool err = false,
-         one = !s->func && s->with != SBW_WITH_VLINE && drawable_points(s, lx, ly) == 1;
+    size_t np = s->func ? 0 : drawable_points(s, lx, ly);
+    bool err = false, one = !s->func && s->with != SBW_WITH_VLINE && np == 1;
     for (size_t k = 0; !s->func && k < s->n; k++)
         err = err || isfinite(s->err[k]);
     if (s->with == SBW_WITH_VLINE)
@@ -256,6 +263,8 @@ static void element(FILE *out, const sbw_plot_fig_series *s, sbw_plot_style st, 
     else
         SBW_PLOT_GP_FMT(out, "data index %zu using 1:2", (*idx)++);
     sbw_plot_fig_with w = one && s->with != SBW_WITH_LINESPOINTS ? SBW_WITH_POINTS : s->with;
+    if (w == SBW_WITH_LINES && np <= FEW_POINTS)
+        w = SBW_WITH_LINESPOINTS;
     switch (w) {
     case SBW_WITH_LINES:
         SBW_PLOT_GP_TEXT(out, " with lines");

@@ -21,6 +21,8 @@ static const char *const label_map[][2] = {
     {"rank", "numerical rank of log Q (NR threshold)"},
     {"rank_logq", "numerical rank of log Q (NR threshold)"},
     {"rank_bound", "rank bound of the head"},
+    {"rank_single", "numerical rank at float32's eps"},
+    {"d_star", "d* (rank of the row-centred log P)"},
     {"d", "embedding size D"},
     {"k", "mixture components K"},
     {"m", "vocabulary size M"},

@@ -86,9 +86,10 @@ for m in $models; do tjs="$tjs $m/traj.tsv" && labs="$labs${labs:+,}$m"; done
 if [ -n "$models" ]; then
     # shellcheck disable=SC2086 # plain model names
     plot traj-epoch train $tjs --x epoch --y valid_ppl,rank,rank_single,d_star,expected_pairwise_kl --labels "$labs" \
+        --logy-of rank,rank_single,d_star \
         --title "Along training, per epoch (first validation predictions)"
     # shellcheck disable=SC2086
-    plot traj-ppl train $tjs --x valid_ppl --y expected_pairwise_kl,rank_single --labels "$labs" \
+    plot traj-ppl train $tjs --x valid_ppl --y expected_pairwise_kl,rank_single --labels "$labs" --logy-of rank_single \
         --title "KLD and float32 rank against validation perplexity"
 fi
 

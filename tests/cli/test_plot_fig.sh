@@ -36,12 +36,13 @@ for h in softmax mos lms; do
     if [ -n "$sa" ] && [ "$sa" = "$sb" ]; then ok; else bad "$h: '$sa' in one sweep, '$sb' in the other"; fi
     case $sa in *' pt '*) ok ;; *) bad "$h: no marker in '$sa'" ;; esac
 done
-# a third kind (train, lines only): the same colour for the same head
+# a third kind (train, lines; markers on few points): the same colour and
+# marker for the same head
 printf 'step\tkl_mean\n1\t2\n2\t1\n' >"$T/l1.tsv"
 cp "$T/l1.tsv" "$T/l2.tsv"
 expect_exit 0 "train with labels" "$P" -q train "$T/l1.tsv" "$T/l2.tsv" --labels "PLIF K=4,MoS K=2" -o "$T/tr"
-expect_eq "$(style "$T/tr.gp" 'MoS K=2')" "$(style "$T/b.gp" mos | cut -d' ' -f1)" "train: MoS in MoS's colour"
-expect_eq "$(style "$T/tr.gp" 'PLIF K=4')" "$(style "$T/b.gp" plif | cut -d' ' -f1)" "train: PLIF in PLIF's colour"
+expect_eq "$(style "$T/tr.gp" 'MoS K=2')" "$(style "$T/b.gp" mos)" "train: MoS in MoS's colour and marker"
+expect_eq "$(style "$T/tr.gp" 'PLIF K=4')" "$(style "$T/b.gp" plif)" "train: PLIF in PLIF's colour and marker"
 # the seven heads: seven colours, seven markers (Mixtape's reserved too)
 : >"$T/hs"
 for h in lms plif mixtape mos softmax moc sigsoftmax; do style "$T/b.gp" $h >>"$T/hs"; done
@@ -154,7 +155,14 @@ printf 'step\tloss\n1\t4.5\n' >"$T/one.tsv"
 printf 'step\tloss\n1\t5\n2\t4\n' >"$T/two.tsv"
 expect_exit 0 "train: a run of one step" "$P" -q train "$T/one.tsv" "$T/two.tsv" -o "$T/o"
 expect_grep "^plot data index 0 using 1:2 with points .* pt [0-9]+" "$T/o.gp" "one point: with points, a marker"
-expect_grep "data index 1 using 1:2 with lines " "$T/o.gp" "two points: a line"
+expect_grep "data index 1 using 1:2 with linespoints .* pt [0-9]+" "$T/o.gp" "two points: a line with its markers"
+# a training log of more than 40 points: a line without markers
+awk 'BEGIN { print "step\tloss"; for (i = 1; i <= 41; i++) print i "\t" 5 - i / 100 }' >"$T/many.tsv"
+head -n 41 "$T/many.tsv" >"$T/forty.tsv"
+expect_exit 0 "train: 41 and 40 points" "$P" -q train "$T/many.tsv" "$T/forty.tsv" -o "$T/o2"
+expect_grep "^plot data index 0 using 1:2 with lines lc rgb '#[0-9A-F]+' lw 1.5 dt [0-9]+ title" "$T/o2.gp" \
+    "41 points: a line, no marker"
+expect_grep "data index 1 using 1:2 with linespoints .* pt [0-9]+" "$T/o2.gp" "40 points: with markers"
 
 # ---- the spectrum's sigma_1 view, and the .dat holds the numbers drawn ----------------------
 "$BIN/sbw-rank" -q --spectrum "$T/spec.tsv" "$T/p.npy" >/dev/null
