@@ -399,13 +399,13 @@ void sbw_table_format_double(double x, char *buf, size_t cap)
  * read_csv(sep="\t", comment="#") and sbw_tsv read it whole (a '#' outside
  * quotes starts a comment there; a vocabulary word such as "##ing" in
  * sbw-argmax's name column).  Other cells are written as they are. */
-static void print_tsv_str(FILE *f, const char *s)
+static void print_tsv_str(FILE *f, const char *s, bool may_quote)
 {
-    bool quote = strpbrk(s, "#\"") != NULL;
+    bool quote = may_quote && strpbrk(s, "#\"") != NULL;
     if (quote)
         fputc('"', f);
     for (const char *p = s; *p; p++) {
-        if (*p == '"')
+        if (quote && *p == '"')
             fputc('"', f);
         fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
     }
@@ -413,8 +413,10 @@ static void print_tsv_str(FILE *f, const char *s)
         fputc('"', f);
 }
 
-/* TSV text of a cell (text cells: print_tsv_str). */
-static void print_tsv_cell(FILE *f, const cell *c)
+/* TSV text of a cell (text cells: print_tsv_str, quoted if may_quote: a
+ * data cell; a "# key=value" line's value is a comment to every reader and
+ * is written as it is). */
+static void print_tsv_cell(FILE *f, const cell *c, bool may_quote)
 {
     char buf[40];
     switch (c->type) {
@@ -422,7 +424,7 @@ static void print_tsv_cell(FILE *f, const cell *c)
         fputs("nan", f);
         break;
     case CELL_STR:
-        print_tsv_str(f, c->s);
+        print_tsv_str(f, c->s, may_quote);
         break;
     case CELL_INT:
         fprintf(f, "%lld", c->i);
@@ -479,7 +481,7 @@ static void print_json_cell(FILE *f, const cell *c)
     else if (c->type == CELL_EMPTY || (c->type == CELL_DBL && !isfinite(c->d)))
         fputs("null", f);
     else
-        print_tsv_cell(f, c);
+        print_tsv_cell(f, c, false);
 }
 
 static void print_json_pair(FILE *f, const char *key, const cell *c, bool *first)
@@ -546,7 +548,7 @@ static void print_tsv(const sbw_table *t, FILE *f)
 {
     for (size_t i = 0; i < t->nmeta; i++) {
         fprintf(f, "# %s=", t->meta[i].key);
-        print_tsv_cell(f, &t->meta[i].value);
+        print_tsv_cell(f, &t->meta[i].value, false);
         fputc('\n', f);
     }
     for (size_t i = 0, n = sbw_table_warn_count(); i < n; i++)
@@ -559,7 +561,7 @@ static void print_tsv(const sbw_table *t, FILE *f)
         for (size_t j = 0; j < t->ncols; j++) {
             if (j)
                 fputc('\t', f);
-            print_tsv_cell(f, &t->cells[i * t->ncols + j]);
+            print_tsv_cell(f, &t->cells[i * t->ncols + j], true);
         }
         fputc('\n', f);
     }

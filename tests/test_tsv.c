@@ -219,6 +219,7 @@ static void test_quoted_cells_round_trip(void **state)
     size_t n = sizeof words / sizeof *words;
     sbw_table *tab;
     SBW_ASSERT_OK(sbw_table_alloc(&tab, "sbw-test", NULL, false));
+    SBW_ASSERT_OK(sbw_table_meta_str(tab, "vocab", "a#\"b.txt")); /* a comment line: as it is */
     const char *cols[] = {"word", "name"};
     SBW_ASSERT_OK(sbw_table_columns(tab, cols, 2));
     for (size_t i = 0; i < n; i++) {
@@ -233,6 +234,7 @@ static void test_quoted_cells_round_trip(void **state)
     sbw_tsv t;
     SBW_ASSERT_OK(sbw_tsv_read(&t, path));
     assert_int_equal(t.nrow, n);
+    assert_string_equal(sbw_tsv_meta(&t, "vocab"), "a#\"b.txt");
     for (size_t i = 0; i < n; i++)
         assert_string_equal(sbw_tsv_str(&t, i, 1), read_as[i]);
     sbw_tsv_free(&t);
@@ -246,6 +248,7 @@ static void test_quoted_cells_round_trip(void **state)
     assert_non_null(strstr(text, "\n2\t\"a\"\"b\"\n"));
     assert_non_null(strstr(text, "\n7\tplain\n"));
     assert_non_null(strstr(text, "\n9\ta b\n"));
+    assert_non_null(strstr(text, "\n# vocab=a#\"b.txt\n"));
 }
 
 /* Quoted cells as a person might write them: "" inside is one quote, a

@@ -27,7 +27,8 @@ cmd() {
 # vocabulary word "#", unquoted) and escapes them for markdown
 md() {
     (cd "$(dirname "$1")" && "$B/sbw-plot" table -q "$(basename "$1")" --columns "$2" \
-        ${3:+--where "$3"} --no-cite) | awk -v lim="${4:-0}" '!lim || NR <= lim + 2'
+        ${3:+--where "$3"} --no-cite) |
+        awk -v lim="${4:-0}" '/^\|---/ { t = 1; print; next } !t || !lim || ++n <= lim'
 }
 
 {
