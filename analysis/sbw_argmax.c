@@ -430,7 +430,9 @@ int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double
     run_ctx x = {.w = w, .b = b, .m = m, .d = d, .ldw = ldw, .o = o, .certs = certs};
     size_t B = o->block < nwords ? o->block : nwords;
     size_t *all = words ? NULL : calloc(m, sizeof *all), *other = malloc(m * sizeof *other);
-    size_t *pend = malloc(nwords * sizeof *pend);
+    /* + 1: nwords may be 0 (a list of no words), and malloc(0) may
+     * return NULL, which is no lack of memory */
+    size_t *pend = malloc((nwords + 1) * sizeof *pend);
     unsigned char *kind = calloc(m, 1);
     double *G = malloc((B * d + B * m + 2 * m + d) * sizeof *G);
     x.wc = malloc(m * d * sizeof *x.wc);

@@ -104,12 +104,12 @@ double sbw_argmax_bytes(size_t m, size_t d, size_t nwords, bool bias, const sbw_
                         int threads);
 
 /* Decides words[0..nwords) (all m words when words is NULL; then nwords
- * must be m) of the head W, b; out[t] is the answer for words[t].  m >= 2,
- * d >= 1.  Errors: SBW_EINVAL (a word >= m, bad sizes), SBW_ENOMEM,
- * SBW_ENUMERIC (GLPK failed).  On failure *sum is zeroed (argument and
- * memory errors) or summarises a partial run, and out[] and certs hold
- * the answers of the words decided before the failure, the rest
- * unspecified: discard them. */
+ * must be m; a list may be empty, nwords 0) of the head W, b; out[t] is
+ * the answer for words[t].  m >= 2, d >= 1.  Errors: SBW_EINVAL (a word
+ * >= m, bad sizes), SBW_ENOMEM, SBW_ENUMERIC (GLPK failed).  On failure
+ * *sum is zeroed (argument and memory errors) or summarises a partial
+ * run, and out[] and certs hold the answers of the words decided before
+ * the failure, the rest unspecified: discard them. */
 int sbw_argmax_run(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                    const size_t *words, size_t nwords, const sbw_argmax_opts *o,
                    sbw_argmax_word *out, sbw_argmax_certs *certs, sbw_argmax_summary *sum);

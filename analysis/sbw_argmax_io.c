@@ -74,11 +74,20 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/* FNV-1a over v's 8 bytes, least significant first (its bytes in memory
+ * on a little-endian host, so the hash is the one it always was). */
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+    unsigned char c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = (unsigned char)(v >> (8 * k));
+    return fnv(h, c, sizeof c);
+}
+
 uint64_t sbw_argmax_io_hash(const double *w, size_t m, size_t d, size_t ldw, const double *b,
                             char *const *names)
 {
-    uint64_t h = 14695981039346656037u, md[2] = {m, d};
-    h = fnv(h, md, sizeof md);
+    uint64_t h = fnv_u64(fnv_u64(14695981039346656037u, m), d);
     for (size_t i = 0; i < m; i++)
         h = fnv(h, w + i * ldw, d * sizeof *w);
     h = fnv(h, "b", 1 + (b == NULL));

@@ -14,6 +14,7 @@
 #include "sbw_rsvd_draw.h"
 #include "sbw_svd.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -147,7 +148,9 @@ static int sp_block(const sbw_rsvd_opts *o, sbw_rsvd *rs, sp_bufs *b, sp_scan *s
     return SBW_OK;
 }
 
-/* The pass: every block of the stream, in order. */
+/* The pass: every block of the stream, in order.  SBW_OK only when every
+ * block was combined into Y, T and W^T: once a non-finite entry is met,
+ * the rest are only scanned (to count them) and the pass fails. */
 static int sp_pass(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *rs, sp_bufs *b, sp_scan *sc)
 {
     size_t n = rs->rows, m = rs->cols;
@@ -160,7 +163,11 @@ static int sp_pass(sbw_npy_reader *r, const sbw_rsvd_opts *o, sbw_rsvd *rs, sp_b
         if (o->progress)
             sbw_progress_update(o->progress, (double)(row0 + nr));
     }
-    return sbw_check_bad_error(&sc->bad, sbw_npy_reader_path(r), o->exp ? " in exp(A)" : NULL);
+    if (!sc->bad.any)
+        return SBW_OK;
+    int st = sbw_check_bad_error(&sc->bad, sbw_npy_reader_path(r), o->exp ? " in exp(A)" : NULL);
+    assert(st != SBW_OK); /* the sketches lack the blocks from the first bad one on */
+    return st;
 }
 
 /* y (n x c, column-major) -= 1 (c^T x), x (m x c): a column-centred

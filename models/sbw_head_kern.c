@@ -240,7 +240,8 @@ static inline void gate_tree(const double *gam, size_t k, double *P)
 static inline void gate_tree_back(const double *gam, size_t k, const double *P, double *A,
                                   double *dl)
 {
-    for (size_t n = k - 1; n-- > 0;) {
+    for (size_t i = 1; i < k; i++) { /* internal nodes K - 2 down to 0: none when K = 1 */
+        size_t n = k - 1 - i;
         double g = gam[n], l = A[2 * n + 1], r = A[2 * n + 2];
         dl[n] = P[n] * (l - r) * g * (1.0 - g);
         A[n] = g * l + (1.0 - g) * r;

@@ -42,10 +42,11 @@ void sbw_test_close(const double *got, const double *want, size_t n, double atol
 void sbw_test_grad_fd(sbw_test_objective f, void *ctx, double *x, const double *g, size_t n,
                       const char *file, int line)
 {
-    double *fd = malloc((n ? n : 1) * sizeof *fd), h = 1e-6, gmax = 0;
+    double *fd = calloc(n ? n : 1, sizeof *fd), h = 1e-6, gmax = 0;
     if (!fd) {
         print_error("sbw_test_grad_fd: out of memory for %zu differences\n", n);
         _fail(file, line);
+        abort(); /* not reached: _fail leaves by longjmp; cmocka does not declare it noreturn */
     }
     for (size_t i = 0; i < n; i++) {
         double x0 = x[i];

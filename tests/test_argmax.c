@@ -264,6 +264,12 @@ static void test_errors(void **state)
     assert_int_equal(sbw_argmax_run(w, 3, 2, 2, NULL, NULL, 2, &o, out, NULL, &sum), SBW_EINVAL);
     o.max_rounds = 0;
     assert_int_equal(sbw_argmax_run(w, 3, 2, 2, NULL, NULL, 3, &o, out, NULL, &sum), SBW_EINVAL);
+    /* a list of no words decides nothing, successfully (no malloc(0),
+     * whose NULL a libc may return, taken for a lack of memory: this suite
+     * runs on tests/malloc0_null.c's malloc, see the Makefile) */
+    o = sbw_argmax_defaults();
+    SBW_ASSERT_OK(sbw_argmax_run(w, 3, 2, 2, NULL, bad, 0, &o, out, NULL, &sum));
+    SBW_ASSERT_EQ(sum.checked, 0);
     sbw_argmax_lp *lp = NULL;
     assert_int_equal(sbw_argmax_lp_alloc(&lp, 1, 2), SBW_EINVAL);
     assert_null(lp);

@@ -89,7 +89,7 @@ static void test_against_twin(void **state)
         sbw_head h;
         double *theta, passed[5];
         setup_head(&head_cases[ci], &h, &theta, 10 + ci);
-        for (size_t i = 0; i < 5 * D; i++)
+        for (size_t i = 0; i < sizeof H / sizeof *H; i++)
             H[i] = 1.5 * sin(0.7 * (double)(i + 3 * ci) + 0.3);
         for (size_t i = 0; i < 5; i++)
             y[i] = (3 * i + ci) % M;
@@ -121,7 +121,7 @@ static void test_linear_path(void **state)
     double *theta, H[6 * D], passed[6];
     size_t y[6];
     setup_head(&head_cases[1], &h, &theta, 77); /* softmax with a bias */
-    for (size_t i = 0; i < 6 * D; i++)
+    for (size_t i = 0; i < sizeof H / sizeof *H; i++)
         H[i] = cos(1.3 * (double)i);
     for (size_t i = 0; i < 6; i++)
         y[i] = (5 * i + 1) % M;

@@ -2,16 +2,18 @@
  * hidden size D of a Softmax head recovered from its log-probabilities,
  * with and without a bias, stored as float64 values rounded here to
  * float32, float16 or bfloat16 (the rounding done by this file: C casts,
- * _Float16 and bit arithmetic, not the module), with and without added
- * noise: D exact, checked against the truth of the construction and an
- * SVD of the double-centred matrix done here (LAPACKE); a mixture of
- * softmaxes (full rank) and too few queries decide nothing. */
+ * a search over binary16's bit patterns and bit arithmetic, not the
+ * module), with and without added noise: D exact, checked against the
+ * truth of the construction and an SVD of the double-centred matrix done
+ * here (LAPACKE); a mixture of softmaxes (full rank) and too few queries
+ * decide nothing. */
 #include "sbw_hidden.h"
 #include "sbw_test.h"
 
 #include "sbw_error.h"
 #include "sbw_npy.h"
 #include "sbw_rng.h"
+#include "sbw_safet.h"
 
 #include <float.h>
 #include <gsl/gsl_randist.h>
@@ -21,8 +23,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* IEEE binary16 (a GCC extension on x86-64 and AArch64). */
-__extension__ typedef _Float16 sbw_test_f16;
+/* Binary16 pattern u's value, exactly (sbw_safet_f16_to_f32, checked on
+ * every pattern by test_safet); 0x7c00 (inf) stands for 2^16, the step
+ * past the largest finite value 65504, as IEEE rounding treats it. */
+static double f16_value(unsigned u)
+{
+    return u == 0x7c00 ? 0x1p16 : (double)sbw_safet_f16_to_f32((uint16_t)u);
+}
+
+/* x rounded to binary16 (nearest, ties to even: the even pattern) by
+ * bisection over the positive patterns 0 .. 0x7c00, which increase with
+ * their values; 2^16 becomes inf.  Midpoints of neighbours (12 bits) are
+ * exact in double, so the comparisons are too. */
+static double round_f16(double x)
+{
+    double ax = fabs(x);
+    if (!(ax < 0x1p16))
+        return isnan(x) ? x : copysign(INFINITY, x);
+    unsigned lo = 0, hi = 0x7c00; /* f16_value(lo) <= ax < f16_value(hi) */
+    while (hi - lo > 1) {
+        unsigned mid = (lo + hi) / 2;
+        if (f16_value(mid) <= ax)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double half = (f16_value(lo) + f16_value(hi)) / 2;
+    unsigned u = ax < half ? lo : ax > half ? hi : (lo % 2 == 0 ? lo : hi);
+    return copysign(u == 0x7c00 ? INFINITY : f16_value(u), x);
+}
 
 /* x rounded to bfloat16 (nearest, ties to even) on double's bits: 8
  * significant bits kept of the 53 (bf16's subnormal range, below
@@ -50,7 +79,7 @@ static double round_to(sbw_hidden_prec p, double x)
     case SBW_HPREC_F32:
         return (float)x;
     case SBW_HPREC_F16:
-        return (double)(sbw_test_f16)x;
+        return round_f16(x);
     case SBW_HPREC_BF16:
         return round_bf16(x);
     default:
@@ -218,6 +247,45 @@ static void test_round(void **state)
     }
     gsl_rng_free(r);
 }
+
+#ifdef __FLT16_MANT_DIG__
+/* x rounded by the compiler's conversion to _Float16 (GCC has one on
+ * x86-64 and AArch64; clang 14 on x86-64 has not, hence round_f16). */
+static double cast_f16(double x)
+{
+    __extension__ _Float16 h = (_Float16)x; /* a GCC/Clang extension */
+    return (double)h;
+}
+
+/* round_f16 equals the compiler's conversion: on values of every
+ * magnitude, and on the midpoints of neighbouring patterns (ties) and the
+ * doubles either side of them, subnormals and overflow included. */
+static void test_round_f16_twin(void **state)
+{
+    (void)state;
+    gsl_rng *r = NULL;
+    SBW_ASSERT_OK(sbw_rng_alloc(&r, 7, 0));
+    for (int i = 0; i < 200000; i++) {
+        double x = (gsl_rng_uniform(r) - 0.5) * pow(2.0, 50 * gsl_rng_uniform(r) - 30);
+        if (i % 2) {
+            unsigned u = (unsigned)gsl_rng_uniform_int(r, 0x7c00);
+            x = (f16_value(u) + f16_value(u + 1)) / 2;
+            x = i % 3 == 0 ? x : nextafter(x, i % 3 == 1 ? 0 : INFINITY);
+            x = i % 4 == 1 ? -x : x;
+        }
+        if (round_f16(x) != cast_f16(x))
+            print_error("%a -> %a, _Float16 %a\n", x, round_f16(x), cast_f16(x));
+        assert_true(round_f16(x) == cast_f16(x));
+    }
+    const double edge[] = {0,     -0.0,     0x1p-25, 0x1.8p-25, 0x1p-24, 0x1.8p-24,
+                           65504, 65519.99, 65520,   -1e5,      1e300};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        assert_true(round_f16(edge[i]) == cast_f16(edge[i]));
+        assert_true(!signbit(round_f16(edge[i])) == !signbit(cast_f16(edge[i])));
+    }
+    gsl_rng_free(r);
+}
+#endif
 
 /* Closed-form spectra: the largest gap, the margin rule and the floor. */
 static void test_estimate_closed_form(void **state)
@@ -401,6 +469,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round),
+#ifdef __FLT16_MANT_DIG__
+        cmocka_unit_test(test_round_f16_twin),
+#endif
         cmocka_unit_test(test_typical_floor),
         cmocka_unit_test(test_precision_holds),
         cmocka_unit_test(test_estimate_closed_form),
