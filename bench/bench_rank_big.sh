@@ -88,7 +88,7 @@ set -- $(paste "$D/ex" "$D/s" "$D/lo" "$D/hi" | head -n "$K" |
         END { printf "%.3g %.3g %.3g %d\n", me / s1, mb / s1, r / s1, n }')
 err=${1:-} bnd=${2:-} rel=${3:-} inside=${4:-}
 bench_num "seconds, peak, errors" "$tr" "$mr" "$err" "$bnd" "$rel" "$inside" "$passes" || exit 1
-bench_fig "$N x $M float32 ($(gb $((N * M / 256))) GB file), --method randomized --top $K ($passes passes): $tr s, $(gb "$mr") GB peak RSS (targets: 900 s, 4 GB)"
+bench_fig "$N x $M float32 ($(awk -v n="$N" -v m="$M" 'BEGIN { printf "%.1f", 4 * n * m / 1e9 }') GB file), --method randomized --top $K ($passes passes): $tr s, $(gb "$mr") GB peak RSS (targets: 900 s, 4 GB)"
 bench_fig "  error estimate printed: residual ||(I - QQ^T) A||_2 <= $resid = $rel sigma_1; largest printed error (sigma_upper - sigma) / sigma_1 = $bnd"
 bench_fig "  true max |s_j - sigma_j| / s_1 over the top $K = $err"
 if [ "$inside" = "$K" ]; then
