@@ -1,9 +1,13 @@
 #!/bin/sh
 # bench_rank_rand.sh -- sbw-rank --method randomized (issue 29) against
-# sbw-rank's exact path on the same file, and against the same algorithm
-# written in NumPy (bench/rsvd_ref.py: no SciPy, no scikit-learn; the
-# matrix loaded whole and promoted to float64), each reading the .npy file
-# from a warm page cache, one run each, peak RSS from GNU time.
+# sbw-rank's exact path on the same file, against the same algorithm
+# written in NumPy (bench/rsvd_ref.py: the matrix loaded whole and
+# promoted to float64), and against the tool a Python user would otherwise
+# reach for, scipy.sparse.linalg.svds (bench/svds_ref.py: ARPACK, default
+# solver, on the float32 array as loaded; scikit-learn's randomized_svd is
+# not run: scikit-learn is not among the bench's Debian packages), each
+# reading the .npy file from a warm page cache, one run each, peak RSS from
+# GNU time.  Errors are against the exact values, over the same top K.
 #
 #   20000 x 10000 float32 (800 MB; gen_decay.py: power-law spectrum over
 #   2000 components plus a full-rank noise floor), top K = 100 (RR_K),
@@ -16,7 +20,8 @@
 #
 # BENCH_QUICK=1 (make bench-smoke): 2000 x 1000, K = 20.  Sizes: RR_N,
 # RR_M, RR_K.  Without numpy the matrix comes from sbw-synth dirichlet
-# (float64) and the NumPy line is skipped with a note.  Time: a few
+# (float64) and the NumPy and SciPy lines are skipped with a note; without
+# SciPy the svds line is.  Time: a few
 # minutes at the default size on 2 cores (the exact path dominates).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -90,5 +95,17 @@ if [ $np = 1 ]; then
     set -- $(errors "$D/ex" "$D/ref.txt")
     bench_num "NumPy seconds, peak, error" "$tn" "$mn" "${1:-}" || exit 1
     bench_fig "  NumPy, the same algorithm (float64, matrix loaded): $tn s, $(gb "$mn") GB peak; max |sigma_exact - sigma| / sigma_1 = $1 (sbw/NumPy time = $(ratio "$tr" "$tn"))"
+fi
+if [ $np = 1 ] && have_py scipy; then
+    set -- $(run_once "$PY" bench/svds_ref.py "$D/a.npy" "$K" "$D/svds.txt") || {
+        cat "$BENCH_OUT/last.err"
+        bench_fail "svds_ref.py"
+        exit 1
+    }
+    ts=${1:-} ms=${2:-}
+    set -- $(errors "$D/ex" "$D/svds.txt")
+    bench_num "SciPy svds seconds, peak, error" "$ts" "$ms" "${1:-}" || exit 1
+    bench_fig "  scipy.sparse.linalg.svds (ARPACK, $dtype as loaded, k = $K): $ts s, $(gb "$ms") GB peak; max |sigma_exact - sigma| / sigma_1 = $1"
+    bench_fig "  sbw/scipy time = $(ratio "$tr" "$ts"), sbw/scipy peak RSS = $(ratio "$mr" "$ms")"
 fi
 exit $status
