@@ -198,14 +198,16 @@ if [ -s "$HIDDEN" ]; then
     # hidden_size is D and at how many Ns it is (sbw-series --against D),
     # and the status at the largest N
     {
-        row model head bias precision ns first_n recovered status_at_max
+        row model head bias precision ns first_n recovered other status_at_max
         tsv_rows "$HIDDEN" | sed 1d | cut -f 1-3,6 | awk '!s[$0]++' | while IFS='	' read -r hm hh hb hp; do
             tsv_rows "$HIDDEN" | awk -F'\t' -v a="$hm" -v p="$hp" 'NR == 1 || ($1 == a && $6 == p)' >"$TAB/hsel"
             s=$("$BIN/sbw-series" -q --column hidden_size --label n --against "$hd" "$TAB/hsel")
             fe=$(printf '%s\n' "$s" | tsv_field /dev/stdin first_equal)
+            # the Ns whose answer is a size other than D (a wrong one), as "N: size"
+            other=$(tsv_rows "$TAB/hsel" | sed 1d | awk -F'\t' -v d="$hd" '$7 != d && $7 != "-1" { printf "%s%s: %s", (n++ ? ", " : ""), $5, $7 }')
             row "$hm" "$hh" "$hb" "$hp" "$(printf '%s\n' "$s" | tsv_field /dev/stdin n)" \
                 "$([ "$fe" = none ] && echo never || echo "$fe")" "$(printf '%s\n' "$s" | tsv_field /dev/stdin equal)" \
-                "$(tsv_rows "$TAB/hsel" | tail -n 1 | cut -f 8)"
+                "${other:-none}" "$(tsv_rows "$TAB/hsel" | tail -n 1 | cut -f 8)"
         done
     } >"$TAB/hidden-summary.tsv"
     # every (model, precision) against N: hidden_size (status)
@@ -247,6 +249,12 @@ dec_series="" dec_labels="" dec_cites=""
         } >"$FIG/decay-$n.tsv"
         lo=$(tsv_meta "$RES/$f" decay_lo)
         hi=$(tsv_meta "$RES/$f" decay_hi)
+        case $lo$hi in '' | *[!0-9]*)
+            echo "report.sh: $RES/$f: decay_lo '$lo' or decay_hi '$hi' is not a whole number" >&2
+            rfail=1
+            continue
+            ;;
+        esac
         sed -n "1p;$((lo + 1)),$((hi + 1))p" "$FIG/decay-$n.tsv" >"$TAB/fitpts"
         if a=$("$BIN/sbw-series" -q --column log10_sigma --label i --fit log --at "$lo" "$TAB/fitpts") &&
             b=$("$BIN/sbw-series" -q --column log10_sigma --label i --fit log --at "$hi" "$TAB/fitpts"); then
@@ -320,10 +328,11 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
         --format tokens_per_s=%.0f,ppl_valid=%.2f,ppl_test=%.2f,kl_valid=%.3f,kl_test=%.3f
     echo
     for n in softmax "$MOS" mixtape; do [ -s "$RES/$n/eval-test.tsv" ] || not_yet "$n" eval; done
+    echo
     printf 'Test perplexity, lowest first: '
     for n in softmax "$MOS" mixtape; do
         [ -s "$RES/$n/eval-test.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(v "$n/eval-test.tsv" ppl)"
-    done | order asc
+    done | order asc %.2f
     echo
     echo "Training speed (the paper: Mixtape 3.5 to 10.5 times MoS's speed, 20 to 34% slower than Softmax). The"
     echo "tokens/s above are each run's own (train.tsv; runs may have shared the cores, see experiments/ptb/report.md)."
@@ -378,10 +387,10 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
         echo "spectrum. Status certified: the values past the drop lie within the rounding (proven); probable: the"
         echo "largest gap sits at the typical rounding floor; no_drop: no decided drop (hidden_size -1);"
         echo "too_few_queries: N too small. Per model and precision (first N: the smallest N giving D = $hd,"
-        echo "sbw-series --against $hd; recovered: at how many of the Ns):"
+        echo "sbw-series --against $hd; then at how many of the Ns it is D, and where a size other than D and -1 came out):"
         echo
         "$BIN/sbw-plot" table "$TAB/hidden-summary.tsv" --cite "$HIDDEN" \
-            --columns "model,head,bias,precision,ns=Ns measured,first_n=first N giving D,recovered=Ns giving D,status_at_max=status at the largest N" ||
+            --columns "model,head,bias,precision,ns=Ns measured,first_n=first N giving D,recovered=Ns giving D,other=Ns giving another size (N: size),status_at_max=status at the largest N" ||
             { echo "(the table could not be rendered)"; rfail=1; }
         echo
         echo "Every N, hidden_size (status):"
