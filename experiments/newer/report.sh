@@ -17,6 +17,10 @@
 #           MODEL/train.tsv, eval-*.tsv, rank*.tsv, kl-*.tsv (run.sh train,
 #           eval) and MODEL/gradneck.tsv, decay.tsv, spectrum-center.tsv
 #           (run.sh measure)
+#   MEASURED  a second results folder of run.sh (a retrain's RES) whose
+#           models' measure files are read instead of RES's: a model's
+#           gradient-bottleneck and decay rows, its rank and spectrum then
+#           all come from MEASURED/MODEL [none: RES]
 #   HIDDEN  experiments/hidden/run.sh's hidden.tsv
 #           [experiments/hidden/results/hidden.tsv]
 #   BENCH   a report of bench/bench_lm.sh (make bench: out/bench/report.txt),
@@ -46,6 +50,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 if [ -n "${BIN:-}" ]; then BIN=$(recipe_abs "$BIN"); else BIN=$ROOT/bin; fi
 RES=$(recipe_abs "${RES:-}") HIDDEN=$(recipe_abs "${HIDDEN:-}") OUT=$(recipe_abs "${OUT:-}")
+MEASURED=$(recipe_abs "${MEASURED:-}")
 BENCH=$(recipe_abs "${BENCH:-}") TRUNC=$(recipe_abs "${TRUNC:-}")
 RES=${RES:-experiments/ptb/results}
 HIDDEN=${HIDDEN:-experiments/hidden/results/hidden.tsv}
@@ -53,6 +58,7 @@ OUT=${OUT:-experiments/newer}
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then MOS=mos-k3; else MOS=mos-k15; fi
 [ -d "$RES" ] || { echo "report.sh: no results folder $RES (set RES=DIR)" >&2; exit 1; }
+[ -z "$MEASURED" ] || [ -d "$MEASURED" ] || { echo "report.sh: no results folder $MEASURED (MEASURED)" >&2; exit 1; }
 for f in "$BENCH" "$TRUNC"; do
     [ -z "$f" ] || [ -s "$f" ] || { echo "report.sh: $f: no such file" >&2; exit 1; }
 done
@@ -65,32 +71,39 @@ trap 'rm -rf "$TAB"; rm -f "$DOC.tmp"' EXIT
 trap 'rm -rf "$TAB"; rm -f "$DOC.tmp"; exit 130' INT
 trap 'rm -rf "$TAB"; rm -f "$DOC.tmp"; exit 143' TERM
 rfail=0
+# Every TSV is read through $SRC: ptb/ is RES, measured/ is MEASURED; the
+# tables cite these names (sbw-plot splits --cite at commas, and RES may
+# hold one), and the report says what they stand for.
+SRC=$TAB/src
+mkdir "$SRC"
+ln -s "$RESA" "$SRC/ptb"
+[ -z "$MEASURED" ] || ln -s "$(cd "$MEASURED" && pwd)" "$SRC/measured"
 
 # v FILE COLUMN [FORMAT]: a value of FILE's first row (FILE relative to
-# RES), or — when missing
+# SRC: ptb/MODEL/... or measured/MODEL/...), or — when missing
 v() {
-    if [ -s "$RES/$1" ]; then
-        x=$(tsv_field "$RES/$1" "$2")
+    if [ -s "$SRC/$1" ]; then
+        x=$(tsv_field "$SRC/$1" "$2")
         [ -n "$x" ] && { printf "${3:-%s}" "$x"; return; }
     fi
     printf '—'
 }
-# m FILE KEY [FORMAT]: a "# KEY=" value of FILE (relative to RES), or —
+# m FILE KEY [FORMAT]: a "# KEY=" value of FILE (relative to SRC), or —
 m() {
-    if [ -s "$RES/$1" ]; then
-        x=$(tsv_meta "$RES/$1" "$2")
+    if [ -s "$SRC/$1" ]; then
+        x=$(tsv_meta "$SRC/$1" "$2")
         [ -n "$x" ] && { printf "${3:-%s}" "$x"; return; }
     fi
     printf '—'
 }
 row() { (IFS='	' && printf '%s\n' "$*"); }
 # table TSV CITES ARG...: sbw-plot table of $TAB/TSV, citing the
-# comma-separated CITES (files relative to RES) or none when empty
+# comma-separated CITES (files relative to SRC) or none when empty
 table() {
     tt=$1 tc=$2
     shift 2
     if [ -n "$tc" ]; then set -- --cite "$tc" "$@"; else set -- --no-cite "$@"; fi
-    if (cd "$RESA" && "$BIN/sbw-plot" table "$TAB/$tt" "$@"); then :; else
+    if (cd "$SRC" && "$BIN/sbw-plot" table "$TAB/$tt" "$@"); then :; else
         echo "report.sh: sbw-plot table could not render $tt" >&2
         echo "(the table could not be rendered)"
         rfail=1
@@ -112,22 +125,31 @@ order() {
 label() {
     case $1 in
     softmax) echo Softmax ;; moc) echo MoC ;; sigsoftmax) echo Sigsoftmax ;; plif) echo PLIF ;;
-    mixtape) if [ -s "$RES/mixtape/train.tsv" ]; then echo "Mixtape K=$(v mixtape/train.tsv k)"; else echo Mixtape; fi ;;
+    mixtape) if [ -s "$RES/mixtape/train.tsv" ]; then echo "Mixtape K=$(v ptb/mixtape/train.tsv k)"; else echo Mixtape; fi ;;
     mos-k*) echo "MoS K=${1#mos-k}" ;;
     *) echo "$1" ;;
     esac
 }
 # the models of issue 31's questions, in the order of the tables
 MODELS="softmax moc $MOS mixtape plif sigsoftmax"
-# cites FILE...: those of FILE (relative to RES) that exist, comma-separated
+# cites FILE...: those of FILE (relative to SRC) that exist, comma-separated
 cites() {
     cl=""
-    for f in "$@"; do [ -s "$RES/$f" ] && cl="$cl${cl:+,}$f"; done
+    for f in "$@"; do [ -s "$SRC/$f" ] && cl="$cl${cl:+,}$f"; done
     printf '%s' "$cl"
+}
+# md MODEL: where MODEL's measurements are read: measured/MODEL when
+# MEASURED has its gradneck.tsv or decay.tsv, else ptb/MODEL
+md() {
+    if [ -n "$MEASURED" ] && { [ -s "$SRC/measured/$1/gradneck.tsv" ] || [ -s "$SRC/measured/$1/decay.tsv" ]; }; then
+        echo "measured/$1"
+    else
+        echo "ptb/$1"
+    fi
 }
 # not_yet NAME WHAT: the line for a model without WHAT's files
 not_yet() {
-    if [ ! -s "$RES/$1/train.tsv" ]; then
+    if [ ! -s "$SRC/ptb/$1/train.tsv" ] && [ ! -s "$SRC/measured/$1/train.tsv" ]; then
         echo "- $(label "$1") ($1): not yet measured: not trained here (\`experiments/ptb/run.sh$([ "$QUICK" = 1 ] && echo ' --quick') train $1\`, then \`eval $1\`$([ "$2" = measure ] && echo " and \`measure $1\`"))."
     elif [ "$2" = measure ]; then
         echo "- $(label "$1") ($1): not yet measured (\`experiments/ptb/run.sh$([ "$QUICK" = 1 ] && echo ' --quick') measure $1\`, which needs its checkpoint)."
@@ -140,15 +162,16 @@ not_yet() {
 {
     row model d k params epochs tokens_per_s ppl_valid ppl_test rank rank_bound d_star kl_valid kl_test
     for n in softmax "$MOS" mixtape; do
-        row "$(label "$n")" "$(v "$n/train.tsv" d)" "$(v "$n/train.tsv" k)" "$(v "$n/train.tsv" params)" \
-            "$(v "$n/train.tsv" epochs)" "$(v "$n/train.tsv" tokens_per_s)" "$(v "$n/eval-valid.tsv" ppl)" \
-            "$(v "$n/eval-test.tsv" ppl)" "$(v "$n/rank.tsv" rank)" "$(v "$n/train.tsv" rank_bound)" \
-            "$(v "$n/rank-center.tsv" rank)" "$(v "$n/kl-valid.tsv" expected_pairwise_kl)" \
-            "$(v "$n/kl-test.tsv" expected_pairwise_kl)"
+        p=ptb/$n
+        row "$(label "$n")" "$(v "$p/train.tsv" d)" "$(v "$p/train.tsv" k)" "$(v "$p/train.tsv" params)" \
+            "$(v "$p/train.tsv" epochs)" "$(v "$p/train.tsv" tokens_per_s)" "$(v "$p/eval-valid.tsv" ppl)" \
+            "$(v "$p/eval-test.tsv" ppl)" "$(v "$p/rank.tsv" rank)" "$(v "$p/train.tsv" rank_bound)" \
+            "$(v "$p/rank-center.tsv" rank)" "$(v "$p/kl-valid.tsv" expected_pairwise_kl)" \
+            "$(v "$p/kl-test.tsv" expected_pairwise_kl)"
     done
 } >"$TAB/mixtape.tsv"
 mix_cites=$(for n in softmax "$MOS" mixtape; do for f in train eval-valid eval-test rank rank-center kl-valid kl-test; do
-    printf '%s\n' "$n/$f.tsv"
+    printf '%s\n' "ptb/$n/$f.tsv"
 done; done | tr '\n' ' ')
 # shellcheck disable=SC2086 # plain model and file names
 mix_cites=$(cites $mix_cites)
@@ -157,25 +180,27 @@ mix_cites=$(cites $mix_cites)
 {
     row model path n mean sd q05 q25 q50 q75 q95 suppressed rank
     for n in $MODELS; do
-        f=$n/gradneck.tsv
-        [ -s "$RES/$f" ] || continue
+        f=$(md "$n")/gradneck.tsv
+        [ -s "$SRC/$f" ] || continue
         row "$(label "$n")" "$(m "$f" gradneck_path)" "$(m "$f" gradneck_n)" "$(m "$f" gradneck_mean)" \
             "$(m "$f" gradneck_sd)" "$(m "$f" gradneck_q05)" "$(m "$f" gradneck_q25)" "$(m "$f" gradneck_q50)" \
             "$(m "$f" gradneck_q75)" "$(m "$f" gradneck_q95)" "$(m "$f" gradneck_suppressed_mean)" \
-            "$(v "$n/rank.tsv" rank)"
+            "$(v "$(md "$n")/rank.tsv" rank)"
     done
 } >"$TAB/gradneck.tsv"
 gn_cites=""
-for n in $MODELS; do gn_cites="$gn_cites $n/gradneck.tsv $n/rank.tsv"; done
+for n in $MODELS; do gn_cites="$gn_cites $(md "$n")/gradneck.tsv $(md "$n")/rank.tsv"; done
 # shellcheck disable=SC2086
 gn_cites=$(cites $gn_cites)
 # the two orders the question compares, as label sequences
 for n in $MODELS; do
-    [ -s "$RES/$n/gradneck.tsv" ] && [ -s "$RES/$n/rank.tsv" ] &&
-        printf '%s\t%s\n' "$(label "$n")" "$(m "$n/gradneck.tsv" gradneck_suppressed_mean)"
+    p=$(md "$n")
+    [ -s "$SRC/$p/gradneck.tsv" ] && [ -s "$SRC/$p/rank.tsv" ] &&
+        printf '%s\t%s\n' "$(label "$n")" "$(m "$p/gradneck.tsv" gradneck_suppressed_mean)"
 done >"$TAB/supp"
 for n in $MODELS; do
-    [ -s "$RES/$n/gradneck.tsv" ] && [ -s "$RES/$n/rank.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(v "$n/rank.tsv" rank)"
+    p=$(md "$n")
+    [ -s "$SRC/$p/gradneck.tsv" ] && [ -s "$SRC/$p/rank.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(v "$p/rank.tsv" rank)"
 done >"$TAB/ranks"
 seq_of() { "$BIN/sbw-series" -q --order "$2" "$1" | tsv_rows /dev/stdin | sed 1d | cut -f 1,3 | tr '\n' ' '; }
 gn_verdict=""
@@ -235,22 +260,23 @@ dec_series="" dec_labels="" dec_cites=""
 {
     row model rank_center lo hi points alpha alpha_se r2 log_c
     for n in $MODELS; do
-        f=$n/decay.tsv
-        [ -s "$RES/$f" ] && [ -s "$RES/$n/spectrum-center.tsv" ] || continue
+        p=$(md "$n")
+        f=$p/decay.tsv
+        [ -s "$SRC/$f" ] && [ -s "$SRC/$p/spectrum-center.tsv" ] || continue
         row "$(label "$n")" "$(v "$f" rank)" "$(m "$f" decay_lo)" "$(m "$f" decay_hi)" "$(m "$f" decay_points)" \
             "$(m "$f" decay_alpha)" "$(m "$f" decay_alpha_se)" "$(m "$f" decay_r2)" "$(m "$f" decay_log_c)"
-        dec_cites="$dec_cites${dec_cites:+,}$f,$n/spectrum-center.tsv"
+        dec_cites="$dec_cites${dec_cites:+,}$f,$p/spectrum-center.tsv"
         # the spectrum by 1-based index (nl numbers the rows) and the fitted
         # line's two ends: sbw-series --fit log of log10 sigma on ln i over
         # the same indices (the same least squares, divided by ln 10)
         {
             printf 'i\tlog10_sigma\n'
-            tsv_rows "$RES/$n/spectrum-center.tsv" | sed 1d | cut -f 4 | nl -b a -w 1 -s '	'
+            tsv_rows "$SRC/$p/spectrum-center.tsv" | sed 1d | cut -f 4 | nl -b a -w 1 -s '	'
         } >"$FIG/decay-$n.tsv"
-        lo=$(tsv_meta "$RES/$f" decay_lo)
-        hi=$(tsv_meta "$RES/$f" decay_hi)
+        lo=$(tsv_meta "$SRC/$f" decay_lo)
+        hi=$(tsv_meta "$SRC/$f" decay_hi)
         case $lo$hi in '' | *[!0-9]*)
-            echo "report.sh: $RES/$f: decay_lo '$lo' or decay_hi '$hi' is not a whole number" >&2
+            echo "report.sh: $f: decay_lo '$lo' or decay_hi '$hi' is not a whole number" >&2
             rfail=1
             continue
             ;;
@@ -311,16 +337,16 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
         echo "**Quick mode**: \`experiments/ptb/run.sh --quick\`'s toy models on a generated corpus; the pipeline, not the science."
         echo
     fi
-    echo "Made by \`experiments/newer/report.sh\` from the TSVs in \`$(relpath "$RES")\` (RES below; run.sh's"
-    echo "train, eval and measure steps wrote them) and \`$(relpath "$HIDDEN")\`. Under every table, the"
-    echo "\`# command=\` line of each TSV its numbers come from (paths relative to RES). A model whose TSVs are"
-    echo "not there yet is listed as not yet measured, with the command that measures it."
+    echo "Made by \`experiments/newer/report.sh\` from the TSVs of experiments/ptb/run.sh's train, eval and"
+    echo "measure steps in \`$(relpath "$RES")\` (ptb/ below)$([ -n "$MEASURED" ] && echo " and, for the models measured there, \`$(relpath "$MEASURED")\` (measured/ below)")"
+    echo "and \`$(relpath "$HIDDEN")\`. Under every table, the \`# command=\` line of each TSV its numbers come"
+    echo "from. A model whose TSVs are not there yet is listed as not yet measured, with the command that measures it."
     echo
     echo "## 1. Mixtape (Yang, Luong, Salakhutdinov and Le, NeurIPS 2019)"
     echo
     echo "At the common budget of experiments/ptb (one network, optimiser and number of epochs for every head;"
     echo "experiments/ptb/run.sh's COMMON), Mixtape beside Softmax and MoS. Rank: the NR rank of the first"
-    echo "$(v softmax/rank.tsv m) test predictions' float64 log Q; its bound is sbw-lm train's rank_bound (Softmax D + 2,"
+    echo "$(v ptb/softmax/rank.tsv m) test predictions' float64 log Q; its bound is sbw-lm train's rank_bound (Softmax D + 2,"
     echo "Mixtape D + F + 2 from its gate sharing, F = ceil(M/10); none for MoS); d*: the row-centred rank; KLD: the"
     echo "expected pairwise KL divergence (MoS Table 11) on the whole split."
     echo
@@ -331,7 +357,7 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     echo
     printf 'Test perplexity, lowest first: '
     for n in softmax "$MOS" mixtape; do
-        [ -s "$RES/$n/eval-test.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(v "$n/eval-test.tsv" ppl)"
+        [ -s "$RES/$n/eval-test.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(v "ptb/$n/eval-test.tsv" ppl)"
     done | order asc %.2f
     echo
     echo "Training speed (the paper: Mixtape 3.5 to 10.5 times MoS's speed, 20 to 34% slower than Softmax). The"
@@ -365,7 +391,7 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
             --format mean=%.3f,sd=%.3f,q05=%.3f,q25=%.3f,q50=%.3f,q75=%.3f,q95=%.3f,suppressed=%.3f
         echo
     fi
-    for n in $MODELS; do [ -s "$RES/$n/gradneck.tsv" ] || not_yet "$n" measure; done
+    for n in $MODELS; do [ -s "$SRC/$(md "$n")/gradneck.tsv" ] || not_yet "$n" measure; done
     echo
     printf 'Mean suppressed share, largest first: '
     order desc <"$TAB/supp"
@@ -403,7 +429,7 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     echo "## 4. Spectral decay (Golowich, Liu and Shetty 2025)"
     echo
     echo "σ_i ∝ i^(-α) fitted by least squares of ln σ_i on ln i (\`sbw-rank --center --decay\`) to the singular"
-    echo "values of the row-centred log Q of the first $(v softmax/rank.tsv m) test predictions (\`run.sh measure\`: the"
+    echo "values of the row-centred log Q of the first $(v "$(md softmax)/rank.tsv" m) test predictions (\`run.sh measure\`: the"
     echo "rank step's matrix, centred as rank-center.tsv's; centring removes each row's log-normaliser, so it is also"
     echo "the centred logit matrix). The range is each decay.tsv's decay_lo..decay_hi: with DECAY=auto, 1 to the"
     echo "centred rank, so a head bounded by D + 1 is fitted over its D + 1 values and a full-rank head over all."
@@ -415,11 +441,11 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
             --format alpha=%.3f,alpha_se=%.3f,r2=%.3f,log_c=%.3f
         echo
     fi
-    for n in $MODELS; do [ -s "$RES/$n/decay.tsv" ] || not_yet "$n" measure; done
+    for n in $MODELS; do [ -s "$SRC/$(md "$n")/decay.tsv" ] || not_yet "$n" measure; done
     echo
     printf 'α, largest first: '
     for n in $MODELS; do
-        [ -s "$RES/$n/decay.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(m "$n/decay.tsv" decay_alpha)"
+        [ -s "$SRC/$(md "$n")/decay.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(m "$(md "$n")/decay.tsv" decay_alpha)"
     done | order desc
     echo
     case " $figs " in *" decay "*)

@@ -166,7 +166,7 @@ expect_grep "^\| MoS K=3 \| 12 \| 3 \| " "$NR" "newer: MoS's row"
 g=$R/softmax/gradneck.tsv
 expect_grep "^\| Softmax \| single_map \(C1 W\) \| 300 \| $(f3 "$(tsv_meta "$g" gradneck_mean)") \| $(f3 "$(tsv_meta "$g" gradneck_sd)") \| $(f3 "$(tsv_meta "$g" gradneck_q05)") \|" \
     "$NR" "newer: Softmax's gradient-bottleneck row from gradneck.tsv"
-expect_grep "^- \`softmax/gradneck.tsv\`: \`sbw-lm eval .*--gradneck -" "$NR" "newer: gradneck.tsv's command cited"
+expect_grep "^- \`ptb/softmax/gradneck.tsv\`: \`sbw-lm eval .*--gradneck -" "$NR" "newer: gradneck.tsv's command cited"
 d=$R/plif/decay.tsv
 expect_grep "^\| PLIF \| 200 \| 1 \| 200 \| 200 \| $(f3 "$(tsv_meta "$d" decay_alpha)") \| $(f3 "$(tsv_meta "$d" decay_alpha_se)") \|" \
     "$NR" "newer: PLIF's alpha +- se from decay.tsv"
@@ -184,6 +184,17 @@ fn=$(tsv_rows "$H" | awk -F'\t' -v d="$(tsv_meta "$H" d)" '$1 == "softmax" && $6
 expect_grep "^\| softmax \| softmax \| yes \| bf16 \| [0-9]* \| $fn \| " "$NR" "newer: softmax bf16's first N giving D"
 expect_grep "^\| mos \| f64 \| -1 \(too.few.queries\) \|" "$NR" "newer: the by-N table"
 expect_grep "$(tsv_meta "$T/trunc.tsv" checked) \(context, token\) pairs checked" "$NR" "newer: the truncation table's counts"
+# MEASURED, a retrain's results folder: a model measured there is read and
+# cited from there (measured/), its rank too
+MS="$T/re train,2"
+mkdir "$MS"
+cp -r "$R/softmax" "$MS/softmax"
+mv "$R/softmax/gradneck.tsv" "$T/sm-gn.tsv"
+expect_exit 0 "the newer report with MEASURED" newer env MEASURED="re train,2"
+expect_grep "^- \`measured/softmax/gradneck.tsv\`: \`sbw-lm eval .*--gradneck -" "$NR" "newer: MEASURED's gradneck.tsv cited"
+expect_grep "^- \`measured/softmax/rank.tsv\`: " "$NR" "newer: MEASURED's rank.tsv beside it"
+expect_grep "^\| Softmax \| single_map \(C1 W\) \| 300 \| $(f3 "$(tsv_meta "$MS/softmax/gradneck.tsv" gradneck_mean)") \|" "$NR" "newer: Softmax's row from MEASURED"
+mv "$T/sm-gn.tsv" "$R/softmax/gradneck.tsv"
 # a model not trained (Mixtape's results moved away) is a line, not a number;
 # ptb/report.sh's Table 6 says so too
 mv "$R/mixtape" "$T/mixtape-res"
