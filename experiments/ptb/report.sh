@@ -120,7 +120,7 @@ fi
 curves=""
 clabels=""
 logs=""
-for m in $SM $MOC $MOS sigsoftmax plif; do
+for m in $SM $MOC $MOS sigsoftmax plif mixtape; do
     [ -s "$RES/$m/curve.tsv" ] && [ "$(grep -vc '^#' "$RES/$m/curve.tsv")" -gt 1 ] &&
         curves="$curves $m/curve.tsv" && clabels="$clabels${clabels:+,}$m"
     [ -s "$RES/$m/log.tsv" ] && logs="$logs $m/log.tsv"
@@ -204,7 +204,7 @@ trap 'rm -rf "$TAB"; exit 143' TERM
 row() { (IFS='	' && printf '%s\n' "$*"); }
 {
     row model d rank rank_center rank_gap gap_decades rank_single ppl_valid ppl_test kl_valid kl_test
-    for r in "Softmax $SM" "MoC $MOC" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS"; do
+    for r in "Softmax $SM" "MoC $MOC" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS" "Mixtape mixtape"; do
         m=${r#* }
         row "${r% *}" "$(v "$m/train.tsv" d)" "$(v "$m/rank.tsv" rank)" "$(v "$m/rank-center.tsv" rank)" \
             "$(v "$m/rank.tsv" rank_gap)" "$(v "$m/rank.tsv" gap_decades)" "$(rank32 "$m")" \
@@ -320,9 +320,19 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo
-    table roles.tsv "$PAPER" --join model --where model=Softmax,model=MoC,model=MoS,2:table=6,2:quantity=rank \
+    table roles.tsv "$PAPER" --join model --where model=Softmax,model=MoC,model=MoS,model=Mixtape,2:table=6,2:quantity=rank \
         --columns "model,d=D,1:rank=rank (ours),2:value=rank (paper),rank_center=d* (ours),rank_gap=rank at the largest gap,gap_decades=its size (decades),rank_single=rank at float32's eps" \
         --format gap_decades=%.1f
+    echo
+    # Mixtape (Yang et al. 2019): its row, or why it is empty
+    if [ -s "$RES/mixtape/rank.tsv" ]; then
+        echo "Mixtape (Yang et al. 2019; K = $(v mixtape/train.tsv k), D = $(v mixtape/train.tsv d)) mixes K logit vectors with gates that"
+        echo "vary with the context and the word, so Softmax's D + 2 does not bound it: rank $(v mixtape/rank.tsv rank) here, against"
+        echo "the bound $(bound mixtape) that its gate sharing leaves (sbw-lm train's rank_bound: D + F + 2, F = ceil(M/10) words"
+        echo "with their own gates; sbw-verify's claim \`mixtape\`). The MoS paper has no Mixtape row (—)."
+    else
+        echo "Mixtape: not evaluated here yet (\`experiments/ptb/run.sh train mixtape\`, then \`eval mixtape\`); its row is — until then."
+    fi
     echo
     echo "\"Rank at the largest gap\" and its size are sbw-rank's check on the threshold: the rank where"
     echo "the singular values drop most (in log10) and by how many decades; when it equals the NR rank,"
@@ -364,12 +374,12 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "## Table 11: expected pairwise KL divergence (nats), valid / test"
     echo
     table roles.tsv "$PAPER" "$PAPER" --join model \
-        --where "model=Softmax,model=MoC,model=MoS,2:table=11,2:quantity=kl_valid,3:table=11,3:quantity=kl_test" \
+        --where "model=Softmax,model=MoC,model=MoS,model=Mixtape,2:table=11,2:quantity=kl_valid,3:table=11,3:quantity=kl_test" \
         --columns "model,kl_valid=ours valid,2:value=paper valid,kl_test=ours test,3:value=paper test,ppl_valid=ours valid ppl" \
         --format kl_valid=%.3f,kl_test=%.3f,ppl_valid=%.1f
     echo
     echo "The paper's ordering is MoS > MoC > Softmax; ours at the end of training, on the whole valid set:"
-    for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
+    for m in "$SM Softmax" "$MOC MoC" "$MOS MoS" "mixtape Mixtape"; do
         x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl %.3f)
         [ "$x" != — ] && printf '%s\t%s\n' "${m#* }" "$x"
     done | in_order desc %.3f "(none evaluated yet)."

@@ -4,10 +4,37 @@
 # sbw-rank, sbw-kl and sbw-plot.
 #
 # usage: experiments/ptb/run.sh [--quick | --long] [STEP] [MODEL...]
-#   STEP   train | traj | eval | report | all (default: all = train, eval,
-#          report; with --long: train, traj, eval; --long report writes
-#          long/report.md, the runs along training: report_long.sh)
+#   STEP   train | traj | eval | measure | report | all (default: all =
+#          train, eval, report; with --long: train, traj, eval; --long
+#          report writes long/report.md, the runs along training:
+#          report_long.sh; measure is never part of all)
 #   MODEL  any of the names below (default: every model, in this order)
+#
+# measure (issue 31's newer questions, for experiments/newer/report.sh):
+# for each model trained and evaluated here (its final checkpoint in
+# $STATE/MODEL, its results in $RES/MODEL), two files more in $RES/MODEL/:
+#   gradneck.tsv  the gradient bottleneck (Godey and Artzi 2026: sbw-lm
+#                 eval --gradneck) of the first GRADNECK_T test predictions,
+#                 one row each under the summary (gradneck_mean, _q05 ..
+#                 _q95); a Softmax head's is one map, every other head's
+#                 costs M head passes per prediction (hence GRADNECK_T);
+#   decay.tsv     sbw-rank --center --decay DECAY on the rank step's matrix
+#                 (the first RANK_T test predictions), row-centred as
+#                 rank-center.tsv's: the power-law fit sigma_i ~ i^-alpha
+#                 (Golowich, Liu and Shetty 2025; row-centring removes each
+#                 row's log-normaliser, so logits and log-probabilities
+#                 give the same matrix) in its header (decay_alpha, _se,
+#                 _lo, _hi, _r2), with that matrix's spectrum in
+#                 spectrum-center.tsv.
+# Each file is written once (a rerun skips it) and appears whole or not at
+# all.  A model without a final checkpoint here ("not trained here") or
+# without its evaluation ("not evaluated yet") is named in one line and
+# skipped, not an error.  Before measuring, the checkpoint's perplexity on
+# the first RANK_T test predictions must be the one in
+# $RES/MODEL/eval-rank-rows.tsv (8 digits): a checkpoint of another
+# training than the results in RES (a retrain whose RES is elsewhere) is
+# refused.  GRADNECK_T (100; 300 with --quick) and DECAY (auto = 1:the
+# centred rank) may be set in the environment.
 #
 # --long: issue 28's runs, the papers' recipes (sbw-lm --preset awd and
 # --preset mos, with the deviations stated beside MODELS below) trained for
@@ -31,7 +58,8 @@
 # sbw-kl through pipes.
 #
 # Environment: PTB (../shared/data/ptb), STATE (/var/tmp/sbw/ptb), RES
-# (experiments/ptb/results), BIN (bin), STEP_HOURS (2), THREADS (2).
+# (experiments/ptb/results), BIN (bin), STEP_HOURS (2), THREADS (2),
+# GRADNECK_T and DECAY (measure, above).
 # On two cores, two models at a time on one thread each get through more
 # work than one model on two threads (an LSTM step's products are too small
 # for a second BLAS thread to double the speed); that is how MoS K = 3, 5,
@@ -70,8 +98,8 @@ QUICK=0 LONG=0
 [ "${1:-}" = --long ] && [ $QUICK = 0 ] && LONG=1 && shift
 STEP=${1:-all}
 [ $# -gt 0 ] && shift
-case $STEP in train | traj | eval | report | all) ;; *)
-    echo "run.sh: unknown step '$STEP' (train, traj, eval, report, all)" >&2
+case $STEP in train | traj | eval | measure | report | all) ;; *)
+    echo "run.sh: unknown step '$STEP' (train, traj, eval, measure, report, all)" >&2
     exit 2
     ;;
 esac
@@ -89,9 +117,10 @@ moc|--head moc --k 3 --d 12
 mos-k2|--head mos --k 2 --d 12
 mos-k3|--head mos --k 3 --d 12
 sigsoftmax|--head sigsoftmax --d 16
-plif|--head plif --d 16 --knots 20"
+plif|--head plif --d 16 --knots 20
+mixtape|--head mixtape --k 2 --d 12"
     COMMON="--quick --epochs 3 --optim adam --lr 0.01 --eval-every 10000 --ckpt-every 0 --seed 1"
-    RANK_T=300 CURVE_T=300 TRAJ_T=300 FULL_RANK=mos-k3
+    RANK_T=300 CURVE_T=300 TRAJ_T=300 FULL_RANK=mos-k3 GRADNECK_T=${GRADNECK_T:-300}
 elif [ $LONG = 1 ]; then
     PTB=$(recipe_abs "${PTB:-}") STATE=$(recipe_abs "${STATE:-}") RES=$(recipe_abs "${RES:-}")
     PTB=${PTB:-../shared/data/ptb}
@@ -122,7 +151,8 @@ else
     # Table 7's MoS K, Parthiban et al.'s Sigsoftmax and PLIF (D = 400), and
     # Mixtape (Yang et al. 2019) at MoS's D = 280 with the paper's K = 4 (its
     # results come from `run.sh train mixtape && run.sh eval mixtape`;
-    # report.sh's tables do not list it yet)
+    # report.sh lists it in Tables 6 and 11, and experiments/newer/report.sh
+    # beside Softmax and MoS)
     MODELS="softmax|--head softmax --d 400
 moc|--head moc --k 15 --d 280
 mos-k15|--head mos --k 15 --d 280
@@ -147,6 +177,16 @@ mixtape|--head mixtape --k 4 --d 280"
 --eval-every 232390 --ckpt-every 600 --seed 1"
     RANK_T=20000 CURVE_T=20000 TRAJ_T=10000 FULL_RANK=mos-k15
 fi
+# measure's gradient bottleneck: a Softmax head's basis is one SVD of
+# W, then M x D per prediction (seconds for 20,000); every other head
+# needs each context's M x C Jacobian, M = 10,000 head passes and an
+# SVD per prediction: about K D M^2 multiply-adds three times over
+# (forward and backward), some 10^12 flops for MoS K = 15, so of the
+# order of a minute per prediction on one core here (an estimate, not
+# measured at this size).  100 predictions keep MoS near two hours
+# (--quick: 300, a toy head); set GRADNECK_T for more.
+GRADNECK_T=${GRADNECK_T:-100}
+DECAY=${DECAY:-auto}
 if [ ! -d "$PTB" ]; then
     echo "run.sh: no corpus at $PTB (set PTB=DIR: Mikolov's ptb.{train,valid,test}.txt)" >&2
     exit 1
@@ -410,6 +450,69 @@ traj() {
     return $tfail
 }
 
+# ---- measure: the gradient bottleneck and the spectral decay (issue 31) --------------------
+# same_model NAME: whether STATE/NAME's checkpoint is the one RES/NAME was
+# evaluated from: its perplexity on the first RANK_T test predictions
+# against eval-rank-rows.tsv's (the rank step's eval table), to 8 digits
+# (other threads may sum in another order); 1 with a message when not.
+same_model() {
+    name=$1
+    into "$RES/$name/.measure-ppl.tsv" "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$name" --split test \
+        --tokens "$RANK_T" --threads "$THREADS" -q || return 1
+    now=$(printf '%.8g' "$(tsv_field "$RES/$name/.measure-ppl.tsv" ppl)")
+    was=$(printf '%.8g' "$(tsv_field "$RES/$name/eval-rank-rows.tsv" ppl)")
+    rm -f "$RES/$name/.measure-ppl.tsv"
+    [ "$now" = "$was" ] && return 0
+    echo "run.sh: $name: the checkpoint in $STATE/$name gives test perplexity $now on the first $RANK_T predictions, $RES/$name/eval-rank-rows.tsv says $was: it is of another training (set RES to its results)" >&2
+    return 1
+}
+
+# decay_table NAME: the decay step's table on stdout: a "# pipeline=" line
+# (what fed sbw-rank), then sbw-rank --center --decay's table of the rank
+# step's matrix; its spectrum into spectrum-center.tsv.
+decay_table() {
+    printf '# pipeline=experiments/ptb/run.sh%s measure %s: sbw-lm eval --split test --tokens %s --logprobs - | sbw-rank - --center --decay %s (the command below)\n' \
+        "$([ $QUICK = 1 ] && echo ' --quick')" "$1" "$RANK_T" "$DECAY"
+    rows_into - "$1" "$STATE/$1" test "$RANK_T" sbw-rank - --center --decay "$DECAY" \
+        --spectrum "$RES/$1/spectrum-center.tsv" -q
+}
+
+# gradneck_table NAME: sbw-lm eval --gradneck's table of the first
+# GRADNECK_T test predictions on stdout; sbw-lm's eval table (its
+# stderr) is shown only when it fails.
+gradneck_table() {
+    grc=0
+    "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$STATE/$1" --split test --tokens "$GRADNECK_T" \
+        --gradneck - --threads "$THREADS" -q 2>"$RES/$1/.gradneck-eval.tmp" || grc=$?
+    [ $grc = 0 ] || grep '^sbw-lm' "$RES/$1/.gradneck-eval.tmp" >&2 || :
+    rm -f "$RES/$1/.gradneck-eval.tmp"
+    return $grc
+}
+
+measure() {
+    name=$1
+    out=$RES/$name
+    if [ ! -f "$STATE/$name/checkpoint.tsv" ] || [ ! -s "$out/train.tsv" ]; then
+        echo "== $name: not trained here: run.sh train $name"
+        return 0
+    fi
+    if [ ! -s "$out/eval-rank-rows.tsv" ]; then
+        echo "== $name: not evaluated yet: run.sh eval $name"
+        return 0
+    fi
+    if [ -s "$out/gradneck.tsv" ] && [ -s "$out/decay.tsv" ]; then
+        echo "== $name: measured"
+        return 0
+    fi
+    echo "== $name: measuring"
+    same_model "$name" || return 1
+    if [ ! -s "$out/decay.tsv" ]; then
+        # the spectrum belongs to decay.tsv: there only when it is
+        into "$out/decay.tsv" decay_table "$name" || { rm -f "$out/spectrum-center.tsv"; return 1; }
+    fi
+    [ -s "$out/gradneck.tsv" ] || into "$out/gradneck.tsv" gradneck_table "$name"
+}
+
 # Ctrl-C (130) or SIGTERM (143) removes the temporaries of the step it
 # stopped (after the running tool has exited: sbw-lm train checkpoints
 # first); finished steps stay, and a rerun goes on from them.
@@ -423,7 +526,9 @@ cleanup() {
     [ -z "$out" ] || rm -f "$out/.curve-eval.tsv" "$out/.curve-kl.tsv" "$out/curve.tsv.tmp" \
         "$out/f/.params.tsv.tmp" "$out/f/.plif_slope.npy.tmp" "$out/.eval-status.tmp" "$out/.curve-status.tmp" \
         "$out/.eval-table.tmp" "$out/.traj-valid.tsv" "$out/.traj-rank.tsv" "$out/.traj-center.tsv" \
-        "$out/.traj-kl.tsv" "$out/traj.tsv.tmp"
+        "$out/.traj-kl.tsv" "$out/traj.tsv.tmp" "$out/.measure-ppl.tsv" "$out/.gradneck-eval.tmp"
+    # a spectrum without its decay.tsv is a step stopped half way
+    [ -z "$out" ] || [ -s "$out/decay.tsv" ] || rm -f "$out/spectrum-center.tsv"
 }
 recipe_traps run.sh cleanup
 status=0
@@ -440,6 +545,9 @@ if [ "$STEP" = traj ] || { [ "$STEP" = all ] && [ $LONG = 1 ]; }; then
 fi
 if [ "$STEP" = eval ] || [ "$STEP" = all ]; then
     for n in "$@"; do evaluate "$n"; done # not in an || list: set -e holds inside
+fi
+if [ "$STEP" = measure ]; then
+    for n in "$@"; do measure "$n" || { echo "run.sh: $n: not measured; rerun to finish" >&2; status=1; }; done
 fi
 if [ "$STEP" = report ] && [ $LONG = 1 ]; then # the runs along training so far: long/report.md
     RES=$RES BIN=$BIN recipe_run sh experiments/ptb/report_long.sh || exit 1

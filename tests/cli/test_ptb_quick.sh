@@ -30,7 +30,7 @@ expect_grep "^## Table 6" "$Q/report.md" "report has Table 6"
 expect_grep "^\| Softmax \| 16 \| 18 \| 400 \| 17 \| 18 \| [0-9.]+ \| 18 \|$" "$Q/report.md" "Table 6's Softmax row"
 expect_grep "^## Table 11" "$Q/report.md" "report has Table 11"
 expect_grep "figures/figure1.png" "$Q/report.md" "report embeds Figure 1"
-expect_eq "$(tsv_rows "$R/kld-at-ppl.tsv" | head -n 1)" "$(printf 'ppl\tsoftmax\tmoc\tmos-k3\tsigsoftmax\tplif')" \
+expect_eq "$(tsv_rows "$R/kld-at-ppl.tsv" | head -n 1)" "$(printf 'ppl\tsoftmax\tmoc\tmos-k3\tsigsoftmax\tplif\tmixtape')" \
     "KLD at equal perplexity: one column per curve"
 expect_grep "^- \*\*(MoC|Softmax) (above|below)" "$Q/report.md" "report says MoC against Softmax at equal perplexity"
 expect_grep "^## How far from convergence" "$Q/report.md" "report says how far from convergence"
@@ -54,6 +54,159 @@ expect_grep "^At float64's eps .* At float32's eps \(K = 2: $r2 and K = 3: $r3\)
     "Table 7 in words: the float32 ranks and whether they rise"
 n=$(grep -vc '^#' "$R/mos-k3/curve.tsv")
 if [ "$n" -ge 3 ]; then ok; else bad "KLD curve has $n lines"; fi
+# Mixtape (issue 31) is one of the quick models: its rows in Tables 6 and 11
+rk_mix=$(tsv_field "$R/mixtape/rank.tsv" rank)
+expect_grep "^\| Mixtape \| 12 \| $rk_mix \| — \| $(tsv_field "$R/mixtape/rank-center.tsv" rank) \|" "$Q/report.md" \
+    "Table 6's Mixtape row: its rank and d*"
+expect_grep "^\| Mixtape \| $(printf '%.3f' "$(tsv_field "$R/mixtape/kl-valid.tsv" expected_pairwise_kl)") \| — \|" \
+    "$Q/report.md" "Table 11's Mixtape row: its KLD"
+expect_grep "rank $rk_mix here, against\$" "$Q/report.md" "Table 6's words on Mixtape's rank"
+# run.sh measure (issue 31): for every model trained here, gradneck.tsv (the
+# first 300 test predictions, a row each) and decay.tsv on the rank step's
+# matrix centred (its rank is rank-center.tsv's), with its spectrum
+expect_exit 0 "measure" run measure
+expect_eq "$(grep -c ': measuring$' "$T/out")" 7 "measure: every model measured"
+for m in softmax moc mos-k2 mos-k3 sigsoftmax plif mixtape; do
+    for f in gradneck.tsv decay.tsv spectrum-center.tsv; do
+        if [ -s "$R/$m/$f" ]; then ok; else bad "measure wrote no $m/$f"; fi
+    done
+    expect_eq "$(tsv_meta "$R/$m/gradneck.tsv" gradneck_n) $(tsv_rows "$R/$m/gradneck.tsv" | sed 1d | wc -l | tr -d ' ')" \
+        "300 300" "$m: gradneck.tsv summarises its 300 rows"
+    expect_eq "$(tsv_field "$R/$m/decay.tsv" rank)" "$(tsv_field "$R/$m/rank-center.tsv" rank)" \
+        "$m: decay.tsv's matrix has rank-center.tsv's rank"
+    expect_eq "$(tsv_meta "$R/$m/decay.tsv" decay_lo):$(tsv_meta "$R/$m/decay.tsv" decay_hi)" \
+        "1:$(tsv_field "$R/$m/rank-center.tsv" rank)" "$m: --decay auto fits 1..the centred rank"
+    # alpha against a least-squares fit of ln sigma_i on ln i done here, on
+    # spectrum-center.tsv (index is 0-based)
+    lo=$(tsv_meta "$R/$m/decay.tsv" decay_lo)
+    hi=$(tsv_meta "$R/$m/decay.tsv" decay_hi)
+    a=$(tsv_rows "$R/$m/spectrum-center.tsv" | awk -F'\t' -v lo="$lo" -v hi="$hi" '
+        NR > 1 && $1 + 1 >= lo && $1 + 1 <= hi { x = log($1 + 1); y = log($2); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
+        END { printf "%.17g", -(n * sxy - sx * sy) / (n * sxx - sx * sx) }')
+    b=$(tsv_meta "$R/$m/decay.tsv" decay_alpha)
+    if awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * (b < 0 ? -b : b) + 1e-12) }'; then ok; else
+        bad "$m: decay_alpha $b, a fit of spectrum-center.tsv gives $a"
+    fi
+done
+expect_eq "$(tsv_meta "$R/softmax/gradneck.tsv" gradneck_path)" "single_map (C1 W)" "Softmax's gradient bottleneck: one map"
+expect_eq "$(tsv_meta "$R/mixtape/gradneck.tsv" gradneck_path)" jacobian "Mixtape's: each context's Jacobian"
+expect_grep "^# pipeline=experiments/ptb/run.sh --quick measure mos-k3: sbw-lm eval --split test --tokens 300 " \
+    "$R/mos-k3/decay.tsv" "decay.tsv says what fed sbw-rank"
+# Softmax's shares per row against sbw-gradneck on files: its head exported,
+# the same 300 rows of log Q, the words of gradneck.tsv as targets
+"$BIN/sbw-lm" eval --data "$Q/corpus" --ckpt "$Q/state/softmax" --tokens 1 --export "$T/smx" -q >/dev/null
+"$BIN/sbw-lm" eval --data "$Q/corpus" --ckpt "$Q/state/softmax" --split test --tokens 300 --logprobs "$T/q300.npy" -q >/dev/null
+expect_exit 0 "sbw-gradneck on the exported head" "$BIN/sbw-gradneck" "$T/smx/W.npy" "$T/q300.npy" \
+    --targets "$R/softmax/gradneck.tsv" -o "$T/gn.tsv" -q
+tsv_rows "$R/softmax/gradneck.tsv" | cut -f 2,3 >"$T/gn.ref"
+tsv_rows "$T/gn.tsv" | cut -f 2,3 | paste - "$T/gn.ref" | awk -F'\t' 'NR > 1 { d = $2 - $4; if (d < 0) d = -d; if ($1 != $3 || d > 1e-9) bad++ } END { exit bad > 0 }' &&
+    ok || bad "run.sh measure's softmax/gradneck.tsv differs from sbw-gradneck's shares"
+# a rerun measures nothing; a model without a checkpoint here is named and skipped
+cp "$R/mos-k3/decay.tsv" "$T/decay.ref"
+expect_exit 0 "measure rerun" run measure
+expect_eq "$(grep -c ': measured$' "$T/out")" 7 "measure rerun: every model already measured"
+mv "$Q/state/sigsoftmax" "$T/sig-state"
+expect_exit 0 "measure without a checkpoint" run measure sigsoftmax
+expect_grep "^== sigsoftmax: not trained here: run.sh train sigsoftmax$" "$T/out" "a model without a checkpoint is named"
+mv "$T/sig-state" "$Q/state/sigsoftmax"
+# the checkpoint of another training than RES's results (mos-k2's under
+# mos-k3's name) is refused before anything is written
+rm "$R/mos-k3/decay.tsv" "$R/mos-k3/gradneck.tsv" "$R/mos-k3/spectrum-center.tsv"
+mv "$Q/state/mos-k3" "$T/k3-state"
+cp -r "$Q/state/mos-k2" "$Q/state/mos-k3"
+expect_exit 1 "measure on another training's checkpoint" run measure mos-k3
+expect_grep "mos-k3: the checkpoint in .* gives test perplexity .*: it is of another training" "$T/err" "the mismatch is named"
+for f in decay.tsv gradneck.tsv spectrum-center.tsv; do expect_absent "$R/mos-k3/$f" "a refused measure writes no $f"; done
+rm -r "$Q/state/mos-k3"
+mv "$T/k3-state" "$Q/state/mos-k3"
+# a failing sbw-rank (decay) or sbw-lm --gradneck leaves neither its file
+# nor the spectrum nor a temporary; a rerun makes the same decay.tsv
+MB=$T/measurebin
+mkdir "$MB"
+for t in "$BINA"/sbw-*; do ln -s "$t" "$MB/"; done
+rm "$MB/sbw-rank" "$MB/sbw-lm"
+printf '#!/bin/sh\necho "sbw-rank: -: made to fail" >&2\nexit 1\n' >"$MB/sbw-rank"
+cat >"$MB/sbw-lm" <<EOS
+#!/bin/sh
+case "\$*" in *--gradneck*) echo "sbw-lm: made to fail" >&2; exit 1 ;; esac
+exec "$BINA/sbw-lm" "\$@"
+EOS
+chmod +x "$MB/sbw-rank" "$MB/sbw-lm"
+runm() { (cd "$T" && OUTQ="ptb q,1" QUIET=1 BIN=measurebin sh "$ROOT/experiments/ptb/run.sh" --quick "$@"); }
+mtemps() { find "$R/mos-k3" -name '*.tmp' -o -name '.measure-*' -o -name '.gradneck-*' | wc -l | tr -d ' '; }
+expect_exit 1 "measure with a failing sbw-rank" runm measure mos-k3
+expect_grep "sbw-rank: -: made to fail" "$T/err" "the failing sbw-rank is shown"
+for f in decay.tsv spectrum-center.tsv gradneck.tsv; do expect_absent "$R/mos-k3/$f" "a failed decay step leaves no $f"; done
+expect_eq "$(mtemps)" 0 "a failed decay step leaves no temporary"
+rm "$MB/sbw-rank" && ln -s "$BINA/sbw-rank" "$MB/"
+expect_exit 1 "measure with a failing sbw-lm --gradneck" runm measure mos-k3
+expect_grep "sbw-lm: made to fail" "$T/err" "the failing sbw-lm is shown"
+expect_absent "$R/mos-k3/gradneck.tsv" "a failed gradneck step leaves no gradneck.tsv"
+expect_eq "$(mtemps)" 0 "a failed gradneck step leaves no temporary"
+if [ -s "$R/mos-k3/decay.tsv" ]; then ok; else bad "the decay step before the failed one is not kept"; fi
+expect_exit 0 "measure rerun after the failures" run measure mos-k3
+expect_eq "$(tsv_meta "$R/mos-k3/decay.tsv" decay_alpha)" "$(tsv_meta "$T/decay.ref" decay_alpha)" "the rerun's decay is the first one's"
+if [ -s "$R/mos-k3/gradneck.tsv" ]; then ok; else bad "the rerun wrote no gradneck.tsv"; fi
+# experiments/newer/report.sh on these results, from another folder with
+# relative paths; TRUNC an sbw-argmax --truncation table of the Softmax head
+# exported above, on its first 3 test outputs
+"$BIN/sbw-lm" eval --data "$Q/corpus" --ckpt "$Q/state/softmax" --split test --tokens 3 --logprobs "$T/q3.npy" -q >/dev/null
+"$BIN/sbw-argmax" --truncation "$T/q3.npy" --threshold 0.001 --vocab "$T/smx/vocab.txt" "$T/smx/W.npy" -o "$T/trunc.tsv" -q
+newer() { (cd "$T" && RES="ptb q,1/results" OUT="ptb q,1/newer" QUICK=1 BIN="$BINA" "$@" sh "$ROOT/experiments/newer/report.sh"); }
+expect_exit 0 "the newer report" newer env TRUNC=trunc.tsv
+NR=$Q/newer/report.md
+for f in decay truncation; do
+    if [ -s "$Q/newer/figures/$f.png" ]; then ok; else bad "the newer report drew no $f.png"; fi
+    expect_grep "figures/$f.png" "$NR" "the newer report embeds $f.png"
+done
+f3() { printf '%.3f' "$1"; }
+expect_grep "^\| Mixtape K=2 \| 12 \| 2 \| .* \| $rk_mix \| $(tsv_field "$R/mixtape/train.tsv" rank_bound) \| $(tsv_field "$R/mixtape/rank-center.tsv" rank) \| $(f3 "$(tsv_field "$R/mixtape/kl-valid.tsv" expected_pairwise_kl)") \|" \
+    "$NR" "newer: Mixtape's row beside Softmax and MoS"
+expect_grep "^\| MoS K=3 \| 12 \| 3 \| " "$NR" "newer: MoS's row"
+g=$R/softmax/gradneck.tsv
+expect_grep "^\| Softmax \| single_map \(C1 W\) \| 300 \| $(f3 "$(tsv_meta "$g" gradneck_mean)") \| $(f3 "$(tsv_meta "$g" gradneck_sd)") \| $(f3 "$(tsv_meta "$g" gradneck_q05)") \|" \
+    "$NR" "newer: Softmax's gradient-bottleneck row from gradneck.tsv"
+expect_grep "^- \`ptb/softmax/gradneck.tsv\`: \`sbw-lm eval .*--gradneck -" "$NR" "newer: gradneck.tsv's command cited"
+d=$R/plif/decay.tsv
+expect_grep "^\| PLIF \| 200 \| 1 \| 200 \| 200 \| $(f3 "$(tsv_meta "$d" decay_alpha)") \| $(f3 "$(tsv_meta "$d" decay_alpha_se)") \|" \
+    "$NR" "newer: PLIF's alpha +- se from decay.tsv"
+# the figure's fitted line: its two ends lie on sbw-rank's fit (ln sigma =
+# decay_log_c - alpha ln i), drawn in log10
+for m in softmax mixtape; do
+    d=$R/$m/decay.tsv
+    tsv_rows "$Q/newer/figures/decay-$m-fit.tsv" | sed 1d | awk -F'\t' -v a="$(tsv_meta "$d" decay_alpha)" \
+        -v c="$(tsv_meta "$d" decay_log_c)" '{ y = (c - a * log($1)) / log(10); e = y - $2; if (e < 0) e = -e; if (e > 1e-9) bad++; n++ }
+        END { exit bad > 0 || n != 2 }' && ok || bad "$m: the drawn fit is not sbw-rank's line"
+done
+# hidden size: the first N giving D, as hidden.tsv has it
+H=$ROOT/experiments/hidden/results/hidden.tsv
+fn=$(tsv_rows "$H" | awk -F'\t' -v d="$(tsv_meta "$H" d)" '$1 == "softmax" && $6 == "bf16" && $7 == d { print $5; exit }')
+expect_grep "^\| softmax \| softmax \| yes \| bf16 \| [0-9]* \| $fn \| " "$NR" "newer: softmax bf16's first N giving D"
+expect_grep "^\| mos \| f64 \| -1 \(too.few.queries\) \|" "$NR" "newer: the by-N table"
+expect_grep "$(tsv_meta "$T/trunc.tsv" checked) \(context, token\) pairs checked" "$NR" "newer: the truncation table's counts"
+# MEASURED, a retrain's results folder: a model measured there is read and
+# cited from there (measured/), its rank too
+MS="$T/re train,2"
+mkdir "$MS"
+cp -r "$R/softmax" "$MS/softmax"
+mv "$R/softmax/gradneck.tsv" "$T/sm-gn.tsv"
+expect_exit 0 "the newer report with MEASURED" newer env MEASURED="re train,2"
+expect_grep "^- \`measured/softmax/gradneck.tsv\`: \`sbw-lm eval .*--gradneck -" "$NR" "newer: MEASURED's gradneck.tsv cited"
+expect_grep "^- \`measured/softmax/rank.tsv\`: " "$NR" "newer: MEASURED's rank.tsv beside it"
+expect_grep "^\| Softmax \| single_map \(C1 W\) \| 300 \| $(f3 "$(tsv_meta "$MS/softmax/gradneck.tsv" gradneck_mean)") \|" "$NR" "newer: Softmax's row from MEASURED"
+mv "$T/sm-gn.tsv" "$R/softmax/gradneck.tsv"
+# a model not trained (Mixtape's results moved away) is a line, not a number;
+# ptb/report.sh's Table 6 says so too
+mv "$R/mixtape" "$T/mixtape-res"
+expect_exit 0 "the newer report without Mixtape" newer env
+expect_grep "^- Mixtape \(mixtape\): not yet measured: not trained here \(\`experiments/ptb/run.sh --quick train mixtape\`" \
+    "$NR" "newer: Mixtape not trained"
+expect_grep "^\| Mixtape \| — \| — \|" "$NR" "newer: Mixtape's row is dashes"
+expect_grep "^Not yet measured on a PTB model here" "$NR" "newer: no TRUNC, the commands instead"
+expect_exit 0 "ptb report without Mixtape" run report
+expect_grep "^Mixtape: not evaluated here yet" "$Q/report.md" "Table 6 says Mixtape is missing"
+mv "$T/mixtape-res" "$R/mixtape"
+expect_exit 0 "ptb report with Mixtape back" run report
 # PLIF's learned f: sbw-lm eval --export's folder lists every .npy in it with
 # the shape sbw-info reads, names the head and the --knots run.sh gave (20)
 X=$Q/state/plif/export
@@ -94,8 +247,8 @@ expect_grep "^$(g3 "$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.17g", b / a }
 expect_grep "= \[-10, 10\]" "$Q/report.md" "report: the knot span from params.tsv"
 # a rerun skips everything
 expect_exit 0 "rerun" run
-expect_eq "$(grep -c ': trained' "$T/out")" 6 "rerun: every model already trained"
-expect_eq "$(grep -c ': evaluated' "$T/out")" 6 "rerun: every model already evaluated"
+expect_eq "$(grep -c ': trained' "$T/out")" 7 "rerun: every model already trained"
+expect_eq "$(grep -c ': evaluated' "$T/out")" 7 "rerun: every model already evaluated"
 # a model evaluated before its f was exported gets it on a rerun, without
 # evaluating again (as does a folder copied before exports had map.tsv); a
 # failed export leaves no params.tsv and fails the run

@@ -20,8 +20,9 @@ env_of() {
     case $1 in
     experiments/quickstart.sh) echo "QUICKSTART_OUT QUICKSTART_N QUICKSTART_M QUICKSTART_TOPIC_N QUICKSTART_TOPIC_M QUICKSTART_DS QUICKSTART_FIT_STEPS QUICKSTART_LBFGS_STEPS SBW_BIN" ;;
     experiments/sweep.sh | experiments/tables-synthetic.sh | experiments/heads/run.sh) echo SBW_BIN ;;
-    experiments/ptb/run.sh) echo "PTB STATE RES BIN STEP_HOURS THREADS OUTQ" ;;
+    experiments/ptb/run.sh) echo "PTB STATE RES BIN STEP_HOURS THREADS OUTQ GRADNECK_T DECAY" ;;
     experiments/ptb/report.sh) echo "RES QUICK BIN" ;;
+    experiments/newer/report.sh) echo "RES MEASURED HIDDEN BENCH TRUNC OUT QUICK BIN" ;;
     esac
 }
 n=0
