@@ -174,16 +174,21 @@ static bool prefilter_word(const run_ctx *x, size_t i, const double *g, const do
 }
 
 /* Runs the pre-filter over the pending words pend[0..np) (indices into
- * words); keeps in pend the ones it could not prove.  G (block x d),
- * L (block x m), a and c (m) are scratch. */
+ * words, ascending); keeps in pend the ones it could not prove.  Its GEMM
+ * blocks are the pending words of list positions [k B, k B + B) (B =
+ * o->block), not B pending words in a row: a word's row of L then depends
+ * on the list's block it sits in only, which a shard's list shares with
+ * the whole list's (sbw_argmax_share_block), so its numbers are the same
+ * to the bit however the list was cut.  G (block x d), L (block x m), a
+ * and c (m) are scratch. */
 static size_t prefilter(const run_ctx *x, const size_t *words, size_t *pend, size_t np,
                         sbw_argmax_word *out, double *G, double *L, double *a, double *c)
 {
-    size_t keep = 0, B = x->o->block;
-    for (size_t p0 = 0; p0 < np; p0 += B) {
-        size_t nb = np - p0 < B ? np - p0 : B;
-        for (size_t r = 0; r < nb; r++)
-            memcpy(G + r * x->d, x->wc + words[pend[p0 + r]] * x->d, x->d * sizeof *G);
+    size_t keep = 0, B = x->o->block, nb;
+    for (size_t p0 = 0; p0 < np; p0 += nb) {
+        size_t blk = pend[p0] / B;
+        for (nb = 0; p0 + nb < np && pend[p0 + nb] / B == blk; nb++)
+            memcpy(G + nb * x->d, x->wc + words[pend[p0 + nb]] * x->d, x->d * sizeof *G);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)x->m, (int)x->d, 1.0, G,
                     (int)x->d, x->wc, (int)x->d, 0.0, L, (int)x->m);
         for (size_t r = 0; r < nb; r++) {
@@ -537,21 +542,47 @@ static int file_ladder(const sbw_argmax_file_opts *o, sbw_argmax_file_res *res)
     return st;
 }
 
-/* The words of the shard's share (o->nshards > 0) into *out (free()):
- * positions t = shard, shard + nshards, ... of the list (o->words, or
- * 0..m-1); *n their count.  Errors: SBW_EINVAL (no share), SBW_ENOMEM. */
-static int file_share(const sbw_argmax_file_opts *o, size_t m, size_t **out, size_t *n)
+size_t sbw_argmax_share_block(size_t len, size_t block)
 {
-    size_t all = o->words ? o->nwords : m, k = 0;
-    if (o->shard >= o->nshards || o->nshards > all)
+    size_t b = len / SBW_ARGMAX_SHARE_BLOCKS;
+    b = b < block ? b : block;
+    return b ? b : 1;
+}
+
+size_t sbw_argmax_share_pos(size_t s, size_t n, size_t b, size_t k)
+{
+    return (s + (k / b) * n) * b + k % b;
+}
+
+size_t sbw_argmax_share_count(size_t s, size_t n, size_t b, size_t len)
+{
+    size_t nb = (len + b - 1) / b;
+    if (s >= nb)
+        return 0;
+    size_t count = (nb - s + n - 1) / n * b;
+    return (nb - 1) % n == s ? count - (nb * b - len) : count;
+}
+
+/* The words of the shard's share (o->nshards > 0) into *out (free()): the
+ * list (o->words, or 0..m-1) in blocks of b positions, shard taking
+ * blocks shard, shard + nshards, ...; *n their count.  Errors: SBW_EINVAL
+ * (more shards than blocks), SBW_ENOMEM. */
+static int file_share(const sbw_argmax_file_opts *o, size_t m, size_t b, size_t **out, size_t *n)
+{
+    size_t all = o->words ? o->nwords : m, nb = (all + b - 1) / b;
+    if (o->shard >= o->nshards || o->nshards > nb)
         return SBW_ERROR(SBW_EINVAL,
-                         "--shard %zu/%zu: %zu word(s) to check: give 1 <= I <= N <= %zu",
-                         o->shard + 1, o->nshards, all, all);
-    size_t *w = malloc(((all - o->shard + o->nshards - 1) / o->nshards) * sizeof *w);
+                         "--shard %zu/%zu: the %zu word(s) to check make %zu block(s) of %zu, "
+                         "one shard's least: give 1 <= I <= N <= %zu",
+                         o->shard + 1, o->nshards, all, nb, b, nb);
+    size_t k = sbw_argmax_share_count(o->shard, o->nshards, b, all);
+    size_t *w = malloc((k + 1) * sizeof *w);
     if (!w)
         return SBW_ERROR(SBW_ENOMEM, "no memory for the shard's words");
-    for (size_t t = o->shard; t < all; t += o->nshards)
-        w[k++] = o->words ? o->words[t] : t;
+    for (size_t j = 0; j < k; j++) {
+        size_t t = sbw_argmax_share_pos(o->shard, o->nshards, b, j);
+        w[j] = o->words ? o->words[t] : t;
+    }
     *out = w;
     *n = k;
     return SBW_OK;
@@ -568,8 +599,10 @@ int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_
                            o->words[t], path, m);
     res->list_len = res->nwords = o->words ? o->nwords : m;
     const size_t *words = o->words;
+    sbw_argmax_opts run = o->run; /* blocks of the whole list's, sharded or not */
+    run.block = sbw_argmax_share_block(res->list_len, o->run.block);
     if (!st && o->nshards) {
-        st = file_share(o, m, &share, &res->nwords);
+        st = file_share(o, m, run.block, &share, &res->nwords);
         words = share;
         res->hash = sbw_argmax_io_hash(res->w.data, m, res->w.cols, res->w.ld, res->b, res->names);
     }
@@ -577,7 +610,7 @@ int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_
         st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu words", res->nwords);
     st = st ? st
             : sbw_argmax_run(res->w.data, m, res->w.cols, res->w.ld, res->b, words, res->nwords,
-                             &o->run, res->out, NULL, &res->sum);
+                             &run, res->out, NULL, &res->sum);
     free(share);
     return st || !o->nr ? st : file_ladder(o, res);
 }

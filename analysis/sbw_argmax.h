@@ -129,8 +129,8 @@ typedef struct sbw_argmax_file_opts {
     double prob_tol;    /* their gap in log p */
     int max_prob_iters; /* per word and radius */
     bool quiet;         /* no cost line, no progress */
-    size_t shard;       /* --shard I/N: with nshards > 0, only the positions t of */
-    size_t nshards;     /* the list (words, or 0..M-1) with t % nshards == shard */
+    size_t shard;       /* --shard I/N: with nshards > 0, only the share of shard of */
+    size_t nshards;     /* the list (words, or 0..M-1): sbw_argmax_share_pos */
 } sbw_argmax_file_opts;
 
 /* What it gives: the head as read, the names, one answer per word, and
@@ -149,20 +149,34 @@ typedef struct sbw_argmax_file_res {
     uint64_t hash;      /* sharded: sbw_argmax_io_hash of W, b and the names */
 } sbw_argmax_file_res;
 
+/* A shard's unit: the list of len words is cut in blocks of
+ * sbw_argmax_share_block(len, block) = min(block, floor(len / 64)) (at
+ * least 1) positions, which are also the pre-filter's GEMM blocks (so a
+ * list of 64 words or more has at least 64 blocks); shard s of n takes
+ * blocks s, s + n, s + 2n, ...  sbw_argmax_share_pos: the list position of
+ * the shard's k-th word; sbw_argmax_share_count: how many words it takes
+ * (0 when s is past the last block). */
+#define SBW_ARGMAX_SHARE_BLOCKS 64
+size_t sbw_argmax_share_block(size_t len, size_t block);
+size_t sbw_argmax_share_pos(size_t s, size_t n, size_t b, size_t k);
+size_t sbw_argmax_share_count(size_t s, size_t n, size_t b, size_t len);
+
 /* sbw-argmax's run: W opened at path ("-": stdin) and its shape checked
  * (sbw_argmax_io), the memory the whole run needs checked against the
  * machine's (sbw_preflight_memory, before anything large is read: W, its
  * normalised copy, the LP workspaces, the names, the ladder and a table
  * of the answers at about 32 bytes a cell), W, b and the names read
  * (sbw_argmax_io), the words checked, sbw_argmax_run, then the ladder
- * of sbw_maxprob_words for the words it asks for.  With nshards > 0 only
- * the shard's share of the words (every nshards-th position of the list
- * from position shard; each word's answer depends on that word and the
- * head only, so the shards' rows are the unsharded run's) and the head's
- * hash (sbw_argmax_io_hash).  *res is zeroed first
+ * of sbw_maxprob_words for the words it asks for.  The pre-filter's GEMM
+ * blocks are sbw_argmax_share_block(list length, o->run.block) list
+ * positions, sharded or not.  With nshards > 0 only the shard's share of
+ * the words (the blocks shard, shard + nshards, ... of the list: each
+ * word's answer depends on that word, its block and the head only, so the
+ * shards' rows are the unsharded run's to the bit) and the head's hash
+ * (sbw_argmax_io_hash).  *res is zeroed first
  * and holds what was made either way.  Errors: those of the readers and
  * of sbw_argmax_run and sbw_maxprob_words; SBW_EINVAL for a word >= M, for shard >= nshards
- * and for more shards than words; SBW_ENOMEM.  On failure *res holds what was made before it
+ * and for more shards than blocks; SBW_ENOMEM.  On failure *res holds what was made before it
  * (answers and ladder incomplete): free it with sbw_argmax_file_free. */
 int sbw_argmax_file(const char *path, const sbw_argmax_file_opts *o, sbw_argmax_file_res *res);
 

@@ -14,25 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const sbw_argmax_shard_keys[] = {"tool",
-                                             "file",
-                                             "bias",
-                                             "vocab",
-                                             "m",
-                                             "d",
-                                             "head_hash",
-                                             "tol",
-                                             "max_rounds",
-                                             "lp_only",
-                                             "max_prob",
-                                             "max_prob_words",
-                                             "prob_tol",
-                                             "shard_of",
-                                             "shard_words",
-                                             "lp_solver",
-                                             "lp_solver_version",
-                                             "scale",
-                                             NULL};
+const char *const sbw_argmax_shard_keys[] = {
+    "tool",      "file",     "bias",        "vocab",       "m",         "d",
+    "head_hash", "tol",      "max_rounds",  "lp_only",     "max_prob",  "max_prob_words",
+    "prob_tol",  "shard_of", "shard_words", "shard_block", "lp_solver", "lp_solver_version",
+    "scale",     NULL};
 
 /* The fixed columns of a verdict row, in the table's order ("name" only
  * with a vocabulary). */
@@ -227,6 +213,7 @@ typedef struct merge_ctx {
     const sbw_tsv *t;    /* the tables as given */
     const size_t *slot;  /* slot[s]: the table of shard s */
     size_t nshards, len; /* the list's length */
+    size_t block;        /* the share's unit (sbw_argmax_share_block) */
     size_t *list;        /* its words, NULL for 0..m-1 */
     size_t col[NFIXED];  /* the fixed columns' indices (same in every shard) */
 } merge_ctx;
@@ -270,7 +257,8 @@ static int merge_layout(merge_ctx *x, sbw_argmax_shard_merged *out)
     return SBW_OK;
 }
 
-/* The rows of shard s into out's arrays at positions s, s + N, .... */
+/* The rows of shard s into out's arrays at its share's positions
+ * (sbw_argmax_share_pos). */
 static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_shard_merged *out)
 {
     const sbw_tsv *t = &x->t[x->slot[s]];
@@ -278,7 +266,8 @@ static int merge_rows(const merge_ctx *x, size_t s, sbw_argmax_shard_merged *out
     size_t m = r->w.rows, nr = out->nr;
     size_t nf = t->ncol - 2 * nr;
     for (size_t k = 0; k < t->nrow; k++) {
-        size_t p = s + k * x->nshards, word = x->list ? x->list[p] : p;
+        size_t p = sbw_argmax_share_pos(s, x->nshards, x->block, k);
+        size_t word = x->list ? x->list[p] : p;
         int st = read_word(t, k, x->col, m, word, &r->out[p]);
         if (!st && r->names && !r->names[word] &&
             !(r->names[word] = strdup(sbw_tsv_str(t, k, x->col[C_NAME]))))
@@ -307,8 +296,9 @@ static int merge_sum(const merge_ctx *x, sbw_argmax_shard_merged *out)
     for (size_t k = 0; !st && k < x->nshards; k++) {
         const sbw_tsv *t = &x->t[x->slot[k]];
         sbw_argmax_summary mine = {0};
-        for (size_t p = k; p < x->len; p += x->nshards)
-            sbw_argmax_summary_add(&mine, &out->res.out[p]);
+        for (size_t j = 0; j < sbw_argmax_share_count(k, x->nshards, x->block, x->len); j++)
+            sbw_argmax_summary_add(&mine,
+                                   &out->res.out[sbw_argmax_share_pos(k, x->nshards, x->block, j)]);
         const size_t f[] = {mine.checked,   mine.argmaxable,    mine.unargmaxable,
                             mine.undecided, mine.by_duplicates, mine.by_prefilter,
                             mine.by_lp,     mine.lp_rounds};
@@ -335,8 +325,8 @@ static int merge_sum(const merge_ctx *x, sbw_argmax_shard_merged *out)
 /* The settings of the first shard (checked the same in all). */
 static int merge_settings(const sbw_tsv *r, sbw_argmax_shard_merged *out)
 {
-    static const char *const need[] = {"file",     "bias",        "vocab",    "scale",
-                                       "shard_of", "shard_words", "head_hash"};
+    static const char *const need[] = {"file",     "bias",        "vocab",     "scale",
+                                       "shard_of", "shard_words", "head_hash", "shard_block"};
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (!sbw_tsv_meta(r, need[k]))
             return SBW_ERROR(SBW_EDATA, "%s: no '# %s=' line: not a whole shard table", r->path,
@@ -403,12 +393,17 @@ static int merge_tables(const sbw_tsv *t, size_t n, sbw_argmax_shard_merged *out
     merge_ctx x = {.t = t, .slot = slot, .nshards = nshards};
     st = st ? st : merge_settings(&t[0], out);
     x.len = out->res.list_len;
-    if (!st && x.len < nshards)
-        st = SBW_ERROR(SBW_EDATA, "%s: %zu shards of %zu words", t[0].path, nshards, x.len);
+    st = st ? st : meta_count(&t[0], "shard_block", &x.block);
+    if (!st && (x.block < 1 || x.block != sbw_argmax_share_block(x.len, x.block)))
+        st = SBW_ERROR(SBW_EDATA, "%s: shard_block=%zu is not a block of a list of %zu words",
+                       t[0].path, x.block, x.len);
+    if (!st && (x.len + x.block - 1) / x.block < nshards)
+        st = SBW_ERROR(SBW_EDATA, "%s: %zu shards of %zu words in blocks of %zu", t[0].path,
+                       nshards, x.len, x.block);
     st = st ? st : merge_layout(&x, out);
     for (size_t k = 0; !st && k < nshards; k++) { /* before any array of the list's length */
         const sbw_tsv *tk = &t[slot[k]];
-        size_t want = (x.len - k + nshards - 1) / nshards;
+        size_t want = sbw_argmax_share_count(k, nshards, x.block, x.len);
         if (tk->nrow != want)
             st = SBW_ERROR(SBW_EDATA, "%s: %zu rows, shard %zu/%zu of %zu words has %zu", tk->path,
                            tk->nrow, k + 1, nshards, x.len, want);

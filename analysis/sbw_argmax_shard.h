@@ -1,8 +1,9 @@
 /* sbw_argmax_shard.h -- the merge of sbw-argmax --shard I/N tables: N
- * tables, each the rows of every N-th word of the run's list (from
- * position I - 1) with the run's summary over them and the shard's
- * settings ("# shard=I/N", shard_of, shard_words, max_rounds, lp_only,
- * head_hash), read back (core's sbw_tsv) into the answers of the whole
+ * tables, each the rows of one share of the run's list (blocks I - 1,
+ * I - 1 + N, ... of shard_block positions: sbw_argmax_share_pos) with the
+ * run's summary over them and the shard's settings ("# shard=I/N",
+ * shard_of, shard_words, shard_block, max_rounds, lp_only, head_hash),
+ * read back (core's sbw_tsv) into the answers of the whole
  * list in the unsharded order, so that the tool writes them with the very
  * code of an unsharded run (the doubles were written in a form that reads
  * back to the same double, so the merged table is the unsharded one but

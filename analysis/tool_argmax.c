@@ -109,13 +109,16 @@ static const char trunc_details[] =
 
 /* --shard and --merge's part of --help. */
 static const char shard_details[] =
-    "--shard I/N: check only every N-th word of the list (--words, or all M) from\n"
-    "the I-th (1 <= I <= N <= the list's length): a shard table, TSV, with the\n"
-    "shard's rows and summary and what the merge checks (# shard=, shard_of,\n"
-    "shard_words, max_rounds, lp_only, head_hash: a 64-bit FNV-1a hash of W, b\n"
-    "and the names as read).  Every word's answer depends on that word and the\n"
-    "head only, so the N shards can run anywhere, in any order (a Slurm job\n"
-    "array: experiments/argmax-shards.sh).  --merge SHARD.tsv... reads the N\n"
+    "--shard I/N: check only the I-th share of the list (--words, or all M): the\n"
+    "list is cut in blocks of B = max(1, min(256, floor(len/64))) positions and\n"
+    "shard I takes blocks I, I + N, I + 2N, ... (1 <= I <= N <= the number of\n"
+    "blocks, at least 64 for a list of 64 words or more); a shard table, TSV,\n"
+    "with the shard's rows and summary and what the merge checks (# shard=,\n"
+    "shard_of, shard_words, shard_block, max_rounds, lp_only, head_hash: a\n"
+    "64-bit FNV-1a hash of W, b and the names as read).  Every word's answer\n"
+    "depends on that word, its block (the pre-filter's GEMM, sharded or not)\n"
+    "and the head only, so the N shards can run anywhere, in any order (a Slurm\n"
+    "job array: experiments/argmax-shards.sh).  --merge SHARD.tsv... reads the N\n"
     "tables (any order) and writes the table of the unsharded run with the same\n"
     "options, byte for byte but for its # command= line and its seconds (the\n"
     "shards' sum); -o and --json as usual.  It refuses, with one line and exit\n"
@@ -297,6 +300,8 @@ static void shard_meta(sbw_table *t, const argmax_args *a, const sbw_argmax_file
     sbw_table_meta_str(t, "shard", sh);
     sbw_table_meta_int(t, "shard_of", (long long)r->list_len);
     sbw_table_meta_str(t, "shard_words", a->words ? a->words : "all");
+    sbw_table_meta_int(t, "shard_block",
+                       (long long)sbw_argmax_share_block(r->list_len, sbw_argmax_defaults().block));
     sbw_table_meta_int(t, "max_rounds", a->max_rounds);
     sbw_table_meta_int(t, "lp_only", a->lp_only);
     sbw_table_meta_str(t, "head_hash", hash);
@@ -572,7 +577,7 @@ int main(int argc, char **argv)
         {"--normalize", NULL, SBW_ARG_FLAG, &a.normalize, 0, 0,
          "--truncation: subtract each row's logsumexp (else a row off 1 is refused)"},
         {"--shard", "I/N", SBW_ARG_STRING, &a.shard, 0, 0,
-         "check only every N-th word from the I-th (1 <= I <= N): a table for --merge"},
+         "check only the I-th of N shares of the list: a table for --merge"},
         {"--merge", NULL, SBW_ARG_FLAG, &a.merge, 0, 0,
          "the arguments are the N shard tables: write the unsharded run's table"},
         {0}};

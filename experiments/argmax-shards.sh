@@ -1,7 +1,7 @@
 #!/bin/sh
 # experiments/argmax-shards.sh -- a large head's scan by sbw-argmax as Slurm
 # jobs (issue 29): a job array of N shards (sbw-argmax --shard I/N, task I
-# checks every N-th word of the list from the I-th) and a merge job after
+# checks the I-th of N shares of the list: blocks I, I + N, ...) and a merge job after
 # it (--dependency=afterok: it runs only when every shard succeeded) that
 # writes, with sbw-argmax --merge, the table the unsharded run would (the
 # same bytes but for its # command= line and seconds).
@@ -27,9 +27,10 @@
 # a file system the compute nodes see.
 #
 # The requests.  A calibration here runs the first shard of 8 N
-# (sbw-argmax --shard 1/8N, an eighth of a shard's words, strided over the
-# list like the shards) under GNU time: a shard's --time is 3 x 8 x its
-# elapsed seconds (start-up included, which errs long), at least 5
+# (sbw-argmax --shard 1/8N, about an eighth of a shard's words, spread over
+# the list like the shards; 1/N when the list has fewer than 8 N blocks)
+# under GNU time: a shard's --time is 3 x F x its elapsed seconds, F the
+# shard's words over the calibration's (start-up included, which errs long), at least 5
 # minutes; its --mem 1.25 x (its peak RSS + 64 MiB): the whole head, its
 # normalised copy and the LP workspaces are in the calibration already,
 # and a shard's rows are a few MiB more.  The merge holds every row as
@@ -85,28 +86,46 @@ case $OUT in *'"'* | *%*) die "--out: a folder with \" or % cannot be given to s
 S=$OUT/slurm
 [ ! -e "$S/jobs.tsv" ] || die "$S was submitted already (jobs.tsv): give another --out"
 
-# the calibration: shard 1 of 8N here, under GNU time
+# the calibration: shard 1 of 8N here (of N when the list has too few
+# blocks for 8N shares: sbw-argmax says so and exits 2), under GNU time
 [ -x /usr/bin/time ] || { echo "argmax-shards.sh: the calibration needs GNU time (/usr/bin/time; scripts/deps.sh --slurm)" >&2 && exit 1; }
 mkdir -p "$S/logs" "$OUT/shards"
 cal=$S/calibration
-rm -f "$cal.tsv" "$cal.time"
-cal_cleanup() { rm -f "$cal.tsv" "$cal.time"; }
+rm -f "$cal.tsv" "$cal.time" "$cal.err"
+cal_cleanup() { rm -f "$cal.tsv" "$cal.time" "$cal.err"; }
 recipe_traps argmax-shards.sh cal_cleanup
-(cd "$RECIPE_CWD" && timed "$cal.time" "$B/sbw-argmax" --shard "1/$((8 * NSH))" --threads "$THREADS" -q \
-    -o "$cal.tsv" "$@") || {
-    echo "argmax-shards.sh: the calibration (sbw-argmax --shard 1/$((8 * NSH)), above) failed: nothing written" >&2
-    exit 1
+# calibrate K ARGMAX-ARGS...: shard 1 of K into $cal.tsv, timed, stderr kept
+calibrate() {
+    ck=$1
+    shift
+    (cd "$RECIPE_CWD" && timed "$cal.time" "$B/sbw-argmax" --shard "1/$ck" --threads "$THREADS" -q \
+        -o "$cal.tsv" "$@") 2>"$cal.err"
 }
+K=$((8 * NSH))
+rc=0
+calibrate $K "$@" || rc=$?
+if [ $rc = 2 ] && grep -q 'block(s) of' "$cal.err"; then
+    K=$NSH rc=0
+    calibrate $K "$@" || rc=$?
+fi
+if [ $rc != 0 ]; then
+    cat "$cal.err" >&2
+    echo "argmax-shards.sh: the calibration (sbw-argmax --shard 1/$K, above) failed: nothing written" >&2
+    exit 1
+fi
 WORDS=$(tsv_meta "$cal.tsv" shard_of)
+CAL_WORDS=$(tsv_meta "$cal.tsv" checked)
 NCOL=$(tsv_rows "$cal.tsv" | head -n 1 | awk -F'\t' '{ print NF }')
 # check-recipes: allow Slurm requests from the calibration (scheduling, not a result)
-REQ=$(awk -v s="$(time_field "$cal.time" 1)" -v kib="$(time_field "$cal.time" 2)" -v w="$WORDS" -v c="$NCOL" '
+REQ=$(awk -v s="$(time_field "$cal.time" 1)" -v kib="$(time_field "$cal.time" 2)" -v w="$WORDS" -v c="$NCOL" \
+    -v cw="$CAL_WORDS" -v n="$NSH" '
     function up(x) { return (x == int(x)) ? x : int(x) + 1 }
     BEGIN {
-        t = up(3 * 8 * s / 60); if (t < 5) t = 5
+        f = (w / n) / (cw > 0 ? cw : 1)
+        t = up(3 * f * s / 60); if (t < 5) t = 5
         cells = w * c
         printf "%d %d %d %d %.3g\n", t, up(1.25 * (kib / 1024 + 64)), 5 + up(3 * cells / 6e7),
-            up(1.25 * (64 + cells * 128 / 1048576)), 8 * s
+            up(1.25 * (64 + cells * 128 / 1048576)), f * s
     }')
 read -r T_SH M_SH T_MG M_MG PRED <<EOF
 $REQ

@@ -177,12 +177,50 @@ static void test_file_errors(void **state)
     free(b);
 }
 
+/* The shares against their definition, by brute force: for every list of
+ * 1..300 words and every shard count up to the number of blocks, the
+ * shards' positions are each block's positions once (block j to shard
+ * j mod n, in order), their counts add to the list, and a list of 64 or
+ * more words has at least 64 blocks. */
+static void test_share_brute_force(void **state)
+{
+    (void)state;
+    static int seen[300];
+    for (size_t len = 1; len <= 300; len++) {
+        size_t b = sbw_argmax_share_block(len, 256), nb = (len + b - 1) / b;
+        assert_true(b >= 1 && b <= 256);
+        assert_true(nb >= (len < 64 ? len : 64));
+        for (size_t n = 1; n <= nb; n++) {
+            memset(seen, 0, sizeof seen);
+            size_t total = 0;
+            for (size_t sh = 0; sh < n; sh++) {
+                size_t c = sbw_argmax_share_count(sh, n, b, len), last = 0;
+                for (size_t k = 0; k < c; k++) {
+                    size_t p = sbw_argmax_share_pos(sh, n, b, k);
+                    assert_true(p < len);
+                    assert_int_equal((p / b) % n, sh);
+                    assert_true(k == 0 || p > last);
+                    last = p;
+                    seen[p]++;
+                }
+                total += c;
+            }
+            assert_int_equal(total, len);
+            for (size_t p = 0; p < len; p++)
+                assert_int_equal(seen[p], 1);
+        }
+    }
+    assert_int_equal(sbw_argmax_share_block(100000, 256), 256);
+    assert_int_equal(sbw_argmax_share_count(5, 3, 4, 10), 0); /* past the 3 blocks */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maxprob_words_twin),
         cmocka_unit_test(test_file_vs_arrays),
         cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_share_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

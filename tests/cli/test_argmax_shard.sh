@@ -47,6 +47,22 @@ for n in 1 2 3 7 60; do
     expect_exit 0 "merge $n" "$A" -q --merge -o "$T/head.m$n.tsv" $list
     same "$T/head.full.tsv" "$T/head.m$n.tsv" "head, $n shards"
 done
+# a head of 400 words (blocks of 6): the pre-filter's GEMM sees the whole
+# list's blocks in every shard, so its margins, bounds and certificate
+# norms are the unsharded run's to the bit (with shards of every N-th word
+# the GEMM's rows met other words and 4 prefilter rows differed in their
+# last digits)
+"$BIN/sbw-synth" head -q --m 400 --d 8 --k 6 --seed 1 --bias "$T/b4.npy" --vocab "$T/v4.txt" \
+    -o "$T/W4.npy" >/dev/null || bad "synth head 400"
+expect_exit 0 "400 words unsharded" "$A" -q -o "$T/w4.full.tsv" --bias "$T/b4.npy" --vocab "$T/v4.txt" "$T/W4.npy"
+for n in 3 7; do
+    shards $n w4n$n --bias "$T/b4.npy" --vocab "$T/v4.txt" "$T/W4.npy"
+    # shellcheck disable=SC2086
+    expect_exit 0 "400 words: merge $n" "$A" -q --merge -o "$T/w4.m$n.tsv" $list
+    same "$T/w4.full.tsv" "$T/w4.m$n.tsv" "400 words, $n shards"
+done
+expect_eq "$(tsv_meta "$T/w4n3.1.tsv" shard_block) $(tsv_meta "$T/w4n3.1.tsv" checked)" "6 136" \
+    "shard 1/3 of 400 words: blocks 0, 3, ..., 66 of 6 words (the last of 4), 136 words"
 for i in 1 2 3; do
     cp "$T/h3.$i.tsv" "$T/head.$i.tsv"
 done
@@ -156,6 +172,12 @@ if [ -x /usr/bin/time ]; then
     (cd "$T" && "$ABS/sbw-argmax" -q --threads 1 --bias b.npy --vocab v.txt --max-prob 1,10 --max-prob-all \
         -o direct.tsv W.npy) || bad "argmax-shards: the direct run"
     same "$T/direct.tsv" "$T/scan/argmax.tsv" "argmax-shards: the jobs' result"
+    # 8 shards of 60 words (60 blocks of 1): too few blocks for a calibration
+    # of 1/64, so it calibrates with 1/8 and says so in the prediction
+    expect_exit 0 "argmax-shards: 8 shards of 60 words" AS --shards 8 --out scan8 --bias b.npy W.npy
+    expect_grep '^#SBATCH --array=0-7$' "$T/scan8/slurm/shards.sbatch" "argmax-shards: 8 shards, an array of 8"
+    expect_exit 2 "60 words in 61 shards" "$ABS/sbw-argmax" -q --shard 1/61 "$T/W.npy"
+    expect_grep 'make 60 block\(s\) of 1' "$T/err" "more shards than blocks: says how many"
 else
     echo "test_argmax_shard.sh: the argmax-shards.sh checks skipped: no GNU time (/usr/bin/time)"
 fi
