@@ -573,7 +573,7 @@ static int file_share(const sbw_argmax_file_opts *o, size_t m, size_t b, size_t 
     if (o->shard >= o->nshards || o->nshards > nb)
         return SBW_ERROR(SBW_EINVAL,
                          "--shard %zu/%zu: the %zu word(s) to check make %zu block(s) of %zu, "
-                         "one shard's least: give 1 <= I <= N <= %zu",
+                         "a shard takes whole blocks: give 1 <= I <= N <= %zu",
                          o->shard + 1, o->nshards, all, nb, b, nb);
     size_t k = sbw_argmax_share_count(o->shard, o->nshards, b, all);
     size_t *w = malloc((k + 1) * sizeof *w);

@@ -116,9 +116,9 @@ fi
 WORDS=$(tsv_meta "$cal.tsv" shard_of)
 CAL_WORDS=$(tsv_meta "$cal.tsv" checked)
 NCOL=$(tsv_rows "$cal.tsv" | head -n 1 | awk -F'\t' '{ print NF }')
+SECS=$(time_field "$cal.time" 1) KIB=$(time_field "$cal.time" 2)
 # check-recipes: allow Slurm requests from the calibration (scheduling, not a result)
-REQ=$(awk -v s="$(time_field "$cal.time" 1)" -v kib="$(time_field "$cal.time" 2)" -v w="$WORDS" -v c="$NCOL" \
-    -v cw="$CAL_WORDS" -v n="$NSH" '
+REQ=$(awk -v s="$SECS" -v kib="$KIB" -v w="$WORDS" -v c="$NCOL" -v cw="$CAL_WORDS" -v n="$NSH" '
     function up(x) { return (x == int(x)) ? x : int(x) + 1 }
     BEGIN {
         f = (w / n) / (cw > 0 ? cw : 1)
