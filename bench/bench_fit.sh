@@ -78,11 +78,6 @@ fit_log() {
     }
 }
 
-# tsv_col FILE COLUMN: the first data row's value of COLUMN
-tsv_col() {
-    awk -F'\t' -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next } { print $c; exit }' "$1"
-}
-
 median3() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 json_field() { $PY -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
@@ -122,7 +117,7 @@ versus() {
     done
     # shellcheck disable=SC2086
     s=$(median3 $sbw_t)
-    kl_sbw=$(tsv_col "$dir/out.tsv" kl_mean)
+    kl_sbw=$(tsv_field "$dir/out.tsv" kl_mean)
     bench_num "$model: sbw final KL" "$kl_sbw" || return 1
     if [ $torch = 0 ]; then
         bench_fig "$model: sbw ${s}s/step (no torch: speedup not measured); final mean KL after $STEPS steps: $kl_sbw"

@@ -55,8 +55,6 @@ have_py numpy && np=1
 [ $np = 1 ] && have_py scipy && sp=1
 BIG_PEAK_GB=${BIG_PEAK_GB:-16}
 
-gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k / 1048576 }'; }
-
 # check VALUE OP LIMIT [WHAT]: sets $ok to PASS or, for a target (WHAT
 # given: bench_missed WHAT), MISS; for a self-check (no WHAT), FAIL and
 # status=1.  OP: <= < >= =.  Call it outside $(...) so the status sticks.

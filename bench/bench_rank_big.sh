@@ -35,12 +35,6 @@ N=${RB_N:-$(quick 50000 2000)} M=${RB_M:-$(quick 50000 1500)} K=${RB_K:-$(quick 
 full=0
 [ "$BENCH_QUICK" != 1 ] && [ "$N" = 50000 ] && [ "$M" = 50000 ] && [ "$K" = 1000 ] && full=1
 
-gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k / 1048576 }'; }
-# col COLUMN FILE: the values of COLUMN in FILE's data rows
-col() { awk -F'\t' -v c="$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next } { print $k }' "$2"; }
-# meta KEY FILE: the value of the header line "# KEY=VALUE"
-meta() { sed -n "s/^# $1=//p" "$2" | head -n 1; }
-
 bench_note "sbw-rank --method randomized, $N x $M float32, top $K: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 have_py numpy scipy || {
     bench_skip "bench/gen_spectrum.py needs NumPy and SciPy (scripts/deps.sh --bench)"
@@ -56,29 +50,25 @@ if [ "${free_kb:-0}" -lt "$need_kb" ]; then
     exit 0
 fi
 
-set -- $(run_once "$PY" bench/gen_spectrum.py "$N" "$M" "$D/a.npy" "$D/s.txt") || {
-    cat "$BENCH_OUT/last.err"
-    bench_fail "bench/gen_spectrum.py $N $M"
-    exit 1
-}
+run=$(bench_run "bench/gen_spectrum.py $N $M" "$PY" bench/gen_spectrum.py "$N" "$M" "$D/a.npy" "$D/s.txt") || exit 1
+
+set -- $run
 tg=${1:-}
 delta=$(sed -n 's/^# delta=//p' "$D/s.txt")
 grep -v '^#' "$D/s.txt" | head -n "$K" >"$D/ex"
 bench_num "generation seconds, delta" "$tg" "$delta" || exit 1
 bench_note "  generated in $tg s (bench/gen_spectrum.py: known s_j = 1/(j + 1); float32 rounding delta = ||fl(A) - A||_F = $delta)"
 
-set -- $(run_once "$R" -q --method randomized --top "$K" --spectrum "$D/rs.tsv" "$D/a.npy") || {
-    cat "$BENCH_OUT/last.err"
-    bench_fail "sbw-rank --method randomized --top $K"
-    exit 1
-}
+run=$(bench_run "sbw-rank --method randomized --top $K" "$R" -q --method randomized --top "$K" --spectrum "$D/rs.tsv" "$D/a.npy") || exit 1
+
+set -- $run
 tr=${1:-} mr=${2:-}
 rm -f "$D/a.npy" # the 10 GB go as soon as they are read
-col sigma "$D/rs.tsv" >"$D/s"
-col sigma_lower "$D/rs.tsv" >"$D/lo"
-col sigma_upper "$D/rs.tsv" >"$D/hi"
-resid=$(meta residual "$D/rs.tsv")
-passes=$(meta passes "$D/rs.tsv")
+tsv_column "$D/rs.tsv" sigma >"$D/s"
+tsv_column "$D/rs.tsv" sigma_lower >"$D/lo"
+tsv_column "$D/rs.tsv" sigma_upper >"$D/hi"
+resid=$(tsv_meta "$D/rs.tsv" residual)
+passes=$(tsv_meta "$D/rs.tsv" passes)
 # MAX_ERR/s_1 MAX_PRINTED_ERR/s_1 RESID/s_1 INSIDE over the top K
 set -- $(paste "$D/ex" "$D/s" "$D/lo" "$D/hi" | head -n "$K" |
     awk -F'\t' -v d="$delta" -v r="$resid" 'NR == 1 { s1 = $1 }

@@ -34,9 +34,6 @@ N=${RR_N:-$(quick 20000 2000)} M=${RR_M:-$(quick 10000 1000)} K=${RR_K:-$(quick 
 np=0
 have_py numpy && np=1
 
-gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k / 1048576 }'; }
-# col COLUMN FILE: the values of COLUMN in FILE's data rows
-col() { awk -F'\t' -v c="$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next } { print $k }' "$2"; }
 # errors EXACT SIGMA [LO HI]: "MAX_ERR/sigma_1 MAX_BOUND/sigma_1 INSIDE" over
 # the first K lines of the files of values
 errors() {
@@ -59,22 +56,17 @@ else
 fi
 cat "$D/a.npy" >/dev/null # warm the page cache
 
-set -- $(run_once "$R" -q --spectrum "$D/ex.tsv" "$D/a.npy") || {
-    cat "$BENCH_OUT/last.err"
-    bench_fail "exact sbw-rank"
-    exit 1
-}
+run=$(bench_run "exact sbw-rank" "$R" -q --spectrum "$D/ex.tsv" "$D/a.npy") || exit 1
+
+set -- $run
 te=${1:-} me=${2:-}
-set -- $(run_once "$R" -q --method randomized --top "$K" --spectrum "$D/rs.tsv" "$D/a.npy") || {
-    cat "$BENCH_OUT/last.err"
-    bench_fail "sbw-rank --method randomized"
-    exit 1
-}
+run=$(bench_run "sbw-rank --method randomized" "$R" -q --method randomized --top "$K" --spectrum "$D/rs.tsv" "$D/a.npy") || exit 1
+set -- $run
 tr=${1:-} mr=${2:-}
-col sigma "$D/ex.tsv" >"$D/ex"
-col sigma "$D/rs.tsv" >"$D/s"
-col sigma_lower "$D/rs.tsv" >"$D/lo"
-col sigma_upper "$D/rs.tsv" >"$D/hi"
+tsv_column "$D/ex.tsv" sigma >"$D/ex"
+tsv_column "$D/rs.tsv" sigma >"$D/s"
+tsv_column "$D/rs.tsv" sigma_lower >"$D/lo"
+tsv_column "$D/rs.tsv" sigma_upper >"$D/hi"
 set -- $(errors "$D/ex" "$D/s" "$D/lo" "$D/hi")
 err=${1:-} bnd=${2:-} inside=${3:-}
 bench_num "seconds, peaks, errors" "$te" "$me" "$tr" "$mr" "$err" "$bnd" "$inside" || exit 1
@@ -86,22 +78,16 @@ else
     bench_fail "only $inside of $K exact values within their printed intervals"
 fi
 if [ $np = 1 ]; then
-    set -- $(run_once "$PY" bench/rsvd_ref.py "$D/a.npy" "$K" 10 2 "$D/ref.txt") || {
-        cat "$BENCH_OUT/last.err"
-        bench_fail "rsvd_ref.py"
-        exit 1
-    }
+    run=$(bench_run "rsvd_ref.py" "$PY" bench/rsvd_ref.py "$D/a.npy" "$K" 10 2 "$D/ref.txt") || exit 1
+    set -- $run
     tn=${1:-} mn=${2:-}
     set -- $(errors "$D/ex" "$D/ref.txt")
     bench_num "NumPy seconds, peak, error" "$tn" "$mn" "${1:-}" || exit 1
     bench_fig "  NumPy, the same algorithm (float64, matrix loaded): $tn s, $(gb "$mn") GB peak; max |sigma_exact - sigma| / sigma_1 = $1 (sbw/NumPy time = $(ratio "$tr" "$tn"))"
 fi
 if [ $np = 1 ] && have_py scipy; then
-    set -- $(run_once "$PY" bench/svds_ref.py "$D/a.npy" "$K" "$D/svds.txt") || {
-        cat "$BENCH_OUT/last.err"
-        bench_fail "svds_ref.py"
-        exit 1
-    }
+    run=$(bench_run "svds_ref.py" "$PY" bench/svds_ref.py "$D/a.npy" "$K" "$D/svds.txt") || exit 1
+    set -- $run
     ts=${1:-} ms=${2:-}
     set -- $(errors "$D/ex" "$D/svds.txt")
     bench_num "SciPy svds seconds, peak, error" "$ts" "$ms" "${1:-}" || exit 1

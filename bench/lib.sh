@@ -45,6 +45,26 @@ run_once() {
     return $rc
 }
 
+# bench_run WHAT CMD...: run_once CMD, its "SECONDS PEAK_KB" on stdout;
+# when CMD fails, its stderr and "FAIL: WHAT" (bench_fail) on stderr and
+# in the report, and 1.  Called as
+#   run=$(bench_run "what" cmd...) || exit 1
+#   set -- $run
+# (not `set -- $(...) || ...`: set's status is its own, 0, so that form
+# never sees the failure; and as $status cannot leave the command
+# substitution, the caller exits.)
+bench_run() {
+    _br_what=$1
+    shift
+    run_once "$@" && return 0
+    cat "$BENCH_OUT/last.err" >&2
+    bench_fail "$_br_what" >&2
+    return 1
+}
+
+# gb KB: kilobytes as gigabytes (GiB) with 2 decimals
+gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k / 1048576 }'; }
+
 # bench_median CMD...: runs CMD $BENCH_REPS times, prints "MEDIAN_SECONDS
 # MAX_PEAK_KB".  Fails (status 1) if any run fails.
 bench_median() {

@@ -96,3 +96,18 @@ recipe_signal() {
     echo "$recipe_name: $1; rerun to go on from the finished steps" >&2
     exit "$2"
 }
+
+# recipe_order DIR [FORMAT [EMPTY]]: stdin's "label<TAB>value" lines as one
+# sentence, "a 0.9 > b 0.5 = c 0.5.", ordered by sbw-series --order DIR
+# (desc or asc; sbw-series gives the relation between neighbours), each
+# value printed with FORMAT [%.3f]; EMPTY ["(none measured yet)."] when
+# stdin has no line.  Needs $BIN (sbw's tools) and scripts/tsv.sh.
+recipe_order() {
+    _ro_in=$(cat)
+    if [ -z "$_ro_in" ]; then
+        echo "${3:-(none measured yet).}"
+        return 0
+    fi
+    printf '%s\n' "$_ro_in" | "$BIN/sbw-series" -q --order "$1" | tsv_rows /dev/stdin |
+        awk -F'\t' -v fmt="${2:-%.3f}" 'NR > 1 { printf "%s%s " fmt, (NR > 2 ? " " $3 " " : ""), $1, $2 } END { print "." }'
+}

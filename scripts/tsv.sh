@@ -10,6 +10,11 @@ tsv_field() {
         ++r == row { if (c) print $c; exit }' "$1"
 }
 
+# tsv_column FILE COLUMN: the values of COLUMN in every data row, one a line.
+tsv_column() {
+    awk -F'\t' -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next } c { print $c }' "$1"
+}
+
 # tsv_meta FILE KEY: the value of a "# KEY=value" header line.
 tsv_meta() {
     awk -v key="$2" 'index($0, "# " key "=") == 1 { print substr($0, length(key) + 4); exit }' "$1"

@@ -109,17 +109,6 @@ table() {
         rfail=1
     fi
 }
-# order DIR [FORMAT]: "label<TAB>value" lines on stdin as "a 0.9 > b 0.5 =
-# c 0.5." (sbw-series --order), each value printed with FORMAT [%.3f]
-order() {
-    cat >"$TAB/order"
-    if [ -s "$TAB/order" ]; then
-        "$BIN/sbw-series" -q --order "$1" "$TAB/order" | tsv_rows /dev/stdin |
-            awk -F'\t' -v fmt="${2:-%.3f}" 'NR > 1 { printf "%s%s " fmt, (NR > 2 ? " " $3 " " : ""), $1, $2 } END { print "." }'
-    else
-        echo "(none measured yet)."
-    fi
-}
 # label NAME: the report's name for a model of run.sh (its first word is
 # the head, which sbw-plot's styles read)
 label() {
@@ -358,7 +347,7 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     printf 'Test perplexity, lowest first: '
     for n in softmax "$MOS" mixtape; do
         [ -s "$RES/$n/eval-test.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(v "ptb/$n/eval-test.tsv" ppl)"
-    done | order asc %.2f
+    done | recipe_order asc %.2f
     echo
     echo "Training speed (the paper: Mixtape 3.5 to 10.5 times MoS's speed, 20 to 34% slower than Softmax). The"
     echo "tokens/s above are each run's own (train.tsv; runs may have shared the cores, see experiments/ptb/report.md)."
@@ -394,9 +383,9 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     for n in $MODELS; do [ -s "$SRC/$(md "$n")/gradneck.tsv" ] || not_yet "$n" measure; done
     echo
     printf 'Mean suppressed share, largest first: '
-    order desc <"$TAB/supp"
+    recipe_order desc <"$TAB/supp"
     printf 'Rank of log Q, lowest first: '
-    order asc %s <"$TAB/ranks"
+    recipe_order asc %s <"$TAB/ranks"
     echo
     if [ -n "$gn_verdict" ]; then
         echo "Does a high-rank head suppress less? $gn_verdict."
@@ -446,7 +435,7 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     printf 'α, largest first: '
     for n in $MODELS; do
         [ -s "$SRC/$(md "$n")/decay.tsv" ] && printf '%s\t%s\n' "$(label "$n")" "$(m "$(md "$n")/decay.tsv" decay_alpha)"
-    done | order desc
+    done | recipe_order desc
     echo
     case " $figs " in *" decay "*)
         echo "The figure: log10 σ_i against i (log axis) for each measured model (\`figures/decay-MODEL.tsv\`, the"

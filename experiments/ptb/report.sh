@@ -25,6 +25,7 @@ case ${1:-} in -h | --help)
 esac
 cd "$(dirname "$0")/../.."
 . scripts/tsv.sh
+. scripts/recipe.sh
 BIN=${BIN:-bin}
 ROOT=$(pwd)
 case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
@@ -78,19 +79,6 @@ paper() {
         !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
         $c["table"] == t && $c["model"] == m && $c["k"] == k && $c["quantity"] == q { x = $c["value"] }
         END { printf "%s", x == "" ? "—" : x }' "$PAPER"
-}
-# in_order DIR FORMAT EMPTY: "name<TAB>value" lines on stdin as one
-# sentence, "name value > name value." ordered by sbw-series --order DIR
-# (desc or asc; equal values joined by "="), each value printed with
-# FORMAT; EMPTY when none
-in_order() {
-    cat >"$TAB/order"
-    if [ -s "$TAB/order" ]; then
-        "$BIN/sbw-series" -q --order "$1" "$TAB/order" | tsv_rows /dev/stdin |
-            awk -F'\t' -v fmt="$2" 'NR > 1 { printf "%s%s " fmt, (NR > 2 ? " " $3 " " : ""), $1, $2 } END { print "." }'
-    else
-        echo "$3"
-    fi
 }
 # bound MODEL: the head's rank bound (D + 2 for a Softmax or MoC head with
 # a bias), sbw-lm train's rank_bound
@@ -262,7 +250,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         m=$(basename "$d")
         x=$(v "$m/eval-test.tsv" ppl %.1f)
         [ "$x" != — ] && printf '%s\t%s\n' "$m" "$x"
-    done | in_order asc %.1f "(none yet)."
+    done | recipe_order asc %.1f "(none yet)."
     echo "  The papers' models are near 56 after 1000 epochs (next section); ours are far from converged."
     printf -- "- MoS rank by K (Table 7), at float64's eps / at float32's:"
     printf '%s' "$kranks" | awk -F'\t' '{ printf "%s K = %s: %s / %s", (NR > 1 ? ";" : ""), $1, $2, $3 }
@@ -382,7 +370,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     for m in "$SM Softmax" "$MOC MoC" "$MOS MoS" "mixtape Mixtape"; do
         x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl %.3f)
         [ "$x" != — ] && printf '%s\t%s\n' "${m#* }" "$x"
-    done | in_order desc %.3f "(none evaluated yet)."
+    done | recipe_order desc %.3f "(none evaluated yet)."
     echo "Our final models differ in perplexity, so the"
     echo "table compares them at different points of training. The KLD-against-perplexity figure"
     echo "measures KLD along training instead (the snapshots sbw-lm kept every --eval-every tokens, a quarter epoch here, on"

@@ -121,3 +121,60 @@ wait_for() {
     done
     return 1
 }
+
+# md_blocks DOC OUTDIR: every ```sh block of the markdown file DOC as
+# OUTDIR/block.N (N: its first line), and OUTDIR/run.sh, the blocks marked
+# by a "<!-- guide-test -->" line just above, in order, each after an echo
+# naming DOC and its line (no run.sh when none is marked).
+md_blocks() {
+    awk -v out="$2" '
+        /^<!-- guide-test -->$/ { mark = 1; next }
+        /^```sh$/ && !inb { inb = 1; n = NR + 1; f = out "/block." n
+            if (mark) print "echo \"== " FILENAME " line " n "\"" >> (out "/run.sh")
+            printf "" > f; next }
+        /^```/ && inb { inb = 0; close(f); mark = 0; next }
+        inb { print >> f; if (mark) print >> (out "/run.sh"); next }
+        NF { mark = 0 }
+    ' "$1"
+}
+
+# md_help WORD...: the --help of the sbw tool ($BINA, an absolute bin) or
+# recipe ('$SBW/PATH', under $ROOT) a command starts with, and of its
+# subcommand when the second word is one; 1 when it is neither.
+md_help() {
+    case $1 in
+    sbw-*)
+        [ -x "$BINA/$1" ] || return 1
+        "$BINA/$1" --help 2>/dev/null
+        case ${2:-} in [a-z]*) "$BINA/$1" "$2" --help 2>/dev/null || true ;; esac
+        ;;
+    '$SBW/'*) sh "$ROOT/${1#\$SBW/}" --help 2>/dev/null ;;
+    *) return 1 ;;
+    esac
+}
+
+# md_audit BLOCK DOC LINE: one check for each option an sbw command of the
+# shell block BLOCK (from DOC, at LINE) uses: that its --help (md_help)
+# names it.  Continuation lines are joined, comments dropped, leading
+# VAR=value words and keywords skipped, and the commands of a pipeline or
+# list taken one by one; sbw-rank-mpi (built in build/mpi) is skipped.
+md_audit() {
+    md_doc=$2 md_at=$3
+    sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$1" | sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]#.*//' |
+        tr '|;&()' '\n\n\n\n\n' >"$T/md_cmds"
+    while read -r mdline; do
+        # shellcheck disable=SC2086 # the command's words, on purpose
+        set -- $mdline
+        while [ $# -gt 0 ]; do
+            case $1 in *=* | do | then | else | '{') shift ;; *) break ;; esac
+        done
+        case ${1:-} in sbw-rank-mpi) continue ;; sbw-* | '$SBW/'*.sh) ;; *) continue ;; esac
+        if ! md_help "$@" >"$T/md_help"; then
+            bad "$md_doc (block at line $md_at): '$1' is no sbw tool or recipe"
+            continue
+        fi
+        for o in $(printf '%s\n' "$mdline" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+            if grep -q -- "$o\\b" "$T/md_help"; then ok; else bad "$md_doc (block at line $md_at): $1 has no option $o"; fi
+        done
+    done <"$T/md_cmds"
+}

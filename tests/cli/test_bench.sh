@@ -20,11 +20,12 @@ if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %e true >/dev/null 2>&1; then
 fi
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 
-# smoke NAME BINDIR: bench/run.sh in the quick mode on bench_lm and
-# bench_fit with the tools of BINDIR; report in $T/NAME/report.txt
+# smoke NAME BINDIR CODE [BENCHES]: bench/run.sh in the quick mode on
+# BENCHES (bench_lm and bench_fit) with the tools of BINDIR, exit CODE;
+# report in $T/NAME/report.txt
 smoke() {
     expect_exit "$3" "$1: bench/run.sh" env SBW_BIN="$2" BENCH_QUICK=1 BENCH_PY=/bin/false \
-        BENCH_OUT="$T/$1" BENCH_ONLY="lm fit" sh bench/run.sh
+        BENCH_OUT="$T/$1" BENCH_ONLY="${4:-lm fit}" sh bench/run.sh
 }
 
 # ---- the real tools: every sbw figure, exit 0 ------------------------------------------
@@ -105,4 +106,25 @@ expect_grep "^FAIL: softmax: sbw seconds per step: no figure \(got ''\)" "$R" "a
 expect_grep "^FAIL: softmax --parallel blocks: sbw-fit or its log" "$R" "nor a stale time for --parallel"
 expect_grep "^== bench_fit: FAILED \(exit 1" "$R" "bench_fit FAILED"
 expect_grep "^== bench_lm: ok, " "$R" "bench_lm unaffected"
+
+# an sbw-rank whose randomized method fails: GNU time still writes the
+# seconds of a failed run, and `set -- $(run_once ...) || fail` never saw
+# the failure (set's status is its own): bench_rank_rand went on with them
+fakebin rankbin sbw-rank
+cat >"$T/rankbin/sbw-rank" <<EOF
+#!/bin/sh
+for a in "\$@"; do
+    if [ "\$a" = randomized ]; then
+        echo "sbw-rank: cannot map the file" >&2
+        exit 1
+    fi
+done
+exec "$BIN/sbw-rank" "\$@"
+EOF
+chmod +x "$T/rankbin/sbw-rank"
+smoke rankbin "$T/rankbin" 1 rank_rand
+R=$T/rankbin/report.txt
+expect_grep "^FAIL: sbw-rank --method randomized$" "$R" "the failed run is named"
+expect_grep "^== bench_rank_rand: FAILED \(exit 1, a FAIL line" "$R" "bench_rank_rand FAILED"
+if grep -q "exact/randomized" "$R"; then bad "a figure from the failed run: $(grep "exact/randomized" "$R")"; else ok; fi
 finish

@@ -24,74 +24,20 @@
 ROOT=$(pwd)
 BINA=$(cd "$BIN" && pwd)
 
-# blocks GUIDE OUTDIR: OUTDIR/run.sh (the marked blocks, in order) and
-# OUTDIR/block.N (every ```sh block, N its first line), from GUIDE
-blocks() {
-    awk -v out="$2" '
-        /^<!-- guide-test -->$/ { mark = 1; next }
-        /^```sh$/ && !inb { inb = 1; n = NR + 1; f = out "/block." n
-            if (mark) print "echo \"== " FILENAME " line " n "\"" >> (out "/run.sh")
-            printf "" > f; next }
-        /^```/ && inb { inb = 0; close(f); mark = 0; next }
-        inb { print >> f; if (mark) print >> (out "/run.sh"); next }
-        NF { mark = 0 }
-    ' "$1"
-}
-
-# helptext WORD...: the --help of the tool or recipe a command starts
-# with, and of its subcommand when the second word is one
-helptext() {
-    case $1 in
-    sbw-*)
-        [ -x "$BINA/$1" ] || return 1
-        "$BINA/$1" --help 2>/dev/null
-        case ${2:-} in [a-z]*) "$BINA/$1" "$2" --help 2>/dev/null || true ;; esac
-        ;;
-    '$SBW/'*) sh "$ROOT/${1#\$SBW/}" --help 2>/dev/null ;;
-    *) return 1 ;;
-    esac
-}
-
-# audit BLOCK GUIDE LINE: every sbw command of BLOCK uses only options its
-# --help names.  Continuation lines are joined, comments dropped, and the
-# commands of a pipeline or list taken one by one.
-audit() {
-    ablock=$1 aguide=$2 aline=$3
-    sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$ablock" | sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]#.*//' |
-        tr '|;&()' '\n\n\n\n\n' >"$T/cmds"
-    while read -r line; do
-        # leading VAR=value assignments and keywords
-        # shellcheck disable=SC2086
-        set -- $line
-        while [ $# -gt 0 ]; do
-            case $1 in *=* | do | then | else | '{') shift ;; *) break ;; esac
-        done
-        [ $# -gt 0 ] || continue
-        case $1 in sbw-* | '$SBW/'*.sh) ;; *) continue ;; esac
-        if ! helptext "$@" >"$T/help"; then
-            bad "$aguide (block at line $aline): '$1' is no sbw tool or recipe"
-            continue
-        fi
-        for o in $(printf '%s\n' "$line" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
-            if grep -q -- "$o\\b" "$T/help"; then ok; else bad "$aguide (block at line $aline): $1 has no option $o"; fi
-        done
-    done <"$T/cmds"
-}
-
 nguides=0
 for g in docs/guide-*.md; do
     nguides=$((nguides + 1))
     name=$(basename "$g" .md)
     D=$T/$name
     mkdir -p "$D/blocks" "$D/work"
-    blocks "$g" "$D/blocks"
+    md_blocks "$g" "$D/blocks"
     nb=0
     for b in "$D"/blocks/block.*; do
         [ -f "$b" ] || continue
         nb=$((nb + 1))
         line=${b##*.}
         if sh -n "$b" 2>"$T/syn"; then ok; else bad "$g (block at line $line) does not parse: $(head -c 200 "$T/syn")"; fi
-        audit "$b" "$g" "$line"
+        md_audit "$b" "$g" "$line"
     done
     if [ "$nb" -gt 0 ]; then ok; else bad "$g: no shell block"; fi
     if [ -s "$D/blocks/run.sh" ]; then

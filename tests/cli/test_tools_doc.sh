@@ -11,6 +11,7 @@
 # guides' own test (test_guides.sh) runs theirs.
 . tests/cli/lib.sh
 DOC=docs/tools.md
+ROOT=$(pwd)
 BINA=$(cd "$BIN" && pwd)
 
 # --- every tool has a row in "At a glance" and a heading
@@ -29,43 +30,14 @@ done
 
 # --- the shell blocks: parsed, and their sbw options checked against --help
 mkdir -p "$T/blocks"
-awk -v out="$T/blocks" '
-    /^```sh$/ && !inb { inb = 1; f = out "/block." NR + 1; printf "" > f; next }
-    /^```/ && inb { inb = 0; close(f); next }
-    inb { print >> f }
-' "$DOC"
-# helptext TOOL [WORD]: the tool's --help, and its subcommand's when WORD is one
-helptext() {
-    [ -x "$BINA/$1" ] || return 1
-    "$BINA/$1" --help 2>/dev/null
-    case ${2:-} in [a-z]*) "$BINA/$1" "$2" --help 2>/dev/null || true ;; esac
-}
+md_blocks "$DOC" "$T/blocks"
 nblocks=0
 for b in "$T"/blocks/block.*; do
     [ -f "$b" ] || continue
     nblocks=$((nblocks + 1))
     line=${b##*.}
     if sh -n "$b" 2>"$T/syn"; then ok; else bad "$DOC (block at line $line) does not parse: $(head -c 200 "$T/syn")"; fi
-    # continuation lines joined, comments dropped, one command a line
-    # shellcheck disable=SC2020 # each of | ; & ( ) ends a command
-    sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$b" | sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]#.*//' |
-        tr '|;&()' '\n\n\n\n\n' >"$T/cmds"
-    while read -r cmd; do
-        # shellcheck disable=SC2086 # the command's words, on purpose
-        set -- $cmd
-        while [ $# -gt 0 ]; do
-            case $1 in *=* | do | then | else | '{') shift ;; *) break ;; esac
-        done
-        case ${1:-} in sbw-*) ;; *) continue ;; esac
-        [ "$1" = sbw-rank-mpi ] && continue # built in build/mpi, not $BIN
-        if ! helptext "$@" >"$T/help"; then
-            bad "$DOC (block at line $line): '$1' is no sbw tool"
-            continue
-        fi
-        for o in $(printf '%s\n' "$cmd" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
-            if grep -q -- "$o\\b" "$T/help"; then ok; else bad "$DOC (block at line $line): $1 has no option $o"; fi
-        done
-    done <"$T/cmds"
+    md_audit "$b" "$DOC" "$line"
 done
 if [ "$nblocks" -ge 20 ]; then ok; else bad "$DOC: only $nblocks shell blocks"; fi
 
