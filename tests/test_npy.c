@@ -228,6 +228,104 @@ static const char *write_npy(const char *name, const char *dict, size_t payload)
     return write_bytes(name, buf, total + payload);
 }
 
+/* ---- the fast float32/float64 row conversion ---------------------------- */
+
+/* A v1 .npy of the given dict with payload bytes data[0, n). */
+static const char *write_npy_data(const char *name, const char *dict, const void *data, size_t n)
+{
+    size_t len = strlen(dict), total = (10 + len + 1 + 63) / 64 * 64;
+    unsigned char *buf = calloc(total + n, 1);
+    assert_non_null(buf);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)((total - 10) & 0xff);
+    buf[9] = (unsigned char)((total - 10) >> 8);
+    memcpy(buf + 10, dict, len);
+    memset(buf + 10 + len, ' ', total - 10 - len - 1);
+    buf[total - 1] = '\n';
+    memcpy(buf + total, data, n);
+    const char *path = write_bytes(name, buf, total + n);
+    free(buf);
+    return path;
+}
+
+/* Reads path (NR x NC, float32 items) in blocks of 5 rows with a leading
+ * dimension NC + 3, as doubles and as floats, and compares every item bit
+ * for bit with the brute-force conversion of want (row-major floats). */
+enum { CONV_NR = 37, CONV_NC = 53, CONV_LD = CONV_NC + 3 };
+static void expect_converted(const char *path, const float *want)
+{
+    static double d[5 * CONV_LD];
+    static float f[5 * CONV_LD];
+    sbw_npy_reader *r, *rf;
+    SBW_ASSERT_OK(sbw_npy_open(&r, path));
+    SBW_ASSERT_OK(sbw_npy_open(&rf, path));
+    for (size_t i0 = 0; i0 < CONV_NR; i0 += 5) {
+        size_t nr = CONV_NR - i0 < 5 ? CONV_NR - i0 : 5;
+        SBW_ASSERT_OK(sbw_npy_read_rows(r, d, nr, CONV_LD));
+        SBW_ASSERT_OK(sbw_npy_read_rows_f32(rf, f, nr, CONV_LD));
+        for (size_t i = 0; i < nr; i++)
+            for (size_t j = 0; j < CONV_NC; j++) {
+                float w = want[(i0 + i) * CONV_NC + j];
+                double wd = (double)w;
+                if (memcmp(&d[i * CONV_LD + j], &wd, 8) != 0 || memcmp(&f[i * CONV_LD + j], &w, 4))
+                    fail_msg("%s: item (%zu, %zu) read as %.9g / %.9g, stored %.9g", path, i0 + i,
+                             j, d[i * CONV_LD + j], (double)f[i * CONV_LD + j], wd);
+            }
+    }
+    sbw_npy_close(r);
+    sbw_npy_close(rf);
+}
+
+static void byteswap4(unsigned char *p)
+{
+    unsigned char t = p[0];
+    p[0] = p[3];
+    p[3] = t;
+    t = p[1];
+    p[1] = p[2];
+    p[2] = t;
+}
+
+/* The row-at-a-time conversion of native float32 rows (and the float64
+ * copy) gives bit for bit what load_item gives item by item: the same
+ * floats, with infinities, NaN, -0, subnormals and the extremes, read
+ * from the native C-order file (fast path), its byte-swapped twin and its
+ * Fortran-order twin (item by item), in blocks with a leading dimension. */
+static void test_fast_conversion(void **state)
+{
+    (void)state;
+    enum { N = CONV_NR * CONV_NC };
+    static float a[N], t[N];
+    static unsigned char sw[4 * N];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t k = 0; k < N; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a[k] = (float)((double)(int64_t)x / 9.2e18) * powf(10.0f, (float)(x % 9) - 4.0f);
+    }
+    const float special[] = {INFINITY, -INFINITY, NAN, -0.0f, 1e-45f, -1.17e-38f, 3.4028235e38f};
+    for (size_t k = 0; k < sizeof special / sizeof *special; k++)
+        a[k * 101] = special[k];
+    uint16_t one = 1;
+    unsigned char lo;
+    memcpy(&lo, &one, 1);
+    char nat = lo ? '<' : '>', oth = lo ? '>' : '<', dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': False, 'shape': (%d, %d), }",
+             nat, CONV_NR, CONV_NC);
+    expect_converted(write_npy_data("conv_c.npy", dict, a, sizeof a), a);
+    memcpy(sw, a, sizeof a);
+    for (size_t k = 0; k < N; k++)
+        byteswap4(sw + 4 * k);
+    snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': False, 'shape': (%d, %d), }",
+             oth, CONV_NR, CONV_NC);
+    expect_converted(write_npy_data("conv_swap.npy", dict, sw, sizeof sw), a);
+    for (size_t i = 0; i < CONV_NR; i++)
+        for (size_t j = 0; j < CONV_NC; j++)
+            t[j * CONV_NR + i] = a[i * CONV_NC + j];
+    snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': True, 'shape': (%d, %d), }",
+             nat, CONV_NR, CONV_NC);
+    expect_converted(write_npy_data("conv_f.npy", dict, t, sizeof t), a);
+}
+
 static void expect_open_error(const char *path, int status, const char *phrase)
 {
     sbw_npy_reader *r = (sbw_npy_reader *)1;
@@ -573,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_fixture_layouts),
         cmocka_unit_test(test_fixture_f32_reader),
         cmocka_unit_test(test_fixture_vector),
+        cmocka_unit_test(test_fast_conversion),
         cmocka_unit_test(test_writer_matches_numpy_bytes),
         cmocka_unit_test(test_stream_roundtrip),
         cmocka_unit_test(test_f32_roundtrip_with_ld),
