@@ -430,18 +430,28 @@ static void axis_letter(FILE *out, char axis)
         SBW_PLOT_GP_TEXT(out, "y");
 }
 
-/* Tics of a log axis over data in [lo, hi]: the ranges hug the data, so a
- * span under three decades could show one labelled tic or none; label
- * 1, 2, 5 (or every digit) times the powers of ten inside it, or, in a
- * very narrow span, four values spread over it.  Over three decades or
- * more gnuplot puts every tic at a power of ten, labelled 10^k (its
- * default 1x10^k crowds a span of many decades).  The decades are counted
- * by exponent, never by multiplying a power of ten that may underflow to
- * zero (data near the smallest doubles). */
-static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
+/* "set xtics (t0, t1, ...)" (or y). */
+static void tic_list(FILE *out, char axis, const double *t, size_t n)
 {
-    static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
-    static const size_t len[3] = {1, 3, 9};
+    SBW_PLOT_GP_TEXT(out, "set ");
+    axis_letter(out, axis);
+    SBW_PLOT_GP_TEXT(out, "tics (");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            SBW_PLOT_GP_TEXT(out, ", ");
+        SBW_PLOT_GP_FMT(out, "%.6g", t[i]);
+    }
+    SBW_PLOT_GP_TEXT(out, ")\n");
+}
+
+/* Tics of a log axis over data in [lo, hi], shown with pad (gnuplot's
+ * graph offsets) on each side: under three decades the list of
+ * sbw_plot_tics_log (the ranges hug the data, so gnuplot's own could show
+ * one labelled tic or none); over three decades or more gnuplot puts every
+ * tic at a power of ten, labelled 10^k (its default 1x10^k crowds a span
+ * of many decades). */
+static void log_tics(FILE *out, char axis, double lo, double hi, double pad, bool tex)
+{
     SBW_PLOT_GP_TEXT(out, "set ");
     axis_letter(out, axis);
     SBW_PLOT_GP_TEXT(out, "tics autofreq\n");
@@ -456,34 +466,10 @@ static void log_tics(FILE *out, char axis, double lo, double hi, bool tex)
             SBW_PLOT_GP_TEXT(out, " '10^{%T}'\n");
         return;
     }
-    int e0 = (int)floor(log10(lo)), e1 = (int)floor(log10(hi)); /* e1 - e0 <= 3 */
-    for (size_t k = 0; k < 3; k++) {
-        double t[40];
-        size_t n = 0;
-        for (int e = e0; e <= e1 && n + 9 < 40; e++)
-            for (size_t i = 0; i < len[k]; i++) {
-                double v = sets[k][i] * pow(10, e);
-                if (v >= lo && v <= hi && v > 0)
-                    t[n++] = v;
-            }
-        if (n >= 3 || (k == 2 && n >= 2)) {
-            SBW_PLOT_GP_TEXT(out, "set ");
-            axis_letter(out, axis);
-            SBW_PLOT_GP_TEXT(out, "tics (");
-            for (size_t i = 0; i < n; i++) {
-                if (i)
-                    SBW_PLOT_GP_TEXT(out, ", ");
-                SBW_PLOT_GP_FMT(out, "%.6g", t[i]);
-            }
-            SBW_PLOT_GP_TEXT(out, ")\n");
-            return;
-        }
-    }
-    double l = log(lo), h = log(hi); /* lo*lo*hi would underflow */
-    SBW_PLOT_GP_TEXT(out, "set ");
-    axis_letter(out, axis);
-    SBW_PLOT_GP_FMT(out, "tics (%.3g, %.3g, %.3g, %.3g)\n", lo, exp((2 * l + h) / 3),
-                    exp((l + 2 * h) / 3), hi);
+    double t[SBW_PLOT_TICS_LOG_MAX];
+    size_t n = sbw_plot_tics_log(lo, hi, pad, t);
+    if (n)
+        tic_list(out, axis, t, n);
 }
 
 /* "set key ..." for p: its position (one of a few; below the panel
@@ -625,10 +611,12 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *
         marks = marks || p->series[j]->with == SBW_WITH_LINESPOINTS ||
                 p->series[j]->with == SBW_WITH_POINTS;
     SBW_PLOT_GP_TEXT(out, "set autoscale fix\n");
+    double xpad = 0, ypad = isfinite(p->ymin) || isfinite(p->ymax) ? 0 : 0.05;
     if (isfinite(p->xmin) && isfinite(p->xmax)) {
         set_range(out, 'x', p->xmin, p->xmax);
         SBW_PLOT_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
     } else if (marks) {
+        xpad = 0.03;
         SBW_PLOT_GP_TEXT(out, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
     } else {
         SBW_PLOT_GP_TEXT(out, "set offsets 0, 0, graph 0.05, graph 0.05\n");
@@ -660,7 +648,7 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *
     if (xtic_values(p, lx, xv, &nx))
         xtics_at(out, xv, nx, rm.x, lx);
     else if (lx)
-        log_tics(out, 'x', lo, hi, tex);
+        log_tics(out, 'x', lo, hi, xpad, tex);
     else
         linear_tics(out, false, lo, hi, rm.x);
     data_range(p, lx, ly, true, &lo, &hi);
@@ -670,7 +658,7 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *
         hi = p->ymax;
     }
     if (ly)
-        log_tics(out, 'y', lo, hi, tex);
+        log_tics(out, 'y', lo, hi, ypad, tex);
     else
         linear_tics(out, true, lo, hi, p->key ? rm.y : 0.7 * rm.y);
     SBW_PLOT_GP_TEXT(out, "plot ");

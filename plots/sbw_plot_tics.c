@@ -66,3 +66,67 @@ size_t sbw_plot_tics_thin(double *v, size_t n, size_t max, bool logaxis)
     }
     return k;
 }
+
+/* v rounded to digits significant digits (v itself near the ends of the
+ * doubles, where the power of ten would not be exact). */
+static double round_sig(double v, int digits)
+{
+    if (!(v > 1e-290 && v < 1e290))
+        return v;
+    double u = pow(10, floor(log10(v)) - (digits - 1));
+    return round(v / u) * u;
+}
+
+/* Labelled ends for the tics t[0, n) of a log axis over data [lo, hi]
+ * shown as [vlo, vhi]: when the data's lowest (or highest) value is more
+ * than a fifth of the data's log span from the nearest tic, its value
+ * rounded to two digits becomes a tic (if the axis shows it and it is not
+ * within a tenth of the span of the next tic).  The new count (t has room
+ * for 2 more). */
+static size_t end_tics(double *t, size_t n, double lo, double hi, double vlo, double vhi)
+{
+    double span = log10(hi) - log10(lo);
+    if (n == 0 || !(span > 0))
+        return n;
+    double v = round_sig(lo, 2);
+    if (log10(t[0]) - log10(lo) > 0.2 * span && v >= vlo && log10(t[0]) - log10(v) > 0.1 * span) {
+        memmove(t + 1, t, n * sizeof *t);
+        t[0] = v;
+        n++;
+    }
+    v = round_sig(hi, 2);
+    if (log10(hi) - log10(t[n - 1]) > 0.2 * span && v <= vhi &&
+        log10(v) - log10(t[n - 1]) > 0.1 * span)
+        t[n++] = v;
+    return n;
+}
+
+size_t sbw_plot_tics_log(double lo, double hi, double pad, double *t)
+{
+    static const double sets[3][9] = {{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+    static const size_t len[3] = {1, 3, 9};
+    if (!(lo > 0) || !isfinite(hi) || !(hi >= lo) || !(hi / lo < 1000) || !(pad >= 0 && pad < 0.4))
+        return 0;
+    double ext = (log10(hi) - log10(lo)) * pad / (1 - 2 * pad); /* < 3 decades */
+    double vlo = lo * pow(10, -ext), vhi = hi * pow(10, ext);
+    /* decades by exponent, never by multiplying a power of ten that may
+     * underflow to zero (data near the smallest doubles) */
+    int e0 = (int)floor(log10(vlo > 0 ? vlo : lo)), e1 = (int)floor(log10(vhi)); /* <= 9 apart */
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = 0;
+        for (int e = e0; e <= e1 && n + 9 <= SBW_PLOT_TICS_LOG_MAX - 2; e++)
+            for (size_t i = 0; i < len[k]; i++) {
+                double v = sets[k][i] * pow(10, e);
+                if (v >= vlo && v <= vhi && v > 0)
+                    t[n++] = v;
+            }
+        if (n >= 3 || (k == 2 && n >= 2))
+            return end_tics(t, n, lo, hi, vlo, vhi);
+    }
+    double l = log(lo), h = log(hi); /* lo*lo*hi would underflow */
+    t[0] = round_sig(lo, 3);
+    t[1] = round_sig(exp((2 * l + h) / 3), 3);
+    t[2] = round_sig(exp((l + 2 * h) / 3), 3);
+    t[3] = round_sig(hi, 3);
+    return 4;
+}

@@ -36,4 +36,22 @@ size_t sbw_plot_tics_chars(const double *v, size_t n);
  * before it when they are too close); returns how many are kept, in v. */
 size_t sbw_plot_tics_thin(double *v, size_t n, size_t max, bool logaxis);
 
+/* The capacity sbw_plot_tics_log needs of its array. */
+#define SBW_PLOT_TICS_LOG_MAX 48
+
+/* The labelled tics of a log axis over data [lo, hi] (0 < lo <= hi <
+ * 1000 lo: under three decades; above, gnuplot's powers of ten serve)
+ * that gnuplot shows with pad (0 <= pad < 0.4, a fraction of the axis:
+ * its graph offsets) added on each side.  The ranges hug the data, so
+ * gnuplot's own tics could leave one labelled tic or none: 1, 2, 5 times
+ * the powers of ten the axis shows (every digit when that gives fewer
+ * than 3), and an end of the data more than a fifth of its log span from
+ * the nearest of them labelled with its value to two digits (so that a
+ * flat line at the bottom or top, a rank at D + 2, is not left between
+ * unlabelled ticks); in a span too narrow for two digits, four values
+ * spread over it to three digits.  Into t (SBW_PLOT_TICS_LOG_MAX),
+ * ascending; returns how many (at least 2), 0 when lo, hi, pad are not
+ * such a range. */
+size_t sbw_plot_tics_log(double lo, double hi, double pad, double *t);
+
 #endif

@@ -535,6 +535,57 @@ static void test_tics_thin_keeps_apart(void **state)
     assert_true(step > 0 && floor(1e6 / step) + 1 <= 3);
 }
 
+/* The nearest of t[0, n) to v, in decades. */
+static double log_dist(const double *t, size_t n, double v)
+{
+    double d = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        d = fmin(d, fabs(log10(t[i]) - log10(v)));
+    return d;
+}
+
+/* Log-axis tics under three decades: ascending, inside what the axis
+ * shows (the data's range widened by the pad, computed here from its
+ * definition), and each end of the data within a quarter of the data's
+ * log span of a labelled tic (on random ranges of 0.5 to 3 decades at
+ * gnuplot's 5% offsets); and the cases that once left the data's ends
+ * unlabelled (a rank flat at 401 against 9,999; 402 against 1,455: no tic
+ * above 5,000 or 1,000). */
+static void test_tics_log_label_the_data(void **state)
+{
+    (void)state;
+    double t[SBW_PLOT_TICS_LOG_MAX];
+    unsigned seed = 11;
+    for (int trial = 0; trial < 5000; trial++) {
+        seed = seed * 1103515245u + 12345u;
+        double e = -20 + 40 * (double)(seed >> 8 & 0xffff) / 65536.0;
+        seed = seed * 1103515245u + 12345u;
+        double span = 0.5 + 2.49 * (double)(seed >> 8 & 0xffff) / 65536.0;
+        double lo = pow(10, e), hi = pow(10, e + span), pad = 0.05;
+        double ext = span * pad / (1 - 2 * pad), vlo = lo / pow(10, ext), vhi = hi * pow(10, ext);
+        size_t n = sbw_plot_tics_log(lo, hi, pad, t);
+        assert_true(n >= 2 && n <= SBW_PLOT_TICS_LOG_MAX);
+        for (size_t i = 0; i < n; i++) {
+            assert_true(i == 0 || t[i] > t[i - 1]);
+            assert_true(t[i] >= vlo * (1 - 1e-12) && t[i] <= vhi * (1 + 1e-12));
+        }
+        if (log_dist(t, n, lo) > 0.25 * span || log_dist(t, n, hi) > 0.25 * span)
+            fail_msg("[%g, %g]: an end of the data far from every tic (%zu tics, %g .. %g)", lo, hi,
+                     n, t[0], t[n - 1]);
+    }
+    const double cases[][2] = {{401, 9999}, {402, 1455}, {0.0123, 0.9}};
+    for (size_t k = 0; k < 3; k++) {
+        double lo = cases[k][0], hi = cases[k][1], span = log10(hi) - log10(lo);
+        size_t n = sbw_plot_tics_log(lo, hi, 0.05, t);
+        assert_true(n >= 2);
+        assert_true(log_dist(t, n, lo) <= 0.2 * span + 0.03 &&
+                    log_dist(t, n, hi) <= 0.2 * span + 0.03);
+    }
+    assert_int_equal(sbw_plot_tics_log(1, 1000, 0.05, t), 0); /* gnuplot's powers of ten */
+    assert_int_equal(sbw_plot_tics_log(0, 10, 0.05, t), 0);
+    assert_int_equal(sbw_plot_tics_log(4.9406564584124654e-324, 1.5e-323, 0.05, t) >= 2, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_style_head_by_first_word),
         cmocka_unit_test(test_style_same_head_any_order),
         cmocka_unit_test(test_tics_thin_keeps_apart),
+        cmocka_unit_test(test_tics_log_label_the_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
