@@ -16,17 +16,15 @@ DIR=${1:-plots}
 # FILE:NAME allowed (the file's base name): the one arithmetic, and presentation
 ALLOW='
 sbw_plot_shape.c:sqrt     the sd of error bars (mean and sd: the one arithmetic)
-sbw_plot_script.c:floor   log-axis tics: which values are whole numbers, decades
-sbw_plot_script.c:fabs    log-axis tics: a whole number small enough to print
-sbw_plot_script.c:log10   log-axis tics: the decade exponents of the axis ends
-sbw_plot_script.c:pow     log-axis tics: 10^e at each decade
-sbw_plot_script.c:log     log-axis tics: two tics between the ends of a short axis
-sbw_plot_script.c:exp     log-axis tics: two tics between the ends of a short axis
+sbw_plot_script.c:floor   x tics: which values are whole numbers
+sbw_plot_script.c:fabs    x tics: a whole number small enough to print
 sbw_plot_tics.c:floor     tic density: the power of ten of a step, the tics inside a range
 sbw_plot_tics.c:ceil      tic density: the first tic inside a range
 sbw_plot_tics.c:log10     tic density: the power of ten of a step
 sbw_plot_tics.c:pow       tic density: 10^e times 1, 2, 2.5 or 5
 sbw_plot_tics.c:log       tic density: how far apart listed values are on a log axis
+sbw_plot_tics.c:exp       log-axis tics: two tics between the ends of a short axis
+sbw_plot_tics.c:round     log-axis tics: the value at an end of the data to two digits, as a tic label
 '
 MATH='exp|exp2|expm1|log|log2|log10|log1p|logb|sqrt|cbrt|pow|hypot|fabs|floor|ceil|round|lround|llround|trunc|rint|nearbyint|fmod|remainder|fma|fmax|fmin|fdim|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|erf|erfc|lgamma|tgamma|frexp|ldexp|modf|scalbn'
 bad=0
