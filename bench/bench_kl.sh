@@ -42,7 +42,8 @@ hires() {
         echo "$(((t1 - t0) / 1000))" >>"$BENCH_TMP/hires.txt"
         i=$((i + 1))
     done
-    kb=$(run_once "$@" | cut -d' ' -f2)
+    kb=$(bench_run "$*" "$@") || return 1
+    kb=${kb#* }
     sort -n "$BENCH_TMP/hires.txt" | awk -v kb="$kb" '{ t[NR] = $1 } END { printf "%.4f %s\n", t[int((NR + 1) / 2)] / 1e6, kb }'
 }
 # paired REF TOOL: runs the shell commands REF and TOOL alternately
@@ -71,7 +72,6 @@ paired() {
         }
         END { printf "%.4f %.4f %.2f\n", med(r, NR) / 1e6, med(t, NR) / 1e6, med(q, NR) }' "$BENCH_TMP/pairs.txt"
 }
-field() { awk -F'\t' -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next } { print $c; exit }' "$1"; }
 
 np=0
 have_py numpy && np=1
@@ -133,10 +133,10 @@ bench_fig "RATIO sbw-compare / read both files         = $r2  (median of paired 
 
 # Self-checks on the same files.
 "$BIN/sbw-kl" -q "$P" >"$BENCH_TMP/kl.tsv" || bench_fail "sbw-kl"
-exact=$(field "$BENCH_TMP/kl.tsv" expected_pairwise_kl)
+exact=$(tsv_field "$BENCH_TMP/kl.tsv" expected_pairwise_kl)
 "$BIN/sbw-compare" -q "$P" "$Q" >"$BENCH_TMP/cmp.tsv" || bench_fail "sbw-compare"
-klm=$(field "$BENCH_TMP/cmp.tsv" kl_mean)
-mm=$(field "$BENCH_TMP/cmp.tsv" mode_match)
+klm=$(tsv_field "$BENCH_TMP/cmp.tsv" kl_mean)
+mm=$(tsv_field "$BENCH_TMP/cmp.tsv" mode_match)
 bench_num "kl: sbw-kl and sbw-compare results" "$exact" "$klm" "$mm" || exit 1
 [ $np = 1 ] || exit $status
 set -- $($PY bench/kl_ref.py sampled "$P" 100000 7) || true

@@ -437,6 +437,18 @@ void sbw_npy_close(sbw_npy_reader *r)
 /* One stored item as a double: byte order, float32/16 and bfloat16
  * converted exactly.  The naive twin of convert_rows' fast paths, and the
  * path of every layout they do not take. */
+/* One stored float32 item, in either byte order, as the float itself (a
+ * signalling NaN kept as stored, as a row copy keeps it). */
+static float load_f32(const unsigned char *p, bool swap)
+{
+    unsigned char b[4];
+    for (size_t k = 0; k < 4; k++)
+        b[k] = swap ? p[3 - k] : p[k];
+    float f;
+    memcpy(&f, b, 4);
+    return f;
+}
+
 static double load_item(const unsigned char *p, size_t itemsize, bool swap, sbw_npy_dtype dtype)
 {
     unsigned char b[8] = {0};
@@ -452,9 +464,7 @@ static double load_item(const unsigned char *p, size_t itemsize, bool swap, sbw_
         memcpy(&u, b, 2);
         return (double)(dtype == SBW_BF16 ? sbw_safet_bf16_to_f32(u) : sbw_safet_f16_to_f32(u));
     }
-    float f;
-    memcpy(&f, b, 4);
-    return (double)f;
+    return (double)load_f32(b, false); /* b is in this machine's order */
 }
 
 /* Rows [0, nr) of raw (item strides rs, cs; items as in) as doubles into
@@ -488,7 +498,8 @@ static void convert_rows(const sbw_npy_info *in, const unsigned char *raw, size_
 }
 
 /* convert_rows into floats (a float64 item rounded to nearest): native
- * float32 rows copied, every other layout through load_item. */
+ * float32 rows copied, other float32 items through load_f32 (bits kept,
+ * as the copy keeps them), every other layout through load_item. */
 static void convert_rows_f32(const sbw_npy_info *in, const unsigned char *raw, size_t rs, size_t cs,
                              size_t nr, float *dst, size_t ld)
 {
@@ -498,6 +509,9 @@ static void convert_rows_f32(const sbw_npy_info *in, const unsigned char *raw, s
         float *d = dst + i * ld;
         if (cs == 1 && !in->swap && in->dtype == SBW_F32)
             memcpy(d, row, 4 * m);
+        else if (in->dtype == SBW_F32)
+            for (size_t j = 0; j < m; j++)
+                d[j] = load_f32(row + j * cs * isz, in->swap);
         else
             for (size_t j = 0; j < m; j++)
                 d[j] = (float)load_item(row + j * cs * isz, isz, in->swap, in->dtype);
@@ -613,10 +627,10 @@ int sbw_npy_read_rows_f32(sbw_npy_reader *r, float *dst, size_t nr, size_t ld)
     const unsigned char *raw;
     size_t rs, cs;
     st = fetch_raw(r, nr, &raw, &rs, &cs);
-    if (!st)
+    if (!st) {
         convert_rows_f32(&r->info, raw, rs, cs, nr, dst, ld);
-    if (!st)
         r->next_row += nr;
+    }
     return st ? st : check_rows_end(r);
 }
 

@@ -445,7 +445,7 @@ static void tic_list(FILE *out, char axis, const double *t, size_t n)
 }
 
 /* Tics of a log axis over data in [lo, hi], shown with pad (gnuplot's
- * graph offsets) on each side: under three decades the list of
+ * graph offsets: a fraction of the data's span) on each side: under three decades the list of
  * sbw_plot_tics_log (the ranges hug the data, so gnuplot's own could show
  * one labelled tic or none); over three decades or more gnuplot puts every
  * tic at a power of ten, labelled 10^k (its default 1x10^k crowds a span

@@ -2,6 +2,7 @@
  * header. */
 #include "sbw_plot_tics.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,11 +108,15 @@ size_t sbw_plot_tics_log(double lo, double hi, double pad, double *t)
     static const size_t len[3] = {1, 3, 9};
     if (!(lo > 0) || !isfinite(hi) || !(hi >= lo) || !(hi / lo < 1000) || !(pad >= 0 && pad < 0.4))
         return 0;
-    double ext = (log10(hi) - log10(lo)) * pad / (1 - 2 * pad); /* < 3 decades */
+    /* gnuplot's graph offsets on a log axis: pad times the data's span in
+     * decades on each side (GPVAL_Y_MIN = lo 10^-(pad span), measured) */
+    double ext = (log10(hi) - log10(lo)) * pad; /* < 1.2 decades */
     double vlo = lo * pow(10, -ext), vhi = hi * pow(10, ext);
+    vhi = vhi <= DBL_MAX ? vhi : DBL_MAX;
     /* decades by exponent, never by multiplying a power of ten that may
-     * underflow to zero (data near the smallest doubles) */
-    int e0 = (int)floor(log10(vlo > 0 ? vlo : lo)), e1 = (int)floor(log10(vhi)); /* <= 9 apart */
+     * underflow to zero (data near the smallest doubles) or from a bound
+     * that may overflow */
+    int e0 = (int)floor(log10(lo) - ext), e1 = (int)floor(log10(hi) + ext); /* <= 5 apart */
     for (size_t k = 0; k < 3; k++) {
         size_t n = 0;
         for (int e = e0; e <= e1 && n + 9 <= SBW_PLOT_TICS_LOG_MAX - 2; e++)

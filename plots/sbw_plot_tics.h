@@ -41,8 +41,8 @@ size_t sbw_plot_tics_thin(double *v, size_t n, size_t max, bool logaxis);
 
 /* The labelled tics of a log axis over data [lo, hi] (0 < lo <= hi <
  * 1000 lo: under three decades; above, gnuplot's powers of ten serve)
- * that gnuplot shows with pad (0 <= pad < 0.4, a fraction of the axis:
- * its graph offsets) added on each side.  The ranges hug the data, so
+ * that gnuplot shows with pad (0 <= pad < 0.4: its graph offsets, a
+ * fraction of the data's span in decades) added on each side.  The ranges hug the data, so
  * gnuplot's own tics could leave one labelled tic or none: 1, 2, 5 times
  * the powers of ten the axis shows (every digit when that gives fewer
  * than 3), and an end of the data more than a fifth of its log span from

@@ -251,8 +251,8 @@ static const char *write_npy_data(const char *name, const char *dict, const void
 /* Reads path (NR x NC, float32 items) in blocks of 5 rows with a leading
  * dimension NC + 3, as doubles and as floats, and compares every item bit
  * for bit with the brute-force conversion of want (row-major floats). */
-enum { CONV_NR = 37, CONV_NC = 53, CONV_LD = CONV_NC + 3 };
-static void expect_converted(const char *path, const float *want)
+enum { CONV_NR = 37, CONV_NC = 53, CONV_LD = CONV_NC + 3, CONV_N = CONV_NR * CONV_NC };
+static void expect_converted(const char *path, const double *wantd, const float *wantf)
 {
     static double d[5 * CONV_LD];
     static float f[5 * CONV_LD];
@@ -265,65 +265,83 @@ static void expect_converted(const char *path, const float *want)
         SBW_ASSERT_OK(sbw_npy_read_rows_f32(rf, f, nr, CONV_LD));
         for (size_t i = 0; i < nr; i++)
             for (size_t j = 0; j < CONV_NC; j++) {
-                float w = want[(i0 + i) * CONV_NC + j];
-                double wd = (double)w;
-                if (memcmp(&d[i * CONV_LD + j], &wd, 8) != 0 || memcmp(&f[i * CONV_LD + j], &w, 4))
-                    fail_msg("%s: item (%zu, %zu) read as %.9g / %.9g, stored %.9g", path, i0 + i,
-                             j, d[i * CONV_LD + j], (double)f[i * CONV_LD + j], wd);
+                size_t k = (i0 + i) * CONV_NC + j;
+                if (memcmp(&d[i * CONV_LD + j], &wantd[k], 8) != 0 ||
+                    memcmp(&f[i * CONV_LD + j], &wantf[k], 4) != 0)
+                    fail_msg("%s: item (%zu, %zu) read as %.17g / %.9g, stored %.17g", path, i0 + i,
+                             j, d[i * CONV_LD + j], (double)f[i * CONV_LD + j], wantd[k]);
             }
     }
     sbw_npy_close(r);
     sbw_npy_close(rf);
 }
 
-static void byteswap4(unsigned char *p)
+/* Writes the CONV_N items of size isz at src (row-major) as NAME_c.npy
+ * (this machine's byte order), NAME_swap.npy (the other) and NAME_f.npy
+ * (Fortran order), descr kind 'f', and expects each to read as wantd /
+ * wantf. */
+static void write_and_expect(const char *name, const void *src, size_t isz, const double *wantd,
+                             const float *wantf)
 {
-    unsigned char t = p[0];
-    p[0] = p[3];
-    p[3] = t;
-    t = p[1];
-    p[1] = p[2];
-    p[2] = t;
-}
-
-/* The row-at-a-time conversion of native float32 rows (and the float64
- * copy) gives bit for bit what load_item gives item by item: the same
- * floats, with infinities, NaN, -0, subnormals and the extremes, read
- * from the native C-order file (fast path), its byte-swapped twin and its
- * Fortran-order twin (item by item), in blocks with a leading dimension. */
-static void test_fast_conversion(void **state)
-{
-    (void)state;
-    enum { N = CONV_NR * CONV_NC };
-    static float a[N], t[N];
-    static unsigned char sw[4 * N];
-    uint64_t x = 0x9e3779b97f4a7c15u;
-    for (size_t k = 0; k < N; k++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        a[k] = (float)((double)(int64_t)x / 9.2e18) * powf(10.0f, (float)(x % 9) - 4.0f);
-    }
-    const float special[] = {INFINITY, -INFINITY, NAN, -0.0f, 1e-45f, -1.17e-38f, 3.4028235e38f};
-    for (size_t k = 0; k < sizeof special / sizeof *special; k++)
-        a[k * 101] = special[k];
+    static unsigned char buf[8 * CONV_N];
+    const unsigned char *a = src;
     uint16_t one = 1;
     unsigned char lo;
     memcpy(&lo, &one, 1);
-    char nat = lo ? '<' : '>', oth = lo ? '>' : '<', dict[128];
-    snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': False, 'shape': (%d, %d), }",
-             nat, CONV_NR, CONV_NC);
-    expect_converted(write_npy_data("conv_c.npy", dict, a, sizeof a), a);
-    memcpy(sw, a, sizeof a);
-    for (size_t k = 0; k < N; k++)
-        byteswap4(sw + 4 * k);
-    snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': False, 'shape': (%d, %d), }",
-             oth, CONV_NR, CONV_NC);
-    expect_converted(write_npy_data("conv_swap.npy", dict, sw, sizeof sw), a);
-    for (size_t i = 0; i < CONV_NR; i++)
-        for (size_t j = 0; j < CONV_NC; j++)
-            t[j * CONV_NR + i] = a[i * CONV_NC + j];
-    snprintf(dict, sizeof dict, "{'descr': '%cf4', 'fortran_order': True, 'shape': (%d, %d), }",
-             nat, CONV_NR, CONV_NC);
-    expect_converted(write_npy_data("conv_f.npy", dict, t, sizeof t), a);
+    char nat = lo ? '<' : '>', oth = lo ? '>' : '<', dict[128], file[64];
+    const char *order[] = {"False", "False", "True"}, *tail[] = {"c", "swap", "f"};
+    for (size_t v = 0; v < 3; v++) {
+        for (size_t i = 0; i < CONV_NR; i++)
+            for (size_t j = 0; j < CONV_NC; j++) {
+                size_t from = i * CONV_NC + j, to = v == 2 ? j * CONV_NR + i : from;
+                for (size_t b = 0; b < isz; b++)
+                    buf[to * isz + b] = a[from * isz + (v == 1 ? isz - 1 - b : b)];
+            }
+        snprintf(dict, sizeof dict, "{'descr': '%cf%zu', 'fortran_order': %s, 'shape': (%d, %d), }",
+                 v == 1 ? oth : nat, isz, order[v], CONV_NR, CONV_NC);
+        snprintf(file, sizeof file, "%s_%s.npy", name, tail[v]);
+        expect_converted(write_npy_data(file, dict, buf, isz * CONV_N), wantd, wantf);
+    }
+}
+
+/* The row-at-a-time conversion of native float32 rows and the float64
+ * row copy give bit for bit what the item-by-item twin gives: the same
+ * values, with infinities, a quiet and a signalling NaN, -0, subnormals
+ * and the extremes, read from the native C-order file (fast path), its
+ * byte-swapped and Fortran-order twins (item by item), in blocks with a
+ * leading dimension (so that a float64 file does not take the direct
+ * read), as doubles and as floats. */
+static void test_fast_conversion(void **state)
+{
+    (void)state;
+    static float a[CONV_N], af[CONV_N];
+    static double ad[CONV_N], b[CONV_N], bd[CONV_N];
+    static float bf[CONV_N];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t k = 0; k < CONV_N; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        b[k] = (double)(int64_t)x / 9.2e18 * pow(10.0, (double)(x % 9) - 4.0);
+        a[k] = (float)b[k];
+    }
+    uint32_t snan32 = 0x7f800001u;
+    uint64_t snan64 = 0x7ff0000000000001u;
+    const float fs[] = {INFINITY, -INFINITY, NAN, -0.0f, 1e-45f, -1.17e-38f, 3.4028235e38f};
+    const double ds[] = {
+        INFINITY, -INFINITY, NAN, -0.0, 4.9e-324, -2.2e-308, 1.7976931348623157e308};
+    for (size_t k = 0; k < 7; k++) {
+        a[k * 101] = fs[k];
+        b[k * 101] = ds[k];
+    }
+    memcpy(&a[777], &snan32, 4);
+    memcpy(&b[777], &snan64, 8);
+    for (size_t k = 0; k < CONV_N; k++) {
+        ad[k] = (double)a[k]; /* what a float32 item is as a double */
+        af[k] = a[k];
+        bd[k] = b[k];
+        bf[k] = (float)b[k]; /* a float64 item rounded to a float */
+    }
+    write_and_expect("conv4", a, 4, ad, af);
+    write_and_expect("conv8", b, 8, bd, bf);
 }
 
 static void expect_open_error(const char *path, int status, const char *phrase)

@@ -545,12 +545,14 @@ static double log_dist(const double *t, size_t n, double v)
 }
 
 /* Log-axis tics under three decades: ascending, inside what the axis
- * shows (the data's range widened by the pad, computed here from its
- * definition), and each end of the data within a quarter of the data's
+ * shows (the data's range widened by pad times its span in decades, what
+ * gnuplot showed for its graph offsets; test_plot_fig.sh checks the tics
+ * against gnuplot's own GPVAL_Y_MIN/MAX), and each end of the data within a quarter of the data's
  * log span of a labelled tic (on random ranges of 0.5 to 3 decades at
  * gnuplot's 5% offsets); and the cases that once left the data's ends
  * unlabelled (a rank flat at 401 against 9,999; 402 against 1,455: no tic
- * above 5,000 or 1,000). */
+ * above 5,000 or 1,000), or showed two labels (126.6 to 11,918), and one
+ * near the largest doubles. */
 static void test_tics_log_label_the_data(void **state)
 {
     (void)state;
@@ -562,7 +564,7 @@ static void test_tics_log_label_the_data(void **state)
         seed = seed * 1103515245u + 12345u;
         double span = 0.5 + 2.49 * (double)(seed >> 8 & 0xffff) / 65536.0;
         double lo = pow(10, e), hi = pow(10, e + span), pad = 0.05;
-        double ext = span * pad / (1 - 2 * pad), vlo = lo / pow(10, ext), vhi = hi * pow(10, ext);
+        double vlo = lo / pow(10, pad * span), vhi = hi * pow(10, pad * span);
         size_t n = sbw_plot_tics_log(lo, hi, pad, t);
         assert_true(n >= 2 && n <= SBW_PLOT_TICS_LOG_MAX);
         for (size_t i = 0; i < n; i++) {
@@ -573,14 +575,18 @@ static void test_tics_log_label_the_data(void **state)
             fail_msg("[%g, %g]: an end of the data far from every tic (%zu tics, %g .. %g)", lo, hi,
                      n, t[0], t[n - 1]);
     }
-    const double cases[][2] = {{401, 9999}, {402, 1455}, {0.0123, 0.9}};
+    const double cases[][2] = {{401, 9999}, {402, 1455}, {126.6, 11918}};
     for (size_t k = 0; k < 3; k++) {
         double lo = cases[k][0], hi = cases[k][1], span = log10(hi) - log10(lo);
         size_t n = sbw_plot_tics_log(lo, hi, 0.05, t);
-        assert_true(n >= 2);
-        assert_true(log_dist(t, n, lo) <= 0.2 * span + 0.03 &&
-                    log_dist(t, n, hi) <= 0.2 * span + 0.03);
+        assert_true(n >= 3);
+        assert_true(t[0] >= lo / pow(10, 0.05 * span) && t[n - 1] <= hi * pow(10, 0.05 * span));
+        assert_true(log_dist(t, n, lo) <= 0.2 * span && log_dist(t, n, hi) <= 0.2 * span);
     }
+    /* near the top of the doubles the shown range is not computed by
+     * overflowing (once: floor(log10(inf)) cast to int) */
+    size_t n = sbw_plot_tics_log(1e306, 1.5e308, 0.05, t);
+    assert_true(n >= 2 && isfinite(t[n - 1]));
     assert_int_equal(sbw_plot_tics_log(1, 1000, 0.05, t), 0); /* gnuplot's powers of ten */
     assert_int_equal(sbw_plot_tics_log(0, 10, 0.05, t), 0);
     assert_int_equal(sbw_plot_tics_log(4.9406564584124654e-324, 1.5e-323, 0.05, t) >= 2, 1);

@@ -173,8 +173,8 @@ md_audit() {
             bad "$md_doc (block at line $md_at): '$1' is no sbw tool or recipe"
             continue
         fi
-        for o in $(printf '%s\n' "$mdline" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
-            if grep -q -- "$o\\b" "$T/md_help"; then ok; else bad "$md_doc (block at line $md_at): $1 has no option $o"; fi
+        for md_o in $(printf '%s\n' "$mdline" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+            if grep -q -- "$md_o\\b" "$T/md_help"; then ok; else bad "$md_doc (block at line $md_at): $1 has no option $md_o"; fi
         done
     done <"$T/md_cmds"
 }

@@ -51,11 +51,11 @@ done
 if [ "$nguides" -ge 3 ]; then ok; else bad "only $nguides guides in docs/"; fi
 # the README's first session and install lines: parsed and option-checked, not run
 mkdir -p "$T/readme"
-blocks README.md "$T/readme"
+md_blocks README.md "$T/readme"
 for b in "$T"/readme/block.*; do
     [ -f "$b" ] || continue
     if sh -n "$b" 2>"$T/syn"; then ok; else bad "README.md (block at line ${b##*.}) does not parse"; fi
-    audit "$b" README.md "${b##*.}"
+    md_audit "$b" README.md "${b##*.}"
 done
 
 # what the marked blocks wrote that the guides' text reads off

@@ -142,6 +142,27 @@ case "$tics" in *512) ok ;; *) bad "the largest D is not a tic: ($tics)" ;; esac
 expect_exit 0 "the same at 1200x800" "$P" -q sweep "$T/d.tsv" --size 1200x800 --logx -o "$T/dl"
 expect_grep '^set xtics \(1, 2, 4, 8, 16, 32, 64, 128, 256, 512\)$' "$T/dl.gp" "a log axis of 1200 pixels labels every D"
 
+# a log axis under three decades: every listed tic inside the range gnuplot
+# shows (its own GPVAL_Y_MIN/MAX after the plot: the offsets widen the data's
+# range by a share of its decades), at least three of them, and each end of
+# the data within a fifth of its decades of one (once: 401..9999 had no tic
+# above 5000; 126.6..11918 listed 100, outside the axis, so two showed)
+for r in 401:9999 402:1455 126.6:11918 0.0123:0.9 3.3:4.1; do
+    lo=${r%:*} hi=${r#*:}
+    printf 'step\tloss\n1\t%s\n2\t%s\n' "$lo" "$hi" >"$T/lg.tsv"
+    expect_exit 0 "log tics over $r" "$P" -q train "$T/lg.tsv" --logy -o "$T/lg"
+    tics=$(sed -n 's/^set ytics (\(.*\))$/\1/p' "$T/lg.gp" | tr -d ' ')
+    shown=$(cd "$T" && { cat lg.gp && echo 'print GPVAL_Y_MIN, GPVAL_Y_MAX'; } | gnuplot 2>&1 | tail -n 1)
+    verdict=$(echo "$shown" | awk -v t="$tics" -v lo="$lo" -v hi="$hi" '{ n = split(t, v, ","); k = 0; dl = dh = 99; s = log(hi / lo) / log(10)
+        for (i = 1; i <= n; i++) { if (v[i] < $1 * (1 - 1e-9) || v[i] > $2 * (1 + 1e-9)) { print "tic " v[i] " outside [" $1 ", " $2 "]"; exit }
+            a = log(v[i] / lo) / log(10); a = a < 0 ? -a : a; if (a < dl) dl = a
+            b = log(v[i] / hi) / log(10); b = b < 0 ? -b : b; if (b < dh) dh = b; k++ }
+        if (k < 3) { print "only " k " tics"; exit }
+        if (dl > 0.2 * s || dh > 0.2 * s) { print "an end far from every tic"; exit }
+        print "ok" }')
+    if [ "$verdict" = ok ]; then ok; else bad "log y over $r: ($tics) shown as [$shown]: $verdict"; fi
+done
+
 # ---- titles say what a point averages -------------------------------------------------------
 expect_grep "title 'mode_match against D \(mean ± sd over 2 seeds\)'" "$T/a.gp" "two seeds"
 expect_grep "title 'mode_match against D \(one seed\)'" "$T/b.gp" "one seed"
