@@ -11,17 +11,6 @@ set terminal pngcairo enhanced size 1200,420 font ',11' linewidth 1.2
 output = here.'figure1.png'
 if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
 set output output
-set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
-set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
-set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
-set style line 4 lc rgb '#CC79A7' pt 13 ps 0.9 lw 1.5
-set style line 5 lc rgb '#E69F00' pt 11 ps 0.9 lw 1.5
-set style line 6 lc rgb '#56B4E9' pt 6 ps 0.9 lw 1.5
-set style line 7 lc rgb '#000000' pt 4 ps 0.9 lw 1.5
-set style line 8 lc rgb '#0072B2' pt 8 ps 0.9 lw 1.5
-set style line 9 lc rgb '#D55E00' pt 10 ps 0.9 lw 1.5
-set style line 10 lc rgb '#009E73' pt 12 ps 0.9 lw 1.5
-set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5
 set grid lc rgb '#d9d9d9' lw 0.6
 set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left
 set datafile separator "\t"
@@ -39,13 +28,13 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xtics autofreq
+unset arrow
 set xtics autofreq
 set format x '10^{%T}'
-set ytics autofreq
-plot data index 0 using 1:2 with steps ls 1 dt 1 title 'softmax' noenhanced, \
-     data index 1 using 1:2 with steps ls 2 dt 2 title 'moc' noenhanced, \
-     data index 2 using 1:2 with steps ls 3 dt 4 title 'mos-k15' noenhanced
+set ytics 20
+plot data index 0 using 1:2 with steps lc rgb '#0072B2' lw 1.5 dt 1 title 'softmax' noenhanced, \
+     data index 1 using 1:2 with steps lc rgb '#000000' lw 1.5 dt 4 title 'moc' noenhanced, \
+     data index 2 using 1:2 with steps lc rgb '#D55E00' lw 1.5 dt 2 title 'mos-k15' noenhanced
 unset logscale
 set autoscale
 set format x '% h'
@@ -59,17 +48,16 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xtics autofreq
+unset arrow
 set xtics autofreq
 set format x '10^{%T}'
 set ytics autofreq
-set ytics autofreq
 set format y '10^{%T}'
-plot data index 3 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
-     3.388991950512876e-09 with lines ls 1 dt 2 lw 1.2 title 'NR threshold, softmax' noenhanced, \
-     data index 4 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced, \
-     3.450757993827936e-09 with lines ls 2 dt 2 lw 1.2 title 'NR threshold, moc' noenhanced, \
-     data index 5 using 1:2 with lines ls 3 dt 4 title 'mos-k15' noenhanced, \
-     3.3940459437772735e-09 with lines ls 3 dt 2 lw 1.2 title 'NR threshold, mos-k15' noenhanced
+plot data index 3 using 1:2 with lines lc rgb '#0072B2' lw 1.5 dt 1 title 'softmax' noenhanced, \
+     3.388991950512876e-09 with lines lc rgb '#0072B2' lw 1.2 dt 2 title 'NR threshold, softmax' noenhanced, \
+     data index 4 using 1:2 with lines lc rgb '#000000' lw 1.5 dt 4 title 'moc' noenhanced, \
+     3.450757993827936e-09 with lines lc rgb '#000000' lw 1.2 dt 2 title 'NR threshold, moc' noenhanced, \
+     data index 5 using 1:2 with lines lc rgb '#D55E00' lw 1.5 dt 2 title 'mos-k15' noenhanced, \
+     3.3940459437772735e-09 with lines lc rgb '#D55E00' lw 1.2 dt 2 title 'NR threshold, mos-k15' noenhanced
 unset multiplot
 unset output

@@ -1,6 +1,6 @@
 # kld-ppl.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot kld-ppl.gp` redraws it
 # from any folder: it reads kld-ppl.dat and writes kld-ppl.png beside itself.
-# command: /work/main/bin/sbw-plot train softmax/curve.tsv moc/curve.tsv mos-k15/curve.tsv sigsoftmax/curve.tsv plif/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif --title Expected pairwise KL against perplexity along training -q -o /work/main/experiments/ptb/figures/kld-ppl
+# command: /work/main/bin/sbw-plot train softmax/curve.tsv moc/curve.tsv mos-k15/curve.tsv sigsoftmax/curve.tsv plif/curve.tsv mixtape/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif,mixtape --title Expected pairwise KL against perplexity along training -q -o /work/main/experiments/ptb/figures/kld-ppl
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }
@@ -11,17 +11,6 @@ set terminal pngcairo enhanced size 600,420 font ',11' linewidth 1.2
 output = here.'kld-ppl.png'
 if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
 set output output
-set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
-set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
-set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
-set style line 4 lc rgb '#CC79A7' pt 13 ps 0.9 lw 1.5
-set style line 5 lc rgb '#E69F00' pt 11 ps 0.9 lw 1.5
-set style line 6 lc rgb '#56B4E9' pt 6 ps 0.9 lw 1.5
-set style line 7 lc rgb '#000000' pt 4 ps 0.9 lw 1.5
-set style line 8 lc rgb '#0072B2' pt 8 ps 0.9 lw 1.5
-set style line 9 lc rgb '#D55E00' pt 10 ps 0.9 lw 1.5
-set style line 10 lc rgb '#009E73' pt 12 ps 0.9 lw 1.5
-set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5
 set grid lc rgb '#d9d9d9' lw 0.6
 set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left
 set datafile separator "\t"
@@ -38,12 +27,14 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xtics autofreq
-set ytics autofreq
-plot data index 0 using 1:2 with lines ls 1 dt 1 title 'softmax' noenhanced, \
-     data index 1 using 1:2 with lines ls 2 dt 2 title 'moc' noenhanced, \
-     data index 2 using 1:2 with lines ls 3 dt 4 title 'mos-k15' noenhanced, \
-     data index 3 using 1:2 with lines ls 4 dt 5 title 'sigsoftmax' noenhanced, \
-     data index 4 using 1:2 with lines ls 5 dt 1 title 'plif' noenhanced
+unset arrow
+set xtics 25
+set ytics 0.5
+plot data index 0 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced, \
+     data index 1 using 1:2 with linespoints lc rgb '#000000' lw 1.5 dt 4 pt 9 ps 0.9 title 'moc' noenhanced, \
+     data index 2 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 3 using 1:2 with linespoints lc rgb '#56B4E9' lw 1.5 dt 5 pt 11 ps 0.9 title 'sigsoftmax' noenhanced, \
+     data index 4 using 1:2 with linespoints lc rgb '#CC79A7' lw 1.5 dt 2 pt 15 ps 0.9 title 'plif' noenhanced, \
+     data index 5 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 4 pt 3 ps 0.9 title 'mixtape' noenhanced
 unset multiplot
 unset output

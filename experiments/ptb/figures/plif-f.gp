@@ -12,17 +12,6 @@ set terminal pngcairo enhanced size 600,420 font ',11' linewidth 1.2
 output = here.'plif-f.png'
 if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
 set output output
-set style line 1 lc rgb '#0072B2' pt 7 ps 0.9 lw 1.5
-set style line 2 lc rgb '#D55E00' pt 5 ps 0.9 lw 1.5
-set style line 3 lc rgb '#009E73' pt 9 ps 0.9 lw 1.5
-set style line 4 lc rgb '#CC79A7' pt 13 ps 0.9 lw 1.5
-set style line 5 lc rgb '#E69F00' pt 11 ps 0.9 lw 1.5
-set style line 6 lc rgb '#56B4E9' pt 6 ps 0.9 lw 1.5
-set style line 7 lc rgb '#000000' pt 4 ps 0.9 lw 1.5
-set style line 8 lc rgb '#0072B2' pt 8 ps 0.9 lw 1.5
-set style line 9 lc rgb '#D55E00' pt 10 ps 0.9 lw 1.5
-set style line 10 lc rgb '#009E73' pt 12 ps 0.9 lw 1.5
-set style line 99 lc rgb '#000000' pt 1 ps 0.9 lw 1.5
 set grid lc rgb '#d9d9d9' lw 0.6
 set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left
 set datafile separator "\t"
@@ -40,9 +29,10 @@ set key spacing 1.15 width 2
 set autoscale fix
 set xrange [-12.5:12.5]
 set offsets 0, 0, graph 0.05, graph 0.05
-set xtics autofreq
-set ytics autofreq
-plot data index 0 using 1:2 with lines ls 1 dt 1 title 'PLIF (100 intervals)' noenhanced, \
-     x with lines ls 99 dt 2 lw 1.2 title 'identity f(x) = x' noenhanced
+unset arrow
+set xtics 2.5
+set ytics 10
+plot data index 0 using 1:2 with lines lc rgb '#CC79A7' lw 1.5 dt 2 title 'PLIF (100 intervals)' noenhanced, \
+     x with lines lc rgb '#555555' lw 1.2 dt 2 title 'identity f(x) = x' noenhanced
 unset multiplot
 unset output
