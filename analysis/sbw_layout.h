@@ -16,17 +16,18 @@
 /* sizeof(type) into *size and the number of its fields (all of them, in
  * the order of the header) into *nfields, for type named as in C
  * ("sbw_rank_est").  SBW_EINVAL naming type when it is not one the binding
- * mirrors; *size and *nfields untouched then. */
+ * mirrors; *size and *nfields untouched on failure. */
 int sbw_layout_size(const char *type, size_t *size, size_t *nfields);
 
 /* offsetof(type, field) into *offset.  SBW_EINVAL naming both when type
  * has no such field listed (or is not a mirrored struct); *offset
- * untouched then. */
+ * untouched on failure. */
 int sbw_layout_offset(const char *type, const char *field, size_t *offset);
 
 /* The value of a constant the mirrors use (SBW_RANK_NMEASURES,
  * SBW_COMPARE_NK, SBW_F64, SBW_F32, SBW_F16, SBW_BF16) into *value.
- * SBW_EINVAL naming it when it is not one of them. */
+ * SBW_EINVAL naming it when it is not one of them; *value untouched on
+ * failure. */
 int sbw_layout_const(const char *name, long long *value);
 
 /* The name of type's i-th field (0-based, in header order), or NULL past

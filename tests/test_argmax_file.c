@@ -187,8 +187,9 @@ static void test_share_brute_force(void **state)
     (void)state;
     static int seen[300];
     for (size_t len = 1; len <= 300; len++) {
-        size_t b = sbw_argmax_share_block(len, 256), nb = (len + b - 1) / b;
+        size_t b = sbw_argmax_share_block(len, 256);
         assert_true(b >= 1 && b <= 256);
+        size_t nb = (len + b - 1) / b;
         assert_true(nb >= (len < 64 ? len : 64));
         for (size_t n = 1; n <= nb; n++) {
             memset(seen, 0, sizeof seen);
