@@ -173,7 +173,7 @@ static const layout_field fields[] = {
     F(sbw_argmax_file_res, b),
     F(sbw_argmax_file_res, names),
     F(sbw_argmax_file_res, nwords),
-    F(sbw_argmax_file_res, out),
+    F(sbw_argmax_file_res, out), // NOLINT(bugprone-sizeof-expression): a pointer's size, on purpose
     F(sbw_argmax_file_res, sum),
     F(sbw_argmax_file_res, pm),
     F(sbw_argmax_file_res, pu),
