@@ -388,6 +388,7 @@ int sbw_argmax_trunc_run(const double *w, size_t m, size_t d, size_t ldw, const 
     run_x x = {.w = w, .m = m, .d = d, .ldw = ldw, .o = o, .scale = scale, .atol = o->tol * scale};
     double *p = malloc(m * sizeof *p), t0 = omp_get_wtime();
     sbw_argmax_cert_ctx *cc = NULL;
+    size_t done = 0; /* pairs decided, for o->progress */
     if (!p)
         return SBW_ERROR(SBW_ENOMEM, "truncation: no memory for %zu tokens", m);
 #pragma omp parallel
@@ -407,8 +408,12 @@ int sbw_argmax_trunc_run(const double *w, size_t m, size_t d, size_t ldw, const 
             if (st)
                 break; /* every thread sees the same st after the barrier */
 #pragma omp for schedule(static)
-            for (size_t t = 0; t < ntok; t++)
+            for (size_t t = 0; t < ntok; t++) {
                 decide(&L, &x, c, tokens ? tokens[t] : t, &out[c * ntok + t]);
+#pragma omp critical(sbw_argmax_trunc_progress)
+                if (o->progress)
+                    sbw_progress_update(o->progress, (double)++done);
+            }
         }
         tlp_free(&L);
         glp_free_env();
@@ -504,10 +509,16 @@ int sbw_argmax_trunc_file(const char *wpath, const sbw_argmax_trunc_file_opts *o
     res->ntok = o->tokens ? o->ntok : m;
     if (!st && !(res->out = calloc(n * res->ntok + 1, sizeof *res->out)))
         st = SBW_ERROR(SBW_ENOMEM, "no memory for %zu x %zu answers", n, res->ntok);
-    return st ? st
-              : sbw_argmax_trunc_run(res->w.data, m, res->w.cols, res->w.ld, res->logp.data, n,
-                                     res->logp.ld, o->tokens, res->ntok, &o->run, res->out,
-                                     &res->sum);
+    if (st)
+        return st;
+    sbw_progress pg;
+    sbw_argmax_trunc_opts run = o->run;
+    run.progress = &pg;
+    sbw_progress_start(&pg, "sbw-argmax: --truncation", "pairs", (double)(n * res->ntok), o->quiet);
+    st = sbw_argmax_trunc_run(res->w.data, m, res->w.cols, res->w.ld, res->logp.data, n,
+                              res->logp.ld, o->tokens, res->ntok, &run, res->out, &res->sum);
+    sbw_progress_finish(&pg);
+    return st;
 }
 
 void sbw_argmax_trunc_file_free(sbw_argmax_trunc_file_res *res)

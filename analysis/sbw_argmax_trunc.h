@@ -39,6 +39,8 @@
 
 #include "sbw_mat.h"
 
+#include "sbw_progress.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -70,6 +72,7 @@ typedef struct sbw_argmax_trunc_tok {
 typedef struct sbw_argmax_trunc_opts {
     double sigma; /* p*_j <= sigma phat_j: >= 1, or INFINITY (no bound) */
     double tol;   /* a double witness needs residual <= tol * scale (1e-9; 0: exact only) */
+    sbw_progress *progress; /* (context, token) pairs decided, or NULL; started by the caller */
 } sbw_argmax_trunc_opts;
 
 typedef struct sbw_argmax_trunc_summary {
@@ -87,7 +90,8 @@ typedef struct sbw_argmax_trunc_summary {
  * the same answers for a given thread count).  Errors: SBW_EINVAL (bad
  * sizes, a token >= m, sigma < 1 or nan, tol < 0), SBW_ENOMEM,
  * SBW_ENUMERIC (GLPK failed).  On failure *sum summarises what was done
- * and out[] is partly written: discard it. */
+ * and out[] is partly written: discard it.  o->progress, if set, is
+ * updated (under a critical section) with the pairs decided so far. */
 int sbw_argmax_trunc_run(const double *w, size_t m, size_t d, size_t ldw, const double *logp,
                          size_t n, size_t ldl, const size_t *tokens, size_t ntok,
                          const sbw_argmax_trunc_opts *o, sbw_argmax_trunc_tok *out,
@@ -100,7 +104,8 @@ typedef struct sbw_argmax_trunc_file_opts {
     const size_t *tokens; /* the tokens to decide, ntok of them; NULL: all M */
     size_t ntok;
     bool normalize; /* subtract each row's logsumexp instead of refusing a row off 1 */
-    sbw_argmax_trunc_opts run;
+    bool quiet;     /* no progress on stderr (else one line every few seconds, or a bar) */
+    sbw_argmax_trunc_opts run; /* run.progress is set here: leave it NULL */
 } sbw_argmax_trunc_file_opts;
 
 /* What it gives; sbw_argmax_trunc_file_free frees it. */
@@ -117,7 +122,8 @@ typedef struct sbw_argmax_trunc_file_res {
  * the LPs checked, the log-probabilities read and checked (sbw_logp: a
  * matrix of M columns, every entry finite, each row normalised within the
  * checker's tolerance), the names, the tokens checked, then
- * sbw_argmax_trunc_run.  *res is zeroed first and holds what was made.
+ * sbw_argmax_trunc_run with its progress on stderr (unless o->quiet).
+ * *res is zeroed first and holds what was made.
  * Errors: the readers' (SBW_ESHAPE for a logp whose columns are not W's
  * rows), SBW_EINVAL for a token >= M, those of sbw_argmax_trunc_run.  On
  * failure free *res with sbw_argmax_trunc_file_free. */

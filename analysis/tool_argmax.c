@@ -507,6 +507,7 @@ static int trunc_run(const char *path, const argmax_args *a, const sbw_cli_commo
                                     .tokens = s->words,
                                     .ntok = s->nwords,
                                     .normalize = a->normalize,
+                                    .quiet = c->quiet,
                                     .run = {.sigma = sigma, .tol = a->tol}};
     sbw_argmax_trunc_file_res r;
     int st = sbw_argmax_trunc_file(path, &o, &r);

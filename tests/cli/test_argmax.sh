@@ -165,6 +165,13 @@ expect_grep '"checked": ?4' "$T/out" "--words: 2 tokens x 2 contexts"
 expect_grep '"reason": ?"threshold"' "$T/out" "json row"
 expect_exit 0 "--truncation -o" "$A" -q --truncation "$TR" -o "$T/tr.tsv" "$SQ"
 expect_grep '^# may_drop=14' "$T/tr.tsv" "-o file"
+# a long run shows its progress (pairs decided of contexts x tokens; a line
+# every 5 s off a terminal, at every pair with the test hook); -q none
+expect_exit 0 "--truncation: progress" env SBW_TEST_PROGRESS=1 "$A" --truncation "$TR" -o "$T/tr.tsv" "$SQ"
+expect_grep '^sbw-argmax: --truncation: 1/14 pairs ' "$T/err" "progress: the first pair"
+expect_grep '^sbw-argmax: --truncation: 14/14 pairs .*ETA 0s' "$T/err" "progress: the last line"
+expect_exit 0 "--truncation -q: no progress" env SBW_TEST_PROGRESS=1 "$A" -q --truncation "$TR" -o "$T/tr.tsv" "$SQ"
+expect_lines 0 "$T/err" "--truncation -q: nothing on stderr"
 # bad input: one line, exit 1 for data, 2 for usage
 expect_exit 1 "--truncation: not normalised" "$A" -q --truncation "$FIX/trunc_square_unnorm.npy" "$SQ"
 expect_lines 1 "$T/err" "not normalised: one line"
