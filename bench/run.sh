@@ -16,6 +16,9 @@ cd "$(dirname "$0")/.." || exit 1
 : >"$BENCH_OUT/figures.txt"
 : >"$BENCH_OUT/misses.txt"
 : >"$BENCH_OUT/skipped.txt"
+# the report's first line, like a table's: what made it (make bench and
+# make bench-smoke run this script with these variables)
+bench_note "# command=$([ -n "${BENCH_ONLY:-}" ] && printf 'BENCH_ONLY="%s" ' "$BENCH_ONLY")make $([ "$BENCH_QUICK" = 1 ] && echo bench-smoke || echo bench)"
 [ "$BENCH_QUICK" = 1 ] && bench_note "quick mode (BENCH_QUICK=1): tiny sizes, one repetition; a check that every bench runs, the figures are not measurements"
 bench_machine || bench_fail "sbw-info --version failed ($BIN)"
 failed=""

@@ -31,6 +31,7 @@ smoke() {
 # ---- the real tools: every sbw figure, exit 0 ------------------------------------------
 smoke real "$BIN" 0
 R=$T/real/report.txt
+expect_eq "$(head -n 1 "$R")" '# command=BENCH_ONLY="lm fit" make bench-smoke' "the report's first line: its command"
 expect_grep "^== bench_lm: ok, " "$R" "bench_lm passes"
 expect_grep "^== bench_fit: ok, " "$R" "bench_fit passes"
 expect_grep "^every bench ran and printed its figures" "$R" "summary"
