@@ -178,7 +178,9 @@ mix_cites=$(cites $mix_cites)
     done
 } >"$TAB/gradneck.tsv"
 gn_cites=""
-for n in $MODELS; do gn_cites="$gn_cites $(md "$n")/gradneck.tsv $(md "$n")/rank.tsv"; done
+for n in $MODELS; do
+    [ -s "$SRC/$(md "$n")/gradneck.tsv" ] && gn_cites="$gn_cites $(md "$n")/gradneck.tsv $(md "$n")/rank.tsv"
+done
 # shellcheck disable=SC2086
 gn_cites=$(cites $gn_cites)
 # the two orders the question compares, as label sequences
@@ -382,6 +384,15 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     fi
     for n in $MODELS; do [ -s "$SRC/$(md "$n")/gradneck.tsv" ] || not_yet "$n" measure; done
     echo
+    # a model read from MEASURED is a retrain of ptb/'s (its checkpoint was
+    # gone): say so, with both runs' validation perplexity
+    for n in $MODELS; do
+        case $(md "$n") in measured/*) ;; *) continue ;; esac
+        [ -s "$SRC/measured/$n/eval-valid.tsv" ] || continue
+        echo "- $(label "$n") is measured on a retrain with the same recipe (\`measured/$n/train.tsv\`), whose"
+        echo "  validation perplexity is $(v "measured/$n/eval-valid.tsv" ppl %.2f) against $(v "ptb/$n/eval-valid.tsv" ppl %.2f) for the run of the tables above; its rank here is the retrain's."
+    done
+    echo
     printf 'Mean suppressed share, largest first: '
     recipe_order desc <"$TAB/supp"
     printf 'Rank of log Q, lowest first: '
@@ -465,6 +476,11 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
         echo "$(tsv_meta "$TRUNC" keep) kept ($(tsv_meta "$TRUNC" by_threshold) by the threshold rule p̂_i > 1 - 1/σ, the rest"
         echo "by the LP's dual), $(tsv_meta "$TRUNC" may_drop) may be dropped, $(tsv_meta "$TRUNC" undecided) undecided; $(tsv_meta "$TRUNC" lp_solves) LPs in"
         echo "$(tsv_meta "$TRUNC" seconds | awk '{ printf "%.2f", $1 }') s. Its command: \`$(tsv_meta "$TRUNC" command | tr -d '`')\`."
+        tr_eval=$(dirname "$TRUNC")/eval.tsv
+        if [ -s "$tr_eval" ]; then
+            echo "The outputs are the model's first $(tsv_field "$tr_eval" tokens) $(tsv_field "$tr_eval" split) predictions (\`$(relpath "$tr_eval")\`: \`$(tsv_meta "$tr_eval" command | tr -d '`')\`),"
+            echo "made with the table by \`experiments/newer/truncation.sh\`."
+        fi
         echo
         if [ -n "$tr_fig" ]; then
             echo "The figure: the first context's tokens by probability (largest first, on a log axis), one series per"
@@ -475,10 +491,10 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
         fi
     else
         echo "Not yet measured on a PTB model here: for a Softmax model (its word bias does not enter the program),"
-        echo "\`sbw-lm eval --ckpt CK --tokens 1 --export HEAD\`, \`sbw-lm eval --ckpt CK --tokens N --logprobs q.npy\`,"
-        echo "then \`sbw-argmax --truncation q.npy --threshold 0.001 --vocab HEAD/vocab.txt HEAD/W.npy -o trunc.tsv\`"
-        echo "and rerun with TRUNC=trunc.tsv (one LP of D + 1 rows and M columns per token below the threshold:"
-        echo "choose N small at M = 10,000)."
+        echo "\`experiments/newer/truncation.sh --ckpt CK --words 0:49 -o DIR\` (the head exported, the log Q of the first"
+        echo "prediction, \`sbw-argmax --truncation\` at the paper's threshold 0.001), then rerun with TRUNC=DIR/trunc.tsv"
+        echo "(one LP of D + 1 rows and M columns per token below the threshold, about a minute each at M = 10,000:"
+        echo "choose few tokens)."
     fi
 } >"$DOC.tmp"
 mv "$DOC.tmp" "$DOC"

@@ -148,12 +148,12 @@ expect_exit 0 "measure rerun after the failures" run measure mos-k3
 expect_eq "$(tsv_meta "$R/mos-k3/decay.tsv" decay_alpha)" "$(tsv_meta "$T/decay.ref" decay_alpha)" "the rerun's decay is the first one's"
 if [ -s "$R/mos-k3/gradneck.tsv" ]; then ok; else bad "the rerun wrote no gradneck.tsv"; fi
 # experiments/newer/report.sh on these results, from another folder with
-# relative paths; TRUNC an sbw-argmax --truncation table of the Softmax head
-# exported above, on its first 3 test outputs
-"$BIN/sbw-lm" eval --data "$Q/corpus" --ckpt "$Q/state/softmax" --split test --tokens 3 --logprobs "$T/q3.npy" -q >/dev/null
-"$BIN/sbw-argmax" --truncation "$T/q3.npy" --threshold 0.001 --vocab "$T/smx/vocab.txt" "$T/smx/W.npy" -o "$T/trunc.tsv" -q
+# relative paths; TRUNC the truncation table of experiments/newer/truncation.sh
+# on the Softmax model's first 3 test outputs
+env SBW_BIN="$BINA" sh experiments/newer/truncation.sh --ckpt "$Q/state/softmax" --data "$Q/corpus" --n 3 \
+    -o "$T/trq" >/dev/null 2>&1 || bad "truncation.sh on the quick Softmax"
 newer() { (cd "$T" && RES="ptb q,1/results" OUT="ptb q,1/newer" QUICK=1 BIN="$BINA" "$@" sh "$ROOT/experiments/newer/report.sh"); }
-expect_exit 0 "the newer report" newer env TRUNC=trunc.tsv
+expect_exit 0 "the newer report" newer env TRUNC=trq/trunc.tsv
 NR=$Q/newer/report.md
 for f in decay truncation; do
     if [ -s "$Q/newer/figures/$f.png" ]; then ok; else bad "the newer report drew no $f.png"; fi
@@ -183,7 +183,9 @@ H=$ROOT/experiments/hidden/results/hidden.tsv
 fn=$(tsv_rows "$H" | awk -F'\t' -v d="$(tsv_meta "$H" d)" '$1 == "softmax" && $6 == "bf16" && $7 == d { print $5; exit }')
 expect_grep "^\| softmax \| softmax \| yes \| bf16 \| [0-9]* \| $fn \| " "$NR" "newer: softmax bf16's first N giving D"
 expect_grep "^\| mos \| f64 \| -1 \(too.few.queries\) \|" "$NR" "newer: the by-N table"
-expect_grep "$(tsv_meta "$T/trunc.tsv" checked) \(context, token\) pairs checked" "$NR" "newer: the truncation table's counts"
+expect_grep "$(tsv_meta "$T/trq/trunc.tsv" checked) \(context, token\) pairs checked" "$NR" "newer: the truncation table's counts"
+expect_grep "^The outputs are the model's first 3 test predictions \(\`.*trq/eval.tsv\`: \`.*sbw-lm eval " "$NR" \
+    "newer: the truncation's model and outputs named"
 # MEASURED, a retrain's results folder: a model measured there is read and
 # cited from there (measured/), its rank too
 MS="$T/re train,2"
@@ -194,6 +196,9 @@ expect_exit 0 "the newer report with MEASURED" newer env MEASURED="re train,2"
 expect_grep "^- \`measured/softmax/gradneck.tsv\`: \`sbw-lm eval .*--gradneck -" "$NR" "newer: MEASURED's gradneck.tsv cited"
 expect_grep "^- \`measured/softmax/rank.tsv\`: " "$NR" "newer: MEASURED's rank.tsv beside it"
 expect_grep "^\| Softmax \| single_map \(C1 W\) \| 300 \| $(f3 "$(tsv_meta "$MS/softmax/gradneck.tsv" gradneck_mean)") \|" "$NR" "newer: Softmax's row from MEASURED"
+pv=$(printf '%.2f' "$(tsv_field "$MS/softmax/eval-valid.tsv" ppl)")
+expect_grep "^- Softmax is measured on a retrain with the same recipe" "$NR" "newer: a retrain said to be one"
+expect_grep "validation perplexity is $pv against $pv for the run" "$NR" "newer: both runs' perplexities"
 mv "$T/sm-gn.tsv" "$R/softmax/gradneck.tsv"
 # a model not trained (Mixtape's results moved away) is a line, not a number;
 # ptb/report.sh's Table 6 says so too
