@@ -88,6 +88,9 @@ static const breaker breakers[] = {
     {"theorem2", "one side shifted by 1e-6", 1, 0, 1e-6, 0, 0},
     {"monotone", "log Q perturbed", 1, 1, 0, 0, 0},
     {"model-rank", "claimed rank D + 2", 1, 0, 0, 1, 0},
+    {"hidden-size", "claimed D + 1", 1, 0, 0, 1, 0},
+    {"hidden-size", "claimed D - 1 (below the proven lower bound)", 1, 0, 0, -1, 0},
+    {"hidden-size", "log Q perturbed by 1e-3 (noise above the rounding)", 1, 1e-3, 0, 0, 0},
     {"argmax-monotone", "f(W h + b) perturbed", 1, 1, 0, 0, 0},
     {"argmax-mos", "components' W perturbed (no longer shared)", 1, 1, 0, 0, 0},
     {"argmax-mos", "exhibit with K - 1 = 1 component (a Softmax)", 1, 0, 0, -1, 0},
@@ -128,7 +131,7 @@ static void test_registry(void **state)
 {
     (void)state;
     bool sel[64];
-    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)14);
+    SBW_ASSERT_EQ(sbw_verify_nclaims, (size_t)15);
     for (size_t i = 0; i < sbw_verify_nclaims; i++) {
         const sbw_verify_claim *c = &sbw_verify_claims[i];
         assert_ptr_equal(sbw_verify_find(c->name), c);

@@ -5,6 +5,7 @@
 #include "sbw_rng.h"
 #include "sbw_verify_argmax.h"
 #include "sbw_verify_heads.h"
+#include "sbw_verify_hidden.h"
 #include "sbw_verify_lms.h"
 #include "sbw_verify_mos.h"
 
@@ -109,6 +110,19 @@ const sbw_verify_claim sbw_verify_claims[] = {
      "a float64 export whose rank is not D + 1 (D + 2), a float32 copy not full rank at "
      "DBL_EPSILON, or not D + 1 (D + 2) at FLT_EPSILON",
      "offset: the claimed rank becomes D + 1 + offset", sbw_verify_heads_model_rank},
+    {"hidden-size",
+     "a Softmax head's hidden size D is read off its outputs: the double-centred log Q of N "
+     "contexts drops after D values, found exactly with a certificate from float64 outputs and "
+     "as D (certified or probable) from bfloat16-rounded ones; the proven lower bound never "
+     "exceeds D",
+     "Carlini et al. 2024 (Stealing Part of a Production Language Model), section 4; Finlayson, "
+     "Ren and Swayamdipta 2024 (Logits of API-Protected LLMs Leak Proprietary Information); the "
+     "rounding floor is sbw's (analysis/sbw_hidden.h)",
+     "a recovered size other than D, a float64 verdict that is not certified (bfloat16: neither "
+     "certified nor probable), or a proven lower bound above D",
+     "offset: the claimed D becomes D + offset; perturb: adds perturb * N(0,1) to log Q (noise "
+     "above the rounding)",
+     sbw_verify_hidden_size},
     {"argmax-monotone",
      "a strictly increasing pointwise map f (LMS, PLIF) keeps a head's argmaxable set: the words "
      "some context makes the strict argmax of f(W h + b) are exactly sbw-argmax's words of "

@@ -13,7 +13,7 @@ expect_grep 'sbw-verify --only property2,theorem6' "$T/out" "help has an example
 # --list: every claim, with its source and what would make it fail
 expect_exit 0 "--list" "$V" --list
 for c in property1 property2 proposition1 corollary1 moc mixtape theorem1 theorem5 theorem6 \
-    theorem2 monotone model-rank argmax-monotone argmax-mos; do
+    theorem2 monotone model-rank argmax-monotone argmax-mos hidden-size; do
     expect_grep "^$c	" "$T/out" "--list names $c"
 done
 expect_grep '^claim	source	statement	fails_when	broken_by$' "$T/out" "--list columns"

@@ -1,0 +1,157 @@
+/* sbw_verify_hidden.c -- a Softmax head's hidden size read off its outputs
+ * (sbw_verify_hidden.h). */
+#include "sbw_verify_hidden.h"
+
+#include "sbw_error.h"
+#include "sbw_hidden.h"
+#include "sbw_mat.h"
+#include "sbw_verify_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+static const char HS[] = "hidden-size";
+
+/* The outputs of a random Softmax head with a word bias: log softmax(H W^T
+ * + 1 b^T) for N contexts, W (M x D) with entries N(0, 1/D), b N(0, 1), h
+ * N(0, 4 I), then perturb * N(0, 1) added to every entry (the sabotage).
+ * a is allocated here (N x M).  Errors: SBW_ENOMEM; *a zeroed on failure. */
+static int outputs(const sbw_verify_opts *o, size_t n, size_t m, size_t d, uint64_t seed,
+                   sbw_mat *a)
+{
+    sbw_mat h = {0}, w = {0}, b = {0}, e = {0};
+    *a = (sbw_mat){0};
+    int st = sbw_mat_alloc(&h, n, d);
+    st = st ? st : sbw_mat_alloc(&w, m, d);
+    st = st ? st : sbw_mat_alloc(&b, 1, m);
+    st = st ? st : sbw_mat_alloc(&e, n, m);
+    st = st ? st : sbw_mat_alloc(a, n, m);
+    st = st ? st : sbw_verify_util_gauss(&h, 2.0, seed, 1);
+    st = st ? st : sbw_verify_util_gauss(&w, 1 / sqrt((double)d), seed, 2);
+    st = st ? st : sbw_verify_util_gauss(&b, 1.0, seed, 3);
+    st = st ? st : sbw_verify_util_gauss(&e, 1.0, seed, 4);
+    for (size_t i = 0; !st && i < n; i++)
+        for (size_t j = 0; j < m; j++) {
+            double z = SBW_MAT_AT(&b, 0, j);
+            for (size_t k = 0; k < d; k++)
+                z += SBW_MAT_AT(&h, i, k) * SBW_MAT_AT(&w, j, k);
+            SBW_MAT_AT(a, i, j) = z;
+        }
+    if (!st) {
+        sbw_verify_util_log_softmax(a, a);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < m; j++)
+                SBW_MAT_AT(a, i, j) += o->perturb * SBW_MAT_AT(&e, i, j);
+    }
+    sbw_mat_free(&h);
+    sbw_mat_free(&w);
+    sbw_mat_free(&b);
+    sbw_mat_free(&e);
+    if (st)
+        sbw_mat_free(a);
+    return st;
+}
+
+/* (I - 11^T/N) A (I - 11^T/M) in place: column means, then row means. */
+static void double_centre(sbw_mat *a)
+{
+    for (size_t j = 0; j < a->cols; j++) {
+        double mu = 0;
+        for (size_t i = 0; i < a->rows; i++)
+            mu += SBW_MAT_AT(a, i, j);
+        mu /= (double)a->rows;
+        for (size_t i = 0; i < a->rows; i++)
+            SBW_MAT_AT(a, i, j) -= mu;
+    }
+    for (size_t i = 0; i < a->rows; i++) {
+        double mu = 0;
+        for (size_t j = 0; j < a->cols; j++)
+            mu += SBW_MAT_AT(a, i, j);
+        mu /= (double)a->cols;
+        for (size_t j = 0; j < a->cols; j++)
+            SBW_MAT_AT(a, i, j) -= mu;
+    }
+}
+
+/* sbw-rank --hidden-size's estimate for the outputs a stored at precision
+ * p (a is rounded to p here, then destroyed): the scan of what is stored,
+ * the floor of p (the SVD's part bounded with ||A||_F >= sigma_1), the
+ * double-centred spectrum, sbw_hidden_estimate over min(N-1, M-1) values.
+ * Errors: SBW_ENOMEM, those of the SVD and the estimate. */
+static int estimate(sbw_mat *a, sbw_hidden_prec p, sbw_hidden *h)
+{
+    size_t n = a->rows, m = a->cols, k = n < m ? n : m;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++)
+            SBW_MAT_AT(a, i, j) = sbw_hidden_round(p, SBW_MAT_AT(a, i, j));
+    sbw_hidden_scan sc;
+    sbw_hidden_scan_init(&sc);
+    double *s = malloc(k * sizeof *s);
+    int st = s ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "hidden-size: no memory");
+    for (size_t i = 0; !st && i < n; i++)
+        st = sbw_hidden_scan_hook(&sc, a->data + i * a->ld, i, 1, m);
+    double w0 = sbw_verify_util_frob(a);
+    double_centre(a);
+    st = st ? st : sbw_verify_util_svals(a, s);
+    double floor = sbw_hidden_floor(&sc, p, n, m, DBL_EPSILON, w0);
+    st = st ? st
+            : sbw_hidden_estimate(s, k, (n < m ? n : m) - 1, floor,
+                                  sbw_hidden_typical(&sc, p, n, m), h);
+    sbw_hidden_scan_free(&sc);
+    free(s);
+    return st;
+}
+
+/* One head (N x M outputs, dimension D, from seed i): float64 and
+ * bfloat16, three results each. */
+static int hs_setting(const sbw_verify_opts *o, size_t n, size_t m, size_t d, unsigned i,
+                      sbw_verify_list *out)
+{
+    uint64_t seed = sbw_verify_seed(o, HS, i);
+    unsigned long long sd = (unsigned long long)seed;
+    double want = (double)d + (double)o->offset;
+    static const sbw_hidden_prec precs[] = {SBW_HPREC_F64, SBW_HPREC_BF16};
+    int st = SBW_OK;
+    for (size_t q = 0; !st && q < 2; q++) {
+        sbw_hidden_prec p = precs[q];
+        const char *pn = sbw_hidden_prec_name(p);
+        sbw_mat a;
+        sbw_hidden h;
+        st = outputs(o, n, m, d, seed, &a);
+        st = st ? st : estimate(&a, p, &h);
+        sbw_mat_free(&a);
+        if (st)
+            break;
+        /* float64 must be certified (every value past D within the
+         * rounding); bfloat16 certified or probable (the drop where the
+         * typical rounding floor cuts) */
+        bool ok = h.status == SBW_HIDDEN_CERTIFIED ||
+                  (p == SBW_HPREC_BF16 && h.status == SBW_HIDDEN_PROBABLE);
+        char what[96];
+        snprintf(what, sizeof what, "recovered hidden size, %s outputs", pn);
+        st = sbw_verify_add(
+            out, HS, what, (double)h.hidden, SBW_VERIFY_EQ, want,
+            "softmax D=%zu bias, N=%zu M=%zu, status %s, gap %.2f decades, seed=%llu", d, n, m,
+            sbw_hidden_status_name(h.status), h.gap_log10, sd);
+        snprintf(what, sizeof what, "status %s (1: certified%s)", pn,
+                 p == SBW_HPREC_F64 ? "" : " or probable");
+        st = st ? st
+                : sbw_verify_add(out, HS, what, ok ? 1.0 : 0.0, SBW_VERIFY_EQ, 1.0,
+                                 "softmax D=%zu: %s, seed=%llu", d,
+                                 sbw_hidden_status_name(h.status), sd);
+        snprintf(what, sizeof what, "proven lower bound hidden_min, %s", pn);
+        st = st ? st
+                : sbw_verify_add(out, HS, what, (double)h.hidden_min, SBW_VERIFY_LE, want,
+                                 "softmax D=%zu: Weyl's bound never exceeds D, seed=%llu", d, sd);
+    }
+    return st;
+}
+
+int sbw_verify_hidden_size(const sbw_verify_opts *o, sbw_verify_list *out)
+{
+    int st = hs_setting(o, 256, 64, 4, 0, out);
+    if (o->full)
+        st = st ? st : hs_setting(o, 1024, 256, 16, 1, out);
+    return st;
+}
