@@ -78,10 +78,13 @@ static void double_centre(sbw_mat *a)
  * p (a is rounded to p here, then destroyed): the scan of what is stored,
  * the floor of p (the SVD's part bounded with ||A||_F >= sigma_1), the
  * double-centred spectrum, sbw_hidden_estimate over min(N-1, M-1) values.
- * Errors: SBW_ENOMEM, those of the SVD and the estimate. */
+ * Errors: SBW_EINVAL (fewer than 2 rows or columns), SBW_ENOMEM, those of
+ * the SVD and the estimate. */
 static int estimate(sbw_mat *a, sbw_hidden_prec p, sbw_hidden *h)
 {
     size_t n = a->rows, m = a->cols, k = n < m ? n : m;
+    if (k < 2)
+        return SBW_ERROR(SBW_EINVAL, "hidden-size: %zu x %zu outputs (need 2 x 2)", n, m);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < m; j++)
             SBW_MAT_AT(a, i, j) = sbw_hidden_round(p, SBW_MAT_AT(a, i, j));
