@@ -10,6 +10,7 @@
 
 #include <glpk.h>
 #include <lapacke.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@ typedef struct run_x {
     const sbw_argmax_cert_ctx *cc; /* its exact A^T phat */
     const sbw_argmax_trunc_opts *o;
     double scale, atol; /* max(1, max |w_jk|); tol * scale */
+    int it_lim;         /* simplex iterations per solve (o->max_iter or the default) */
 } run_x;
 
 /* A thread's LP: GLPK's problem for the current context and scratch. */
@@ -143,12 +145,13 @@ static void build(tlp *L, const run_x *x)
 }
 
 /* Solves from the current basis, once more from an advanced basis when
- * GLPK fails; false when it still does. */
-static bool solve(glp_prob *P)
+ * GLPK fails (or stops at it_lim iterations); false when it still does. */
+static bool solve(glp_prob *P, int it_lim)
 {
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
+    parm.it_lim = it_lim;
     int rc = glp_simplex(P, &parm);
     if (rc != 0 || glp_get_status(P) != GLP_OPT) {
         glp_adv_basis(P, 0);
@@ -322,7 +325,7 @@ static void decide(tlp *L, const run_x *x, size_t c, size_t i, sbw_argmax_trunc_
     for (int round = 0; round < 2 && t->keep < 0; round++) {
         if (round)
             glp_adv_basis(L->P, 0);
-        if (solve(L->P))
+        if (solve(L->P, x->it_lim))
             certify(L, x, i, t);
     }
     set_box(L->P, i, x->o->sigma, x->p[i]);
@@ -385,7 +388,15 @@ int sbw_argmax_trunc_run(const double *w, size_t m, size_t d, size_t ldw, const 
     for (size_t j = 0; j < m; j++)
         for (size_t k = 0; k < d; k++)
             scale = fmax(scale, fabs(w[j * ldw + k]));
-    run_x x = {.w = w, .m = m, .d = d, .ldw = ldw, .o = o, .scale = scale, .atol = o->tol * scale};
+    size_t it = o->max_iter ? o->max_iter : SBW_ARGMAX_TRUNC_ITER * (m + 2 * (d + 1));
+    run_x x = {.w = w,
+               .m = m,
+               .d = d,
+               .ldw = ldw,
+               .o = o,
+               .scale = scale,
+               .atol = o->tol * scale,
+               .it_lim = it > INT_MAX ? INT_MAX : (int)it};
     double *p = malloc(m * sizeof *p), t0 = omp_get_wtime();
     sbw_argmax_cert_ctx *cc = NULL;
     size_t done = 0; /* pairs decided, for o->progress */

@@ -73,7 +73,16 @@ typedef struct sbw_argmax_trunc_opts {
     double sigma; /* p*_j <= sigma phat_j: >= 1, or INFINITY (no bound) */
     double tol;   /* a double witness needs residual <= tol * scale (1e-9; 0: exact only) */
     sbw_progress *progress; /* (context, token) pairs decided, or NULL; started by the caller */
+    size_t max_iter;        /* simplex iterations per LP solve; 0: SBW_ARGMAX_TRUNC_ITER
+                             * times the LP's columns (m + 2 (d + 1)) */
 } sbw_argmax_trunc_opts;
+
+/* The default iteration limit per LP solve, in units of the LP's columns.
+ * A solve that reaches it is retried once from a fresh basis, then the
+ * token is undecided (keep -1): on badly scaled outputs (probabilities down
+ * to 1e-9 beside 0.1) GLPK's primal simplex was seen to cycle between its
+ * phases on a PTB head for over 20 minutes without ending. */
+#define SBW_ARGMAX_TRUNC_ITER 3
 
 typedef struct sbw_argmax_trunc_summary {
     size_t contexts, checked, keep, may_drop, undecided;

@@ -105,7 +105,10 @@ static const char trunc_details[] =
     "the header.  Columns: context token [name] logp keep reason margin bound\n"
     "residual support (the witness's positive entries) lp_obj (the LP's optimum,\n"
     "nan when the threshold settled it).  --words picks the tokens.  Cost: one\n"
-    "LP of D+1 rows and M columns per (context, token), warm-started.\n";
+    "LP of D+1 rows and M columns per (context, token), warm-started (about a\n"
+    "minute each at M = 10,000, D = 400 on one core; progress on stderr), each\n"
+    "solve stopped after 3 (M + 2D + 2) simplex iterations and retried once from a\n"
+    "fresh basis: a token whose LP does not end is undecided, never guessed.\n";
 
 /* --shard and --merge's part of --help. */
 static const char shard_details[] =

@@ -344,6 +344,29 @@ static void test_subset(void **state)
     free(l);
 }
 
+/* The iteration limit: at one simplex iteration per solve no LP reaches
+ * its optimum, so every token the threshold rule does not settle is
+ * undecided (never a wrong answer); the default limit decides them all. */
+static void test_iteration_limit(void **state)
+{
+    (void)state;
+    size_t m = 12, d = 3, n = 2;
+    double *w = gauss(61, m * d, 1.0), *l = outputs(w, m, d, n, 1.5, 62);
+    sbw_argmax_trunc_summary s, s1;
+    sbw_argmax_trunc_tok *all = run(w, m, d, l, n, 2, 0, &s), out[24];
+    SBW_ASSERT_EQ(s.undecided, (size_t)0);
+    SBW_ASSERT_GT(s.lp_solves, (size_t)0);
+    sbw_argmax_trunc_opts o = {.sigma = 2, .tol = 0, .max_iter = 1};
+    SBW_ASSERT_OK(sbw_argmax_trunc_run(w, m, d, d, l, n, m, NULL, m, &o, out, &s1));
+    SBW_ASSERT_EQ(s1.by_threshold, s.by_threshold);
+    SBW_ASSERT_EQ(s1.undecided, n * m - s.by_threshold);
+    for (size_t t = 0; t < n * m; t++)
+        assert_true(out[t].keep == -1 || out[t].keep == all[t].keep);
+    free(all);
+    free(w);
+    free(l);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -369,10 +392,11 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vs_exact_twin), cmocka_unit_test(test_double_witness),
-        cmocka_unit_test(test_threshold),     cmocka_unit_test(test_corrupted),
-        cmocka_unit_test(test_exact_edge),    cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_subset),        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_vs_exact_twin),   cmocka_unit_test(test_double_witness),
+        cmocka_unit_test(test_threshold),       cmocka_unit_test(test_corrupted),
+        cmocka_unit_test(test_exact_edge),      cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_subset),          cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_iteration_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
