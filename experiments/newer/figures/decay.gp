@@ -1,0 +1,40 @@
+# decay.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot decay.gp` redraws it
+# from any folder: it reads decay.dat and writes decay.png beside itself.
+# command: /work/main/bin/sbw-plot train decay-moc.tsv decay-moc-fit.tsv decay-mixtape.tsv decay-mixtape-fit.tsv --x i --y log10_sigma --logx --labels MoC,MoC fit,Mixtape K=4,Mixtape K=4 fit --title Centred spectra of log Q and their power-law fits -q -o decay
+here = ''
+if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
+if (here eq './') { here = '' }
+plain = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./'
+data = here.'decay.dat'
+if (strstrt(plain, data[1:1]) == 0) { data = './'.data }
+set terminal pngcairo enhanced size 600,420 font ',11' linewidth 1.2
+output = here.'decay.png'
+if (strstrt(plain, output[1:1]) == 0) { output = './'.output }
+set output output
+set grid lc rgb '#d9d9d9' lw 0.6
+set key noopaque samplen 2.5 spacing 1.15 width 2 reverse Left
+set datafile separator "\t"
+set samples 500
+set multiplot layout 1,1 title 'Centred spectra of log Q and their power-law fits' noenhanced
+unset logscale
+set autoscale
+set format x '% h'
+set format y '% h'
+set title '' noenhanced
+set xlabel 'i' noenhanced
+set ylabel 'log10_sigma' noenhanced
+set logscale x
+set key below
+set key spacing 1.15 width 2
+set autoscale fix
+set offsets 0, 0, graph 0.05, graph 0.05
+unset arrow
+set xtics autofreq
+set format x '10^{%T}'
+set ytics 5
+plot data index 0 using 1:2 with lines lc rgb '#000000' lw 1.5 dt 4 title 'MoC' noenhanced, \
+     data index 1 using 1:2 with linespoints lc rgb '#000000' lw 1.5 dt 5 pt 8 ps 0.9 title 'MoC fit' noenhanced, \
+     data index 2 using 1:2 with lines lc rgb '#E69F00' lw 1.5 dt 4 title 'Mixtape K=4' noenhanced, \
+     data index 3 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 5 pt 3 ps 0.9 title 'Mixtape K=4 fit' noenhanced
+unset multiplot
+unset output
