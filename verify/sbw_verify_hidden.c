@@ -5,6 +5,7 @@
 #include "sbw_error.h"
 #include "sbw_hidden.h"
 #include "sbw_mat.h"
+#include "sbw_reduce.h"
 #include "sbw_verify_util.h"
 
 #include <float.h>
@@ -53,7 +54,8 @@ static int outputs(const sbw_verify_opts *o, size_t n, size_t m, size_t d, uint6
     return st;
 }
 
-/* (I - 11^T/N) A (I - 11^T/M) in place: column means, then row means. */
+/* (I - 11^T/N) A (I - 11^T/M) in place: column means here, then the
+ * rows by sbw-rank's own two-pass centring (sbw_reduce_centre_rows). */
 static void double_centre(sbw_mat *a)
 {
     for (size_t j = 0; j < a->cols; j++) {
@@ -64,14 +66,7 @@ static void double_centre(sbw_mat *a)
         for (size_t i = 0; i < a->rows; i++)
             SBW_MAT_AT(a, i, j) -= mu;
     }
-    for (size_t i = 0; i < a->rows; i++) {
-        double mu = 0;
-        for (size_t j = 0; j < a->cols; j++)
-            mu += SBW_MAT_AT(a, i, j);
-        mu /= (double)a->cols;
-        for (size_t j = 0; j < a->cols; j++)
-            SBW_MAT_AT(a, i, j) -= mu;
-    }
+    sbw_reduce_centre_rows(a);
 }
 
 /* sbw-rank --hidden-size's estimate for the outputs a stored at precision
