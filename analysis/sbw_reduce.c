@@ -490,6 +490,8 @@ double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, doub
 
 void sbw_reduce_centre_rows(sbw_mat *a) { centre_rows_d(a); }
 
+void sbw_reduce_centre_cols(sbw_mat *a, double *work) { centre_cols_d(a, work); }
+
 /* *out = m (steal: the buffer moves) or a copy of it. */
 static int take_or_copy(sbw_mat *m, bool steal, sbw_mat *out)
 {
@@ -550,7 +552,7 @@ int sbw_reduce_matrix(sbw_reduce *red, sbw_reduce_variant v, bool steal, sbw_mat
     if (!st && (v & SBW_VAR_ROWS))
         sbw_reduce_centre_rows(out);
     if (!st && (v & SBW_VAR_COLS))
-        centre_cols_d(out, work);
+        sbw_reduce_centre_cols(out, work);
     free(work);
     return st;
 }

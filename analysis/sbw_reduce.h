@@ -157,6 +157,12 @@ double sbw_reduce_uncentred_w0(const sbw_reduce *red, sbw_reduce_variant v, doub
  * fully centred. */
 void sbw_reduce_centre_rows(sbw_mat *a);
 
+/* Subtracts each column's mean from a in place, in two passes like the
+ * rows (the means, summed into work, a->cols doubles the caller owns; then
+ * what rounding left of them): the column centring of --center both
+ * (after sbw_reduce_centre_rows).  Never fails. */
+void sbw_reduce_centre_cols(sbw_mat *a, double *work);
+
 /* The mean of row[0..m) as the centring computes it (two passes: the
  * mean, then the mean of what rounding left), and the centring of one
  * row in place, returning that mean: what sbw_reduce_centre_rows does to

@@ -6,47 +6,49 @@
 #include "sbw_hidden.h"
 #include "sbw_mat.h"
 #include "sbw_reduce.h"
+#include "sbw_synth.h"
 #include "sbw_verify_util.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static const char HS[] = "hidden-size";
 
-/* The outputs of a random Softmax head with a word bias: log softmax(H W^T
- * + 1 b^T) for N contexts, W (M x D) with entries N(0, 1/D), b N(0, 1), h
- * N(0, 4 I), then perturb * N(0, 1) added to every entry (the sabotage).
- * a is allocated here (N x M).  Errors: SBW_ENOMEM; *a zeroed on failure. */
+/* The outputs of a random Softmax head with a word bias: sbw-synth's
+ * lowrank language (log softmax of rank-D Gaussian logits of sd 2,
+ * sbw_synth_lowrank), a word bias b ~ N(0, 1) added to every row and the
+ * rows renormalised (log softmax(Z + 1 b^T): the row shift log softmax left
+ * in Z cancels), then perturb * N(0, 1) added to every entry (the sabotage).
+ * a is allocated here (N x M).  Errors: those of the generator, SBW_ENOMEM;
+ * *a zeroed on failure. */
+/* The bias's and the noise's sbw_rng streams: clear of the generator's
+ * (stream g for row group g, UINT64_MAX for W). */
+#define HS_STREAM_BIAS  (UINT64_C(1) << 62)
+#define HS_STREAM_NOISE (HS_STREAM_BIAS + 1)
+
 static int outputs(const sbw_verify_opts *o, size_t n, size_t m, size_t d, uint64_t seed,
                    sbw_mat *a)
 {
-    sbw_mat h = {0}, w = {0}, b = {0}, e = {0};
+    sbw_mat b = {0}, e = {0};
     *a = (sbw_mat){0};
-    int st = sbw_mat_alloc(&h, n, d);
-    st = st ? st : sbw_mat_alloc(&w, m, d);
+    int st = sbw_mat_alloc(a, n, m);
+    st = st ? st : sbw_synth_lowrank(a, d, 2.0, false, seed);
     st = st ? st : sbw_mat_alloc(&b, 1, m);
-    st = st ? st : sbw_mat_alloc(&e, n, m);
-    st = st ? st : sbw_mat_alloc(a, n, m);
-    st = st ? st : sbw_verify_util_gauss(&h, 2.0, seed, 1);
-    st = st ? st : sbw_verify_util_gauss(&w, 1 / sqrt((double)d), seed, 2);
-    st = st ? st : sbw_verify_util_gauss(&b, 1.0, seed, 3);
-    st = st ? st : sbw_verify_util_gauss(&e, 1.0, seed, 4);
-    for (size_t i = 0; !st && i < n; i++)
-        for (size_t j = 0; j < m; j++) {
-            double z = SBW_MAT_AT(&b, 0, j);
-            for (size_t k = 0; k < d; k++)
-                z += SBW_MAT_AT(&h, i, k) * SBW_MAT_AT(&w, j, k);
-            SBW_MAT_AT(a, i, j) = z;
-        }
-    if (!st) {
-        sbw_verify_util_log_softmax(a, a);
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < m; j++)
-                SBW_MAT_AT(a, i, j) += o->perturb * SBW_MAT_AT(&e, i, j);
+    st = st ? st : sbw_verify_util_gauss(&b, 1.0, seed, HS_STREAM_BIAS);
+    if (!st && o->perturb != 0) {
+        st = sbw_mat_alloc(&e, n, m);
+        st = st ? st : sbw_verify_util_gauss(&e, o->perturb, seed, HS_STREAM_NOISE);
     }
-    sbw_mat_free(&h);
-    sbw_mat_free(&w);
+    for (size_t i = 0; !st && i < n; i++)
+        for (size_t j = 0; j < m; j++)
+            SBW_MAT_AT(a, i, j) += SBW_MAT_AT(&b, 0, j);
+    if (!st)
+        sbw_verify_util_log_softmax(a, a);
+    for (size_t i = 0; !st && e.data && i < n; i++)
+        for (size_t j = 0; j < m; j++)
+            SBW_MAT_AT(a, i, j) += SBW_MAT_AT(&e, i, j);
     sbw_mat_free(&b);
     sbw_mat_free(&e);
     if (st)
@@ -54,27 +56,12 @@ static int outputs(const sbw_verify_opts *o, size_t n, size_t m, size_t d, uint6
     return st;
 }
 
-/* (I - 11^T/N) A (I - 11^T/M) in place: column means here, then the
- * rows by sbw-rank's own two-pass centring (sbw_reduce_centre_rows). */
-static void double_centre(sbw_mat *a)
-{
-    for (size_t j = 0; j < a->cols; j++) {
-        double mu = 0;
-        for (size_t i = 0; i < a->rows; i++)
-            mu += SBW_MAT_AT(a, i, j);
-        mu /= (double)a->rows;
-        for (size_t i = 0; i < a->rows; i++)
-            SBW_MAT_AT(a, i, j) -= mu;
-    }
-    sbw_reduce_centre_rows(a);
-}
-
 /* sbw-rank --hidden-size's estimate for the outputs a stored at precision
  * p (a is rounded to p here, then destroyed): the scan of what is stored,
  * the floor of p (the SVD's part bounded with ||A||_F >= sigma_1), the
- * double-centred spectrum, sbw_hidden_estimate over min(N-1, M-1) values.
- * Errors: SBW_EINVAL (fewer than 2 rows or columns), SBW_ENOMEM, those of
- * the SVD and the estimate. */
+ * double-centred spectrum (sbw_reduce's centring, rows then columns), sbw_hidden_estimate over
+ * min(N-1, M-1) values. Errors: SBW_EINVAL (fewer than 2 rows or columns), SBW_ENOMEM, those of the
+ * SVD and the estimate. */
 static int estimate(sbw_mat *a, sbw_hidden_prec p, sbw_hidden *h)
 {
     size_t n = a->rows, m = a->cols, k = n < m ? n : m;
@@ -89,8 +76,14 @@ static int estimate(sbw_mat *a, sbw_hidden_prec p, sbw_hidden *h)
     int st = s ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "hidden-size: no memory");
     for (size_t i = 0; !st && i < n; i++)
         st = sbw_hidden_scan_hook(&sc, a->data + i * a->ld, i, 1, m);
-    double w0 = sbw_verify_util_frob(a);
-    double_centre(a);
+    double w0 = sbw_verify_util_frob(a), *work = st ? NULL : malloc(m * sizeof *work);
+    if (!st && !work)
+        st = SBW_ERROR(SBW_ENOMEM, "hidden-size: no memory");
+    if (!st) { /* (I - 11^T/N) A (I - 11^T/M) as sbw-rank --center both makes it */
+        sbw_reduce_centre_rows(a);
+        sbw_reduce_centre_cols(a, work);
+    }
+    free(work);
     st = st ? st : sbw_verify_util_svals(a, s);
     double floor = sbw_hidden_floor(&sc, p, n, m, DBL_EPSILON, w0);
     st = st ? st
