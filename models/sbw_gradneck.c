@@ -4,8 +4,10 @@
 
 #include "sbw_blas.h"
 #include "sbw_error.h"
+#include "sbw_kern.h"
 #include "sbw_pass.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -19,6 +21,7 @@ struct sbw_gradneck_ws {
     const double *theta;
     sbw_pass_ws *pass;
     bool linear;            /* Softmax: the basis below is fixed */
+    bool mos;               /* MoS: J in closed form (mos_jacobian) */
     size_t m, c, kmin;      /* M, C, min(M, C) */
     size_t r;               /* the basis' size (linear) */
     double *lq;             /* M */
@@ -27,6 +30,10 @@ struct sbw_gradneck_ws {
     double *dh;             /* M x C */
     double *dtheta;         /* nshared */
     double *a, *s, *u, *vt; /* the SVD: M x C, kmin, C x kmin, kmin x M */
+    /* MoS: g (K D), log pi (K), pi^T V (C), log q_k (K x M), log q and
+     * q_k (M each), diag(1 - g_k^2) U_k (D x C), a row (max(C, K)); Z_k
+     * in dh */
+    double *mg, *mlpi, *mpv, *mlqk, *mlq, *mqk, *mb, *mrow;
 };
 
 void sbw_gradneck_ws_free(sbw_gradneck_ws *ws)
@@ -43,6 +50,7 @@ void sbw_gradneck_ws_free(sbw_gradneck_ws *ws)
     free(ws->s);
     free(ws->u);
     free(ws->vt);
+    free(ws->mg);
     free(ws);
 }
 
@@ -103,7 +111,22 @@ static int alloc_buffers(sbw_gradneck_ws *ws)
     ws->u = malloc(c * k * sizeof *ws->u);
     ws->vt = malloc(k * m * sizeof *ws->vt);
     bool ok = ws->lq && ws->a && ws->s && ws->u && ws->vt;
-    if (ok && !ws->linear) {
+    if (ok && ws->mos) {
+        const sbw_head *h = &ws->h;
+        size_t n = h->k * h->d + h->k + c + (h->k + 2) * m + h->d * c + (c > h->k ? c : h->k);
+        ws->mg = malloc(n * sizeof *ws->mg);
+        ws->dh = malloc(m * c * sizeof *ws->dh);
+        ok = ws->mg && ws->dh;
+        if (ok) {
+            ws->mlpi = ws->mg + h->k * h->d;
+            ws->mpv = ws->mlpi + h->k;
+            ws->mlqk = ws->mpv + c;
+            ws->mlq = ws->mlqk + h->k * m;
+            ws->mqk = ws->mlq + m;
+            ws->mb = ws->mqk + m;
+            ws->mrow = ws->mb + h->d * c;
+        }
+    } else if (ok && !ws->linear) {
         ws->hrep = malloc(m * c * sizeof *ws->hrep);
         ws->ids = malloc(m * sizeof *ws->ids);
         ws->dh = malloc(m * c * sizeof *ws->dh);
@@ -124,6 +147,7 @@ int sbw_gradneck_ws_alloc(sbw_gradneck_ws **out, const sbw_head *h, const double
     ws->h = *h;
     ws->theta = theta;
     ws->linear = h->model == SBW_MODEL_SOFTMAX;
+    ws->mos = h->model == SBW_MODEL_MOS;
     ws->m = h->m;
     ws->c = h->c;
     ws->kmin = h->m < h->c ? h->m : h->c;
@@ -149,6 +173,77 @@ static int probs(sbw_gradneck_ws *ws, const double *h)
     for (size_t j = 0; !st && j < ws->m; j++)
         ws->lq[j] = exp(ws->lq[j]);
     return st;
+}
+
+/* g_k = tanh(U_k h + c_k) into ws->mg, log pi = log softmax(V h) into
+ * ws->mlpi, pi^T V into ws->mpv, log q_k = log softmax(W g_k + b) into
+ * ws->mlqk and log q = log sum_k pi_k q_k into ws->mlq: MoS's forward
+ * pass for one context. */
+static void mos_forward(sbw_gradneck_ws *ws, const double *h)
+{
+    const sbw_head *hd = &ws->h;
+    size_t m = ws->m, c = ws->c, d = hd->d, k = hd->k;
+    const double *th = ws->theta, *W = th + hd->off_w, *U = th + hd->off_u, *V = th + hd->off_v;
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(k * d), (int)c, 1.0, U, (int)c, h, 1, 0.0,
+                ws->mg, 1);
+    for (size_t i = 0; i < k * d; i++)
+        ws->mg[i] = tanh(ws->mg[i] + (hd->cbias ? th[hd->off_ub + i] : 0));
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)k, (int)c, 1.0, V, (int)c, h, 1, 0.0, ws->mlpi,
+                1);
+    sbw_kern_log_softmax_rows(ws->mlpi, 1, k, k, ws->mlpi, k);
+    memset(ws->mpv, 0, c * sizeof *ws->mpv);
+    for (size_t j = 0; j < k; j++)
+        cblas_daxpy((int)c, exp(ws->mlpi[j]), V + j * c, 1, ws->mpv, 1);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)k, (int)m, (int)d, 1.0, ws->mg,
+                (int)d, W, (int)d, 0.0, ws->mlqk, (int)m);
+    for (size_t j = 0; hd->bias && j < k; j++)
+        cblas_daxpy((int)m, 1.0, th + hd->off_b, 1, ws->mlqk + j * m, 1);
+    sbw_kern_log_softmax_rows(ws->mlqk, k, m, m, ws->mlqk, m);
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < k; j++)
+            ws->mrow[j] = ws->mlpi[j] + ws->mlqk[j * m + i];
+        ws->mlq[i] = sbw_kern_logsumexp(ws->mrow, k);
+    }
+}
+
+/* MoS's Jacobian of context h in closed form into ws->a, its basis into
+ * ws->vt, its size into *r.  With rho_kj = pi_k q_kj / q_j (the
+ * responsibilities; sum_k rho_kj = 1) and Z_k = W diag(1 - g_k^2) U_k
+ * (M x C), d log q_j = sum_k rho_kj (d log pi_k + d z_kj - q_k^T d z_k)
+ * gives
+ *     J = sum_k diag(rho_k) [Z_k + 1 (V_k - pi^T V - q_k^T Z_k)]:
+ * K products of M x D x C, where the general path's M head passes cost
+ * M K D (C + M).  Errors: SBW_ENUMERIC (the SVD). */
+static int mos_jacobian(sbw_gradneck_ws *ws, const double *h, size_t *r)
+{
+    const sbw_head *hd = &ws->h;
+    size_t m = ws->m, c = ws->c, d = hd->d, k = hd->k;
+    const double *W = ws->theta + hd->off_w, *U = ws->theta + hd->off_u;
+    const double *V = ws->theta + hd->off_v;
+    mos_forward(ws, h);
+    memset(ws->a, 0, m * c * sizeof *ws->a);
+    for (size_t j = 0; j < k; j++) {
+        const double *g = ws->mg + j * d, *lqk = ws->mlqk + j * m;
+        for (size_t i = 0; i < d; i++)
+            for (size_t l = 0; l < c; l++)
+                ws->mb[i * c + l] = (1 - g[i] * g[i]) * U[(j * d + i) * c + l];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)d, 1.0, W,
+                    (int)d, ws->mb, (int)c, 0.0, ws->dh, (int)c);
+        for (size_t i = 0; i < m; i++)
+            ws->mqk[i] = exp(lqk[i]);
+        cblas_dgemv(CblasRowMajor, CblasTrans, (int)m, (int)c, 1.0, ws->dh, (int)c, ws->mqk, 1, 0.0,
+                    ws->mrow, 1);
+        for (size_t l = 0; l < c; l++)
+            ws->mrow[l] = V[j * c + l] - ws->mpv[l] - ws->mrow[l];
+        for (size_t i = 0; i < m; i++) {
+            double rho = exp(ws->mlpi[j] + lqk[i] - ws->mlq[i]);
+            double *a = ws->a + i * c;
+            const double *z = ws->dh + i * c;
+            for (size_t l = 0; l < c; l++)
+                a[l] += rho * (z[l] + ws->mrow[l]);
+        }
+    }
+    return range_basis(ws, r);
 }
 
 /* The general path: J of context h from M head passes into ws->a, its
@@ -181,7 +276,9 @@ int sbw_gradneck_rows(sbw_gradneck_ws *ws, const double *H, size_t rows, size_t 
     for (size_t i = 0; !st && i < rows; i++) {
         size_t r = ws->r;
         st = probs(ws, H + i * ldh);
-        if (!st && !ws->linear)
+        if (!st && ws->mos)
+            st = mos_jacobian(ws, H + i * ldh, &r);
+        else if (!st && !ws->linear)
             st = jacobian_basis(ws, H + i * ldh, &r);
         if (!st)
             passed[i] = sbw_gradneck_share(ws->lq, ws->m, y[i], ws->vt, r, ws->kmin);

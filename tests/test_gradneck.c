@@ -6,7 +6,9 @@
  * (LAPACK dgelsd: ||C J x - g|| minimal, passed = ||C J x|| / ||g||); the
  * Softmax single-map path against the general (Jacobian) path on the same
  * head; closed forms: a head of full centred rank passes everything, a
- * word whose q is one-hot passes 0; the summary against sorted values. */
+ * word whose q is one-hot passes 0; the summary against sorted values;
+ * MoS's closed-form Jacobian at a language model's shape (C != D, a
+ * component bias) and with columns of h it ignores (J rank-deficient). */
 #include "head_cases.h"
 #include "sbw_gradneck.h"
 #include "sbw_pass_ref.h"
@@ -150,6 +152,43 @@ static void test_linear_path(void **state)
     free(theta);
 }
 
+/* MoS as sbw-lm's head has it (C = 7 != D, component bias, word bias),
+ * through its closed-form Jacobian, against the twin; then with the last
+ * two columns of every U_k and of V zeroed, so that J has rank 5 < C and
+ * the range's threshold decides. */
+static void test_mos_context(void **state)
+{
+    (void)state;
+    enum { C = 7, R = 4 };
+    sbw_head h;
+    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_MOS, 0, M, D, 3, 0, 1, true, false));
+    SBW_ASSERT_OK(sbw_head_set_context(&h, C, true));
+    double *theta = malloc(h.nshared * sizeof *theta), H[R * C], passed[R];
+    assert_non_null(theta);
+    SBW_ASSERT_OK(sbw_head_init(&h, theta, 41, 0.9));
+    for (size_t i = 0; i < M; i++)
+        theta[h.off_b + i] = 0.4 * cos((double)i);
+    for (size_t i = 0; i < h.k * D; i++)
+        theta[h.off_ub + i] = 0.5 * sin(1.7 * (double)i);
+    for (size_t i = 0; i < sizeof H / sizeof *H; i++)
+        H[i] = 1.2 * sin(0.9 * (double)i + 0.4);
+    size_t y[R] = {0, 5, 11, 7};
+    for (int pass = 0; pass < 2; pass++) {
+        sbw_gradneck_ws *ws = NULL;
+        SBW_ASSERT_OK(sbw_gradneck_ws_alloc(&ws, &h, theta));
+        assert_false(sbw_gradneck_linear(ws));
+        SBW_ASSERT_OK(sbw_gradneck_rows(ws, H, R, C, y, passed));
+        for (size_t i = 0; i < R; i++)
+            SBW_ASSERT_ABS_LE(passed[i] - twin_share(&h, theta, H + i * C, y[i]), 1e-6);
+        sbw_gradneck_ws_free(ws);
+        for (size_t r = 0; r < h.k * D + h.k; r++) { /* U's K D rows, then V's K */
+            double *row = theta + (r < h.k * D ? h.off_u + r * C : h.off_v + (r - h.k * D) * C);
+            row[C - 1] = row[C - 2] = 0;
+        }
+    }
+    free(theta);
+}
+
 /* The share's closed forms and the summary. */
 static void test_share_summary(void **state)
 {
@@ -177,6 +216,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_twin),
         cmocka_unit_test(test_linear_path),
+        cmocka_unit_test(test_mos_context),
         cmocka_unit_test(test_share_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
