@@ -81,8 +81,12 @@ typedef struct sbw_argmax_trunc_opts {
  * A solve that reaches it is retried once from a fresh basis, then the
  * token is undecided (keep -1): on badly scaled outputs (probabilities down
  * to 1e-9 beside 0.1) GLPK's primal simplex was seen to cycle between its
- * phases on a PTB head for over 20 minutes without ending. */
-#define SBW_ARGMAX_TRUNC_ITER 3
+ * phases on a PTB head for over 20 minutes without ending.  A bare
+ * integer literal: sbw-argmax's --help spells it with SBW_ARGMAX_TRUNC_ITER_STR. */
+#define SBW_ARGMAX_TRUNC_ITER          3
+#define SBW_ARGMAX_TRUNC_ITER_STR_(x)  #x
+#define SBW_ARGMAX_TRUNC_ITER_STR_X(x) SBW_ARGMAX_TRUNC_ITER_STR_(x)
+#define SBW_ARGMAX_TRUNC_ITER_STR      SBW_ARGMAX_TRUNC_ITER_STR_X(SBW_ARGMAX_TRUNC_ITER)
 
 typedef struct sbw_argmax_trunc_summary {
     size_t contexts, checked, keep, may_drop, undecided;

@@ -107,7 +107,8 @@ static const char trunc_details[] =
     "nan when the threshold settled it).  --words picks the tokens.  Cost: one\n"
     "LP of D+1 rows and M columns per (context, token), warm-started (about a\n"
     "minute each at M = 10,000, D = 400 on one core; progress on stderr), each\n"
-    "solve stopped after 3 (M + 2D + 2) simplex iterations and retried once from a\n"
+    "solve stopped after " SBW_ARGMAX_TRUNC_ITER_STR
+    " (M + 2D + 2) simplex iterations and retried once from a\n"
     "fresh basis: a token whose LP does not end is undecided, never guessed.\n";
 
 /* --shard and --merge's part of --help. */
