@@ -56,7 +56,7 @@ int sbw_lm_eval_logprobs(sbw_lm_ws *ws, const double *theta, const size_t *ids, 
  * e_next that the head passes back to the latent of prediction i, and
  * their perplexity in *res; *single_map tells whether the head's logits
  * are one linear map (Softmax: one basis for all rows) or each row needed
- * its Jacobian (MoS in closed form, other heads M head passes a row).  Errors: those of
+ * its Jacobian (closed forms; M head passes a row for MoS+PLIF and Mixtape).  Errors: those of
  * sbw_lm_eval_logprobs but SBW_EIO, sbw_gradneck's.  On failure *res and
  * *single_map are untouched and passed holds unspecified values. */
 int sbw_lm_eval_gradneck(sbw_lm_ws *ws, const double *theta, const size_t *ids, size_t rows,

@@ -4,6 +4,7 @@
 
 #include "sbw_blas.h"
 #include "sbw_error.h"
+#include "sbw_head_kern.h"
 #include "sbw_kern.h"
 #include "sbw_pass.h"
 
@@ -16,12 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How a context's range is found: one basis for all (Softmax), J in
+ * closed form (MoS, MoC, the pointwise maps), or J from M head passes. */
+typedef enum gn_path { GN_LINEAR, GN_MOS, GN_MOC, GN_MAP, GN_PASSES } gn_path;
+
 struct sbw_gradneck_ws {
     sbw_head h;
     const double *theta;
     sbw_pass_ws *pass;
-    bool linear;            /* Softmax: the basis below is fixed */
-    bool mos;               /* MoS: J in closed form (mos_jacobian) */
+    bool linear; /* Softmax: the basis below is fixed */
+    gn_path path;
     size_t m, c, kmin;      /* M, C, min(M, C) */
     size_t r;               /* the basis' size (linear) */
     double *lq;             /* M */
@@ -30,10 +35,13 @@ struct sbw_gradneck_ws {
     double *dh;             /* M x C */
     double *dtheta;         /* nshared */
     double *a, *s, *u, *vt; /* the SVD: M x C, kmin, C x kmin, kmin x M */
-    /* MoS: g (K D), log pi (K), pi^T V (C), log q_k (K x M), log q and
-     * q_k (M each), diag(1 - g_k^2) U_k (D x C), a row (max(C, K)); Z_k
-     * in dh */
-    double *mg, *mlpi, *mpv, *mlqk, *mlq, *mqk, *mb, *mrow;
+    /* MoS and MoC: g (K D), log pi (K), pi^T V (C), diag(1 - g_k^2) U_k
+     * or MoC's d hbar/dh (D x C), a row (max(C, K)); MoS also log q_k
+     * (K x M), log q and q_k (M each), Z_k in dh.  The pointwise maps: z,
+     * f(z), f'(z) (M each), LMS's sigmoids (2 K M) and the map's
+     * parameters (u, v, c: K; s, cum: knots).  One block, from mg. */
+    double *mg, *mlpi, *mpv, *mb, *mrow, *mlqk, *mlq, *mqk;
+    double *fz, *fy, *fp, *fsig, *fu, *fv, *fc, *fs, *fcum, flambda;
 };
 
 void sbw_gradneck_ws_free(sbw_gradneck_ws *ws)
@@ -101,6 +109,41 @@ static int range_basis(sbw_gradneck_ws *ws, size_t *r)
     return SBW_OK;
 }
 
+/* The closed forms' block (the struct's comment), carved from ws->mg, and
+ * MoS's Z_k buffer (dh).  Errors: SBW_ENOMEM. */
+static int closed_buffers(sbw_gradneck_ws *ws)
+{
+    const sbw_head *h = &ws->h;
+    size_t m = ws->m, c = ws->c, k = h->k, d = h->d, kn = h->knots;
+    size_t mix = ws->path == GN_MAP ? 0 : k * d + k + c + d * c + (c > k ? c : k);
+    size_t mos = ws->path == GN_MOS ? (k + 2) * m : 0;
+    size_t map = ws->path == GN_MAP ? 3 * m + 2 * k * m + 3 * k + 2 * kn : 0;
+    ws->mg = malloc((mix + mos + map + 1) * sizeof *ws->mg);
+    if (ws->path == GN_MOS)
+        ws->dh = malloc(m * c * sizeof *ws->dh);
+    if (!ws->mg || (ws->path == GN_MOS && !ws->dh))
+        return SBW_ERROR(SBW_ENOMEM, "out of memory for the gradient bottleneck");
+    ws->mlpi = ws->mg + k * d;
+    ws->mpv = ws->mlpi + k;
+    ws->mb = ws->mpv + c;
+    ws->mrow = ws->mb + d * c;
+    ws->mlqk = ws->mrow + (c > k ? c : k);
+    ws->mlq = ws->mlqk + k * m;
+    ws->mqk = ws->mlq + m;
+    ws->fz = ws->mg; /* GN_MAP: the block holds only these */
+    ws->fy = ws->fz + m;
+    ws->fp = ws->fy + m;
+    ws->fsig = ws->fp + m;
+    ws->fu = ws->fsig + 2 * k * m;
+    ws->fv = ws->fu + k;
+    ws->fc = ws->fv + k;
+    ws->fs = ws->fc + k;
+    ws->fcum = ws->fs + kn;
+    if (ws->path == GN_MAP)
+        sbw_head_map_params(h, ws->theta, ws->fu, ws->fv, ws->fc, &ws->flambda, ws->fs, ws->fcum);
+    return SBW_OK;
+}
+
 /* Allocates every buffer of ws (sizes set).  Errors: SBW_ENOMEM. */
 static int alloc_buffers(sbw_gradneck_ws *ws)
 {
@@ -111,22 +154,9 @@ static int alloc_buffers(sbw_gradneck_ws *ws)
     ws->u = malloc(c * k * sizeof *ws->u);
     ws->vt = malloc(k * m * sizeof *ws->vt);
     bool ok = ws->lq && ws->a && ws->s && ws->u && ws->vt;
-    if (ok && ws->mos) {
-        const sbw_head *h = &ws->h;
-        size_t n = h->k * h->d + h->k + c + (h->k + 2) * m + h->d * c + (c > h->k ? c : h->k);
-        ws->mg = malloc(n * sizeof *ws->mg);
-        ws->dh = malloc(m * c * sizeof *ws->dh);
-        ok = ws->mg && ws->dh;
-        if (ok) {
-            ws->mlpi = ws->mg + h->k * h->d;
-            ws->mpv = ws->mlpi + h->k;
-            ws->mlqk = ws->mpv + c;
-            ws->mlq = ws->mlqk + h->k * m;
-            ws->mqk = ws->mlq + m;
-            ws->mb = ws->mqk + m;
-            ws->mrow = ws->mb + h->d * c;
-        }
-    } else if (ok && !ws->linear) {
+    if (ok && (ws->path == GN_MOS || ws->path == GN_MOC || ws->path == GN_MAP)) {
+        ok = closed_buffers(ws) == SBW_OK;
+    } else if (ok && ws->path == GN_PASSES) {
         ws->hrep = malloc(m * c * sizeof *ws->hrep);
         ws->ids = malloc(m * sizeof *ws->ids);
         ws->dh = malloc(m * c * sizeof *ws->dh);
@@ -138,6 +168,25 @@ static int alloc_buffers(sbw_gradneck_ws *ws)
     return ok ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "out of memory for the gradient bottleneck");
 }
 
+/* The path a head takes (the enum's comment). */
+static gn_path gn_path_of(sbw_head_model model)
+{
+    switch (model) {
+    case SBW_MODEL_SOFTMAX:
+        return GN_LINEAR;
+    case SBW_MODEL_MOS:
+        return GN_MOS;
+    case SBW_MODEL_MOC:
+        return GN_MOC;
+    case SBW_MODEL_SIGSOFTMAX:
+    case SBW_MODEL_LMS:
+    case SBW_MODEL_PLIF:
+        return GN_MAP;
+    default: /* mos+plif, mixtape */
+        return GN_PASSES;
+    }
+}
+
 int sbw_gradneck_ws_alloc(sbw_gradneck_ws **out, const sbw_head *h, const double *theta)
 {
     *out = NULL;
@@ -147,7 +196,7 @@ int sbw_gradneck_ws_alloc(sbw_gradneck_ws **out, const sbw_head *h, const double
     ws->h = *h;
     ws->theta = theta;
     ws->linear = h->model == SBW_MODEL_SOFTMAX;
-    ws->mos = h->model == SBW_MODEL_MOS;
+    ws->path = gn_path_of(h->model);
     ws->m = h->m;
     ws->c = h->c;
     ws->kmin = h->m < h->c ? h->m : h->c;
@@ -176,14 +225,12 @@ static int probs(sbw_gradneck_ws *ws, const double *h)
 }
 
 /* g_k = tanh(U_k h + c_k) into ws->mg, log pi = log softmax(V h) into
- * ws->mlpi, pi^T V into ws->mpv, log q_k = log softmax(W g_k + b) into
- * ws->mlqk and log q = log sum_k pi_k q_k into ws->mlq: MoS's forward
- * pass for one context. */
-static void mos_forward(sbw_gradneck_ws *ws, const double *h)
+ * ws->mlpi and pi^T V into ws->mpv: the mixing heads' context part. */
+static void mix_context(sbw_gradneck_ws *ws, const double *h)
 {
     const sbw_head *hd = &ws->h;
-    size_t m = ws->m, c = ws->c, d = hd->d, k = hd->k;
-    const double *th = ws->theta, *W = th + hd->off_w, *U = th + hd->off_u, *V = th + hd->off_v;
+    size_t c = ws->c, d = hd->d, k = hd->k;
+    const double *th = ws->theta, *U = th + hd->off_u, *V = th + hd->off_v;
     cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(k * d), (int)c, 1.0, U, (int)c, h, 1, 0.0,
                 ws->mg, 1);
     for (size_t i = 0; i < k * d; i++)
@@ -194,6 +241,17 @@ static void mos_forward(sbw_gradneck_ws *ws, const double *h)
     memset(ws->mpv, 0, c * sizeof *ws->mpv);
     for (size_t j = 0; j < k; j++)
         cblas_daxpy((int)c, exp(ws->mlpi[j]), V + j * c, 1, ws->mpv, 1);
+}
+
+/* mix_context, then log q_k = log softmax(W g_k + b) into ws->mlqk and
+ * log q = log sum_k pi_k q_k into ws->mlq: MoS's forward pass for one
+ * context. */
+static void mos_forward(sbw_gradneck_ws *ws, const double *h)
+{
+    const sbw_head *hd = &ws->h;
+    size_t m = ws->m, d = hd->d, k = hd->k;
+    const double *th = ws->theta, *W = th + hd->off_w;
+    mix_context(ws, h);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)k, (int)m, (int)d, 1.0, ws->mg,
                 (int)d, W, (int)d, 0.0, ws->mlqk, (int)m);
     for (size_t j = 0; hd->bias && j < k; j++)
@@ -246,6 +304,60 @@ static int mos_jacobian(sbw_gradneck_ws *ws, const double *h, size_t *r)
     return range_basis(ws, r);
 }
 
+/* MoC's Jacobian of context h in closed form into ws->a, its basis into
+ * ws->vt, its size into *r.  log q = log softmax(W hbar + b), hbar =
+ * sum_k pi_k g_k, so J = (I - 1 q^T) W A with
+ *     A = d hbar / dh = sum_k pi_k [diag(1 - g_k^2) U_k + g_k (V_k - pi^T V)]
+ * (D x C), and C1 (I - 1 q^T) = C1: the range of C1 J is that of C1 W A,
+ * one product of M x D x C.  Errors: SBW_ENUMERIC (the SVD). */
+static int moc_jacobian(sbw_gradneck_ws *ws, const double *h, size_t *r)
+{
+    const sbw_head *hd = &ws->h;
+    size_t m = ws->m, c = ws->c, d = hd->d, k = hd->k;
+    const double *W = ws->theta + hd->off_w, *U = ws->theta + hd->off_u;
+    const double *V = ws->theta + hd->off_v;
+    mix_context(ws, h);
+    memset(ws->mb, 0, d * c * sizeof *ws->mb);
+    for (size_t j = 0; j < k; j++) {
+        double pi = exp(ws->mlpi[j]);
+        const double *g = ws->mg + j * d;
+        for (size_t i = 0; i < d; i++)
+            for (size_t l = 0; l < c; l++)
+                ws->mb[i * c + l] += pi * ((1 - g[i] * g[i]) * U[(j * d + i) * c + l] +
+                                           g[i] * (V[j * c + l] - ws->mpv[l]));
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)d, 1.0, W, (int)d,
+                ws->mb, (int)c, 0.0, ws->a, (int)c);
+    return range_basis(ws, r);
+}
+
+/* The pointwise maps' Jacobian (sigsoftmax, LMS, PLIF: log q = log
+ * softmax(f(z)), z = W h + b, C = D) in closed form into ws->a, its basis
+ * into ws->vt, its size into *r: J = (I - 1 q^T) diag(f'(z)) W, so the
+ * range of C1 J is that of C1 diag(f'(z)) W.  f'(z) is the head kernel's
+ * own (the pass's backward uses it; PLIF's slope of z's interval).
+ * Errors: SBW_ENUMERIC (the SVD). */
+static int map_jacobian(sbw_gradneck_ws *ws, const double *h, size_t *r)
+{
+    const sbw_head *hd = &ws->h;
+    size_t m = ws->m, d = hd->d;
+    const double *W = ws->theta + hd->off_w;
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)m, (int)d, 1.0, W, (int)d, h, 1, 0.0, ws->fz, 1);
+    for (size_t i = 0; hd->bias && i < m; i++)
+        ws->fz[i] += ws->theta[hd->off_b + i];
+    if (hd->map == SBW_MAP_SS)
+        sbw_head_kern_ss(ws->fz, ws->fy, ws->fp, m);
+    else if (hd->map == SBW_MAP_LMS)
+        sbw_head_kern_lms(ws->fz, ws->fy, ws->fp, ws->fsig, m, ws->fu, ws->fv, ws->fc, hd->k,
+                          ws->flambda);
+    else
+        sbw_head_kern_plif(ws->fz, ws->fy, ws->fp, m, ws->fs, ws->fcum, hd->knots, hd->plif_t);
+    for (size_t i = 0; i < m; i++)
+        for (size_t l = 0; l < d; l++)
+            ws->a[i * d + l] = ws->fp[i] * W[i * d + l];
+    return range_basis(ws, r);
+}
+
 /* The general path: J of context h from M head passes into ws->a, its
  * basis into ws->vt, its size into *r. */
 static int jacobian_basis(sbw_gradneck_ws *ws, const double *h, size_t *r)
@@ -263,6 +375,23 @@ static int jacobian_basis(sbw_gradneck_ws *ws, const double *h, size_t *r)
     return range_basis(ws, r);
 }
 
+/* Context h's basis by its head's path (none for Softmax: the fixed one). */
+static int context_basis(sbw_gradneck_ws *ws, const double *h, size_t *r)
+{
+    switch (ws->path) {
+    case GN_MOS:
+        return mos_jacobian(ws, h, r);
+    case GN_MOC:
+        return moc_jacobian(ws, h, r);
+    case GN_MAP:
+        return map_jacobian(ws, h, r);
+    case GN_PASSES:
+        return jacobian_basis(ws, h, r);
+    default:
+        return SBW_OK;
+    }
+}
+
 int sbw_gradneck_rows(sbw_gradneck_ws *ws, const double *H, size_t rows, size_t ldh,
                       const size_t *y, double *passed)
 {
@@ -276,10 +405,8 @@ int sbw_gradneck_rows(sbw_gradneck_ws *ws, const double *H, size_t rows, size_t 
     for (size_t i = 0; !st && i < rows; i++) {
         size_t r = ws->r;
         st = probs(ws, H + i * ldh);
-        if (!st && ws->mos)
-            st = mos_jacobian(ws, H + i * ldh, &r);
-        else if (!st && !ws->linear)
-            st = jacobian_basis(ws, H + i * ldh, &r);
+        if (!st)
+            st = context_basis(ws, H + i * ldh, &r);
         if (!st)
             passed[i] = sbw_gradneck_share(ws->lq, ws->m, y[i], ws->vt, r, ws->kmin);
     }

@@ -21,9 +21,10 @@
  * ideal logit gradient that any change of h could express to first order.
  *
  * How.  Softmax: an orthonormal basis of range(C1 W) once (LAPACK dgesdd),
- * then ||U^T g|| per context.  MoS: J in closed form, K products of
- * M x D x C per context (mos_jacobian in sbw_gradneck.c states it), its
- * basis as below.  Every other head: J from the head pass
+ * then ||U^T g|| per context.  MoS, MoC, sigsoftmax, LMS and PLIF: J in
+ * closed form per context (mos_jacobian, moc_jacobian and map_jacobian in
+ * sbw_gradneck.c state them: at most K products of M x D x C), its basis
+ * as below.  MoS+PLIF and Mixtape: J from the head pass
  * itself (sbw_pass_loss on M copies of h with targets 0..M-1: row j of dH
  * is -J_j / M), centred, its left singular vectors with sigma > max(M, C)
  * eps sigma_1 (dgesdd), ||U^T g||: M head passes per context, for small

@@ -7,8 +7,10 @@
  * Softmax single-map path against the general (Jacobian) path on the same
  * head; closed forms: a head of full centred rank passes everything, a
  * word whose q is one-hot passes 0; the summary against sorted values;
- * MoS's closed-form Jacobian at a language model's shape (C != D, a
- * component bias) and with columns of h it ignores (J rank-deficient). */
+ * MoS's and MoC's closed-form Jacobians at a language model's shape (C
+ * != D, a component bias) and with columns of h they ignore (J
+ * rank-deficient); the pointwise maps' (sigsoftmax, LMS, PLIF) through
+ * head_cases. */
 #include "head_cases.h"
 #include "sbw_gradneck.h"
 #include "sbw_pass_ref.h"
@@ -152,18 +154,19 @@ static void test_linear_path(void **state)
     free(theta);
 }
 
-/* MoS as sbw-lm's head has it (C = 7 != D, component bias, word bias),
- * through its closed-form Jacobian, against the twin; then with the last
- * two columns of every U_k and of V zeroed, so that J has rank 5 < C and
- * the range's threshold decides. */
-static void test_mos_context(void **state)
+/* MoS and MoC as sbw-lm's head has them (component bias, word bias) at
+ * C = 7 > D and C = 3 < D (MoC's J = (I - 1q^T) W A has the range of W
+ * whenever A = d hbar/dh has rank D, so only C < D tests A), through
+ * their closed-form Jacobians, against the twin; then with the last two
+ * columns of every U_k and of V zeroed, so that J loses rank and the
+ * range's threshold decides. */
+static void check_mixing(sbw_head_model model, size_t c)
 {
-    (void)state;
-    enum { C = 7, R = 4 };
+    enum { R = 4, CMAX = 7 };
     sbw_head h;
-    SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_MOS, 0, M, D, 3, 0, 1, true, false));
-    SBW_ASSERT_OK(sbw_head_set_context(&h, C, true));
-    double *theta = malloc(h.nshared * sizeof *theta), H[R * C], passed[R];
+    SBW_ASSERT_OK(sbw_head_setup(&h, model, 0, M, D, 3, 0, 1, true, false));
+    SBW_ASSERT_OK(sbw_head_set_context(&h, c, true));
+    double *theta = malloc(h.nshared * sizeof *theta), H[R * CMAX], passed[R];
     assert_non_null(theta);
     SBW_ASSERT_OK(sbw_head_init(&h, theta, 41, 0.9));
     for (size_t i = 0; i < M; i++)
@@ -177,16 +180,30 @@ static void test_mos_context(void **state)
         sbw_gradneck_ws *ws = NULL;
         SBW_ASSERT_OK(sbw_gradneck_ws_alloc(&ws, &h, theta));
         assert_false(sbw_gradneck_linear(ws));
-        SBW_ASSERT_OK(sbw_gradneck_rows(ws, H, R, C, y, passed));
-        for (size_t i = 0; i < R; i++)
-            SBW_ASSERT_ABS_LE(passed[i] - twin_share(&h, theta, H + i * C, y[i]), 1e-6);
+        SBW_ASSERT_OK(sbw_gradneck_rows(ws, H, R, c, y, passed));
+        for (size_t i = 0; i < R; i++) {
+            double want = twin_share(&h, theta, H + i * c, y[i]);
+            if (fabs(passed[i] - want) > 1e-6)
+                print_error("%s C = %zu pass %d row %zu: %.10f, twin %.10f\n",
+                            sbw_head_model_name(model), c, pass, i, passed[i], want);
+            SBW_ASSERT_ABS_LE(passed[i] - want, 1e-6);
+        }
         sbw_gradneck_ws_free(ws);
         for (size_t r = 0; r < h.k * D + h.k; r++) { /* U's K D rows, then V's K */
-            double *row = theta + (r < h.k * D ? h.off_u + r * C : h.off_v + (r - h.k * D) * C);
-            row[C - 1] = row[C - 2] = 0;
+            double *row = theta + (r < h.k * D ? h.off_u + r * c : h.off_v + (r - h.k * D) * c);
+            row[c - 1] = row[c - 2] = 0;
         }
     }
     free(theta);
+}
+
+static void test_mixing_context(void **state)
+{
+    (void)state;
+    check_mixing(SBW_MODEL_MOS, 7);
+    check_mixing(SBW_MODEL_MOS, 3);
+    check_mixing(SBW_MODEL_MOC, 7);
+    check_mixing(SBW_MODEL_MOC, 3);
 }
 
 /* The share's closed forms and the summary. */
@@ -216,7 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_twin),
         cmocka_unit_test(test_linear_path),
-        cmocka_unit_test(test_mos_context),
+        cmocka_unit_test(test_mixing_context),
         cmocka_unit_test(test_share_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,9 +16,10 @@
 #   gradneck.tsv  the gradient bottleneck (Godey and Artzi 2026: sbw-lm
 #                 eval --gradneck) of the first GRADNECK_T test predictions,
 #                 one row each under the summary (gradneck_mean, _q05 ..
-#                 _q95); a Softmax head's is one map, MoS's Jacobian
-#                 has a closed form, every other head's costs M head
-#                 passes per prediction (hence GRADNECK_T);
+#                 _q95); a Softmax head's is one map, the other heads'
+#                 Jacobians have closed forms but Mixtape's and
+#                 MoS+PLIF's, which cost M head passes per prediction
+#                 (hence GRADNECK_T);
 #   decay.tsv     sbw-rank --center --decay DECAY on the rank step's matrix
 #                 (the first RANK_T test predictions), row-centred as
 #                 rank-center.tsv's: the power-law fit sigma_i ~ i^-alpha
@@ -180,13 +181,13 @@ mixtape|--head mixtape --k 4 --d 280"
 fi
 # measure's gradient bottleneck: a Softmax head's basis is one SVD of
 # W, then M x D per prediction (seconds for 20,000); every other head
-# needs each context's M x C Jacobian and its SVD per prediction.  MoS's
-# Jacobian has a closed form, K products of M x D x C; MoC's, PLIF's and
-# Mixtape's come from M = 10,000 head passes, about K D M^2
-# multiply-adds three times over (forward and backward), some 10^11 to
-# 10^12 flops: MoC and Mixtape took about a minute per prediction on one
-# core here.  100 predictions keep them under two hours (--quick: 300, a
-# toy head); set GRADNECK_T for more.
+# needs each context's M x C Jacobian and its SVD per prediction.  MoS's,
+# MoC's and PLIF's Jacobians have closed forms (at most K products of M x
+# D x C; seconds a prediction); Mixtape's comes from M = 10,000 head
+# passes, about K D M^2 multiply-adds three times over (forward and
+# backward): about a minute per prediction on one core here.  100
+# predictions keep it under two hours (--quick: 300, a toy head); set
+# GRADNECK_T for more.
 GRADNECK_T=${GRADNECK_T:-100}
 DECAY=${DECAY:-auto}
 if [ ! -d "$PTB" ]; then
