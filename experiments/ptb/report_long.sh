@@ -76,6 +76,25 @@ plot() {
     fi
 }
 
+# lost_runs: a paragraph naming each run that restarted from scratch
+# because its checkpoints were lost (run.sh keep_lost's lost-DATE/
+# folders: how far it had got, where its log and trajectory are kept).
+lost_runs() {
+    any=0
+    for l in "$RES"/*/lost-*/; do
+        [ -d "$l" ] || continue
+        m=$(basename "$(dirname "$l")") lb=$(basename "$l")
+        ne=0
+        [ -s "$l/traj.tsv" ] && ne=$(tsv_rows "$l/traj.tsv" | tail -n +2 | grep -c . || true)
+        tok=$(tsv_rows "$l/log.tsv" 2>/dev/null | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tokens") c = i; next } { x = $c } END { printf "%s", x }')
+        [ $any = 1 ] || echo "Restarted runs (their checkpoints were lost with the machine they trained on):"
+        [ $any = 1 ] || echo
+        any=1
+        echo "- $m restarted from scratch with the same recipe and seed; the earlier run had reached ${tok:-0} tokens ($ne epochs measured). Its log and trajectory are kept in \`$(basename "$RES")/$m/$lb/\` and are not mixed with the new run's."
+    done
+    [ $any = 0 ] || echo
+}
+
 models=""
 for d in "$RES"/*/; do
     m=$(basename "$d")
@@ -143,6 +162,7 @@ mv "$TAB/ex" "$ex"
     done
     [ -n "$models" ] || echo "| (none measured yet) | | | | | | |"
     echo
+    lost_runs
     echo "## Table 11 along training: expected pairwise KL"
     echo
     echo "The paper (valid): Softmax $(paper Softmax kl_valid), MoC $(paper MoC kl_valid), MoS $(paper MoS kl_valid) (MoS > MoC > Softmax),"

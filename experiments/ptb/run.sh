@@ -215,6 +215,22 @@ into() {
     return $irc
 }
 
+# keep_lost NAME: a run of NAME was started (its log or trajectory has
+# rows) but STATE has no checkpoint of it (a new machine, a cleared
+# /var/tmp): its log.tsv and traj.tsv move to RES/NAME/lost-DATE/, kept
+# and committed, so that the restart from scratch neither mixes its rows
+# with theirs nor overwrites them; said on stdout, and by report_long.sh.
+keep_lost() {
+    out=$RES/$1
+    [ -s "$out/traj.tsv" ] || [ "$(tsv_rows "$out/log.tsv" 2>/dev/null | grep -c .)" -gt 1 ] || return 0
+    lost=$out/lost-$(date -u +%Y%m%dT%H%M%SZ)
+    mkdir -p "$lost"
+    for f in log.tsv traj.tsv; do
+        if [ -f "$out/$f" ]; then mv "$out/$f" "$lost/$f"; fi
+    done
+    echo "== $1: no checkpoint in $STATE/$1 but $out has a run of it: its log and trajectory are kept in $lost, and it restarts from scratch"
+}
+
 # ---- train: one model, resumable, at most STEP_HOURS per call -----------------------------
 train() {
     name=$1
@@ -227,6 +243,7 @@ train() {
     ck=$STATE/$name
     resume=""
     [ -f "$ck/checkpoint.tsv" ] && resume="--resume"
+    [ -z "$resume" ] && keep_lost "$name"
     echo "== $name: training${resume:+ (resuming)} into $ck"
     rc=0
     # shellcheck disable=SC2046,SC2086 # the option lists split on purpose

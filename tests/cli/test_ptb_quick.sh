@@ -394,6 +394,20 @@ expect_eq "$(awk -F'\t' '$1 == "softmax" && $9 == 61.49' "$R/extrapolation.tsv" 
     "report_long: extrapolated to the paper's Table 5 perplexity of Softmax"
 expect_grep "^### mos-k3$" "$LR" "report_long: mos-k3's trajectory"
 if [ -s "$R/figures/traj-epoch.png" ] && [ -s "$R/figures/traj-ppl.png" ]; then ok; else bad "report_long drew no trajectory figure"; fi
+# a started run whose checkpoints are gone (a new machine): train keeps
+# its log and trajectory in MODEL/lost-*/, says so, restarts it from
+# scratch without mixing rows, and report_long names the restart
+rm "$R/mos-k3/train.tsv"
+rm -r "$Q/state/mos-k3"
+expect_exit 0 "train after the checkpoints were lost" run train mos-k3
+expect_grep "mos-k3: no checkpoint in .* its log and trajectory are kept in .*/lost-" "$T/out" "the restart is said"
+L=$(ls -d "$R"/mos-k3/lost-* 2>/dev/null | head -n 1)
+if [ -n "$L" ] && [ -s "$L/traj.tsv" ] && [ "$(grep -vc '^#' "$L/log.tsv")" -gt 1 ]; then ok; else bad "the lost run's log and trajectory are not kept"; fi
+expect_absent "$R/mos-k3/traj.tsv" "the restarted run's trajectory starts empty"
+expect_eq "$(tsv_field "$R/mos-k3/train.tsv" epochs)" 3 "the restart trained from scratch to the end"
+expect_exit 0 "report_long after the restart" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
+expect_grep "^- mos-k3 restarted from scratch .* reached [0-9]+ tokens \([0-9]+ epochs measured\)\. Its log and trajectory are kept in \`results/mos-k3/lost-" \
+    "$LR" "report_long names the restart and where the lost run is kept"
 expect_exit 2 "unknown step" run fly
 expect_exit 2 "unknown model" run train gpt
 expect_exit 2 "unknown model (eval)" run eval gpt
