@@ -405,6 +405,9 @@ relpath() { case $1 in "$ROOT"/*) printf '%s' "${1#"$ROOT"/}" ;; *) printf '%s' 
     echo
     if [ -n "$gn_verdict" ]; then
         echo "Does a high-rank head suppress less? $gn_verdict."
+        echo "What bounds one context's passed share is the rank of that context's Jacobian (M x C, so at most"
+        echo "its context width C), not the rank of log Q over many contexts: a head whose log Q has full rank"
+        echo "(PLIF, MoS) still passes each gradient through a range of dimension at most C."
     else
         echo "Does a high-rank head suppress less? Not yet answerable: fewer than two models measured."
     fi
