@@ -1,6 +1,6 @@
 # decay.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot decay.gp` redraws it
 # from any folder: it reads decay.dat and writes decay.png beside itself.
-# command: /work/main/bin/sbw-plot train decay-softmax.tsv decay-softmax-fit.tsv decay-moc.tsv decay-moc-fit.tsv decay-mixtape.tsv decay-mixtape-fit.tsv decay-plif.tsv decay-plif-fit.tsv --x i --y log10_sigma --logx --labels Softmax,Softmax fit,MoC,MoC fit,Mixtape K=4,Mixtape K=4 fit,PLIF,PLIF fit --title Centred spectra of log Q and their power-law fits -q -o decay
+# command: /work/main/bin/sbw-plot train decay-softmax.tsv decay-softmax-fit.tsv decay-moc.tsv decay-moc-fit.tsv decay-mos-k15.tsv decay-mos-k15-fit.tsv decay-mixtape.tsv decay-mixtape-fit.tsv decay-plif.tsv decay-plif-fit.tsv --x i --y log10_sigma --logx --labels Softmax,Softmax fit,MoC,MoC fit,MoS K=15,MoS K=15 fit,Mixtape K=4,Mixtape K=4 fit,PLIF,PLIF fit --title Centred spectra of log Q and their power-law fits -q -o decay
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }
@@ -36,9 +36,11 @@ plot data index 0 using 1:2 with lines lc rgb '#0072B2' lw 1.5 dt 1 title 'Softm
      data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 2 pt 6 ps 0.9 title 'Softmax fit' noenhanced, \
      data index 2 using 1:2 with lines lc rgb '#000000' lw 1.5 dt 4 title 'MoC' noenhanced, \
      data index 3 using 1:2 with linespoints lc rgb '#000000' lw 1.5 dt 5 pt 8 ps 0.9 title 'MoC fit' noenhanced, \
-     data index 4 using 1:2 with lines lc rgb '#E69F00' lw 1.5 dt 4 title 'Mixtape K=4' noenhanced, \
-     data index 5 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 5 pt 3 ps 0.9 title 'Mixtape K=4 fit' noenhanced, \
-     data index 6 using 1:2 with lines lc rgb '#CC79A7' lw 1.5 dt 2 title 'PLIF' noenhanced, \
-     data index 7 using 1:2 with linespoints lc rgb '#CC79A7' lw 1.5 dt 4 pt 14 ps 0.9 title 'PLIF fit' noenhanced
+     data index 4 using 1:2 with lines lc rgb '#D55E00' lw 1.5 dt 2 title 'MoS K=15' noenhanced, \
+     data index 5 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 4 pt 4 ps 0.9 title 'MoS K=15 fit' noenhanced, \
+     data index 6 using 1:2 with lines lc rgb '#E69F00' lw 1.5 dt 4 title 'Mixtape K=4' noenhanced, \
+     data index 7 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 5 pt 3 ps 0.9 title 'Mixtape K=4 fit' noenhanced, \
+     data index 8 using 1:2 with lines lc rgb '#CC79A7' lw 1.5 dt 2 title 'PLIF' noenhanced, \
+     data index 9 using 1:2 with linespoints lc rgb '#CC79A7' lw 1.5 dt 4 pt 14 ps 0.9 title 'PLIF fit' noenhanced
 unset multiplot
 unset output
