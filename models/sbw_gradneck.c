@@ -123,24 +123,28 @@ static int closed_buffers(sbw_gradneck_ws *ws)
         ws->dh = malloc(m * c * sizeof *ws->dh);
     if (!ws->mg || (ws->path == GN_MOS && !ws->dh))
         return SBW_ERROR(SBW_ENOMEM, "out of memory for the gradient bottleneck");
+    if (ws->path == GN_MAP) { /* the block holds only these */
+        ws->fz = ws->mg;
+        ws->fy = ws->fz + m;
+        ws->fp = ws->fy + m;
+        ws->fsig = ws->fp + m;
+        ws->fu = ws->fsig + 2 * k * m;
+        ws->fv = ws->fu + k;
+        ws->fc = ws->fv + k;
+        ws->fs = ws->fc + k;
+        ws->fcum = ws->fs + kn;
+        sbw_head_map_params(h, ws->theta, ws->fu, ws->fv, ws->fc, &ws->flambda, ws->fs, ws->fcum);
+        return SBW_OK;
+    }
     ws->mlpi = ws->mg + k * d;
     ws->mpv = ws->mlpi + k;
     ws->mb = ws->mpv + c;
     ws->mrow = ws->mb + d * c;
-    ws->mlqk = ws->mrow + (c > k ? c : k);
-    ws->mlq = ws->mlqk + k * m;
-    ws->mqk = ws->mlq + m;
-    ws->fz = ws->mg; /* GN_MAP: the block holds only these */
-    ws->fy = ws->fz + m;
-    ws->fp = ws->fy + m;
-    ws->fsig = ws->fp + m;
-    ws->fu = ws->fsig + 2 * k * m;
-    ws->fv = ws->fu + k;
-    ws->fc = ws->fv + k;
-    ws->fs = ws->fc + k;
-    ws->fcum = ws->fs + kn;
-    if (ws->path == GN_MAP)
-        sbw_head_map_params(h, ws->theta, ws->fu, ws->fv, ws->fc, &ws->flambda, ws->fs, ws->fcum);
+    if (ws->path == GN_MOS) {
+        ws->mlqk = ws->mrow + (c > k ? c : k);
+        ws->mlq = ws->mlqk + k * m;
+        ws->mqk = ws->mlq + m;
+    }
     return SBW_OK;
 }
 
@@ -264,6 +268,16 @@ static void mos_forward(sbw_gradneck_ws *ws, const double *h)
     }
 }
 
+/* out (D x C) += alpha diag(1 - g_j^2) U_j: d g_j / dh of component j
+ * (mix_context's g), scaled; MoS's Z_j and MoC's A start from it. */
+static void tanh_jacobian_add(const sbw_gradneck_ws *ws, size_t j, double alpha, double *out)
+{
+    size_t c = ws->c, d = ws->h.d;
+    const double *g = ws->mg + j * d, *U = ws->theta + ws->h.off_u + j * d * c;
+    for (size_t i = 0; i < d; i++)
+        cblas_daxpy((int)c, alpha * (1 - g[i] * g[i]), U + i * c, 1, out + i * c, 1);
+}
+
 /* MoS's Jacobian of context h in closed form into ws->a, its basis into
  * ws->vt, its size into *r.  With rho_kj = pi_k q_kj / q_j (the
  * responsibilities; sum_k rho_kj = 1) and Z_k = W diag(1 - g_k^2) U_k
@@ -276,15 +290,13 @@ static int mos_jacobian(sbw_gradneck_ws *ws, const double *h, size_t *r)
 {
     const sbw_head *hd = &ws->h;
     size_t m = ws->m, c = ws->c, d = hd->d, k = hd->k;
-    const double *W = ws->theta + hd->off_w, *U = ws->theta + hd->off_u;
-    const double *V = ws->theta + hd->off_v;
+    const double *W = ws->theta + hd->off_w, *V = ws->theta + hd->off_v;
     mos_forward(ws, h);
     memset(ws->a, 0, m * c * sizeof *ws->a);
     for (size_t j = 0; j < k; j++) {
-        const double *g = ws->mg + j * d, *lqk = ws->mlqk + j * m;
-        for (size_t i = 0; i < d; i++)
-            for (size_t l = 0; l < c; l++)
-                ws->mb[i * c + l] = (1 - g[i] * g[i]) * U[(j * d + i) * c + l];
+        const double *lqk = ws->mlqk + j * m;
+        memset(ws->mb, 0, d * c * sizeof *ws->mb);
+        tanh_jacobian_add(ws, j, 1.0, ws->mb);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)d, 1.0, W,
                     (int)d, ws->mb, (int)c, 0.0, ws->dh, (int)c);
         for (size_t i = 0; i < m; i++)
@@ -314,17 +326,16 @@ static int moc_jacobian(sbw_gradneck_ws *ws, const double *h, size_t *r)
 {
     const sbw_head *hd = &ws->h;
     size_t m = ws->m, c = ws->c, d = hd->d, k = hd->k;
-    const double *W = ws->theta + hd->off_w, *U = ws->theta + hd->off_u;
-    const double *V = ws->theta + hd->off_v;
+    const double *W = ws->theta + hd->off_w, *V = ws->theta + hd->off_v;
     mix_context(ws, h);
     memset(ws->mb, 0, d * c * sizeof *ws->mb);
     for (size_t j = 0; j < k; j++) {
         double pi = exp(ws->mlpi[j]);
-        const double *g = ws->mg + j * d;
-        for (size_t i = 0; i < d; i++)
-            for (size_t l = 0; l < c; l++)
-                ws->mb[i * c + l] += pi * ((1 - g[i] * g[i]) * U[(j * d + i) * c + l] +
-                                           g[i] * (V[j * c + l] - ws->mpv[l]));
+        tanh_jacobian_add(ws, j, pi, ws->mb);
+        for (size_t l = 0; l < c; l++) /* pi_j g_j (V_j - pi^T V)^T, a rank-one term */
+            ws->mrow[l] = V[j * c + l] - ws->mpv[l];
+        cblas_dger(CblasRowMajor, (int)d, (int)c, pi, ws->mg + j * d, 1, ws->mrow, 1, ws->mb,
+                   (int)c);
     }
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)d, 1.0, W, (int)d,
                 ws->mb, (int)c, 0.0, ws->a, (int)c);
