@@ -86,7 +86,7 @@ lost_runs() {
         m=$(basename "$(dirname "$l")") lb=$(basename "$l")
         ne=0
         [ -s "$l/traj.tsv" ] && ne=$(tsv_rows "$l/traj.tsv" | tail -n +2 | grep -c . || true)
-        tok=$(tsv_rows "$l/log.tsv" 2>/dev/null | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tokens") c = i; next } { x = $c } END { printf "%s", x }')
+        tok=$(tsv_column "$l/log.tsv" tokens 2>/dev/null | tail -n 1)
         [ $any = 1 ] || echo "Restarted runs (their checkpoints were lost with the machine they trained on):"
         [ $any = 1 ] || echo
         any=1
@@ -156,7 +156,7 @@ mv "$TAB/ex" "$ex"
     echo "|---|---|---|---|---|---|---|"
     for m in $models; do
         e=$(rows "$m" | tail -n 1 | cut -f 1)
-        tok=$(tsv_rows "$RES/$m/log.tsv" 2>/dev/null | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tokens") c = i; next } { x = $c } END { printf "%s", x }')
+        tok=$(tsv_column "$RES/$m/log.tsv" tokens 2>/dev/null | tail -n 1)
         printf '| %s | %s | %s | %.1f | %.3f | %s / %s | %s |\n' "$m" "$e" "${tok:-—}" "$(col "$m" valid_ppl "$e")" \
             "$(col "$m" expected_pairwise_kl "$e")" "$(col "$m" rank "$e")" "$(col "$m" rank_single "$e")" "$(col "$m" d_star "$e")"
     done
