@@ -28,7 +28,7 @@ SBW_LDFLAGS := -fopenmp
 # -ffast-math; it is confined to these files, which never test for NaN/Inf.
 KERN_CFLAGS := -O3 -march=native -ffast-math
 SBW_KERN_CFLAGS :=
-LDLIBS := -lgsl -lglpk -lgmp -llapacke -lopenblas -ljansson -lm
+LDLIBS := -lgsl -lglpk -lgmp -llapacke -lopenblas -ldnnl -ljansson -lm
 ifneq ($(SAN),)
 SBW_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SBW_LDFLAGS += -fsanitize=address,undefined

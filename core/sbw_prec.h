@@ -11,7 +11,13 @@
  *                       follow the suffix rule (the double head kernels,
  *                       sbw_head_kern_X, older than their _f twins; a
  *                       struct's float and double fields)
- *   SBW_PREC_GEMM       the CBLAS GEMM: cblas_sgemm | cblas_dgemm
+ *   SBW_PREC_GEMM(g, keep, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+ *                       the row-major GEMM: sbw_gemm_f (core/sbw_gemm.h:
+ *                       float32, or bfloat16 inputs when the context g is
+ *                       not NULL; keep flags its operands) | cblas_dgemm
+ *                       (g and keep unused)
+ *   SBW_PREC_GEMM_FORGET(g, base)  sbw_gemm_forget | nothing
+ *   SBW_PREC_GEMM_STATUS(g)        sbw_gemm_status | SBW_OK
  *   SBW_PREC_VEXP       the inline clamped exp of core/sbw_vexp.h:
  *                       sbw_vexpf | sbw_vexp (the .c includes sbw_vexp.h)
  *   SBW_PREC_SINGLE     1 | 0, for an #if where the two precisions take
@@ -37,23 +43,30 @@
 #undef SBW_PREC_FN
 #undef SBW_PREC_PICK
 #undef SBW_PREC_GEMM
+#undef SBW_PREC_GEMM_FORGET
+#undef SBW_PREC_GEMM_STATUS
 #undef SBW_PREC_VEXP
 #undef SBW_PREC_SINGLE
 
 #if SBW_PREC == 32
-#define SBW_PREC_T          float
-#define SBW_PREC_FN(name)   name##_f
-#define SBW_PREC_PICK(f, d) f
-#define SBW_PREC_GEMM       cblas_sgemm
-#define SBW_PREC_VEXP       sbw_vexpf
-#define SBW_PREC_SINGLE     1
+#define SBW_PREC_T                    float
+#define SBW_PREC_FN(name)             name##_f
+#define SBW_PREC_PICK(f, d)           f
+#define SBW_PREC_GEMM(g, keep, ...)   sbw_gemm_f((g), (keep), __VA_ARGS__)
+#define SBW_PREC_GEMM_FORGET(g, base) sbw_gemm_forget((g), (base))
+#define SBW_PREC_GEMM_STATUS(g)       sbw_gemm_status(g)
+#define SBW_PREC_VEXP                 sbw_vexpf
+#define SBW_PREC_SINGLE               1
 #elif SBW_PREC == 64
 #define SBW_PREC_T          double
 #define SBW_PREC_FN(name)   name##_d
 #define SBW_PREC_PICK(f, d) d
-#define SBW_PREC_GEMM       cblas_dgemm
-#define SBW_PREC_VEXP       sbw_vexp
-#define SBW_PREC_SINGLE     0
+#define SBW_PREC_GEMM(g, keep, ...)                                                                \
+    ((void)(g), (void)(keep), cblas_dgemm(CblasRowMajor, __VA_ARGS__))
+#define SBW_PREC_GEMM_FORGET(g, base) ((void)(g), (void)(base))
+#define SBW_PREC_GEMM_STATUS(g)       ((void)(g), SBW_OK)
+#define SBW_PREC_VEXP                 sbw_vexp
+#define SBW_PREC_SINGLE               0
 #else
 #error "sbw_prec.h: define SBW_PREC as 32 or 64 before including it"
 #endif

@@ -2,6 +2,7 @@
 #include "sbw_lm.h"
 
 #include "sbw_error.h"
+#include "sbw_gemm.h"
 #include "sbw_ledger.h"
 #include "sbw_lstm.h"
 #include "sbw_progress.h"
@@ -41,6 +42,7 @@ struct sbw_lm_ws {
     double *gmask;  /* (B, K D) --latent none: the locked mask on g_k (mixing heads) */
     bool gmasked;   /* this step drops g_k (draw_masks) */
     void *bufs;     /* lm_bufs_f or _d */
+    sbw_gemm *gemm; /* --precision bf16: the LSTM's and the latent's context, else NULL */
     double head_seconds;
     double wkeep;       /* this step's weight-drop scale (0: none; draw_masks) */
     double alpha, beta; /* this step's AR and TAR weights (0: none) */
@@ -290,6 +292,7 @@ static size_t auto_block(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 static sbw_pass_opts pass_opts(const sbw_lm *lm, const sbw_lm_ws_opts *o)
 {
     sbw_pass_opts po = {.single = o->single,
+                        .bf16 = o->single && o->bf16,
                         .threads = o->threads,
                         .block = o->block ? o->block : auto_block(lm, o),
                         .par = SBW_PASS_PAR_BLAS};
@@ -322,7 +325,7 @@ static double bufs_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o, double z)
     size_t L = lm->a.nlayers, hl = lm->a.hidden[L - 1], work = 0, wide = lm->a.d;
     for (size_t l = 0; l < L; l++) {
         double H = (double)lm->a.hidden[l], in = (double)lm->in[l];
-        sbw_lstm_shape s = {lm->in[l], lm->a.hidden[l], o->batch, o->steps};
+        sbw_lstm_shape s = {lm->in[l], lm->a.hidden[l], o->batch, o->steps, NULL};
         e += 2 * (4 * H * in + 4 * H * H + 4 * H) + N * in + 2 * N * H + N * 4 * H + 3 * B * H;
         e += o->wdrop ? 4 * H * H / z : 0; /* the weight-drop flags, a byte each */
         work = sbw_lstm_work_len(&s) > work ? sbw_lstm_work_len(&s) : work;
@@ -340,6 +343,8 @@ double sbw_lm_ws_bytes(const sbw_lm *lm, const sbw_lm_ws_opts *o)
     double gm = drops_g(lm) ? (double)o->batch * (double)(lm->head.k * lm->a.d) : 0;
     double own = (2 * N * C + gm) * (double)sizeof(double) + (double)prec_of(o)->bufs_size +
                  bufs_bytes(lm, o, z);
+    if (o->single && o->bf16) /* the kept bfloat16 copies: at most every buffer once */
+        own += bufs_bytes(lm, o, 2);
     if (o->batch * o->steps == 0 || o->batch > SIZE_MAX / o->steps)
         return INFINITY;
     sbw_pass_opts po = pass_opts(lm, o);
@@ -371,6 +376,8 @@ int sbw_lm_ws_alloc(sbw_lm_ws **out, const sbw_lm *lm, const sbw_lm_ws_opts *opt
         w->gmask =
             sbw_ledger_alloc(&w->ledger, opts->batch * lm->head.k * lm->a.d, sizeof(double), &st);
     w->bufs = sbw_ledger_alloc(&w->ledger, 1, w->k->bufs_size, &st);
+    if (!st && opts->single && opts->bf16)
+        st = sbw_gemm_alloc(&w->gemm);
     if (!st)
         w->k->alloc_bufs(w, &st);
     sbw_pass_opts po = pass_opts(lm, opts);
@@ -389,6 +396,7 @@ void sbw_lm_ws_free(sbw_lm_ws *w)
     if (!w)
         return;
     sbw_pass_ws_free(w->pass);
+    sbw_gemm_free(w->gemm);
     sbw_rng_free(w->rng);
     sbw_ledger_free(&w->ledger);
     free(w);

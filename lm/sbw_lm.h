@@ -35,7 +35,10 @@
  * Precision: single runs the LSTM, the latent and the head's GEMMs in
  * float (parameters converted per chunk from the double theta), double runs
  * everything in double (gradient checks, exported log-probabilities).
- * Gradients are always returned in double.
+ * bf16 is single with those GEMMs' inputs rounded to bfloat16 and their
+ * products accumulated in float (core/sbw_gemm.h); the pointwise work,
+ * the loss and every reduction are single's.  Gradients are always
+ * returned in double.
  */
 #ifndef SBW_LM_H
 #define SBW_LM_H
@@ -159,11 +162,14 @@ typedef struct sbw_lm_ws_opts {
      * nothing) */
     const char *batch_opt, *batch_note, *steps_note;
     bool wdrop; /* the workspace holds weight-drop masks (sbw_lm_dropout.wdrop > 0) */
+    bool bf16;  /* with single: the GEMMs take bfloat16 inputs (core/sbw_gemm.h;
+                 * refused without AVX-512 BF16) */
 } sbw_lm_ws_opts;
 
 /* Allocates a workspace for lm and opts (the head pass's too).  The
  * carried state starts at zero.  Errors: SBW_EINVAL (naming
- * opts->batch_opt and --bptt), SBW_ENOMEM.  *ws is NULL on failure
+ * opts->batch_opt and --bptt; bf16 on a CPU without AVX-512 BF16),
+ * SBW_ENOMEM.  *ws is NULL on failure
  * (nothing allocated). */
 int sbw_lm_ws_alloc(sbw_lm_ws **ws, const sbw_lm *lm, const sbw_lm_ws_opts *opts);
 

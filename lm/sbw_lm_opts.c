@@ -21,6 +21,11 @@ const char *sbw_lm_opts_optimizer_name(int v)
     return v >= 0 && v < 2 ? names[v] : NULL;
 }
 
+const char *sbw_lm_opts_precision(const sbw_lm_opts *o)
+{
+    return !o->single ? "double" : o->bf16 ? "bf16" : "single";
+}
+
 #define AT(member) offsetof(sbw_lm_opts, member)
 #define SHAPES     SBW_CKPT_SHAPES
 #define FREE       SBW_CKPT_FREE
@@ -84,6 +89,8 @@ const sbw_ckpt_field sbw_lm_opts_table[] = {
     /* when a run keeps snapshots and stops (issue 28's long runs) */
     {"snap_epochs", AT(snap_epochs), SBW_CKPT_BOOL, 0, 1, 0, NULL, FREE, "--snap-epochs"},
     {"stop_ppl", AT(stop_ppl), SBW_CKPT_DOUBLE, 0, 1e15, 0, NULL, FREE, "--stop-ppl"},
+    /* issue 27: bfloat16 GEMM inputs; older checkpoints trained without */
+    {"bf16", AT(bf16), SBW_CKPT_BOOL, 0, 1, 0, NULL, SHAPES, "--precision"},
 };
 
 const size_t sbw_lm_opts_nrows = sizeof sbw_lm_opts_table / sizeof *sbw_lm_opts_table;
@@ -96,8 +103,10 @@ void sbw_lm_opts_init(sbw_lm_opts *o)
 
 int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o)
 {
-    static const size_t gen[] = {SBW_LM_OPTS_NEW, SBW_LM_OPTS_LATENT, SBW_LM_OPTS_STOP};
-    size_t at = sbw_lm_opts_nrows - SBW_LM_OPTS_NEW - SBW_LM_OPTS_LATENT - SBW_LM_OPTS_STOP;
+    static const size_t gen[] = {SBW_LM_OPTS_NEW, SBW_LM_OPTS_LATENT, SBW_LM_OPTS_STOP,
+                                 SBW_LM_OPTS_BF16};
+    size_t at = sbw_lm_opts_nrows - SBW_LM_OPTS_NEW - SBW_LM_OPTS_LATENT - SBW_LM_OPTS_STOP -
+                SBW_LM_OPTS_BF16;
     int st = sbw_ckpt_get(c, sbw_lm_opts_table, at, o);
     for (size_t g = 0; !st && g < sizeof gen / sizeof *gen; at += gen[g++]) {
         if (sbw_ckpt_value(c, sbw_lm_opts_table[at].key))

@@ -33,6 +33,7 @@ typedef struct sbw_lm_opts {
     sbw_lm_dropout drop;      /* dropouts, weight drop, AR and TAR (sbw_lm.h) */
     bool var_bptt;            /* AWD-LSTM's random chunk lengths, lr scaled by length/bptt */
     bool single;              /* float training path */
+    bool bf16;                /* with single: bfloat16 GEMM inputs (sbw_gemm.h) */
     /* may change on resume */
     size_t epochs;     /* stop after this many epochs */
     size_t max_steps;  /* and after this many steps (0: no limit) */
@@ -49,16 +50,21 @@ typedef struct sbw_lm_opts {
     const char *quick; /* the options --quick set, blank-separated (NULL: none) */
 } sbw_lm_opts;
 
+/* The training precision's name: "single", "double" or "bf16". */
+const char *sbw_lm_opts_precision(const sbw_lm_opts *o);
+
 extern const sbw_ckpt_field sbw_lm_opts_table[];
 extern const size_t sbw_lm_opts_nrows;
 
 /* The table's last rows, by generation, newest last: dropout_last,
  * wdrop, alpha, beta, var_bptt (SBW_LM_OPTS_NEW); latent
- * (SBW_LM_OPTS_LATENT); snap_epochs, stop_ppl (SBW_LM_OPTS_STOP).
+ * (SBW_LM_OPTS_LATENT); snap_epochs, stop_ppl (SBW_LM_OPTS_STOP); bf16
+ * (SBW_LM_OPTS_BF16).
  * Checkpoints written before a generation lack its rows. */
 #define SBW_LM_OPTS_NEW    5
 #define SBW_LM_OPTS_LATENT 1
 #define SBW_LM_OPTS_STOP   2
+#define SBW_LM_OPTS_BF16   1
 
 /* Every row of the table from checkpoint c into o; a checkpoint without
  * a generation's first row (written before it existed, so run without it)

@@ -40,7 +40,7 @@ static void SBW_PREC_FN(alloc_bufs)(sbw_lm_ws *w, int *st)
     size_t z = sizeof(SBW_PREC_T), hl = lm->a.hidden[L - 1], work = 0;
     for (size_t l = 0; l < L; l++) {
         size_t H = lm->a.hidden[l], in = lm->in[l];
-        sbw_lstm_shape s = {in, H, B, w->opt.steps};
+        sbw_lstm_shape s = {in, H, B, w->opt.steps, NULL};
         r->wx[l] = sbw_ledger_alloc(&w->ledger, 4 * H * in, z, st);
         r->wh[l] = sbw_ledger_alloc(&w->ledger, 4 * H * H, z, st);
         r->b[l] = sbw_ledger_alloc(&w->ledger, 4 * H, z, st);
@@ -202,7 +202,7 @@ static int SBW_PREC_FN(forward)(sbw_lm_ws *w, const double *theta, const sbw_lm_
     int st = SBW_OK;
     for (size_t l = 0; !st && l < L; l++) {
         size_t Hh = lm->a.hidden[l];
-        sbw_lstm_shape s = {lm->in[l], Hh, B, ch->steps};
+        sbw_lstm_shape s = {lm->in[l], Hh, B, ch->steps, w->gemm};
         st = SBW_PREC_FN(sbw_lstm_forward)(&s, r->wx[l], r->wh[l], r->b[l], r->x[l], r->h0[l],
                                            r->c0[l], r->hs[l], r->cs[l], r->gates[l]);
         SBW_PREC_FN(apply_mask)
@@ -214,8 +214,13 @@ static int SBW_PREC_FN(forward)(sbw_lm_ws *w, const double *theta, const sbw_lm_
         SBW_PREC_FN(to_double)(H, r->xl, N * hl);
         return SBW_OK;
     }
-    SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)N, (int)D, (int)hl, 1, r->xl,
-                  (int)hl, r->p, (int)hl, 0, r->lat, (int)D);
+    SBW_PREC_GEMM_FORGET(w->gemm, r->xl); /* new inputs and weights */
+    SBW_PREC_GEMM_FORGET(w->gemm, r->p);
+    SBW_PREC_GEMM(w->gemm, SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, (int)N,
+                  (int)D, (int)hl, 1, r->xl, (int)hl, r->p, (int)hl, 0, r->lat, (int)D);
+    st = SBW_PREC_GEMM_STATUS(w->gemm);
+    if (st)
+        return st;
 #pragma omp parallel for schedule(static) num_threads(nt) if (N * D > LM_PAR_MIN)
     for (size_t i = 0; i < N; i++) {
         SBW_PREC_T *z = r->lat + i * D;
@@ -264,16 +269,17 @@ static void SBW_PREC_FN(latent_back)(sbw_lm_ws *w, SBW_PREC_FN(lm_bufs) * r, con
             dz[i * D + c] =
                 (SBW_PREC_T)(dH[i * D + c] * (double)mk[c] * (1.0 - (double)z[c] * (double)z[c]));
     }
-    SBW_PREC_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)hl, (int)N, 1, dz, (int)D,
-                  r->xl, (int)hl, 0, r->dp, (int)hl);
+    SBW_PREC_GEMM(w->gemm, SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B, CblasTrans, CblasNoTrans, (int)D,
+                  (int)hl, (int)N, 1, dz, (int)D, r->xl, (int)hl, 0, r->dp, (int)hl);
     for (size_t c = 0; c < D; c++) {
         double s = 0;
         for (size_t i = 0; i < N; i++)
             s += (double)dz[i * D + c];
         r->dp0[c] = (SBW_PREC_T)s;
     }
-    SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)N, (int)hl, (int)D, 1, dz, (int)D,
-                  r->p, (int)hl, 0, r->dh, (int)hl);
+    SBW_PREC_GEMM(w->gemm, SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B, CblasNoTrans, CblasNoTrans, (int)N,
+                  (int)hl, (int)D, 1, dz, (int)D, r->p, (int)hl, 0, r->dh, (int)hl);
+    SBW_PREC_GEMM_FORGET(w->gemm, dz); /* r->dx is the layers' scratch next */
     SBW_PREC_FN(apply_mask)(r->dh, r->dh, r->mlay[L - 1], N, B, hl, nt);
 }
 
@@ -355,10 +361,10 @@ static int SBW_PREC_FN(backward)(sbw_lm_ws *w, const double *theta, const sbw_lm
     SBW_PREC_FN(reg_back)(w, r, ch->steps);
     SBW_PREC_FN(to_double)(grad + lm->off_p, r->dp, lm->off_p0 - lm->off_p); /* 0: none */
     SBW_PREC_FN(to_double)(grad + lm->off_p0, r->dp0, lm->off_head - lm->off_p0);
-    int st = SBW_OK;
+    int st = SBW_PREC_GEMM_STATUS(w->gemm); /* the latent's */
     for (size_t l = L; !st && l-- > 0;) {
         size_t Hh = lm->a.hidden[l], in = lm->in[l];
-        sbw_lstm_shape s = {in, Hh, B, ch->steps};
+        sbw_lstm_shape s = {in, Hh, B, ch->steps, w->gemm};
         memset(r->dwx[l], 0, 4 * Hh * in * sizeof(SBW_PREC_T));
         memset(r->dwh[l], 0, 4 * Hh * Hh * sizeof(SBW_PREC_T));
         memset(r->db[l], 0, 4 * Hh * sizeof(SBW_PREC_T));

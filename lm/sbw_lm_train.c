@@ -112,15 +112,13 @@ static void ws_options(const sbw_lm_opts *o, sbw_lm_ws_opts *wo, sbw_lm_ws_opts 
                            "--batch",
                            sbw_lm_opts_note(o, "--batch"),
                            bptt,
-                           o->drop.wdrop > 0};
-    *eo = (sbw_lm_ws_opts){o->eval_batch,
-                           o->bptt,
-                           o->single,
-                           o->threads,
-                           0,
-                           "--eval-batch",
-                           sbw_lm_opts_note(o, "--eval-batch"),
-                           bptt,
+                           o->drop.wdrop > 0,
+                           o->single && o->bf16};
+    *eo = (sbw_lm_ws_opts){o->eval_batch, /* validation stays float32 under bf16 */
+                           o->bptt,        o->single,
+                           o->threads,     0,
+                           "--eval-batch", sbw_lm_opts_note(o, "--eval-batch"),
+                           bptt,           false,
                            false};
 }
 
@@ -207,6 +205,7 @@ static int log_write(const trainer *t)
         sbw_table_meta_int(tab, "batch", (long long)t->o.batch);
         sbw_table_meta_int(tab, "bptt", (long long)t->o.bptt);
         sbw_table_meta_int(tab, "eval_batch", (long long)t->o.eval_batch);
+        sbw_table_meta_str(tab, "precision", sbw_lm_opts_precision(&t->o));
         sbw_table_columns(tab, sbw_lm_train_log_columns, SBW_LM_TRAIN_LOG_COLS);
         for (size_t r = 0; r < t->k.nlog && !sbw_table_status(tab); r++) {
             sbw_table_add_row(tab);

@@ -1,11 +1,12 @@
 /* sbw_lstm.c -- one LSTM layer over a chunk (sbw_lstm.h): the GEMMs
- * through CBLAS (row-major) around the fused pointwise stages of
+ * through CBLAS (row-major; float ones through sbw_gemm) around the fused pointwise stages of
  * sbw_lstm_kern.c.  The float and double versions are one body,
  * sbw_lstm_tmpl.h, instantiated once per precision (core/sbw_prec.h). */
 #include "sbw_lstm.h"
 
 #include "sbw_blas.h"
 #include "sbw_error.h"
+#include "sbw_gemm.h"
 #include "sbw_lstm_kern.h"
 
 #include <cblas.h>
@@ -21,6 +22,7 @@ typedef struct lstm_dims {
     size_t in, hid, batch, steps, rows, g4; /* rows = T*B, g4 = 4H */
     int iin, ih, ib, irows, ig4;
     int kthreads;
+    sbw_gemm *g; /* the shape's bfloat16 context (float calls), or NULL */
 } lstm_dims;
 
 /* Threads for the pointwise stages: 1 when BLAS is multithreaded (its
@@ -63,7 +65,8 @@ static int lstm_check(const sbw_lstm_shape *s, lstm_dims *d)
                      .ib = (int)s->batch,
                      .irows = (int)rows,
                      .ig4 = (int)g4,
-                     .kthreads = lstm_kern_threads()};
+                     .kthreads = lstm_kern_threads(),
+                     .g = s->gemm};
     return SBW_OK;
 }
 

@@ -27,11 +27,20 @@
 
 #include <stddef.h>
 
+struct sbw_gemm;
+
 typedef struct sbw_lstm_shape {
     size_t in;    /* input size I >= 1 */
     size_t hid;   /* hidden size H >= 1 */
     size_t batch; /* sequences B >= 1 */
     size_t steps; /* time steps T >= 1 */
+    /* The float calls' GEMMs: NULL runs them in float32 (OpenBLAS); a
+     * bfloat16 context (core/sbw_gemm.h, borrowed) runs them with
+     * bfloat16 inputs.  Forward keeps the copies of x, Wx, Wh (and
+     * backward of hs) there for the chunk, and drops them when the next
+     * forward begins; backward's dz copy is dropped before it returns.
+     * The double calls ignore it. */
+    struct sbw_gemm *gemm;
 } sbw_lstm_shape;
 
 /* Elements (of the call's type) of the workspace sbw_lstm_backward_* needs. */
@@ -43,7 +52,9 @@ size_t sbw_lstm_work_len(const sbw_lstm_shape *s);
  *   gates (T*B x 4H) the activated gates [i f g o] (kept for backward).
  * The state to carry into the next chunk is the last B rows of hs and cs.
  * Errors: SBW_EINVAL (a size 0, a GEMM dimension beyond INT_MAX), found
- * before anything is written: the outputs are untouched on failure. */
+ * before anything is written: the outputs are untouched on failure; with
+ * a bfloat16 context, its failure (sbw_gemm_status: memory, oneDNN),
+ * after which the outputs are unspecified. */
 int sbw_lstm_forward_f(const sbw_lstm_shape *s, const float *wx, const float *wh, const float *b,
                        const float *x, const float *h0, const float *c0, float *hs, float *cs,
                        float *gates);
@@ -58,7 +69,8 @@ int sbw_lstm_forward_d(const sbw_lstm_shape *s, const double *wx, const double *
  *   out: dx (T*B x I) overwritten with dL/dx (NULL: not formed);
  *   dwx, dwh, db accumulated (+=) with the parameter gradients;
  *   work: sbw_lstm_work_len(s) elements, caller-owned scratch.
- * Errors: as forward; on failure nothing is written or accumulated. */
+ * Errors: as forward; on failure nothing is written or accumulated,
+ * but for a bfloat16 context's failure, which leaves them unspecified. */
 int sbw_lstm_backward_f(const sbw_lstm_shape *s, const float *wx, const float *wh, const float *x,
                         const float *h0, const float *c0, const float *hs, const float *cs,
                         const float *gates, float *dhs, float *dx, float *dwx, float *dwh,

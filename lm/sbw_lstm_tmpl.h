@@ -17,8 +17,8 @@ static void SBW_PREC_FN(step_forward)(const lstm_dims *d, size_t t, const SBW_PR
     const SBW_PREC_T *hp = t ? hs + (t - 1) * blk : h0;
     const SBW_PREC_T *cp = t ? cs + (t - 1) * blk : c0;
     SBW_PREC_T *z = gates + t * d->batch * d->g4;
-    SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, d->ib, d->ig4, d->ih, (SBW_PREC_T)1, hp,
-                  d->ih, wh, d->ih, (SBW_PREC_T)1, z, d->ig4);
+    SBW_PREC_GEMM(d->g, SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, d->ib, d->ig4, d->ih,
+                  (SBW_PREC_T)1, hp, d->ih, wh, d->ih, (SBW_PREC_T)1, z, d->ig4);
     SBW_PREC_FN(sbw_lstm_kern_forward)
     (d->batch, d->hid, b, cp, z, cs + t * blk, hs + t * blk, d->kthreads);
 }
@@ -36,11 +36,16 @@ int SBW_PREC_FN(sbw_lstm_forward)(const sbw_lstm_shape *s, const SBW_PREC_T *wx,
         return st;
     if (!wx || !wh || !b || !x || !h0 || !c0 || !hs || !cs || !gates)
         return SBW_ERROR(SBW_EINVAL, "LSTM forward: an array argument is NULL");
-    SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, d.irows, d.ig4, d.iin, (SBW_PREC_T)1, x,
-                  d.iin, wx, d.iin, (SBW_PREC_T)0, gates, d.ig4);
+    /* new weights and inputs: drop the copies the last chunk kept of them */
+    SBW_PREC_GEMM_FORGET(d.g, x);
+    SBW_PREC_GEMM_FORGET(d.g, wx);
+    SBW_PREC_GEMM_FORGET(d.g, wh);
+    SBW_PREC_GEMM_FORGET(d.g, hs);
+    SBW_PREC_GEMM(d.g, SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, d.irows, d.ig4,
+                  d.iin, (SBW_PREC_T)1, x, d.iin, wx, d.iin, (SBW_PREC_T)0, gates, d.ig4);
     for (size_t t = 0; t < d.steps; t++)
         SBW_PREC_FN(step_forward)(&d, t, wh, b, h0, c0, hs, cs, gates);
-    return SBW_OK;
+    return SBW_PREC_GEMM_STATUS(d.g);
 }
 
 /* One step backward: the pointwise stage turns dh_t (dhs's rows t, the
@@ -58,7 +63,7 @@ static void SBW_PREC_FN(step_backward)(const lstm_dims *d, size_t t, const SBW_P
     SBW_PREC_FN(sbw_lstm_kern_backward)
     (d->batch, d->hid, gates + t * gblk, cs + t * blk, cp, dhs + t * blk, dc, dzt, d->kthreads);
     if (t > 0)
-        SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, d->ib, d->ih, d->ig4,
+        SBW_PREC_GEMM(d->g, SBW_GEMM_KEEP_B, CblasNoTrans, CblasNoTrans, d->ib, d->ih, d->ig4,
                       (SBW_PREC_T)1, dzt, d->ig4, wh, d->ih, (SBW_PREC_T)1, dhs + (t - 1) * blk,
                       d->ih);
 }
@@ -71,17 +76,18 @@ static void SBW_PREC_FN(chunk_gradients)(const lstm_dims *d, const SBW_PREC_T *w
                                          const SBW_PREC_T *hs, const SBW_PREC_T *dz, SBW_PREC_T *dx,
                                          SBW_PREC_T *dwx, SBW_PREC_T *dwh, SBW_PREC_T *db)
 {
+    unsigned both = SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B;
     SBW_PREC_FN(sbw_lstm_kern_colsum)(d->rows, d->g4, dz, db, d->kthreads);
-    SBW_PREC_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, d->ig4, d->iin, d->irows, (SBW_PREC_T)1,
-                  dz, d->ig4, x, d->iin, (SBW_PREC_T)1, dwx, d->iin);
-    SBW_PREC_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, d->ig4, d->ih, d->ib, (SBW_PREC_T)1, dz,
-                  d->ig4, h0, d->ih, (SBW_PREC_T)1, dwh, d->ih);
+    SBW_PREC_GEMM(d->g, both, CblasTrans, CblasNoTrans, d->ig4, d->iin, d->irows, (SBW_PREC_T)1, dz,
+                  d->ig4, x, d->iin, (SBW_PREC_T)1, dwx, d->iin);
+    SBW_PREC_GEMM(d->g, SBW_GEMM_KEEP_A, CblasTrans, CblasNoTrans, d->ig4, d->ih, d->ib,
+                  (SBW_PREC_T)1, dz, d->ig4, h0, d->ih, (SBW_PREC_T)1, dwh, d->ih);
     if (d->steps > 1)
-        SBW_PREC_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, d->ig4, d->ih, d->irows - d->ib,
+        SBW_PREC_GEMM(d->g, both, CblasTrans, CblasNoTrans, d->ig4, d->ih, d->irows - d->ib,
                       (SBW_PREC_T)1, dz + d->batch * d->g4, d->ig4, hs, d->ih, (SBW_PREC_T)1, dwh,
                       d->ih);
     if (dx)
-        SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, d->irows, d->iin, d->ig4,
+        SBW_PREC_GEMM(d->g, both, CblasNoTrans, CblasNoTrans, d->irows, d->iin, d->ig4,
                       (SBW_PREC_T)1, dz, d->ig4, wx, d->iin, (SBW_PREC_T)0, dx, d->iin);
 }
 
@@ -106,5 +112,6 @@ int SBW_PREC_FN(sbw_lstm_backward)(const sbw_lstm_shape *s, const SBW_PREC_T *wx
     for (size_t t = d.steps; t-- > 0;)
         SBW_PREC_FN(step_backward)(&d, t, wh, c0, cs, gates, dhs, dc, dz);
     SBW_PREC_FN(chunk_gradients)(&d, wx, x, h0, hs, dz, dx, dwx, dwh, db);
-    return SBW_OK;
+    SBW_PREC_GEMM_FORGET(d.g, dz); /* work is the caller's to reuse */
+    return SBW_PREC_GEMM_STATUS(d.g);
 }

@@ -37,7 +37,7 @@ static const char top_help[] =
 /* ---- train --------------------------------------------------------------- */
 
 typedef struct train_args {
-    const char *data, *head, *hidden, *optim, *log, *ckpt, *preset, *latent;
+    const char *data, *head, *hidden, *optim, *log, *ckpt, *preset, *latent, *precision;
     bool no_bias, no_asgd, no_dropout, dbl, resume, quick, var_bptt;
     sbw_lm_opts o;
 } train_args;
@@ -96,7 +96,9 @@ static const sbw_cli_opt train_opts[] = {
     {"--no-dropout", NULL, SBW_ARG_FLAG, &TA.no_dropout, 1, 0, "all five dropouts and --wdrop 0"},
     {"--preset", "NAME", SBW_ARG_STRING, &TA.preset, 1, 0,
      "mos or awd: the paper's recipe (below); given options win"},
-    {"--double", NULL, SBW_ARG_FLAG, &TA.dbl, 1, 0, "train in double (slow; float default)"},
+    {"--precision", "P", SBW_ARG_STRING, &TA.precision, 1, 0,
+     "single (default), double (slow), or bf16: bfloat16 GEMM inputs (AVX-512 BF16)"},
+    {"--double", NULL, SBW_ARG_FLAG, &TA.dbl, 1, 0, "the same as --precision double"},
     {"--epochs", "N", SBW_ARG_SIZE, &TA.o.epochs, 1, 1e6, "epochs (default 1)"},
     {"--max-steps", "N", SBW_ARG_SIZE, &TA.o.max_steps, 1, 1e15, "stop after N steps in all"},
     {"--log", "FILE", SBW_ARG_STRING, &TA.log, 1, 0, "training log TSV, rewritten as it grows"},
@@ -132,7 +134,13 @@ static const char train_details[] =
     "exit 1 naming the step; its checkpoint stays the last good one; one whose\n"
     "last validation perplexity exceeds the vocabulary size (worse than a\n"
     "uniform guess) ends with warning worse_than_uniform.  --log and\n"
-    "--ckpt may not be (or hold) the corpus's files: exit 2 before any work.\n\n"
+    "--ckpt may not be (or hold) the corpus's files: exit 2 before any work.\n"
+    "--precision bf16: the LSTM's, the latent's and the head's GEMMs take\n"
+    "bfloat16 inputs (rounded to nearest even) and accumulate in float32 through\n"
+    "oneDNN; weights, optimiser state, pointwise work and the loss stay float32\n"
+    "or double, and validation runs in float32.  It needs AVX-512 BF16\n"
+    "(avx512_bf16 in /proc/cpuinfo): elsewhere exit 2, no emulation.  A run\n"
+    "resumes bit for bit on the same CPU and --threads.\n\n"
     "Output (stdout): one row: head, d, k, params, steps, epochs, tokens, seconds,\n"
     "tokens_per_s, train_ppl (last log interval), valid_ppl (last epoch), stop.\n"
     "--log: step epoch tokens seconds lr loss ppl valid_ppl head_seconds (valid_ppl\n"
@@ -234,7 +242,13 @@ static int resolve_train(const sbw_cli_common *c)
         o->arch.k = 4; /* the paper's sigmoid tree */
     o->arch.bias = !TA.no_bias;
     o->asgd = !TA.no_asgd;
-    o->single = !TA.dbl;
+    if (TA.precision && strcmp(TA.precision, "single") != 0 &&
+        strcmp(TA.precision, "double") != 0 && strcmp(TA.precision, "bf16") != 0)
+        return SBW_ERROR(SBW_EINVAL, "--precision '%s': single, double or bf16", TA.precision);
+    if (TA.precision && TA.dbl && strcmp(TA.precision, "double") != 0)
+        return SBW_ERROR(SBW_EINVAL, "--double and --precision %s disagree", TA.precision);
+    o->single = !TA.dbl && !(TA.precision && strcmp(TA.precision, "double") == 0);
+    o->bf16 = TA.precision && strcmp(TA.precision, "bf16") == 0;
     o->var_bptt = o->var_bptt || TA.var_bptt;
     if (TA.no_dropout || !sbw_lm_latent_drops(&o->arch)) /* only 0 was given (check_applies) */
         o->drop.latent = 0;
@@ -311,6 +325,7 @@ static int train_table(const sbw_cli_common *c, const sbw_corpus *corpus,
     sbw_table_meta_str(t, "data", TA.data);
     sbw_table_meta_int(t, "vocab", (long long)corpus->nwords);
     sbw_table_meta_str(t, "hidden", hid);
+    sbw_table_meta_str(t, "precision", sbw_lm_opts_precision(&TA.o));
     if (TA.o.arch.latent != SBW_LM_LATENT_TANH) /* the default's header as it was */
         sbw_table_meta_str(t, "latent", sbw_lm_latent_name(TA.o.arch.latent));
     sbw_table_meta_bool(t, "averaging", r->averaging);
@@ -608,6 +623,7 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
                          "--eval-batch",
                          NULL,
                          EA.bptt ? NULL : " (the checkpoint's)",
+                         false,
                          false};
     size_t n = corpus->len[s], rows = EA.tokens && EA.tokens < n - 1 ? EA.tokens : n - 1;
     sbw_lm_ws *ws = NULL;

@@ -44,8 +44,9 @@
  * adds sbw-lm's latent row (--latent tanh|none): an sbw-lm from before
  * it would rebuild a --latent none model with a latent layer it never
  * had; a version 2 or 3 checkpoint reads as --latent tanh, which is what
- * it was. */
-#define SBW_CKPT_VERSION     4
+ * it was.  Version 5 adds sbw-lm's bf16 row (--precision bf16, issue
+ * 27): an older sbw-lm would resume a bfloat16 run in float32. */
+#define SBW_CKPT_VERSION     5
 #define SBW_CKPT_VERSION_MIN 2
 
 /* How a row's value is stored at base + off. */

@@ -3,6 +3,7 @@
 #include "sbw_pass.h"
 
 #include "sbw_error.h"
+#include "sbw_gemm.h"
 #include "sbw_head_kern.h"
 #include "sbw_blas.h"
 #include "sbw_kern.h"
@@ -41,6 +42,7 @@ typedef struct pass_block {
     double *gt, *dgt;           /* mixtape: (B, (K-1) d1) tanh(GU_j h) and its gradient */
     double *gl;                 /* mixtape: (F, B (K-1)) gate logits, gammas, their gradient */
     double *dgu, *dgv, *dgb;    /* mixtape: ((K-1) d1, C), (F, d1), (F, K-1) accumulators */
+    sbw_gemm *gemm;             /* bf16: this block's GEMM context (one per thread), else NULL */
 } pass_block;
 
 typedef struct pass_prec pass_prec;
@@ -112,11 +114,12 @@ static double rows_bytes(const sbw_head *h, bool single)
            16 * (double)h->knots;
 }
 
-static double block_bytes(const sbw_head *h, size_t b, bool single)
+static double block_bytes(const sbw_head *h, size_t b, bool single, bool bf16)
 {
     double m = (double)h->m, d = (double)h->d, c = (double)h->c, k = (double)(h->k ? h->k : 1);
     double nx = h->mixture ? k : 1, bx = (double)b * nx, item = single ? 4 : 8;
     double gemm = item * (2 * bx * d + bx * m) + (single ? 4 * m * d : 0);
+    gemm += bf16 ? 2 * (m * d + bx * d + bx * m) : 0; /* the kept bfloat16 copies */
     double ctx =
         h->context_mix ? 8 * ((double)b * (3 * k * d + 2 * k) + k * d * c + k * c + k * d) : 0;
     double kg = h->vgate ? k - 1 : 0, gd = (double)h->gd, nf = (double)h->nfreq;
@@ -129,7 +132,8 @@ double sbw_pass_ws_bytes(const sbw_head *h, const sbw_pass_opts *opts)
     int nt = resolve_threads(opts);
     int nb = opts->par == SBW_PASS_PAR_BLOCKS ? nt : 1;
     double wf = opts->single ? 4.0 * (double)h->m * (double)h->d : 0;
-    return nt * rows_bytes(h, opts->single) + nb * block_bytes(h, opts->block, opts->single) + wf;
+    return nt * rows_bytes(h, opts->single) +
+           nb * block_bytes(h, opts->block, opts->single, opts->single && opts->bf16) + wf;
 }
 
 static void alloc_rows(sbw_pass_ws *o, pass_rows *r, int *st)
@@ -194,6 +198,8 @@ static int check_opts(const sbw_head *h, const sbw_pass_opts *opts, size_t nx)
 {
     if (opts->block == 0)
         return SBW_ERROR(SBW_EINVAL, "the block size must be >= 1");
+    if (opts->bf16 && !opts->single)
+        return SBW_ERROR(SBW_EINVAL, "bfloat16 GEMMs are a single-precision mode");
     size_t lim = (size_t)INT_MAX;
     size_t kg = h->vgate ? h->k - 1 : 0;
     if (h->m > lim || opts->block > lim / nx || h->k * h->d > lim || h->c > lim || kg * h->gd > lim)
@@ -246,6 +252,8 @@ int sbw_pass_ws_alloc(sbw_pass_ws **out, const sbw_head *h, const sbw_pass_opts 
         alloc_rows(o, &o->rows[i], &st);
     for (int i = 0; !st && i < o->nblockws; i++)
         alloc_block(o, &o->blocks[i], &st);
+    for (int i = 0; !st && opts->bf16 && i < o->nblockws; i++)
+        st = sbw_gemm_alloc(&o->blocks[i].gemm);
     if (st) {
         sbw_pass_ws_free(o);
         return st;
@@ -258,6 +266,8 @@ void sbw_pass_ws_free(sbw_pass_ws *o)
 {
     if (!o)
         return;
+    for (int i = 0; o->blocks && i < o->nblockws; i++)
+        sbw_gemm_free(o->blocks[i].gemm);
     sbw_ledger_free(&o->ledger);
     free(o);
 }
@@ -527,6 +537,18 @@ static void do_block(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows, size_
 
 /* ---- a call -------------------------------------------------------------- */
 
+/* The first failure of a block's bfloat16 context in the call (SBW_OK
+ * for none), every context's cleared. */
+static int gemm_status(sbw_pass_ws *o)
+{
+    int st = SBW_OK;
+    for (int i = 0; i < o->nblockws; i++) {
+        int s = sbw_gemm_status(o->blocks[i].gemm);
+        st = st ? st : s;
+    }
+    return st;
+}
+
 static void run_blocks(sbw_pass_ws *o, const pass_call *c, pass_row_fn rows)
 {
     size_t nblk = (c->nrows + o->opt.block - 1) / o->opt.block;
@@ -708,6 +730,9 @@ int sbw_pass_loss_masked(sbw_pass_ws *o, const double *theta, const double *H, s
                    .lddh = lddh};
     prepare(o, theta);
     run_blocks(o, &c, o->k->train);
+    st = gemm_status(o);
+    if (st)
+        return st;
     reduce_result(o, &c, res);
     if (dH)
         reduce_grad(o, &c, dtheta);
@@ -737,6 +762,9 @@ int sbw_pass_logq(sbw_pass_ws *o, const double *theta, const double *H, size_t r
                    .ldp = ldp};
     prepare(o, theta);
     run_blocks(o, &c, o->k->logq);
+    st = gemm_status(o);
+    if (st)
+        return st;
     if (res)
         reduce_result(o, &c, res);
     return SBW_OK;

@@ -23,7 +23,8 @@
  *
  * Precision: single runs the GEMMs in float and the pointwise work in
  * float in place in the block's float logits (P* rows are read in float);
- * double runs everything in double.  Every reduction (loss, normalisers,
+ * double runs everything in double; bf16 is single with the GEMMs' inputs
+ * rounded to bfloat16 (float accumulation).  Every reduction (loss, normalisers,
  * gradient accumulators across blocks, bias and map gradients) is in
  * double either way; theta, H, dH and the gradient are double.
  *
@@ -50,6 +51,8 @@ typedef struct sbw_pass_opts {
     int threads;      /* threads to use; 0 = omp_get_max_threads() */
     size_t block;     /* contexts per block, >= 1 */
     sbw_pass_par par; /* how the threads are used */
+    bool bf16;        /* with single: the GEMMs take bfloat16 inputs (core/sbw_gemm.h;
+                       * refused without AVX-512 BF16), one context per block workspace */
 } sbw_pass_opts;
 
 /* What one call reports, as means over its rows. */
@@ -77,8 +80,9 @@ double sbw_pass_ws_bytes(const sbw_head *h, const sbw_pass_opts *opts);
 
 /* Allocates a workspace for head h (copied) with opts; one workspace
  * serves any number of calls of any row count, one call at a time.
- * Errors: SBW_EINVAL (block 0, a GEMM dimension beyond INT_MAX),
- * SBW_ENOMEM.  *ws is NULL on failure. */
+ * Errors: SBW_EINVAL (block 0, a GEMM dimension beyond INT_MAX, bf16
+ * without single or on a CPU without AVX-512 BF16), SBW_ENOMEM.  *ws is
+ * NULL on failure. */
 int sbw_pass_ws_alloc(sbw_pass_ws **ws, const sbw_head *h, const sbw_pass_opts *opts);
 
 /* Frees; NULL is a no-op. */
@@ -97,8 +101,10 @@ sbw_pass_opts sbw_pass_ws_opts(const sbw_pass_ws *ws);
  * One call at a time per process: the BLAS thread count is process-wide.
  * Errors: SBW_EINVAL (rows 0, tg NULL or not exactly one of p and ids, a
  * P* row or an id out of range, ld < D, dH without dtheta), SBW_ESHAPE
- * (P* does not have the head's M words).  Every error is found before
- * anything is written: res, dH and dtheta untouched on failure. */
+ * (P* does not have the head's M words).  Every such error is found
+ * before anything is written: res, dH and dtheta untouched on failure.
+ * A bf16 workspace's GEMM failure (memory for its copies, oneDNN) is
+ * found after: its status is returned, dH and dtheta unspecified. */
 int sbw_pass_loss(sbw_pass_ws *ws, const double *theta, const double *H, size_t rows, size_t ldh,
                   const sbw_pass_target *tg, sbw_pass_result *res, double *dH, size_t lddh,
                   double *dtheta);

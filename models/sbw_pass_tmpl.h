@@ -45,9 +45,10 @@ static void SBW_PREC_FN(logits_gemm)(const sbw_pass_ws *o, const pass_call *c, p
     (void)c; /* W is o->wf, converted by params_f */
     sbw_head_kern_d2f(b->xd, b->xf, nb * o->nx * o->h.d);
 #endif
-    SBW_PREC_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, d, 1, b->SBW_PREC_PICK(xf, xd),
-                  d, SBW_PREC_PICK(o->wf, c->theta + o->h.off_w), d, 0, b->SBW_PREC_PICK(zf, zd),
-                  m);
+    SBW_PREC_GEMM_FORGET(b->gemm, b->SBW_PREC_PICK(xf, xd)); /* the last block's */
+    SBW_PREC_GEMM(b->gemm, SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, rows, m, d,
+                  1, b->SBW_PREC_PICK(xf, xd), d, SBW_PREC_PICK(o->wf, c->theta + o->h.off_w), d, 0,
+                  b->SBW_PREC_PICK(zf, zd), m);
 }
 
 /* y = f(z) for the context's nx logit rows; returns y (z itself when the
@@ -193,19 +194,22 @@ static void SBW_PREC_FN(rows_logq)(sbw_pass_ws *o, const pass_call *c, pass_bloc
     logq_result(c, w, pos, out, m, loss, ent, am, mode);
 }
 
-/* dX = dZ W (into the double dxd) and dW += dZ^T X (single: float GEMMs
- * summed into the double accumulators). */
+/* dX = dZ W (into the double dxd) and dW += dZ^T X (single: float GEMMs,
+ * bfloat16 inputs with the block's context, summed into the double
+ * accumulators). */
 static void SBW_PREC_FN(backward_gemm)(const sbw_pass_ws *o, const pass_call *c, pass_block *b,
                                        size_t nb)
 {
     int rows = (int)(nb * o->nx), m = (int)o->h.m, d = (int)o->h.d;
 #if SBW_PREC_SINGLE
     (void)c;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m, o->wf, d,
-                0.0f, b->dxf, d);
+    unsigned both = SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B;
+    sbw_gemm_f(b->gemm, both, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0f, b->zf, m, o->wf, d,
+               0.0f, b->dxf, d);
     sbw_head_kern_f2d(b->dxf, b->dxd, (size_t)rows * (size_t)d);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf, d, 0.0f,
-                b->dwf, d);
+    sbw_gemm_f(b->gemm, both, CblasTrans, CblasNoTrans, m, d, rows, 1.0f, b->zf, m, b->xf, d, 0.0f,
+               b->dwf, d);
+    sbw_gemm_forget(b->gemm, b->zf); /* the next block's logits go there */
     sbw_head_kern_add_f2d(b->dwf, b->dw, (size_t)m * (size_t)d);
 #else
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, m, 1.0, b->zd, m,
@@ -222,6 +226,8 @@ static void SBW_PREC_FN(params)(sbw_pass_ws *o, const double *theta)
 {
 #if SBW_PREC_SINGLE
     const sbw_head *h = &o->h;
+    for (int i = 0; i < o->nblockws; i++) /* W changes: drop its bfloat16 copies */
+        sbw_gemm_forget(o->blocks[i].gemm, o->wf);
     sbw_head_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
     if (h->bias)
         sbw_head_kern_d2f(theta + h->off_b, o->bf, h->m);

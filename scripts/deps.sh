@@ -38,7 +38,7 @@
 # On a machine without apt-get it lists the packages and stops (exit 1).
 set -eu
 
-BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libgsl-dev libglpk-dev libgmp-dev libcmocka-dev libjansson-dev gnuplot-nox pkg-config man-db"
+BUILD_PKGS="gcc make liblapacke-dev libopenblas-dev libdnnl-dev libgsl-dev libglpk-dev libgmp-dev libcmocka-dev libjansson-dev gnuplot-nox pkg-config man-db"
 BENCH_SMOKE_PKGS="python3 python3-numpy python3-scipy time coinor-libclp-dev"
 BENCH_PKGS="$BENCH_SMOKE_PKGS python3-torch"
 FUZZ_PKGS="clang libclang-rt-dev libomp-dev"

@@ -36,7 +36,7 @@ static inline void lm_fixture_setup(lm_fixture *f, const sbw_lm_arch *a, bool si
 {
     memset(f, 0, sizeof *f);
     SBW_ASSERT_OK(sbw_lm_setup(&f->lm, a, LMF_M));
-    sbw_lm_ws_opts o = {LMF_B, LMF_T, single, 1, 0, NULL, NULL, NULL, true};
+    sbw_lm_ws_opts o = {LMF_B, LMF_T, single, 1, 0, NULL, NULL, NULL, true, false};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&f->ws, &f->lm, &o));
     size_t n = f->lm.nparam, sl = sbw_lm_state_len(f->ws);
     f->theta = malloc(n * sizeof *f->theta);

@@ -331,7 +331,7 @@ static void test_ckpt_range_checks(void **state)
         /* key, value, expected in the reason */
         {"sbw_checkpoint", "1", "sbw_checkpoint=1: unknown checkpoint format version"},
         {"sbw_checkpoint", "x", "sbw_checkpoint=x: unknown checkpoint format version"},
-        {"sbw_checkpoint", "5", "sbw_checkpoint=5: unknown checkpoint format version"},
+        {"sbw_checkpoint", "6", "sbw_checkpoint=6: unknown checkpoint format version"},
         {"step", "-1", "step=-1: not an unsigned integer"},
         {"step", "5000000000000000", "step=5000000000000000: outside"},
         {"step", "6", "step=6: beyond the checkpointed run's steps 5"},

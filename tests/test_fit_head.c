@@ -510,7 +510,7 @@ static void logq_fast(const sbw_head *h, const double *theta, bool single, doubl
     sbw_target t;
     sbw_obj *o;
     sbw_obj_result res;
-    sbw_obj_opts opt = {single, 2, 3, SBW_PASS_PAR_BLOCKS};
+    sbw_obj_opts opt = {single, 2, 3, SBW_PASS_PAR_BLOCKS, false};
     random_logp(&a, h->n, h->m, 1.0, 77);
     SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, single, 1e-9));
     SBW_ASSERT_OK(sbw_obj_alloc(&o, h, &t, &opt));

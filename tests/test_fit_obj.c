@@ -133,10 +133,10 @@ static void compare(const fixture *f, const head_case *c, const sbw_obj_opts *op
 static void test_double_matches_naive(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{false, 1, 5, SBW_PASS_PAR_BLOCKS},
-                          {false, 2, 4, SBW_PASS_PAR_BLOCKS},
-                          {false, 2, 7, SBW_PASS_PAR_BLAS},
-                          {false, 2, 0, SBW_PASS_PAR_BLOCKS}};
+    sbw_obj_opts opt[] = {{false, 1, 5, SBW_PASS_PAR_BLOCKS, false},
+                          {false, 2, 4, SBW_PASS_PAR_BLOCKS, false},
+                          {false, 2, 7, SBW_PASS_PAR_BLAS, false},
+                          {false, 2, 0, SBW_PASS_PAR_BLOCKS, false}};
     for (size_t i = 0; i < HEAD_NCASES; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
             compare(f, &head_cases[i], &opt[j], NULL, 0, 1e-12);
@@ -145,7 +145,8 @@ static void test_double_matches_naive(void **state)
 static void test_single_matches_naive(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{true, 1, 6, SBW_PASS_PAR_BLOCKS}, {true, 2, 5, SBW_PASS_PAR_BLAS}};
+    sbw_obj_opts opt[] = {{true, 1, 6, SBW_PASS_PAR_BLOCKS, false},
+                          {true, 2, 5, SBW_PASS_PAR_BLAS, false}};
     /* float GEMMs: logits carry ~ FLT_EPSILON * |w||x| relative error */
     for (size_t i = 0; i < HEAD_NCASES; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
@@ -156,7 +157,7 @@ static void test_row_subsets(void **state)
 {
     const fixture *f = *state;
     size_t rows[] = {22, 3, 0, 17, 9, 10, 4};
-    sbw_obj_opts opt = {false, 2, 3, SBW_PASS_PAR_BLOCKS};
+    sbw_obj_opts opt = {false, 2, 3, SBW_PASS_PAR_BLOCKS, false};
     for (size_t i = 0; i < HEAD_NCASES; i++)
         compare(f, &head_cases[i], &opt, rows, 7, 1e-12);
 }
@@ -193,9 +194,9 @@ static void check_reused_buffer(const fixture *f, const head_case *c, const sbw_
 static void test_minibatch_reuses_buffer(void **state)
 {
     const fixture *f = *state;
-    sbw_obj_opts opt[] = {{false, 2, 2, SBW_PASS_PAR_BLOCKS},
-                          {false, 2, 4, SBW_PASS_PAR_BLAS},
-                          {true, 2, 3, SBW_PASS_PAR_BLOCKS}};
+    sbw_obj_opts opt[] = {{false, 2, 2, SBW_PASS_PAR_BLOCKS, false},
+                          {false, 2, 4, SBW_PASS_PAR_BLAS, false},
+                          {true, 2, 3, SBW_PASS_PAR_BLOCKS, false}};
     for (size_t i = 0; i < HEAD_NCASES; i++)
         for (size_t j = 0; j < sizeof opt / sizeof *opt; j++)
             check_reused_buffer(f, &head_cases[i], &opt[j],
@@ -210,7 +211,7 @@ static void test_deterministic(void **state)
     SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_MOS, N, M, D, 3, 0, 0, true, false));
     double *theta = make_theta(&h, 5);
     double *g1 = malloc(h.nparam * sizeof *g1), *g2 = malloc(h.nparam * sizeof *g2);
-    sbw_obj_opts opt = {true, 2, 4, SBW_PASS_PAR_BLOCKS};
+    sbw_obj_opts opt = {true, 2, 4, SBW_PASS_PAR_BLOCKS, false};
     sbw_obj *o;
     sbw_obj_result r1, r2;
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t32, &opt));
@@ -232,7 +233,7 @@ static void test_logq_matches_naive(void **state)
             sbw_head_setup(&h, c->model, N, M, D, c->k, c->knots, 1.2, c->bias, c->linear));
         double *theta = make_theta(&h, 43), *lq = malloc(N * M * sizeof *lq);
         double *ref = malloc(N * M * sizeof *ref);
-        sbw_obj_opts opt = {false, 2, 4, SBW_PASS_PAR_BLOCKS};
+        sbw_obj_opts opt = {false, 2, 4, SBW_PASS_PAR_BLOCKS, false};
         sbw_obj *o;
         sbw_obj_result r1, r2;
         SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t64, &opt));
@@ -275,7 +276,7 @@ static void test_errors(void **state)
     SBW_ASSERT_OK(sbw_head_setup(&h, SBW_MODEL_SOFTMAX, N, M, D, 0, 0, 0, false, false));
     SBW_ASSERT_OK(sbw_head_setup(&h2, SBW_MODEL_SOFTMAX, N + 1, M, D, 0, 0, 0, false, false));
     double *theta = make_theta(&h, 3), *g = malloc(h.nparam * sizeof *g), lq[M];
-    sbw_obj_opts opt = {false, 1, 0, SBW_PASS_PAR_BLOCKS};
+    sbw_obj_opts opt = {false, 1, 0, SBW_PASS_PAR_BLOCKS, false};
     sbw_obj *o;
     sbw_obj_result r;
     assert_int_equal(sbw_obj_alloc(&o, &h2, &f->t64, &opt), SBW_ESHAPE);
@@ -312,7 +313,7 @@ static void test_failure_leaves(void **state)
     double *theta = make_theta(&h, 3), *g = malloc(h.nparam * sizeof *g);
     for (size_t i = 0; i < h.nparam; i++)
         g[i] = -7;
-    sbw_obj_opts opt = {false, 1, 0, SBW_PASS_PAR_BLOCKS};
+    sbw_obj_opts opt = {false, 1, 0, SBW_PASS_PAR_BLOCKS, false};
     sbw_obj *o;
     sbw_obj_result r = {.loss = -7};
     SBW_ASSERT_OK(sbw_obj_alloc(&o, &h, &f->t64, &opt));

@@ -59,7 +59,7 @@ static void logq_of(const head_case *c, sbw_head *h, double *lq)
     for (size_t i = 0; i < h->nshared; i++)
         theta[i] += jit[i];
     gaussian(H, ROWS * D, 1.0, 23);
-    sbw_pass_opts opts = {false, 1, 4, SBW_PASS_PAR_BLOCKS};
+    sbw_pass_opts opts = {false, 1, 4, SBW_PASS_PAR_BLOCKS, false};
     sbw_pass_ws *ws = NULL;
     SBW_ASSERT_OK(sbw_pass_ws_alloc(&ws, h, &opts));
     SBW_ASSERT_OK(sbw_pass_logq(ws, theta, H, ROWS, D, lq, M, NULL, NULL, 0, NULL));

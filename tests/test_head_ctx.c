@@ -70,7 +70,7 @@ static void setup(const ctx_case *c, sbw_head *h, double **theta, double *H, dou
 
 static sbw_pass_ws *workspace(const sbw_head *h, bool single, size_t block)
 {
-    sbw_pass_opts opts = {single, 2, block, SBW_PASS_PAR_BLOCKS};
+    sbw_pass_opts opts = {single, 2, block, SBW_PASS_PAR_BLOCKS, false};
     sbw_pass_ws *ws = NULL;
     SBW_ASSERT_OK(sbw_pass_ws_alloc(&ws, h, &opts));
     return ws;

@@ -73,7 +73,7 @@ static void random_logp(sbw_mat *a, size_t rows, size_t cols, double alpha, uint
 static sbw_pass_ws *workspace_par(const sbw_head *h, bool single, int threads, size_t block,
                                   sbw_pass_par par)
 {
-    sbw_pass_opts opts = {single, threads, block, par};
+    sbw_pass_opts opts = {single, threads, block, par, false};
     sbw_pass_ws *ws = NULL;
     SBW_ASSERT_OK(sbw_pass_ws_alloc(&ws, h, &opts));
     return ws;
@@ -350,7 +350,7 @@ static void test_errors(void **state)
     double *dt = malloc(h.nshared * sizeof *dt);
     random_logp(&a, NP, M + 1, 1.0, 5);
     SBW_ASSERT_OK(sbw_target_from_logp(&t, &a, false, 1e-9));
-    sbw_pass_opts zero = {false, 1, 0, SBW_PASS_PAR_BLOCKS};
+    sbw_pass_opts zero = {false, 1, 0, SBW_PASS_PAR_BLOCKS, false};
     sbw_pass_ws *ws = NULL;
     assert_int_equal(sbw_pass_ws_alloc(&ws, &h, &zero), SBW_EINVAL);
     assert_null(ws);

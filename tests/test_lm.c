@@ -186,8 +186,8 @@ static void test_eval_matches_export(void **state)
         size_t ids[N];
         random_ids(ids, N, M, 10);
         sbw_lm_ws *ws = NULL;
-        sbw_lm_ws_opts o = {3,    4,    false, 1,    0,
-                            NULL, NULL, NULL,  false}; /* 3 columns of 13, chunks of 4 */
+        sbw_lm_ws_opts o = {3,    4,    false, 1,     0,
+                            NULL, NULL, NULL,  false, false}; /* 3 columns of 13, chunks of 4 */
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         sbw_lm_eval_result re, rn;
         double *lq = export_rows(ws, theta, ids, N - 1, M, &re);
@@ -223,8 +223,8 @@ static void test_eval_one_column_is_sequential(void **state)
     size_t ids[N];
     random_ids(ids, N, M, 22);
     sbw_lm_ws *w1 = NULL, *w7 = NULL;
-    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0, NULL, NULL, NULL, false},
-                   o7 = {1, 7, false, 1, 0, NULL, NULL, NULL, false};
+    sbw_lm_ws_opts o1 = {1, 5, false, 1, 0, NULL, NULL, NULL, false, false},
+                   o7 = {1, 7, false, 1, 0, NULL, NULL, NULL, false, false};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w7, &lm, &o7));
     sbw_lm_eval_result r1, r7;
@@ -253,8 +253,8 @@ static void test_eval_columns_twin(void **state)
     size_t ids[N];
     random_ids(ids, N, M, 52);
     sbw_lm_ws *wb = NULL, *w1 = NULL;
-    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0, NULL, NULL, NULL, false},
-                   o1 = {1, 4, false, 1, 0, NULL, NULL, NULL, false};
+    sbw_lm_ws_opts ob = {NB, 4, false, 1, 0, NULL, NULL, NULL, false, false},
+                   o1 = {1, 4, false, 1, 0, NULL, NULL, NULL, false, false};
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&wb, &lm, &ob));
     SBW_ASSERT_OK(sbw_lm_ws_alloc(&w1, &lm, &o1));
     sbw_lm_eval_result r;
@@ -305,7 +305,7 @@ static void test_export_rank_bounds(void **state)
         size_t ids[N];
         random_ids(ids, N, M, 32);
         sbw_lm_ws *ws = NULL;
-        sbw_lm_ws_opts o = {2, 8, false, 1, 0, NULL, NULL, NULL, false};
+        sbw_lm_ws_opts o = {2, 8, false, 1, 0, NULL, NULL, NULL, false, false};
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         sbw_lm_eval_result r;
         double *lq = export_rows(ws, theta, ids, N - 1, M, &r);
@@ -456,7 +456,7 @@ static void test_errors(void **state)
     a.d = 3;
     SBW_ASSERT_OK(sbw_lm_setup(&lm, &a, 10));
     sbw_lm_ws *ws = NULL;
-    sbw_lm_ws_opts o = {0, 3, false, 1, 0, NULL, NULL, NULL, false};
+    sbw_lm_ws_opts o = {0, 3, false, 1, 0, NULL, NULL, NULL, false, false};
     assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
     assert_null(ws);
     o.batch = 2;
@@ -488,7 +488,7 @@ static void test_ws_bytes_match_allocations(void **state)
         sbw_lm lm;
         tiny(&lm, &head_cases[c], 9, false);
         for (int single = 0; single < 2; single++) {
-            sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, false};
+            sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, false, false};
             sbw_lm_ws *ws = NULL;
             SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
             SBW_ASSERT_EQ(sbw_lm_ws_bytes(&lm, &o), sbw_lm_ws_allocated(ws));
@@ -507,7 +507,7 @@ static void test_messages_name_the_option(void **state)
     tiny(&lm, &head_cases[0], 9, false);
     sbw_lm_ws *ws = NULL;
     sbw_lm_ws_opts o = {1000000, 100000, false, 1, 0, "--eval-batch", NULL, " (set by --quick)",
-                        false};
+                        false,   false};
     assert_int_equal(sbw_lm_ws_alloc(&ws, &lm, &o), SBW_EINVAL);
     assert_non_null(
         strstr(sbw_error_reason(), "--eval-batch 1000000 x --bptt 100000 (set by --quick)"));

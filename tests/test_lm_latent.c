@@ -138,7 +138,7 @@ static void test_layout_and_init(void **state)
     assert_true(lm.head.cbias);
     SBW_ASSERT_EQ(lm.nparam, lm.off_head + lm.head.nshared);
     for (int single = 0; single <= 1; single++) { /* the preflight counts H, dH and the g mask */
-        sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, true};
+        sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, true, false};
         sbw_lm_ws *ws = NULL;
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &lm, &o));
         SBW_ASSERT_EQ(sbw_lm_ws_bytes(&lm, &o), sbw_lm_ws_allocated(ws));

@@ -133,7 +133,7 @@ static void twin_outputs(const lm_fixture *f, unsigned char *const keep[2], doub
         size_t H = lm->a.hidden[l], in = lm->in[l];
         for (size_t i = 0; i < 4 * H * H; i++)
             wh[i] = f->theta[lm->off_wh[l] + i] * (keep ? keep[l][i] * scale : 1.0);
-        sbw_lstm_shape s = {in, H, B, T};
+        sbw_lstm_shape s = {in, H, B, T, NULL};
         SBW_ASSERT_OK(sbw_lstm_ref_forward(&s, f->theta + lm->off_wx[l], wh,
                                            f->theta + lm->off_b[l], x, st, st + B * H, hs, cs,
                                            gates));
@@ -224,7 +224,7 @@ static void test_off_is_unchanged(void **state)
         assert_memory_equal(&la, &lb, sizeof la);
         assert_memory_equal(a.grad, b.grad, n * sizeof *a.grad);
         sbw_lm_ws *plain = NULL;
-        sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, false};
+        sbw_lm_ws_opts o = {B, T, single, 1, 0, NULL, NULL, NULL, false, false};
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&plain, &a.lm, &o));
         double *g = malloc(n * sizeof *g);
         sbw_lm_chunk ch = {a.x, a.y, T};
@@ -278,7 +278,7 @@ static void test_ws_bytes_with_masks(void **state)
     lm_fixture f;
     setup(&f, &head_cases[5], true, &WD);
     for (int single = 0; single < 2; single++) {
-        sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, true}, n = o;
+        sbw_lm_ws_opts o = {3, 5, single, 1, 0, NULL, NULL, NULL, true, false}, n = o;
         n.wdrop = false;
         sbw_lm_ws *ws = NULL;
         SBW_ASSERT_OK(sbw_lm_ws_alloc(&ws, &f.lm, &o));

@@ -501,7 +501,7 @@ static void test_accumulates(void **state)
 static void test_state_carry(void **state)
 {
     (void)state;
-    const sbw_lstm_shape full = {5, 37, 9, 6};
+    const sbw_lstm_shape full = {5, 37, 9, 6, NULL};
     sbw_lstm_shape half = full;
     half.steps = full.steps / 2;
     lay l = lay_new(full, 800);
