@@ -14,7 +14,11 @@
 # 2. The paper's scale, N=100000, M=10000, D=100, softmax: seconds per step,
 #    the GEMM rate it implies (3 GEMMs of 2NMD flops per step) as a fraction
 #    of the machine's sgemm peak measured here (bench/sgemm_peak.c, same
-#    OpenBLAS, 2 threads), peak memory.  FIT_BIG=0 skips it (an 8 GB file).
+#    OpenBLAS, 2 threads; target >= 0.75), peak memory; then with
+#    --precision bf16 on a CPU with AVX-512 BF16: seconds per step (target
+#    >= 1.5x float32's rate) and its GEMM rate against the bfloat16 peak
+#    (bench/bf16_peak.c, oneDNN; target >= 0.75).  FIT_BIG=0 skips it (an
+#    8 GB file).
 # 3. The parallel scheme: seconds per step with --parallel blocks and
 #    --parallel blas, softmax and mos, one run each.
 # Everything runs with the environment's OpenBLAS kernel choice
@@ -192,6 +196,39 @@ if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
     bench_note "sgemm peak with OPENBLAS_CORETYPE unset: $(env -u OPENBLAS_CORETYPE "$dir/sgemm_peak" "$BENCH_PEAK_N" 2) (information)"
 fi
 
+# big_bf16 SECONDS: the big size again with --precision bf16 (issue 27), on
+# a CPU with AVX-512 BF16 (else a note): seconds per step against float32's
+# SECONDS (target >= 1.5x) and the step's GEMM rate against the bfloat16
+# peak (bench/bf16_peak.c, oneDNN, 2 threads; target >= 0.75).
+big_bf16() {
+    s32=$1
+    bf16_peak_build "$dir" || { bench_fail "fit: cannot compile bench/bf16_peak.c"; return 1; }
+    # shellcheck disable=SC2046 # "GFLOPS IMPL", split on purpose
+    set -- $("$dir/bf16_peak" "$BENCH_PEAK_N" 2) || true
+    if [ "${1:-}" = none ]; then
+        bench_note "big size: this CPU has no AVX-512 BF16: sbw-fit --precision bf16 not measured"
+        return 0
+    fi
+    bp=${1:-}
+    bench_num "fit: bf16 peak" "$bp" || return 1
+    rm -f "$dir/big16.tsv"
+    "$BIN/sbw-fit" "$BP" --model softmax --d "$BD" --steps "$BS" --lr $LR --precision bf16 \
+        --log-every 1 --log "$dir/big16.tsv" -q >/dev/null 2>"$dir/big16.err" || {
+        cat "$dir/big16.err"
+        bench_fail "big size: sbw-fit --precision bf16"
+        return 1
+    }
+    sb=$(step_median "$dir/big16.tsv")
+    bench_num "big size bf16: seconds per step" "$sb" || return 1
+    gb=$(awk -v s="$sb" -v n="$BN" -v m="$BM" -v d="$BD" 'BEGIN { printf "%.1f", 6 * n * m * d / s / 1e9 }')
+    fb=$(ratio "$gb" "$bp") r=$(ratio "$s32" "$sb")
+    vf=$(met "$fb" 0.75) vr=$(met "$r" 1.5)
+    [ "$vf" = met ] || bench_missed "big size: bf16 step at $fb of the bf16 peak < 0.75"
+    [ "$vr" = met ] || bench_missed "big size: bf16 ${r}x float32's step rate < 1.5x"
+    bench_fig "N=$BN M=$BM D=$BD softmax --precision bf16: ${sb}s/step = ${r}x float32's rate (target >= 1.5x: $vr), $gb GFLOPS = $fb of the bf16 peak $bp GFLOPS (oneDNN ${2:-}; target >= 0.75: $vf)"
+    rm -f "$dir/big16.tsv" "$dir/big16.err"
+}
+
 # The paper's scale (N=100000, M=10000, D=100; FIT_BIG_N, FIT_BIG_M,
 # FIT_BIG_D change it, the quick mode shrinks it), softmax.
 if [ "${FIT_BIG:-1}" != 0 ]; then
@@ -210,7 +247,11 @@ if [ "${FIT_BIG:-1}" != 0 ]; then
         s=$(step_median "$dir/big.tsv")
         if bench_num "big size: seconds per step, peak KB" "$s" "$kb"; then
             gflops=$(awk -v s="$s" -v n="$BN" -v m="$BM" -v d="$BD" 'BEGIN { printf "%.1f", 6 * n * m * d / s / 1e9 }')
-            bench_fig "N=$BN M=$BM D=$BD softmax$([ "$BN.$BM.$BD" = 100000.10000.100 ] && echo ' (the paper scale)'): ${s}s/step (median of $((BS - 2)) steps), $gflops GFLOPS in the step = $(ratio "$gflops" "${peak:-0}") of the sgemm peak; peak memory $((kb / 1024)) MB (P* alone: $((BN * BM * 4 / 1048576)) MB in float32)"
+            f=$(ratio "$gflops" "${peak:-0}")
+            v=$(met "$f" 0.75)
+            [ "$v" = met ] || bench_missed "big size: float32 step at $f of the sgemm peak < 0.75"
+            bench_fig "N=$BN M=$BM D=$BD softmax$([ "$BN.$BM.$BD" = 100000.10000.100 ] && echo ' (the paper scale)'): ${s}s/step (median of $((BS - 2)) steps), $gflops GFLOPS in the step = $f of the sgemm peak (target >= 0.75: $v); peak memory $((kb / 1024)) MB (P* alone: $((BN * BM * 4 / 1048576)) MB in float32)"
+            big_bf16 "$s"
         fi
     fi
     rm -f "$BP" "$dir/big.tsv"

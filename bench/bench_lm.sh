@@ -19,6 +19,13 @@
 #    the same OpenBLAS).  Target >= 60%.  torch's head alone (forward +
 #    backward on a fixed B*T x D input, ref_lm_torch.py --head-only) is
 #    given beside it.
+# 2b. bfloat16 (issue 27), on a CPU with AVX-512 BF16 (else a note): the
+#    bfloat16 GEMM peak (bench/bf16_peak.c: oneDNN's matmul, n=4000, 2
+#    threads); both models again with sbw-lm --precision bf16, their tokens/s
+#    against sbw float32 (target >= 1.6x), PyTorch float32 (>= 3x) and
+#    PyTorch under torch.autocast("cpu", bfloat16) (ref_lm_torch.py
+#    --autocast; >= 2x); the MoS head's rate (GEMM flops over head seconds,
+#    as in 2) against the bfloat16 peak (>= 75%).
 # 3. sbw-lm eval --logprobs - into a pipe, for $LM_EVAL_TOKENS and twice as
 #    many rows of the validation split, from a one-step checkpoint: rows
 #    per second (wall time of the whole command, start-up included) and
@@ -103,8 +110,6 @@ log_rates() {
         END { printf "%.1f %.1f\n", med(rate, n), med(gf, n) }' "$1"
 }
 
-met() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? "met" : "NOT met" }'; }
-
 if [ $torch = 1 ]; then
     ver=$($PY -c 'import torch; print(torch.__version__)')
     lib=$($PY -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))')
@@ -116,6 +121,22 @@ set -- $("$dir/sgemm_peak" "$BENCH_PEAK_N" 2) || true
 peak=${1:-} core=${2:-}
 if bench_num "lm: sgemm peak" "$peak"; then
     bench_fig "sgemm peak (n=$BENCH_PEAK_N, 2 threads, $(basename "$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0)"), kernels $core, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}): $peak GFLOPS"
+fi
+# the bfloat16 peak through oneDNN (bench/bf16_peak.c); bf16=0 without
+# AVX-512 BF16, when the bfloat16 rows are skipped with a note
+bf16=0
+if bf16_peak_build "$dir"; then
+    # shellcheck disable=SC2046 # "GFLOPS IMPL", split on purpose
+    set -- $("$dir/bf16_peak" "$BENCH_PEAK_N" 2) || true
+    bpeak=${1:-} bimpl=${2:-}
+    if [ "$bpeak" = none ]; then
+        bench_note "lm: this CPU has no AVX-512 BF16: the bfloat16 rows (sbw-lm --precision bf16) are skipped"
+    elif bench_num "lm: bf16 peak" "$bpeak"; then
+        bf16=1
+        bench_fig "bf16 GEMM peak (n=$BENCH_PEAK_N, 2 threads, oneDNN $bimpl, float32 output): $bpeak GFLOPS = $(ratio "$bpeak" "$peak")x the sgemm peak"
+    fi
+else
+    bench_fail "lm: cannot compile bench/bf16_peak.c"
 fi
 if [ "$core" = Prescott ] && grep -q avx512f /proc/cpuinfo; then
     bench_note "  (OpenBLAS chose Prescott kernels on an AVX-512 CPU, a misdetection: OPENBLAS_CORETYPE=SkylakeX gives the real peak)"
@@ -181,6 +202,55 @@ model() {
     [ "$v" = met ] || bench_missed "lm $name: speedup ${r}x < 2x"
     bench_fig "lm $name: sbw $s tok/s, torch $t tok/s: speedup ${r}x (target >= 2x: $v; median of $steps steps)"
     bench_note "lm $name: last step's loss: sbw $loss, torch $tloss (information: different initial values)"
+    eval "f32_$head=\$s torch_$head=\$t"
+}
+
+# bf16_model NAME HEAD D STEPS: the float32 model above again with
+# sbw-lm --precision bf16, against sbw in float32 (target >= 1.6x), PyTorch
+# in float32 (>= 3x) and PyTorch under torch.autocast bfloat16 (>= 2x);
+# for mos, the head's bfloat16 GEMM rate against the bfloat16 peak (>= 75%).
+bf16_model() {
+    name=$1 head=$2 d=$3 steps=$4
+    eval "s32=\${f32_$head:-} t32=\${torch_$head:-}"
+    rm -f "$dir/log.tsv"
+    # shellcheck disable=SC2046 # head_opts: words, split on purpose
+    sbw_train "$dir/log.tsv" "$steps" --head "$head" $(head_opts "$head") --d "$d" --no-dropout \
+        --precision bf16 >"$dir/train.tsv" 2>"$dir/sbw.err" || {
+        cat "$dir/sbw.err"
+        bench_fail "lm $name bf16: sbw-lm train --precision bf16"
+        return 1
+    }
+    if [ "$head" = mos ]; then fpt=$((6 * K * d * (m + d + 1))); else fpt=$((6 * d * m)); fi
+    # shellcheck disable=SC2046
+    set -- $(log_rates "$dir/log.tsv" "$fpt")
+    sb=${1:-} gb=${2:-}
+    bench_num "lm $name bf16: sbw tokens/s, head GFLOPS" "$sb" "$gb" || return 1
+    r32=$(ratio "$sb" "$s32")
+    v=$(met "$r32" 1.6)
+    [ "$v" = met ] || bench_missed "lm $name bf16: ${r32}x sbw float32 < 1.6x"
+    line="lm $name bf16: sbw $sb tok/s = ${r32}x sbw float32's $s32 (target >= 1.6x: $v)"
+    if [ $torch = 1 ]; then
+        $PY bench/ref_lm_torch.py --data "$PTB" --head "$head" --k "$K" --d "$d" --emb "$EMB" \
+            --hidden "$HIDDEN" --batch "$B" --bptt "$T" --steps "$steps" --autocast \
+            >"$dir/torch.json" 2>"$dir/torch.err" || {
+            cat "$dir/torch.err"
+            bench_fail "lm $name: torch --autocast run"
+            return 1
+        }
+        ta=$(json_field "$dir/torch.json" tokens_per_s | awk '{ printf "%.1f", $1 }')
+        bench_num "lm $name: torch autocast tokens/s" "$ta" || return 1
+        rt=$(ratio "$sb" "$t32") ra=$(ratio "$sb" "$ta")
+        vt=$(met "$rt" 3) va=$(met "$ra" 2)
+        [ "$vt" = met ] || bench_missed "lm $name bf16: ${rt}x torch float32 < 3x"
+        [ "$va" = met ] || bench_missed "lm $name bf16: ${ra}x torch autocast bf16 < 2x"
+        line="$line, ${rt}x torch float32's $t32 (target >= 3x: $vt), ${ra}x torch autocast bf16's $ta (target >= 2x: $va)"
+    fi
+    bench_fig "$line (median of $steps steps)"
+    [ "$head" = mos ] || return 0
+    p=$(awk -v a="$gb" -v b="$bpeak" 'BEGIN { printf "%.0f", 100 * a / b }')
+    v=$(met "$p" 75)
+    [ "$v" = met ] || bench_missed "lm $name bf16 head: $p% < 75% of the bf16 peak"
+    bench_fig "lm $name bf16 head (GEMMs and the per-context work, N=$((B * T)), K=$K, D=$d, M=$m): $gb GFLOPS = $p% of the bf16 peak $bpeak (target >= 75%: $v)"
 }
 
 # mos_head NAME: the MoS head's GEMM rate (after `model ... mos`) against
@@ -254,6 +324,10 @@ eval_mem() {
 
 model "softmax D=$SM_D" softmax "$SM_D" "$SM_STEPS"
 model "mos D=$MOS_D K=$K" mos "$MOS_D" "$MOS_STEPS" && mos_head mos
+if [ $bf16 = 1 ]; then
+    bf16_model "softmax D=$SM_D" softmax "$SM_D" "$SM_STEPS"
+    bf16_model "mos D=$MOS_D K=$K" mos "$MOS_D" "$MOS_STEPS"
+fi
 eval_mem softmax "$SM_D"
 eval_mem mos "$MOS_D"
 
@@ -313,5 +387,5 @@ r_sm=$(ratio "$mix_mixtape" "$mix_softmax")
 v=$(met "$r_mos" 1)
 [ "$v" = met ] || bench_missed "lm mixtape: ${r_mos}x MoS's tokens/s, not faster"
 bench_fig "lm mixtape K=4 vs mos K=$K at D=$MOS_D: ${r_mos}x MoS's tokens/s (target >= 1x: $v; the paper: 3.5x-10.5x), ${r_sm}x Softmax's (the paper: 0.66x-0.80x)"
-rm -rf "$dir/reg.tsv" "$dir/mix.tsv" "$dir/log.tsv" "$dir/train.tsv" "$dir/ck.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes* "$dir/corpus"
+rm -rf "$dir/bf16_peak" "$dir/reg.tsv" "$dir/mix.tsv" "$dir/log.tsv" "$dir/train.tsv" "$dir/ck.tsv" "$dir/torch.json" "$dir/head.json" "$dir"/ckpt_* "$dir"/bytes* "$dir/corpus"
 exit $status

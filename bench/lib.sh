@@ -83,6 +83,9 @@ bench_median() {
 }
 
 # ratio A B: A / B with 2 decimals
+# met A B: "met" when A >= B, else "NOT met" (a target's verdict).
+met() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? "met" : "NOT met" }'; }
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
 
 # bench_note LINE: prints LINE and appends it to the report
@@ -150,6 +153,12 @@ have_py() {
 BENCH_PEAK_N=${BENCH_PEAK_N:-$(quick 4000 400)}
 sgemm_peak_build() {
     cc -O2 -o "$1/sgemm_peak" bench/sgemm_peak.c -lopenblas
+}
+
+# bf16_peak_build DIR: compiles bench/bf16_peak.c (oneDNN's bfloat16 matmul
+# rate, timed at BENCH_PEAK_N) into DIR/bf16_peak.
+bf16_peak_build() {
+    cc -O2 -fopenmp -o "$1/bf16_peak" bench/bf16_peak.c -ldnnl
 }
 
 # bench_machine: CPU, cores, memory, BLAS, date

@@ -17,6 +17,10 @@ descending, ties by first appearance); M = 10000 on PTB.
 usage: ref_lm_torch.py --data DIR --head softmax|mos [--k K] --d D --emb E
                        --hidden LIST --batch B --bptt T --steps S [--head-only]
   --steps S      timed steps, after 2 warm-up steps
+  --autocast     run forward and loss under torch.autocast("cpu",
+                 dtype=torch.bfloat16): PyTorch's mixed precision, bfloat16
+                 GEMMs with float32 master weights (the counterpart of
+                 sbw-lm --precision bf16)
   --head-only    time only the head: forward + backward (dX and the
                  parameters' gradients) on a fixed (B*T x D) input and
                  random targets, no optimiser step, so that the head's GEMM
@@ -127,7 +131,9 @@ def train(a, ids, m):
         x, y = data[i : i + a.bptt], data[i + 1 : i + 1 + a.bptt]
         state = [(h.detach(), c.detach()) for h, c in state]
         opt.zero_grad(set_to_none=True)
-        lossv, state = model(x, y, state)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.autocast):
+            lossv, state = model(x, y, state)
+        state = [(h.float(), c.float()) for h, c in state]
         lossv.backward()
         if a.clip > 0:
             torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
@@ -176,6 +182,7 @@ def main():
     ap.add_argument("--wdecay", type=float, default=1.2e-6)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--head-only", action="store_true")
+    ap.add_argument("--autocast", action="store_true")
     a = ap.parse_args()
     if a.emb is None:
         a.emb = a.d
@@ -187,7 +194,7 @@ def main():
     res = head_only(a, m) if a.head_only else train(a, ids, m)
     res.update({"head": a.head, "k": a.k, "d": a.d, "emb": a.emb, "hidden": a.hidden,
                 "batch": a.batch, "bptt": a.bptt, "m": m, "steps": a.steps,
-                "torch": torch.__version__})
+                "torch": torch.__version__, "autocast": a.autocast})
     print(json.dumps(res))
 
 

@@ -110,7 +110,7 @@ int sbw_fit_ckpt_saved_opts(const char *dir, const sbw_fit_opts *opts, sbw_fit_o
     if (st)
         return st;
     *saved = *opts;
-    st = sbw_ckpt_get(c, sbw_fit_opts_table, sbw_fit_opts_nrows, saved);
+    st = sbw_fit_opts_get(c, saved);
     sbw_ckpt_close(c);
     return st;
 }
@@ -206,7 +206,7 @@ static int resume_check(const sbw_ckpt *c, const sbw_target *t, const char *dir,
     sbw_fit probe = {0};
     *saved = *opts;
     int st = check_data(c, t, dir);
-    st = st ? st : sbw_ckpt_get(c, sbw_fit_opts_table, sbw_fit_opts_nrows, saved);
+    st = st ? st : sbw_fit_opts_get(c, saved);
     *o = *opts;
     sbw_ckpt_copy(sbw_fit_opts_table, sbw_fit_opts_nrows, SBW_CKPT_SHAPES, o, saved);
     o->lr_auto = false; /* the grid already chose o->lr */

@@ -85,7 +85,7 @@ int sbw_fit_io_describe(const sbw_fit *f, sbw_table *t)
     st = st ? st : describe_optimiser(f, t);
     if (st)
         return st;
-    sbw_table_meta_str(t, "precision", o->obj.single ? "single" : "double");
+    sbw_table_meta_str(t, "precision", sbw_fit_opts_precision(o));
     sbw_table_meta_int(t, "fit_threads", sbw_obj_threads(f->obj));
     sbw_table_meta_int(t, "block", (long long)sbw_obj_block(f->obj));
     sbw_table_meta_str(t, "parallel", o->obj.par == SBW_PASS_PAR_BLAS ? "blas" : "blocks");
@@ -130,7 +130,7 @@ typedef struct logq_pass {
 static int logq_setup(const sbw_fit *f, const char *out, logq_pass *p)
 {
     sbw_obj_opts oo = f->opt.obj;
-    oo.single = false; /* float64 from the final parameters */
+    oo.single = oo.bf16 = false; /* float64 from the final parameters */
     oo.block = 0;
     int st = sbw_obj_alloc(&p->o, &f->head, f->t, &oo);
     if (st)

@@ -35,6 +35,11 @@ const char *sbw_fit_opts_precision_name(int v)
     return v >= 0 && v < 2 ? names[v] : NULL;
 }
 
+const char *sbw_fit_opts_precision(const sbw_fit_opts *o)
+{
+    return !o->obj.single ? "double" : o->obj.bf16 ? "bf16" : "single";
+}
+
 #define AT(member) offsetof(sbw_fit_opts, member)
 #define SHAPES     SBW_CKPT_SHAPES
 #define FREE       SBW_CKPT_FREE
@@ -75,6 +80,8 @@ const sbw_ckpt_field sbw_fit_opts_table[] = {
     {"threads", AT(obj.threads), SBW_CKPT_INT, 0, 4096, 0, NULL, FREE, "--threads"},
     {"checkpoint_every", AT(checkpoint_every), SBW_CKPT_DOUBLE, 0, 1e9, 0, NULL, FREE,
      "--checkpoint-every"},
+    /* issue 27, last: a checkpoint written before it trained without */
+    {"bf16", AT(obj.bf16), SBW_CKPT_BOOL, 0, 1, 0, NULL, SHAPES, "--precision"},
 };
 
 const size_t sbw_fit_opts_nrows = sizeof sbw_fit_opts_table / sizeof *sbw_fit_opts_table;
@@ -83,6 +90,18 @@ void sbw_fit_opts_init(sbw_fit_opts *o)
 {
     *o = (sbw_fit_opts){0};
     sbw_ckpt_defaults(sbw_fit_opts_table, sbw_fit_opts_nrows, o);
+}
+
+int sbw_fit_opts_get(const sbw_ckpt *c, sbw_fit_opts *o)
+{
+    size_t n = sbw_fit_opts_nrows - 1; /* all but bf16 */
+    int st = sbw_ckpt_get(c, sbw_fit_opts_table, n, o);
+    if (st || !sbw_ckpt_value(c, sbw_fit_opts_table[n].key)) {
+        if (!st) /* written before bf16: float32 or double */
+            sbw_ckpt_defaults(sbw_fit_opts_table + n, 1, o);
+        return st;
+    }
+    return sbw_ckpt_get(c, sbw_fit_opts_table + n, 1, o);
 }
 
 const sbw_ckpt_field *sbw_fit_opts_row(const char *key)

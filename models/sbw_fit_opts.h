@@ -76,4 +76,13 @@ void sbw_fit_opts_init(sbw_fit_opts *o);
 /* The row called key, or NULL. */
 const sbw_ckpt_field *sbw_fit_opts_row(const char *key);
 
+/* The table's rows from checkpoint c into o, every value checked; a
+ * checkpoint written before the last row (bf16, issue 27) reads it as its
+ * default (off), which is how it was trained.  Errors: sbw_ckpt_get's; on
+ * failure o holds the rows read before the bad one. */
+int sbw_fit_opts_get(const sbw_ckpt *c, sbw_fit_opts *o);
+
+/* The objective's precision's name: "single", "double" or "bf16". */
+const char *sbw_fit_opts_precision(const sbw_fit_opts *o);
+
 #endif

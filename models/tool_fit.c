@@ -50,10 +50,10 @@ static const char details[] =
     "--save's params.tsv) carries '# warning=fit_still_improving: ...' (JSON: the\n"
     "\"warnings\" array, always present).\n\n"
     "Speed: contexts run in blocks (nothing N x M is formed).  --precision single:\n"
-    "GEMMs, exp/log and P* in float32; double: all in float64; every sum in float64\n"
-    "either way.  The output log Q and the final metrics are always recomputed in\n"
-    "float64 from the final parameters.  The GEMM kernels are OpenBLAS's choice, or\n"
-    "those OPENBLAS_CORETYPE names when it is set (Haswell = AVX2 only).\n\n"
+    "GEMMs, exp/log and P* in float32; double: all in float64; bf16: single with\n"
+    "bfloat16 GEMM inputs (AVX-512 BF16).  Every sum is in float64.  Output log Q\n"
+    "and final metrics are recomputed in float64 from the final parameters.  GEMM\n"
+    "kernels: OpenBLAS's choice, or OPENBLAS_CORETYPE's (Haswell = AVX2 only).\n\n"
     "Output (stdout): one row: model, d, k, steps (done), stop (steps, tol,\n"
     "converged, signal), loss (mean cross-entropy), kl_mean, mode_match (fraction of\n"
     "contexts whose argmax Q is argmax P*) -- the last three from the float64 pass\n"
@@ -119,7 +119,8 @@ static int parse_k(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o)
 
 static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o)
 {
-    static const char *const opts[] = {"adam", "lbfgs"}, *const prec[] = {"single", "double"};
+    static const char *const opts[] = {"adam", "lbfgs"};
+    static const char *const prec[] = {"single", "double", "bf16"};
     static const char *const par[] = {"blocks", "blas"};
     int v = 0;
     if (sbw_head_model_parse(a->model, &o->model))
@@ -127,9 +128,10 @@ static int parse_choices(const sbw_cli *cli, const tool_args *a, sbw_fit_opts *o
     if (pick(cli, "optimizer", a->optimizer, opts, 2, &v))
         return SBW_EXIT_USAGE;
     o->optimizer = (sbw_fit_opts_optimizer)v;
-    if (pick(cli, "precision", a->precision, prec, 2, &v))
+    if (pick(cli, "precision", a->precision, prec, 3, &v))
         return SBW_EXIT_USAGE;
-    o->obj.single = v == 0;
+    o->obj.single = v != 1;
+    o->obj.bf16 = v == 2;
     if (pick(cli, "parallel scheme", a->parallel, par, 2, &v))
         return SBW_EXIT_USAGE;
     o->obj.par = (sbw_pass_par)v;
@@ -198,7 +200,7 @@ static int plan(const sbw_fit_opts *o, size_t n, size_t m, double items[6])
     double np = (double)h.nparam,
            opt = o->optimizer == SBW_FIT_ADAM ? 16 * np : (16 * (double)o->lbfgs_mem + 24) * np;
     sbw_obj_opts d64 = o->obj;
-    d64.single = false, d64.block = 0;
+    d64.single = d64.bf16 = false, d64.block = 0;
     double w64 = sbw_obj_workspace_bytes(&h, &d64);
     double chunk = (double)sbw_obj_auto_block(&h, &d64) * (double)o->obj.threads * 16 * (double)m;
     double all[] = {sbw_target_bytes(n, m, o->obj.single), 16 * np,     opt,
@@ -447,7 +449,7 @@ static int do_dry_run(run *r)
     sbw_table_meta_int(t, "n", (long long)in->rows);
     sbw_table_meta_int(t, "m", (long long)in->cols);
     sbw_table_meta_int(t, "d", (long long)r->o.d);
-    sbw_table_meta_str(t, "precision", r->o.obj.single ? "single" : "double");
+    sbw_table_meta_str(t, "precision", sbw_fit_opts_precision(&r->o));
     sbw_table_meta_str(t, "optimizer", r->o.optimizer == SBW_FIT_ADAM ? "adam" : "lbfgs");
     int st = sbw_table_status(t);
     return st ? st : dry_run(t, &r->o, in->rows, in->cols);
@@ -554,7 +556,7 @@ static const sbw_cli_opt opts[] = {
     {"--tol-window", "W", SBW_ARG_SIZE, &R.o.tol_window, 1, 1e15, "steps per --tol window"},
     {"--lbfgs-mem", "L", SBW_ARG_SIZE, &R.o.lbfgs_mem, 1, 1000, "L-BFGS history pairs"},
     {"--precision", "P", SBW_ARG_STRING, &R.a.precision, 1, 0,
-     "single (float32 GEMMs, exp/log, P*) or double"},
+     "single (float32 GEMMs, exp/log, P*), double, or bf16 (bfloat16 GEMM inputs)"},
     {"--parallel", "SCHEME", SBW_ARG_STRING, &R.a.parallel, 1, 0,
      "blocks (OpenMP over blocks) or blas (threaded BLAS)"},
     {"--block", "B", SBW_ARG_SIZE, &R.o.obj.block, 0, 1e9, "contexts per block (0 = auto)"},

@@ -1,9 +1,11 @@
-# tests/cli/test_lm_bf16.sh -- sbw-lm train --precision bf16 (issue 27):
+# tests/cli/test_bf16.sh -- sbw-lm train and sbw-fit --precision bf16 (issue 27):
 # the usage errors; the refusal on a CPU without AVX-512 BF16 (here forced
 # with ONEDNN_MAX_CPU_ISA, so it runs on every machine); and, where the CPU
 # has it, a run that names its precision in the table, the log and the
 # checkpoint, resumes bit for bit, refuses a resume in another precision,
-# and is not the float32 run.  (Its numerics: tests/test_lm_bf16.c.)
+# and is not the float32 run; sbw-fit's runs, reports its precision, ends
+# near float32's KL and reads a checkpoint written before the bf16 row.
+# (The numerics: tests/test_gemm.c, tests/test_lm_bf16.c.)
 . tests/cli/lib.sh
 LM=$BIN/sbw-lm
 C=$T/corpus
@@ -62,4 +64,34 @@ expect_grep "^# precision=single$" "$T/out" "the float32 table says single"
 if cmp -s "$T/ref/ckpt-40-theta.npy" "$T/f32/ckpt-40-theta.npy"; then
     bad "bf16 and float32 runs gave the same parameters"
 else ok; fi
+
+# ---- sbw-fit --precision bf16 ---------------------------------------------------------------------
+FIT=$BIN/sbw-fit
+"$BIN/sbw-synth" lowrank --n 400 --m 300 --rank 6 --seed 3 -o "$T/P.npy" >/dev/null 2>&1 ||
+    bad "sbw-synth lowrank failed"
+expect_exit 2 "sbw-fit bf16 on an AVX-512 VNNI CPU" env ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI "$FIT" \
+    "$T/P.npy" --d 4 --steps 5 --precision bf16 -q
+expect_grep "AVX-512 BF16" "$T/err" "sbw-fit's refusal names the instructions"
+expect_exit 0 "sbw-fit --precision bf16" "$FIT" "$T/P.npy" --d 4 --steps 200 --precision bf16 -q
+cp "$T/out" "$T/fb.tsv"
+expect_grep "^# precision=bf16$" "$T/fb.tsv" "sbw-fit's table names bf16"
+expect_exit 0 "sbw-fit float32 twin" "$FIT" "$T/P.npy" --d 4 --steps 200 -q
+# the final KL (recomputed in float64 from the parameters) within 2% of
+# float32's: 200 Adam steps whose gradients differ by ~2^-8 relative
+kb=$(tsv_field "$T/fb.tsv" kl_mean) kf=$(tsv_field "$T/out" kl_mean)
+# check-recipes: allow a test's tolerance on two tools' results
+if awk -v a="$kb" -v b="$kf" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.02 * b) }'; then
+    ok
+else bad "sbw-fit bf16 KL $kb against float32's $kf: more than 2% apart"; fi
+# a checkpoint written before the bf16 row (format 4) resumes, as float32
+# (a run stopped by SIGTERM keeps its checkpoint)
+timeout -s TERM 1 "$FIT" "$T/P.npy" --d 4 --steps 100000000 --checkpoint "$T/fck" -q \
+    >/dev/null 2>&1
+[ -f "$T/fck/checkpoint.tsv" ] || bad "sbw-fit stopped by SIGTERM left no checkpoint"
+grep -v '^bf16=' "$T/fck/checkpoint.tsv" | sed 's/^sbw_checkpoint=5$/sbw_checkpoint=4/' >"$T/fck.tsv"
+mv "$T/fck.tsv" "$T/fck/checkpoint.tsv"
+at=$(sed -n 's/^step=//p' "$T/fck/checkpoint.tsv")
+expect_exit 0 "--resume a format-4 sbw-fit checkpoint" "$FIT" "$T/P.npy" --resume "$T/fck" \
+    --steps $((at + 10)) -q
+expect_grep "^# precision=single$" "$T/out" "resumed as float32"
 finish
