@@ -23,11 +23,15 @@
 #define GEMM_PAR_MIN ((size_t)1 << 16)
 
 /* A kept copy: the stored block rows x cols at base (leading dim ld) as
- * compact bfloat16 (leading dim cols). */
+ * compact bfloat16 (leading dim cols).  A dropped one keeps its buffer
+ * (base NULL, cap elements) for the next copy that fits: the same blocks
+ * come back every chunk, and a fresh buffer of tens of MB each time cost
+ * a tenth of a MoS step in page faults (perf: clear_page). */
 typedef struct gemm_kept {
     const float *base;
     int rows, cols, ld;
     uint16_t *bf;
+    size_t cap;
     unsigned long used;
 } gemm_kept;
 
@@ -182,7 +186,8 @@ void sbw_gemm_free(sbw_gemm *g)
 {
     if (!g)
         return;
-    sbw_gemm_forget(g, NULL);
+    for (size_t i = 0; i < g->nkept; i++)
+        free(g->kept[i].bf);
     for (size_t i = 0; i < g->nprim; i++)
         prim_drop(&g->prim[i]);
     free(g->scratch[0]);
@@ -194,21 +199,13 @@ void sbw_gemm_free(sbw_gemm *g)
     free(g);
 }
 
-/* Removes kept entry i (the last moves into its place). */
-static void kept_drop(sbw_gemm *g, size_t i)
-{
-    free(g->kept[i].bf);
-    g->kept[i] = g->kept[--g->nkept];
-    memset(&g->kept[g->nkept], 0, sizeof g->kept[g->nkept]);
-}
-
 void sbw_gemm_forget(sbw_gemm *g, const float *base)
 {
     if (!g)
         return;
-    for (size_t i = g->nkept; i-- > 0;)
+    for (size_t i = 0; i < g->nkept; i++)
         if (!base || g->kept[i].base == base)
-            kept_drop(g, i);
+            g->kept[i].base = NULL; /* its buffer stays for reuse */
 }
 
 int sbw_gemm_status(sbw_gemm *g)
@@ -256,7 +253,7 @@ static const uint16_t *kept_find(sbw_gemm *g, const float *x, int rows, int cols
     for (size_t i = 0; i < g->nkept; i++) {
         gemm_kept *e = &g->kept[i];
         uintptr_t base = (uintptr_t)e->base;
-        if (e->ld != ld || at < base || (at - base) % sizeof(float))
+        if (!e->base || e->ld != ld || at < base || (at - base) % sizeof(float))
             continue;
         size_t off = (at - base) / sizeof(float), r0 = off / (size_t)ld, c0 = off % (size_t)ld;
         if (r0 + (size_t)rows > (size_t)e->rows || c0 + (size_t)cols > (size_t)e->cols)
@@ -268,24 +265,44 @@ static const uint16_t *kept_find(sbw_gemm *g, const float *x, int rows, int cols
     return NULL;
 }
 
-/* A new kept copy of the stored block (the least recently used dropped
- * when full); NULL with the status recorded on failure. */
+/* The slot for a new kept copy of len elements: the smallest free buffer
+ * that holds it, else a new slot, else a free one (or, all in use, the
+ * least recently used), its buffer grown to len.  NULL with the status
+ * recorded when memory runs out. */
+static gemm_kept *kept_slot(sbw_gemm *g, size_t len)
+{
+    gemm_kept *best = NULL, *old = NULL;
+    for (size_t i = 0; i < g->nkept; i++) {
+        gemm_kept *e = &g->kept[i];
+        if (!e->base && e->cap >= len && (!best || e->cap < best->cap))
+            best = e;
+        if (!old || (!e->base && old->base) || (!e->base == !old->base && e->used < old->used))
+            old = e; /* a free slot first, else the least recently used */
+    }
+    gemm_kept *e = best ? best : g->nkept < GEMM_KEPT ? &g->kept[g->nkept++] : old;
+    e->base = NULL;
+    if (e->cap < len) {
+        free(e->bf);
+        e->bf = malloc(len * sizeof *e->bf);
+        e->cap = e->bf ? len : 0;
+        if (!e->bf)
+            return fail(g, SBW_ENOMEM, "out of memory for an operand's copy");
+    }
+    return e;
+}
+
+/* A new kept copy of the stored block; NULL with the status recorded on
+ * failure. */
 static const uint16_t *kept_add(sbw_gemm *g, const float *x, int rows, int cols, int ld, int *ldbf)
 {
-    if (g->nkept == GEMM_KEPT) {
-        size_t old = 0;
-        for (size_t i = 1; i < g->nkept; i++)
-            old = g->kept[i].used < g->kept[old].used ? i : old;
-        kept_drop(g, old);
-    }
-    uint16_t *bf = malloc((size_t)rows * (size_t)cols * sizeof *bf);
-    if (!bf)
-        return fail(g, SBW_ENOMEM, "out of memory for an operand's copy");
-    convert_block(x, rows, cols, ld, bf);
-    g->kept[g->nkept++] = (gemm_kept){x, rows, cols, ld, bf, ++g->clock};
+    gemm_kept *e = kept_slot(g, (size_t)rows * (size_t)cols);
+    if (!e)
+        return NULL;
+    convert_block(x, rows, cols, ld, e->bf);
+    e->base = x, e->rows = rows, e->cols = cols, e->ld = ld, e->used = ++g->clock;
     g->converted++;
     *ldbf = cols;
-    return bf;
+    return e->bf;
 }
 
 /* op(X) (rows_op x cols_op, stored transposed when trans) as bfloat16:
