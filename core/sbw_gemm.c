@@ -82,8 +82,7 @@ static void round_row(const float *x, uint16_t *y, size_t n)
 void sbw_gemm_bf16_round(const float *x, uint16_t *y, size_t n)
 {
     size_t chunk = 4096, nc = (n + chunk - 1) / chunk;
-    int nt = sbw_blas_threads();
-#pragma omp parallel for schedule(static) num_threads(nt) if (n > GEMM_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(sbw_blas_threads()) if (n > GEMM_PAR_MIN)
     for (size_t c = 0; c < nc; c++) {
         size_t at = c * chunk, len = n - at < chunk ? n - at : chunk;
         round_row(x + at, y + at, len);
@@ -239,8 +238,7 @@ static void *fail(sbw_gemm *g, int status, const char *what)
 static void convert_block(const float *x, int rows, int cols, int ld, uint16_t *dst)
 {
     size_t r = (size_t)rows, c = (size_t)cols;
-    int nt = sbw_blas_threads();
-#pragma omp parallel for schedule(static) num_threads(nt) if (r * c > GEMM_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(sbw_blas_threads()) if (r * c > GEMM_PAR_MIN)
     for (size_t i = 0; i < r; i++)
         round_row(x + i * (size_t)ld, dst + i * c, c);
 }

@@ -173,7 +173,8 @@ static void test_gemm_vs_float(void **state)
     gsl_rng_set(r, 7);
     int m = 96, n = 80, k = 512;
     float *A = rand_mat(r, m, k), *B = rand_mat(r, n, k);
-    float *C = calloc((size_t)(m * n), sizeof *C), *F = calloc((size_t)(m * n), sizeof *F);
+    float *C = calloc((size_t)m * (size_t)n, sizeof *C),
+          *F = calloc((size_t)m * (size_t)n, sizeof *F);
     sbw_gemm_f(g, 0, CblasNoTrans, CblasTrans, m, n, k, 1, A, k, B, k, 0, C, n);
     sbw_gemm_f(NULL, 0, CblasNoTrans, CblasTrans, m, n, k, 1, A, k, B, k, 0, F, n);
     double worst = 0, seen = 0;
@@ -211,7 +212,8 @@ static void test_gemm_keep(void **state)
     gsl_rng_set(r, 9);
     int m = 40, n = 50, k = 60, ld = 64;
     float *W = rand_mat(r, n, ld), *X = rand_mat(r, m, k);
-    float *C1 = calloc((size_t)(m * n), sizeof *C1), *C2 = calloc((size_t)(m * n), sizeof *C2);
+    float *C1 = calloc((size_t)m * (size_t)n, sizeof *C1),
+          *C2 = calloc((size_t)m * (size_t)n, sizeof *C2);
     size_t calls, c0, c1;
     sbw_gemm_f(g, SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, m, n, k, 1, X, k, W, ld, 0, C1, n);
     sbw_gemm_counts(g, &calls, &c0);
@@ -221,13 +223,13 @@ static void test_gemm_keep(void **state)
     sbw_gemm *h;                       /* a fresh context: nothing kept */
     assert_int_equal(sbw_gemm_alloc(&h), SBW_OK);
     sbw_gemm_f(h, 0, CblasNoTrans, CblasTrans, m, n, k, 1, X, k, W, ld, 0, C2, n);
-    assert_memory_equal(C1, C2, (size_t)(m * n) * sizeof *C1);
+    assert_memory_equal(C1, C2, (size_t)m * (size_t)n * sizeof *C1);
     /* a sub-block: rows 3.. and columns 2.. of W, k - 2 wide */
-    sbw_gemm_f(g, 0, CblasNoTrans, CblasTrans, m, n - 3, k - 2, 1, X, k, W + 3 * ld + 2, ld, 0, C1,
-               n);
-    sbw_gemm_f(h, 0, CblasNoTrans, CblasTrans, m, n - 3, k - 2, 1, X, k, W + 3 * ld + 2, ld, 0, C2,
-               n);
-    assert_memory_equal(C1, C2, (size_t)(m * n) * sizeof *C1);
+    sbw_gemm_f(g, 0, CblasNoTrans, CblasTrans, m, n - 3, k - 2, 1, X, k,
+               W + (size_t)3 * (size_t)ld + 2, ld, 0, C1, n);
+    sbw_gemm_f(h, 0, CblasNoTrans, CblasTrans, m, n - 3, k - 2, 1, X, k,
+               W + (size_t)3 * (size_t)ld + 2, ld, 0, C2, n);
+    assert_memory_equal(C1, C2, (size_t)m * (size_t)n * sizeof *C1);
     sbw_gemm_counts(g, &calls, &c0);
     SBW_ASSERT_EQ(c0 - c1, (size_t)1); /* only X was converted */
     /* changed after forget: the new values count */
@@ -236,7 +238,7 @@ static void test_gemm_keep(void **state)
     sbw_gemm_forget(g, W);
     sbw_gemm_f(g, SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, m, n, k, 1, X, k, W, ld, 0, C1, n);
     sbw_gemm_f(h, 0, CblasNoTrans, CblasTrans, m, n, k, 1, X, k, W, ld, 0, C2, n);
-    assert_memory_equal(C1, C2, (size_t)(m * n) * sizeof *C1);
+    assert_memory_equal(C1, C2, (size_t)m * (size_t)n * sizeof *C1);
     assert_int_equal(sbw_gemm_status(g), SBW_OK);
     free(W), free(X), free(C1), free(C2);
     gsl_rng_free(r);
@@ -257,10 +259,11 @@ static void test_gemm_repeat(void **state)
     gsl_rng_set(r, 11);
     int m = 300, n = 257, k = 1000;
     float *A = rand_mat(r, k, m), *B = rand_mat(r, k, n);
-    float *C1 = calloc((size_t)(m * n), sizeof *C1), *C2 = calloc((size_t)(m * n), sizeof *C2);
+    float *C1 = calloc((size_t)m * (size_t)n, sizeof *C1),
+          *C2 = calloc((size_t)m * (size_t)n, sizeof *C2);
     sbw_gemm_f(g, 0, CblasTrans, CblasNoTrans, m, n, k, 1, A, m, B, n, 0, C1, n);
     sbw_gemm_f(g, 0, CblasTrans, CblasNoTrans, m, n, k, 1, A, m, B, n, 0, C2, n);
-    assert_memory_equal(C1, C2, (size_t)(m * n) * sizeof *C1);
+    assert_memory_equal(C1, C2, (size_t)m * (size_t)n * sizeof *C1);
     free(A), free(B), free(C1), free(C2);
     gsl_rng_free(r);
     sbw_gemm_free(g);

@@ -57,7 +57,7 @@ static void pair_setup(pair *p, sbw_head_model model, size_t k)
     gsl_rng_set(r, 27);
     for (size_t i = 0; i < n; i++)
         p->theta[i] += 0.2 * (gsl_rng_uniform(r) - 0.5);
-    for (size_t i = 0; i < B * T; i++)
+    for (size_t i = 0; i < (size_t)B * T; i++)
         p->x[i] = gsl_rng_uniform_int(r, M), p->y[i] = gsl_rng_uniform_int(r, M);
     for (size_t i = 0; i < sl; i++)
         p->state[i] = 0.8 * (gsl_rng_uniform(r) - 0.5);
