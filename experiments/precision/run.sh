@@ -132,6 +132,12 @@ report() {
     cat "$RES/summary.tsv"
 }
 
+case ${1:-} in
+-h | --help)
+    sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
+    exit 0
+    ;;
+esac
 step=${1:-all}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- $RUNS

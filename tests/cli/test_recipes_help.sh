@@ -22,6 +22,7 @@ env_of() {
     experiments/sweep.sh | experiments/tables-synthetic.sh | experiments/heads/run.sh) echo SBW_BIN ;;
     experiments/ptb/run.sh) echo "PTB STATE RES BIN STEP_HOURS THREADS OUTQ GRADNECK_T DECAY" ;;
     experiments/ptb/report.sh) echo "RES QUICK BIN" ;;
+    experiments/precision/run.sh) echo "PTB STATE RES BIN THREADS STEP_HOURS RANK_T" ;;
     experiments/newer/report.sh) echo "RES MEASURED HIDDEN BENCH TRUNC OUT QUICK BIN" ;;
     esac
 }
