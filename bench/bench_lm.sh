@@ -181,6 +181,7 @@ model() {
     rows=$(tsv_rows "$dir/log.tsv" | wc -l)
     loss=$(tsv_field "$dir/log.tsv" loss $((rows - 1)))
     bench_num "lm $name: sbw tokens/s, head GFLOPS, loss" "$s" "$sbw_gf" "$loss" || return 1
+    eval "f32_$head=\$s"
     if [ $torch = 0 ]; then
         bench_fig "lm $name: sbw $s tok/s (median of $steps steps; no torch: speedup not measured); last step's loss $loss"
         return 0
@@ -202,7 +203,7 @@ model() {
     [ "$v" = met ] || bench_missed "lm $name: speedup ${r}x < 2x"
     bench_fig "lm $name: sbw $s tok/s, torch $t tok/s: speedup ${r}x (target >= 2x: $v; median of $steps steps)"
     bench_note "lm $name: last step's loss: sbw $loss, torch $tloss (information: different initial values)"
-    eval "f32_$head=\$s torch_$head=\$t"
+    eval "torch_$head=\$t"
 }
 
 # bf16_model NAME HEAD D STEPS: the float32 model above again with
