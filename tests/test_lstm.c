@@ -43,7 +43,8 @@
 /* Tiny odd sizes, one where sequences are single, and two that leave
  * vector remainders over more rows (H = 37, 1031). */
 static const sbw_lstm_shape sizes[] = {
-    {3, 5, 2, 4}, {1, 1, 1, 1}, {4, 3, 3, 2}, {2, 7, 1, 5}, {5, 37, 9, 3}, {6, 1031, 9, 2},
+    {3, 5, 2, 4, NULL}, {1, 1, 1, 1, NULL},  {4, 3, 3, 2, NULL},
+    {2, 7, 1, 5, NULL}, {5, 37, 9, 3, NULL}, {6, 1031, 9, 2, NULL},
 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
@@ -382,7 +383,7 @@ static void test_twin_backward_matches_fd(void **state)
 {
     (void)state;
     static const sbw_lstm_shape fd_sizes[] = {
-        {3, 5, 2, 4}, {1, 1, 1, 1}, {4, 3, 3, 2}, {2, 2, 3, 3}};
+        {3, 5, 2, 4, NULL}, {1, 1, 1, 1, NULL}, {4, 3, 3, 2, NULL}, {2, 2, 3, 3, NULL}};
     for (size_t k = 0; k < sizeof fd_sizes / sizeof fd_sizes[0]; k++) {
         lay l = lay_new(fd_sizes[k], 500 + k);
         fwd_ref(&l);
@@ -721,8 +722,10 @@ static void test_errors(void **state)
                          SBW_EINVAL);
     }
     const size_t big = (size_t)INT_MAX + 1;
-    const sbw_lstm_shape beyond[] = {
-        {big, 1, 1, 1}, {1, big / 4 + 1, 1, 1}, {1, 1, big / 2 + 1, 2}, {1, 1, 1, big}};
+    const sbw_lstm_shape beyond[] = {{big, 1, 1, 1, NULL},
+                                     {1, big / 4 + 1, 1, 1, NULL},
+                                     {1, 1, big / 2 + 1, 2, NULL},
+                                     {1, 1, 1, big, NULL}};
     for (size_t k = 0; k < sizeof beyond / sizeof beyond[0]; k++)
         all_fail(&beyond[k], &l, &f);
     all_fail(NULL, &l, &f);
