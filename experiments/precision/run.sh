@@ -5,8 +5,10 @@
 # mos): does bfloat16 training change what the reproduction measures?
 #
 # usage: experiments/precision/run.sh [train | rank | report | all] [RUN...]
-#   RUN    softmax-single softmax-bf16 mos-single mos-bf16 (default: all four)
-#   train  one epoch (sbw-lm --epochs 1, seed 1, --threads $THREADS) into
+#   RUN    softmax-single softmax-bf16 mos-single mos-bf16 (default: all four);
+#          MODEL-PRECISION-seedS is the same run from seed S (a float32
+#          run's seed 2 shows the spread a different start alone gives)
+#   train  one epoch (sbw-lm --epochs 1, --seed 1, --threads $THREADS) into
 #          $STATE/RUN, in steps of at most STEP_HOURS: sbw-lm is stopped by
 #          SIGTERM (it writes its checkpoint) and the next call resumes it.
 #          A finished run's table and log go to results/RUN/{train,log}.tsv.
@@ -36,17 +38,30 @@ THREADS=${THREADS:-1}
 RANK_T=${RANK_T:-2000}
 RUNS="softmax-single softmax-bf16 mos-single mos-bf16"
 
-# opts_of RUN: the sbw-lm options of a run.
+# opts_of RUN: the sbw-lm options of a run: MODEL-PRECISION[-seedS]
+# (seed 1 unless -seedS: another seed of the same run, for the spread that
+# a different start alone gives).
 opts_of() {
     case $1 in
-    softmax-*) printf '%s' "--preset awd" ;;
-    mos-*) printf '%s' "--preset mos" ;;
+    softmax-single | softmax-bf16 | softmax-single-seed[0-9]* | softmax-bf16-seed[0-9]*)
+        printf '%s' "--preset awd" ;;
+    mos-single | mos-bf16 | mos-single-seed[0-9]* | mos-bf16-seed[0-9]*)
+        printf '%s' "--preset mos" ;;
     *)
-        echo "run.sh: unknown run '$1' (one of: $RUNS)" >&2
+        echo "run.sh: unknown run '$1' (MODEL-PRECISION[-seedS] of: $RUNS)" >&2
         return 2
         ;;
     esac
-    printf ' --precision %s' "${1#*-}"
+    p=${1#*-}
+    printf ' --precision %s --seed %s' "${p%%-*}" "$(seed_of "$1")"
+}
+
+# seed_of RUN: S of a -seedS run, else 1.
+seed_of() {
+    case $1 in
+    *-seed*) printf '%s' "${1##*-seed}" ;;
+    *) printf 1 ;;
+    esac
 }
 
 # into FILE CMD...: CMD's stdout becomes FILE only when CMD succeeds.
@@ -76,7 +91,7 @@ train() {
     # check-recipes: allow an option's hours in seconds (timeout's argument), not a result
     secs=$(awk -v h="${STEP_HOURS:-2}" 'BEGIN { printf "%d", h * 3600 }')
     # shellcheck disable=SC2086 # the options are words
-    timeout -s TERM "$secs" "$BIN/sbw-lm" train --data "$PTB" $o --epochs 1 --seed 1 \
+    timeout -s TERM "$secs" "$BIN/sbw-lm" train --data "$PTB" $o --epochs 1 \
         --threads "$THREADS" --ckpt "$ck" $resume --log "$out/log.tsv" -q \
         >"$STATE/$r.train.tsv" || rc=$?
     case $rc in
@@ -118,11 +133,11 @@ column() {
 report() {
     {
         printf '# command=experiments/precision/run.sh report\n'
-        printf 'run\tprecision\tvalid_ppl\ttokens_per_s\tnr_rank_f64\tnr_rank_f32\n'
-        for r in $RUNS; do
-            t=$RES/$r/train.tsv k=$RES/$r/rank
+        printf 'run\tprecision\tseed\tvalid_ppl\ttokens_per_s\tnr_rank_f64\tnr_rank_f32\n'
+        for t in "$RES"/*/train.tsv; do
             [ -f "$t" ] || continue
-            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$(header "$t" precision)" \
+            r=$(basename "$(dirname "$t")") k=$(dirname "$t")/rank
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$(header "$t" precision)" "$(header "$t" seed)" \
                 "$(column "$t" valid_ppl)" "$(column "$t" tokens_per_s)" \
                 "$([ -f "$k-f64.tsv" ] && column "$k-f64.tsv" rank)" \
                 "$([ -f "$k-f32.tsv" ] && column "$k-f32.tsv" rank)"
@@ -132,26 +147,32 @@ report() {
     cat "$RES/summary.tsv"
 }
 
-case ${1:-} in
--h | --help)
-    sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
-    exit 0
-    ;;
-esac
-step=${1:-all}
-[ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- $RUNS
-for r in "$@"; do opts_of "$r" >/dev/null || exit 2; done
-case $step in
-train) for r in "$@"; do train "$r"; done ;;
-rank) for r in "$@"; do rank "$r"; done ;;
-report) report ;;
-all)
-    for r in "$@"; do train "$r" && rank "$r"; done
-    report
-    ;;
-*)
-    echo "usage: experiments/precision/run.sh [train|rank|report|all] [RUN...]" >&2
-    exit 2
-    ;;
-esac
+# The whole script is read before it runs (main, then exit on the same
+# line): an edit of this file while a long train step runs cannot change
+# what the running shell does next.
+main() {
+    case ${1:-} in
+    -h | --help)
+        sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
+        exit 0
+        ;;
+    esac
+    step=${1:-all}
+    [ $# -gt 0 ] && shift
+    [ $# -gt 0 ] || set -- $RUNS
+    for r in "$@"; do opts_of "$r" >/dev/null || exit 2; done
+    case $step in
+    train) for r in "$@"; do train "$r"; done ;;
+    rank) for r in "$@"; do rank "$r"; done ;;
+    report) report ;;
+    all)
+        for r in "$@"; do train "$r" && rank "$r"; done
+        report
+        ;;
+    *)
+        echo "usage: experiments/precision/run.sh [train|rank|report|all] [RUN...]" >&2
+        exit 2
+        ;;
+    esac
+}
+main "$@"; exit $?
