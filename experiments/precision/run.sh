@@ -88,15 +88,14 @@ train() {
     [ -f "$ck/checkpoint.tsv" ] && resume="--resume"
     echo "== $r: training${resume:+ (resuming)} into $ck"
     rc=0
-    # check-recipes: allow an option's hours in seconds (timeout's argument), not a result
-    secs=$(awk -v h="${STEP_HOURS:-2}" 'BEGIN { printf "%d", h * 3600 }')
+    hours=${STEP_HOURS:-2}
     # shellcheck disable=SC2086 # the options are words
-    timeout -s TERM "$secs" "$BIN/sbw-lm" train --data "$PTB" $o --epochs 1 \
+    timeout -s TERM "${hours}h" "$BIN/sbw-lm" train --data "$PTB" $o --epochs 1 \
         --threads "$THREADS" --ckpt "$ck" $resume --log "$out/log.tsv" -q \
         >"$STATE/$r.train.tsv" || rc=$?
     case $rc in
     0) mv "$STATE/$r.train.tsv" "$out/train.tsv" ;;
-    124 | 130) echo "== $r: stopped after $secs s; run again to resume" ;;
+    124 | 130) echo "== $r: stopped after $hours h; run again to resume" ;;
     *)
         echo "run.sh: $r: sbw-lm train failed (exit $rc)" >&2
         return 1
