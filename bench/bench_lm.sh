@@ -155,6 +155,12 @@ sbw_train() {
         --seed 1 --max-steps $((ssteps + 2)) --log-every 1 --log "$slog" -q --threads 2 "$@"
 }
 
+# fpt_of HEAD D: the head's GEMM flops per token (forward, dX, dW) over
+# the vocabulary $m: 6 K D (M + D + 1) for mos, 6 D M otherwise.
+fpt_of() {
+    if [ "$1" = mos ]; then echo $((6 * K * $2 * (m + $2 + 1))); else echo $((6 * $2 * m)); fi
+}
+
 # model NAME HEAD D STEPS [SBW-LM OPTION...]: one training run on each side
 # (the options after STEPS go to sbw-lm only); sets $m (the vocabulary) and
 # $sbw_gf (the head's GEMM GFLOPS) for the caller.  False if a run failed.
@@ -170,11 +176,7 @@ model() {
         return 1
     }
     m=$(tsv_meta "$dir/train.tsv" vocab)
-    if [ "$head" = mos ]; then
-        fpt=$((6 * K * d * (m + d + 1)))
-    else
-        fpt=$((6 * d * m))
-    fi
+    fpt=$(fpt_of "$head" "$d")
     # shellcheck disable=SC2046
     set -- $(log_rates "$dir/log.tsv" "$fpt")
     s=${1:-} sbw_gf=${2:-}
@@ -221,7 +223,7 @@ bf16_model() {
         bench_fail "lm $name bf16: sbw-lm train --precision bf16"
         return 1
     }
-    if [ "$head" = mos ]; then fpt=$((6 * K * d * (m + d + 1))); else fpt=$((6 * d * m)); fi
+    fpt=$(fpt_of "$head" "$d")
     # shellcheck disable=SC2046
     set -- $(log_rates "$dir/log.tsv" "$fpt")
     sb=${1:-} gb=${2:-}
