@@ -61,7 +61,8 @@
 #
 # Environment: PTB (../shared/data/ptb), STATE (/var/tmp/sbw/ptb), RES
 # (experiments/ptb/results), BIN (bin), STEP_HOURS (2), THREADS (2),
-# GRADNECK_T and DECAY (measure, above).
+# GRADNECK_T and DECAY (measure, above), PRECISION (--long: bf16, or
+# single for float32 on a CPU without AVX-512 BF16).
 # On two cores, two models at a time on one thread each get through more
 # work than one model on two threads (an LSTM step's products are too small
 # for a second BLAS thread to double the speed); that is how MoS K = 3, 5,
@@ -142,7 +143,16 @@ mos-k20|--preset mos --k 20 --epochs 8"
     # Adam at 2e-3 for every head: the pilots of experiments/ptb/pilot/ at
     # --preset mos (SGD at lr 20 against Adam, the MoS code's network) put
     # Adam 0.4 nats lower after 245 steps, SGD still on the unigram plateau.
-    COMMON="--optim adam --lr 0.002 --snap-epochs --ckpt-every 600 --log-every 20 --seed 1"
+    # bfloat16 GEMMs (--precision bf16, issue 27; float32 weights, optimiser
+    # and pointwise work, float64 evaluation), about 1.8 times float32's
+    # tokens/s on one thread: after one epoch at --preset awd, bf16 and
+    # float32 from one seed were 2.6% apart, less than two float32 seeds
+    # (3.2%: experiments/precision/results/summary.tsv), ranks equal; each
+    # epoch is compared with the float32 runs started on 2026-11-27 from
+    # the same seed and recipe (long/MODEL/lost-*/traj.tsv) in the report.
+    # Needs a CPU with AVX-512 BF16 (sbw-lm refuses otherwise): set
+    # PRECISION=single to train in float32.
+    COMMON="--optim adam --lr 0.002 --precision ${PRECISION:-bf16} --snap-epochs --ckpt-every 600 --log-every 20 --seed 1"
     RANK_T=20000 CURVE_T=20000 TRAJ_T=10000 FULL_RANK=mos-k15
 else
     PTB=$(recipe_abs "${PTB:-}") STATE=$(recipe_abs "${STATE:-}") RES=$(recipe_abs "${RES:-}")
