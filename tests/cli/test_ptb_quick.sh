@@ -418,6 +418,20 @@ expect_eq "$(tsv_field "$R/mos-k3/train.tsv" epochs)" 3 "the restart trained fro
 expect_exit 0 "report_long after the restart" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
 expect_grep "^- mos-k3 restarted from scratch .* reached [0-9]+ tokens \([0-9]+ epochs measured\)\. Its log and trajectory are kept in \`results/mos-k3/lost-" \
     "$LR" "report_long names the restart and where the lost run is kept"
+# a restart in the same precision is not compared; one in another
+# precision is, at every epoch both measured.  Here the restart is the
+# same deterministic training (the lost log is relabelled double), so a
+# row paired with the wrong epoch would show as a change, and none may
+expect_exit 0 "traj of the restarted run" run traj mos-k3
+expect_exit 0 "report_long, restart in the same precision" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
+expect_absent "$R/precision-vs-lost.tsv" "no precision comparison for a restart in the same precision"
+sed -i '1a # precision=double' "$L/log.tsv"
+expect_exit 0 "report_long, restart in another precision" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
+PV=$R/precision-vs-lost.tsv
+expect_eq "$(grep -vc '^#' "$PV" 2>/dev/null)" "$(($(grep -vc '^#' "$L/traj.tsv") ))" "a comparison row per epoch both measured (and the header)"
+expect_eq "$(awk -F'\t' '!/^#/ && NR > 2 && ($1 != "mos-k3" || $3 != "double" || $4 != "single" || $5 != $6 || $7 != 0 || $14 != 0)' "$PV" | wc -l)" 0 \
+    "the same training compared epoch by epoch: equal perplexities and KLDs, change 0"
+expect_grep "^## The restarted runs against their lost runs" "$LR" "report_long compares the restart with its lost run"
 expect_exit 2 "unknown step" run fly
 expect_exit 2 "unknown model" run train gpt
 expect_exit 2 "unknown model (eval)" run eval gpt
