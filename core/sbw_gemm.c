@@ -4,6 +4,7 @@
 
 #include "sbw_blas.h"
 #include "sbw_error.h"
+#include "sbw_gemm_kern.h"
 
 #include <dnnl.h>
 #include <math.h>
@@ -59,33 +60,13 @@ struct sbw_gemm {
 
 /* ---- bfloat16 ------------------------------------------------------------- */
 
-/* One float to bfloat16, nearest, ties to even: adding 0x7fff plus the
- * kept part's last bit carries into the kept part exactly when the cut
- * part is above half, or at half with an odd kept part.  A NaN is made
- * quiet instead (adding could carry it into infinity). */
-static inline uint16_t round_one(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static void round_row(const float *x, uint16_t *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        y[i] = round_one(x[i]);
-}
-
 void sbw_gemm_bf16_round(const float *x, uint16_t *y, size_t n)
 {
     size_t chunk = 4096, nc = (n + chunk - 1) / chunk;
 #pragma omp parallel for schedule(static) num_threads(sbw_blas_threads()) if (n > GEMM_PAR_MIN)
     for (size_t c = 0; c < nc; c++) {
         size_t at = c * chunk, len = n - at < chunk ? n - at : chunk;
-        round_row(x + at, y + at, len);
+        sbw_gemm_kern_bf16_round(x + at, y + at, len);
     }
 }
 
@@ -240,7 +221,7 @@ static void convert_block(const float *x, int rows, int cols, int ld, uint16_t *
     size_t r = (size_t)rows, c = (size_t)cols;
 #pragma omp parallel for schedule(static) num_threads(sbw_blas_threads()) if (r * c > GEMM_PAR_MIN)
     for (size_t i = 0; i < r; i++)
-        round_row(x + i * (size_t)ld, dst + i * c, c);
+        sbw_gemm_kern_bf16_round(x + i * (size_t)ld, dst + i * c, c);
 }
 
 /* The kept copy holding the stored block rows x cols at x (leading dim
