@@ -39,6 +39,8 @@ typedef struct pass_block {
     double *gm;                 /* (B, K D) g times the call's mask (with a mask) */
     double *dg;                 /* (B, K D) */
     double *dw, *du, *dv, *dub; /* (M, D), (K D, C), (K, C), (K D) accumulators */
+    float *hbf, *gf, *dhbf;     /* single: hb, g (then dg) and dhb in float for U's GEMMs */
+    float *duf;                 /* single: (K D, C) the block's dU in float */
     double *gt, *dgt;           /* mixtape: (B, (K-1) d1) tanh(GU_j h) and its gradient */
     double *gl;                 /* mixtape: (F, B (K-1)) gate logits, gammas, their gradient */
     double *dgu, *dgv, *dgb;    /* mixtape: ((K-1) d1, C), (F, d1), (F, K-1) accumulators */
@@ -55,6 +57,7 @@ struct sbw_pass_ws {
     size_t nv, kg, ldg; /* rows of V; mixtape's gates per word K - 1 and gl's leading dim */
     /* the parameters of the call in progress, in the forms the kernels take */
     float *wf;                   /* (M, D) W in float (single mode) */
+    float *mixf;                 /* (K D, C) U in float (single mode, context-mixing heads) */
     double *u, *v, *c, *s, *cum; /* map parameters */
     double lambda;
     float *bf, *uf, *vf, *cf, *sf, *cumf; /* float copies of b and them (single) */
@@ -122,6 +125,9 @@ static double block_bytes(const sbw_head *h, size_t b, bool single, bool bf16)
     gemm += bf16 ? 2 * (m * d + bx * d + bx * m) : 0; /* the kept bfloat16 copies */
     double ctx =
         h->context_mix ? 8 * ((double)b * (3 * k * d + 2 * k) + k * d * c + k * c + k * d) : 0;
+    if (h->context_mix && single) /* U's GEMMs in float, and their kept bfloat16 copies */
+        ctx += 4 * ((double)b * (2 * c + k * d) + k * d * c) +
+               (bf16 ? 2 * ((double)b * (c + k * d) + k * d * c) : 0);
     double kg = h->vgate ? k - 1 : 0, gd = (double)h->gd, nf = (double)h->nfreq;
     double gate = 8 * kg * ((double)b * (2 * gd + nf) + gd * c + nf) + 8 * nf * gd;
     return gemm + ctx + gate + 8 * (2 * (double)b * c + m * d);
@@ -132,6 +138,8 @@ double sbw_pass_ws_bytes(const sbw_head *h, const sbw_pass_opts *opts)
     int nt = resolve_threads(opts);
     int nb = opts->par == SBW_PASS_PAR_BLOCKS ? nt : 1;
     double wf = opts->single ? 4.0 * (double)h->m * (double)h->d : 0;
+    if (opts->single && h->context_mix)
+        wf += 4.0 * (double)(h->k * h->d) * (double)h->c;
     return nt * rows_bytes(h, opts->single) +
            nb * block_bytes(h, opts->block, opts->single, opts->single && opts->bf16) + wf;
 }
@@ -183,6 +191,10 @@ static void alloc_block(sbw_pass_ws *o, pass_block *b, int *st)
     b->du = sbw_ledger_alloc(&o->ledger, kd * o->h.c, sizeof(double), st);
     b->dv = sbw_ledger_alloc(&o->ledger, k * o->h.c, sizeof(double), st);
     b->dub = sbw_ledger_alloc(&o->ledger, kd, sizeof(double), st);
+    b->hbf = sbw_ledger_alloc(&o->ledger, fs * o->opt.block * o->h.c, sizeof(float), st);
+    b->gf = sbw_ledger_alloc(&o->ledger, fs * o->opt.block * kd, sizeof(float), st);
+    b->dhbf = sbw_ledger_alloc(&o->ledger, fs * o->opt.block * o->h.c, sizeof(float), st);
+    b->duf = sbw_ledger_alloc(&o->ledger, fs * kd * o->h.c, sizeof(float), st);
     if (!o->kg)
         return;
     size_t gg = o->kg * o->h.gd, nf = o->h.nfreq;
@@ -214,6 +226,8 @@ static void alloc_params(sbw_pass_ws *o, int *st)
     const sbw_head *h = &o->h;
     size_t k = h->k ? h->k : 1, fs = o->opt.single ? 1 : 0;
     o->wf = sbw_ledger_alloc(&o->ledger, fs * h->m * h->d, sizeof(float), st);
+    o->mixf = sbw_ledger_alloc(&o->ledger, h->context_mix ? fs * h->k * h->d * h->c : 0,
+                               sizeof(float), st);
     o->u = sbw_ledger_alloc(&o->ledger, k, sizeof(double), st);
     o->v = sbw_ledger_alloc(&o->ledger, k, sizeof(double), st);
     o->c = sbw_ledger_alloc(&o->ledger, k, sizeof(double), st);
@@ -340,6 +354,50 @@ static void gate_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b
                 (int)gd, b->gt, (int)gd, 0.0, b->gl, (int)o->ldg);
 }
 
+/* g = hb U^T (nb x K D, into b->g): in double, or (single) in float
+ * GEMMs from float copies of hb and U (o->mixf, converted by params_f),
+ * bfloat16 inputs with the block's context; hb's float copy stays kept
+ * for dU in mix_u_backward and is dropped when the next block's comes. */
+static void mix_u_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    size_t cw = o->h.c, kd = o->h.k * o->h.d;
+    if (!o->opt.single) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)cw, 1.0, b->hb,
+                    (int)cw, c->theta + o->h.off_u, (int)cw, 0.0, b->g, (int)kd);
+        return;
+    }
+    sbw_gemm_forget(b->gemm, b->hbf); /* the last block's */
+    sbw_head_kern_d2f(b->hb, b->hbf, nb * cw);
+    sbw_gemm_f(b->gemm, SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B, CblasNoTrans, CblasTrans, (int)nb,
+               (int)kd, (int)cw, 1.0f, b->hbf, (int)cw, o->mixf, (int)cw, 0.0f, b->gf, (int)kd);
+    sbw_head_kern_f2d(b->gf, b->g, nb * kd);
+}
+
+/* dhb = dg U (overwritten) and dU += dg^T hb, from b->dg: in double, or
+ * (single) in float GEMMs, dg's float copy in b->gf, dU summed into the
+ * double accumulator. */
+static void mix_u_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
+{
+    size_t cw = o->h.c, kd = o->h.k * o->h.d;
+    if (!o->opt.single) {
+        const double *U = c->theta + o->h.off_u;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)kd, 1.0,
+                    b->dg, (int)kd, U, (int)cw, 0.0, b->dhb, (int)cw);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)cw, (int)nb, 1.0, b->dg,
+                    (int)kd, b->hb, (int)cw, 1.0, b->du, (int)cw);
+        return;
+    }
+    unsigned both = SBW_GEMM_KEEP_A | SBW_GEMM_KEEP_B;
+    sbw_head_kern_d2f(b->dg, b->gf, nb * kd);
+    sbw_gemm_f(b->gemm, both, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)kd, 1.0f, b->gf,
+               (int)kd, o->mixf, (int)cw, 0.0f, b->dhbf, (int)cw);
+    sbw_head_kern_f2d(b->dhbf, b->dhb, nb * cw);
+    sbw_gemm_f(b->gemm, both, CblasTrans, CblasNoTrans, (int)kd, (int)cw, (int)nb, 1.0f, b->gf,
+               (int)kd, b->hbf, (int)cw, 0.0f, b->duf, (int)cw);
+    sbw_gemm_forget(b->gemm, b->gf); /* the next block's g is written there */
+    sbw_head_kern_add_f2d(b->duf, b->du, kd * cw);
+}
+
 /* A context-mixing head's g_k = tanh(U_k h + c_k) (nb x K D, in b->g)
  * and log pi = log softmax(V h) (nb x K) from the block's rows hb; for
  * mixtape V h is the shared gate logits u_j^T h (nb x (K-1), leading dim
@@ -347,9 +405,8 @@ static void gate_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b
 static void mix_forward(const sbw_pass_ws *o, const pass_call *c, pass_block *b, size_t nb)
 {
     size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
-    const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)kd, (int)cw, 1.0, b->hb,
-                (int)cw, U, (int)cw, 0.0, b->g, (int)kd);
+    const double *V = c->theta + o->h.off_v;
+    mix_u_forward(o, c, b, nb);
     for (size_t i = 0; o->h.cbias && i < nb; i++)
         sbw_head_kern_axpy(1.0, c->theta + o->h.off_ub, b->g + i * kd, kd);
     sbw_head_kern_tanh(b->g, nb * kd);
@@ -470,7 +527,7 @@ static void mix_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b
                          size_t nb)
 {
     size_t d = o->h.d, cw = o->h.c, k = o->h.k, kd = k * d;
-    const double *U = c->theta + o->h.off_u, *V = c->theta + o->h.off_v;
+    const double *V = c->theta + o->h.off_v;
     if (o->h.mixture || o->h.vgate)
         memcpy(b->dg, b->dxd, nb * kd * sizeof(double));
     else
@@ -481,16 +538,13 @@ static void mix_backward(const sbw_pass_ws *o, const pass_call *c, pass_block *b
             b->dg[i * kd + j] *= mk[j];
     }
     sbw_head_kern_tanh_back(b->g, b->dg, nb * kd);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)kd, 1.0, b->dg,
-                (int)kd, U, (int)cw, 0.0, b->dhb, (int)cw);
+    mix_u_backward(o, c, b, nb);
     if (o->nv) {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)cw, (int)o->nv, 1.0,
                     b->dalpha, (int)k, V, (int)cw, 1.0, b->dhb, (int)cw);
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)o->nv, (int)cw, (int)nb, 1.0,
                     b->dalpha, (int)k, b->hb, (int)cw, 1.0, b->dv, (int)cw);
     }
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kd, (int)cw, (int)nb, 1.0, b->dg,
-                (int)kd, b->hb, (int)cw, 1.0, b->du, (int)cw);
     if (o->h.cbias)
         sbw_head_kern_colsum(b->dg, nb, kd, kd, b->dub);
     if (o->kg)

@@ -21,8 +21,10 @@
  * (sbw_head_kern.h); then GEMM it back, dX = dZ W and dW += dZ^T X, and
  * through the context stage into dH, dU, dV.  Nothing N x M is formed.
  *
- * Precision: single runs the GEMMs in float and the pointwise work in
- * float in place in the block's float logits (P* rows are read in float);
+ * Precision: single runs the GEMMs in float (the logits', and a mixture's
+ * U_k h and its two back; the prior V h and Mixtape's gates stay double)
+ * and the pointwise work in float in place in the block's float logits
+ * (P* rows are read in float);
  * double runs everything in double; bf16 is single with the GEMMs' inputs
  * rounded to bfloat16 (float accumulation).  Every reduction (loss, normalisers,
  * gradient accumulators across blocks, bias and map gradients) is in
