@@ -445,7 +445,7 @@ static const sbw_cli_opt eval_opts[] = {
     {"--ckpt", "DIR", SBW_ARG_STRING, &EA.ckpt, 1, 0, "a checkpoint or snap-TOKENS directory"},
     {"--split", "NAME", SBW_ARG_STRING, &EA.split, 1, 0, "valid or test (default test)"},
     {"--logprobs", "FILE", SBW_ARG_STRING, &EA.logprobs, 1, 0,
-     "write the T x M log Q (float64 .npy; - = stdout)"},
+     "write the T x M log Q (float64 .npy, float32 with --single; - = stdout)"},
     {"--tokens", "T", SBW_ARG_SIZE, &EA.tokens, 1, 1e15,
      "score (and export) the first T predictions only (default all)"},
     {"--export", "DIR", SBW_ARG_STRING, &EA.export, 1, 0,
@@ -456,7 +456,7 @@ static const sbw_cli_opt eval_opts[] = {
     {"--gradneck", "FILE", SBW_ARG_STRING, &EA.gradneck, 1, 0,
      "the gradient bottleneck per prediction (TSV; - = stdout)"},
     {"--single", NULL, SBW_ARG_FLAG, &EA.single, 1, 0,
-     "float instead of double (faster; never for rank analysis)"},
+     "a float32 forward pass (faster; --logprobs then writes float32)"},
     {0}};
 
 static const char eval_details[] =
@@ -471,6 +471,13 @@ static const char eval_details[] =
     "printed with --logprobs is exp of the mean -log Q at the observed tokens of\n"
     "exactly those rows.  stdout carries one stream: with --logprobs - the\n"
     "matrix goes to stdout and the table to stderr.\n\n"
+    "--single runs the network and the head's logits in float32 and writes\n"
+    "--logprobs as float32 (each row normalised in double, then stored):\n"
+    "the matrix a float32 implementation exports, which sbw-rank reads at\n"
+    "float32's eps (how Parthiban et al. 2021 measured ranks).  Beside the\n"
+    "float64 matrix's rank at float32's eps (sbw-rank --eps single) it shows\n"
+    "what the float32 arithmetic itself changes; the model's own rank is the\n"
+    "float64 matrix's.\n\n"
     "--export DIR writes the head's parameters as sbw-fit --save does: one\n"
     "float64 .npy per block (W, b, U, V, plif_slope_raw), the positive PLIF\n"
     "slopes softplus(raw) as plif_slope.npy, params.tsv listing every .npy\n"
@@ -644,7 +651,7 @@ static int evaluate(const sbw_cli_common *c, const sbw_corpus *corpus, enum sbw_
     if (!st && EA.gradneck) {
         st = evaluate_gradneck(c, ws, theta, corpus->ids[s], rows, &p, &r, &g, &single_map);
     } else if (!st && EA.logprobs) {
-        st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, SBW_F64);
+        st = sbw_npy_create(&w, EA.logprobs, rows, lm->m, 2, EA.single ? SBW_F32 : SBW_F64);
         st = st ? st : sbw_lm_eval_logprobs(ws, theta, corpus->ids[s], rows, w, &p, &r);
         if (st)
             sbw_npy_abort(w); /* NULL-safe; the temporary is removed */

@@ -41,6 +41,23 @@ expect_eq "$(tsv_field "$T/out" rows) x $(tsv_field "$T/out" cols)" "300 x 201" 
 expect_eq "$(tsv_field "$T/out" rows_logprob)" 300 "every exported row is a normalised log row"
 lse=$(tsv_field "$T/out" max_abs_logsumexp)
 expect_num_near "$lse" 0 1e-12 "rows normalised to double precision"
+# --single: a float32 forward pass, its matrix exported as float32 (what a
+# float32 implementation ranks): the same perplexity to float's rounding,
+# rows normalised to float's precision, and sbw-rank reads it at float32's eps
+expect_exit 0 "eval --single --logprobs" "$LM" eval --data "$C" --ckpt "$T/sm" --tokens 300 \
+    --single --logprobs "$T/lq32.npy" -q
+expect_eq "$(tsv_field "$T/out" precision)" single "eval --single's table says single"
+expect_num_near "$(tsv_field "$T/out" ppl)" "$p_lq" "$(awk -v p="$p_lq" 'BEGIN { print 1e-5 * p }')" \
+    "the float32 forward pass's perplexity is the double one's to float's rounding"
+expect_exit 0 "sbw-info on the float32 export" "$BIN/sbw-info" "$T/lq32.npy"
+expect_eq "$(tsv_field "$T/out" dtype) $(tsv_field "$T/out" rows) x $(tsv_field "$T/out" cols)" \
+    "float32 300 x 201" "--single --logprobs writes float32, T x M"
+expect_eq "$(tsv_field "$T/out" rows_logprob)" 300 "every float32 row is a normalised log row"
+lse=$(tsv_field "$T/out" max_abs_logsumexp)
+if awk -v x="$lse" 'BEGIN { exit !(x < 64 * 1.2e-7) }'; then ok; else bad "float32 rows normalised only to $lse"; fi
+"$BIN/sbw-rank" "$T/lq32.npy" -q >"$T/r32.tsv" 2>"$T/rank.err" || bad "sbw-rank on the float32 export"
+expect_eq "$(tsv_meta "$T/r32.tsv" eps_source) $(tsv_field "$T/r32.tsv" eps)" "float32 data 1.1920928955078125e-07" \
+    "sbw-rank reads the float32 export at float32's eps"
 
 # ---- rank of the exported matrix against the head's bound -----------------------------------
 # rank_of CKPT [--center]: the NR rank sbw-rank prints for 300 exported rows
