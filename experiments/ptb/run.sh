@@ -10,9 +10,10 @@
 #          report_long.sh; measure is never part of all)
 #   MODEL  any of the names below (default: every model, in this order)
 #
-# measure (issue 31's newer questions, for experiments/newer/report.sh):
-# for each model trained and evaluated here (its final checkpoint in
-# $STATE/MODEL, its results in $RES/MODEL), two files more in $RES/MODEL/:
+# measure (issue 31's newer questions, for experiments/newer/report.sh,
+# and issue 28's float32 ranks, for report.sh): for each model trained and
+# evaluated here (its final checkpoint in $STATE/MODEL, its results in
+# $RES/MODEL), three files more in $RES/MODEL/:
 #   gradneck.tsv  the gradient bottleneck (Godey and Artzi 2026: sbw-lm
 #                 eval --gradneck) of the first GRADNECK_T test predictions,
 #                 one row each under the summary (gradneck_mean, _q05 ..
@@ -27,7 +28,12 @@
 #                 row's log-normaliser, so logits and log-probabilities
 #                 give the same matrix) in its header (decay_alpha, _se,
 #                 _lo, _hi, _r2), with that matrix's spectrum in
-#                 spectrum-center.tsv.
+#                 spectrum-center.tsv;
+#   rank-f32.tsv  sbw-rank on the same rows from a float32 forward pass,
+#                 stored as float32 (sbw-lm eval --single --logprobs), so at
+#                 float32's eps: the rank a float32 implementation measures
+#                 (Parthiban et al. 2021's way), beside rank.tsv's
+#                 rank_single, the float64 matrix's at float32's eps.
 # Each file is written once (a rerun skips it) and appears whole or not at
 # all.  A model without a final checkpoint here ("not trained here") or
 # without its evaluation ("not evaluated yet") is named in one line and
@@ -279,8 +285,9 @@ train() {
 # eval table on fd 3.
 logq() {
     "$BIN/sbw-lm" eval --data "$PTB" --ckpt "$2" --split "$3" ${4:+--tokens "$4"} \
-        --logprobs - --threads "$THREADS" -q 2>&3
+        ${logq_single:+"$logq_single"} --logprobs - --threads "$THREADS" -q 2>&3
 }
+logq_single='' # --single: rank_f32_table's float32 forward pass
 
 # piped STATUSFILE TOOL ARG... (after logq's arguments): logq NAME CKPT
 # SPLIT TOKENS piped into $BIN/TOOL ARG...; fails when either side fails.
@@ -507,6 +514,21 @@ decay_table() {
         --spectrum "$RES/$1/spectrum-center.tsv" -q
 }
 
+# rank_f32_table NAME: the rank of the matrix a float32 implementation
+# exports (sbw-lm eval --single --logprobs: a float32 forward pass, stored
+# as float32) of the rank step's rows, read by sbw-rank at float32's eps:
+# how Parthiban et al. 2021 measured their ranks; a "# pipeline=" line, then
+# sbw-rank's table.
+rank_f32_table() {
+    printf '# pipeline=experiments/ptb/run.sh%s measure %s: sbw-lm eval --single --split test --tokens %s --logprobs - | sbw-rank - (the command below)\n' \
+        "$([ $QUICK = 1 ] && echo ' --quick')" "$1" "$RANK_T"
+    logq_single=--single
+    frc=0
+    rows_into - "$1" "$STATE/$1" test "$RANK_T" sbw-rank - -q || frc=$?
+    logq_single=''
+    return $frc
+}
+
 # gradneck_table NAME: sbw-lm eval --gradneck's table of the first
 # GRADNECK_T test predictions on stdout; sbw-lm's eval table (its
 # stderr) is shown only when it fails.
@@ -530,7 +552,7 @@ measure() {
         echo "== $name: not evaluated yet: run.sh eval $name"
         return 0
     fi
-    if [ -s "$out/gradneck.tsv" ] && [ -s "$out/decay.tsv" ]; then
+    if [ -s "$out/gradneck.tsv" ] && [ -s "$out/decay.tsv" ] && [ -s "$out/rank-f32.tsv" ]; then
         echo "== $name: measured"
         return 0
     fi
@@ -540,7 +562,8 @@ measure() {
         # the spectrum belongs to decay.tsv: there only when it is
         into "$out/decay.tsv" decay_table "$name" || { rm -f "$out/spectrum-center.tsv"; return 1; }
     fi
-    [ -s "$out/gradneck.tsv" ] || into "$out/gradneck.tsv" gradneck_table "$name"
+    [ -s "$out/gradneck.tsv" ] || into "$out/gradneck.tsv" gradneck_table "$name" || return 1
+    [ -s "$out/rank-f32.tsv" ] || into "$out/rank-f32.tsv" rank_f32_table "$name"
 }
 
 # Ctrl-C (130) or SIGTERM (143) removes the temporaries of the step it

@@ -77,9 +77,18 @@ expect_grep "rank $rk_mix here, against\$" "$Q/report.md" "Table 6's words on Mi
 expect_exit 0 "measure" run measure
 expect_eq "$(grep -c ': measuring$' "$T/out")" 7 "measure: every model measured"
 for m in softmax moc mos-k2 mos-k3 sigsoftmax plif mixtape; do
-    for f in gradneck.tsv decay.tsv spectrum-center.tsv; do
+    for f in gradneck.tsv decay.tsv spectrum-center.tsv rank-f32.tsv; do
         if [ -s "$R/$m/$f" ]; then ok; else bad "measure wrote no $m/$f"; fi
     done
+    # the float32 forward pass's matrix is float32 and ranked at its eps;
+    # the float32 noise (about 1e-7 relative) lies far below that threshold,
+    # so its rank is the float64 matrix's at float32's eps within one
+    expect_eq "$(tsv_field "$R/$m/rank-f32.tsv" dtype) $(tsv_field "$R/$m/rank-f32.tsv" m)" "float32 300" \
+        "$m: rank-f32.tsv ranks the 300 rows as float32"
+    r32=$(tsv_field "$R/$m/rank-f32.tsv" rank) rs=$(tsv_field "$R/$m/rank.tsv" rank_single)
+    if [ -n "$r32" ] && [ $((r32 - rs)) -le 1 ] && [ $((rs - r32)) -le 1 ]; then ok; else
+        bad "$m: float32 forward pass rank '$r32', the float64 matrix's at float32's eps $rs"
+    fi
     expect_eq "$(tsv_meta "$R/$m/gradneck.tsv" gradneck_n) $(tsv_rows "$R/$m/gradneck.tsv" | sed 1d | wc -l | tr -d ' ')" \
         "300 300" "$m: gradneck.tsv summarises its 300 rows"
     expect_eq "$(tsv_field "$R/$m/decay.tsv" rank)" "$(tsv_field "$R/$m/rank-center.tsv" rank)" \
@@ -102,6 +111,8 @@ expect_eq "$(tsv_meta "$R/softmax/gradneck.tsv" gradneck_path)" "single_map (C1 
 expect_eq "$(tsv_meta "$R/mixtape/gradneck.tsv" gradneck_path)" jacobian "Mixtape's: each context's Jacobian"
 expect_grep "^# pipeline=experiments/ptb/run.sh --quick measure mos-k3: sbw-lm eval --split test --tokens 300 " \
     "$R/mos-k3/decay.tsv" "decay.tsv says what fed sbw-rank"
+expect_grep "^# pipeline=experiments/ptb/run.sh --quick measure mos-k3: sbw-lm eval --single --split test --tokens 300 " \
+    "$R/mos-k3/rank-f32.tsv" "rank-f32.tsv says a float32 forward pass fed sbw-rank"
 # Softmax's shares per row against sbw-gradneck on files: its head exported,
 # the same 300 rows of log Q, the words of gradneck.tsv as targets
 "$BIN/sbw-lm" eval --data "$Q/corpus" --ckpt "$Q/state/softmax" --tokens 1 --export "$T/smx" -q >/dev/null
@@ -121,12 +132,12 @@ expect_grep "^== sigsoftmax: not trained here: run.sh train sigsoftmax$" "$T/out
 mv "$T/sig-state" "$Q/state/sigsoftmax"
 # the checkpoint of another training than RES's results (mos-k2's under
 # mos-k3's name) is refused before anything is written
-rm "$R/mos-k3/decay.tsv" "$R/mos-k3/gradneck.tsv" "$R/mos-k3/spectrum-center.tsv"
+rm "$R/mos-k3/decay.tsv" "$R/mos-k3/gradneck.tsv" "$R/mos-k3/spectrum-center.tsv" "$R/mos-k3/rank-f32.tsv"
 mv "$Q/state/mos-k3" "$T/k3-state"
 cp -r "$Q/state/mos-k2" "$Q/state/mos-k3"
 expect_exit 1 "measure on another training's checkpoint" run measure mos-k3
 expect_grep "mos-k3: the checkpoint in .* gives test perplexity .*: it is of another training" "$T/err" "the mismatch is named"
-for f in decay.tsv gradneck.tsv spectrum-center.tsv; do expect_absent "$R/mos-k3/$f" "a refused measure writes no $f"; done
+for f in decay.tsv gradneck.tsv spectrum-center.tsv rank-f32.tsv; do expect_absent "$R/mos-k3/$f" "a refused measure writes no $f"; done
 rm -r "$Q/state/mos-k3"
 mv "$T/k3-state" "$Q/state/mos-k3"
 # a failing sbw-rank (decay) or sbw-lm --gradneck leaves neither its file
@@ -154,7 +165,19 @@ expect_grep "sbw-lm: made to fail" "$T/err" "the failing sbw-lm is shown"
 expect_absent "$R/mos-k3/gradneck.tsv" "a failed gradneck step leaves no gradneck.tsv"
 expect_eq "$(mtemps)" 0 "a failed gradneck step leaves no temporary"
 if [ -s "$R/mos-k3/decay.tsv" ]; then ok; else bad "the decay step before the failed one is not kept"; fi
+# the float32 pass's sbw-lm failing after its rows (sbw-rank succeeds on
+# them): no rank-f32.tsv, no temporary
+cat >"$MB/sbw-lm" <<EOS
+#!/bin/sh
+case "\$*" in *--single*) "$BINA/sbw-lm" "\$@"; echo "sbw-lm: made to fail after its rows" >&2; exit 1 ;; esac
+exec "$BINA/sbw-lm" "\$@"
+EOS
+expect_exit 1 "measure with a failing float32 pass" runm measure mos-k3
+expect_grep "mos-k3: sbw-lm eval --split test failed" "$T/err" "the failing float32 pass is named"
+expect_absent "$R/mos-k3/rank-f32.tsv" "a failed float32 pass leaves no rank-f32.tsv"
+expect_eq "$(mtemps)" 0 "a failed float32 pass leaves no temporary"
 expect_exit 0 "measure rerun after the failures" run measure mos-k3
+if [ -s "$R/mos-k3/rank-f32.tsv" ]; then ok; else bad "the rerun wrote no rank-f32.tsv"; fi
 expect_eq "$(tsv_meta "$R/mos-k3/decay.tsv" decay_alpha)" "$(tsv_meta "$T/decay.ref" decay_alpha)" "the rerun's decay is the first one's"
 if [ -s "$R/mos-k3/gradneck.tsv" ]; then ok; else bad "the rerun wrote no gradneck.tsv"; fi
 # experiments/newer/report.sh on these results, from another folder with
