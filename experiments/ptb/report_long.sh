@@ -211,8 +211,8 @@ if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f 
         echo "Each restarted run trained in another precision than the run it replaces (the long runs train"
         echo "in bfloat16 GEMMs since 2026-11-28: experiments/ptb/README.md), from the same seed and recipe,"
         echo "on another machine. So every epoch both measured says how far the precision (with the"
-        echo "machine's other rounding) moves what this report measures; issue 27 asked for one epoch"
-        echo "within 1% in validation perplexity. change: 100 (new / lost - 1)."
+        echo "machine's other rounding) moves what this report measures; issue 28 trains in bfloat16 if"
+        echo "one epoch's validation perplexity is within 1% of float32's. change: 100 (new / lost - 1)."
         echo
         (cd "$RESA" && "$BIN/sbw-plot" table precision-vs-lost.tsv \
             --columns "model,epoch,lost_precision=lost run,precision=new run,lost_valid_ppl=its valid ppl,valid_ppl=valid ppl,ppl_change_pct=change %,lost_rank=its rank (f64 eps),rank=rank (f64 eps),lost_rank_single=its rank (f32 eps),rank_single=rank (f32 eps),lost_kld=its KLD,kld=KLD,kld_change_pct=KLD change %" \
