@@ -15,7 +15,10 @@
 # Environment: RES, the results folder [experiments/ptb/results]; QUICK=1
 # for run.sh --quick's results (report.md and figures/ beside RES, the
 # toy models' names; otherwise experiments/ptb/report.md and figures/);
-# BIN, the folder of the sbw tools [bin].
+# BIN, the folder of the sbw tools [bin]; MEASURED, a retrain's results
+# folder (run.sh's RES of a retrain with the same recipe, relative to the
+# repository or absolute) whose MODEL/rank-f32.tsv (run.sh measure) is read
+# before RES's [none].
 set -eu
 # -h or --help: the comment above, exit 0 (it is run by run.sh, not by hand)
 case ${1:-} in -h | --help)
@@ -185,6 +188,56 @@ done)
 # roles.tsv, one row per head the papers name (Softmax, MoC, Sigsoftmax, PLIF,
 # MoS: the order of the papers' rows); by-k.tsv, one row per K of Table 7;
 # trained.tsv, one row per model trained.  A value not there yet is —.
+# f32dir MODEL: the results folder holding MODEL/rank-f32.tsv, MEASURED's
+# first, else RES's; nothing when neither has it.
+MEASURED=${MEASURED:-}
+f32dir() {
+    for b in ${MEASURED:+"$MEASURED"} "$RES"; do
+        [ -s "$b/$1/rank-f32.tsv" ] && printf '%s' "$b" && return 0
+    done
+    return 0
+}
+# float32_ranks: the heads of Parthiban et al.'s Table 2 ranked as a
+# float32 implementation ranks them (run.sh measure's rank-f32.tsv) beside
+# the float64 matrix of the same model and rows at float32's eps; how far
+# the float32 arithmetic moves the rank, and how far theirs lie from ours,
+# both as sbw-series' change_pct.  Nothing when no model has rank-f32.tsv.
+float32_ranks() {
+    printf 'model\tfolder\tppl_test\trank\trank_single\trank_f32\tf32_change_pct\n' >"$TAB/f32.tsv"
+    cites="" worst=0 far=""
+    for r in "Softmax $SM" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS"; do
+        m=${r#* } b=$(f32dir "${r#* }")
+        [ -n "$b" ] || continue
+        rs=$(tsv_field "$b/$m/rank.tsv" rank_single) r32=$(tsv_field "$b/$m/rank-f32.tsv" rank)
+        c=$(sf "$(printf 'a\t%s\nb\t%s\n' "$rs" "$r32" | series)" change_pct)
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${r% *}" "$(basename "$b")/$m" \
+            "$(tsv_field "$b/$m/eval-test.tsv" ppl)" "$(tsv_field "$b/$m/rank.tsv" rank)" "$rs" "$r32" "$c" >>"$TAB/f32.tsv"
+        worst=$(awk -v w="$worst" -v c="$c" 'BEGIN { c = c < 0 ? -c : c; print (c > w ? c : w) }')
+        theirs=$(paper 2 "${r% *}" - rank)
+        [ "$theirs" = — ] || far="$far${far:+; }${r% *} $(printf '%+.0f' "$(sf "$(printf 'a\t%s\nb\t%s\n' "$rs" "$theirs" | series)" change_pct)")%"
+        cites="$cites- \`$(basename "$b")/$m/rank-f32.tsv\`: $(sed -n 's/^# pipeline=//; s/ (the command below)$//p' "$b/$m/rank-f32.tsv")
+"
+    done
+    [ -n "$cites" ] || return 0
+    echo "### Ranked as a float32 implementation ranks them"
+    echo
+    echo "Parthiban et al. ranked the float32 log-probability matrix of float32 PyTorch models at float32's"
+    echo "eps. \`run.sh measure\` does the same (rank-f32.tsv: \`sbw-lm eval --single --logprobs\`, a float32"
+    echo "forward pass stored as float32, ranked by sbw-rank at float32's eps), beside the float64 matrix of"
+    echo "the same model and rows at float32's eps (rank.tsv's rank_single); a model measured on a retrain"
+    echo "with the same recipe (MEASURED) names its folder, and its perplexity and ranks are the retrain's."
+    echo
+    "$BIN/sbw-plot" table "$TAB/f32.tsv" "$PAPER" --join model --where 2:table=2,2:quantity=rank \
+        --columns "model=head,folder=measured in,ppl_test=test ppl,rank=rank (f64 eps),rank_single=f64 matrix at f32 eps,rank_f32=float32 forward pass (f32 eps),f32_change_pct=change %,2:value=rank (Parthiban)" \
+        --format ppl_test=%.1f,f32_change_pct=%+.2f --no-cite
+    echo
+    printf '%s' "$cites"
+    echo
+    echo "The float32 arithmetic moves the rank at float32's eps by at most $(printf '%.2f' "$worst")% here, while Parthiban et al.'s"
+    echo "ranks lie from ours at float32's eps by: ${far:-(none of these heads)}."
+    awk -v w="$worst" 'BEGIN { if (w < 1) print "So computing in float32 does not explain those differences (its rounding, about 1e-7 of each entry, lies far below the threshold at float32'"'"'s eps): they come from the models themselves (their training, size and budget against ours), not from the arithmetic."; else print "So computing in float32 itself moves the rank by as much as the change column shows; set it beside those differences." }'
+    echo
+}
 TAB=$(mktemp -d "${TMPDIR:-/tmp}/sbw-report-XXXXXX")
 trap 'rm -rf "$TAB"' EXIT
 trap 'rm -rf "$TAB"; exit 130' INT
@@ -420,6 +473,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         --columns "model=head,1:rank=rank (ours),2:value=rank (Parthiban),rank_single=rank at float32's eps (ours),ppl_test=test ppl (ours)" \
         --format ppl_test=%.1f
     echo
+    float32_ranks
     if [ -n "$plif_f" ]; then
         echo "PLIF's learned f (LMS Figure 4), drawn by \`sbw-plot monotone\` from \`$(basename "$RES")/plif/f/\`"
         echo "(its map.tsv: f on a grid, evaluated by the head's own kernels when \`sbw-lm eval --export\` saved the"

@@ -122,6 +122,15 @@ expect_exit 0 "sbw-gradneck on the exported head" "$BIN/sbw-gradneck" "$T/smx/W.
 tsv_rows "$R/softmax/gradneck.tsv" | cut -f 2,3 >"$T/gn.ref"
 tsv_rows "$T/gn.tsv" | cut -f 2,3 | paste - "$T/gn.ref" | awk -F'\t' 'NR > 1 { d = $2 - $4; if (d < 0) d = -d; if ($1 != $3 || d > 1e-9) bad++ } END { exit bad > 0 }' &&
     ok || bad "run.sh measure's softmax/gradneck.tsv differs from sbw-gradneck's shares"
+# the report, after measure: the Parthiban heads ranked as a float32
+# implementation ranks them, each row's ranks those of its files
+expect_exit 0 "report after measure" run report
+expect_grep "^### Ranked as a float32 implementation ranks them$" "$Q/report.md" "the float32 ranks' section"
+expect_grep "^\| PLIF \| results/plif \| [0-9.]+ \| $(tsv_field "$R/plif/rank.tsv" rank) \| $(tsv_field "$R/plif/rank.tsv" rank_single) \| $(tsv_field "$R/plif/rank-f32.tsv" rank) \| [-+]?[0-9.]+ \| 496 \|$" \
+    "$Q/report.md" "PLIF's row: its ranks, the float32 pass's, Parthiban's 496"
+expect_grep "^- \`results/plif/rank-f32.tsv\`: experiments/ptb/run.sh --quick measure plif: sbw-lm eval --single " \
+    "$Q/report.md" "the float32 rank cites its pipeline"
+expect_grep "^So computing in float32 does not explain those differences" "$Q/report.md" "the verdict on float32 arithmetic"
 # a rerun measures nothing; a model without a checkpoint here is named and skipped
 cp "$R/mos-k3/decay.tsv" "$T/decay.ref"
 expect_exit 0 "measure rerun" run measure
