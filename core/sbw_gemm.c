@@ -385,20 +385,16 @@ static gemm_prim *prim_get(sbw_gemm *g, const int key[9], float alpha, float bet
 
 /* ---- the call ------------------------------------------------------------- */
 
-/* Runs p on the operands with oneDNN's OpenMP threads at nt. */
-static void prim_run(sbw_gemm *g, gemm_prim *p, const uint16_t *a, const uint16_t *b, float *c,
-                     int nt)
+/* Runs p on the operands (oneDNN's OpenMP threads set by the caller). */
+static void prim_run(sbw_gemm *g, gemm_prim *p, const uint16_t *a, const uint16_t *b, float *c)
 {
     dnnl_status_t s = dnnl_memory_set_data_handle(p->a, (void *)(uintptr_t)a);
     s = s ? s : dnnl_memory_set_data_handle(p->b, (void *)(uintptr_t)b);
     s = s ? s : dnnl_memory_set_data_handle(p->c, c);
     dnnl_exec_arg_t args[3] = {
         {DNNL_ARG_SRC, p->a}, {DNNL_ARG_WEIGHTS, p->b}, {DNNL_ARG_DST, p->c}};
-    int saved = omp_get_max_threads();
-    omp_set_num_threads(nt);
     s = s ? s : dnnl_primitive_execute(p->p, g->stream, 3, args);
     s = s ? s : dnnl_stream_wait(g->stream);
-    omp_set_num_threads(saved);
     if (s != dnnl_success)
         fail(g, SBW_ENUMERIC, "oneDNN failed to run the matmul");
 }
@@ -420,12 +416,13 @@ void sbw_gemm_f(sbw_gemm *g, unsigned keep, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE 
     if (!b)
         return;
     int key[9] = {tra, trb, m, n, k, la, lb, ldc, nt};
+    /* oneDNN blocks for the OpenMP count a primitive is made with, and
+     * runs it with the count in force: OpenBLAS's, for both */
     int saved = omp_get_max_threads();
-    omp_set_num_threads(nt); /* oneDNN blocks for the count it is made with */
+    omp_set_num_threads(nt);
     gemm_prim *p = prim_get(g, key, alpha, beta);
+    if (p)
+        prim_run(g, p, a, b, C);
     omp_set_num_threads(saved);
-    if (!p)
-        return;
-    prim_run(g, p, a, b, C, nt);
-    g->calls++;
+    g->calls += p != NULL;
 }
