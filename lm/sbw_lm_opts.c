@@ -105,16 +105,8 @@ int sbw_lm_opts_get(const sbw_ckpt *c, sbw_lm_opts *o)
 {
     static const size_t gen[] = {SBW_LM_OPTS_NEW, SBW_LM_OPTS_LATENT, SBW_LM_OPTS_STOP,
                                  SBW_LM_OPTS_BF16};
-    size_t at = sbw_lm_opts_nrows - SBW_LM_OPTS_NEW - SBW_LM_OPTS_LATENT - SBW_LM_OPTS_STOP -
-                SBW_LM_OPTS_BF16;
-    int st = sbw_ckpt_get(c, sbw_lm_opts_table, at, o);
-    for (size_t g = 0; !st && g < sizeof gen / sizeof *gen; at += gen[g++]) {
-        if (sbw_ckpt_value(c, sbw_lm_opts_table[at].key))
-            st = sbw_ckpt_get(c, sbw_lm_opts_table + at, gen[g], o);
-        else /* written before this generation: run without it */
-            sbw_ckpt_defaults(sbw_lm_opts_table + at, gen[g], o);
-    }
-    return st;
+    return sbw_ckpt_get_generations(c, sbw_lm_opts_table, sbw_lm_opts_nrows, gen,
+                                    sizeof gen / sizeof *gen, o);
 }
 
 int sbw_lm_opts_hidden(const char *s, sbw_lm_arch *a)

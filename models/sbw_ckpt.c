@@ -254,6 +254,27 @@ int sbw_ckpt_get(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n, void 
     return st;
 }
 
+int sbw_ckpt_get_generations(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n,
+                             const size_t *gen, size_t ngen, void *base)
+{
+    size_t later = 0;
+    for (size_t g = 0; g < ngen; g++)
+        later += gen[g];
+    if (later > n)
+        return SBW_ERROR(SBW_EINVAL, "%zu rows in later generations of a %zu-row table", later, n);
+    size_t at = n - later;
+    int st = sbw_ckpt_get(c, table, at, base);
+    for (size_t g = 0; !st && g < ngen; at += gen[g++]) {
+        if (gen[g] == 0)
+            continue;
+        if (sbw_ckpt_value(c, table[at].key))
+            st = sbw_ckpt_get(c, table + at, gen[g], base);
+        else /* written before this generation: run without it */
+            sbw_ckpt_defaults(table + at, gen[g], base);
+    }
+    return st;
+}
+
 /* ---- files of a directory ---------------------------------------------------- */
 
 int sbw_ckpt_mkdir(const char *dir)

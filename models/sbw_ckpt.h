@@ -148,6 +148,16 @@ uint64_t sbw_ckpt_generation(const sbw_ckpt *c);
  * before the bad one): discard it. */
 int sbw_ckpt_get(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n, void *base);
 
+/* Reads a table whose last rows came in later versions of the format, in
+ * ngen generations of gen[0], gen[1], ... rows (in table order, at its
+ * end): the first n - sum(gen) rows as sbw_ckpt_get does, then each
+ * generation's rows when c has its first key, else their defaults (a
+ * checkpoint written before that generation runs without it).  Errors and
+ * a partly written base on failure as sbw_ckpt_get; SBW_EINVAL when the
+ * generations hold more than n rows. */
+int sbw_ckpt_get_generations(const sbw_ckpt *c, const sbw_ckpt_field *table, size_t n,
+                             const size_t *gen, size_t ngen, void *base);
+
 /* The shape of array stem of c's generation, from its header alone.
  * Errors: those of sbw_npy_open; *rows and *cols untouched on failure. */
 int sbw_ckpt_array_shape(const sbw_ckpt *c, const char *stem, size_t *rows, size_t *cols);

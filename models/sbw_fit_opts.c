@@ -94,14 +94,8 @@ void sbw_fit_opts_init(sbw_fit_opts *o)
 
 int sbw_fit_opts_get(const sbw_ckpt *c, sbw_fit_opts *o)
 {
-    size_t n = sbw_fit_opts_nrows - 1; /* all but bf16 */
-    int st = sbw_ckpt_get(c, sbw_fit_opts_table, n, o);
-    if (st || !sbw_ckpt_value(c, sbw_fit_opts_table[n].key)) {
-        if (!st) /* written before bf16: float32 or double */
-            sbw_ckpt_defaults(sbw_fit_opts_table + n, 1, o);
-        return st;
-    }
-    return sbw_ckpt_get(c, sbw_fit_opts_table + n, 1, o);
+    static const size_t gen[] = {1}; /* bf16, the last row, came in format 5 */
+    return sbw_ckpt_get_generations(c, sbw_fit_opts_table, sbw_fit_opts_nrows, gen, 1, o);
 }
 
 const sbw_ckpt_field *sbw_fit_opts_row(const char *key)

@@ -297,6 +297,40 @@ static void test_ckpt_table_round_trip(void **state)
     sbw_ckpt_remove(dir);
 }
 
+/* A table read in generations: a checkpoint written with the first w rows
+ * reads them back, and each later generation it lacks takes its rows'
+ * defaults, a generation present its written values; more rows in the
+ * generations than in the table is refused. */
+static void test_ckpt_generations(void **state)
+{
+    (void)state;
+    const sbw_ckpt_field *t = sbw_fit_opts_table;
+    size_t n = sbw_fit_opts_nrows, gen[] = {2, 1}; /* the last three rows: two generations */
+    sbw_fit_opts dflt, a, b;
+    sbw_fit_opts_init(&dflt);
+    sbw_fit_opts_init(&a);
+    for (size_t i = 0; i < n; i++)
+        odd_value(&t[i], &a);
+    for (size_t w = n - 3; w <= n; w += 2) { /* before both generations; with the first */
+        const char *dir = fresh_dir("ckpt_gen");
+        const sbw_ckpt_group g = {t, w, &a};
+        SBW_ASSERT_OK(sbw_ckpt_write(dir, 1, &g, 1, NULL, 0));
+        sbw_ckpt *c;
+        SBW_ASSERT_OK(sbw_ckpt_open(&c, dir));
+        sbw_fit_opts_init(&b);
+        odd_value(&t[n - 1], &b); /* not the default: a missed reset shows */
+        SBW_ASSERT_OK(sbw_ckpt_get_generations(c, t, n, gen, 2, &b));
+        for (size_t i = 0; i < n; i++)
+            if (!sbw_ckpt_same(&t[i], i < w ? &a : &dflt, &b))
+                fail_msg("%zu rows written: row %s is not its %s", w, t[i].key,
+                         i < w ? "written value" : "default");
+        size_t too_many[] = {n, 1};
+        assert_int_equal(sbw_ckpt_get_generations(c, t, n, too_many, 2, &b), SBW_EINVAL);
+        sbw_ckpt_close(c);
+        sbw_ckpt_remove(dir);
+    }
+}
+
 /* Replaces the line "key=..." of text (a checkpoint.tsv) by "key=value"
  * and writes the result to path. */
 static void write_edited(const char *path, const char *text, const char *key, const char *value)
@@ -678,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_resume_lbfgs),
         cmocka_unit_test(test_resume_errors),
         cmocka_unit_test(test_ckpt_table_round_trip),
+        cmocka_unit_test(test_ckpt_generations),
         cmocka_unit_test(test_ckpt_range_checks),
         cmocka_unit_test(test_nan_stops_keeps_checkpoint),
         cmocka_unit_test(test_overflow_keeps_good_checkpoint),
