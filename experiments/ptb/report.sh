@@ -204,10 +204,13 @@ f32dir() {
 # both as sbw-series' change_pct.  Nothing when no model has rank-f32.tsv.
 float32_ranks() {
     printf 'model\tfolder\tppl_test\trank\trank_single\trank_f32\tf32_change_pct\n' >"$TAB/f32.tsv"
-    cites="" worst=0 far=""
+    cites="" worst=0 far="" missing=""
     for r in "Softmax $SM" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS"; do
         m=${r#* } b=$(f32dir "${r#* }")
-        [ -n "$b" ] || continue
+        if [ -z "$b" ]; then
+            missing="$missing${missing:+, }${r% *} (\`run.sh train $m\`, \`eval\`, \`measure\`)"
+            continue
+        fi
         rs=$(tsv_field "$b/$m/rank.tsv" rank_single) r32=$(tsv_field "$b/$m/rank-f32.tsv" rank)
         c=$(sf "$(printf 'a\t%s\nb\t%s\n' "$rs" "$r32" | series)" change_pct)
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${r% *}" "$(basename "$b")/$m" \
@@ -233,6 +236,7 @@ float32_ranks() {
     echo
     printf '%s' "$cites"
     echo
+    [ -z "$missing" ] || echo "Not measured so yet (no checkpoint of the model here): $missing." && echo
     echo "The float32 arithmetic moves the rank at float32's eps by at most $(printf '%.2f' "$worst")% here, while Parthiban et al.'s"
     echo "ranks lie from ours at float32's eps by: ${far:-(none of these heads)}."
     awk -v w="$worst" 'BEGIN { if (w < 1) print "So computing in float32 does not explain those differences (its rounding, about 1e-7 of each entry, lies far below the threshold at float32'"'"'s eps): they come from the models themselves (their training, size and budget against ours), not from the arithmetic."; else print "So computing in float32 itself moves the rank by as much as the change column shows; set it beside those differences." }'
