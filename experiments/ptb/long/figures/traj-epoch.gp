@@ -1,6 +1,6 @@
 # traj-epoch.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot traj-epoch.gp` redraws it
 # from any folder: it reads traj-epoch.dat and writes traj-epoch.png beside itself.
-# command: /work/main/bin/sbw-plot train softmax/traj.tsv --x epoch --y valid_ppl,rank,rank_single,d_star,expected_pairwise_kl --labels softmax --logy-of rank,rank_single,d_star --title Along training, per epoch (first validation predictions) -q -o figures/traj-epoch
+# command: /work/main/bin/sbw-plot train mos-k15/traj.tsv softmax/traj.tsv --x epoch --y valid_ppl,rank,rank_single,d_star,expected_pairwise_kl --labels mos-k15,softmax --logy-of rank,rank_single,d_star --title Along training, per epoch (first validation predictions) -q -o figures/traj-epoch
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }
@@ -27,12 +27,11 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [0.0:2.0]
-set yrange [224.15725830097733:226.15725830097733]
 unset arrow
-set xtics autofreq
-set ytics autofreq
-plot data index 0 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set xtics (1, 2)
+set ytics 20
+plot data index 0 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
 set format x '% h'
@@ -45,13 +44,12 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [0.0:2.0]
-set yrange [201.0:804.0]
 unset arrow
-set xtics autofreq
+set xtics (1, 2)
 set ytics autofreq
-set ytics (402, 402, 402, 402)
-plot data index 1 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set ytics (500, 1000, 2000, 5000, 10000)
+plot data index 2 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 3 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
 set format x '% h'
@@ -64,13 +62,12 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [0.0:2.0]
-set yrange [201.0:804.0]
 unset arrow
-set xtics autofreq
+set xtics (1, 2)
 set ytics autofreq
-set ytics (402, 402, 402, 402)
-plot data index 2 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set ytics (400, 500, 600, 700, 800, 900, 1000, 1500)
+plot data index 4 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 5 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
 set format x '% h'
@@ -83,13 +80,12 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [0.0:2.0]
-set yrange [200.5:802.0]
 unset arrow
-set xtics autofreq
+set xtics (1, 2)
 set ytics autofreq
-set ytics (401, 401, 401, 401)
-plot data index 3 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set ytics (500, 1000, 2000, 5000, 10000)
+plot data index 6 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 7 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
 set format x '% h'
@@ -101,11 +97,10 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [0.0:2.0]
-set yrange [0.60762418100796878:2.607624181007969]
 unset arrow
-set xtics autofreq
-set ytics autofreq
-plot data index 4 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set xtics (1, 2)
+set ytics 0.1
+plot data index 8 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 9 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset multiplot
 unset output

@@ -1,6 +1,6 @@
 # traj-ppl.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot traj-ppl.gp` redraws it
 # from any folder: it reads traj-ppl.dat and writes traj-ppl.png beside itself.
-# command: /work/main/bin/sbw-plot train softmax/traj.tsv --x valid_ppl --y expected_pairwise_kl,rank_single --labels softmax --logy-of rank_single --title KLD and float32 rank against validation perplexity -q -o figures/traj-ppl
+# command: /work/main/bin/sbw-plot train mos-k15/traj.tsv softmax/traj.tsv --x valid_ppl --y expected_pairwise_kl,rank_single --labels mos-k15,softmax --logy-of rank_single --title KLD and float32 rank against validation perplexity -q -o figures/traj-ppl
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }
@@ -27,12 +27,11 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [224.15725830097733:226.15725830097733]
-set yrange [0.60762418100796878:2.607624181007969]
 unset arrow
-set xtics autofreq
-set ytics autofreq
-plot data index 0 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set xtics 10
+set ytics 0.1
+plot data index 0 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
 set format x '% h'
@@ -45,12 +44,11 @@ set key below
 set key spacing 1.15 width 2
 set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
-set xrange [224.15725830097733:226.15725830097733]
-set yrange [201.0:804.0]
 unset arrow
-set xtics autofreq
+set xtics 10
 set ytics autofreq
-set ytics (402, 402, 402, 402)
-plot data index 1 using 1:2 with points lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
+set ytics (400, 500, 600, 700, 800, 900, 1000, 1500)
+plot data index 2 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+     data index 3 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset multiplot
 unset output
