@@ -29,7 +29,7 @@ set autoscale fix
 set offsets 0, 0, graph 0.05, graph 0.05
 unset arrow
 set xtics 10
-set ytics 0.1
+set ytics 0.2
 plot data index 0 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
