@@ -226,14 +226,14 @@ static void SBW_PREC_FN(params)(sbw_pass_ws *o, const double *theta)
 {
 #if SBW_PREC_SINGLE
     const sbw_head *h = &o->h;
-    for (int i = 0; i < o->nblockws; i++) /* W changes: drop its bfloat16 copies */
+    for (int i = 0; i < o->nblockws; i++) { /* W and U change: drop their bfloat16 copies */
         sbw_gemm_forget(o->blocks[i].gemm, o->wf);
-    sbw_head_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
-    if (h->context_mix) { /* U changes too */
-        for (int i = 0; i < o->nblockws; i++)
+        if (h->context_mix) /* mixf is NULL otherwise, which would drop every copy */
             sbw_gemm_forget(o->blocks[i].gemm, o->mixf);
-        sbw_head_kern_d2f(theta + h->off_u, o->mixf, h->k * h->d * h->c);
     }
+    sbw_head_kern_d2f(theta + h->off_w, o->wf, h->m * h->d);
+    if (h->context_mix)
+        sbw_head_kern_d2f(theta + h->off_u, o->mixf, h->k * h->d * h->c);
     if (h->bias)
         sbw_head_kern_d2f(theta + h->off_b, o->bf, h->m);
     size_t k = h->model == SBW_MODEL_LMS ? h->k : 0;

@@ -91,6 +91,8 @@ bound() { v "$1/train.tsv" rank_bound; }
 # a column of its one row
 series() { "$BIN/sbw-series" -q "$@"; }
 sf() { printf '%s\n' "$1" | tsv_field /dev/stdin "$2"; }
+# pct A B: sbw-series' change_pct from A to B, 100 (B / A - 1)
+pct() { sf "$(printf 'a\t%s\nb\t%s\n' "$1" "$2" | series)" change_pct; }
 mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
 
 spectra=""
@@ -212,12 +214,12 @@ float32_ranks() {
             continue
         fi
         rs=$(tsv_field "$b/$m/rank.tsv" rank_single) r32=$(tsv_field "$b/$m/rank-f32.tsv" rank)
-        c=$(sf "$(printf 'a\t%s\nb\t%s\n' "$rs" "$r32" | series)" change_pct)
+        c=$(pct "$rs" "$r32")
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${r% *}" "$(basename "$b")/$m" \
             "$(tsv_field "$b/$m/eval-test.tsv" ppl)" "$(tsv_field "$b/$m/rank.tsv" rank)" "$rs" "$r32" "$c" >>"$TAB/f32.tsv"
         worst=$(awk -v w="$worst" -v c="$c" 'BEGIN { c = c < 0 ? -c : c; print (c > w ? c : w) }')
         theirs=$(paper 2 "${r% *}" - rank)
-        [ "$theirs" = — ] || far="$far${far:+; }${r% *} $(printf '%+.0f' "$(sf "$(printf 'a\t%s\nb\t%s\n' "$rs" "$theirs" | series)" change_pct)")%"
+        [ "$theirs" = — ] || far="$far${far:+; }${r% *} $(printf '%+.0f' "$(pct "$rs" "$theirs")")%"
         cites="$cites- \`$(basename "$b")/$m/rank-f32.tsv\`: $(sed -n 's/^# pipeline=//; s/ (the command below)$//p' "$b/$m/rank-f32.tsv")
 "
     done
@@ -236,7 +238,10 @@ float32_ranks() {
     echo
     printf '%s' "$cites"
     echo
-    [ -z "$missing" ] || echo "Not measured so yet (no checkpoint of the model here): $missing." && echo
+    if [ -n "$missing" ]; then
+        echo "Not measured so yet (no checkpoint of the model here): $missing."
+        echo
+    fi
     echo "The float32 arithmetic moves the rank at float32's eps by at most $(printf '%.2f' "$worst")% here, while Parthiban et al.'s"
     echo "ranks lie from ours at float32's eps by: ${far:-(none of these heads)}."
     awk -v w="$worst" 'BEGIN { if (w < 1) print "So computing in float32 does not explain those differences (its rounding, about 1e-7 of each entry, lies far below the threshold at float32'"'"'s eps): they come from the models themselves (their training, size and budget against ours), not from the arithmetic."; else print "So computing in float32 itself moves the rank by as much as the change column shows; set it beside those differences." }'

@@ -52,9 +52,11 @@ figs=""
 rows() { if [ -s "$RES/$1/traj.tsv" ]; then tsv_rows "$RES/$1/traj.tsv" | tail -n +2; fi; }
 nrows() { rows "$1" | grep -c . || true; }
 # col MODEL COLUMN EPOCH: the value of COLUMN in MODEL's row of EPOCH
-col() {
-    [ -s "$RES/$1/traj.tsv" ] || return 0
-    tsv_rows "$RES/$1/traj.tsv" | awk -F'\t' -v c="$2" -v e="$3" \
+col() { traj_col "$RES/$1/traj.tsv" "$2" "$3"; }
+# traj_col TRAJ COLUMN EPOCH: the same from the trajectory file TRAJ
+traj_col() {
+    [ -s "$1" ] || return 0
+    tsv_rows "$1" | awk -F'\t' -v c="$2" -v e="$3" \
         'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["epoch"] == e { x = $h[c] } END { printf "%s", x }'
 }
 # paper MODEL QUANTITY: Yang et al.'s number (experiments/ptb/paper.tsv)
@@ -122,14 +124,14 @@ vs_lost() {
         pa=$(prec_of "$l/log.tsv") pb=$(prec_of "$RES/$vm/log.tsv")
         [ "$pa" != "$pb" ] || continue
         for e in $(rows "$vm" | cut -f 1); do
-            lc() { tsv_rows "$l/traj.tsv" | awk -F'\t' -v c="$1" -v e="$e" \
-                'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["epoch"] == e { x = $h[c] } END { printf "%s", x }'; }
-            a=$(lc valid_ppl)
+            a=$(traj_col "$l/traj.tsv" valid_ppl "$e")
             [ -n "$a" ] || continue
-            b=$(col "$vm" valid_ppl "$e") ka=$(lc expected_pairwise_kl) kb=$(col "$vm" expected_pairwise_kl "$e")
+            b=$(col "$vm" valid_ppl "$e") ka=$(traj_col "$l/traj.tsv" expected_pairwise_kl "$e")
+            kb=$(col "$vm" expected_pairwise_kl "$e")
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$vm" "$e" "$pa" "$pb" "$a" "$b" \
-                "$(pct "$a" "$b")" "$(lc rank)" "$(col "$vm" rank "$e")" "$(lc rank_single)" \
-                "$(col "$vm" rank_single "$e")" "$ka" "$kb" "$(pct "$ka" "$kb")" >>"$1"
+                "$(pct "$a" "$b")" "$(traj_col "$l/traj.tsv" rank "$e")" "$(col "$vm" rank "$e")" \
+                "$(traj_col "$l/traj.tsv" rank_single "$e")" "$(col "$vm" rank_single "$e")" "$ka" "$kb" \
+                "$(pct "$ka" "$kb")" >>"$1"
         done
     done
 }
