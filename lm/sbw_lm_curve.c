@@ -343,14 +343,13 @@ static size_t column(const sbw_lm_curve_table *t, const char *name, size_t len)
     return SIZE_MAX;
 }
 
-/* One pair's line; *chain becomes 0 when the pair breaks the order, -1
- * when it cannot be read (awk's rule: the last such pair decides). */
+/* One pair's line: above at all common points, below at all, or where
+ * the sign changes; or that no point is common. */
 static void pair_words(FILE *f, const sbw_lm_curve_table *t, const sbw_lm_curve_pair *r,
-                       const char *A, const char *B, int *chain)
+                       const char *A, const char *B)
 {
     if (!r->common) {
         fprintf(f, "- %s against %s: no perplexity measured for both yet.\n", A, B);
-        *chain = -1;
         return;
     }
     char rng[128];
@@ -361,7 +360,6 @@ static void pair_words(FILE *f, const sbw_lm_curve_table *t, const sbw_lm_curve_
                 A, B, r->common, rng, r->dmin, r->dmax);
         return;
     }
-    *chain = 0;
     if (r->above == 0) {
         fprintf(f,
                 "- **%s below %s** at all %zu common perplexities (%s), by %.3f to %.3f nats: the "
@@ -390,39 +388,132 @@ static void compare_columns(const sbw_lm_curve_table *t, size_t ia, size_t ib, d
     sbw_lm_curve_compare(t->ppl, a, b, t->n, r);
 }
 
-int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
-                             char *const *labels, size_t nl)
+/* The workspaces of an order over a grid of n points: two columns and a
+ * pair whose cross holds 2n.  Errors: SBW_ENOMEM (all freed). */
+typedef struct order_ws {
+    double *a, *b;
+    sbw_lm_curve_pair r;
+} order_ws;
+
+static int order_ws_alloc(order_ws *w, size_t n)
+{
+    n = n ? n : 1;
+    *w = (order_ws){.a = malloc(n * sizeof *w->a),
+                    .b = malloc(n * sizeof *w->b),
+                    .r = {.cross = malloc(2 * n * sizeof *w->r.cross)}};
+    if (w->a && w->b && w->r.cross)
+        return SBW_OK;
+    free(w->a);
+    free(w->b);
+    free(w->r.cross);
+    return SBW_ERROR(SBW_ENOMEM, "order over %zu points", n);
+}
+
+static void order_ws_free(order_ws *w)
+{
+    free(w->a);
+    free(w->b);
+    free(w->r.cross);
+}
+
+/* SBW_EINVAL naming the first of pairs (np) that is not "A:B". */
+static int order_check(char *const *pairs, size_t np)
 {
     for (size_t q = 0; q < np; q++) {
         const char *c = strchr(pairs[q], ':');
         if (!c || c == pairs[q] || !c[1] || strchr(c + 1, ':'))
             return SBW_ERROR(SBW_EINVAL, "--pairs: '%.60s' is not A:B", pairs[q]);
     }
-    size_t n = t->n ? t->n : 1;
-    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    sbw_lm_curve_pair r = {.cross = malloc(2 * n * sizeof *r.cross)};
-    int st = a && b && r.cross ? SBW_OK : SBW_ERROR(SBW_ENOMEM, "order over %zu points", n);
+    return SBW_OK;
+}
+
+/* Compares the two columns pair ("A:B", checked) names into w->r; *la is
+ * A's length, B starts at pair + *la + 1. */
+static void order_pair(const sbw_lm_curve_table *t, const char *pair, order_ws *w, size_t *la)
+{
+    const char *c = strchr(pair, ':');
+    *la = (size_t)(c - pair);
+    compare_columns(t, column(t, pair, *la), column(t, c + 1, strlen(c + 1)), w->a, w->b, &w->r);
+}
+
+/* A pair's effect on the chain (1 holds so far): 0 when it breaks the
+ * order, -1 when it cannot be read; awk's rule, the last such decides. */
+static int order_chain(int chain, const sbw_lm_curve_pair *r)
+{
+    return !r->common ? -1 : r->above == r->common ? chain : 0;
+}
+
+int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
+                             char *const *labels, size_t nl)
+{
+    order_ws w;
+    int st = order_check(pairs, np);
+    st = st ? st : order_ws_alloc(&w, t->n);
+    if (st)
+        return st;
     int chain = 1;
-    for (size_t q = 0; q < np && !st; q++) {
-        const char *c = strchr(pairs[q], ':');
-        size_t la = (size_t)(c - pairs[q]), lb = strlen(c + 1);
+    for (size_t q = 0; q < np; q++) {
+        size_t la;
+        order_pair(t, pairs[q], &w, &la);
         char ba[256], bb[256];
         const char *A = label(pairs[q], la, labels, nl, ba, sizeof ba);
-        const char *B = label(c + 1, lb, labels, nl, bb, sizeof bb);
-        compare_columns(t, column(t, pairs[q], la), column(t, c + 1, lb), a, b, &r);
-        pair_words(f, t, &r, A, B, &chain);
+        const char *B =
+            label(pairs[q] + la + 1, strlen(pairs[q] + la + 1), labels, nl, bb, sizeof bb);
+        pair_words(f, t, &w.r, A, B);
+        chain = order_chain(chain, &w.r);
     }
-    if (!st)
-        fputs(chain == 1 ? "\nSo the paper's ordering holds at every perplexity the curves share.\n"
-              : chain == 0
-                  ? "\nSo the paper's ordering does not hold at every perplexity the curves "
-                    "share; the lines above say where each pair agrees with it.\n"
-                  : "\nThe ordering of all three cannot be read yet: a curve is missing.\n",
-              f);
-    free(a);
-    free(b);
-    free(r.cross);
-    if (!st && (fflush(f) != 0 || ferror(f)))
+    fputs(chain == 1   ? "\nSo the paper's ordering holds at every perplexity the curves share.\n"
+          : chain == 0 ? "\nSo the paper's ordering does not hold at every perplexity the curves "
+                         "share; the lines above say where each pair agrees with it.\n"
+                       : "\nThe ordering of all three cannot be read yet: a curve is missing.\n",
+          f);
+    order_ws_free(&w);
+    if (fflush(f) != 0 || ferror(f))
         st = SBW_ERROR(SBW_EIO, "writing the order: %s", strerror(errno));
     return st;
+}
+
+/* One row of the order table: pair's names and w->r. */
+static void order_row(sbw_table *o, const char *pair, size_t la, const sbw_lm_curve_pair *r)
+{
+    char a[256];
+    snprintf(a, sizeof a, "%.*s", (int)(la < 255 ? la : 255), pair);
+    sbw_table_add_row(o);
+    sbw_table_set_str(o, "a", a);
+    sbw_table_set_str(o, "b", pair + la + 1);
+    sbw_table_set_int(o, "common", (long long)r->common);
+    sbw_table_set_int(o, "above", (long long)r->above);
+    sbw_table_set_dbl(o, "ppl_from", r->common ? r->plo : NAN);
+    sbw_table_set_dbl(o, "ppl_to", r->common ? r->phi : NAN);
+    sbw_table_set_dbl(o, "d_min", r->common ? r->dmin : NAN);
+    sbw_table_set_dbl(o, "d_max", r->common ? r->dmax : NAN);
+    sbw_table_set_int(o, "sign_changes", (long long)r->ncross);
+    sbw_table_set_str(o, "order",
+                      !r->common              ? "none"
+                      : r->above == r->common ? "above"
+                      : r->above == 0         ? "below"
+                                              : "mixed");
+}
+
+int sbw_lm_curve_order_fill(sbw_table *o, const sbw_lm_curve_table *t, char *const *pairs,
+                            size_t np)
+{
+    static const char *const cols[] = {"a",      "b",     "common", "above",        "ppl_from",
+                                       "ppl_to", "d_min", "d_max",  "sign_changes", "order"};
+    order_ws w;
+    int st = order_check(pairs, np);
+    st = st ? st : order_ws_alloc(&w, t->n);
+    if (st)
+        return st;
+    sbw_table_columns(o, cols, sizeof cols / sizeof *cols);
+    int chain = 1;
+    for (size_t q = 0; q < np; q++) {
+        size_t la;
+        order_pair(t, pairs[q], &w, &la);
+        order_row(o, pairs[q], la, &w.r);
+        chain = order_chain(chain, &w.r);
+    }
+    sbw_table_meta_str(o, "chain", chain == 1 ? "holds" : chain == 0 ? "broken" : "incomplete");
+    order_ws_free(&w);
+    return sbw_table_status(o);
 }

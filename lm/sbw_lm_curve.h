@@ -106,4 +106,20 @@ void sbw_lm_curve_table_free(sbw_lm_curve_table *t);
 int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
                              char *const *labels, size_t nl);
 
+/* The same comparison as a table for recipes to read: fills o (columns
+ * set here) with one row per pair: a, b, common (grid points where both
+ * were measured), above (of which a > b), ppl_from, ppl_to (the first and
+ * last of them; nan when none), d_min, d_max (of a - b; nan when none),
+ * sign_changes, and order: above (at every common point), below (at
+ * every one), mixed, or none (no common point); and the meta chain:
+ * holds (every pair above), broken (some pair measured and not above),
+ * or incomplete (some pair without a common point, the words' "cannot
+ * be read yet"; of broken and incomplete, the later pair decides, as in
+ * the words).  Errors: SBW_EINVAL (a pair not "A:B"), SBW_ENOMEM, the
+ * table's (sticky in o).  On failure o is untouched (a bad pair, no
+ * memory for the workspaces) or keeps the rows before the error; the
+ * caller frees it either way. */
+int sbw_lm_curve_order_fill(sbw_table *o, const sbw_lm_curve_table *t, char *const *pairs,
+                            size_t np);
+
 #endif

@@ -709,6 +709,7 @@ static int run_eval(int argc, char **argv)
 static struct {
     double step;
     const char *names, *pairs, *labels;
+    bool tsv;
 } CA;
 
 static const sbw_cli_opt curves_opts[] = {
@@ -811,11 +812,13 @@ static int run_curves(int argc, char **argv)
     return st ? sbw_cli_fail("sbw-lm curves", st) : SBW_EXIT_OK;
 }
 
-static const sbw_cli_opt order_opts[] = {{"--pairs", "LIST", SBW_ARG_STRING, &CA.pairs, 1, 0,
-                                          "A:B,... the order to test, highest first (required)"},
-                                         {"--labels", "LIST", SBW_ARG_STRING, &CA.labels, 1, 0,
-                                          "NAME=Label,... names to print instead of column names"},
-                                         {0}};
+static const sbw_cli_opt order_opts[] = {
+    {"--pairs", "LIST", SBW_ARG_STRING, &CA.pairs, 1, 0,
+     "A:B,... the order to test, highest first (required)"},
+    {"--labels", "LIST", SBW_ARG_STRING, &CA.labels, 1, 0,
+     "NAME=Label,... names to print instead of column names"},
+    {"--tsv", NULL, SBW_ARG_FLAG, &CA.tsv, 1, 0, "a table, one row per pair, instead of words"},
+    {0}};
 
 static const char order_details[] =
     "GRID.tsv is a table of sbw-lm curves.  For each pair A:B, at the grid\n"
@@ -825,6 +828,10 @@ static const char order_details[] =
     "above at some, and between which points the sign changes; or that no\n"
     "perplexity was measured for both (a column missing or all nan).  Then\n"
     "whether the whole chain holds.  Output: text on stdout.\n\n"
+    "--tsv writes the same as a table (for recipes): a, b, common, above,\n"
+    "ppl_from, ppl_to, d_min, d_max, sign_changes and order (above, below,\n"
+    "mixed or none), and the meta line '# chain=' holds, broken or\n"
+    "incomplete.  --labels does not apply to it.\n\n"
     "Example: sbw-lm order --pairs mos:moc,moc:softmax \\\n"
     "            --labels mos=MoS,moc=MoC,softmax=Softmax kld-at-ppl.tsv\n";
 
@@ -837,12 +844,25 @@ static const sbw_cli order_cli = {"sbw-lm order",
                                   1,
                                   0};
 
+/* The order of the np pairs on grid g as a table on stdout, under c's meta. */
+static int order_table(const sbw_cli_common *c, const sbw_lm_curve_table *g, char **pairs,
+                       size_t np)
+{
+    sbw_table *t = NULL;
+    int st = sbw_table_alloc(&t, "sbw-lm order", c, false);
+    st = st ? st : sbw_lm_curve_order_fill(t, g, pairs, np);
+    st = st ? st : sbw_table_write(t, "-", false);
+    sbw_table_free(t);
+    return st;
+}
+
 static int run_order(int argc, char **argv)
 {
     sbw_cli_common c;
     int st = sbw_cli_parse(&order_cli, argc, argv, &c);
     if (st)
         return st == SBW_CLI_DONE ? SBW_EXIT_OK : st;
+    sbw_cli_name_command(&c, "sbw-lm");
     if (!CA.pairs)
         return sbw_cli_usage_error(&order_cli, "--pairs LIST is required");
     char **pr = NULL, **lb = NULL;
@@ -852,7 +872,8 @@ static int run_order(int argc, char **argv)
     st = st || !CA.labels ? st : split_list(CA.labels, ',', &lb, &nl);
     st = st ? st : sbw_lm_curve_table_read(&t, c.args[0]);
     if (!st) {
-        st = sbw_lm_curve_order_print(stdout, &t, pr, np, lb, nl);
+        st = CA.tsv ? order_table(&c, &t, pr, np)
+                    : sbw_lm_curve_order_print(stdout, &t, pr, np, lb, nl);
         sbw_lm_curve_table_free(&t);
     }
     free(pr);

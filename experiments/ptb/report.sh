@@ -18,7 +18,11 @@
 # BIN, the folder of the sbw tools [bin]; MEASURED, a retrain's results
 # folder (run.sh's RES of a retrain with the same recipe, relative to the
 # repository or absolute) whose MODEL/rank-f32.tsv (run.sh measure) is read
-# before RES's [none].
+# before RES's [none]; LONG, issue 28's long runs (run.sh --long's results
+# folder, after report_long.sh) [experiments/ptb/long; none with QUICK=1],
+# whose evaluated models join the tables beside the 2-epoch ones and whose
+# trajectories, orderings and extrapolation decide the papers' claims;
+# KEPOCH [8], the epoch Table 7's K runs are compared at.
 set -eu
 # -h or --help: the comment above, exit 0 (it is run by run.sh, not by hand)
 case ${1:-} in -h | --help)
@@ -43,6 +47,9 @@ else
     FIG=experiments/ptb/figures
     SM=softmax MOC=moc MOS=mos-k15 KS="3 5 10 15 20"
 fi
+if [ "$QUICK" = 1 ]; then LONG=${LONG:-}; else LONG=${LONG-experiments/ptb/long}; fi
+[ -z "$LONG" ] || [ -d "$LONG" ] || LONG=
+KEPOCH=${KEPOCH:-8}
 mkdir -p "$FIG"
 FIG=$(cd "$FIG" && pwd)
 FIGREL=$(basename "$FIG")
@@ -61,14 +68,16 @@ plot() {
     fi
 }
 
-# v FILE COLUMN [FORMAT]: a value of the first row, or — when missing
-v() {
-    if [ -s "$RES/$1" ]; then
-        x=$(tsv_field "$RES/$1" "$2")
-        [ -n "$x" ] && { printf "${3:-%s}" "$x"; return; }
+# vin BASE FILE COLUMN [FORMAT]: a value of the first row of BASE/FILE, or
+# — when missing; v FILE COLUMN [FORMAT]: the same in RES
+vin() {
+    if [ -s "$1/$2" ]; then
+        x=$(tsv_field "$1/$2" "$3")
+        [ -n "$x" ] && { printf "${4:-%s}" "$x"; return; }
     fi
     printf '—'
 }
+v() { vin "$RES" "$@"; }
 # rank32 MODEL: the NR rank of MODEL's matrix at float32's eps (sbw-rank's
 # rank_single: the same rule and w0 with eps = FLT_EPSILON, what the
 # threshold gives a matrix stored in float32, as the papers' PyTorch models
@@ -118,9 +127,19 @@ for m in $SM $MOC $MOS sigsoftmax plif mixtape; do
         curves="$curves $m/curve.tsv" && clabels="$clabels${clabels:+,}$m"
     [ -s "$RES/$m/log.tsv" ] && logs="$logs $m/log.tsv"
 done
+# the long runs' trajectories join the figure (issue 28: the whole range
+# of perplexity covered); their files by absolute path, labelled "(long)"
+set --
+flabels=$clabels
+if [ -n "$LONG" ]; then
+    LONGA=$(cd "$LONG" && pwd)
+    for m in $SM $MOC $MOS; do
+        [ -s "$LONG/$m/traj.tsv" ] && set -- "$@" "$LONGA/$m/traj.tsv" && flabels="$flabels${flabels:+,}$m (long)"
+    done
+fi
 if [ -n "$curves" ]; then
-    # shellcheck disable=SC2086
-    plot kld-ppl train $curves --x valid_ppl --y expected_pairwise_kl --labels "$clabels" \
+    # shellcheck disable=SC2086 # the 2-epoch curves: plain names
+    plot kld-ppl train $curves "$@" --x valid_ppl --y expected_pairwise_kl --labels "$flabels" \
         --title "Expected pairwise KL against perplexity along training"
 fi
 # Table 11 at equal perplexity: every curve interpolated onto one grid
@@ -247,19 +266,290 @@ float32_ranks() {
     awk -v w="$worst" 'BEGIN { if (w < 1) print "So computing in float32 does not explain those differences (its rounding, about 1e-7 of each entry, lies far below the threshold at float32'"'"'s eps): they come from the models themselves (their training, size and budget against ours), not from the arithmetic."; else print "So computing in float32 itself moves the rank by as much as the change column shows; set it beside those differences." }'
     echo
 }
+# ---- issue 28's long runs (LONG: run.sh --long, report_long.sh's TSVs) ----
+# lfield FILE COLUMN: a column of LONG/FILE's first row
+lfield() { tsv_field "$LONG/$1" "$2"; }
+# lstate MODEL: LONG's status.tsv row of MODEL as "epoch<TAB>valid_ppl<TAB>state"
+lstate() {
+    [ -s "$LONG/status.tsv" ] || return 0
+    tsv_rows "$LONG/status.tsv" | awk -F'\t' -v m="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        $1 == m { print $h["epoch"] "\t" $h["valid_ppl"] "\t" $h["state"] }'
+}
+# lsay MODEL: "MODEL: epoch E (valid ppl P), STATE" or "MODEL: not started"
+lsay() {
+    x=$(lstate "$1")
+    if [ -n "$x" ]; then
+        printf '%s: epoch %s (valid ppl %.1f), %s' "$1" "$(echo "$x" | cut -f 1)" "$(echo "$x" | cut -f 2)" "$(echo "$x" | cut -f 3)"
+    else
+        printf '%s: not started' "$1"
+    fi
+}
+# trio_order GRID [ARG...]: sbw-lm order ARG... of Table 11's pairs (MoS
+# above MoC, MoC above Softmax, MoS above Softmax) on the grid table GRID
+trio_order() {
+    tg=$1
+    shift
+    "$BIN/sbw-lm" order "$@" --pairs "$MOS:$MOC,$MOC:$SM,$MOS:$SM" --labels "$MOS=MoS,$MOC=MoC,$SM=Softmax" "$tg"
+}
+# ltable FILE ARG...: sbw-plot table ARG... of LONG/FILE, run inside LONG
+ltable() {
+    lt=$1
+    shift
+    (cd "$LONG" && "$BIN/sbw-plot" table "$lt" "$@")
+}
+# long_table11: Table 11 along the long runs: the order at the end (or at
+# the last epoch all three reached), at equal perplexity, and the
+# extrapolation to the paper's perplexity
+long_table11() {
+    echo "### Table 11 along the long runs"
+    echo
+    if ldone "$SM" && ldone "$MOC" && ldone "$MOS"; then
+        printf 'At the end of training, on the whole valid set (MODEL/kl-valid.tsv): '
+        for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
+            printf '%s\t%s\n' "${m#* }" "$(lfield "${m% *}/kl-valid.tsv" expected_pairwise_kl)"
+        done | recipe_order desc %.3f
+    else
+        le=$(for m in $SM $MOC $MOS; do
+            [ -s "$LONG/$m/traj.tsv" ] && tsv_column "$LONG/$m/traj.tsv" epoch | tail -n 1
+        done | sort -n | head -n 1)
+        printf 'Not all three have finished (%s; %s; %s).' "$(lsay "$SM")" "$(lsay "$MOC")" "$(lsay "$MOS")"
+        if [ -n "$le" ]; then
+            printf ' At epoch %s, the last every started model reached (first validation predictions): ' "$le"
+            for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
+                [ -s "$LONG/${m% *}/traj.tsv" ] || continue
+                tsv_rows "$LONG/${m% *}/traj.tsv" | awk -F'\t' -v e="$le" -v l="${m#* }" \
+                    'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["epoch"] == e { print l "\t" $h["expected_pairwise_kl"] }'
+            done | recipe_order desc %.3f
+        else
+            echo
+        fi
+    fi
+    echo
+    echo "At equal validation perplexity (\`$(basename "$LONG")/kld-at-ppl.tsv\`: each trajectory interpolated"
+    echo "linearly in log perplexity onto a grid every 5; nothing extrapolated):"
+    echo
+    if [ -s "$LONG/kld-at-ppl.tsv" ]; then
+        trio_order "$LONG/kld-at-ppl.tsv"
+    else
+        echo "(no trajectory yet)"
+    fi
+    echo
+    echo "Extrapolated to the paper's validation perplexity of each head (**not a measurement**: KLD = a + b ln(ppl),"
+    echo "least squares over each model's last epochs; se is the line's standard error there, which does not include"
+    echo "the error of the line's form):"
+    echo
+    if [ -s "$LONG/extrapolation.tsv" ] && [ "$(tsv_rows "$LONG/extrapolation.tsv" | grep -c .)" -gt 1 ]; then
+        ltable extrapolation.tsv --columns "model,epochs=epochs fitted,from=from ppl,to=to ppl,slope=b,rms_residual=rms residual,at=at ppl,value_at=KLD there (extrapolated),se_at=se,paper_kl_valid=paper" \
+            --format from=%.1f,to=%.1f,slope=%.3f,rms_residual=%.4f,value_at=%.3f,se_at=%.3f
+    else
+        echo "(not yet: a fit needs three epochs of a model)"
+    fi
+    echo
+}
+# long_section: the long runs' state, Table 7 at equal training and
+# Table 11 along them
+long_section() {
+    echo "## Along training: issue 28's long runs"
+    echo
+    if [ -z "$LONG" ] || [ ! -s "$LONG/status.tsv" ]; then
+        echo "No long run measured yet (\`experiments/ptb/run.sh --long\`, then \`run.sh --long report\`)."
+        echo
+        return 0
+    fi
+    lb=$(basename "$LONG")
+    echo "The papers' networks and regularisation (\`sbw-lm --preset awd\` for Softmax, D = 400; \`--preset mos\` for MoC"
+    echo "and MoS, D = 280), with Adam and bfloat16 GEMMs, trained until validation perplexity is at most 85 or for 25"
+    echo "epochs (Table 7's K: $KEPOCH epochs); experiments/ptb/README.md states every deviation from the papers. Each"
+    echo "epoch's snapshot is measured: the perplexity on the whole validation set; the NR rank at float64's and"
+    echo "float32's eps, d* and the KLD on the first validation predictions. \`$lb/report.md\` has every trajectory, the"
+    echo "runs restarted on a new machine and the precision comparison; a finished model is evaluated as the 2-epoch"
+    echo "ones were and joins the tables above."
+    echo
+    ltable status.tsv --columns "model,epoch=epochs measured,tokens=tokens trained,valid_ppl=last valid ppl,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,expected_pairwise_kl=KLD,state" \
+        --format valid_ppl=%.1f,expected_pairwise_kl=%.3f
+    echo
+    echo "### Table 7 at equal training: MoS by K after $KEPOCH epochs"
+    echo
+    if [ -s "$LONG/k-at-epoch.tsv" ]; then
+        ltable k-at-epoch.tsv "$PAPER" --join k --where 2:table=7,2:quantity=rank \
+            --columns "k=K,rank=rank (f64 eps),rank_single=rank (f32 eps),2:value=rank (paper),d_star=d*,valid_ppl=valid ppl,expected_pairwise_kl=KLD" \
+            --format valid_ppl=%.1f,expected_pairwise_kl=%.3f
+    else
+        echo "Not yet: no MoS run has reached epoch $KEPOCH ($(for k in $KS; do lsay "$(mos_name "$k")"; printf '; '; done | sed 's/; $//'))."
+    fi
+    echo
+    long_table11
+}
+# ---- the papers' three claims: reproduced, not reproduced or undecided ----
+# best MODEL: the folder of MODEL's longest-trained evaluation: LONG's when
+# it finished there, else RES's (nothing when neither evaluated it)
+best() {
+    if ldone "$1"; then printf '%s' "$LONG"; elif [ -s "$RES/$1/rank.tsv" ]; then printf '%s' "$RES"; fi
+}
+# against X: sbw-series --against X of stdin's "label<TAB>value" lines
+against() { "$BIN/sbw-series" -q --against "$1"; }
+# ordered: stdin's "label<TAB>value" lines ordered by value, highest first,
+# as "A>B>C" (sbw-series' relations between neighbours, = for a tie)
+ordered() {
+    "$BIN/sbw-series" -q --order desc | tsv_rows /dev/stdin |
+        awk -F'\t' 'NR > 1 { printf "%s%s", (NR > 2 ? $3 : ""), $1 } END { print "" }'
+}
+# along MODEL COLUMN X: "equal of n" epochs of LONG's MODEL whose COLUMN equals X
+along() {
+    a=$("$BIN/sbw-series" -q --column "$2" --label epoch --against "$3" "$LONG/$1/traj.tsv" 2>/dev/null) || return 0
+    printf '%s of %s' "$(sf "$a" equal)" "$(sf "$a" n)"
+}
+# claim6: Table 6, Softmax and MoC at their bound, MoS at least the paper's rank
+claim6() {
+    bs=$(best "$SM") bc=$(best "$MOC") bm=$(best "$MOS")
+    printf -- '- **Table 6 (the ranks): '
+    if [ -z "$bs" ] || [ -z "$bc" ] || [ -z "$bm" ]; then
+        echo "undecided**: not all three heads are evaluated yet."
+        return 0
+    fi
+    rs=$(tsv_field "$bs/$SM/rank.tsv" rank) rc=$(tsv_field "$bc/$MOC/rank.tsv" rank) rm=$(tsv_field "$bm/$MOS/rank.tsv" rank)
+    ks=$(tsv_field "$bs/$SM/train.tsv" rank_bound) kc=$(tsv_field "$bc/$MOC/train.tsv" rank_bound)
+    pm=$(paper 6 MoS - rank) nm=$(tsv_field "$bm/$MOS/rank.tsv" n)
+    os=$(sf "$(printf 's\t%s\n' "$rs" | against "$ks")" above)
+    oc=$(sf "$(printf 'c\t%s\n' "$rc" | against "$kc")" above)
+    om=$(sf "$(printf 'm\t%s\n' "$rm" | against "$pm")" below)
+    if [ "$os$oc$om" = 000 ]; then printf 'reproduced**: '; else printf 'not reproduced**: '; fi
+    printf "Softmax's rank is %s against its bound D + 2 = %s and MoC's %s against %s (a bound of the head, whatever its training), " "$rs" "$ks" "$rc" "$kc"
+    printf "while MoS's is %s of %s, against the paper's %s" "$rm" "$nm" "$pm"
+    printf ' (from %s' "$(for b in "$bs" "$bc" "$bm"; do [ "$b" = "$LONG" ] && echo "the long runs" || echo "the 2-epoch models"; done | sort -u | paste -sd/ -)"
+    printf ', ranks of the first %s test predictions at float64'"'"'s eps)' "$(tsv_field "$bm/$MOS/rank.tsv" m)"
+    if [ -n "$LONG" ] && [ -s "$LONG/$SM/traj.tsv" ]; then
+        printf '. Along the long runs: Softmax at its bound at %s epochs measured' "$(along "$SM" rank "$ks")"
+        [ -s "$LONG/$MOC/traj.tsv" ] && printf ', MoC at %s' "$(along "$MOC" rank "$kc")"
+        [ -s "$LONG/$MOS/traj.tsv" ] && printf ', MoS at full rank (%s) at %s' "$(tsv_column "$LONG/$MOS/traj.tsv" rows | tail -n 1)" \
+            "$(along "$MOS" rank "$(tsv_column "$LONG/$MOS/traj.tsv" rows | tail -n 1)")"
+    fi
+    echo "."
+}
+# claim7: Table 7, MoS's rank rising with K: the long runs at KEPOCH when
+# every K has it, else the 2-epoch models; at float64's and float32's eps
+claim7() {
+    nk=$(echo "$KS" | wc -w)
+    printf -- '- **Table 7 (rank rising with K): '
+    if [ -n "$LONG" ] && [ -s "$LONG/k-at-epoch.tsv" ] && [ "$(tsv_rows "$LONG/k-at-epoch.tsv" | tail -n +2 | grep -c .)" = "$nk" ]; then
+        src="the long runs after $KEPOCH epochs (first validation predictions)"
+        tsv_rows "$LONG/k-at-epoch.tsv" | tail -n +2 | cut -f 2-4 >"$TAB/k7"
+    else
+        src="the 2-epoch models (first test predictions)"
+        printf '%s' "$kranks" | cut -f 1-3 >"$TAB/k7"
+        [ -z "$LONG" ] || src="$src; the long runs at $KEPOCH epochs: $( [ -s "$LONG/k-at-epoch.tsv" ] && tsv_rows "$LONG/k-at-epoch.tsv" | tail -n +2 | grep -c . || echo 0) of $nk"
+    fi
+    if [ "$(grep -c . "$TAB/k7")" -lt 2 ]; then
+        echo "undecided**: fewer than two K measured ($src)."
+        return 0
+    fi
+    t64=$(sf "$(cut -f 1,2 "$TAB/k7" | series)" trend) t32=$(sf "$(cut -f 1,3 "$TAB/k7" | series)" trend)
+    # the paper's own ranks end flat (9981 at K = 15 and 20): rising or
+    # nondecreasing (some step up, none down) is what it shows
+    case $t64 in rising | nondecreasing) u64=1 ;; *) u64=0 ;; esac
+    case $t32 in rising | nondecreasing) u32=1 ;; *) u32=0 ;; esac
+    if [ $u64 = 1 ]; then
+        printf 'reproduced**: '
+    elif [ $u32 = 1 ]; then
+        printf "reproduced at float32's eps only**: "
+    else
+        printf 'not reproduced**: '
+    fi
+    printf "at float64's eps the ranks are %s (%s), at float32's eps %s (%s), by K = %s; from %s." \
+        "$(cut -f 2 "$TAB/k7" | paste -sd, - | sed 's/,/, /g')" "$t64" "$(cut -f 3 "$TAB/k7" | paste -sd, - | sed 's/,/, /g')" "$t32" \
+        "$(cut -f 1 "$TAB/k7" | paste -sd, - | sed 's/,/, /g')" "$src"
+    [ $u64 = 1 ] || [ $u32 = 0 ] ||
+        printf " The paper's ranks (%s) rise at whatever eps it used, which it does not say; at float64's eps ours are full rank and cannot rise." \
+            "$(for k in $KS; do printf '%s, ' "$(paper 7 MoS "$k" rank)"; done | sed 's/, $//')"
+    echo
+}
+# claim11: Table 11, MoS > MoC > Softmax in KLD, at the end of the long
+# runs and at equal perplexity along them; undecided while they train
+claim11() {
+    printf -- '- **Table 11 (the KLD ordering MoS > MoC > Softmax): '
+    if [ -z "$LONG" ] || [ ! -s "$LONG/order-at-ppl.tsv" ]; then
+        echo "undecided**: the long runs have not been measured yet."
+        return 0
+    fi
+    chain=$(tsv_meta "$LONG/order-at-ppl.tsv" chain)
+    if ldone "$SM" && ldone "$MOC" && ldone "$MOS"; then
+        end=$(for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
+            printf '%s\t%s\n' "${m#* }" "$(lfield "${m% *}/kl-valid.tsv" expected_pairwise_kl)"
+        done | ordered)
+        if [ "$end" = "MoS>MoC>Softmax" ] && [ "$chain" = holds ]; then
+            printf 'reproduced**: '
+        elif [ "$end" != "MoS>MoC>Softmax" ] && [ "$chain" = broken ]; then
+            printf 'not reproduced**: '
+        else
+            printf 'undecided**: the end of training and equal perplexity disagree: '
+        fi
+        printf 'at the end of the long runs the order is %s; at equal perplexity along them the chain %s' "$(echo "$end" | sed 's/>/ > /g; s/=/ = /g')" \
+            "$(case $chain in holds) echo holds at every common perplexity ;; broken) echo "does not hold at every common perplexity" ;; *) echo "cannot be read (a curve has no common perplexity)" ;; esac)"
+    else
+        printf 'undecided at this budget**: the long runs are still training (%s; %s; %s), and the paper'"'"'s perplexities (near 60) lie beyond ours' "$(lsay "$SM")" "$(lsay "$MOC")" "$(lsay "$MOS")"
+        printf '; at equal perplexity so far the chain %s' "$(case $chain in holds) echo holds ;; broken) echo "does not hold" ;; *) echo "cannot be read yet (a curve is missing)" ;; esac)"
+    fi
+    printf '. The 2-epoch models: %s at the end' "$(for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
+        x=$(v "${m% *}/kl-valid.tsv" expected_pairwise_kl)
+        [ "$x" = — ] || printf '%s\t%s\n' "${m#* }" "$x"
+    done | ordered | sed 's/>/ > /g; s/=/ = /g')"
+    if [ -s "$kap" ]; then
+        trio_order "$kap" --tsv >"$TAB/o2"
+        printf ', and the chain at equal perplexity %s' "$(tsv_meta "$TAB/o2" chain)"
+    fi
+    echo "."
+}
+# claims: the section of the three verdicts
+claims() {
+    echo "## The paper's three claims at this budget"
+    echo
+    echo "Each claim is read off the longest-trained measurement there is (a long run once it has finished and been"
+    echo "evaluated, else the 2-epoch models), by the rules stated with it."
+    echo
+    claim6
+    claim7
+    claim11
+    echo
+    echo "Rules: Table 6 is reproduced when Softmax's and MoC's ranks are at most their bound D + 2 and MoS's is at"
+    echo "least the paper's; Table 7 when the ranks rise with K, never falling (sbw-series' trend rising or"
+    echo "nondecreasing, as the paper's own ranks do); Table 11 when at the"
+    echo "end of the long runs the KLDs order MoS > MoC > Softmax and that order holds at every common perplexity along"
+    echo "them (sbw-lm order), not reproduced when neither holds, undecided when the two disagree or the runs are"
+    echo "still training."
+    echo
+}
 TAB=$(mktemp -d "${TMPDIR:-/tmp}/sbw-report-XXXXXX")
 trap 'rm -rf "$TAB"' EXIT
 trap 'rm -rf "$TAB"; exit 130' INT
 trap 'rm -rf "$TAB"; exit 143' TERM
 row() { (IFS='	' && printf '%s\n' "$*"); }
+# trained_as BASE MODEL: how BASE/MODEL was trained, from its train.tsv:
+# "E epochs, OPTIMISER" (with the preset and precision when its command
+# names them); — when it has none
+trained_as() {
+    [ -s "$1/$2/train.tsv" ] || { printf '—'; return 0; }
+    tc=$(tsv_meta "$1/$2/train.tsv" command 2>/dev/null || true)
+    to=$(printf '%s' "$tc" | sed -n 's/.*--optim \([a-z]*\).*/\1/p')
+    tp=$(printf '%s' "$tc" | sed -n 's/.*--preset \([a-z]*\).*/, preset \1/p')
+    tq=$(printf '%s' "$tc" | sed -n 's/.*--precision \([a-z0-9]*\).*/, \1/p')
+    printf '%s epochs, %s%s%s' "$(vin "$1" "$2/train.tsv" epochs)" "${to:-sgd}" "$tp" "$tq"
+}
+# role_row BASE ROLE MODEL: ROLE's row of roles.tsv from BASE/MODEL
+role_row() {
+    m=$3
+    row "$2" "$(trained_as "$1" "$m")" "$(vin "$1" "$m/train.tsv" d)" "$(vin "$1" "$m/rank.tsv" rank)" \
+        "$(vin "$1" "$m/rank-center.tsv" rank)" "$(vin "$1" "$m/rank.tsv" rank_gap)" \
+        "$(vin "$1" "$m/rank.tsv" gap_decades)" "$(vin "$1" "$m/rank.tsv" rank_single)" \
+        "$(vin "$1" "$m/eval-valid.tsv" ppl)" "$(vin "$1" "$m/eval-test.tsv" ppl)" \
+        "$(vin "$1" "$m/kl-valid.tsv" expected_pairwise_kl)" "$(vin "$1" "$m/kl-test.tsv" expected_pairwise_kl)"
+}
+# ldone MODEL: LONG's MODEL has finished training and been evaluated
+ldone() { [ -n "$LONG" ] && [ -s "$LONG/$1/eval.done" ]; }
 {
-    row model d rank rank_center rank_gap gap_decades rank_single ppl_valid ppl_test kl_valid kl_test
+    row model training d rank rank_center rank_gap gap_decades rank_single ppl_valid ppl_test kl_valid kl_test
     for r in "Softmax $SM" "MoC $MOC" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS" "Mixtape mixtape"; do
-        m=${r#* }
-        row "${r% *}" "$(v "$m/train.tsv" d)" "$(v "$m/rank.tsv" rank)" "$(v "$m/rank-center.tsv" rank)" \
-            "$(v "$m/rank.tsv" rank_gap)" "$(v "$m/rank.tsv" gap_decades)" "$(rank32 "$m")" \
-            "$(v "$m/eval-valid.tsv" ppl)" "$(v "$m/eval-test.tsv" ppl)" \
-            "$(v "$m/kl-valid.tsv" expected_pairwise_kl)" "$(v "$m/kl-test.tsv" expected_pairwise_kl)"
+        role_row "$RES" "${r% *}" "${r#* }"
+        if ldone "${r#* }"; then role_row "$LONG" "${r% *}" "${r#* }"; fi
     done
 } >"$TAB/roles.tsv"
 {
@@ -371,7 +661,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "## Table 6: rank of log P (NR threshold, M = 10,000)"
     echo
     table roles.tsv "$PAPER" --join model --where model=Softmax,model=MoC,model=MoS,model=Mixtape,2:table=6,2:quantity=rank \
-        --columns "model,d=D,1:rank=rank (ours),2:value=rank (paper),rank_center=d* (ours),rank_gap=rank at the largest gap,gap_decades=its size (decades),rank_single=rank at float32's eps" \
+        --columns "model,training,d=D,1:rank=rank (ours),2:value=rank (paper),rank_center=d* (ours),rank_gap=rank at the largest gap,gap_decades=its size (decades),rank_single=rank at float32's eps" \
         --format gap_decades=%.1f
     echo
     # Mixtape (Yang et al. 2019): its row, or why it is empty
@@ -425,7 +715,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     table roles.tsv "$PAPER" "$PAPER" --join model \
         --where "model=Softmax,model=MoC,model=MoS,model=Mixtape,2:table=11,2:quantity=kl_valid,3:table=11,3:quantity=kl_test" \
-        --columns "model,kl_valid=ours valid,2:value=paper valid,kl_test=ours test,3:value=paper test,ppl_valid=ours valid ppl" \
+        --columns "model,training,kl_valid=ours valid,2:value=paper valid,kl_test=ours test,3:value=paper test,ppl_valid=ours valid ppl" \
         --format kl_valid=%.3f,kl_test=%.3f,ppl_valid=%.1f
     echo
     echo "The paper's ordering is MoS > MoC > Softmax; ours at the end of training, on the whole valid set:"
@@ -441,7 +731,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "perplexity onto a grid every 10, between snapshots a quarter epoch apart. At equal perplexity:"
     echo
     if [ -s "$kap" ]; then
-        "$BIN/sbw-lm" order --pairs "$MOS:$MOC,$MOC:$SM,$MOS:$SM" --labels "$MOS=MoS,$MOC=MoC,$SM=Softmax" "$kap"
+        trio_order "$kap"
     else
         echo "(no curve yet)"
     fi
@@ -476,10 +766,12 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "our models are less trained. The ranks of Softmax and MoC are bounds that hold at any point"
     echo "of training; MoS's rank is not."
     echo
+    long_section
+    claims
     echo "## Parthiban et al. 2021, Table 2 (PTB test, NR threshold)"
     echo
     table roles.tsv "$PAPER" --join model --where model=Softmax,model=Sigsoftmax,model=PLIF,model=MoS,2:table=2,2:quantity=rank \
-        --columns "model=head,1:rank=rank (ours),2:value=rank (Parthiban),rank_single=rank at float32's eps (ours),ppl_test=test ppl (ours)" \
+        --columns "model=head,training,1:rank=rank (ours),2:value=rank (Parthiban),rank_single=rank at float32's eps (ours),ppl_test=test ppl (ours)" \
         --format ppl_test=%.1f
     echo
     float32_ranks
@@ -502,7 +794,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     for f in $figs; do
         case $f in
         figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values (σ/σ₀, on a log axis: on a linear one all three curves reach nearly 100 % within the first hundredth, σ₀ being about 20 times σ₁), and the singular values by index with each matrix's NR threshold." ;;
-        kld-ppl) echo "Expected pairwise KL (valid) against validation perplexity along training." ;;
+        kld-ppl) echo "Expected pairwise KL (valid) against validation perplexity along training: the 2-epoch models every quarter epoch (perplexity and KLD on their first $curve_t valid predictions) and, marked (long), issue 28's long runs every epoch (perplexity on the whole validation set, KLD on its first predictions)." ;;
         training) echo "Training loss (nats per token) against training tokens." ;;
         rank-k) echo "MoS Table 7 as a figure: rank (NR threshold at float64's eps and at float32's) and test perplexity against K, beside the paper's (results/rank-k.tsv)." ;;
         esac
@@ -511,6 +803,15 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
         echo
     done
     [ -n "$figs" ] || echo "(none yet: no model has been evaluated)"
+    # the long runs' per-epoch figure, drawn by report_long.sh, linked
+    # when LONG lies beside this report
+    if [ -n "$LONG" ] && [ -s "$LONG/figures/traj-epoch.png" ] &&
+        [ "$(cd "$(dirname "$LONG")" && pwd)" = "$(cd "$(dirname "$DOC")" && pwd)" ]; then
+        echo "The long runs per epoch (drawn by report_long.sh): validation perplexity, NR rank at float64's and float32's eps, d* and KLD."
+        echo
+        echo "![traj-epoch]($(basename "$LONG")/figures/traj-epoch.png)"
+        echo
+    fi
 } >"$DOC.tmp"
 mv "$DOC.tmp" "$DOC"
 echo "report: $DOC"

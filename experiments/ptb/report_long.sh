@@ -33,9 +33,9 @@ QUICK=${QUICK:-0}
 KEPOCH=${KEPOCH:-8}
 FIT_LAST=${FIT_LAST:-4}
 if [ "$QUICK" = 1 ]; then
-    TRIO="softmax moc mos-k3" KRUNS="mos-k2" KREF=mos-k3
+    TRIO="softmax moc mos-k3" KALL="mos-k2 mos-k3"
 else
-    TRIO="softmax moc mos-k15" KRUNS="mos-k3 mos-k5 mos-k10 mos-k20" KREF=mos-k15
+    TRIO="softmax moc mos-k15" KALL="mos-k3 mos-k5 mos-k10 mos-k15 mos-k20" # by K
 fi
 DOC=$RES/report.md
 mkdir -p "$RES/figures"
@@ -178,6 +178,40 @@ for m in $TRIO; do
         "$(paper "$(role "$m")" kl_valid)" >>"$TAB/ex"
 done
 mv "$TAB/ex" "$ex"
+# status.tsv: how far each run has got (its last measured epoch, the
+# tokens of its log, and whether it finished: train.tsv's stop), for this
+# report and report.sh's
+st=$RES/status.tsv
+printf '# command=experiments/ptb/report_long.sh (per model: the last row of MODEL/traj.tsv, the tokens of the last row of MODEL/log.tsv, the stop of MODEL/train.tsv when it finished)\nmodel\tepoch\ttokens\tvalid_ppl\trank\trank_single\td_star\texpected_pairwise_kl\tstate\n' >"$TAB/st"
+for m in $models; do
+    e=$(rows "$m" | tail -n 1 | cut -f 1)
+    tok=$(tsv_column "$RES/$m/log.tsv" tokens 2>/dev/null | tail -n 1)
+    stt=training
+    [ -s "$RES/$m/train.tsv" ] && stt="finished ($(tsv_field "$RES/$m/train.tsv" stop))"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$e" "${tok:-—}" "$(col "$m" valid_ppl "$e")" \
+        "$(col "$m" rank "$e")" "$(col "$m" rank_single "$e")" "$(col "$m" d_star "$e")" \
+        "$(col "$m" expected_pairwise_kl "$e")" "$stt" >>"$TAB/st"
+done
+mv "$TAB/st" "$st"
+# order-at-ppl.tsv: Table 11's pairs at equal perplexity as a table
+# (sbw-lm order --tsv: each pair above, below or mixed; the chain)
+# shellcheck disable=SC2086 # plain model names
+set -- $TRIO
+if [ -n "$kap" ]; then
+    (cd "$RESA" && "$BIN/sbw-lm" order --tsv --pairs "$3:$2,$2:$1,$3:$1" kld-at-ppl.tsv >order-at-ppl.tsv.tmp &&
+        mv order-at-ppl.tsv.tmp order-at-ppl.tsv) || { rm -f "$RES/order-at-ppl.tsv.tmp"; rfail=1; }
+fi
+# k-at-epoch.tsv: Table 7's MoS runs at epoch KEPOCH (equal training)
+printf '# command=experiments/ptb/report_long.sh (the epoch %s rows of MODEL/traj.tsv; k: the K of MODEL, mos-kK)\n# epoch=%s\nmodel\tk\trank\trank_single\td_star\tvalid_ppl\texpected_pairwise_kl\n' "$KEPOCH" "$KEPOCH" >"$TAB/k.tsv"
+kcite=""
+for m in $KALL; do
+    [ -n "$(col "$m" rank "$KEPOCH" 2>/dev/null)" ] || continue
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "${m#mos-k}" \
+        "$(col "$m" rank "$KEPOCH")" "$(col "$m" rank_single "$KEPOCH")" "$(col "$m" d_star "$KEPOCH")" \
+        "$(col "$m" valid_ppl "$KEPOCH")" "$(col "$m" expected_pairwise_kl "$KEPOCH")" >>"$TAB/k.tsv"
+    kcite="$kcite${kcite:+,}$m/traj.tsv" # run inside RES: its name may hold commas
+done
+if [ -n "$kcite" ]; then mv "$TAB/k.tsv" "$RES/k-at-epoch.tsv"; else rm -f "$TAB/k.tsv" "$RES/k-at-epoch.tsv"; fi
 vs_lost "$TAB/vs"
 vsn=$(tsv_rows "$TAB/vs" | tail -n +2 | grep -c . || true)
 if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f "$TAB/vs" "$RES/precision-vs-lost.tsv"; fi
@@ -196,15 +230,13 @@ if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f 
     echo
     echo "## How far each run has got"
     echo
-    echo "| model | epochs measured | tokens trained (log.tsv) | last valid ppl | its KLD | rank (f64 / f32 eps) | d* |"
-    echo "|---|---|---|---|---|---|---|"
-    for m in $models; do
-        e=$(rows "$m" | tail -n 1 | cut -f 1)
-        tok=$(tsv_column "$RES/$m/log.tsv" tokens 2>/dev/null | tail -n 1)
-        printf '| %s | %s | %s | %.1f | %.3f | %s / %s | %s |\n' "$m" "$e" "${tok:-—}" "$(col "$m" valid_ppl "$e")" \
-            "$(col "$m" expected_pairwise_kl "$e")" "$(col "$m" rank "$e")" "$(col "$m" rank_single "$e")" "$(col "$m" d_star "$e")"
-    done
-    [ -n "$models" ] || echo "| (none measured yet) | | | | | | |"
+    if [ -n "$models" ]; then
+        (cd "$RESA" && "$BIN/sbw-plot" table status.tsv \
+            --columns "model,epoch=epochs measured,tokens=tokens trained (log.tsv),valid_ppl=last valid ppl,expected_pairwise_kl=its KLD,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,state" \
+            --format valid_ppl=%.1f,expected_pairwise_kl=%.3f)
+    else
+        echo "(none measured yet)"
+    fi
     echo
     lost_runs
     if [ "$vsn" -gt 0 ]; then
@@ -265,17 +297,9 @@ if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f 
     echo
     echo "## Table 7 at equal training: MoS by K at epoch $KEPOCH"
     echo
-    printf '# command=experiments/ptb/report_long.sh (epoch %s rows of MODEL/traj.tsv)\nmodel\trank\trank_single\td_star\tvalid_ppl\texpected_pairwise_kl\n' "$KEPOCH" >"$TAB/k.tsv"
-    kcite=""
-    for m in $KRUNS $KREF; do
-        [ -n "$(col "$m" rank "$KEPOCH" 2>/dev/null)" ] || continue
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$(col "$m" rank "$KEPOCH")" "$(col "$m" rank_single "$KEPOCH")" \
-            "$(col "$m" d_star "$KEPOCH")" "$(col "$m" valid_ppl "$KEPOCH")" "$(col "$m" expected_pairwise_kl "$KEPOCH")" >>"$TAB/k.tsv"
-        kcite="$kcite${kcite:+,}$m/traj.tsv" # run inside RES: its name may hold commas
-    done
-    if [ -n "$kcite" ]; then
-        (cd "$RESA" && "$BIN/sbw-plot" table "$TAB/k.tsv" --columns "model,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,valid_ppl=valid ppl,expected_pairwise_kl=KLD" \
-            --format valid_ppl=%.1f,expected_pairwise_kl=%.3f --cite "$kcite")
+    if [ -s "$RES/k-at-epoch.tsv" ]; then
+        (cd "$RESA" && "$BIN/sbw-plot" table k-at-epoch.tsv --columns "model,k=K,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,valid_ppl=valid ppl,expected_pairwise_kl=KLD" \
+            --format valid_ppl=%.1f,expected_pairwise_kl=%.3f)
     else
         echo "Not yet: no MoS run has reached epoch $KEPOCH."
     fi

@@ -37,7 +37,7 @@ for f in figure1 kld-ppl training rank-k; do
     if [ -s "$Q/figures/$f.png" ]; then ok; else bad "no figure $f.png"; fi
 done
 expect_grep "^## Table 6" "$Q/report.md" "report has Table 6"
-expect_grep "^\| Softmax \| 16 \| 18 \| 400 \| 17 \| 18 \| [0-9.]+ \| 18 \|$" "$Q/report.md" "Table 6's Softmax row"
+expect_grep "^\| Softmax \| [0-9]+ epochs, adam \| 16 \| 18 \| 400 \| 17 \| 18 \| [0-9.]+ \| 18 \|$" "$Q/report.md" "Table 6's Softmax row"
 expect_grep "^## Table 11" "$Q/report.md" "report has Table 11"
 expect_grep "figures/figure1.png" "$Q/report.md" "report embeds Figure 1"
 expect_eq "$(tsv_rows "$R/kld-at-ppl.tsv" | head -n 1)" "$(printf 'ppl\tsoftmax\tmoc\tmos-k3\tsigsoftmax\tplif\tmixtape')" \
@@ -66,9 +66,9 @@ n=$(grep -vc '^#' "$R/mos-k3/curve.tsv")
 if [ "$n" -ge 3 ]; then ok; else bad "KLD curve has $n lines"; fi
 # Mixtape (issue 31) is one of the quick models: its rows in Tables 6 and 11
 rk_mix=$(tsv_field "$R/mixtape/rank.tsv" rank)
-expect_grep "^\| Mixtape \| 12 \| $rk_mix \| — \| $(tsv_field "$R/mixtape/rank-center.tsv" rank) \|" "$Q/report.md" \
+expect_grep "^\| Mixtape \| [0-9]+ epochs, adam \| 12 \| $rk_mix \| — \| $(tsv_field "$R/mixtape/rank-center.tsv" rank) \|" "$Q/report.md" \
     "Table 6's Mixtape row: its rank and d*"
-expect_grep "^\| Mixtape \| $(printf '%.3f' "$(tsv_field "$R/mixtape/kl-valid.tsv" expected_pairwise_kl)") \| — \|" \
+expect_grep "^\| Mixtape \| [0-9]+ epochs, adam \| $(printf '%.3f' "$(tsv_field "$R/mixtape/kl-valid.tsv" expected_pairwise_kl)") \| — \|" \
     "$Q/report.md" "Table 11's Mixtape row: its KLD"
 expect_grep "rank $rk_mix here, against\$" "$Q/report.md" "Table 6's words on Mixtape's rank"
 # run.sh measure (issue 31): for every model trained here, gradneck.tsv (the
@@ -429,13 +429,29 @@ expect_eq "$(temporaries)" 0 "traj: a failed measurement leaves no temporary"
 expect_exit 0 "traj again" run traj softmax
 expect_exit 0 "report_long" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
 LR=$R/report.md
-expect_grep "^| softmax | [0-9]* | [0-9]* | [0-9.]* | [0-9.]* | 18 / 18 | 17 |$" "$LR" "report_long: softmax's progress row, rank 18 / 18, d* 17"
+expect_grep "^\| softmax \| [0-9]+ \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| 18 \| 18 \| 17 \| finished \(epochs\) \|$" "$LR" \
+    "report_long: softmax's progress row, rank 18 / 18, d* 17, finished"
 expect_grep "^- epoch 1: " "$LR" "report_long: Table 11's order at a common epoch"
-expect_grep "^| softmax | 3 | " "$LR" "report_long: softmax's extrapolation over its last 3 epochs"
+expect_grep "^\| softmax \| 3 \| " "$LR" "report_long: softmax's extrapolation over its last 3 epochs"
 expect_eq "$(awk -F'\t' '$1 == "softmax" && $9 == 61.49' "$R/extrapolation.tsv" | wc -l)" 1 \
     "report_long: extrapolated to the paper's Table 5 perplexity of Softmax"
 expect_grep "^### mos-k3$" "$LR" "report_long: mos-k3's trajectory"
 if [ -s "$R/figures/traj-epoch.png" ] && [ -s "$R/figures/traj-ppl.png" ]; then ok; else bad "report_long drew no trajectory figure"; fi
+# the tables report.sh reads: each run's state, Table 11's order as a
+# table, Table 7's K at an epoch (KEPOCH=2: mos-k3's own epoch-2 row)
+expect_eq "$(tsv_rows "$R/status.tsv" | awk -F'\t' '$1 == "softmax" { print $2 "/" $5 "/" $9 }')" \
+    "$(tsv_rows "$TJ" | tail -n 1 | cut -f 1)/18/finished (epochs)" "status.tsv: softmax's last epoch, rank 18, finished"
+case $(tsv_meta "$R/order-at-ppl.tsv" chain) in holds | broken | incomplete) ok ;; *) bad "order-at-ppl.tsv has no chain" ;; esac
+expect_eq "$(tsv_rows "$R/order-at-ppl.tsv" | tail -n +2 | cut -f 1,2 | tr '\t\n' ': ')" "mos-k3:moc moc:softmax mos-k3:softmax " \
+    "order-at-ppl.tsv: Table 11's three pairs, MoS's against MoC first"
+expect_exit 0 "report_long at KEPOCH 2" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 KEPOCH=2 sh "$ROOT/experiments/ptb/report_long.sh"
+expect_eq "$(tsv_rows "$R/k-at-epoch.tsv" | tail -n +2 | cut -f 1-3)" \
+    "$(printf 'mos-k3\t3\t')$(tsv_rows "$R/mos-k3/traj.tsv" | awk -F'\t' '$1 == 2 { x = $5 } END { print x }')" \
+    "k-at-epoch.tsv: mos-k3's (last) epoch-2 rank"
+# report.sh with these as the long runs: their section and the three verdicts
+expect_exit 0 "report.sh with LONG" env RES="$R" LONG="$R" QUICK=1 BIN="$BINA" KEPOCH=2 sh "$ROOT/experiments/ptb/report.sh"
+expect_grep "^## Along training: issue 28's long runs$" "$Q/report.md" "the long runs' section"
+expect_eq "$(grep -c '^- \*\*Table \(6\|7\|11\) ([^)]*): \(reproduced\|not reproduced\|undecided\)' "$Q/report.md")" 3 "a verdict on each claim"
 # a started run whose checkpoints are gone (a new machine): train keeps
 # its log and trajectory in MODEL/lost-*/, says so, restarts it from
 # scratch without mixing rows, and report_long names the restart

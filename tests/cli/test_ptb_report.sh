@@ -59,6 +59,20 @@ expect_grep "cannot be read yet" "$T/o" "a missing curve leaves the chain unread
 # 400 is 0.9, 0.3150 (1.9 - 1.5850), -0.1, -0.4219, -0.6925, -0.9144, -1.1
 order "c:a" "$T/k2.tsv" >"$T/o"
 expect_eq "$(head -n 1 "$T/o")" "- **C above A at 2 of 7** common perplexities (the grid points from 100 to 400, where both curves were measured); the difference runs from -1.100 to 0.900 nats and changes sign between 150 and 200." "the crossing line in full"
+# the same comparisons as a table (--tsv, what the recipes read): the
+# values worked out above, the order word per pair and the chain
+ordert() { "$LM" order --tsv --pairs "$1" "$2" | tsv_rows /dev/stdin | tail -n +2; }
+expect_eq "$(ordert "b:a" "$T/k.tsv" | cut -f 1-6,9,10 | tr '\t' ' ')" "b a 3 3 150 250 0 above" "--tsv: b above a at 150..250"
+expect_eq "$("$LM" order --tsv --pairs "b:a" "$T/k.tsv" | tsv_meta /dev/stdin chain)" holds "--tsv: a chain that holds"
+expect_eq "$(ordert "a:b" "$T/k.tsv" | cut -f 10)" below "--tsv: a below b"
+expect_eq "$("$LM" order --tsv --pairs "a:b" "$T/k.tsv" | tsv_meta /dev/stdin chain)" broken "--tsv: the chain fails"
+expect_eq "$(ordert "c:a" "$T/k2.tsv" | awk -F'\t' '{ printf "%s %s %s %s %.4f %.4f %s %s", $3, $4, $5, $6, $7, $8, $9, $10 }')" \
+    "7 2 100 400 -1.1000 0.9000 1 mixed" "--tsv: c crosses a once, between 150 and 200"
+expect_eq "$(ordert "c:a,b:a" "$T/k2.tsv" | sed -n 2p | cut -f 1-5,10 | tr '\t' ' ')" "b a 0 0 nan none" "--tsv: no common point"
+expect_eq "$("$LM" order --tsv --pairs "c:a,b:a" "$T/k2.tsv" | tsv_meta /dev/stdin chain)" incomplete "--tsv: a missing curve leaves it incomplete"
+expect_grep "^# command=sbw-lm order --tsv --pairs c:a" /dev/stdin "--tsv names its command" <<EOF2
+$("$LM" order --tsv --pairs "c:a" "$T/k2.tsv")
+EOF2
 # one point: measured only at its own perplexity, which lies on the grid
 curve "$T/one.tsv" "200 0.5"
 "$LM" curves --step 50 --names a,one "$T/a.tsv" "$T/one.tsv" >"$T/k3.tsv"

@@ -1,6 +1,6 @@
 # kld-ppl.gp -- a figure by sbw-plot train.  Edit freely; `gnuplot kld-ppl.gp` redraws it
 # from any folder: it reads kld-ppl.dat and writes kld-ppl.png beside itself.
-# command: /work/main/bin/sbw-plot train softmax/curve.tsv moc/curve.tsv mos-k15/curve.tsv sigsoftmax/curve.tsv plif/curve.tsv mixtape/curve.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif,mixtape --title Expected pairwise KL against perplexity along training -q -o /work/main/experiments/ptb/figures/kld-ppl
+# command: /work/main/bin/sbw-plot train softmax/curve.tsv moc/curve.tsv mos-k15/curve.tsv sigsoftmax/curve.tsv plif/curve.tsv mixtape/curve.tsv /work/main/experiments/ptb/long/softmax/traj.tsv /work/main/experiments/ptb/long/mos-k15/traj.tsv --x valid_ppl --y expected_pairwise_kl --labels softmax,moc,mos-k15,sigsoftmax,plif,mixtape,softmax (long),mos-k15 (long) --title Expected pairwise KL against perplexity along training -q -o /work/main/experiments/ptb/figures/kld-ppl
 here = ''
 if (exists("ARG0")) { n = strlen(ARG0); while (n > 0 && ARG0[n:n] ne '/') { n = n - 1 }; if (n > 0) { here = ARG0[1:n] } }
 if (here eq './') { here = '' }
@@ -35,6 +35,8 @@ plot data index 0 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 p
      data index 2 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 3 using 1:2 with linespoints lc rgb '#56B4E9' lw 1.5 dt 5 pt 11 ps 0.9 title 'sigsoftmax' noenhanced, \
      data index 4 using 1:2 with linespoints lc rgb '#CC79A7' lw 1.5 dt 2 pt 15 ps 0.9 title 'plif' noenhanced, \
-     data index 5 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 4 pt 3 ps 0.9 title 'mixtape' noenhanced
+     data index 5 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 4 pt 3 ps 0.9 title 'mixtape' noenhanced, \
+     data index 6 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 2 pt 6 ps 0.9 title 'softmax (long)' noenhanced, \
+     data index 7 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 4 pt 4 ps 0.9 title 'mos-k15 (long)' noenhanced
 unset multiplot
 unset output
