@@ -577,6 +577,8 @@ table() {
     shift
     "$BIN/sbw-plot" table "$TAB/$t" "$@" --no-cite
 }
+# the verdicts, before the document: its summary names them
+CLAIMS=$(claims)
 # the valid predictions each curve point was measured on (its # command= line)
 curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/null || true)
 {
@@ -610,6 +612,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "  The paper's: $(for k in 3 5 10 15 20; do printf '%s, ' "$(paper 7 MoS $k rank)"; done | sed 's/, $//') for K = 3, 5, 10, 15, 20."
     echo "- Expected pairwise KL (Table 11): see the words below the table, at the end of training and at"
     echo "  equal perplexity along it."
+    printf -- "- The paper's three claims at this budget (their section below): %s.\n" \
+        "$(printf '%s\n' "$CLAIMS" | sed -n 's/^- \*\*\(Table [0-9]*\) ([^)]*): \([^*]*\)\*\*.*/\1 \2/p' | paste -sd ';' - | sed 's/;/; /g')"
     echo
     echo "## Scale: ours beside the papers'"
     echo
@@ -767,7 +771,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "of training; MoS's rank is not."
     echo
     long_section
-    claims
+    printf '%s\n\n' "$CLAIMS"
     echo "## Parthiban et al. 2021, Table 2 (PTB test, NR threshold)"
     echo
     table roles.tsv "$PAPER" --join model --where model=Softmax,model=Sigsoftmax,model=PLIF,model=MoS,2:table=2,2:quantity=rank \
