@@ -243,15 +243,23 @@ static size_t drawable_points(const sbw_plot_fig_series *s, bool lx, bool ly)
  * stays a line. */
 #define FEW_POINTS 40
 
-/* One "plot" element drawn in style st; *idx counts the data blocks.  A
- * series with one point to show (a run of one epoch) is drawn as a point:
- * a line through one point is invisible; a line of FEW_POINTS or fewer
- * with its markers. */
+/* How s is drawn on axes lx, ly: a series with one point to show (a run
+ * of one epoch) as a point, since a line through one point is invisible;
+ * a line of FEW_POINTS or fewer with its markers; otherwise as asked. */
+static sbw_plot_fig_with drawn_with(const sbw_plot_fig_series *s, bool lx, bool ly)
+{
+    size_t np = s->func ? 0 : drawable_points(s, lx, ly);
+    bool one = !s->func && s->with != SBW_WITH_VLINE && np == 1;
+    sbw_plot_fig_with w = one && s->with != SBW_WITH_LINESPOINTS ? SBW_WITH_POINTS : s->with;
+    return w == SBW_WITH_LINES && np <= FEW_POINTS ? SBW_WITH_LINESPOINTS : w;
+}
+
+/* One "plot" element drawn in style st (drawn_with's); *idx counts the
+ * data blocks. */
 static void element(FILE *out, const sbw_plot_fig_series *s, sbw_plot_style st, bool lx, bool ly,
                     size_t *idx, bool tex, size_t width, size_t max)
 {
-    size_t np = s->func ? 0 : drawable_points(s, lx, ly);
-    bool err = false, one = !s->func && s->with != SBW_WITH_VLINE && np == 1;
+    bool err = false;
     for (size_t k = 0; !s->func && k < s->n; k++)
         err = err || isfinite(s->err[k]);
     if (s->with == SBW_WITH_VLINE)
@@ -262,9 +270,7 @@ static void element(FILE *out, const sbw_plot_fig_series *s, sbw_plot_style st, 
         SBW_PLOT_GP_FMT(out, "data index %zu using 1:2:3", (*idx)++);
     else
         SBW_PLOT_GP_FMT(out, "data index %zu using 1:2", (*idx)++);
-    sbw_plot_fig_with w = one && s->with != SBW_WITH_LINESPOINTS ? SBW_WITH_POINTS : s->with;
-    if (w == SBW_WITH_LINES && np <= FEW_POINTS)
-        w = SBW_WITH_LINESPOINTS;
+    sbw_plot_fig_with w = drawn_with(s, lx, ly);
     switch (w) {
     case SBW_WITH_LINES:
         SBW_PLOT_GP_TEXT(out, " with lines");
@@ -607,9 +613,10 @@ static void panel(FILE *out, const sbw_plot_fig_panel *p, const sbw_plot_style *
     /* ranges hug the data (no stretching to the next tic), with a margin
      * so that points at the ends are not cut by the border */
     bool marks = false;
-    for (size_t j = 0; j < p->nseries; j++)
-        marks = marks || p->series[j]->with == SBW_WITH_LINESPOINTS ||
-                p->series[j]->with == SBW_WITH_POINTS;
+    for (size_t j = 0; j < p->nseries; j++) {
+        sbw_plot_fig_with w = drawn_with(p->series[j], lx, ly);
+        marks = marks || w == SBW_WITH_LINESPOINTS || w == SBW_WITH_POINTS;
+    }
     SBW_PLOT_GP_TEXT(out, "set autoscale fix\n");
     double xpad = 0, ypad = isfinite(p->ymin) || isfinite(p->ymax) ? 0 : 0.05;
     if (isfinite(p->xmin) && isfinite(p->xmax)) {

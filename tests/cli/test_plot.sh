@@ -171,6 +171,16 @@ expect_grep "'My title'" "$T/b.gp" "--title"
 expect_exit 0 "train of an sbw-lm style log" sh -c \
     "printf 'step\tepoch\ttokens\tseconds\tlr\tloss\tppl\tvalid_ppl\thead_seconds\n1\t0\t10\t1\t0.1\t5\t148\tnan\t0.1\n2\t0\t20\t2\t0.1\t4\t54\t60\t0.1\n' >'$T/lm.tsv' && '$P' -q train '$T/lm.tsv' -o '$T/lm'"
 expect_grep "'validation perplexity'" "$T/lm.gp" "train: sbw-lm's valid_ppl by default"
+# a trajectory of a few epochs is drawn with its markers, so its ends get
+# the x margin that keeps a marker off the border; a long log stays a line
+# without one (the margin once looked at the declared style only)
+printf 'epoch\tv\n1\t5\n2\t4\n3\t3.5\n' >"$T/few.tsv"
+expect_exit 0 "train of 3 epochs" "$P" -q train "$T/few.tsv" --x epoch --y v -o "$T/few"
+expect_grep "with linespoints" "$T/few.gp" "3 epochs: drawn with markers"
+expect_grep "^set offsets graph 0.03, graph 0.03," "$T/few.gp" "3 epochs: an x margin for the end markers"
+awk 'BEGIN { print "step\tv"; for (i = 1; i <= 100; i++) print i "\t" 1 / i }' >"$T/many.tsv"
+expect_exit 0 "train of 100 steps" "$P" -q train "$T/many.tsv" --x step --y v -o "$T/many"
+expect_grep "^set offsets 0, 0," "$T/many.gp" "100 steps: a line to the border"
 
 # ---- nothing from input becomes gnuplot code (issue 25) -----------------------------------
 # Each payload tries to make gnuplot run a shell command: a newline that ends

@@ -26,7 +26,7 @@ set ylabel 'expected pairwise KL (nats)' noenhanced
 set key below
 set key spacing 1.15 width 2
 set autoscale fix
-set offsets 0, 0, graph 0.05, graph 0.05
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics 25
 set ytics 0.5

@@ -26,7 +26,7 @@ set ylabel 'validation perplexity' noenhanced
 set key below
 set key spacing 1.15 width 2
 set autoscale fix
-set offsets 0, 0, graph 0.05, graph 0.05
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3)
 set ytics 20
@@ -43,7 +43,7 @@ set logscale y
 set key below
 set key spacing 1.15 width 2
 set autoscale fix
-set offsets 0, 0, graph 0.05, graph 0.05
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3)
 set ytics autofreq
@@ -61,7 +61,7 @@ set logscale y
 set key below
 set key spacing 1.15 width 2
 set autoscale fix
-set offsets 0, 0, graph 0.05, graph 0.05
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3)
 set ytics autofreq
@@ -79,7 +79,7 @@ set logscale y
 set key below
 set key spacing 1.15 width 2
 set autoscale fix
-set offsets 0, 0, graph 0.05, graph 0.05
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3)
 set ytics autofreq
@@ -96,7 +96,7 @@ set ylabel 'expected pairwise KL (nats)' noenhanced
 set key below
 set key spacing 1.15 width 2
 set autoscale fix
-set offsets 0, 0, graph 0.05, graph 0.05
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3)
 set ytics 0.2
