@@ -54,13 +54,19 @@ mkdir -p "$FIG"
 FIG=$(cd "$FIG" && pwd)
 FIGREL=$(basename "$FIG")
 RESA=$(cd "$RES" && pwd)
+TAB=$(mktemp -d "${TMPDIR:-/tmp}/sbw-report-XXXXXX")
+trap 'rm -rf "$TAB"' EXIT
+trap 'rm -rf "$TAB"; exit 130' INT
+trap 'rm -rf "$TAB"; exit 143' TERM
 rfail=0
 # plot NAME ARG...: sbw-plot ARG... -q -o FIG/NAME run inside RES; NAME joins
-# the figures when it worked, and the report fails when it did not
-plot() {
-    pn=$1
-    shift
-    if (cd "$RESA" && "$BIN/sbw-plot" "$@" -q -o "$FIG/$pn"); then
+# the figures when it worked, and the report fails when it did not;
+# plot_in DIR NAME ARG...: the same run inside DIR
+plot() { plot_in "$RESA" "$@"; }
+plot_in() {
+    pd=$1 pn=$2
+    shift 2
+    if (cd "$pd" && "$BIN/sbw-plot" "$@" -q -o "$FIG/$pn"); then
         figs="$figs $pn"
     else
         echo "report.sh: sbw-plot could not draw $pn" >&2
@@ -104,20 +110,31 @@ sf() { printf '%s\n' "$1" | tsv_field /dev/stdin "$2"; }
 pct() { sf "$(printf 'a\t%s\nb\t%s\n' "$1" "$2" | series)" change_pct; }
 mos_name() { if [ "$1" = 15 ] && [ "$QUICK" = 0 ]; then echo mos-k15; else echo "mos-k$1"; fi; }
 
+# Figure 1 from the 2-epoch models and the long runs that finished, each
+# model's folder linked into one folder under a plain name (MODEL, and
+# MODEL-long), where sbw-plot runs: RES and LONG may hold commas
+mkdir "$TAB/fig1"
 spectra=""
 labels=""
 ranks=""
+# spectrum_of DIR LABEL: DIR's spectrum and rank (when both are there)
+# drawn as LABEL
+spectrum_of() {
+    [ -s "$1/spectrum.tsv" ] && [ -s "$1/rank.tsv" ] || return 0
+    ln -s "$(cd "$1" && pwd)" "$TAB/fig1/$2"
+    spectra="$spectra $2/spectrum.tsv"
+    labels="$labels${labels:+,}$2"
+    ranks="$ranks${ranks:+,}$2/rank.tsv"
+}
 for m in $SM $MOC $MOS; do
-    [ -s "$RES/$m/spectrum.tsv" ] && [ -s "$RES/$m/rank.tsv" ] || continue
-    spectra="$spectra $m/spectrum.tsv"
-    labels="$labels${labels:+,}$m"
-    ranks="$ranks${ranks:+,}$m/rank.tsv"
+    spectrum_of "$RESA/$m" "$m"
+    [ -z "$LONG" ] || spectrum_of "$LONG/$m" "$m-long"
 done
 figs=""
 if [ -n "$spectra" ]; then
     # log x: the normalised singular values of the three heads lie decades apart
     # shellcheck disable=SC2086
-    plot figure1 spectrum $spectra --labels "$labels" --rank "$ranks" --logx
+    plot_in "$TAB/fig1" figure1 spectrum $spectra --labels "$labels" --rank "$ranks" --logx
 fi
 curves=""
 clabels=""
@@ -518,10 +535,6 @@ claims() {
     echo "still training."
     echo
 }
-TAB=$(mktemp -d "${TMPDIR:-/tmp}/sbw-report-XXXXXX")
-trap 'rm -rf "$TAB"' EXIT
-trap 'rm -rf "$TAB"; exit 130' INT
-trap 'rm -rf "$TAB"; exit 143' TERM
 row() { (IFS='	' && printf '%s\n' "$*"); }
 # trained_as BASE MODEL: how BASE/MODEL was trained, from its train.tsv:
 # "E epochs, OPTIMISER" (with the preset and precision when its command
@@ -545,6 +558,14 @@ role_row() {
 }
 # ldone MODEL: LONG's MODEL has finished training and been evaluated
 ldone() { [ -n "$LONG" ] && [ -s "$LONG/$1/eval.done" ]; }
+# ppl_cell MODEL: its test perplexity, and the long run's beside it once
+# that finished (each with its training)
+ppl_cell() {
+    printf '%s' "$(v "$1/eval-test.tsv" ppl %.1f)"
+    if ldone "$1"; then
+        printf ' (%s); %s (%s)' "$(trained_as "$RES" "$1")" "$(vin "$LONG" "$1/eval-test.tsv" ppl %.1f)" "$(trained_as "$LONG" "$1")"
+    fi
+}
 {
     row model training d rank rank_center rank_gap gap_decades rank_single ppl_valid ppl_test kl_valid kl_test
     for r in "Softmax $SM" "MoC $MOC" "Sigsoftmax sigsoftmax" "PLIF plif" "MoS $MOS" "Mixtape mixtape"; do
@@ -621,8 +642,8 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo "|---|---|---|"
     echo "| network | $(tsv_meta "$RES/$SM/train.tsv" hidden 2>/dev/null || echo —) LSTM, embedding and latent as in the table rows | 3-layer LSTM 960/960/620 (MoS), AWD-LSTM 1150/1150/400 (Softmax) |"
     echo "| training | see the next table | 1000 epochs + fine-tuning on GPUs |"
-    echo "| Softmax test perplexity | $(v "$SM/eval-test.tsv" ppl %.1f) | $(paper - AWD-LSTM - test_ppl) (AWD-LSTM, Merity et al. 2018) |"
-    echo "| MoS (K = 15) test perplexity | $(v "$MOS/eval-test.tsv" ppl %.1f) | $(paper 7 MoS 15 test_ppl) |"
+    echo "| Softmax test perplexity | $(ppl_cell "$SM") | $(paper - AWD-LSTM - test_ppl) (AWD-LSTM, Merity et al. 2018) |"
+    echo "| MoS (K = 15) test perplexity | $(ppl_cell "$MOS") | $(paper 7 MoS 15 test_ppl) |"
     echo
     echo "Every model, as trained here (from MODEL/train.tsv):"
     echo
@@ -797,7 +818,7 @@ curve_t=$(sed -n '1s/.*--tokens \([0-9]*\).*/\1/p' "$RES/$SM/curve.tsv" 2>/dev/n
     echo
     for f in $figs; do
         case $f in
-        figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values (σ/σ₀, on a log axis: on a linear one all three curves reach nearly 100 % within the first hundredth, σ₀ being about 20 times σ₁), and the singular values by index with each matrix's NR threshold." ;;
+        figure1) echo "Figure 1 (MoS Appendix C.1): cumulative percentage of normalised singular values (σ/σ₀, on a log axis: on a linear one all three curves reach nearly 100 % within the first hundredth, σ₀ being about 20 times σ₁), and the singular values by index with each matrix's NR threshold; MODEL-long is a long run's final model, beside the 2-epoch MODEL." ;;
         kld-ppl) echo "Expected pairwise KL (valid) against validation perplexity along training: the 2-epoch models every quarter epoch (perplexity and KLD on their first $curve_t valid predictions) and, marked (long), issue 28's long runs every epoch (perplexity on the whole validation set, KLD on its first predictions)." ;;
         training) echo "Training loss (nats per token) against training tokens." ;;
         rank-k) echo "MoS Table 7 as a figure: rank (NR threshold at float64's eps and at float32's) and test perplexity against K, beside the paper's (results/rank-k.tsv)." ;;

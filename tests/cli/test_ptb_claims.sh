@@ -64,6 +64,8 @@ expect_eq "$(verdict 11)" reproduced "Table 11: MoS 3.0 > MoC 2.0 > Softmax 1.0 
 expect_eq "$(verdict 7)" "reproduced at float32's eps only" "Table 7: 10000, 10000 at float64's eps; 100 < 200 at float32's"
 expect_eq "$(grep -c '^| Softmax | 25 epochs, adam |' "$D")" 3 "the long Softmax joins Tables 6, 11 and Parthiban's"
 expect_eq "$(grep -c '^| Softmax | 2 epochs, adam |' "$D")" 3 "beside the 2-epoch row"
+expect_grep "^\| Softmax test perplexity \| 140\.0 \(2 epochs, adam\); 140\.0 \(25 epochs, adam\) \|" "$D" \
+    "the scale table: the long run's test perplexity beside the 2-epoch one"
 expect_grep "Softmax at its bound at 3 of 3 epochs measured, MoC at 3 of 3, MoS at full rank \(10000\) at 2 of 3" "$D" \
     "Table 6 along the long runs: the epochs at the bound, counted"
 expect_grep "^At the end of training, on the whole valid set .*: MoS 3\.000 > MoC 2\.000 > Softmax 1\.000\.$" "$D" \

@@ -451,6 +451,8 @@ expect_eq "$(tsv_rows "$R/k-at-epoch.tsv" | tail -n +2 | cut -f 1-3)" \
 # report.sh with these as the long runs: their section and the three verdicts
 expect_exit 0 "report.sh with LONG" env RES="$R" LONG="$R" QUICK=1 BIN="$BINA" KEPOCH=2 sh "$ROOT/experiments/ptb/report.sh"
 expect_grep "^## Along training: issue 28's long runs$" "$Q/report.md" "the long runs' section"
+expect_grep "title 'softmax-long'" "$Q/figures/figure1.gp" "Figure 1 draws a finished long run's spectrum beside the 2-epoch one"
+expect_eq "$(find "$R" -type l | wc -l)" 0 "Figure 1's links stay in the report's temporary folder"
 expect_eq "$(grep -c '^- \*\*Table \(6\|7\|11\) ([^)]*): \(reproduced\|not reproduced\|undecided\)' "$Q/report.md")" 3 "a verdict on each claim"
 # a started run whose checkpoints are gone (a new machine): train keeps
 # its log and trajectory in MODEL/lost-*/, says so, restarts it from
