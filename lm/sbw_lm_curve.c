@@ -436,11 +436,14 @@ static void order_pair(const sbw_lm_curve_table *t, const char *pair, order_ws *
     compare_columns(t, column(t, pair, *la), column(t, c + 1, strlen(c + 1)), w->a, w->b, &w->r);
 }
 
-/* A pair's effect on the chain (1 holds so far): 0 when it breaks the
- * order, -1 when it cannot be read; awk's rule, the last such decides. */
+/* A pair's effect on the chain (1: holds so far): 0 (broken) when it is
+ * measured and not above at every common point, whatever the other pairs
+ * say; else -1 (cannot be read) when it has no common point. */
 static int order_chain(int chain, const sbw_lm_curve_pair *r)
 {
-    return !r->common ? -1 : r->above == r->common ? chain : 0;
+    if (chain == 0 || (r->common && r->above != r->common))
+        return 0;
+    return r->common ? chain : -1;
 }
 
 int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
@@ -476,11 +479,12 @@ int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *
 /* One row of the order table: pair's names and w->r. */
 static void order_row(sbw_table *o, const char *pair, size_t la, const sbw_lm_curve_pair *r)
 {
-    char a[256];
+    char a[256], b[256];
     snprintf(a, sizeof a, "%.*s", (int)(la < 255 ? la : 255), pair);
+    snprintf(b, sizeof b, "%s", pair + la + 1);
     sbw_table_add_row(o);
     sbw_table_set_str(o, "a", a);
-    sbw_table_set_str(o, "b", pair + la + 1);
+    sbw_table_set_str(o, "b", b);
     sbw_table_set_int(o, "common", (long long)r->common);
     sbw_table_set_int(o, "above", (long long)r->above);
     sbw_table_set_dbl(o, "ppl_from", r->common ? r->plo : NAN);

@@ -100,7 +100,8 @@ void sbw_lm_curve_table_free(sbw_lm_curve_table *t);
  * a name of labels[2i] prints as labels[2i+1], nl pairs) saying whether A
  * is above B at every common perplexity, below, or crossing (where), or
  * that no perplexity was measured for both; then a blank line and whether
- * the whole chain of pairs holds.  Errors: SBW_EINVAL (a pair not "A:B"),
+ * the whole chain of pairs holds (the rule of sbw_lm_curve_order_fill's
+ * chain below).  Errors: SBW_EINVAL (a pair not "A:B"),
  * SBW_ENOMEM, SBW_EIO (writing f).  On failure f may hold the lines
  * before the error. */
 int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *pairs, size_t np,
@@ -112,10 +113,10 @@ int sbw_lm_curve_order_print(FILE *f, const sbw_lm_curve_table *t, char *const *
  * last of them; nan when none), d_min, d_max (of a - b; nan when none),
  * sign_changes, and order: above (at every common point), below (at
  * every one), mixed, or none (no common point); and the meta chain:
- * holds (every pair above), broken (some pair measured and not above),
- * or incomplete (some pair without a common point, the words' "cannot
- * be read yet"; of broken and incomplete, the later pair decides, as in
- * the words).  Errors: SBW_EINVAL (a pair not "A:B"), SBW_ENOMEM, the
+ * holds (every pair above), broken (some pair measured and not above,
+ * whatever the others), or else incomplete (some pair without a common
+ * point: the words' "cannot be read yet"); names longer than 255 bytes
+ * are cut there.  Errors: SBW_EINVAL (a pair not "A:B"), SBW_ENOMEM, the
  * table's (sticky in o).  On failure o is untouched (a bad pair, no
  * memory for the workspaces) or keeps the rows before the error; the
  * caller frees it either way. */

@@ -158,10 +158,27 @@ trio_tj="" trio_n=""
 for m in $TRIO; do
     [ "$(nrows "$m")" -gt 0 ] && trio_tj="$trio_tj $m/traj.tsv" && trio_n="$trio_n${trio_n:+,}$m"
 done
+# trio_order ARG...: sbw-lm order ARG... of Table 11's pairs (MoS above
+# MoC, MoC above Softmax, MoS above Softmax) on kld-at-ppl.tsv, inside RES
+trio_order() {
+    # shellcheck disable=SC2086 # plain model names
+    set -- $TRIO "$@"
+    s=$1 c=$2 x=$3
+    shift 3
+    (cd "$RESA" && "$BIN/sbw-lm" order "$@" --pairs "$x:$c,$c:$s,$x:$s" --labels "$x=MoS,$c=MoC,$s=Softmax" kld-at-ppl.tsv)
+}
+# the grid and its order are made together or not at all: a stale pair
+# of files would decide Table 11 in report.sh from an older trajectory
 kap=""
+rm -f "$RES/kld-at-ppl.tsv" "$RES/order-at-ppl.tsv"
 if [ -n "$trio_tj" ]; then
     # shellcheck disable=SC2086
-    (cd "$RESA" && "$BIN/sbw-lm" curves -q --step 5 --names "$trio_n" $trio_tj -o kld-at-ppl.tsv) && kap=$RES/kld-at-ppl.tsv
+    if (cd "$RESA" && "$BIN/sbw-lm" curves -q --step 5 --names "$trio_n" $trio_tj -o kld-at-ppl.tsv); then
+        kap=$RES/kld-at-ppl.tsv
+    else
+        echo "report_long.sh: sbw-lm curves failed on$trio_tj" >&2
+        rfail=1
+    fi
 fi
 
 # the extrapolation of each of the trio's KLD to its paper's perplexity:
@@ -182,24 +199,34 @@ mv "$TAB/ex" "$ex"
 # tokens of its log, and whether it finished: train.tsv's stop), for this
 # report and report.sh's
 st=$RES/status.tsv
-printf '# command=experiments/ptb/report_long.sh (per model: the last row of MODEL/traj.tsv, the tokens of the last row of MODEL/log.tsv, the stop of MODEL/train.tsv when it finished)\nmodel\tepoch\ttokens\tvalid_ppl\trank\trank_single\td_star\texpected_pairwise_kl\tstate\n' >"$TAB/st"
+# opt_of LOG OPTION: the value OPTION has in LOG's command line (— if none)
+opt_of() {
+    ov=$(tsv_meta "$1" command 2>/dev/null | sed -n "s/.* $2 \([^ ]*\).*/\1/p")
+    printf '%s' "${ov:-—}"
+}
+printf '# command=experiments/ptb/report_long.sh (per model: the last row of MODEL/traj.tsv; the tokens of the last row of MODEL/log.tsv, its d and precision lines and its command'"'"'s --preset, --epochs and --stop-ppl; the stop of MODEL/train.tsv when it finished)\nmodel\tpreset\td\tprecision\tmax_epochs\tstop_ppl\tepoch\ttokens\tvalid_ppl\trank\trank_single\td_star\texpected_pairwise_kl\tstate\n' >"$TAB/st"
 for m in $models; do
     e=$(rows "$m" | tail -n 1 | cut -f 1)
-    tok=$(tsv_column "$RES/$m/log.tsv" tokens 2>/dev/null | tail -n 1)
+    lg=$RES/$m/log.tsv
+    tok=$(tsv_column "$lg" tokens 2>/dev/null | tail -n 1)
     stt=training
     [ -s "$RES/$m/train.tsv" ] && stt="finished ($(tsv_field "$RES/$m/train.tsv" stop))"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$e" "${tok:-—}" "$(col "$m" valid_ppl "$e")" \
-        "$(col "$m" rank "$e")" "$(col "$m" rank_single "$e")" "$(col "$m" d_star "$e")" \
-        "$(col "$m" expected_pairwise_kl "$e")" "$stt" >>"$TAB/st"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$(opt_of "$lg" --preset)" \
+        "$(tsv_meta "$lg" d 2>/dev/null || echo —)" "$(prec_of "$lg")" "$(opt_of "$lg" --epochs)" "$(opt_of "$lg" --stop-ppl)" \
+        "$e" "${tok:-—}" "$(col "$m" valid_ppl "$e")" "$(col "$m" rank "$e")" "$(col "$m" rank_single "$e")" \
+        "$(col "$m" d_star "$e")" "$(col "$m" expected_pairwise_kl "$e")" "$stt" >>"$TAB/st"
 done
 mv "$TAB/st" "$st"
 # order-at-ppl.tsv: Table 11's pairs at equal perplexity as a table
 # (sbw-lm order --tsv: each pair above, below or mixed; the chain)
-# shellcheck disable=SC2086 # plain model names
-set -- $TRIO
 if [ -n "$kap" ]; then
-    (cd "$RESA" && "$BIN/sbw-lm" order --tsv --pairs "$3:$2,$2:$1,$3:$1" kld-at-ppl.tsv >order-at-ppl.tsv.tmp &&
-        mv order-at-ppl.tsv.tmp order-at-ppl.tsv) || { rm -f "$RES/order-at-ppl.tsv.tmp"; rfail=1; }
+    if trio_order --tsv >"$TAB/order"; then
+        mv "$TAB/order" "$RES/order-at-ppl.tsv"
+    else
+        echo "report_long.sh: sbw-lm order failed on $kap" >&2
+        rm -f "$kap"
+        kap="" rfail=1
+    fi
 fi
 # k-at-epoch.tsv: Table 7's MoS runs at epoch KEPOCH (equal training)
 printf '# command=experiments/ptb/report_long.sh (the epoch %s rows of MODEL/traj.tsv; k: the K of MODEL, mos-kK)\n# epoch=%s\nmodel\tk\trank\trank_single\td_star\tvalid_ppl\texpected_pairwise_kl\n' "$KEPOCH" "$KEPOCH" >"$TAB/k.tsv"
@@ -232,7 +259,7 @@ if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f 
     echo
     if [ -n "$models" ]; then
         (cd "$RESA" && "$BIN/sbw-plot" table status.tsv \
-            --columns "model,epoch=epochs measured,tokens=tokens trained (log.tsv),valid_ppl=last valid ppl,expected_pairwise_kl=its KLD,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,state" \
+            --columns "model,preset,d=D,precision,epoch=epochs measured,tokens=tokens trained (log.tsv),valid_ppl=last valid ppl,expected_pairwise_kl=its KLD,rank=rank (f64 eps),rank_single=rank (f32 eps),d_star=d*,state" \
             --format valid_ppl=%.1f,expected_pairwise_kl=%.3f)
     else
         echo "(none measured yet)"
@@ -275,9 +302,7 @@ if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f 
     echo "log perplexity onto a grid every 5; nothing extrapolated):"
     echo
     if [ -n "$kap" ] && [ "$(echo "$trio_n" | tr ',' '\n' | grep -c .)" -ge 2 ]; then
-        # shellcheck disable=SC2086 # plain model names
-        set -- $TRIO
-        "$BIN/sbw-lm" order --pairs "$3:$2,$2:$1,$3:$1" --labels "$3=MoS,$2=MoC,$1=Softmax" "$kap"
+        trio_order
     else
         echo "(fewer than two of the three models measured yet)"
     fi

@@ -429,7 +429,7 @@ expect_eq "$(temporaries)" 0 "traj: a failed measurement leaves no temporary"
 expect_exit 0 "traj again" run traj softmax
 expect_exit 0 "report_long" env RES="$R" QUICK=1 BIN="$BINA" FIT_LAST=3 sh "$ROOT/experiments/ptb/report_long.sh"
 LR=$R/report.md
-expect_grep "^\| softmax \| [0-9]+ \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| 18 \| 18 \| 17 \| finished \(epochs\) \|$" "$LR" \
+expect_grep "^\| softmax \| — \| 16 \| single \| [0-9]+ \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| 18 \| 18 \| 17 \| finished \(epochs\) \|$" "$LR" \
     "report_long: softmax's progress row, rank 18 / 18, d* 17, finished"
 expect_grep "^- epoch 1: " "$LR" "report_long: Table 11's order at a common epoch"
 expect_grep "^\| softmax \| 3 \| " "$LR" "report_long: softmax's extrapolation over its last 3 epochs"
@@ -439,7 +439,8 @@ expect_grep "^### mos-k3$" "$LR" "report_long: mos-k3's trajectory"
 if [ -s "$R/figures/traj-epoch.png" ] && [ -s "$R/figures/traj-ppl.png" ]; then ok; else bad "report_long drew no trajectory figure"; fi
 # the tables report.sh reads: each run's state, Table 11's order as a
 # table, Table 7's K at an epoch (KEPOCH=2: mos-k3's own epoch-2 row)
-expect_eq "$(tsv_rows "$R/status.tsv" | awk -F'\t' '$1 == "softmax" { print $2 "/" $5 "/" $9 }')" \
+expect_eq "$(tsv_rows "$R/status.tsv" | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+    $1 == "softmax" { print $h["epoch"] "/" $h["rank"] "/" $h["state"] }')" \
     "$(tsv_rows "$TJ" | tail -n 1 | cut -f 1)/18/finished (epochs)" "status.tsv: softmax's last epoch, rank 18, finished"
 case $(tsv_meta "$R/order-at-ppl.tsv" chain) in holds | broken | incomplete) ok ;; *) bad "order-at-ppl.tsv has no chain" ;; esac
 expect_eq "$(tsv_rows "$R/order-at-ppl.tsv" | tail -n +2 | cut -f 1,2 | tr '\t\n' ': ')" "mos-k3:moc moc:softmax mos-k3:softmax " \
@@ -453,7 +454,7 @@ expect_exit 0 "report.sh with LONG" env RES="$R" LONG="$R" QUICK=1 BIN="$BINA" K
 expect_grep "^## Along training: issue 28's long runs$" "$Q/report.md" "the long runs' section"
 expect_grep "title 'softmax-long'" "$Q/figures/figure1.gp" "Figure 1 draws a finished long run's spectrum beside the 2-epoch one"
 expect_eq "$(find "$R" -type l | wc -l)" 0 "Figure 1's links stay in the report's temporary folder"
-expect_eq "$(grep -c '^- \*\*Table \(6\|7\|11\) ([^)]*): \(reproduced\|not reproduced\|undecided\)' "$Q/report.md")" 3 "a verdict on each claim"
+expect_eq "$(grep -Ec '^- \*\*Table (6|7|11) \([^)]*\): (reproduced|not reproduced|undecided)' "$Q/report.md")" 3 "a verdict on each claim"
 # a started run whose checkpoints are gone (a new machine): train keeps
 # its log and trajectory in MODEL/lost-*/, says so, restarts it from
 # scratch without mixing rows, and report_long names the restart
