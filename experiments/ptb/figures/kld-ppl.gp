@@ -37,6 +37,6 @@ plot data index 0 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 p
      data index 4 using 1:2 with linespoints lc rgb '#CC79A7' lw 1.5 dt 2 pt 15 ps 0.9 title 'plif' noenhanced, \
      data index 5 using 1:2 with linespoints lc rgb '#E69F00' lw 1.5 dt 4 pt 3 ps 0.9 title 'mixtape' noenhanced, \
      data index 6 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 2 pt 6 ps 0.9 title 'softmax (long)' noenhanced, \
-     data index 7 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 4 pt 4 ps 0.9 title 'mos-k15 (long)' noenhanced
+     data index 7 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 4 pt 4 ps 0.9 title 'mos-k15 (long)' noenhanced
 unset multiplot
 unset output

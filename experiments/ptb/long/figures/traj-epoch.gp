@@ -30,7 +30,7 @@ set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3, 4)
 set ytics 25
-plot data index 0 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+plot data index 0 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
@@ -48,7 +48,7 @@ unset arrow
 set xtics (1, 2, 3, 4)
 set ytics autofreq
 set ytics (500, 1000, 2000, 5000, 10000)
-plot data index 2 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+plot data index 2 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 3 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
@@ -65,8 +65,8 @@ set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3, 4)
 set ytics autofreq
-set ytics (400, 500, 600, 700, 800, 900, 1000, 1500)
-plot data index 4 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+set ytics (500, 1000, 2000)
+plot data index 4 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 5 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
@@ -84,7 +84,7 @@ unset arrow
 set xtics (1, 2, 3, 4)
 set ytics autofreq
 set ytics (500, 1000, 2000, 5000, 10000)
-plot data index 6 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+plot data index 6 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 7 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
 set autoscale
@@ -100,7 +100,7 @@ set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics (1, 2, 3, 4)
 set ytics 0.2
-plot data index 8 using 1:2 with points lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
+plot data index 8 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 9 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset multiplot
 unset output
