@@ -28,7 +28,7 @@ set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
-set xtics (1, 2, 3, 4, 5)
+set xtics (1, 2, 3, 4, 5, 6)
 set ytics 25
 plot data index 0 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
@@ -45,7 +45,7 @@ set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
-set xtics (1, 2, 3, 4, 5)
+set xtics (1, 2, 3, 4, 5, 6)
 set ytics autofreq
 set ytics (500, 1000, 2000, 5000, 10000)
 plot data index 2 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
@@ -63,9 +63,9 @@ set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
-set xtics (1, 2, 3, 4, 5)
+set xtics (1, 2, 3, 4, 5, 6)
 set ytics autofreq
-set ytics (500, 1000, 2000)
+set ytics (500, 1000, 2000, 4200)
 plot data index 4 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 5 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
@@ -81,7 +81,7 @@ set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
-set xtics (1, 2, 3, 4, 5)
+set xtics (1, 2, 3, 4, 5, 6)
 set ytics autofreq
 set ytics (500, 1000, 2000, 5000, 10000)
 plot data index 6 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
@@ -98,8 +98,8 @@ set key spacing 1.15 width 2
 set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
-set xtics (1, 2, 3, 4, 5)
-set ytics 0.25
+set xtics (1, 2, 3, 4, 5, 6)
+set ytics 0.5
 plot data index 8 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 9 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset multiplot

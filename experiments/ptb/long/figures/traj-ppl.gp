@@ -29,7 +29,7 @@ set autoscale fix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics 20
-set ytics 0.25
+set ytics 0.5
 plot data index 0 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 1 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset logscale
@@ -47,7 +47,7 @@ set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 unset arrow
 set xtics 20
 set ytics autofreq
-set ytics (500, 1000, 2000)
+set ytics (500, 1000, 2000, 4200)
 plot data index 2 using 1:2 with linespoints lc rgb '#D55E00' lw 1.5 dt 2 pt 5 ps 0.9 title 'mos-k15' noenhanced, \
      data index 3 using 1:2 with linespoints lc rgb '#0072B2' lw 1.5 dt 1 pt 7 ps 0.9 title 'softmax' noenhanced
 unset multiplot
