@@ -15,6 +15,15 @@ tsv_column() {
     awk -F'\t' -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i == col) c = i; h = 1; next } c { print $c }' "$1"
 }
 
+# tsv_where FILE KEYCOL KEY COLUMN: the value of COLUMN in the last data
+# row whose KEYCOL is KEY (nothing when none is, or FILE is missing).
+tsv_where() {
+    [ -s "$1" ] || return 0
+    awk -F'\t' -v k="$2" -v v="$3" -v c="$4" '/^#/ { next }
+        !h { for (i = 1; i <= NF; i++) col[$i] = i; h = 1; next }
+        $col[k] == v { x = $col[c] } END { printf "%s", x }' "$1"
+}
+
 # tsv_meta FILE KEY: the value of a "# KEY=value" header line.
 tsv_meta() {
     awk -v key="$2" 'index($0, "# " key "=") == 1 { print substr($0, length(key) + 4); exit }' "$1"

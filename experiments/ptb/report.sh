@@ -292,18 +292,14 @@ float32_ranks() {
 # ---- issue 28's long runs (LONG: run.sh --long, report_long.sh's TSVs) ----
 # lfield FILE COLUMN: a column of LONG/FILE's first row
 lfield() { tsv_field "$LONG/$1" "$2"; }
-# lstate MODEL: LONG's status.tsv row of MODEL as "epoch<TAB>valid_ppl<TAB>state"
-lstate() {
-    [ -s "$LONG/status.tsv" ] || return 0
-    tsv_rows "$LONG/status.tsv" | awk -F'\t' -v m="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-        $1 == m { print $h["epoch"] "\t" $h["valid_ppl"] "\t" $h["state"] }'
-}
+# lstate MODEL COLUMN: COLUMN of MODEL's row of LONG's status.tsv
+lstate() { tsv_where "$LONG/status.tsv" model "$1" "$2"; }
 # lsay MODEL: "MODEL: epoch E (valid ppl P), STATE" or "MODEL: not started"
 lsay() {
-    x=$(lstate "$1")
+    x=$(lstate "$1" state)
     if [ -n "$x" ]; then
-        printf '%s: epoch %s (valid ppl %.1f), %s' "$1" "$(echo "$x" | cut -f 1)" "$(echo "$x" | cut -f 2)" "$(echo "$x" | cut -f 3)"
-        case $(echo "$x" | cut -f 3) in finished*) ldone "$1" && printf ' and evaluated' || printf ', not yet evaluated' ;; esac
+        printf '%s: epoch %s (valid ppl %.1f), %s' "$1" "$(lstate "$1" epoch)" "$(lstate "$1" valid_ppl)" "$x"
+        case $x in finished*) ldone "$1" && printf ' and evaluated' || printf ', not yet evaluated' ;; esac
     else
         printf '%s: not started' "$1"
     fi
@@ -340,9 +336,8 @@ long_table11() {
         if [ -n "$le" ]; then
             printf ' At epoch %s, the last epoch every started model has reached (first validation predictions): ' "$le"
             for m in "$SM Softmax" "$MOC MoC" "$MOS MoS"; do
-                [ -s "$LONG/${m% *}/traj.tsv" ] || continue
-                tsv_rows "$LONG/${m% *}/traj.tsv" | awk -F'\t' -v e="$le" -v l="${m#* }" \
-                    'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["epoch"] == e { print l "\t" $h["expected_pairwise_kl"] }'
+                x=$(tsv_where "$LONG/${m% *}/traj.tsv" epoch "$le" expected_pairwise_kl)
+                [ -z "$x" ] || printf '%s\t%s\n' "${m#* }" "$x"
             done | recipe_order desc %.3f
         else
             echo

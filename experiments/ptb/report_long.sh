@@ -54,11 +54,7 @@ nrows() { rows "$1" | grep -c . || true; }
 # col MODEL COLUMN EPOCH: the value of COLUMN in MODEL's row of EPOCH
 col() { traj_col "$RES/$1/traj.tsv" "$2" "$3"; }
 # traj_col TRAJ COLUMN EPOCH: the same from the trajectory file TRAJ
-traj_col() {
-    [ -s "$1" ] || return 0
-    tsv_rows "$1" | awk -F'\t' -v c="$2" -v e="$3" \
-        'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["epoch"] == e { x = $h[c] } END { printf "%s", x }'
-}
+traj_col() { tsv_where "$1" epoch "$3" "$2"; }
 # paper MODEL QUANTITY: Yang et al.'s number (experiments/ptb/paper.tsv)
 paper() {
     awk -F'\t' -v m="$1" -v q="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
@@ -230,15 +226,15 @@ if [ -n "$kap" ]; then
 fi
 # k-at-epoch.tsv: Table 7's MoS runs at epoch KEPOCH (equal training)
 printf '# command=experiments/ptb/report_long.sh (the epoch %s rows of MODEL/traj.tsv; k: the K of MODEL, mos-kK)\n# epoch=%s\nmodel\tk\trank\trank_single\td_star\tvalid_ppl\texpected_pairwise_kl\n' "$KEPOCH" "$KEPOCH" >"$TAB/k.tsv"
-kcite=""
+kn=0
 for m in $KALL; do
     [ -n "$(col "$m" rank "$KEPOCH" 2>/dev/null)" ] || continue
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "${m#mos-k}" \
         "$(col "$m" rank "$KEPOCH")" "$(col "$m" rank_single "$KEPOCH")" "$(col "$m" d_star "$KEPOCH")" \
         "$(col "$m" valid_ppl "$KEPOCH")" "$(col "$m" expected_pairwise_kl "$KEPOCH")" >>"$TAB/k.tsv"
-    kcite="$kcite${kcite:+,}$m/traj.tsv" # run inside RES: its name may hold commas
+    kn=$((kn + 1))
 done
-if [ -n "$kcite" ]; then mv "$TAB/k.tsv" "$RES/k-at-epoch.tsv"; else rm -f "$TAB/k.tsv" "$RES/k-at-epoch.tsv"; fi
+if [ $kn -gt 0 ]; then mv "$TAB/k.tsv" "$RES/k-at-epoch.tsv"; else rm -f "$TAB/k.tsv" "$RES/k-at-epoch.tsv"; fi
 vs_lost "$TAB/vs"
 vsn=$(tsv_rows "$TAB/vs" | tail -n +2 | grep -c . || true)
 if [ "$vsn" -gt 0 ]; then mv "$TAB/vs" "$RES/precision-vs-lost.tsv"; else rm -f "$TAB/vs" "$RES/precision-vs-lost.tsv"; fi
